@@ -1,0 +1,63 @@
+import { LIMITS } from '../common/limits';
+import { RUNNER_VERSION } from '../common/version';
+import { startRunner, type RunningRoom } from '../server/runner';
+import { parseArgs, portFlag, stringFlag } from './args';
+
+export const SERVE_USAGE = `usage: commonroom serve [--room FILE.md] [--port N] [--host 127.0.0.1]
+
+Starts the room process without a window: the engine and the MCP endpoint.
+  --room FILE.md   the room's markdown file (its database is FILE.md.commonroom.db); default: your default room
+  --port N         TCP port on loopback (default ${LIMITS.defaultPort}; 0 picks a free port)
+  --host H         127.0.0.1 (default), ::1 or localhost; Commonroom never listens on other addresses`;
+
+/** What `serve` prints once it listens: where to connect and where the token is. */
+export function describeRunning(running: RunningRoom): string {
+  const info = running.engine.room;
+  const url = running.mcpUrl.toString();
+  return [
+    `Commonroom ${RUNNER_VERSION} is serving the room ${info.location.markdownPath}`,
+    `  MCP endpoint:   ${url}`,
+    `  operator token: ${running.tokenFile}`,
+    `  connect Claude Code:`,
+    `    claude mcp add --transport http commonroom ${url} --header "Authorization: Bearer $(cat ${running.tokenFile})"`,
+    `  give an agent its own token: ce participant add NAME --can read,write`,
+    `Press Ctrl-C to stop.`,
+  ].join('\n');
+}
+
+export async function serve(argv: readonly string[]): Promise<number> {
+  const args = parseArgs(argv, { room: 'string', port: 'string', host: 'string', help: 'boolean' });
+  if (args.flags.help) {
+    console.log(SERVE_USAGE);
+    return 0;
+  }
+  if (args.positional.length > 0) throw new Error(`unexpected argument ${JSON.stringify(args.positional[0])}\n${SERVE_USAGE}`);
+  const running = await startRunner({
+    room: stringFlag(args, 'room') ?? process.env.COMMONROOM_ROOM,
+    host: stringFlag(args, 'host') ?? '127.0.0.1',
+    port: portFlag(args, LIMITS.defaultPort),
+  });
+  console.log(describeRunning(running));
+
+  return new Promise<number>((resolve) => {
+    let stopping = false;
+    const stop = (signal: NodeJS.Signals) => {
+      if (stopping) return;
+      stopping = true;
+      console.log(`\n${signal}: closing the room…`);
+      running.close().then(
+        () => {
+          console.log('closed: database checkpointed, lock released.');
+          resolve(0);
+        },
+        (error: unknown) => {
+          console.error('error while closing:', error);
+          resolve(1);
+        },
+      );
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+    process.on('SIGHUP', stop);
+  });
+}

@@ -1,0 +1,30 @@
+import type { Capability } from './capabilities';
+
+/** What every door returns for the room itself. */
+export interface RoomInfo {
+  room: { markdownPath: string; databasePath: string; id: string; createdAt: string };
+  schemaVersion: number;
+  runnerVersion: string;
+  counts: { participants: number; events: number };
+}
+
+export interface ParticipantView {
+  name: string;
+  role: 'operator' | 'agent';
+  capabilities: Capability[];
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+/** Returned once, when a participant is added: the plain token is never shown again. */
+export interface ParticipantCreated {
+  participant: ParticipantView;
+  token: string;
+}
+
+/** Who is calling: resolved by a door from a bearer token (or the local file, for the CLI). */
+export interface Caller {
+  name: string;
+  role: 'operator' | 'agent';
+  capabilities: readonly Capability[];
+}

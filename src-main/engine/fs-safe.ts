@@ -1,0 +1,105 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { RoomError } from '../common/errors';
+
+/**
+ * Files the runner creates are 0600 and its folders 0700, made with O_NOFOLLOW/O_EXCL so a planted
+ * symlink is never followed. Existing files that are symlinks or readable by others are refused with a
+ * message that says how to fix them. These helpers are never used on the SQLite files themselves
+ * (opening and closing a descriptor on them would drop SQLite's POSIX locks); those are only lstat-ed.
+ */
+
+export const FILE_MODE = 0o600;
+export const DIR_MODE = 0o700;
+
+/** Creates `dir` (and missing parents) with 0700; refuses a symlink or a folder others can open. */
+export function ensurePrivateDir(dir: string): void {
+  const missing: string[] = [];
+  let cursor = path.resolve(dir);
+  while (!fs.existsSync(cursor)) {
+    missing.unshift(cursor);
+    const parent = path.dirname(cursor);
+    if (parent === cursor) break;
+    cursor = parent;
+  }
+  for (const d of missing) {
+    try {
+      fs.mkdirSync(d, { mode: DIR_MODE });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+  const st = fs.lstatSync(dir);
+  if (st.isSymbolicLink() || !st.isDirectory()) {
+    throw new RoomError('ROOM_UNSAFE', `${dir} is not a plain folder (a symlink or a file): remove it and start again`);
+  }
+  if (missing.includes(path.resolve(dir))) fs.chmodSync(dir, DIR_MODE);
+  else if ((st.mode & 0o077) !== 0) {
+    throw new RoomError('ROOM_UNSAFE', `${dir} can be opened by other users: run "chmod 700 ${dir}" and start again`);
+  }
+}
+
+/**
+ * Checks a path the runner owns before use: absent is fine; a symlink, a non-file, or a file with group or
+ * other permissions is refused.
+ */
+export function checkPrivateFile(file: string): 'absent' | 'present' {
+  let st: fs.Stats;
+  try {
+    st = fs.lstatSync(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'absent';
+    throw error;
+  }
+  if (st.isSymbolicLink()) {
+    throw new RoomError('ROOM_UNSAFE', `${file} is a symlink; the runner never follows one: remove it and start again`);
+  }
+  if (!st.isFile()) throw new RoomError('ROOM_UNSAFE', `${file} is not a regular file: move it away and start again`);
+  if ((st.mode & 0o077) !== 0) {
+    throw new RoomError('ROOM_UNSAFE', `${file} can be read by other users: run "chmod 600 ${file}" and start again`);
+  }
+  if (typeof process.getuid === 'function' && st.uid !== process.getuid()) {
+    throw new RoomError('ROOM_UNSAFE', `${file} belongs to another user: the runner only uses files it owns`);
+  }
+  return 'present';
+}
+
+/** Writes a secret file atomically: a fresh 0600 temp file (O_EXCL|O_NOFOLLOW), fsync, then rename. */
+export function writePrivateFile(file: string, content: string): void {
+  ensurePrivateDir(path.dirname(file));
+  checkPrivateFile(file);
+  const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
+  const fd = fs.openSync(
+    tmp,
+    fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW,
+    FILE_MODE,
+  );
+  try {
+    fs.writeFileSync(fd, content);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  fs.renameSync(tmp, file);
+}
+
+/** Reads a file the runner wrote, refusing symlinks and wide modes. Returns null when absent. */
+export function readPrivateFile(file: string): string | null {
+  if (checkPrivateFile(file) === 'absent') return null;
+  const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+  try {
+    return fs.readFileSync(fd, 'utf8');
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Runs `fn` with umask 077 so files SQLite creates are born 0600 (no window with wider modes). */
+export function withPrivateUmask<T>(fn: () => T): T {
+  const previous = process.umask(0o077);
+  try {
+    return fn();
+  } finally {
+    process.umask(previous);
+  }
+}

@@ -1,0 +1,88 @@
+import type Database from 'better-sqlite3';
+import type { Capability } from '../../common/capabilities';
+import { CAPABILITIES } from '../../common/capabilities';
+import type { ParticipantView } from '../../common/dto';
+
+interface Row {
+  id: number;
+  name: string;
+  role: 'operator' | 'agent';
+  capabilities: string;
+  token_hash: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export interface ParticipantRecord extends ParticipantView {
+  id: number;
+  tokenHash: string;
+}
+
+function toRecord(row: Row): ParticipantRecord {
+  const caps = row.capabilities.split(',').filter((c): c is Capability => (CAPABILITIES as readonly string[]).includes(c));
+  return {
+    id: row.id,
+    name: row.name,
+    role: row.role,
+    capabilities: caps,
+    createdAt: row.created_at,
+    revokedAt: row.revoked_at,
+    tokenHash: row.token_hash,
+  };
+}
+
+export function toView(record: ParticipantRecord): ParticipantView {
+  return {
+    name: record.name,
+    role: record.role,
+    capabilities: [...record.capabilities],
+    createdAt: record.createdAt,
+    revokedAt: record.revokedAt,
+  };
+}
+
+/** Participant rows. Callers own the transaction. */
+export class ParticipantRepo {
+  constructor(private readonly db: Database.Database) {}
+
+  byName(name: string): ParticipantRecord | null {
+    const row = this.db.prepare('SELECT * FROM participants WHERE name = ?').get(name) as Row | undefined;
+    return row ? toRecord(row) : null;
+  }
+
+  byTokenHash(hash: string): ParticipantRecord | null {
+    const row = this.db.prepare('SELECT * FROM participants WHERE token_hash = ? AND revoked_at IS NULL').get(hash) as
+      | Row
+      | undefined;
+    return row ? toRecord(row) : null;
+  }
+
+  operator(): ParticipantRecord | null {
+    const row = this.db.prepare("SELECT * FROM participants WHERE role = 'operator' ORDER BY id LIMIT 1").get() as
+      | Row
+      | undefined;
+    return row ? toRecord(row) : null;
+  }
+
+  list(): ParticipantRecord[] {
+    return (this.db.prepare('SELECT * FROM participants ORDER BY id').all() as Row[]).map(toRecord);
+  }
+
+  countLive(): number {
+    return (this.db.prepare('SELECT count(*) AS n FROM participants WHERE revoked_at IS NULL').get() as { n: number }).n;
+  }
+
+  insert(p: { name: string; role: 'operator' | 'agent'; capabilities: readonly Capability[]; tokenHash: string; at: string }): void {
+    this.db
+      .prepare('INSERT INTO participants (name, role, capabilities, token_hash, created_at) VALUES (?, ?, ?, ?, ?)')
+      .run(p.name, p.role, p.capabilities.join(','), p.tokenHash, p.at);
+  }
+
+  setTokenHash(id: number, tokenHash: string): void {
+    this.db.prepare('UPDATE participants SET token_hash = ? WHERE id = ?').run(tokenHash, id);
+  }
+
+  revoke(id: number, at: string): void {
+    this.db.prepare('UPDATE participants SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at, id);
+  }
+}

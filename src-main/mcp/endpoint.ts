@@ -1,0 +1,64 @@
+import type http from 'node:http';
+import { createMcpHandler, isLegacyRequest, type McpRequestContext } from '@modelcontextprotocol/server';
+import { toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
+import type { Caller } from '../common/dto';
+import type { Engine } from '../engine/engine';
+import { sendRpcError } from '../net/http-json';
+import { LegacySessions, type LegacyLimits } from './legacy-sessions';
+import { buildMcpServer } from './tools';
+
+export interface McpEndpointOptions extends LegacyLimits {
+  maxBodyBytes: number;
+}
+
+function callerFrom(ctx: McpRequestContext): Caller {
+  const caller = ctx.authInfo?.extra?.caller as Caller | undefined;
+  // the front door authenticates every request before the SDK sees it; reaching here without a caller is a bug
+  if (!caller) throw new Error('modern MCP request without an authenticated caller');
+  return caller;
+}
+
+/**
+ * /mcp for both eras on one URL. The SDK's own classifier routes each request: 2025-era traffic (initialize,
+ * session ids, GET/DELETE) goes to sessionful legacy serving; 2026-07-28 traffic (per-request _meta envelope,
+ * server/discover, header checks) goes to createMcpHandler with a fresh server per request.
+ */
+export class McpEndpoint {
+  readonly legacy: LegacySessions;
+  private readonly modern: ReturnType<typeof createMcpHandler>;
+  private readonly modernNode: ReturnType<typeof toNodeHandler>;
+
+  constructor(
+    private readonly engine: Engine,
+    options: McpEndpointOptions,
+  ) {
+    this.legacy = new LegacySessions(engine, options);
+    this.modern = createMcpHandler((ctx) => buildMcpServer(this.engine, callerFrom(ctx)), {
+      legacy: 'reject',
+      maxRequestBodySize: options.maxBodyBytes,
+      onerror: (error) => {
+        if (process.env.COMMONROOM_DEBUG) console.error('[mcp] modern:', error.message);
+      },
+    });
+    this.modernNode = toNodeHandler(this.modern, { maxRequestBodySize: options.maxBodyBytes });
+  }
+
+  async handle(req: http.IncomingMessage, res: http.ServerResponse, caller: Caller, body?: unknown): Promise<void> {
+    if (req.method === 'GET' || req.method === 'DELETE') return this.legacy.handle(req, res, caller);
+    if (req.method !== 'POST') {
+      return sendRpcError(res, 405, -32000, `method ${req.method ?? ''} not allowed on /mcp: use POST (GET and DELETE for 2025 sessions)`, {
+        Allow: 'GET, POST, DELETE',
+      });
+    }
+    const probe = await toWebRequest(req, body);
+    if (await isLegacyRequest(probe, body)) return this.legacy.handle(req, res, caller, body);
+    const authed = req as http.IncomingMessage & { auth?: { token: string; clientId: string; scopes: string[]; extra: { caller: Caller } } };
+    authed.auth = { token: 'verified', clientId: caller.name, scopes: [...caller.capabilities], extra: { caller } };
+    return this.modernNode(authed, res, body);
+  }
+
+  async close(): Promise<void> {
+    await this.legacy.closeAll();
+    await this.modern.close();
+  }
+}

@@ -1,0 +1,115 @@
+import type http from 'node:http';
+import { randomBytes } from 'node:crypto';
+import { isInitializeRequest } from '@modelcontextprotocol/server';
+import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import type { Caller } from '../common/dto';
+import type { Engine } from '../engine/engine';
+import { BoundedEventStore } from './event-store';
+import { sendRpcError } from '../net/http-json';
+import { buildMcpServer } from './tools';
+
+export interface LegacyLimits {
+  maxSessions: number;
+  idleMs: number;
+  replayMessages: number;
+}
+
+interface Session {
+  transport: NodeStreamableHTTPServerTransport;
+  callerName: string;
+  lastSeen: number;
+}
+
+/**
+ * 2025-era serving (2025-03-26, 2025-06-18, 2025-11-25): initialize opens a session with its own server and
+ * transport (never shared between sessions, so JSON-RPC ids of two clients cannot collide), SSE with priming
+ * and Last-Event-ID replay. Sessions are bound to the participant that opened them, capped, and closed when
+ * idle. Authentication still happens on every request: a session id is never a credential.
+ */
+export class LegacySessions {
+  private readonly sessions = new Map<string, Session>();
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(
+    private readonly engine: Engine,
+    private readonly limits: LegacyLimits,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.sweeper = setInterval(() => this.expireIdle(), Math.min(60_000, Math.max(1_000, limits.idleMs / 4)));
+    this.sweeper.unref();
+  }
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  async handle(req: http.IncomingMessage, res: http.ServerResponse, caller: Caller, body?: unknown): Promise<void> {
+    const sid = req.headers['mcp-session-id'];
+    if (typeof sid === 'string') {
+      const session = this.sessions.get(sid);
+      if (!session) return sendRpcError(res, 404, -32001, 'session not found: it ended or expired; initialize a new one');
+      if (session.callerName !== caller.name) {
+        return sendRpcError(res, 403, -32000, 'this session belongs to another participant: initialize your own');
+      }
+      session.lastSeen = this.now();
+      return session.transport.handleRequest(req, res, body);
+    }
+    if (req.method !== 'POST' || !isInitializeRequest(body)) {
+      return sendRpcError(res, 400, -32000, 'missing Mcp-Session-Id header: send initialize first to open a session');
+    }
+    this.expireIdle();
+    if (this.sessions.size >= this.limits.maxSessions) {
+      return sendRpcError(
+        res,
+        503,
+        -32000,
+        `too many open MCP sessions (${this.limits.maxSessions}): close unused clients, or wait for idle sessions to expire`,
+        { 'Retry-After': '30' },
+      );
+    }
+    const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
+      // 192 bits from the CSPRNG, visible ASCII only
+      sessionIdGenerator: () => randomBytes(24).toString('base64url'),
+      eventStore: new BoundedEventStore(this.limits.replayMessages),
+      retryInterval: 1000,
+      onsessioninitialized: (id) => {
+        this.sessions.set(id, { transport, callerName: caller.name, lastSeen: this.now() });
+      },
+      onsessionclosed: (id) => {
+        this.sessions.delete(id);
+      },
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) this.sessions.delete(transport.sessionId);
+    };
+    const server = buildMcpServer(this.engine, caller);
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+  }
+
+  /** Ends the sessions of a participant (used when its token is revoked). */
+  async closeFor(callerName: string): Promise<void> {
+    const ids = [...this.sessions].filter(([, s]) => s.callerName === callerName).map(([id]) => id);
+    await Promise.all(ids.map((id) => this.closeSession(id)));
+  }
+
+  async closeAll(): Promise<void> {
+    clearInterval(this.sweeper);
+    await Promise.all([...this.sessions.keys()].map((id) => this.closeSession(id)));
+  }
+
+  private expireIdle(): void {
+    const cutoff = this.now() - this.limits.idleMs;
+    for (const [id, s] of this.sessions) if (s.lastSeen < cutoff) void this.closeSession(id);
+  }
+
+  private async closeSession(id: string): Promise<void> {
+    const session = this.sessions.get(id);
+    this.sessions.delete(id);
+    try {
+      await session?.transport.close();
+    } catch {
+      // closing is best effort: the session is gone either way
+    }
+  }
+}

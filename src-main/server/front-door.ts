@@ -1,0 +1,169 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Caller } from '../common/dto';
+import type { Engine } from '../engine/engine';
+import { sendJson, sendRpcError } from '../net/http-json';
+import type { McpEndpoint } from '../mcp/endpoint';
+import type { ApiRoute } from '../bridge/http-api';
+
+/**
+ * The loopback HTTP front door shared by every HTTP door (MCP at /mcp, the API at /api/*). It refuses before
+ * anything else runs: a Host that is not exactly this server, an Origin that is not the app's own, a missing or
+ * wrong bearer token, a body over the limit, JSON that does not parse. Every refusal is a JSON body.
+ */
+export interface FrontDoorOptions {
+  host: string;
+  port: number;
+  maxBodyBytes: number;
+}
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1']);
+
+export function isLoopbackHost(host: string): boolean {
+  return LOOPBACK_HOSTS.has(host);
+}
+
+class BodyTooLarge extends Error {}
+
+async function readBody(req: http.IncomingMessage, limit: number): Promise<Buffer> {
+  const declared = Number(req.headers['content-length'] ?? '0');
+  if (Number.isFinite(declared) && declared > limit) throw new BodyTooLarge();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > limit) throw new BodyTooLarge();
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+function bearerToken(req: http.IncomingMessage): string | null {
+  const header = req.headers.authorization;
+  if (typeof header !== 'string') return null;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match ? (match[1] as string) : null;
+}
+
+export class FrontDoor {
+  readonly server: http.Server;
+  private allowedHosts = new Set<string>();
+  private allowedOrigins = new Set<string>();
+
+  constructor(
+    private readonly engine: Engine,
+    private readonly mcp: McpEndpoint,
+    private readonly api: ApiRoute,
+    private readonly options: FrontDoorOptions,
+  ) {
+    this.server = http.createServer((req, res) => {
+      this.route(req, res).catch((error: unknown) => {
+        console.error('[http] request failed:', error);
+        if (!res.headersSent) sendRpcError(res, 500, -32603, 'internal error: the runner logged the details');
+        else res.end();
+      });
+    });
+    this.server.headersTimeout = 30_000;
+    this.server.requestTimeout = 0; // SSE streams and long waits are legitimate
+    this.server.keepAliveTimeout = 5_000;
+  }
+
+  /** Binds to loopback only. Rejects with a clear error when the port is taken. */
+  async listen(): Promise<URL> {
+    const { host, port } = this.options;
+    if (!isLoopbackHost(host)) {
+      throw new Error(`refusing to listen on ${host}: Commonroom serves loopback only (127.0.0.1, ::1 or localhost)`);
+    }
+    await new Promise<void>((resolve, reject) => {
+      const onError = (error: NodeJS.ErrnoException) => {
+        this.server.off('listening', onListening);
+        if (error.code === 'EADDRINUSE') {
+          reject(
+            new Error(
+              `port ${port} on ${host} is already in use (another Commonroom, or another program): ` +
+                'pass --port N for another port, or --port 0 for a free one',
+            ),
+          );
+        } else reject(error);
+      };
+      const onListening = () => {
+        this.server.off('error', onError);
+        resolve();
+      };
+      this.server.once('error', onError);
+      this.server.once('listening', onListening);
+      this.server.listen(port, host === 'localhost' ? '127.0.0.1' : host);
+    });
+    const bound = (this.server.address() as AddressInfo).port;
+    this.allowedHosts = new Set([`127.0.0.1:${bound}`, `localhost:${bound}`, `[::1]:${bound}`]);
+    this.allowedOrigins = new Set([...this.allowedHosts].map((h) => `http://${h}`));
+    const urlHost = host === '::1' ? '[::1]' : host === 'localhost' ? '127.0.0.1' : host;
+    return new URL(`http://${urlHost}:${bound}/`);
+  }
+
+  async close(): Promise<void> {
+    await new Promise<void>((resolve) => {
+      this.server.close(() => resolve());
+      this.server.closeAllConnections();
+    });
+  }
+
+  /** Authenticates a request, answering 401 itself when it cannot. */
+  private authenticate(req: http.IncomingMessage, res: http.ServerResponse, rpc: boolean): Caller | null {
+    const token = bearerToken(req);
+    const caller = token === null ? null : this.engine.authenticate(token);
+    if (caller) return caller;
+    const message =
+      token === null
+        ? 'missing bearer token: send "Authorization: Bearer <token>" (the operator token file is printed by "commonroom serve"; agents get theirs from "ce participant add")'
+        : 'invalid or revoked bearer token: ask the operator for a current one ("ce participant add")';
+    const headers = { 'WWW-Authenticate': 'Bearer realm="commonroom"' };
+    if (rpc) sendRpcError(res, 401, -32001, message, headers);
+    else sendJson(res, 401, { error: { code: 'UNAUTHENTICATED', message } }, headers);
+    return null;
+  }
+
+  private async route(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const host = req.headers.host;
+    if (typeof host !== 'string' || !this.allowedHosts.has(host.toLowerCase())) {
+      return sendRpcError(res, 403, -32000, `forbidden Host header ${JSON.stringify(host ?? '')}: connect to ${[...this.allowedHosts][0] ?? ''}`);
+    }
+    const origin = req.headers.origin;
+    if (origin !== undefined && !this.allowedOrigins.has(origin.toLowerCase())) {
+      return sendRpcError(res, 403, -32000, `forbidden Origin ${JSON.stringify(origin)}: only the Commonroom app itself may call from a browser`);
+    }
+    const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
+    const isMcp = pathname === '/mcp';
+    const isApi = pathname.startsWith('/api/');
+    if (!isMcp && !isApi) {
+      if (pathname === '/' && req.method === 'GET') {
+        return sendJson(res, 200, { name: 'commonroom', mcp: '/mcp', note: 'send requests to /mcp with a bearer token' });
+      }
+      return sendJson(res, 404, { error: { code: 'NOT_FOUND', message: `no such path ${pathname}: the MCP endpoint is /mcp` } });
+    }
+    const caller = this.authenticate(req, res, isMcp);
+    if (!caller) return;
+
+    let body: unknown;
+    if (req.method === 'POST') {
+      let raw: Buffer;
+      try {
+        raw = await readBody(req, this.options.maxBodyBytes);
+      } catch (error) {
+        if (!(error instanceof BodyTooLarge)) throw error;
+        const message = `request body larger than ${this.options.maxBodyBytes} bytes: send less per request`;
+        req.resume(); // drain what the client is still sending, then answer
+        if (isMcp) return sendRpcError(res, 413, -32600, message, { Connection: 'close' });
+        return sendJson(res, 413, { error: { code: 'LIMIT_EXCEEDED', message } }, { Connection: 'close' });
+      }
+      try {
+        body = JSON.parse(raw.toString('utf8'));
+      } catch {
+        if (isMcp) return sendRpcError(res, 400, -32700, 'parse error: the request body is not valid JSON');
+        return sendJson(res, 400, { error: { code: 'INVALID_INPUT', message: 'the request body is not valid JSON' } });
+      }
+    }
+    if (isMcp) return this.mcp.handle(req, res, caller, body);
+    return this.api.handle(req, res, caller, pathname.slice('/api/'.length), body);
+  }
+}

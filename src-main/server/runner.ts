@@ -1,0 +1,76 @@
+import type { Paths } from '../engine/config';
+import { Engine } from '../engine/engine';
+import { Room } from '../engine/store/room';
+import { LIMITS } from '../common/limits';
+import { ApiRoute } from '../bridge/http-api';
+import { McpEndpoint } from '../mcp/endpoint';
+import { FrontDoor } from './front-door';
+
+export interface RunnerOptions {
+  /** The room's markdown file; the default room when omitted. */
+  room?: string | undefined;
+  host?: string;
+  /** 0 picks a free port. */
+  port?: number;
+  paths?: Paths;
+}
+
+export interface RunningRoom {
+  engine: Engine;
+  /** Base URL, e.g. http://127.0.0.1:7391/ */
+  baseUrl: URL;
+  /** The MCP endpoint, e.g. http://127.0.0.1:7391/mcp */
+  mcpUrl: URL;
+  tokenFile: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The room process: opens the room as its single writer, then serves every HTTP door on loopback.
+ * `commonroom serve` and the Electron main process both start exactly this.
+ */
+export async function startRunner(options: RunnerOptions = {}): Promise<RunningRoom> {
+  const room = Room.open({ markdown: options.room, ...(options.paths ? { paths: options.paths } : {}) });
+  const engine = new Engine(room);
+  const mcp = new McpEndpoint(engine, {
+    maxBodyBytes: LIMITS.maxBodyBytes,
+    maxSessions: LIMITS.maxLegacySessions,
+    idleMs: LIMITS.legacySessionIdleMs,
+    replayMessages: LIMITS.legacyReplayMessages,
+  });
+  const door = new FrontDoor(engine, mcp, new ApiRoute(engine), {
+    host: options.host ?? '127.0.0.1',
+    port: options.port ?? LIMITS.defaultPort,
+    maxBodyBytes: LIMITS.maxBodyBytes,
+  });
+  let baseUrl: URL;
+  try {
+    baseUrl = await door.listen();
+  } catch (error) {
+    await mcp.close();
+    engine.close();
+    throw error;
+  }
+  const mcpUrl = new URL('/mcp', baseUrl);
+  room.setEndpoint(baseUrl.toString());
+  const unsubscribe = engine.bus.subscribe((event) => {
+    if (event.kind === 'participant.revoked' && event.subject) void mcp.legacy.closeFor(event.subject);
+  });
+
+  let closing: Promise<void> | undefined;
+  return {
+    engine,
+    baseUrl,
+    mcpUrl,
+    tokenFile: room.operatorTokenFile,
+    close() {
+      closing ??= (async () => {
+        unsubscribe();
+        await mcp.close();
+        await door.close();
+        engine.close();
+      })();
+      return closing;
+    },
+  };
+}
