@@ -62,7 +62,7 @@ async function participant(args: ParsedArgs, room: string | undefined): Promise<
 
 async function main(argv: string[]): Promise<number> {
   const args = parseArgs(argv, { room: 'string', can: 'string', json: 'boolean', help: 'boolean' });
-  const room = stringFlag(args, 'room') ?? process.env.COMMONROOM_ROOM;
+  const room = stringFlag(args, 'room') ?? (process.env.COMMONROOM_ROOM || undefined);
   const [command] = args.positional;
   if (args.flags.help || command === 'help') {
     console.log(USAGE);

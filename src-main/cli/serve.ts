@@ -33,7 +33,7 @@ export async function serve(argv: readonly string[]): Promise<number> {
   }
   if (args.positional.length > 0) throw new Error(`unexpected argument ${JSON.stringify(args.positional[0])}\n${SERVE_USAGE}`);
   const running = await startRunner({
-    room: stringFlag(args, 'room') ?? process.env.COMMONROOM_ROOM,
+    room: stringFlag(args, 'room') ?? (process.env.COMMONROOM_ROOM || undefined),
     host: stringFlag(args, 'host') ?? '127.0.0.1',
     port: portFlag(args, LIMITS.defaultPort),
   });

@@ -18,4 +18,4 @@ export const LIMITS = {
   maxParticipants: 256,
 } as const;
 
-export type Limits = typeof LIMITS;
+export type Limits = { [K in keyof typeof LIMITS]: number };

@@ -1,7 +1,7 @@
 import type { Paths } from '../engine/config';
 import { Engine } from '../engine/engine';
 import { Room } from '../engine/store/room';
-import { LIMITS } from '../common/limits';
+import { LIMITS, type Limits } from '../common/limits';
 import { ApiRoute } from '../bridge/http-api';
 import { McpEndpoint } from '../mcp/endpoint';
 import { FrontDoor } from './front-door';
@@ -13,6 +13,8 @@ export interface RunnerOptions {
   /** 0 picks a free port. */
   port?: number;
   paths?: Paths;
+  /** Overrides of LIMITS (tests use small caps and short idle times). */
+  limits?: Partial<Limits>;
 }
 
 export interface RunningRoom {
@@ -32,16 +34,17 @@ export interface RunningRoom {
 export async function startRunner(options: RunnerOptions = {}): Promise<RunningRoom> {
   const room = Room.open({ markdown: options.room, ...(options.paths ? { paths: options.paths } : {}) });
   const engine = new Engine(room);
+  const limits = { ...LIMITS, ...options.limits };
   const mcp = new McpEndpoint(engine, {
-    maxBodyBytes: LIMITS.maxBodyBytes,
-    maxSessions: LIMITS.maxLegacySessions,
-    idleMs: LIMITS.legacySessionIdleMs,
-    replayMessages: LIMITS.legacyReplayMessages,
+    maxBodyBytes: limits.maxBodyBytes,
+    maxSessions: limits.maxLegacySessions,
+    idleMs: limits.legacySessionIdleMs,
+    replayMessages: limits.legacyReplayMessages,
   });
   const door = new FrontDoor(engine, mcp, new ApiRoute(engine), {
     host: options.host ?? '127.0.0.1',
-    port: options.port ?? LIMITS.defaultPort,
-    maxBodyBytes: LIMITS.maxBodyBytes,
+    port: options.port ?? limits.defaultPort,
+    maxBodyBytes: limits.maxBodyBytes,
   });
   let baseUrl: URL;
   try {

@@ -1,0 +1,27 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Paths } from '../../src-main/engine/config';
+
+/** A private data and config folder per test: nothing touches the real user's rooms or tokens. */
+export interface TestHome {
+  root: string;
+  paths: Paths;
+  env: NodeJS.ProcessEnv;
+  cleanup(): void;
+}
+
+export function makeHome(): TestHome {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'commonroom-test-'));
+  const paths = { dataDir: path.join(root, 'data'), configDir: path.join(root, 'config') };
+  return {
+    root,
+    paths,
+    env: { ...process.env, COMMONROOM_DATA_DIR: paths.dataDir, COMMONROOM_CONFIG_DIR: paths.configDir, COMMONROOM_ROOM: '' },
+    cleanup: () => fs.rmSync(root, { recursive: true, force: true }),
+  };
+}
+
+export const REPO = path.resolve(import.meta.dirname, '../..');
+export const BIN_COMMONROOM = path.join(REPO, 'bin/commonroom.js');
+export const BIN_CE = path.join(REPO, 'bin/ce.js');

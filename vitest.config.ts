@@ -1,0 +1,14 @@
+import { defineConfig } from 'vitest/config';
+
+// Sized for a 2-core machine: real processes, PTYs and HTTP servers in every suite, so at most two files run
+// at once. Benchmarks live in bench/ and never run here.
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    pool: 'forks',
+    maxWorkers: 2,
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    reporters: ['default', './test/helpers/summary-reporter.ts'],
+  },
+});
