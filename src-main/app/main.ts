@@ -2,7 +2,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { app, BrowserWindow, ipcMain, type IpcMainInvokeEvent } from 'electron';
 import { IPC_ENDPOINT_CHANNEL, type EndpointInfo } from '../common/ipc';
-import { startRunner, type RunningRoom } from '../server/runner';
+import { portFromEnv, startRunner, type RunningRoom } from '../server/runner';
 import { hardenApp } from './security';
 
 /**
@@ -58,7 +58,7 @@ if (!app.requestSingleInstanceLock()) {
   app
     .whenReady()
     .then(async () => {
-      running = await startRunner({ room: process.env.COMMONROOM_ROOM || undefined });
+      running = await startRunner({ room: process.env.COMMONROOM_ROOM || undefined, port: portFromEnv() });
       await createWindow();
     })
     .catch((error: unknown) => {

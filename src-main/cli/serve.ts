@@ -1,13 +1,13 @@
 import { LIMITS } from '../common/limits';
 import { RUNNER_VERSION } from '../common/version';
-import { startRunner, type RunningRoom } from '../server/runner';
+import { portFromEnv, startRunner, type RunningRoom } from '../server/runner';
 import { parseArgs, portFlag, stringFlag } from './args';
 
 export const SERVE_USAGE = `usage: commonroom serve [--room FILE.md] [--port N] [--host 127.0.0.1]
 
 Starts the room process without a window: the engine and the MCP endpoint.
   --room FILE.md   the room's markdown file (its database is FILE.md.commonroom.db); default: your default room
-  --port N         TCP port on loopback (default ${LIMITS.defaultPort}; 0 picks a free port)
+  --port N         TCP port on loopback (default $COMMONROOM_PORT, else ${LIMITS.defaultPort}; 0 picks a free port)
   --host H         127.0.0.1 (default), ::1 or localhost; Commonroom never listens on other addresses`;
 
 /** What `serve` prints once it listens: where to connect and where the token is. */
@@ -35,7 +35,7 @@ export async function serve(argv: readonly string[]): Promise<number> {
   const running = await startRunner({
     room: stringFlag(args, 'room') ?? (process.env.COMMONROOM_ROOM || undefined),
     host: stringFlag(args, 'host') ?? '127.0.0.1',
-    port: portFlag(args, LIMITS.defaultPort),
+    port: portFlag(args, portFromEnv()),
   });
   console.log(describeRunning(running));
 

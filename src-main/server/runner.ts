@@ -27,6 +27,14 @@ export interface RunningRoom {
   close(): Promise<void>;
 }
 
+/** The port from COMMONROOM_PORT when set (0 = a free port), else the documented default. */
+export function portFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.COMMONROOM_PORT;
+  if (raw === undefined || raw === '') return LIMITS.defaultPort;
+  if (!/^\d+$/.test(raw) || Number(raw) > 65535) throw new Error(`COMMONROOM_PORT must be a number from 0 to 65535, not ${JSON.stringify(raw)}`);
+  return Number(raw);
+}
+
 /**
  * The room process: opens the room as its single writer, then serves every HTTP door on loopback.
  * `commonroom serve` and the Electron main process both start exactly this.

@@ -1,0 +1,44 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REPO } from '../helpers/env';
+
+/** Every module a built entry loads, following its relative imports, with the bare specifiers each one names. */
+function importGraph(entry: string): Map<string, string[]> {
+  const seen = new Map<string, string[]>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    const source = fs.readFileSync(file, 'utf8');
+    const specifiers = [...source.matchAll(/(?:import|export)\s*(?:[^'"]*?\sfrom\s*)?["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)|require\(\s*["']([^"']+)["']\s*\)/g)].map(
+      (m) => (m[1] ?? m[2] ?? m[3]) as string,
+    );
+    seen.set(file, specifiers.filter((s) => !s.startsWith('.')));
+    for (const s of specifiers.filter((x) => x.startsWith('.'))) visit(path.resolve(path.dirname(file), s));
+  };
+  visit(entry);
+  return seen;
+}
+
+const built = (name: string) => path.join(REPO, 'out/main', name);
+
+describe('layer boundaries in the build', () => {
+  it('the headless entry (commonroom serve) and ce import no electron, directly or through a chunk', () => {
+    for (const entry of ['commonroom.js', 'ce.js']) {
+      const graph = importGraph(built(entry));
+      expect(graph.size).toBeGreaterThan(1);
+      const electronUsers = [...graph].filter(([, bare]) => bare.includes('electron')).map(([f]) => f);
+      expect(electronUsers, entry).toEqual([]);
+    }
+  });
+
+  it('the Electron entry does import electron (so the check above can see it)', () => {
+    const graph = importGraph(built('app.js'));
+    expect([...graph.values()].some((bare) => bare.includes('electron'))).toBe(true);
+  });
+
+  it('the preload is CommonJS, as a sandboxed preload must be', () => {
+    const preload = fs.readFileSync(path.join(REPO, 'out/preload/preload.cjs'), 'utf8');
+    expect(preload).toMatch(/require\(["']electron["']\)/);
+    expect(preload).not.toMatch(/^\s*import\s/m);
+  });
+});
