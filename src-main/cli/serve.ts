@@ -37,8 +37,6 @@ export async function serve(argv: readonly string[]): Promise<number> {
     host: stringFlag(args, 'host') ?? '127.0.0.1',
     port: portFlag(args, portFromEnv()),
   });
-  console.log(describeRunning(running));
-
   return new Promise<number>((resolve) => {
     let stopping = false;
     const stop = (signal: NodeJS.Signals) => {
@@ -59,5 +57,7 @@ export async function serve(argv: readonly string[]): Promise<number> {
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
     process.on('SIGHUP', stop);
+    // printed only once the signal handlers are in place: whoever reads the endpoint may stop us at once
+    console.log(describeRunning(running));
   });
 }
