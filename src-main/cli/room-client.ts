@@ -24,12 +24,11 @@ export async function callAsOperator<M extends MethodName>(
       // the holder record was stale (the process is gone): fall through and open the room ourselves
     }
   }
-  const room = Room.open({ markdown: roomArg, paths });
-  const engine = new Engine(room);
+  const engine = await Engine.start(Room.open({ markdown: roomArg, paths }));
   try {
     return await engine.call(engine.operator(), method, input);
   } finally {
-    engine.close();
+    await engine.close();
   }
 }
 

@@ -1,5 +1,2 @@
 /** The runner's version, reported by room_info and `commonroom --version`. Kept equal to package.json. */
 export const RUNNER_VERSION = '0.1.0';
-
-/** The room schema this runner writes. Migrations are forward-only. */
-export const SCHEMA_VERSION = 1;

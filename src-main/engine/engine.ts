@@ -1,16 +1,15 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { Capability } from '../common/capabilities';
-import { CONTRACT, type MethodInput, type MethodName, type MethodOutputs } from '../common/contract';
-import type { Caller, RoomInfo } from '../common/dto';
+import { CONTRACT, type MethodName, type MethodOutputs } from '../common/contract';
+import type { Caller } from '../common/dto';
 import { RoomError } from '../common/errors';
-import { LIMITS } from '../common/limits';
-import { RUNNER_VERSION } from '../common/version';
-import type { Room } from './store/room';
-import { toView, type ParticipantRecord } from './store/participants';
-import { hashToken, looksLikeToken, mintToken } from './tokens';
 import { EventBus } from './event-bus';
-
-type Handlers = { [M in MethodName]: (caller: Caller, input: MethodInput<M>) => MethodOutputs[M] | Promise<MethodOutputs[M]> };
+import { makeContext, type EngineContext, type Feature, type Handlers, type MethodHandler } from './feature';
+import { participantsFeature } from './participants-feature';
+import { roomFeature } from './room-feature';
+import type { ParticipantRecord } from './store/participants';
+import type { Room } from './store/room';
+import { hashToken, looksLikeToken } from './tokens';
 
 /** Turns a schema failure into one line a person can act on. */
 export function describeInvalidInput(method: string, error: z.ZodError): RoomError {
@@ -25,22 +24,43 @@ function callerOf(record: ParticipantRecord): Caller {
   return { name: record.name, role: record.role, capabilities: record.capabilities };
 }
 
+/** Every feature of the runner, in start order. A new capability adds itself here. */
+function buildFeatures(ctx: EngineContext): Feature[] {
+  return [roomFeature(ctx), participantsFeature(ctx)] as unknown as Feature[];
+}
+
 /**
  * The runner: one object, one method table. Every door authenticates, then calls `call()`;
  * capability checks and input validation happen here, once, for all of them.
  */
 export class Engine {
-  private readonly handlers: Handlers;
   /** Committed events, published after their transaction. */
   readonly bus = new EventBus();
+  readonly ctx: EngineContext;
+  private readonly features: Feature[];
+  private readonly handlers: Handlers<MethodName>;
+  private closing: Promise<void> | undefined;
 
   constructor(readonly room: Room) {
-    this.handlers = {
-      room_info: () => this.roomInfo(),
-      participant_list: () => ({ participants: this.room.participants.list().map(toView) }),
-      participant_add: (caller, input) => this.addParticipant(caller, input),
-      participant_revoke: (caller, input) => this.revokeParticipant(caller, input),
-    };
+    this.ctx = makeContext(room, this.bus);
+    this.features = buildFeatures(this.ctx);
+    const handlers: Partial<Record<MethodName, unknown>> = {};
+    for (const feature of this.features) Object.assign(handlers, feature.handlers);
+    const missing = (Object.keys(CONTRACT) as MethodName[]).filter((m) => !(m in handlers));
+    if (missing.length > 0) throw new Error(`contract methods without an engine handler: ${missing.join(', ')}`);
+    this.handlers = handlers as Handlers<MethodName>;
+  }
+
+  /** Opens an engine on a room and starts its features (restart reconciliation and the like). */
+  static async start(room: Room): Promise<Engine> {
+    const engine = new Engine(room);
+    try {
+      for (const feature of engine.features) await feature.start?.();
+    } catch (error) {
+      await engine.close();
+      throw error;
+    }
+    return engine;
   }
 
   /** Resolves a bearer token to its live participant, or null. */
@@ -73,71 +93,25 @@ export class Engine {
     }
     const parsed = spec.input.safeParse(rawInput ?? {});
     if (!parsed.success) throw describeInvalidInput(method, parsed.error);
-    const handler = this.handlers[method] as (c: Caller, i: unknown) => MethodOutputs[M] | Promise<MethodOutputs[M]>;
-    return handler(caller, parsed.data);
+    const handler = this.handlers[method] as unknown as MethodHandler<M>;
+    return handler(caller, parsed.data as never);
   }
 
-  close(): void {
-    this.room.close();
-  }
-
-  private roomInfo(): RoomInfo {
-    const { room } = this;
-    return {
-      room: {
-        markdownPath: room.location.markdownPath,
-        databasePath: room.location.databasePath,
-        id: room.id,
-        createdAt: room.createdAt,
-      },
-      schemaVersion: room.schemaVersion,
-      runnerVersion: RUNNER_VERSION,
-      counts: { participants: room.participants.countLive(), events: room.events.count() },
-    };
-  }
-
-  private addParticipant(caller: Caller, input: MethodInput<'participant_add'>): MethodOutputs['participant_add'] {
-    const { room } = this;
-    if (room.participants.byName(input.name)) {
-      throw new RoomError('CONFLICT', `a participant named "${input.name}" already exists: choose another name, or revoke it first`);
-    }
-    if (room.participants.countLive() >= LIMITS.maxParticipants) {
-      throw new RoomError('LIMIT_EXCEEDED', `the room already has ${LIMITS.maxParticipants} participants: revoke one first`);
-    }
-    const token = mintToken();
-    const at = room.now();
-    const event = { at, kind: 'participant.added', actor: caller.name, subject: input.name, data: { capabilities: input.capabilities } };
-    const id = room.db
-      .transaction(() => {
-        room.participants.insert({ name: input.name, role: 'agent', capabilities: input.capabilities, tokenHash: hashToken(token), at });
-        return room.events.append(event);
-      })
-      .immediate();
-    this.bus.publish({ id, ...event });
-    const record = room.participants.byName(input.name);
-    if (!record) throw new RoomError('INTERNAL', 'participant vanished after insert');
-    return { participant: toView(record), token };
-  }
-
-  private revokeParticipant(caller: Caller, input: MethodInput<'participant_revoke'>): MethodOutputs['participant_revoke'] {
-    const { room } = this;
-    const record = room.participants.byName(input.name);
-    if (!record) throw new RoomError('NOT_FOUND', `no participant named "${input.name}": see "ce participant list"`);
-    if (record.role === 'operator') {
-      throw new RoomError('FORBIDDEN', 'the operator cannot be revoked: delete its token file and restart to issue a new token');
-    }
-    if (record.revokedAt !== null) return { participant: toView(record), changed: false };
-    const at = room.now();
-    const event = { at, kind: 'participant.revoked', actor: caller.name, subject: record.name, data: {} };
-    const id = room.db
-      .transaction(() => {
-        room.participants.revoke(record.id, at);
-        return room.events.append(event);
-      })
-      .immediate();
-    this.bus.publish({ id, ...event });
-    const after = room.participants.byName(input.name);
-    if (!after) throw new RoomError('INTERNAL', 'participant vanished after revoke');
-    return { participant: toView(after), changed: true };
+  /** Closes features (newest first), then the room. Safe to call twice. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      try {
+        for (const feature of [...this.features].reverse()) {
+          try {
+            await feature.close?.();
+          } catch (error) {
+            console.error(`[engine] closing ${feature.name} failed:`, error);
+          }
+        }
+      } finally {
+        this.room.close();
+      }
+    })();
+    return this.closing;
   }
 }

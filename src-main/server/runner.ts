@@ -41,7 +41,7 @@ export function portFromEnv(env: NodeJS.ProcessEnv = process.env): number {
  */
 export async function startRunner(options: RunnerOptions = {}): Promise<RunningRoom> {
   const room = Room.open({ markdown: options.room, ...(options.paths ? { paths: options.paths } : {}) });
-  const engine = new Engine(room);
+  const engine = await Engine.start(room);
   const limits = { ...LIMITS, ...options.limits };
   const mcp = new McpEndpoint(engine, {
     maxBodyBytes: limits.maxBodyBytes,
@@ -59,7 +59,7 @@ export async function startRunner(options: RunnerOptions = {}): Promise<RunningR
     baseUrl = await door.listen();
   } catch (error) {
     await mcp.close();
-    engine.close();
+    await engine.close();
     throw error;
   }
   const mcpUrl = new URL('/mcp', baseUrl);
@@ -79,7 +79,7 @@ export async function startRunner(options: RunnerOptions = {}): Promise<RunningR
         unsubscribe();
         await mcp.close();
         await door.close();
-        engine.close();
+        await engine.close();
       })();
       return closing;
     },

@@ -3,7 +3,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RoomError } from '../../src-main/common/errors';
-import { SCHEMA_VERSION } from '../../src-main/common/version';
+import { LATEST_SCHEMA } from '../../src-main/engine/store/migrations';
 import { Engine } from '../../src-main/engine/engine';
 import { Room, RoomReader } from '../../src-main/engine/store/room';
 import { makeHome, type TestHome } from '../helpers/env';
@@ -34,11 +34,11 @@ describe('the room file', () => {
     room.close();
     expect(fs.readFileSync(md, 'utf8')).toContain('# notes');
     const db = new Database(`${md}.commonroom.db`, { readonly: true });
-    expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    expect(db.pragma('user_version', { simple: true })).toBe(LATEST_SCHEMA);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
     expect(tables).toEqual(expect.arrayContaining(['events', 'meta', 'participants', 'runner']));
-    expect(db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: '1' });
+    expect(db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({ value: String(LATEST_SCHEMA) });
     db.close();
   });
 
@@ -50,7 +50,7 @@ describe('the room file', () => {
     first.close();
     const second = Room.open({ markdown: md, paths: home.paths });
     expect(second.id).toBe(id);
-    expect(second.schemaVersion).toBe(1);
+    expect(second.schemaVersion).toBe(LATEST_SCHEMA);
     second.close();
     expect(fs.readFileSync(md, 'utf8')).toBe('my own words\n');
   });
@@ -117,7 +117,7 @@ describe('the room file', () => {
     expect(error.message).toContain(path.dirname(md));
   });
 
-  it('creates the operator with the room; its token (256 bits) authenticates and is stored only hashed', () => {
+  it('creates the operator with the room; its token (256 bits) authenticates and is stored only hashed', async () => {
     const room = Room.open({ paths: home.paths });
     const engine = new Engine(room);
     const token = fs.readFileSync(room.operatorTokenFile, 'utf8').trim();
@@ -126,10 +126,10 @@ describe('the room file', () => {
     expect(engine.authenticate(`${token.slice(0, -1)}x`)).toBeNull();
     const stored = room.db.prepare('SELECT token_hash FROM participants').all() as { token_hash: string }[];
     expect(stored.map((r) => r.token_hash)).not.toContain(token);
-    engine.close();
+    await engine.close();
   });
 
-  it('issues a new operator token when the token file is gone; the old one stops working', () => {
+  it('issues a new operator token when the token file is gone; the old one stops working', async () => {
     const first = Room.open({ paths: home.paths });
     const oldToken = fs.readFileSync(first.operatorTokenFile, 'utf8').trim();
     fs.rmSync(first.operatorTokenFile);
@@ -140,7 +140,7 @@ describe('the room file', () => {
     expect(newToken).not.toBe(oldToken);
     expect(engine.authenticate(oldToken)).toBeNull();
     expect(engine.authenticate(newToken)?.name).toBe('operator');
-    engine.close();
+    await engine.close();
   });
 
   it('lets a reader open the room while the writer holds it', () => {
@@ -198,5 +198,26 @@ describe('single writer', () => {
       room.close();
     }
     Room.open({ paths: home.paths }).close();
+  });
+});
+
+describe('migrations', () => {
+  it('bring a room from every earlier schema (empty included) to the latest, forward only', async () => {
+    const { migrate } = await import('../../src-main/engine/store/migrations');
+    for (let start = 0; start < LATEST_SCHEMA; start++) {
+      const home = makeHome();
+      try {
+        const md = path.join(home.root, `v${start}.md`);
+        const old = new Database(`${md}.commonroom.db`);
+        fs.chmodSync(`${md}.commonroom.db`, 0o600);
+        expect(migrate(old, 'old', start)).toEqual({ from: 0, to: start });
+        old.close();
+        const room = Room.open({ markdown: md, paths: home.paths });
+        expect(room.schemaVersion).toBe(LATEST_SCHEMA);
+        room.close();
+      } finally {
+        home.cleanup();
+      }
+    }
   });
 });

@@ -4,6 +4,7 @@ import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LATEST_SCHEMA } from '../../src-main/engine/store/migrations';
 import { startRunner, type RunningRoom } from '../../src-main/server/runner';
 import { makeHome, type TestHome } from '../helpers/env';
 
@@ -64,7 +65,7 @@ describe('MCP endpoint through real SDK clients', () => {
     expect(tools.tools.map((t) => t.name)).toContain('room_info');
     const result = await client.callTool({ name: 'room_info', arguments: {} });
     const info = parseStructured(result);
-    expect(info.schemaVersion).toBe(1);
+    expect(info.schemaVersion).toBe(LATEST_SCHEMA);
     expect(info.runnerVersion).toBe('0.1.0');
     expect((info.room as { markdownPath: string }).markdownPath).toBe(running.engine.room.location.markdownPath);
     expect((info.counts as { participants: number }).participants).toBeGreaterThanOrEqual(1);
@@ -78,7 +79,7 @@ describe('MCP endpoint through real SDK clients', () => {
     expect(transport.protocolVersion).toBe('2025-11-25');
     expect(transport.sessionId).toMatch(/^[\x21-\x7e]{20,}$/);
     const result = await client.callTool({ name: 'room_info', arguments: {} });
-    expect(parseStructured(result).schemaVersion).toBe(1);
+    expect(parseStructured(result).schemaVersion).toBe(LATEST_SCHEMA);
     await client.close();
   });
 
@@ -87,7 +88,7 @@ describe('MCP endpoint through real SDK clients', () => {
     await client.connect(new TransportV2(running.mcpUrl, { requestInit: { headers: auth(operatorToken) } }));
     expect(client.getProtocolEra()).toBe('legacy');
     const result = await client.callTool({ name: 'room_info', arguments: {} });
-    expect(parseStructured(result).schemaVersion).toBe(1);
+    expect(parseStructured(result).schemaVersion).toBe(LATEST_SCHEMA);
     await client.close();
   });
 
@@ -195,7 +196,7 @@ describe('participants and sessions', () => {
     const added = await engine.call(engine.operator(), 'participant_add', { name: 'agent-revoked', capabilities: ['read', 'write'] });
     const client = new ClientV1({ name: 'agent', version: '1' });
     await client.connect(new TransportV1(running.mcpUrl, { requestInit: { headers: auth(added.token) } }));
-    expect(parseStructured(await client.callTool({ name: 'room_info', arguments: {} })).schemaVersion).toBe(1);
+    expect(parseStructured(await client.callTool({ name: 'room_info', arguments: {} })).schemaVersion).toBe(LATEST_SCHEMA);
     await engine.call(engine.operator(), 'participant_revoke', { name: 'agent-revoked' });
     await expect(client.callTool({ name: 'room_info', arguments: {} })).rejects.toThrow();
     const r = await raw({ headers: { ...jsonHeaders, ...auth(added.token) }, body: JSON.stringify(INIT) });

@@ -1,0 +1,21 @@
+import { print, type CeCommand } from '../command';
+import { callAsOperator } from '../room-client';
+
+export const ROOM_COMMANDS: CeCommand[] = [
+  {
+    name: 'info',
+    usage: ["ce info                                                      the room's paths, schema and counts"],
+    async run(args, room) {
+      const info = await callAsOperator(room, 'room_info', {});
+      print(args, info, () =>
+        [
+          `room:      ${info.room.markdownPath}`,
+          `database:  ${info.room.databasePath}`,
+          `schema:    ${info.schemaVersion}   runner: ${info.runnerVersion}`,
+          `counts:    ${info.counts.participants} participants, ${info.counts.events} events`,
+        ].join('\n'),
+      );
+      return 0;
+    },
+  },
+];

@@ -1,0 +1,12 @@
+import type { z } from 'zod';
+import type { Capability } from './capabilities';
+
+/** One entry of the contract: what a method takes, who may call it, and whether agents see it as a tool. */
+export interface MethodSpec<I extends z.ZodType = z.ZodType> {
+  description: string;
+  /** The capability a caller needs. */
+  capability: Capability;
+  input: I;
+  /** Offered to agents as an MCP tool. */
+  mcpTool: boolean;
+}

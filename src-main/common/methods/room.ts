@@ -1,0 +1,17 @@
+import { z } from 'zod';
+import type { MethodSpec } from '../method-spec';
+import type { RoomInfo } from '../dto';
+
+export const ROOM_METHODS = {
+  room_info: {
+    description:
+      'Describe this Commonroom room: its markdown and database paths, schema version, runner version and counts.',
+    capability: 'read',
+    input: z.object({}).strict(),
+    mcpTool: true,
+  },
+} satisfies Record<string, MethodSpec>;
+
+export interface RoomOutputs {
+  room_info: RoomInfo;
+}

@@ -1,0 +1,59 @@
+import type { MethodInput, MethodOutputs } from '../common/contract';
+import type { Caller } from '../common/dto';
+import { RoomError } from '../common/errors';
+import { LIMITS } from '../common/limits';
+import type { EngineContext, Feature } from './feature';
+import { toView } from './store/participants';
+import { hashToken, mintToken } from './tokens';
+
+type ParticipantMethods = 'participant_list' | 'participant_add' | 'participant_revoke';
+
+/** Participants and their tokens: add (token shown once), list, revoke. */
+export function participantsFeature(ctx: EngineContext): Feature<ParticipantMethods> {
+  const { room } = ctx;
+
+  function add(caller: Caller, input: MethodInput<'participant_add'>): MethodOutputs['participant_add'] {
+    if (room.participants.byName(input.name)) {
+      throw new RoomError('CONFLICT', `a participant named "${input.name}" already exists: choose another name, or revoke it first`);
+    }
+    if (room.participants.countLive() >= LIMITS.maxParticipants) {
+      throw new RoomError('LIMIT_EXCEEDED', `the room already has ${LIMITS.maxParticipants} participants: revoke one first`);
+    }
+    const token = mintToken();
+    ctx.commit(() => {
+      room.participants.insert({ name: input.name, role: 'agent', capabilities: input.capabilities, tokenHash: hashToken(token), at: ctx.now() });
+      return {
+        value: undefined,
+        events: [{ kind: 'participant.added', actor: caller.name, subject: input.name, data: { capabilities: input.capabilities } }],
+      };
+    });
+    const record = room.participants.byName(input.name);
+    if (!record) throw new RoomError('INTERNAL', 'participant vanished after insert');
+    return { participant: toView(record), token };
+  }
+
+  function revoke(caller: Caller, input: MethodInput<'participant_revoke'>): MethodOutputs['participant_revoke'] {
+    const record = room.participants.byName(input.name);
+    if (!record) throw new RoomError('NOT_FOUND', `no participant named "${input.name}": see "ce participant list"`);
+    if (record.role === 'operator') {
+      throw new RoomError('FORBIDDEN', 'the operator cannot be revoked: delete its token file and restart to issue a new token');
+    }
+    if (record.revokedAt !== null) return { participant: toView(record), changed: false };
+    ctx.commit(() => {
+      room.participants.revoke(record.id, ctx.now());
+      return { value: undefined, events: [{ kind: 'participant.revoked', actor: caller.name, subject: record.name }] };
+    });
+    const after = room.participants.byName(input.name);
+    if (!after) throw new RoomError('INTERNAL', 'participant vanished after revoke');
+    return { participant: toView(after), changed: true };
+  }
+
+  return {
+    name: 'participants',
+    handlers: {
+      participant_list: () => ({ participants: room.participants.list().map(toView) }),
+      participant_add: add,
+      participant_revoke: revoke,
+    },
+  };
+}
