@@ -11,6 +11,7 @@ import { EventRepo } from './events';
 import { migrate, schemaVersionOf } from './migrations';
 import { ParticipantRepo } from './participants';
 import { RoomLock, roomLockedError } from './room-lock';
+import { TaskRepo } from './tasks';
 
 export interface RoomLocation {
   markdownPath: string;
@@ -96,6 +97,7 @@ export class Room {
   readonly db: Database.Database;
   readonly participants: ParticipantRepo;
   readonly events: EventRepo;
+  readonly tasks: TaskRepo;
   readonly id: string;
   readonly createdAt: string;
   readonly startedAt: string;
@@ -112,6 +114,7 @@ export class Room {
     this.db = db;
     this.participants = new ParticipantRepo(db);
     this.events = new EventRepo(db);
+    this.tasks = new TaskRepo(db);
     this.startedAt = clock().toISOString();
     const meta = this.ensureMeta();
     this.id = meta.id;
@@ -225,6 +228,7 @@ export class RoomReader {
   readonly db: Database.Database;
   readonly participants: ParticipantRepo;
   readonly events: EventRepo;
+  readonly tasks: TaskRepo;
 
   private constructor(
     readonly location: RoomLocation,
@@ -233,6 +237,7 @@ export class RoomReader {
     this.db = db;
     this.participants = new ParticipantRepo(db);
     this.events = new EventRepo(db);
+    this.tasks = new TaskRepo(db);
   }
 
   static open(options: { markdown?: string | undefined; paths?: Paths } = {}): RoomReader {
