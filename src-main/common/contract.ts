@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { PARTICIPANT_METHODS, type ParticipantOutputs } from './methods/participants';
 import { ROOM_METHODS, type RoomOutputs } from './methods/room';
+import { SHELL_METHODS, type ShellOutputs } from './methods/shells';
 
 export type { MethodSpec } from './method-spec';
 
@@ -12,10 +13,11 @@ export type { MethodSpec } from './method-spec';
 export const CONTRACT = {
   ...ROOM_METHODS,
   ...PARTICIPANT_METHODS,
+  ...SHELL_METHODS,
 };
 
 /** What each method answers; the engine implements exactly this. */
-export interface MethodOutputs extends RoomOutputs, ParticipantOutputs {}
+export interface MethodOutputs extends RoomOutputs, ParticipantOutputs, ShellOutputs {}
 
 export type Contract = typeof CONTRACT;
 export type MethodName = keyof Contract;

@@ -1,12 +1,16 @@
+import path from 'node:path';
 import type { z } from 'zod';
 import type { Capability } from '../common/capabilities';
 import { CONTRACT, type MethodName, type MethodOutputs } from '../common/contract';
 import type { Caller } from '../common/dto';
 import { RoomError } from '../common/errors';
+import { LIMITS, type Limits } from '../common/limits';
 import { EventBus } from './event-bus';
-import { makeContext, type EngineContext, type Feature, type Handlers, type MethodHandler } from './feature';
+import { makeContext, type CallContext, type EngineContext, type Feature, type Handlers, type MethodHandler } from './feature';
 import { participantsFeature } from './participants-feature';
 import { roomFeature } from './room-feature';
+import { ShellRegistry } from './shells/shell-registry';
+import { shellsFeature } from './shells/shells-feature';
 import type { ParticipantRecord } from './store/participants';
 import type { Room } from './store/room';
 import { hashToken, looksLikeToken } from './tokens';
@@ -25,8 +29,9 @@ function callerOf(record: ParticipantRecord): Caller {
 }
 
 /** Every feature of the runner, in start order. A new capability adds itself here. */
-function buildFeatures(ctx: EngineContext): Feature[] {
-  return [roomFeature(ctx), participantsFeature(ctx)] as unknown as Feature[];
+function buildFeatures(engine: Engine): Feature[] {
+  const { ctx, limits } = engine;
+  return [roomFeature(ctx), participantsFeature(ctx), shellsFeature(ctx, engine.shells, limits)] as unknown as Feature[];
 }
 
 /**
@@ -41,9 +46,18 @@ export class Engine {
   private readonly handlers: Handlers<MethodName>;
   private closing: Promise<void> | undefined;
 
-  constructor(readonly room: Room) {
+  /** The room's live shells (volatile: they end with this process). */
+  readonly shells: ShellRegistry;
+  readonly limits: Limits;
+
+  constructor(
+    readonly room: Room,
+    limits: Partial<Limits> = {},
+  ) {
+    this.limits = { ...LIMITS, ...limits };
     this.ctx = makeContext(room, this.bus);
-    this.features = buildFeatures(this.ctx);
+    this.shells = new ShellRegistry(this.limits, room.id, path.dirname(room.location.markdownPath), () => room.now());
+    this.features = buildFeatures(this);
     const handlers: Partial<Record<MethodName, unknown>> = {};
     for (const feature of this.features) Object.assign(handlers, feature.handlers);
     const missing = (Object.keys(CONTRACT) as MethodName[]).filter((m) => !(m in handlers));
@@ -52,8 +66,8 @@ export class Engine {
   }
 
   /** Opens an engine on a room and starts its features (restart reconciliation and the like). */
-  static async start(room: Room): Promise<Engine> {
-    const engine = new Engine(room);
+  static async start(room: Room, limits: Partial<Limits> = {}): Promise<Engine> {
+    const engine = new Engine(room, limits);
     try {
       for (const feature of engine.features) await feature.start?.();
     } catch (error) {
@@ -86,7 +100,7 @@ export class Engine {
     return (Object.keys(CONTRACT) as MethodName[]).filter((m) => this.can(caller, CONTRACT[m].capability));
   }
 
-  async call<M extends MethodName>(caller: Caller, method: M, rawInput: unknown): Promise<MethodOutputs[M]> {
+  async call<M extends MethodName>(caller: Caller, method: M, rawInput: unknown, call: CallContext = {}): Promise<MethodOutputs[M]> {
     const spec = CONTRACT[method];
     if (!this.can(caller, spec.capability)) {
       throw new RoomError('FORBIDDEN', `${method} needs the "${spec.capability}" capability, which ${caller.name} does not have`);
@@ -94,7 +108,7 @@ export class Engine {
     const parsed = spec.input.safeParse(rawInput ?? {});
     if (!parsed.success) throw describeInvalidInput(method, parsed.error);
     const handler = this.handlers[method] as unknown as MethodHandler<M>;
-    return handler(caller, parsed.data as never);
+    return handler(caller, parsed.data as never, call);
   }
 
   /** Closes features (newest first), then the room. Safe to call twice. */

@@ -3,7 +3,16 @@ import type { Caller } from '../common/dto';
 import type { EventBus, RoomEvent } from './event-bus';
 import type { Room } from './store/room';
 
-export type MethodHandler<M extends MethodName> = (caller: Caller, input: MethodInput<M>) => MethodOutputs[M] | Promise<MethodOutputs[M]>;
+/** Per-call context from the door: the client's cancellation (a closed request, notifications/cancelled). */
+export interface CallContext {
+  signal?: AbortSignal | undefined;
+}
+
+export type MethodHandler<M extends MethodName> = (
+  caller: Caller,
+  input: MethodInput<M>,
+  call: CallContext,
+) => MethodOutputs[M] | Promise<MethodOutputs[M]>;
 export type Handlers<K extends MethodName> = { [M in K]: MethodHandler<M> };
 
 /** What a feature gets from the engine: the room, the live bus, and the one way to commit with events. */

@@ -51,13 +51,13 @@ export function buildMcpServer(engine: Engine, caller: Caller, capabilities: Rec
     })),
   }));
 
-  server.setRequestHandler('tools/call', async (request) => {
+  server.setRequestHandler('tools/call', async (request, ctx) => {
     const { name, arguments: args } = request.params;
     if (!isMethodName(name) || !CONTRACT[name].mcpTool || !toolsFor(engine, caller).includes(name)) {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown tool: ${name}; call tools/list for the tools you may use`);
     }
     try {
-      const result = (await engine.call(caller, name, args ?? {})) as unknown as Record<string, unknown>;
+      const result = (await engine.call(caller, name, args ?? {}, { signal: ctx.mcpReq.signal })) as unknown as Record<string, unknown>;
       return { content: [{ type: 'text' as const, text: JSON.stringify(result, null, 2) }], structuredContent: result };
     } catch (error) {
       const pub = toPublicError(error);

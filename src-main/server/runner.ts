@@ -41,8 +41,8 @@ export function portFromEnv(env: NodeJS.ProcessEnv = process.env): number {
  */
 export async function startRunner(options: RunnerOptions = {}): Promise<RunningRoom> {
   const room = Room.open({ markdown: options.room, ...(options.paths ? { paths: options.paths } : {}) });
-  const engine = await Engine.start(room);
   const limits = { ...LIMITS, ...options.limits };
+  const engine = await Engine.start(room, limits);
   const mcp = new McpEndpoint(engine, {
     maxBodyBytes: limits.maxBodyBytes,
     maxSessions: limits.maxLegacySessions,

@@ -1,0 +1,121 @@
+import { z } from 'zod';
+import { LIMITS } from '../limits';
+import type { MethodSpec } from '../method-spec';
+
+const shellId = z.string().min(1).max(64);
+const path = z.string().min(1).max(4096);
+
+const inputItem = z.union([
+  z.object({ text: z.string().max(LIMITS.shellMaxInputBytes) }).strict(),
+  z.object({ key: z.string().min(1).max(32) }).strict(),
+]);
+
+const timeoutMs = z.number().int().min(0).max(LIMITS.shellMaxWaitMs).optional();
+const pattern = z.string().min(1).max(1000);
+
+export const shellWaitSchema = z.discriminatedUnion('until', [
+  z.object({ until: z.literal('match'), pattern, stopPatterns: z.array(pattern).max(16).optional(), timeoutMs }).strict(),
+  z.object({ until: z.literal('idle'), idleMs: z.number().int().min(10).max(LIMITS.shellMaxWaitMs), timeoutMs }).strict(),
+  z.object({ until: z.literal('exit'), timeoutMs }).strict(),
+]);
+
+export interface ShellView {
+  id: string;
+  name: string;
+  owner: string;
+  cwd: string;
+  command: string[];
+  pid: number;
+  startedAt: string;
+  alive: boolean;
+  exitCode: number | null;
+  signal: string | null;
+  cols: number;
+  rows: number;
+  /** Bytes of output so far (also the cursor just after the newest byte). */
+  outputBytes: number;
+  lastInput: { by: string; at: string } | null;
+}
+
+export interface ShellIoResult {
+  shellId: string;
+  /** Output from `cursor` to `nextCursor`, ANSI-stripped (format "text") or as the terminal sent it ("raw"). */
+  output: string;
+  cursor: number;
+  nextCursor: number;
+  /** More output is waiting after nextCursor: call again with it. */
+  more: boolean;
+  /** The cursor asked for had already left the scrollback: output before `cursor` is lost. */
+  truncated: boolean;
+  alive: boolean;
+  exit: { exitCode: number | null; signal: string | null } | null;
+  wait: {
+    reason: 'matched' | 'stopped' | 'idle' | 'exited' | 'timeout' | 'cancelled';
+    pattern?: string;
+    match?: string;
+    effectiveTimeoutMs: number;
+  } | null;
+}
+
+export const SHELL_METHODS = {
+  shell_open: {
+    description:
+      'Open a persistent PTY shell (the person at the desktop can watch and type too). Returns its id. ' +
+      'Defaults: your $SHELL, the room folder, 120x32. Shells end when the runner restarts.',
+    capability: 'write',
+    input: z
+      .object({
+        name: z.string().min(1).max(64).optional(),
+        cwd: path.optional(),
+        shell: path.optional(),
+        args: z.array(z.string().max(4096)).max(32).optional(),
+        env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).max(128), z.string().max(8192)).optional(),
+        cols: z.number().int().min(2).max(1000).optional(),
+        rows: z.number().int().min(2).max(500).optional(),
+      })
+      .strict()
+      .refine((v) => Object.keys(v.env ?? {}).length <= 64, { message: 'at most 64 environment variables', path: ['env'] }),
+    mcpTool: true,
+  },
+  shell_io: {
+    description:
+      'Send input to a shell and read its output since a cursor. Input: `text`, and/or `input` items ' +
+      '({text} or {key: "C-c" | "Enter" | "Tab" | "Escape" | "Up" | ...}) sent in order. Output: from `cursor` ' +
+      '(default: where the output stood before your input), at most `maxBytes`, with `nextCursor`, `more` and ' +
+      `\`truncated\`. Optional server-side \`wait\`: {until:"match", pattern, stopPatterns} | {until:"idle", idleMs} | ` +
+      `{until:"exit"}, each with timeoutMs (clamped to ${LIMITS.shellMaxWaitMs} ms). Optional \`resize\`.`,
+    capability: 'write',
+    input: z
+      .object({
+        shellId,
+        text: z.string().max(LIMITS.shellMaxInputBytes).optional(),
+        input: z.array(inputItem).max(256).optional(),
+        resize: z.object({ cols: z.number().int().min(2).max(1000), rows: z.number().int().min(2).max(500) }).strict().optional(),
+        cursor: z.number().int().min(0).optional(),
+        maxBytes: z.number().int().min(1).max(LIMITS.shellMaxReadBytes).optional(),
+        format: z.enum(['text', 'raw']).optional(),
+        wait: shellWaitSchema.optional(),
+      })
+      .strict(),
+    mcpTool: true,
+  },
+  shell_close: {
+    description: 'Close a shell: ends its whole process tree (SIGHUP, SIGTERM, then SIGKILL) and reports how it ended.',
+    capability: 'write',
+    input: z.object({ shellId }).strict(),
+    mcpTool: true,
+  },
+  shell_list: {
+    description: 'List the shells you can see: id, name, owner, cwd, pid, start time, alive or exit status, size.',
+    capability: 'read',
+    input: z.object({}).strict(),
+    mcpTool: true,
+  },
+} satisfies Record<string, MethodSpec>;
+
+export interface ShellOutputs {
+  shell_open: { shell: ShellView };
+  shell_io: ShellIoResult;
+  shell_close: { shellId: string; exit: { exitCode: number | null; signal: string | null }; alreadyExited: boolean };
+  shell_list: { shells: ShellView[] };
+}

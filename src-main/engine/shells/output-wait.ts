@@ -1,0 +1,108 @@
+import { stripAnsi } from '../../common/ansi';
+import type { ShellSession } from './shell-session';
+
+export type WaitSpec =
+  | { until: 'match'; pattern: string; stopPatterns?: string[] | undefined; timeoutMs?: number | undefined }
+  | { until: 'idle'; idleMs: number; timeoutMs?: number | undefined }
+  | { until: 'exit'; timeoutMs?: number | undefined };
+
+export interface WaitOutcome {
+  /** What ended the wait: the pattern matched, a stop pattern matched (a failure), output went idle, the shell exited, or time ran out. */
+  reason: 'matched' | 'stopped' | 'idle' | 'exited' | 'timeout' | 'cancelled';
+  /** The pattern that matched, and the matched text, for matched/stopped. */
+  pattern?: string;
+  match?: string;
+  /** The timeout actually applied after clamping. */
+  effectiveTimeoutMs: number;
+}
+
+export interface CompiledPatterns {
+  match: RegExp;
+  stops: RegExp[];
+}
+
+/** Compiles an agent's patterns; a bad one throws SyntaxError (the caller turns it into INVALID_INPUT). */
+export function compilePatterns(spec: { pattern: string; stopPatterns?: string[] | undefined }): CompiledPatterns {
+  return { match: new RegExp(spec.pattern, 'm'), stops: (spec.stopPatterns ?? []).map((p) => new RegExp(p, 'm')) };
+}
+
+/**
+ * Waits server-side on a shell's output from byte offset `from`. Patterns are matched against the
+ * ANSI-stripped text of at most `windowBytes` from there (the newest part, if more arrived), checked at most
+ * every `checkEveryMs` so a flood of output costs bounded work.
+ */
+export function waitForOutput(
+  session: ShellSession,
+  from: number,
+  spec: WaitSpec,
+  options: { timeoutMs: number; windowBytes: number; signal?: AbortSignal | undefined; checkEveryMs?: number },
+): Promise<WaitOutcome> {
+  const effectiveTimeoutMs = options.timeoutMs;
+  const compiled = spec.until === 'match' ? compilePatterns(spec) : null;
+  const checkEveryMs = options.checkEveryMs ?? 20;
+
+  return new Promise<WaitOutcome>((resolve) => {
+    let done = false;
+    let idleTimer: NodeJS.Timeout | undefined;
+    let checkTimer: NodeJS.Timeout | undefined;
+    const finish = (outcome: Omit<WaitOutcome, 'effectiveTimeoutMs'>) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timeout);
+      clearTimeout(idleTimer);
+      clearTimeout(checkTimer);
+      unsubscribe();
+      options.signal?.removeEventListener('abort', onAbort);
+      resolve({ ...outcome, effectiveTimeoutMs });
+    };
+
+    const checkPatterns = (): boolean => {
+      if (!compiled) return false;
+      const start = Math.max(from, session.ring.end - options.windowBytes);
+      const text = stripAnsi(session.read(start, options.windowBytes).bytes.toString('utf8'));
+      let best: { reason: 'matched' | 'stopped'; pattern: string; match: string; index: number } | undefined;
+      const consider = (re: RegExp, reason: 'matched' | 'stopped') => {
+        const m = re.exec(text);
+        if (m && (!best || m.index < best.index)) best = { reason, pattern: re.source, match: m[0], index: m.index };
+      };
+      for (const stop of compiled.stops) consider(stop, 'stopped');
+      consider(compiled.match, 'matched');
+      if (!best) return false;
+      finish({ reason: best.reason, pattern: best.pattern, match: best.match.slice(0, 1000) });
+      return true;
+    };
+
+    const armIdle = () => {
+      if (spec.until !== 'idle') return;
+      clearTimeout(idleTimer);
+      idleTimer = setTimeout(() => finish({ reason: 'idle' }), spec.idleMs);
+    };
+
+    const onChange = () => {
+      if (done) return;
+      if (!session.alive) {
+        if (!checkPatterns()) finish({ reason: 'exited' });
+        return;
+      }
+      armIdle();
+      if (compiled && checkTimer === undefined) {
+        checkTimer = setTimeout(() => {
+          checkTimer = undefined;
+          if (!done) checkPatterns();
+        }, checkEveryMs);
+      }
+    };
+    const onAbort = () => finish({ reason: 'cancelled' });
+    const unsubscribe = session.onChange(onChange);
+    const timeout = setTimeout(() => {
+      if (!checkPatterns()) finish({ reason: 'timeout' });
+    }, effectiveTimeoutMs);
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+
+    // the text may already be there, or the shell already gone
+    if (!checkPatterns()) {
+      if (!session.alive) finish({ reason: 'exited' });
+      else armIdle();
+    }
+  });
+}

@@ -1,0 +1,161 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { Caller } from '../../common/dto';
+import { RoomError } from '../../common/errors';
+import type { Limits } from '../../common/limits';
+import type { ShellView } from '../../common/methods/shells';
+import { tagEnv } from '../process/process-tree';
+import { ShellSession, type ShellExit, type ShellViewer } from './shell-session';
+
+export interface OpenShell {
+  name?: string | undefined;
+  cwd?: string | undefined;
+  shell?: string | undefined;
+  args?: string[] | undefined;
+  env?: Record<string, string> | undefined;
+  cols?: number | undefined;
+  rows?: number | undefined;
+}
+
+/** A person's live view of a shell, independent of transport (IPC or WebSocket). */
+export interface ShellAttachment {
+  /** The viewer processed this many bytes: lets the stream go on past the high watermark. */
+  ack(bytes: number): void;
+  write(text: string): void;
+  resize(cols: number, rows: number): void;
+  detach(): void;
+}
+
+function defaultShell(): string {
+  const fromEnv = process.env.SHELL;
+  if (fromEnv && fs.existsSync(fromEnv)) return fromEnv;
+  return fs.existsSync('/bin/bash') ? '/bin/bash' : '/bin/sh';
+}
+
+/**
+ * The room's shells. Volatile by design: they live in this process only. Ids carry this runner's epoch, so an
+ * id from before a restart is told apart from one that never existed.
+ */
+export class ShellRegistry {
+  private readonly shells = new Map<string, ShellSession>();
+  private readonly closed = new Set<string>();
+  private readonly epoch = randomBytes(3).toString('hex');
+
+  constructor(
+    private readonly limits: Limits,
+    private readonly roomId: string,
+    private readonly defaultCwd: string,
+    private readonly now: () => string,
+  ) {}
+
+  open(caller: Caller, options: OpenShell): ShellSession {
+    const alive = [...this.shells.values()].filter((s) => s.alive).length;
+    if (alive >= this.limits.maxShells) {
+      throw new RoomError('LIMIT_EXCEEDED', `the room already has ${this.limits.maxShells} shells open: close one with shell_close first`);
+    }
+    const cwd = path.resolve(this.defaultCwd, options.cwd ?? '.');
+    if (!fs.existsSync(cwd) || !fs.statSync(cwd).isDirectory()) {
+      throw new RoomError('INVALID_INPUT', `cwd ${cwd} is not an existing folder`);
+    }
+    const file = options.shell ?? defaultShell();
+    if (!fs.existsSync(file)) throw new RoomError('INVALID_INPUT', `shell ${file} does not exist: give a full path such as /bin/bash`);
+    const id = `sh-${this.epoch}-${randomBytes(5).toString('hex')}`;
+    const tag = `${this.roomId}:shell:${id}`;
+    const base: NodeJS.ProcessEnv = { ...process.env, ...options.env, TERM: 'xterm-256color', COLORTERM: 'truecolor' };
+    if (!base.LANG && !base.LC_ALL && !base.LC_CTYPE) base.LANG = 'C.UTF-8';
+    let session: ShellSession;
+    try {
+      session = new ShellSession(
+        {
+          id,
+          name: options.name ?? path.basename(file),
+          owner: caller.name,
+          file,
+          args: options.args ?? [],
+          cwd,
+          env: tagEnv(base, tag),
+          cols: options.cols ?? 120,
+          rows: options.rows ?? 32,
+          tag,
+          scrollbackBytes: this.limits.shellScrollbackBytes,
+        },
+        this.now(),
+      );
+    } catch (error) {
+      throw new RoomError('INVALID_INPUT', `could not start ${file}: ${(error as Error).message}`);
+    }
+    this.shells.set(id, session);
+    return session;
+  }
+
+  /** The shell if the caller may use it; unknown and not-yours are the same answer. */
+  get(caller: Caller, id: string): ShellSession {
+    const session = this.shells.get(id);
+    if (session && (session.spec.owner === caller.name || caller.capabilities.includes('operate'))) return session;
+    if (this.closed.has(id)) throw new RoomError('NOT_FOUND', `unknown shell ${id}: it was closed; open a new one with shell_open`);
+    if (/^sh-[0-9a-f]{6}-/.test(id) && !id.startsWith(`sh-${this.epoch}-`)) {
+      throw new RoomError('NOT_FOUND', `unknown shell: the runner restarted (${id} ended with it); open a new one with shell_open`);
+    }
+    throw new RoomError('NOT_FOUND', `unknown shell ${id}: see shell_list`);
+  }
+
+  list(caller: Caller): ShellView[] {
+    return [...this.shells.values()]
+      .filter((s) => s.spec.owner === caller.name || caller.capabilities.includes('operate'))
+      .map(viewOf);
+  }
+
+  async close(caller: Caller, id: string): Promise<{ exit: ShellExit; alreadyExited: boolean }> {
+    const session = this.get(caller, id);
+    const alreadyExited = !session.alive;
+    this.shells.delete(id);
+    this.rememberClosed(id);
+    const exit = await session.close({ signals: ['SIGHUP', 'SIGTERM', 'SIGKILL'], graceMs: this.limits.shellCloseGraceMs });
+    return { exit, alreadyExited };
+  }
+
+  /** A person watching a shell live, from a cursor, paced by acknowledgements. */
+  attach(caller: Caller, id: string, viewer: ShellViewer, from: number): ShellAttachment {
+    const session = this.get(caller, id);
+    const state = session.attach(viewer, from, this.limits.viewerHighWatermark, this.limits.viewerLowWatermark);
+    return {
+      ack: (bytes) => session.ack(state, bytes),
+      write: (text) => session.write(text, caller.name, this.now()),
+      resize: (cols, rows) => session.resize(cols, rows),
+      detach: () => session.detach(state),
+    };
+  }
+
+  /** Ends every shell with its tree (runner shutdown). */
+  async closeAll(): Promise<void> {
+    const all = [...this.shells.values()];
+    this.shells.clear();
+    await Promise.all(all.map((s) => s.close({ signals: ['SIGHUP', 'SIGTERM', 'SIGKILL'], graceMs: 200 })));
+  }
+
+  private rememberClosed(id: string): void {
+    this.closed.add(id);
+    if (this.closed.size > 1000) this.closed.delete(this.closed.values().next().value as string);
+  }
+}
+
+export function viewOf(s: ShellSession): ShellView {
+  const last = s.inputs.at(-1);
+  return {
+    id: s.id,
+    name: s.spec.name,
+    owner: s.spec.owner,
+    cwd: s.spec.cwd,
+    command: [s.spec.file, ...s.spec.args],
+    pid: s.process.pid,
+    startedAt: s.startedAt,
+    alive: s.alive,
+    exitCode: s.exit?.exitCode ?? null,
+    signal: s.exit?.signal ?? null,
+    cols: s.cols,
+    rows: s.rows,
+    outputBytes: s.ring.end,
+    lastInput: last ? { by: last.by, at: last.at } : null,
+  };
+}

@@ -1,0 +1,209 @@
+import * as pty from 'node-pty';
+import { ScrollbackRing, type RingRead } from './scrollback-ring';
+import { killTree, processStartTime, type KillPlan, type ProcessIdentity } from '../process/process-tree';
+
+export interface ShellExit {
+  exitCode: number | null;
+  signal: string | null;
+}
+
+export interface ShellSpawn {
+  id: string;
+  name: string;
+  owner: string;
+  file: string;
+  args: string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  cols: number;
+  rows: number;
+  tag: string;
+  scrollbackBytes: number;
+}
+
+/** Someone watching the shell live (the app's terminal view): fed from the ring, paced by acknowledgements. */
+export interface ShellViewer {
+  /** Receives bytes from `offset`; `truncated` when output between the viewer's cursor and `offset` was lost. */
+  onData(bytes: Buffer, offset: number, truncated: boolean): void;
+  onExit?(exit: ShellExit): void;
+}
+
+interface ViewerState {
+  viewer: ShellViewer;
+  cursor: number;
+  unacked: number;
+  paused: boolean;
+  high: number;
+  low: number;
+}
+
+export interface InputRecord {
+  at: string;
+  by: string;
+  bytes: number;
+}
+
+/**
+ * One live PTY: its process tree, its scrollback ring, the waiters and viewers that follow its output.
+ * Output goes into the ring only (bounded); every consumer reads from the ring at its own cursor, so a slow
+ * consumer never makes the runner hold more than the ring.
+ */
+export class ShellSession {
+  readonly ring: ScrollbackRing;
+  readonly startedAt: string;
+  readonly process: ProcessIdentity;
+  exit: ShellExit | null = null;
+  cols: number;
+  rows: number;
+  /** The newest inputs and who typed them (people and agents share shells). */
+  readonly inputs: InputRecord[] = [];
+  private readonly term: pty.IPty;
+  private readonly changeListeners = new Set<() => void>();
+  private readonly viewers = new Set<ViewerState>();
+  private readonly exited: Promise<ShellExit>;
+  lastOutputAt = Date.now();
+
+  constructor(
+    readonly spec: ShellSpawn,
+    now: string,
+  ) {
+    this.ring = new ScrollbackRing(spec.scrollbackBytes);
+    this.cols = spec.cols;
+    this.rows = spec.rows;
+    this.startedAt = now;
+    // encoding null: raw bytes, so cursors are exact byte offsets and UTF-8 is decoded only on boundaries
+    this.term = pty.spawn(spec.file, spec.args, {
+      name: 'xterm-256color',
+      cols: spec.cols,
+      rows: spec.rows,
+      cwd: spec.cwd,
+      env: spec.env as Record<string, string>,
+      encoding: null,
+    });
+    this.process = { pid: this.term.pid, startTime: processStartTime(this.term.pid) ?? '' };
+    this.term.onData((data: string | Buffer) => {
+      this.ring.append(typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
+      this.lastOutputAt = Date.now();
+      this.pumpViewers();
+      this.notify();
+    });
+    this.exited = new Promise<ShellExit>((resolve) => {
+      this.term.onExit(({ exitCode, signal }) => {
+        this.exit = signal ? { exitCode: null, signal: signalName(signal) } : { exitCode, signal: null };
+        // once the child is reaped its pid may be reused: node-pty must never signal it again
+        (this.term as { kill: (s?: string) => void }).kill = () => undefined;
+        resolve(this.exit);
+        for (const v of this.viewers) v.viewer.onExit?.(this.exit);
+        this.notify();
+      });
+    });
+  }
+
+  get id(): string {
+    return this.spec.id;
+  }
+
+  get alive(): boolean {
+    return this.exit === null;
+  }
+
+  write(bytes: string, by: string, at: string): void {
+    if (!this.alive) return;
+    this.term.write(bytes);
+    this.inputs.push({ at, by, bytes: Buffer.byteLength(bytes) });
+    if (this.inputs.length > 100) this.inputs.splice(0, this.inputs.length - 100);
+  }
+
+  resize(cols: number, rows: number): void {
+    if (!this.alive) return;
+    this.term.resize(cols, rows);
+    this.cols = cols;
+    this.rows = rows;
+  }
+
+  read(cursor: number, maxBytes: number): RingRead {
+    return this.ring.read(cursor, maxBytes);
+  }
+
+  /** Called on every output and on exit; returns an unsubscribe. */
+  onChange(listener: () => void): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
+  }
+
+  waitExit(): Promise<ShellExit> {
+    return this.exited;
+  }
+
+  /**
+   * Ends the whole tree: SIGHUP (what closing a terminal sends), then SIGTERM, then SIGKILL, each after a
+   * grace period, including descendants that left the group (found by tag). Then frees the PTY.
+   */
+  async close(plan: KillPlan): Promise<ShellExit> {
+    if (this.alive) {
+      await killTree({ tag: this.spec.tag, pgid: this.process.pid, root: this.process }, plan);
+    } else {
+      // the shell is gone, but what it left behind (a nohup child, a daemon) still carries its tag
+      await killTree({ tag: this.spec.tag }, plan);
+    }
+    const exit = await Promise.race([this.exited, new Promise<null>((r) => setTimeout(() => r(null), 2_000))]);
+    this.destroyTerm();
+    return exit ?? this.exit ?? { exitCode: null, signal: 'unknown' };
+  }
+
+  attach(viewer: ShellViewer, from: number, high: number, low: number): ViewerState {
+    const state: ViewerState = { viewer, cursor: from, unacked: 0, paused: false, high, low };
+    this.viewers.add(state);
+    queueMicrotask(() => this.pumpViewer(state));
+    return state;
+  }
+
+  detach(state: ViewerState): void {
+    this.viewers.delete(state);
+  }
+
+  /** The viewer processed `bytes`: below the low watermark it is fed again. */
+  ack(state: ViewerState, bytes: number): void {
+    state.unacked = Math.max(0, state.unacked - bytes);
+    if (state.paused && state.unacked <= state.low) {
+      state.paused = false;
+      this.pumpViewer(state);
+    }
+  }
+
+  private pumpViewers(): void {
+    for (const v of this.viewers) this.pumpViewer(v);
+  }
+
+  private pumpViewer(state: ViewerState): void {
+    while (!state.paused && this.viewers.has(state)) {
+      const room = state.high - state.unacked;
+      if (room <= 0) {
+        state.paused = true;
+        return;
+      }
+      const r = this.ring.read(state.cursor, Math.min(room, 64 * 1024));
+      if (r.next === r.start) return;
+      state.cursor = r.next;
+      state.unacked += r.bytes.length;
+      state.viewer.onData(r.bytes, r.start, r.truncated);
+    }
+  }
+
+  private notify(): void {
+    for (const listener of [...this.changeListeners]) listener();
+  }
+
+  private destroyTerm(): void {
+    try {
+      (this.term as unknown as { destroy?: () => void }).destroy?.();
+    } catch {
+      // already closed
+    }
+  }
+}
+
+function signalName(signal: number): string {
+  const names: Record<number, string> = { 1: 'SIGHUP', 2: 'SIGINT', 3: 'SIGQUIT', 6: 'SIGABRT', 9: 'SIGKILL', 13: 'SIGPIPE', 15: 'SIGTERM' };
+  return names[signal] ?? `signal ${signal}`;
+}

@@ -1,0 +1,84 @@
+import type { MethodInput, MethodOutputs } from '../../common/contract';
+import type { Caller } from '../../common/dto';
+import { RoomError } from '../../common/errors';
+import type { Limits } from '../../common/limits';
+import { stripAnsi } from '../../common/ansi';
+import { keyBytes } from '../../common/shell-keys';
+import type { CallContext, EngineContext, Feature } from '../feature';
+import { compilePatterns, waitForOutput } from './output-wait';
+import type { ShellRegistry } from './shell-registry';
+import { viewOf } from './shell-registry';
+
+type ShellMethods = 'shell_open' | 'shell_io' | 'shell_close' | 'shell_list';
+
+/** shell_open / shell_io / shell_close / shell_list over the room's shell registry. */
+export function shellsFeature(ctx: EngineContext, shells: ShellRegistry, limits: Limits): Feature<ShellMethods> {
+  async function io(caller: Caller, input: MethodInput<'shell_io'>, call: CallContext): Promise<MethodOutputs['shell_io']> {
+    const session = shells.get(caller, input.shellId);
+    // everything is checked before any byte is sent: a refused call changes nothing
+    const parts: string[] = [];
+    if (input.text !== undefined) parts.push(input.text);
+    for (const item of input.input ?? []) parts.push('text' in item ? item.text : keyBytes(item.key));
+    const bytes = parts.join('');
+    if (Buffer.byteLength(bytes) > limits.shellMaxInputBytes) {
+      throw new RoomError('LIMIT_EXCEEDED', `input is larger than ${limits.shellMaxInputBytes} bytes: send it in smaller pieces`);
+    }
+    if (input.wait?.until === 'match') {
+      try {
+        compilePatterns(input.wait);
+      } catch (error) {
+        throw new RoomError('INVALID_INPUT', `invalid wait pattern: ${(error as Error).message}`);
+      }
+    }
+    if (bytes.length > 0 && !session.alive) {
+      throw new RoomError('CONFLICT', `shell ${session.id} has exited (${describeExit(session.exit)}): its output can still be read; open a new shell to run more`);
+    }
+
+    const before = session.ring.end;
+    if (input.resize) session.resize(input.resize.cols, input.resize.rows);
+    if (bytes.length > 0) session.write(bytes, caller.name, ctx.now());
+
+    let wait: MethodOutputs['shell_io']['wait'] = null;
+    if (input.wait) {
+      const timeoutMs = Math.min(input.wait.timeoutMs ?? limits.shellDefaultWaitMs, limits.shellMaxWaitMs);
+      wait = await waitForOutput(session, input.cursor ?? before, input.wait, {
+        timeoutMs,
+        windowBytes: limits.shellWaitWindowBytes,
+        signal: call.signal,
+      });
+    }
+
+    const read = session.read(input.cursor ?? before, input.maxBytes ?? limits.shellDefaultReadBytes);
+    const text = read.bytes.toString('utf8');
+    return {
+      shellId: session.id,
+      output: input.format === 'raw' ? text : stripAnsi(text),
+      cursor: read.start,
+      nextCursor: read.next,
+      more: read.more,
+      truncated: read.truncated,
+      alive: session.alive,
+      exit: session.exit,
+      wait,
+    };
+  }
+
+  return {
+    name: 'shells',
+    handlers: {
+      shell_open: (caller, input) => ({ shell: viewOf(shells.open(caller, input)) }),
+      shell_io: io,
+      shell_close: async (caller, input) => {
+        const { exit, alreadyExited } = await shells.close(caller, input.shellId);
+        return { shellId: input.shellId, exit, alreadyExited };
+      },
+      shell_list: (caller) => ({ shells: shells.list(caller) }),
+    },
+    close: () => shells.closeAll(),
+  };
+}
+
+function describeExit(exit: { exitCode: number | null; signal: string | null } | null): string {
+  if (!exit) return 'running';
+  return exit.signal ? `killed by ${exit.signal}` : `exit code ${exit.exitCode}`;
+}

@@ -1,0 +1,58 @@
+import fs from 'node:fs';
+import type { MethodInput, MethodOutputs } from '../../src-main/common/contract';
+import type { Caller } from '../../src-main/common/dto';
+import type { Limits } from '../../src-main/common/limits';
+import { Engine } from '../../src-main/engine/engine';
+import { Room } from '../../src-main/engine/store/room';
+import { makeHome, type TestHome } from '../helpers/env';
+
+/** A real engine on a real room in a temp home, with a predictable bash for shells. */
+export interface ShellBench {
+  home: TestHome;
+  engine: Engine;
+  operator: Caller;
+  open(extra?: Partial<MethodInput<'shell_open'>>, as?: Caller): Promise<MethodOutputs['shell_open']['shell']>;
+  io(input: MethodInput<'shell_io'>, as?: Caller): Promise<MethodOutputs['shell_io']>;
+  close(): Promise<void>;
+}
+
+export const BASH = { shell: '/bin/bash', args: ['--noprofile', '--norc'], env: { PS1: 'PROMPT> ', HISTFILE: '/dev/null' } };
+
+export async function shellBench(limits: Partial<Limits> = {}, home: TestHome = makeHome()): Promise<ShellBench> {
+  const engine = await Engine.start(Room.open({ paths: home.paths }), limits);
+  const operator = engine.operator();
+  return {
+    home,
+    engine,
+    operator,
+    open: async (extra = {}, as = operator) => (await engine.call(as, 'shell_open', { ...BASH, ...extra })).shell,
+    io: (input, as = operator) => engine.call(as, 'shell_io', input),
+    close: async () => {
+      await engine.close();
+      home.cleanup();
+    },
+  };
+}
+
+/** Open descriptors of this process (PTY masters among them). */
+export function openFds(): number {
+  return fs.readdirSync('/proc/self/fd').length;
+}
+
+/** Children of this process that exited and were never reaped. */
+export function zombieChildren(): number[] {
+  const zombies: number[] = [];
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (fields[0] === 'Z' && Number(fields[1]) === process.pid) zombies.push(Number(name));
+    } catch {
+      // gone
+    }
+  }
+  return zombies;
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,0 +1,48 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { shellBench, type ShellBench } from './helpers';
+
+let bench: ShellBench;
+beforeAll(async () => {
+  bench = await shellBench();
+});
+afterAll(() => bench.close());
+
+describe('a flood of output', () => {
+  it('200 MB through one shell: memory stays bounded, old output reads as truncated, C-c still works', async () => {
+    const shell = await bench.open();
+    const volume = 200 * 1024 * 1024;
+    const rssStart = process.memoryUsage().rss;
+    let peak = rssStart;
+    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
+    try {
+      const r = await bench.io({
+        shellId: shell.id,
+        text: `head -c ${volume} /dev/zero | tr '\\0' 'y'; printf '\\nFLOO%s\\n' DED\n`,
+        wait: { until: 'match', pattern: 'FLOODED', timeoutMs: 45_000 },
+      });
+      expect(r.wait?.reason).toBe('matched');
+    } finally {
+      clearInterval(sampler);
+    }
+    const growthMb = (peak - rssStart) / 1024 / 1024;
+    console.log(`[shells] 200 MB of output: peak RSS ${(peak / 1024 / 1024).toFixed(0)} MB (+${growthMb.toFixed(1)} MB over the start)`);
+    // the runner holds the 2 MB ring, not the volume
+    expect(growthMb).toBeLessThan(64);
+
+    const listed = (await bench.engine.call(bench.operator, 'shell_list', {})).shells.find((s) => s.id === shell.id);
+    expect(listed?.outputBytes).toBeGreaterThan(volume);
+
+    const fromStart = await bench.io({ shellId: shell.id, cursor: 0, maxBytes: 1024 });
+    expect(fromStart.truncated).toBe(true);
+    expect(fromStart.cursor).toBeGreaterThan(volume - bench.engine.limits.shellScrollbackBytes);
+
+    // an endless producer, then C-c: the shell answers again
+    await bench.io({ shellId: shell.id, text: 'yes flood\n', wait: { until: 'match', pattern: 'flood\\nflood', timeoutMs: 10_000 } });
+    const back = await bench.io({
+      shellId: shell.id,
+      input: [{ key: 'C-c' }, { text: "printf 'BA%s\\n' CK" }, { key: 'Enter' }],
+      wait: { until: 'match', pattern: '^BACK$', timeoutMs: 20_000 },
+    });
+    expect(back.wait?.reason).toBe('matched');
+  });
+});
