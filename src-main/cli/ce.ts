@@ -3,9 +3,10 @@ import { parseArgs, stringFlag, UsageError } from './args';
 import type { CeCommand } from './command';
 import { PARTICIPANT_COMMANDS } from './commands/participants';
 import { ROOM_COMMANDS } from './commands/room';
+import { SHELL_COMMANDS } from './commands/shells';
 
 /** Every `ce` command; a feature adds its list here. */
-const COMMANDS: CeCommand[] = [...ROOM_COMMANDS, ...PARTICIPANT_COMMANDS];
+const COMMANDS: CeCommand[] = [...ROOM_COMMANDS, ...PARTICIPANT_COMMANDS, ...SHELL_COMMANDS];
 
 /** Flags any command may take. Commands read their own from the same parse. */
 const FLAGS = {

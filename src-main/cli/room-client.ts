@@ -32,6 +32,23 @@ export async function callAsOperator<M extends MethodName>(
   }
 }
 
+/** Calls the running room process as the operator, or answers null when no process serves the room. */
+export async function callRunningRoomAsOperator<M extends MethodName>(
+  roomArg: string | undefined,
+  method: M,
+  input: MethodInput<M>,
+  paths: Paths = resolvePaths(),
+): Promise<MethodOutputs[M] | null> {
+  const running = findRunningRoom(roomArg, paths);
+  if (!running) return null;
+  try {
+    return await callOverHttp(running.endpoint, running.token, method, input);
+  } catch (error) {
+    if (error instanceof ConnectionRefused) return null;
+    throw error;
+  }
+}
+
 /** Reads a room without taking it: listings work while the app runs. */
 export function withReader<T>(roomArg: string | undefined, fn: (reader: RoomReader) => T, paths: Paths = resolvePaths()): T {
   const reader = RoomReader.open({ markdown: roomArg, paths });

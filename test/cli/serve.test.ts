@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { isAlive } from '../../src-main/engine/process/process-tree';
 import { Room } from '../../src-main/engine/store/room';
 import { makeHome, type TestHome } from '../helpers/env';
 import { runCe, runCommonroom, startServe, stopServe } from '../helpers/serve';
@@ -147,5 +148,80 @@ describe('ce participant', () => {
     expect(runCe(home, ['participant', 'revoke', 'operator']).stderr).toContain('cannot be revoked');
     const names = runCe(home, ['participant', 'list', '--json']);
     expect((JSON.parse(names.stdout) as { participants: { name: string }[] }).participants.map((p) => p.name)).toEqual(['operator', 'first']);
+  });
+});
+
+describe('ce shells', () => {
+  let home: TestHome;
+  beforeEach(() => {
+    home = makeHome();
+  });
+  afterEach(() => home.cleanup());
+
+  it('lists the live shells of the running room process, and says clearly when none runs', async () => {
+    expect(runCe(home, ['shells']).stderr).toContain('no room process is running');
+    const serve = await startServe(home);
+    try {
+      const opened = await fetch(new URL('/api/shell_open', serve.mcpUrl), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${serve.token}` },
+        body: JSON.stringify({ name: 'listed', shell: '/bin/sh' }),
+      });
+      expect(opened.status).toBe(200);
+      const listed = runCe(home, ['shells']);
+      expect(listed.status, listed.stderr).toBe(0);
+      expect(listed.stdout).toMatch(/sh-[0-9a-f]{6}-[0-9a-f]{10}\s+listed\s+operator\s+pid \d+\s+alive/);
+    } finally {
+      await stopServe(serve);
+    }
+  });
+});
+
+describe('shells and the room process lifetime', () => {
+  let home: TestHome;
+  beforeEach(() => {
+    home = makeHome();
+  });
+  afterEach(() => home.cleanup());
+
+  async function shellWithNohupChild(serve: Awaited<ReturnType<typeof startServe>>): Promise<number> {
+    const call = async (method: string, body: unknown) => {
+      const r = await fetch(new URL(`/api/${method}`, serve.mcpUrl), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${serve.token}` },
+        body: JSON.stringify(body),
+      });
+      return ((await r.json()) as { result: Record<string, unknown> }).result;
+    };
+    const opened = (await call('shell_open', { shell: '/bin/sh' })) as { shell: { id: string } };
+    const pidFile = path.join(home.root, `nohup-${Date.now()}.pid`);
+    await call('shell_io', {
+      shellId: opened.shell.id,
+      text: `nohup sh -c 'echo $$ > ${pidFile}; exec sleep 300' >/dev/null 2>&1 &\n`,
+      wait: { until: 'idle', idleMs: 300 },
+    });
+    for (let i = 0; i < 100 && !fs.existsSync(pidFile); i++) await new Promise((r) => setTimeout(r, 20));
+    return Number(fs.readFileSync(pidFile, 'utf8'));
+  }
+
+  it('SIGTERM ends live shells with their trees', async () => {
+    const serve = await startServe(home);
+    const orphan = await shellWithNohupChild(serve);
+    expect(isAlive(orphan)).toBe(true);
+    expect(await stopServe(serve, 'SIGTERM')).toEqual({ code: 0, signal: null });
+    expect(isAlive(orphan)).toBe(false);
+  });
+
+  it('after a SIGKILL, the next start ends what the dead runner’s shells left behind', async () => {
+    const first = await startServe(home);
+    const orphan = await shellWithNohupChild(first);
+    await stopServe(first, 'SIGKILL');
+    expect(isAlive(orphan)).toBe(true); // nohup survived the hangup
+    const second = await startServe(home);
+    try {
+      expect(isAlive(orphan)).toBe(false);
+    } finally {
+      await stopServe(second);
+    }
   });
 });

@@ -83,7 +83,9 @@ export const SHELL_METHODS = {
       '({text} or {key: "C-c" | "Enter" | "Tab" | "Escape" | "Up" | ...}) sent in order. Output: from `cursor` ' +
       '(default: where the output stood before your input), at most `maxBytes`, with `nextCursor`, `more` and ' +
       `\`truncated\`. Optional server-side \`wait\`: {until:"match", pattern, stopPatterns} | {until:"idle", idleMs} | ` +
-      `{until:"exit"}, each with timeoutMs (clamped to ${LIMITS.shellMaxWaitMs} ms). Optional \`resize\`.`,
+      `{until:"exit"}, each with timeoutMs (clamped to ${LIMITS.shellMaxWaitMs} ms); patterns are JavaScript regexes on ` +
+      'ANSI-stripped output, and the terminal echoes your input, so choose a pattern your command line does not contain. ' +
+      'Optional `resize`.',
     capability: 'write',
     input: z
       .object({

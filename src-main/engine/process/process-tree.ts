@@ -131,17 +131,21 @@ function signalIfSame(p: ProcessIdentity, signal: NodeJS.Signals): void {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Ends a tree: the process group `pgid` (when given) and every process carrying `tag`, found afresh before
+ * Ends a tree: the process group `pgid` (when given) and every process carrying `tag` (or a tag starting with
+ * it, with `prefix`), found afresh before
  * each signal so children forked meanwhile are caught too. Returns once none is alive, or after the last
  * signal's grace period.
  */
-export async function killTree(target: { tag: string; pgid?: number | undefined; root?: ProcessIdentity | undefined }, plan: KillPlan): Promise<KillReport> {
+export async function killTree(
+  target: { tag: string; prefix?: boolean; pgid?: number | undefined; root?: ProcessIdentity | undefined },
+  plan: KillPlan,
+): Promise<KillReport> {
   const sent: NodeJS.Signals[] = [];
   const members = (): ProcessIdentity[] => {
     const byPid = new Map<number, ProcessIdentity>();
     if (target.root && isAlive(target.root)) byPid.set(target.root.pid, target.root);
     if (target.pgid !== undefined) for (const p of groupMembers(target.pgid)) byPid.set(p.pid, p);
-    for (const p of findTagged(target.tag)) byPid.set(p.pid, p);
+    for (const p of findTagged(target.tag, { prefix: target.prefix ?? false })) byPid.set(p.pid, p);
     return [...byPid.values()];
   };
   let alive = members();

@@ -5,7 +5,7 @@ import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
 import type { Limits } from '../../common/limits';
 import type { ShellView } from '../../common/methods/shells';
-import { tagEnv } from '../process/process-tree';
+import { findTagged, killTree, tagEnv } from '../process/process-tree';
 import { ShellSession, type ShellExit, type ShellViewer } from './shell-session';
 
 export interface OpenShell {
@@ -125,6 +125,17 @@ export class ShellRegistry {
       resize: (cols, rows) => session.resize(cols, rows),
       detach: () => session.detach(state),
     };
+  }
+
+  /**
+   * Processes a previous runner's shells left behind when it died without closing them (kill -9: the PTY
+   * hangup ends most, but not nohup or setsid children). Shells are volatile, so their leftovers are ended.
+   */
+  async reapOrphans(): Promise<number> {
+    const orphans = findTagged(`${this.roomId}:shell:`, { prefix: true });
+    if (orphans.length === 0) return 0;
+    await killTree({ tag: `${this.roomId}:shell:`, prefix: true }, { signals: ['SIGTERM', 'SIGKILL'], graceMs: this.limits.shellCloseGraceMs });
+    return orphans.length;
   }
 
   /** Ends every shell with its tree (runner shutdown). */

@@ -74,6 +74,10 @@ export function shellsFeature(ctx: EngineContext, shells: ShellRegistry, limits:
       },
       shell_list: (caller) => ({ shells: shells.list(caller) }),
     },
+    start: async () => {
+      const reaped = await shells.reapOrphans();
+      if (reaped > 0) console.error(`[shells] ended ${reaped} process(es) left by the shells of a runner that died`);
+    },
     close: () => shells.closeAll(),
   };
 }

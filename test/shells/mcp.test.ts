@@ -1,0 +1,59 @@
+import fs from 'node:fs';
+import { Client } from '@modelcontextprotocol/client';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startRunner, type RunningRoom } from '../../src-main/server/runner';
+import { makeHome, type TestHome } from '../helpers/env';
+import { BASH } from './helpers';
+
+let home: TestHome;
+let running: RunningRoom;
+let client: Client;
+
+beforeAll(async () => {
+  home = makeHome();
+  running = await startRunner({ port: 0, paths: home.paths });
+  const added = await running.engine.call(running.engine.operator(), 'participant_add', { name: 'agent', capabilities: ['read', 'write'] });
+  client = new Client({ name: 'shell-agent', version: '1' }, { versionNegotiation: { mode: 'auto' } });
+  await client.connect(new StreamableHTTPClientTransport(running.mcpUrl, { requestInit: { headers: { Authorization: `Bearer ${added.token}` } } }));
+  void fs;
+});
+afterAll(async () => {
+  await client.close();
+  await running.close();
+  home.cleanup();
+});
+
+const structured = <T>(r: unknown) => (r as { structuredContent: T }).structuredContent;
+
+describe('shells through a real MCP client over HTTP', () => {
+  it('lists the shell tools with their input schemas', async () => {
+    const tools = (await client.listTools()).tools;
+    const io = tools.find((t) => t.name === 'shell_io');
+    expect(io?.inputSchema.properties).toHaveProperty('wait');
+    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['shell_open', 'shell_io', 'shell_close', 'shell_list']));
+  });
+
+  it('open, io with a wait, close', async () => {
+    const opened = structured<{ shell: { id: string; owner: string } }>(await client.callTool({ name: 'shell_open', arguments: BASH }));
+    expect(opened.shell.owner).toBe('agent');
+    const io = structured<{ output: string; wait: { reason: string } }>(
+      await client.callTool({
+        name: 'shell_io',
+        arguments: { shellId: opened.shell.id, text: "printf 'mc%s\\n' p-ok\n", wait: { until: 'match', pattern: 'mcp-ok' } },
+      }),
+    );
+    expect(io.wait.reason).toBe('matched');
+    expect(io.output).toContain('mcp-ok');
+    const closed = structured<{ shellId: string; exit: unknown }>(await client.callTool({ name: 'shell_close', arguments: { shellId: opened.shell.id } }));
+    expect(closed.shellId).toBe(opened.shell.id);
+    const listed = structured<{ shells: { id: string }[] }>(await client.callTool({ name: 'shell_list', arguments: {} }));
+    expect(listed.shells.map((s) => s.id)).not.toContain(opened.shell.id);
+  });
+
+  it('a refusal comes back as a tool error that says what to do', async () => {
+    const r = (await client.callTool({ name: 'shell_io', arguments: { shellId: 'sh-000000-deadbeef00' } })) as { isError?: boolean; content: { text: string }[] };
+    expect(r.isError).toBe(true);
+    expect(r.content[0]?.text).toMatch(/NOT_FOUND: unknown shell: the runner restarted/);
+  });
+});
