@@ -15,6 +15,7 @@ export default defineConfig({
           app: resolve('src-main/app/main.ts'),
           commonroom: resolve('src-main/cli/commonroom.ts'),
           ce: resolve('src-main/cli/ce.ts'),
+          'bench-entry': resolve('src-main/cli/bench-entry.ts'),
         },
       },
     },

@@ -256,3 +256,29 @@ describe('idle legacy sessions', () => {
     }
   });
 });
+
+describe('2026-07-28 requests', () => {
+  const envelope = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+
+  it('server/discover advertises the version and tools', async () => {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 'd', method: 'server/discover', params: { _meta: envelope } });
+    const r = await raw({
+      headers: { ...jsonHeaders, ...auth(operatorToken), 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'server/discover' },
+      body,
+    });
+    expect(r.status).toBe(200);
+    const result = JSON.parse(r.text).result;
+    expect(result.supportedVersions).toContain('2026-07-28');
+    expect(result.capabilities.tools).toBeDefined();
+  });
+
+  it('a header that disagrees with the body is refused with -32020', async () => {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 'h', method: 'tools/list', params: { _meta: envelope } });
+    const r = await raw({
+      headers: { ...jsonHeaders, ...auth(operatorToken), 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call' },
+      body,
+    });
+    expect(r.status).toBe(400);
+    expect(JSON.parse(r.text).error.code).toBe(-32020);
+  });
+});
