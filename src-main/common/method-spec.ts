@@ -9,4 +9,9 @@ export interface MethodSpec<I extends z.ZodType = z.ZodType> {
   input: I;
   /** Offered to agents as an MCP tool. */
   mcpTool: boolean;
+  /**
+   * The method creates a task (a graph run, a handoff's execution): MCP clients that speak Tasks may get the
+   * task back instead of the ordinary result. `taskIdOf` finds the task id in the method's output.
+   */
+  task?: { support: 'optional' | 'required'; taskIdOf: (output: unknown) => string };
 }

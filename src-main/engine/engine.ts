@@ -11,6 +11,9 @@ import { participantsFeature } from './participants-feature';
 import { roomFeature } from './room-feature';
 import { ShellRegistry } from './shells/shell-registry';
 import { shellsFeature } from './shells/shells-feature';
+import { Fixtures } from './tasks/fixtures';
+import { JOB_OPERATION, TaskJobs } from './tasks/task-jobs';
+import { TaskService } from './tasks/task-service';
 import type { ParticipantRecord } from './store/participants';
 import type { Room } from './store/room';
 import { hashToken, looksLikeToken } from './tokens';
@@ -34,6 +37,11 @@ function buildFeatures(engine: Engine): Feature[] {
   return [roomFeature(ctx), participantsFeature(ctx), shellsFeature(ctx, engine.shells, limits)] as unknown as Feature[];
 }
 
+export interface EngineOptions {
+  /** Serve the conformance fixture tools (tests only). */
+  fixtures?: boolean;
+}
+
 /**
  * The runner: one object, one method table. Every door authenticates, then calls `call()`;
  * capability checks and input validation happen here, once, for all of them.
@@ -49,13 +57,22 @@ export class Engine {
   /** The room's live shells (volatile: they end with this process). */
   readonly shells: ShellRegistry;
   readonly limits: Limits;
+  /** The one task layer over every kind of task (graph runs, handoff executions, jobs). */
+  readonly tasks: TaskService;
+  readonly jobs: TaskJobs;
+  /** Conformance/test fixture tools: present only when the runner was started with them on. */
+  readonly fixtures: Fixtures | undefined;
 
   constructor(
     readonly room: Room,
     limits: Partial<Limits> = {},
+    options: EngineOptions = {},
   ) {
     this.limits = { ...LIMITS, ...limits };
     this.ctx = makeContext(room, this.bus);
+    this.tasks = new TaskService(this.ctx);
+    this.jobs = new TaskJobs(this.tasks);
+    this.fixtures = options.fixtures ? new Fixtures(this.jobs) : undefined;
     this.shells = new ShellRegistry(this.limits, room.id, path.dirname(room.location.markdownPath), () => room.now());
     this.features = buildFeatures(this);
     const handlers: Partial<Record<MethodName, unknown>> = {};
@@ -66,9 +83,11 @@ export class Engine {
   }
 
   /** Opens an engine on a room and starts its features (restart reconciliation and the like). */
-  static async start(room: Room, limits: Partial<Limits> = {}): Promise<Engine> {
-    const engine = new Engine(room, limits);
+  static async start(room: Room, limits: Partial<Limits> = {}, options: EngineOptions = {}): Promise<Engine> {
+    const engine = new Engine(room, limits, options);
     try {
+      const failed = TaskJobs.reconcile(engine.tasks, () => room.tasks.liveIds(JOB_OPERATION));
+      if (failed > 0) console.error(`[tasks] ${failed} job(s) of a previous runner read failed (RUNNER_RESTARTED)`);
       for (const feature of engine.features) await feature.start?.();
     } catch (error) {
       await engine.close();
@@ -115,6 +134,7 @@ export class Engine {
   close(): Promise<void> {
     this.closing ??= (async () => {
       try {
+        this.jobs.close();
         for (const feature of [...this.features].reverse()) {
           try {
             await feature.close?.();

@@ -33,7 +33,7 @@ export class McpEndpoint {
     options: McpEndpointOptions,
   ) {
     this.legacy = new LegacySessions(engine, options);
-    this.modern = createMcpHandler((ctx) => buildMcpServer(this.engine, callerFrom(ctx)), {
+    this.modern = createMcpHandler((ctx) => buildMcpServer(this.engine, callerFrom(ctx), 'modern'), {
       legacy: 'reject',
       maxRequestBodySize: options.maxBodyBytes,
       onerror: (error) => {

@@ -82,7 +82,7 @@ export class LegacySessions {
     transport.onclose = () => {
       if (transport.sessionId) this.sessions.delete(transport.sessionId);
     };
-    const server = buildMcpServer(this.engine, caller);
+    const server = buildMcpServer(this.engine, caller, 'legacy');
     await server.connect(transport);
     await transport.handleRequest(req, res, body);
   }

@@ -1,10 +1,16 @@
 import { z } from 'zod';
 import { ProtocolError, ProtocolErrorCode, Server } from '@modelcontextprotocol/server';
-import { CONTRACT, isMethodName, type MethodName } from '../common/contract';
+import { CONTRACT, isMethodName, type MethodName, type MethodSpec } from '../common/contract';
 import type { Caller } from '../common/dto';
 import { toPublicError } from '../common/errors';
 import { RUNNER_VERSION } from '../common/version';
 import type { Engine } from '../engine/engine';
+import type { TaskRecord } from '../engine/store/tasks';
+import type { FixtureTool, TaskSupport } from '../engine/tasks/fixtures';
+import { noteCreatedTask, registerLegacyTaskHandlers } from './tasks-legacy';
+import { registerModernTaskHandlers } from './tasks-modern';
+import { toTaskV1, toTaskV2 } from './task-wire';
+import { declaresTasksExtension, missingTasksExtension, TASKS_EXTENSION } from './tasks-extension';
 
 export const SERVER_INFO = { name: 'commonroom', version: RUNNER_VERSION } as const;
 
@@ -32,39 +38,122 @@ export function toolsFor(engine: Engine, caller: Caller): MethodName[] {
   return engine.methodsFor(caller).filter((m) => CONTRACT[m].mcpTool);
 }
 
-/**
- * One MCP server instance for one caller (a legacy session, or one modern request). Tools come from the
- * contract table; a call goes to the engine, whose refusals come back as tool errors the model can read.
- * The low-level Server is used (not McpServer) because later layers need params.task and exact errors.
- */
-export function buildMcpServer(engine: Engine, caller: Caller, capabilities: Record<string, unknown> = {}): Server {
-  const server = new Server(SERVER_INFO, {
-    capabilities: { tools: { listChanged: false }, ...capabilities },
-    instructions: INSTRUCTIONS,
-  });
+/** One tool as both eras see it: a contract method or (under the test flag) a fixture. */
+type ResolvedTool =
+  | { kind: 'method'; name: MethodName; spec: MethodSpec; support: TaskSupport }
+  | { kind: 'fixture'; tool: FixtureTool; support: TaskSupport };
 
-  server.setRequestHandler('tools/list', () => ({
-    tools: toolsFor(engine, caller).map((name) => ({
-      name,
-      description: CONTRACT[name].description,
-      inputSchema: inputSchemaOf(name),
-    })),
-  }));
+function resolveTool(engine: Engine, caller: Caller, name: string): ResolvedTool | null {
+  if (isMethodName(name) && CONTRACT[name].mcpTool && toolsFor(engine, caller).includes(name)) {
+    const spec = CONTRACT[name] as MethodSpec;
+    return { kind: 'method', name, spec, support: spec.task?.support ?? 'forbidden' };
+  }
+  const fixture = engine.fixtures?.find(name);
+  return fixture ? { kind: 'fixture', tool: fixture, support: fixture.taskSupport } : null;
+}
+
+function textResult(result: Record<string, unknown>) {
+  return { content: [{ type: 'text' as const, text: JSON.stringify(result, null, 2) }], structuredContent: result };
+}
+
+/** Runs a tool as an ordinary request/response call. Engine refusals become tool errors the model can read. */
+async function callPlain(engine: Engine, caller: Caller, tool: ResolvedTool, args: Record<string, unknown>, signal: AbortSignal) {
+  if (tool.kind === 'fixture') {
+    return tool.tool.run(args, signal, async () => {
+      throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `${tool.tool.name} needs input: call it as a task`);
+    });
+  }
+  try {
+    return textResult((await engine.call(caller, tool.name, args, { signal })) as unknown as Record<string, unknown>);
+  } catch (error) {
+    const pub = toPublicError(error);
+    if (pub.code === 'INTERNAL') console.error(`[mcp] ${tool.name} failed for ${caller.name}:`, error);
+    return { content: [{ type: 'text' as const, text: `${pub.code}: ${pub.message}` }], isError: true };
+  }
+}
+
+/** Runs a tool so that it creates a task; the task row is durable before this returns. */
+async function callAsTask(engine: Engine, caller: Caller, tool: ResolvedTool, args: Record<string, unknown>): Promise<TaskRecord> {
+  if (tool.kind === 'fixture') {
+    const fixtures = engine.fixtures;
+    if (!fixtures) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'unknown tool');
+    return fixtures.startTask(caller, tool.tool.name, args);
+  }
+  let output: unknown;
+  try {
+    output = await engine.call(caller, tool.name, args);
+  } catch (error) {
+    // a refusal before any task exists is an ordinary tool error, not a task
+    const pub = toPublicError(error);
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${pub.code}: ${pub.message}`);
+  }
+  const taskId = tool.spec.task?.taskIdOf(output);
+  if (!taskId) throw new ProtocolError(ProtocolErrorCode.InternalError, `${tool.name} did not create a task`);
+  return engine.tasks.get(caller, taskId);
+}
+
+/**
+ * One MCP server instance for one caller (a 2025 session, or one 2026 request). Tools come from the contract
+ * table; a call goes to the engine. Task-creating tools can answer with a task on both eras; tasks/* are
+ * served over the one task store. The low-level Server is used (not McpServer) because tools/call must see
+ * params.task and return exact errors.
+ */
+export function buildMcpServer(engine: Engine, caller: Caller, era: 'legacy' | 'modern'): Server {
+  const capabilities =
+    era === 'legacy'
+      ? { tools: { listChanged: false }, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } }
+      : { tools: { listChanged: false }, extensions: { [TASKS_EXTENSION]: {} } };
+  const server = new Server(SERVER_INFO, { capabilities, instructions: INSTRUCTIONS });
+
+  server.setRequestHandler('tools/list', () => {
+    const methods = toolsFor(engine, caller).map((name) => {
+      const support = (CONTRACT[name] as MethodSpec).task?.support;
+      return {
+        name,
+        description: CONTRACT[name].description,
+        inputSchema: inputSchemaOf(name),
+        ...(support ? { execution: { taskSupport: support } } : {}),
+      };
+    });
+    const fixtures = (engine.fixtures?.tools ?? []).map((t) => ({
+      name: t.name,
+      description: t.description,
+      inputSchema: t.inputSchema,
+      execution: { taskSupport: t.taskSupport },
+    }));
+    return { tools: [...methods, ...fixtures] } as never;
+  });
 
   server.setRequestHandler('tools/call', async (request, ctx) => {
-    const { name, arguments: args } = request.params;
-    if (!isMethodName(name) || !CONTRACT[name].mcpTool || !toolsFor(engine, caller).includes(name)) {
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown tool: ${name}; call tools/list for the tools you may use`);
+    const params = request.params as typeof request.params & { task?: { ttl?: number } };
+    const args = (params.arguments ?? {}) as Record<string, unknown>;
+    const tool = resolveTool(engine, caller, params.name);
+    if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown tool: ${params.name}; call tools/list for the tools you may use`);
+
+    if (era === 'legacy') {
+      const wantsTask = params.task !== undefined;
+      if (wantsTask && tool.support === 'forbidden') throw new ProtocolError(ProtocolErrorCode.MethodNotFound, `${params.name} cannot run as a task`);
+      if (!wantsTask && tool.support === 'required') throw new ProtocolError(ProtocolErrorCode.MethodNotFound, `${params.name} runs only as a task: send params.task`);
+      if (wantsTask) {
+        const task = await callAsTask(engine, caller, tool, args);
+        noteCreatedTask(server, task.id);
+        // v2 validates every tools/call result as a CallToolResult: `content: []` lets the 2025 CreateTaskResult through
+        return { content: [], task: toTaskV1(task) } as never;
+      }
+      return (await callPlain(engine, caller, tool, args, ctx.mcpReq.signal)) as never;
     }
-    try {
-      const result = (await engine.call(caller, name, args ?? {}, { signal: ctx.mcpReq.signal })) as unknown as Record<string, unknown>;
-      return { content: [{ type: 'text' as const, text: JSON.stringify(result, null, 2) }], structuredContent: result };
-    } catch (error) {
-      const pub = toPublicError(error);
-      if (pub.code === 'INTERNAL') console.error(`[mcp] ${name} failed for ${caller.name}:`, error);
-      return { content: [{ type: 'text' as const, text: `${pub.code}: ${pub.message}` }], isError: true };
+
+    // 2026: the server decides; a task only for a request that declared the extension
+    const declared = declaresTasksExtension(ctx);
+    if (declared && tool.support !== 'forbidden') {
+      const task = await callAsTask(engine, caller, tool, args);
+      return { resultType: 'task', ...toTaskV2(task) } as never;
     }
+    if (tool.support === 'required') throw missingTasksExtension();
+    return (await callPlain(engine, caller, tool, args, ctx.mcpReq.signal)) as never;
   });
 
+  if (era === 'legacy') registerLegacyTaskHandlers(server, engine, caller);
+  else registerModernTaskHandlers(server, engine, caller);
   return server;
 }

@@ -15,6 +15,8 @@ export interface RunnerOptions {
   paths?: Paths;
   /** Overrides of LIMITS (tests use small caps and short idle times). */
   limits?: Partial<Limits>;
+  /** Serve the conformance fixture tools (tests only: `serve --test-fixtures`). */
+  fixtures?: boolean;
 }
 
 export interface RunningRoom {
@@ -42,7 +44,7 @@ export function portFromEnv(env: NodeJS.ProcessEnv = process.env): number {
 export async function startRunner(options: RunnerOptions = {}): Promise<RunningRoom> {
   const room = Room.open({ markdown: options.room, ...(options.paths ? { paths: options.paths } : {}) });
   const limits = { ...LIMITS, ...options.limits };
-  const engine = await Engine.start(room, limits);
+  const engine = await Engine.start(room, limits, { fixtures: options.fixtures ?? false });
   const mcp = new McpEndpoint(engine, {
     maxBodyBytes: limits.maxBodyBytes,
     maxSessions: limits.maxLegacySessions,

@@ -1,0 +1,128 @@
+import type { Caller } from '../../common/dto';
+import { RoomError } from '../../common/errors';
+import { JobError, type InputRequester, type TaskJobs } from './task-jobs';
+
+/**
+ * Test fixtures for the official MCP conformance suite (and our own task tests): small tools whose work runs
+ * through the same task rows, task service and door handlers as real tools. Served ONLY when the runner is
+ * started with fixtures on (`commonroom serve --test-fixtures`); never in a normal room.
+ */
+export type TaskSupport = 'forbidden' | 'optional' | 'required';
+
+export interface FixtureTool {
+  name: string;
+  description: string;
+  inputSchema: { type: 'object'; properties: Record<string, unknown>; required?: string[] };
+  taskSupport: TaskSupport;
+  run(args: Record<string, unknown>, signal: AbortSignal, requestInput: InputRequester): Promise<Record<string, unknown>>;
+}
+
+const text = (t: string, isError = false) => ({ content: [{ type: 'text', text: t }], ...(isError ? { isError: true } : {}) });
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(new Error('aborted'));
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => {
+      clearTimeout(timer);
+      reject(new Error('aborted'));
+    }, { once: true });
+  });
+}
+
+const elicit = (message: string, properties: Record<string, unknown>, required: string[]) => ({
+  method: 'elicitation/create',
+  params: { mode: 'form', message, requestedSchema: { type: 'object', properties, required } },
+});
+
+let inputSeq = 0;
+
+export const FIXTURE_TOOLS: FixtureTool[] = [
+  {
+    name: 'greet',
+    description: 'fixture: answers at once (never a task)',
+    inputSchema: { type: 'object', properties: { name: { type: 'string' } } },
+    taskSupport: 'forbidden',
+    run: async (args) => text(`Hello, ${typeof args.name === 'string' ? args.name : 'World'}!`),
+  },
+  {
+    name: 'slow_compute',
+    description: 'fixture: sleeps `seconds`, then answers (task optional)',
+    inputSchema: { type: 'object', properties: { seconds: { type: 'number' }, label: { type: 'string' } } },
+    taskSupport: 'optional',
+    run: async (args, signal) => {
+      await sleep(Math.min(30, Math.max(0, Number(args.seconds ?? 1))) * 1000, signal);
+      return text(`computed ${typeof args.label === 'string' ? args.label : ''}`);
+    },
+  },
+  {
+    name: 'failing_job',
+    description: 'fixture: a task-only job that ends with a tool error (isError)',
+    inputSchema: { type: 'object', properties: {} },
+    taskSupport: 'required',
+    run: async (_args, signal) => {
+      await sleep(1000, signal);
+      return text('job failed', true);
+    },
+  },
+  {
+    name: 'protocol_error_job',
+    description: 'fixture: fails with a JSON-RPC error',
+    inputSchema: { type: 'object', properties: {} },
+    taskSupport: 'optional',
+    run: async (_args, signal) => {
+      await sleep(200, signal);
+      throw new JobError(-32603, 'protocol_error_job exploded');
+    },
+  },
+  {
+    name: 'confirm_delete',
+    description: 'fixture: asks once for a confirmation (input_required), then answers',
+    inputSchema: { type: 'object', properties: { filename: { type: 'string' } } },
+    taskSupport: 'optional',
+    run: async (args, signal, requestInput) => {
+      await sleep(50, signal);
+      const key = `confirm-${++inputSeq}`;
+      const answers = (await requestInput({ [key]: elicit(`Delete ${String(args.filename)}?`, { confirm: { type: 'boolean' } }, ['confirm']) })) as Record<
+        string,
+        { action?: string; content?: { confirm?: boolean } }
+      >;
+      const a = answers[key];
+      return text(a?.action === 'accept' && a.content?.confirm ? `deleted ${String(args.filename)}` : `kept ${String(args.filename)}`);
+    },
+  },
+  {
+    name: 'multi_input',
+    description: 'fixture: two input requests at once',
+    inputSchema: { type: 'object', properties: {} },
+    taskSupport: 'optional',
+    run: async (_args, signal, requestInput) => {
+      await sleep(50, signal);
+      const props = { name: { type: 'string' }, confirm: { type: 'boolean' } };
+      const r = (await requestInput({ 'first-input': elicit('First?', props, ['name']), 'second-input': elicit('Second?', props, ['name']) })) as Record<
+        string,
+        { content?: { name?: string } }
+      >;
+      return text(`got ${r['first-input']?.content?.name} and ${r['second-input']?.content?.name}`);
+    },
+  },
+];
+
+export class Fixtures {
+  constructor(private readonly jobs: TaskJobs) {}
+
+  get tools(): FixtureTool[] {
+    return FIXTURE_TOOLS;
+  }
+
+  find(name: string): FixtureTool | undefined {
+    return FIXTURE_TOOLS.find((t) => t.name === name);
+  }
+
+  /** Runs a fixture as a task (the row exists before this returns). */
+  startTask(caller: Caller, name: string, args: Record<string, unknown>) {
+    const tool = this.find(name);
+    if (!tool) throw new RoomError('NOT_FOUND', `unknown tool: ${name}`);
+    return this.jobs.start(caller, (signal, requestInput) => tool.run(args, signal, requestInput), { ttlMs: 300_000, pollIntervalMs: 300 });
+  }
+}

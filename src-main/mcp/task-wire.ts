@@ -1,0 +1,70 @@
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { isRoomError } from '../common/errors';
+import type { TaskRecord } from '../engine/store/tasks';
+
+/**
+ * The two wire shapes of one task record: 2025-11-25 core tasks (ttl, pollInterval) and the 2026-07-28
+ * extension (ttlMs, pollIntervalMs, and the detailed form with inputRequests / result / error by status).
+ */
+export function toTaskV1(t: TaskRecord): Record<string, unknown> {
+  return {
+    taskId: t.id,
+    status: t.status,
+    ...(t.statusMessage ? { statusMessage: t.statusMessage } : {}),
+    createdAt: t.createdAt,
+    lastUpdatedAt: t.updatedAt,
+    ttl: t.ttlMs,
+    pollInterval: t.pollIntervalMs,
+  };
+}
+
+export function toTaskV2(t: TaskRecord): Record<string, unknown> {
+  return {
+    taskId: t.id,
+    status: t.status,
+    ...(t.statusMessage ? { statusMessage: t.statusMessage } : {}),
+    createdAt: t.createdAt,
+    lastUpdatedAt: t.updatedAt,
+    ttlMs: t.ttlMs,
+    pollIntervalMs: t.pollIntervalMs,
+  };
+}
+
+/** The 2026 DetailedTask: what tasks/get and notifications/tasks carry. */
+export function toDetailedTaskV2(t: TaskRecord, resultOf: (t: TaskRecord) => Record<string, unknown>): Record<string, unknown> {
+  const base = toTaskV2(t);
+  switch (t.status) {
+    case 'input_required':
+      return { ...base, inputRequests: t.inputRequests ?? {} };
+    case 'completed':
+      // the inlined result is a complete 2026 CallToolResult, so it carries its own resultType
+      return { ...base, result: { resultType: 'complete', ...resultOf(t) } };
+    case 'failed':
+      return { ...base, error: t.error ?? { code: -32603, message: t.statusMessage ?? 'task failed' } };
+    default:
+      return base;
+  }
+}
+
+/**
+ * Engine refusals on tasks/* as JSON-RPC errors. Unknown and not-yours are one error (-32602 "unknown
+ * task"); a refused transition is -32602 with the engine's message; anything unexpected is -32603.
+ */
+export function taskProtocolError(error: unknown): ProtocolError {
+  if (error instanceof ProtocolError) return error;
+  if (isRoomError(error)) {
+    if (error.code === 'NOT_FOUND' || error.code === 'FORBIDDEN') return new ProtocolError(ProtocolErrorCode.InvalidParams, 'unknown task');
+    if (error.code === 'CONFLICT' || error.code === 'INVALID_INPUT') return new ProtocolError(ProtocolErrorCode.InvalidParams, error.message);
+    if (error.code === 'LIMIT_EXCEEDED') return new ProtocolError(ProtocolErrorCode.InvalidRequest, error.message);
+  }
+  console.error('[mcp] task request failed:', error);
+  return new ProtocolError(ProtocolErrorCode.InternalError, 'internal error: the runner logged the details');
+}
+
+export async function asTaskCall<T>(fn: () => T | Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    throw taskProtocolError(error);
+  }
+}
