@@ -26,7 +26,7 @@ export function describeRunning(running: RunningRoom): string {
 }
 
 export async function serve(argv: readonly string[]): Promise<number> {
-  const args = parseArgs(argv, { room: 'string', port: 'string', host: 'string', help: 'boolean' });
+  const args = parseArgs(argv, { room: 'string', port: 'string', host: 'string', help: 'boolean', 'test-fixtures': 'boolean' });
   if (args.flags.help) {
     console.log(SERVE_USAGE);
     return 0;
@@ -36,7 +36,9 @@ export async function serve(argv: readonly string[]): Promise<number> {
     room: stringFlag(args, 'room') ?? (process.env.COMMONROOM_ROOM || undefined),
     host: stringFlag(args, 'host') ?? '127.0.0.1',
     port: portFlag(args, portFromEnv()),
+    fixtures: args.flags['test-fixtures'] === true,
   });
+  if (args.flags['test-fixtures']) console.log('test fixtures are ON: the conformance fixture tools are served (never use this for real work)');
   return new Promise<number>((resolve) => {
     let stopping = false;
     const stop = (signal: NodeJS.Signals) => {
