@@ -256,13 +256,18 @@ describe('idempotency and limits', () => {
 
   it('the 33rd active task is refused; a finished one frees its place', async () => {
     const ids: string[] = [];
-    for (let i = 0; i < LIMITS.maxActiveTasks; i++) ids.push((await bench.call(alice, 'handoff_create', { summary: `job ${i}` })).handoff.id);
+    for (let i = 0; i < LIMITS.maxActiveTasks; i++) {
+      ids.push((await bench.call(alice, 'handoff_create', { summary: `job ${i}`, idempotency_key: `job-${i}` })).handoff.id);
+    }
     const before = counts(db());
     const e = await refused(db(), () => bench.call(alice, 'handoff_create', { summary: 'one too many' }));
     expect(e.code).toBe('LIMIT_EXCEEDED');
     expect(e.message).toMatch(/32 tasks working or waiting for input \(at most 32\)/);
     expect(counts(db())).toEqual(before);
-    // a repeat of an earlier create still answers (it writes nothing)
+    // a repeat of an earlier create still answers at the cap (it writes nothing)
+    const repeat = await bench.call(alice, 'handoff_create', { summary: 'job 5', idempotency_key: 'job-5' });
+    expect(repeat).toMatchObject({ created: false, handoff: { id: ids[5] } });
+    expect(counts(db())).toEqual(before);
     await bench.call(alice, 'handoff_cancel', { handoff_id: ids[0] as string });
     expect((await bench.call(alice, 'handoff_create', { summary: 'now it fits' })).created).toBe(true);
   });
