@@ -127,6 +127,8 @@ describe('a handoff and its task', () => {
     expect((await refused(db(), () => bench.call(alice, 'handoff_create', { summary: 's', to: 'nobody' }))).code).toBe('NOT_FOUND');
     expect((await refused(db(), () => bench.call(alice, 'handoff_create', { summary: 's', to: 'alice' }))).code).toBe('INVALID_INPUT');
     expect((await refused(db(), () => bench.call(alice, 'handoff_create', { summary: 's', to: 'reader' }))).message).toMatch(/lacks the "write" capability/);
+    // and a read-only participant cannot hand work out at all
+    expect((await refused(db(), () => bench.call(reader, 'handoff_create', { summary: 's' }))).message).toMatch(/needs the "write" capability/);
   });
 });
 
