@@ -40,7 +40,8 @@ describe('TTL with an injected clock', () => {
       const after = (await bench.call(alice, 'handoff_get', { handoff_id: h.id })).handoff;
       expect(after.status).toBe('cancelled');
       expect(after.cancellation).toMatchObject({ by: null, reason: 'task expired' });
-      expect(after.task).toMatchObject({ status: 'failed', statusMessage: 'task expired' });
+      expect(after.task).toMatchObject({ status: 'failed', statusMessage: 'task expired', error: { code: -32001, message: 'task expired' } });
+      expect(after.task?.inputRequests).toBeUndefined();
       const events = (await bench.call(alice, 'handoff_events', { handoff_id: h.id })).events;
       expect(events.at(-1)).toMatchObject({ kind: 'handoff.expired', actor: null, data: { status: 'cancelled', taskStatus: 'failed' } });
     }

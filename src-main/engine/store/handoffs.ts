@@ -83,7 +83,8 @@ export interface Viewer {
   canAccept: boolean;
 }
 
-const viewerParams = (v: Viewer) => ({ me: v.me, all: v.all ? 1 : 0, canAccept: v.canAccept ? 1 : 0 });
+/** The named parameters VISIBLE_TO expects. */
+export const viewerParams = (v: Viewer): Record<string, string | number> => ({ me: v.me, all: v.all ? 1 : 0, canAccept: v.canAccept ? 1 : 0 });
 
 /** Handoff rows. Callers own the transaction (and the transition rules: see common/handoff-machine.ts). */
 export class HandoffRepo {
@@ -156,8 +157,4 @@ export class HandoffRepo {
   count(): number {
     return (this.db.prepare('SELECT count(*) AS n FROM handoffs').get() as { n: number }).n;
   }
-}
-
-export function viewerParamsFor(viewer: Viewer): Record<string, string | number> {
-  return viewerParams(viewer);
 }
