@@ -1,7 +1,11 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Capability } from '../../src-main/common/capabilities';
 import type { HandoffView, TaskView } from '../../src-main/common/handoff-dto';
 import { Engine } from '../../src-main/engine/engine';
+import { migrate } from '../../src-main/engine/store/migrations';
 import { Room } from '../../src-main/engine/store/room';
 import { makeHome, type TestHome } from '../helpers/env';
 import { runCe, startServe, stopServe, type ServeProcess } from '../helpers/serve';
@@ -134,5 +138,19 @@ describe('ce handoff commands', () => {
   it('against a room no process holds (ce opens it as writer, then lets go)', async () => {
     await walk(offline);
     Room.open({ paths: home.paths }).close();
+  });
+});
+
+describe('ce handoff listings on a room from before handoffs', () => {
+  it('say how to upgrade it instead of failing on a missing table', () => {
+    const md = path.join(home.root, 'old.md');
+    fs.writeFileSync(md, '# old\n');
+    const db = new Database(`${md}.commonroom.db`);
+    fs.chmodSync(`${md}.commonroom.db`, 0o600);
+    migrate(db, 'old', 2);
+    db.close();
+    const r = runCe(home, ['handoffs', '--room', md]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/schema 2, from before handoffs: open it once with this version \("commonroom serve"\) to upgrade it/);
   });
 });

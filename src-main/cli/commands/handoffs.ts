@@ -23,6 +23,19 @@ function participantFlag(args: ParsedArgs, usage: string): string {
   return name;
 }
 
+/** Handoffs arrived with schema 3; a room no newer runner has opened yet has no handoff tables to read. */
+const HANDOFFS_SCHEMA = 3;
+
+function queriesOf(reader: RoomReader): HandoffQueries {
+  if (reader.schemaVersion < HANDOFFS_SCHEMA) {
+    throw new RoomError(
+      'UNAVAILABLE',
+      `this room has schema ${reader.schemaVersion}, from before handoffs: open it once with this version ("commonroom serve") to upgrade it`,
+    );
+  }
+  return new HandoffQueries(reader.db);
+}
+
 function operatorOf(reader: RoomReader): Caller {
   const op = reader.participants.operator();
   if (!op) throw new RoomError('INTERNAL', 'the room has no operator');
@@ -86,7 +99,7 @@ export const HANDOFF_COMMANDS: CeCommand[] = [
     usage: ['ce handoffs                                                  list the handoffs (reads the room file)'],
     async run(args, room) {
       if (args.positional.length > 1) throw new UsageError(`unexpected argument ${JSON.stringify(args.positional[1])}`);
-      const handoffs = withReader(room, (reader) => new HandoffQueries(reader.db).list(operatorOf(reader), { limit: 200 }));
+      const handoffs = withReader(room, (reader) => queriesOf(reader).list(operatorOf(reader), { limit: 200 }));
       print(args, { handoffs }, () => (handoffs.length === 0 ? 'no handoffs' : handoffs.map(handoffLine).join('\n')));
       return 0;
     },
@@ -96,7 +109,7 @@ export const HANDOFF_COMMANDS: CeCommand[] = [
     usage: ['ce handoff ID                                                a handoff, its result and its task'],
     async run(args, room) {
       const id = idArg(args, 'ce handoff ID');
-      const handoff = withReader(room, (reader) => new HandoffQueries(reader.db).get(operatorOf(reader), id));
+      const handoff = withReader(room, (reader) => queriesOf(reader).get(operatorOf(reader), id));
       print(args, { handoff }, () => handoffLines(handoff).join('\n'));
       return 0;
     },
@@ -107,7 +120,7 @@ export const HANDOFF_COMMANDS: CeCommand[] = [
     async run(args, room) {
       const id = idArg(args, 'ce handoff-events ID');
       const page = withReader(room, (reader) => {
-        const q = new HandoffQueries(reader.db);
+        const q = queriesOf(reader);
         const op = operatorOf(reader);
         const events: EventView[] = [];
         let next = q.events(op, id, { limit: 200 });
@@ -132,7 +145,7 @@ export const HANDOFF_COMMANDS: CeCommand[] = [
       const task = withReader(room, (reader) => {
         const caller = participantOf(reader, name);
         if (!caller.capabilities.includes('read')) throw new RoomError('FORBIDDEN', `${name} lacks the "read" capability`);
-        return new HandoffQueries(reader.db).task(caller, id);
+        return queriesOf(reader).task(caller, id);
       });
       print(args, { task }, () => taskLines(task).join('\n'));
       return 0;
