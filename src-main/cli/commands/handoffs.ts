@@ -23,11 +23,13 @@ function participantFlag(args: ParsedArgs, usage: string): string {
   return name;
 }
 
-/** Handoffs arrived with schema 3; a room no newer runner has opened yet has no handoff tables to read. */
-const HANDOFFS_SCHEMA = 3;
-
+/**
+ * A room no runner with handoffs has opened yet has no handoff table to read (the reader never migrates).
+ * Asked of the schema itself rather than a version number, so it holds however migrations are numbered.
+ */
 function queriesOf(reader: RoomReader): HandoffQueries {
-  if (reader.schemaVersion < HANDOFFS_SCHEMA) {
+  const hasTable = reader.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'handoffs'").get() !== undefined;
+  if (!hasTable) {
     throw new RoomError(
       'UNAVAILABLE',
       `this room has schema ${reader.schemaVersion}, from before handoffs: open it once with this version ("commonroom serve") to upgrade it`,
