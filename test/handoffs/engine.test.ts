@@ -114,6 +114,19 @@ describe('a handoff and its task', () => {
     expect(all.inputAnswers.length).toMatchObject({ action: 'decline', answeredBy: 'operator' });
   });
 
+  it('input keys are plain keys, even ones that name Object.prototype members', async () => {
+    const id = await created();
+    await bench.call(bob, 'handoff_accept', { handoff_id: id });
+    const e = await refused(db(), () => bench.call(alice, 'handoff_answer_input', { handoff_id: id, answers: { constructor: { action: 'accept' as const } } }));
+    expect(e.code).toBe('CONFLICT');
+    await bench.call(bob, 'handoff_request_input', { handoff_id: id, requests: { constructor: { message: 'which class?' } } });
+    const wrong = await refused(db(), () => bench.call(alice, 'handoff_answer_input', { handoff_id: id, answers: { toString: { action: 'accept' as const } } }));
+    expect(wrong.message).toMatch(/no outstanding input request "toString"; outstanding: constructor/);
+    const answered = (await bench.call(alice, 'handoff_answer_input', { handoff_id: id, answers: { constructor: { action: 'accept' as const, content: { answer: 'Room' } } } })).handoff;
+    expect(answered.task?.status).toBe('working');
+    expect(answered.inputAnswers.constructor).toMatchObject({ action: 'accept', content: { answer: 'Room' } });
+  });
+
   it('a handoff to anyone: another participant accepts it; the owner cannot', async () => {
     const id = await created(null);
     expect((await refused(db(), () => bench.call(alice, 'handoff_accept', { handoff_id: id }))).message).toMatch(/another participant accepts it/);

@@ -113,7 +113,8 @@ export class HandoffActions {
       this.mustBeAssignee(caller, h, 'request input');
       const requests: Record<string, InputRequest> = {};
       for (const [key, r] of Object.entries(input.requests)) {
-        if (h.inputAnswers[key]) {
+        // own keys only: a key such as "constructor" must not match Object.prototype
+        if (Object.hasOwn(h.inputAnswers, key)) {
           throw new RoomError('INVALID_INPUT', `input "${key}" was already answered on this handoff: use a new key`);
         }
         requests[key] = {
@@ -136,7 +137,7 @@ export class HandoffActions {
           forbid(`only the handoff's owner (${h.owner}) or a participant who can approve answers its input`);
         }
         const outstanding = { ...((task?.inputRequests ?? {}) as Record<string, InputRequest>) };
-        const unknown = keys.filter((k) => !(k in outstanding));
+        const unknown = keys.filter((k) => !Object.hasOwn(outstanding, k));
         if (unknown.length > 0) {
           throw new RoomError(
             'INVALID_INPUT',
