@@ -54,16 +54,13 @@ export class HandoffActions {
   create(caller: Caller, input: MethodInput<'handoff_create'>): { handoff: HandoffView; created: boolean } {
     const { handoffs, tasks } = this.q;
     const key = input.idempotency_key ?? null;
-    if (key !== null) {
-      const original = handoffs.byIdempotencyKey(caller.name, key);
-      if (original) return { handoff: this.q.view(original), created: false };
-    }
     const to = input.to ?? null;
-    if (to !== null) this.checkAddressee(caller, to);
-    const id = newId('h');
-    const taskId = newId('t');
-    this.ctx.commit(() => {
-      // counted inside the write transaction, so two creates can never both take the last place
+    // one transaction for the lookup and the insert: the key, the addressee and the cap are judged on what is
+    // committed, and a repeat finds the original instead of tripping the unique index
+    const { id, created } = this.ctx.commit(() => {
+      const original = key === null ? null : handoffs.byIdempotencyKey(caller.name, key);
+      if (original) return { value: { id: original.id, created: false }, events: [] };
+      if (to !== null) this.checkAddressee(caller, to);
       const active = tasks.countActive();
       if (active >= LIMITS.maxActiveTasks) {
         throw new RoomError(
@@ -71,6 +68,8 @@ export class HandoffActions {
           `the room already has ${active} tasks working or waiting for input (at most ${LIMITS.maxActiveTasks}): finish or cancel one first`,
         );
       }
+      const handoffId = newId('h');
+      const taskId = newId('t');
       const at = this.ctx.now();
       tasks.insert({
         id: taskId,
@@ -78,11 +77,11 @@ export class HandoffActions {
         owner: caller.name,
         ttlMs: LIMITS.handoffTaskTtlMs,
         pollIntervalMs: LIMITS.handoffPollIntervalMs,
-        correlationId: id,
+        correlationId: handoffId,
         at,
       });
       handoffs.insert({
-        id,
+        id: handoffId,
         taskId,
         owner: caller.name,
         target: to,
@@ -93,11 +92,11 @@ export class HandoffActions {
         at,
       });
       return {
-        value: undefined,
-        events: [{ kind: 'handoff.created', actor: caller.name, subject: id, data: { taskId, to, status: 'open', taskStatus: 'working' } }],
+        value: { id: handoffId, created: true },
+        events: [{ kind: 'handoff.created', actor: caller.name, subject: handoffId, data: { taskId, to, status: 'open', taskStatus: 'working' } }],
       };
     });
-    return { handoff: this.q.get(caller, id), created: true };
+    return { handoff: this.q.get(caller, id), created };
   }
 
   accept(caller: Caller, id: string): HandoffView {
