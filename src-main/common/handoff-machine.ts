@@ -22,8 +22,12 @@ export interface TransitionOptions {
   remainingInputs?: number;
 }
 
+/** Every refusal ends with both current states, so a reader never has to ask which record said no. */
 function refuse(message: string, state: HandoffState): never {
-  throw new RoomError('CONFLICT', message, { handoffStatus: state.handoff, taskStatus: state.task });
+  throw new RoomError('CONFLICT', `${message} (now: handoff ${state.handoff}, task ${state.task ?? 'deleted after its TTL'})`, {
+    handoffStatus: state.handoff,
+    taskStatus: state.task,
+  });
 }
 
 /** The task a live action needs; a handoff whose task row is gone cannot be worked on any more. */

@@ -146,6 +146,88 @@ describe('a handoff and its task', () => {
 });
 
 describe('every illegal transition is refused, naming the state, with nothing written', () => {
+  type Action = 'accept' | 'request_input' | 'answer_input' | 'complete' | 'approve' | 'reject' | 'cancel';
+  const ACTIONS: Action[] = ['accept', 'request_input', 'answer_input', 'complete', 'approve', 'reject', 'cancel'];
+  /** Each state the engine can reach, how to get there, and the only actions it allows. */
+  const STATES: { name: string; status: string; reach: (id: string) => Promise<unknown>; legal: Action[] }[] = [
+    { name: 'open', status: 'open', reach: async () => {}, legal: ['accept', 'cancel'] },
+    { name: 'accepted (task working)', status: 'accepted', reach: (id) => act('accept', id), legal: ['request_input', 'complete', 'cancel'] },
+    {
+      name: 'accepted (task input_required)',
+      status: 'input_required',
+      reach: async (id) => {
+        await act('accept', id);
+        await act('request_input', id);
+      },
+      legal: ['answer_input', 'cancel'],
+    },
+    {
+      name: 'result_ready',
+      status: 'result_ready',
+      reach: async (id) => {
+        await act('accept', id);
+        await act('complete', id);
+      },
+      legal: ['approve', 'reject'],
+    },
+    {
+      name: 'approved',
+      status: 'approved',
+      reach: async (id) => {
+        await act('accept', id);
+        await act('complete', id);
+        await act('approve', id);
+      },
+      legal: [],
+    },
+    {
+      name: 'rejected',
+      status: 'rejected',
+      reach: async (id) => {
+        await act('accept', id);
+        await act('complete', id);
+        await act('reject', id);
+      },
+      legal: [],
+    },
+    { name: 'cancelled', status: 'cancelled', reach: (id) => act('cancel', id), legal: [] },
+  ];
+
+  /** Each action by the participant whose role allows it, so only the state can refuse it. */
+  function act(action: Action, id: string): Promise<unknown> {
+    switch (action) {
+      case 'accept':
+        return bench.call(bob, 'handoff_accept', { handoff_id: id });
+      case 'request_input':
+        return bench.call(bob, 'handoff_request_input', { handoff_id: id, requests: { q: { message: 'which one?' } } });
+      case 'answer_input':
+        return bench.call(alice, 'handoff_answer_input', { handoff_id: id, answers: { q: { action: 'accept', content: { answer: 'this one' } } } });
+      case 'complete':
+        return bench.call(bob, 'handoff_complete', { handoff_id: id, result: 'the result' });
+      case 'approve':
+        return bench.call(bench.op, 'handoff_approve', { handoff_id: id });
+      case 'reject':
+        return bench.call(bench.op, 'handoff_reject', { handoff_id: id, reason: 'not it' });
+      case 'cancel':
+        return bench.call(alice, 'handoff_cancel', { handoff_id: id });
+    }
+  }
+
+  it.each(STATES)('from $name: every action it does not allow is a CONFLICT naming the state; the allowed ones work', async (state) => {
+    const id = await created();
+    await state.reach(id);
+    for (const action of ACTIONS.filter((a) => !state.legal.includes(a))) {
+      const e = await refused(db(), () => act(action, id));
+      expect(e.code, `${action} from ${state.name}`).toBe('CONFLICT');
+      expect(e.message, `${action} from ${state.name}`).toContain(state.status);
+    }
+    for (const action of state.legal) {
+      const fresh = await created();
+      await state.reach(fresh);
+      await expect(act(action, fresh), `${action} from ${state.name}`).resolves.toBeDefined();
+    }
+  });
+
   it('from open', async () => {
     const id = await created();
     for (const [method, input, pattern] of [
