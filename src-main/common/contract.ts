@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { HANDOFF_METHODS, type HandoffOutputs } from './methods/handoffs';
 import { PARTICIPANT_METHODS, type ParticipantOutputs } from './methods/participants';
 import { ROOM_METHODS, type RoomOutputs } from './methods/room';
 import { SHELL_METHODS, type ShellOutputs } from './methods/shells';
@@ -14,10 +15,11 @@ export const CONTRACT = {
   ...ROOM_METHODS,
   ...PARTICIPANT_METHODS,
   ...SHELL_METHODS,
+  ...HANDOFF_METHODS,
 };
 
 /** What each method answers; the engine implements exactly this. */
-export interface MethodOutputs extends RoomOutputs, ParticipantOutputs, ShellOutputs {}
+export interface MethodOutputs extends RoomOutputs, ParticipantOutputs, ShellOutputs, HandoffOutputs {}
 
 export type Contract = typeof CONTRACT;
 export type MethodName = keyof Contract;

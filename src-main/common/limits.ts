@@ -35,6 +35,31 @@ export const LIMITS = {
   /** Live viewers (the app's terminals): pause a viewer above HIGH unacknowledged bytes, resume below LOW. */
   viewerHighWatermark: 512 * 1024,
   viewerLowWatermark: 64 * 1024,
+  /** The event ring: the newest this many events of a room are kept, older ids are gone (room-wide). */
+  eventRingSize: 2000,
+  /** Most events one page of handoff_events / workspace_history returns. */
+  maxEventPage: 200,
+  /** Tasks `working` or `input_required` at once in one room (every kind of task counts). */
+  maxActiveTasks: 32,
+  /** A handoff task's TTL: terminal rows go one TTL after their last update, live ones fail one TTL after creation. */
+  handoffTaskTtlMs: 24 * 60 * 60 * 1000,
+  /** How often clients are told to poll a handoff task. */
+  handoffPollIntervalMs: 5000,
+  /** How often the TTL sweeper looks for expired handoff tasks. */
+  handoffSweepIntervalMs: 60 * 1000,
+  /** Handoff texts, in characters; the result in bytes of UTF-8. */
+  maxHandoffSummaryChars: 2000,
+  maxHandoffConstraintsChars: 8000,
+  maxHandoffResultBytes: 256 * 1024,
+  /** Artifact references per handoff or result (stored, never fetched), and the length of each URI. */
+  maxArtifactRefs: 32,
+  maxArtifactUriLength: 2048,
+  /** Input requests a task may wait on at once, and the text of each. */
+  maxInputRequests: 16,
+  maxInputMessageChars: 2000,
+  /** Idempotency keys and reasons. */
+  maxIdempotencyKeyLength: 128,
+  maxReasonChars: 2000,
 } as const;
 
 export type Limits = { [K in keyof typeof LIMITS]: number };

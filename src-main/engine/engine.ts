@@ -7,6 +7,7 @@ import { RoomError } from '../common/errors';
 import { LIMITS, type Limits } from '../common/limits';
 import { EventBus } from './event-bus';
 import { makeContext, type CallContext, type EngineContext, type Feature, type Handlers, type MethodHandler } from './feature';
+import { handoffsFeature } from './handoffs/handoffs-feature';
 import { participantsFeature } from './participants-feature';
 import { roomFeature } from './room-feature';
 import { ShellRegistry } from './shells/shell-registry';
@@ -34,7 +35,12 @@ function callerOf(record: ParticipantRecord): Caller {
 /** Every feature of the runner, in start order. A new capability adds itself here. */
 function buildFeatures(engine: Engine): Feature[] {
   const { ctx, limits } = engine;
-  return [roomFeature(ctx), participantsFeature(ctx), shellsFeature(ctx, engine.shells, limits)] as unknown as Feature[];
+  return [
+    roomFeature(ctx),
+    participantsFeature(ctx),
+    shellsFeature(ctx, engine.shells, limits),
+    handoffsFeature(ctx),
+  ] as unknown as Feature[];
 }
 
 export interface EngineOptions {

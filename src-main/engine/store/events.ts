@@ -1,17 +1,35 @@
 import type Database from 'better-sqlite3';
+import { LIMITS } from '../../common/limits';
 
-/** The room's append-only event rows. Written inside the caller's transaction with the change they record. */
+/**
+ * The room's append-only event ring. Written inside the caller's transaction with the change it records; each
+ * append also drops whatever fell out of the ring, in that same transaction, so the table never holds more
+ * than `ringSize` rows and a reader never sees a half-trimmed ring.
+ */
 export class EventRepo {
-  constructor(private readonly db: Database.Database) {}
+  constructor(
+    private readonly db: Database.Database,
+    private readonly ringSize: number = LIMITS.eventRingSize,
+  ) {}
 
   append(e: { at: string; kind: string; actor: string | null; subject: string | null; data?: unknown }): number {
     const info = this.db
       .prepare('INSERT INTO events (at, kind, actor, subject, data) VALUES (?, ?, ?, ?, ?)')
       .run(e.at, e.kind, e.actor, e.subject, JSON.stringify(e.data ?? {}));
-    return Number(info.lastInsertRowid);
+    const id = Number(info.lastInsertRowid);
+    // ids only grow (AUTOINCREMENT), so "older than the ringSize-th newest" is a rowid range delete
+    this.db
+      .prepare('DELETE FROM events WHERE id < (SELECT id FROM events ORDER BY id DESC LIMIT 1 OFFSET ?)')
+      .run(this.ringSize - 1);
+    return id;
   }
 
   count(): number {
     return (this.db.prepare('SELECT count(*) AS n FROM events').get() as { n: number }).n;
+  }
+
+  /** The oldest id still in the ring; a reader whose cursor is below it missed events. */
+  oldestId(): number | null {
+    return (this.db.prepare('SELECT min(id) AS id FROM events').get() as { id: number | null }).id;
   }
 }

@@ -1,0 +1,192 @@
+import type { Caller } from '../../common/dto';
+import { RoomError } from '../../common/errors';
+import type { EventView, HandoffView, TaskView } from '../../common/handoff-dto';
+import { HandoffQueries } from '../../engine/handoffs/queries';
+import type { RoomReader } from '../../engine/store/room';
+import { stringFlag, UsageError, type ParsedArgs } from '../args';
+import { print, type CeCommand } from '../command';
+import { callAsOperator, withReader } from '../room-client';
+
+/** One positional id after the command word, nothing more. */
+function idArg(args: ParsedArgs, usage: string): string {
+  const [, id, ...extra] = args.positional;
+  if (!id) throw new UsageError(`${usage}: the id is missing`);
+  if (extra.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])}`);
+  return id;
+}
+
+/** A named participant, for commands that act or read with that participant's rights. */
+function participantFlag(args: ParsedArgs, usage: string): string {
+  const name = stringFlag(args, 'participant');
+  // a task id alone is not authorization: the command must say whose view (or whose rights) it uses
+  if (!name) throw new UsageError(`${usage}: say which participant with --participant NAME (a task id alone is not authorization)`);
+  return name;
+}
+
+/**
+ * A room no runner with handoffs has opened yet has no handoff table to read (the reader never migrates).
+ * Asked of the schema itself rather than a version number, so it holds however migrations are numbered.
+ */
+function queriesOf(reader: RoomReader): HandoffQueries {
+  const hasTable = reader.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'handoffs'").get() !== undefined;
+  if (!hasTable) {
+    throw new RoomError(
+      'UNAVAILABLE',
+      `this room has schema ${reader.schemaVersion}, from before handoffs: open it once with this version ("commonroom serve") to upgrade it`,
+    );
+  }
+  return new HandoffQueries(reader.db);
+}
+
+function operatorOf(reader: RoomReader): Caller {
+  const op = reader.participants.operator();
+  if (!op) throw new RoomError('INTERNAL', 'the room has no operator');
+  return { name: op.name, role: op.role, capabilities: op.capabilities };
+}
+
+function participantOf(reader: RoomReader, name: string): Caller {
+  const p = reader.participants.byName(name);
+  if (!p || p.revokedAt !== null) throw new RoomError('NOT_FOUND', `no active participant named "${name}": see "ce participant list"`);
+  return { name: p.name, role: p.role, capabilities: p.capabilities };
+}
+
+const oneLine = (text: string, max: number) => {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+};
+
+function handoffLine(h: HandoffView): string {
+  const who = `${h.owner} → ${h.assignee ?? h.to ?? 'anyone'}`;
+  return `${h.id.padEnd(20)} ${h.status.padEnd(12)} ${(h.task?.status ?? '-').padEnd(14)} ${who.padEnd(28)} ${oneLine(h.summary, 60)}`;
+}
+
+function taskLines(t: TaskView): string[] {
+  const lines = [
+    `task:        ${t.taskId} (${t.operation})`,
+    `status:      ${t.status}${t.statusMessage ? ` — ${t.statusMessage}` : ''}`,
+    `owner:       ${t.owner}${t.assignee ? `   assignee: ${t.assignee}` : ''}`,
+    `created:     ${t.createdAt}   updated: ${t.lastUpdatedAt}`,
+    `ttl:         ${t.ttl === null ? 'none' : `${t.ttl} ms`}   poll: ${t.pollInterval} ms   correlation: ${t.correlationId}`,
+  ];
+  for (const [key, r] of Object.entries(t.inputRequests ?? {})) lines.push(`input asked: ${key}: ${r.params.message}`);
+  if (t.error) lines.push(`error:       ${t.error.code} ${t.error.message}`);
+  return lines;
+}
+
+function handoffLines(h: HandoffView): string[] {
+  const lines = [
+    `handoff:     ${h.id}`,
+    `status:      ${h.status}`,
+    `from → to:   ${h.owner} → ${h.to ?? 'anyone'}${h.assignee ? `   assignee: ${h.assignee}` : ''}`,
+    `summary:     ${h.summary}`,
+  ];
+  if (h.constraints) lines.push(`constraints: ${h.constraints}`);
+  for (const a of h.artifacts) lines.push(`artifact:    ${a.uri}${a.name ? ` (${a.name})` : ''}`);
+  for (const [key, a] of Object.entries(h.inputAnswers)) lines.push(`input:       ${key}: ${a.action} by ${a.answeredBy}${a.content ? ` ${JSON.stringify(a.content)}` : ''}`);
+  if (h.result) {
+    lines.push(`result:      by ${h.result.completedBy} at ${h.result.completedAt}`);
+    lines.push(...h.result.text.split('\n').map((l) => `  ${l}`));
+  }
+  if (h.decision) lines.push(`decision:    ${h.decision.approved ? 'approved' : 'rejected'} by ${h.decision.by}${h.decision.reason ? `: ${h.decision.reason}` : ''}`);
+  if (h.cancellation) lines.push(`cancelled:   by ${h.cancellation.by ?? 'the runner'}${h.cancellation.reason ? `: ${h.cancellation.reason}` : ''}`);
+  lines.push(...(h.task ? taskLines(h.task) : [`task:        ${h.taskId} (deleted after its TTL; the result above remains)`]));
+  return lines;
+}
+
+const eventLine = (e: EventView) => `${String(e.id).padStart(6)}  ${e.at}  ${e.kind.padEnd(24)} ${e.actor ?? '-'}  ${JSON.stringify(e.data)}`;
+
+export const HANDOFF_COMMANDS: CeCommand[] = [
+  {
+    name: 'handoffs',
+    usage: ['ce handoffs                                                  list the handoffs (reads the room file)'],
+    async run(args, room) {
+      if (args.positional.length > 1) throw new UsageError(`unexpected argument ${JSON.stringify(args.positional[1])}`);
+      const handoffs = withReader(room, (reader) => queriesOf(reader).list(operatorOf(reader), { limit: 200 }));
+      print(args, { handoffs }, () => (handoffs.length === 0 ? 'no handoffs' : handoffs.map(handoffLine).join('\n')));
+      return 0;
+    },
+  },
+  {
+    name: 'handoff',
+    usage: ['ce handoff ID                                                a handoff, its result and its task'],
+    async run(args, room) {
+      const id = idArg(args, 'ce handoff ID');
+      const handoff = withReader(room, (reader) => queriesOf(reader).get(operatorOf(reader), id));
+      print(args, { handoff }, () => handoffLines(handoff).join('\n'));
+      return 0;
+    },
+  },
+  {
+    name: 'handoff-events',
+    usage: ["ce handoff-events ID                                         a handoff's events, oldest first"],
+    async run(args, room) {
+      const id = idArg(args, 'ce handoff-events ID');
+      const page = withReader(room, (reader) => {
+        const q = queriesOf(reader);
+        const op = operatorOf(reader);
+        const events: EventView[] = [];
+        let next = q.events(op, id, { limit: 200 });
+        events.push(...next.events);
+        while (next.more) {
+          next = q.events(op, id, { after: next.nextAfter, limit: 200 });
+          events.push(...next.events);
+        }
+        return { ...next, events };
+      });
+      print(args, page, () => (page.events.length === 0 ? 'no events kept for this handoff' : page.events.map(eventLine).join('\n')));
+      return 0;
+    },
+  },
+  {
+    name: 'task',
+    usage: ['ce task ID --participant NAME                                a task, as NAME may see it'],
+    async run(args, room) {
+      const usage = 'ce task ID --participant NAME';
+      const id = idArg(args, usage);
+      const name = participantFlag(args, usage);
+      const task = withReader(room, (reader) => {
+        const caller = participantOf(reader, name);
+        if (!caller.capabilities.includes('read')) throw new RoomError('FORBIDDEN', `${name} lacks the "read" capability`);
+        return queriesOf(reader).task(caller, id);
+      });
+      print(args, { task }, () => taskLines(task).join('\n'));
+      return 0;
+    },
+  },
+  {
+    name: 'task-cancel',
+    usage: ["ce task-cancel ID --participant NAME [--reason TEXT]         cancel a handoff's task with NAME's rights"],
+    async run(args, room) {
+      const usage = 'ce task-cancel ID --participant NAME';
+      const id = idArg(args, usage);
+      const participant = participantFlag(args, usage);
+      const reason = stringFlag(args, 'reason');
+      const out = await callAsOperator(room, 'handoff_task_cancel_as', { task_id: id, participant, ...(reason ? { reason } : {}) });
+      print(args, out, () => `cancelled task ${id} (handoff ${out.handoff.id} is ${out.handoff.status})`);
+      return 0;
+    },
+  },
+  {
+    name: 'approve',
+    usage: ['ce approve ID [--reason TEXT]                                approve a handoff whose result is ready'],
+    async run(args, room) {
+      const id = idArg(args, 'ce approve ID');
+      const reason = stringFlag(args, 'reason');
+      const out = await callAsOperator(room, 'handoff_approve', { handoff_id: id, ...(reason ? { reason } : {}) });
+      print(args, out, () => `approved ${id}`);
+      return 0;
+    },
+  },
+  {
+    name: 'reject',
+    usage: ['ce reject ID --reason TEXT                                   reject a handoff whose result is ready'],
+    async run(args, room) {
+      const id = idArg(args, 'ce reject ID --reason TEXT');
+      const reason = stringFlag(args, 'reason');
+      if (!reason) throw new UsageError('ce reject ID --reason TEXT: say why with --reason, so the assignee can act on it');
+      const out = await callAsOperator(room, 'handoff_reject', { handoff_id: id, reason });
+      print(args, out, () => `rejected ${id}: ${reason}`);
+      return 0;
+    },
+  },
+];

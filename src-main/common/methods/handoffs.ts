@@ -1,0 +1,207 @@
+import { z } from 'zod';
+import type { EventPage, HandoffView, TaskView } from '../handoff-dto';
+import { HANDOFF_STATUSES } from '../handoff-machine';
+import { LIMITS } from '../limits';
+import type { MethodSpec } from '../method-spec';
+import { utf8ByteLength } from '../text-size';
+
+const handoffId = z.string().min(1).max(64).describe('the handoff id handoff_create returned (h_…)');
+const participantName = z
+  .string()
+  .min(1)
+  .max(LIMITS.maxParticipantNameLength)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'a participant name: letters, digits, ".", "_" or "-"');
+const inputKey = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'keys are 1-64 letters, digits, ".", "_" or "-"');
+const reason = z.string().min(1).max(LIMITS.maxReasonChars, `a reason is at most ${LIMITS.maxReasonChars} characters`);
+
+const artifactRef = z
+  .object({
+    uri: z.string().min(1).max(LIMITS.maxArtifactUriLength, `an artifact URI is at most ${LIMITS.maxArtifactUriLength} characters`),
+    name: z.string().min(1).max(256).optional(),
+    mediaType: z.string().min(1).max(128).optional(),
+  })
+  .strict();
+const artifacts = z
+  .array(artifactRef)
+  .max(LIMITS.maxArtifactRefs, `at most ${LIMITS.maxArtifactRefs} artifact references: point at a folder or an index instead`)
+  .describe('references to files, URLs or commits; stored as given, never fetched');
+
+/** A keyed map with a bounded number of entries (zod records have no size bound of their own). */
+function keyedMap<V extends z.ZodType>(value: V, max: number, what: string) {
+  return z
+    .record(inputKey, value)
+    .refine((m) => Object.keys(m).length >= 1, `give at least one ${what}`)
+    .refine((m) => Object.keys(m).length <= max, `at most ${max} ${what}s at once`);
+}
+
+const page = {
+  after: z.number().int().min(0).optional().describe('return events with an id greater than this (0 or omitted: from the oldest kept)'),
+  limit: z.number().int().min(1).max(LIMITS.maxEventPage).optional().describe(`page size, default 50, at most ${LIMITS.maxEventPage}`),
+};
+
+export const HANDOFF_METHODS = {
+  handoff_create: {
+    description:
+      'Hand work to another participant (or to anyone, when "to" is omitted). Creates the handoff and its task (working). ' +
+      'Repeating a call with the same idempotency_key returns the original handoff and task.',
+    capability: 'write',
+    input: z
+      .object({
+        summary: z
+          .string()
+          .min(1)
+          .max(LIMITS.maxHandoffSummaryChars, `a summary is at most ${LIMITS.maxHandoffSummaryChars} characters: put the detail in constraints or an artifact`),
+        to: participantName.optional().describe('the participant who should do it; omit to let anyone accept it'),
+        constraints: z
+          .string()
+          .max(LIMITS.maxHandoffConstraintsChars, `constraints are at most ${LIMITS.maxHandoffConstraintsChars} characters: move the rest into an artifact`)
+          .optional(),
+        artifacts: artifacts.optional(),
+        idempotency_key: z.string().min(1).max(LIMITS.maxIdempotencyKeyLength).optional(),
+      })
+      .strict(),
+    mcpTool: true,
+  },
+  handoff_accept: {
+    description: 'Accept an open handoff addressed to you (or to anyone). You become its assignee; its task stays working.',
+    capability: 'write',
+    input: z.object({ handoff_id: handoffId }).strict(),
+    mcpTool: true,
+  },
+  handoff_request_input: {
+    description:
+      'As the assignee, ask for input before you can finish (e.g. a question for the person). The task becomes input_required ' +
+      'until every keyed request is answered with handoff_answer_input.',
+    capability: 'write',
+    input: z
+      .object({
+        handoff_id: handoffId,
+        requests: keyedMap(
+          z
+            .object({
+              message: z.string().min(1).max(LIMITS.maxInputMessageChars),
+              requested_schema: z
+                .record(z.string(), z.unknown())
+                .refine((s) => JSON.stringify(s).length <= 16_384, 'a requested_schema is at most 16 KiB of JSON')
+                .optional()
+                .describe('JSON Schema of the answer (an elicitation form); default: one string field "answer"'),
+            })
+            .strict(),
+          LIMITS.maxInputRequests,
+          'input request',
+        ),
+      })
+      .strict(),
+    mcpTool: true,
+  },
+  handoff_answer_input: {
+    description: "Answer a handoff's outstanding input requests by key (the handoff's owner, or a participant who can approve).",
+    capability: 'write',
+    input: z
+      .object({
+        handoff_id: handoffId,
+        answers: keyedMap(
+          z
+            .object({
+              action: z.enum(['accept', 'decline', 'cancel']),
+              content: z
+                .record(z.string(), z.unknown())
+                .refine((c) => JSON.stringify(c).length <= 65_536, 'an answer is at most 64 KiB of JSON')
+                .optional(),
+            })
+            .strict(),
+          LIMITS.maxInputRequests,
+          'answer',
+        ),
+      })
+      .strict(),
+    mcpTool: true,
+  },
+  handoff_complete: {
+    description: 'As the assignee, finish the work with a result. The task completes and the handoff waits for approval (result_ready).',
+    capability: 'write',
+    input: z
+      .object({
+        handoff_id: handoffId,
+        result: z
+          .string()
+          .max(LIMITS.maxHandoffResultBytes, `a result is at most ${LIMITS.maxHandoffResultBytes} bytes: put the rest in an artifact and reference it`)
+          .refine(
+            (text) => utf8ByteLength(text) <= LIMITS.maxHandoffResultBytes,
+            `a result is at most ${LIMITS.maxHandoffResultBytes} bytes of UTF-8: put the rest in an artifact and reference it`,
+          ),
+        artifacts: artifacts.optional(),
+      })
+      .strict(),
+    mcpTool: true,
+  },
+  handoff_get: {
+    description: 'Read a handoff and its task: the authority on where the work stands.',
+    capability: 'read',
+    input: z.object({ handoff_id: handoffId }).strict(),
+    mcpTool: true,
+  },
+  handoff_list: {
+    description: 'List the handoffs you have a part in (all of them, if you can approve), newest first; open ones addressed to anyone included.',
+    capability: 'read',
+    input: z
+      .object({
+        status: z.enum(HANDOFF_STATUSES).optional(),
+        limit: z.number().int().min(1).max(200).optional(),
+      })
+      .strict(),
+    mcpTool: true,
+  },
+  handoff_events: {
+    description: "A handoff's events after an event id, oldest first, paged. Read these after a gap; the live stream is not a cursor.",
+    capability: 'read',
+    input: z.object({ handoff_id: handoffId, ...page }).strict(),
+    mcpTool: true,
+  },
+  handoff_approve: {
+    description: 'Approve the result of a handoff in result_ready (needs the approve capability). The task is left as it is.',
+    capability: 'approve',
+    input: z.object({ handoff_id: handoffId, reason: reason.optional() }).strict(),
+    mcpTool: true,
+  },
+  handoff_reject: {
+    description: 'Reject the result of a handoff in result_ready, saying why (needs the approve capability). The task is left as it is.',
+    capability: 'approve',
+    input: z.object({ handoff_id: handoffId, reason }).strict(),
+    mcpTool: true,
+  },
+  handoff_cancel: {
+    description: 'Cancel a handoff before it has a result (its owner, or a participant who can approve). Its task becomes cancelled.',
+    capability: 'write',
+    input: z.object({ handoff_id: handoffId, reason: reason.optional() }).strict(),
+    mcpTool: true,
+  },
+  handoff_task_cancel_as: {
+    description: "Operator only (ce task-cancel): cancel a handoff's task on behalf of a named participant, with that participant's rights.",
+    capability: 'operate',
+    input: z.object({ task_id: z.string().min(1).max(64), participant: participantName, reason: reason.optional() }).strict(),
+    mcpTool: false,
+  },
+  workspace_history: {
+    description: "The room's events after an event id, oldest first, paged (handoff events only for handoffs you may see).",
+    capability: 'read',
+    input: z.object(page).strict(),
+    mcpTool: true,
+  },
+} satisfies Record<string, MethodSpec>;
+
+export interface HandoffOutputs {
+  handoff_create: { handoff: HandoffView; created: boolean };
+  handoff_accept: { handoff: HandoffView };
+  handoff_request_input: { handoff: HandoffView };
+  handoff_answer_input: { handoff: HandoffView };
+  handoff_complete: { handoff: HandoffView };
+  handoff_get: { handoff: HandoffView };
+  handoff_list: { handoffs: HandoffView[] };
+  handoff_events: EventPage;
+  handoff_approve: { handoff: HandoffView };
+  handoff_reject: { handoff: HandoffView };
+  handoff_cancel: { handoff: HandoffView };
+  handoff_task_cancel_as: { handoff: HandoffView; task: TaskView | null };
+  workspace_history: EventPage;
+}

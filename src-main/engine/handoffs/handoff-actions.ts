@@ -1,0 +1,274 @@
+import { randomBytes } from 'node:crypto';
+import type { MethodInput } from '../../common/contract';
+import type { Caller } from '../../common/dto';
+import { RoomError } from '../../common/errors';
+import type { HandoffResult, HandoffView, InputAnswer, InputRequest } from '../../common/handoff-dto';
+import { planHandoff, type HandoffAction, type HandoffState } from '../../common/handoff-machine';
+import { LIMITS } from '../../common/limits';
+import type { EngineContext } from '../feature';
+import type { HandoffChange, HandoffRecord } from '../store/handoffs';
+import type { TaskChange, TaskRecord } from '../store/tasks';
+import { HANDOFF_OPERATION, HandoffQueries } from './queries';
+
+const newId = (prefix: string) => `${prefix}_${randomBytes(12).toString('base64url')}`;
+
+const EVENT_KIND: Record<HandoffAction, string> = {
+  accept: 'handoff.accepted',
+  request_input: 'handoff.input_requested',
+  answer_input: 'handoff.input_answered',
+  complete: 'handoff.completed',
+  approve: 'handoff.approved',
+  reject: 'handoff.rejected',
+  cancel: 'handoff.cancelled',
+  expire: 'handoff.expired',
+};
+
+/** What one action writes, decided inside the transaction from the rows as they are there. */
+interface Effect {
+  handoff: HandoffChange;
+  /** Omitted: the task row is not touched at all (approval never rewrites the task). */
+  task?: TaskChange;
+  data?: Record<string, unknown>;
+}
+
+const canApprove = (caller: Caller) => caller.capabilities.includes('approve');
+
+function forbid(message: string): never {
+  throw new RoomError('FORBIDDEN', message);
+}
+
+const DEFAULT_INPUT_SCHEMA = { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] };
+
+/**
+ * Every change to a handoff and its task. Each runs in one ctx.commit: the rows are re-read inside the
+ * transaction, the pure machine decides the next state, the role rule decides who may, and the rows and the
+ * event are written together, or nothing is.
+ */
+export class HandoffActions {
+  readonly q: HandoffQueries;
+
+  constructor(private readonly ctx: EngineContext) {
+    this.q = new HandoffQueries(ctx.room.db);
+  }
+
+  create(caller: Caller, input: MethodInput<'handoff_create'>): { handoff: HandoffView; created: boolean } {
+    const { handoffs, tasks } = this.q;
+    const key = input.idempotency_key ?? null;
+    const to = input.to ?? null;
+    // one transaction for the lookup and the insert: the key, the addressee and the cap are judged on what is
+    // committed, and a repeat finds the original instead of tripping the unique index
+    const { id, created } = this.ctx.commit(() => {
+      const original = key === null ? null : handoffs.byIdempotencyKey(caller.name, key);
+      if (original) return { value: { id: original.id, created: false }, events: [] };
+      if (to !== null) this.checkAddressee(caller, to);
+      const active = tasks.countActive();
+      if (active >= LIMITS.maxActiveTasks) {
+        throw new RoomError(
+          'LIMIT_EXCEEDED',
+          `the room already has ${active} tasks working or waiting for input (at most ${LIMITS.maxActiveTasks}): finish or cancel one first`,
+        );
+      }
+      const handoffId = newId('h');
+      const taskId = newId('t');
+      const at = this.ctx.now();
+      tasks.insert({
+        id: taskId,
+        operation: HANDOFF_OPERATION,
+        owner: caller.name,
+        ttlMs: LIMITS.handoffTaskTtlMs,
+        pollIntervalMs: LIMITS.handoffPollIntervalMs,
+        correlationId: handoffId,
+        at,
+      });
+      handoffs.insert({
+        id: handoffId,
+        taskId,
+        owner: caller.name,
+        target: to,
+        summary: input.summary,
+        constraints: input.constraints ?? null,
+        artifacts: input.artifacts ?? [],
+        idempotencyKey: key,
+        at,
+      });
+      return {
+        value: { id: handoffId, created: true },
+        events: [{ kind: 'handoff.created', actor: caller.name, subject: handoffId, data: { taskId, to, status: 'open', taskStatus: 'working' } }],
+      };
+    });
+    return { handoff: this.q.get(caller, id), created };
+  }
+
+  accept(caller: Caller, id: string): HandoffView {
+    return this.act(caller, id, 'accept', (h) => {
+      if (h.target !== null && h.target !== caller.name) forbid(`handoff ${h.id} is addressed to ${h.target}; only ${h.target} can accept it`);
+      if (h.target === null && h.owner === caller.name) forbid(`you created handoff ${h.id}; another participant accepts it`);
+      return { handoff: { assignee: caller.name }, task: { assignee: caller.name }, data: { assignee: caller.name } };
+    });
+  }
+
+  requestInput(caller: Caller, input: MethodInput<'handoff_request_input'>): HandoffView {
+    return this.act(caller, input.handoff_id, 'request_input', (h) => {
+      this.mustBeAssignee(caller, h, 'request input');
+      const requests: Record<string, InputRequest> = {};
+      for (const [key, r] of Object.entries(input.requests)) {
+        // own keys only: a key such as "constructor" must not match Object.prototype
+        if (Object.hasOwn(h.inputAnswers, key)) {
+          throw new RoomError('INVALID_INPUT', `input "${key}" was already answered on this handoff: use a new key`);
+        }
+        requests[key] = {
+          method: 'elicitation/create',
+          params: { mode: 'form', message: r.message, requestedSchema: r.requested_schema ?? DEFAULT_INPUT_SCHEMA },
+        };
+      }
+      return { handoff: {}, task: { inputRequests: requests }, data: { keys: Object.keys(requests) } };
+    });
+  }
+
+  answerInput(caller: Caller, input: MethodInput<'handoff_answer_input'>): HandoffView {
+    const keys = Object.keys(input.answers);
+    return this.act(
+      caller,
+      input.handoff_id,
+      'answer_input',
+      (h, task) => {
+        if (h.owner !== caller.name && !canApprove(caller)) {
+          forbid(`only the handoff's owner (${h.owner}) or a participant who can approve answers its input`);
+        }
+        const outstanding = { ...((task?.inputRequests ?? {}) as Record<string, InputRequest>) };
+        const unknown = keys.filter((k) => !Object.hasOwn(outstanding, k));
+        if (unknown.length > 0) {
+          throw new RoomError(
+            'INVALID_INPUT',
+            `no outstanding input request ${unknown.map((k) => `"${k}"`).join(', ')}; outstanding: ${Object.keys(outstanding).join(', ') || 'none'}`,
+          );
+        }
+        const at = this.ctx.now();
+        const answers: Record<string, InputAnswer> = { ...h.inputAnswers };
+        for (const key of keys) {
+          const a = input.answers[key];
+          if (!a) continue;
+          answers[key] = { action: a.action, ...(a.content ? { content: a.content } : {}), answeredBy: caller.name, answeredAt: at };
+          delete outstanding[key];
+        }
+        const remaining = Object.keys(outstanding).length;
+        return {
+          handoff: { inputAnswers: answers },
+          task: { inputRequests: remaining > 0 ? outstanding : null },
+          data: { keys, remaining: Object.keys(outstanding) },
+        };
+      },
+      // the machine needs to know whether this answer leaves anything outstanding
+      (_h, task) => ({ remainingInputs: Object.keys(task?.inputRequests ?? {}).filter((k) => !keys.includes(k)).length }),
+    );
+  }
+
+  complete(caller: Caller, input: MethodInput<'handoff_complete'>): HandoffView {
+    return this.act(caller, input.handoff_id, 'complete', (h) => {
+      this.mustBeAssignee(caller, h, 'complete it');
+      const result: HandoffResult = { text: input.result, artifacts: input.artifacts ?? [], completedBy: caller.name, completedAt: this.ctx.now() };
+      // the same result on both rows: the task's goes with its TTL, the handoff's copy stays
+      return { handoff: { result }, task: { result, inputRequests: null }, data: { bytes: Buffer.byteLength(input.result), artifacts: result.artifacts.length } };
+    });
+  }
+
+  decide(caller: Caller, id: string, approved: boolean, reason: string | null): HandoffView {
+    return this.act(caller, id, approved ? 'approve' : 'reject', () => {
+      if (!canApprove(caller)) forbid(`${approved ? 'approving' : 'rejecting'} needs the "approve" capability`);
+      return { handoff: { decision: { approved, by: caller.name, at: this.ctx.now(), reason } }, data: { reason } };
+    });
+  }
+
+  cancel(caller: Caller, id: string, reason: string | null): HandoffView {
+    return this.act(caller, id, 'cancel', (h) => {
+      if (h.owner !== caller.name && !canApprove(caller)) forbid(`only the handoff's owner (${h.owner}) or a participant who can approve cancels it`);
+      return {
+        handoff: { cancellation: { by: caller.name, at: this.ctx.now(), reason } },
+        task: { statusMessage: reason ?? `cancelled by ${caller.name}`, inputRequests: null },
+        data: { reason },
+      };
+    });
+  }
+
+  /**
+   * The sweeper's move: the task failed with "task expired" (and a JSON-RPC error a tasks/result can return:
+   * -32001, the request-timeout code MCP SDKs use), an unfinished handoff cancelled.
+   */
+  expire(taskId: string): void {
+    const h = this.q.handoffs.byTask(taskId);
+    if (!h) return;
+    this.act(null, h.id, 'expire', () => ({
+      handoff: { cancellation: { by: null, at: this.ctx.now(), reason: 'task expired' } },
+      task: { statusMessage: 'task expired', error: { code: -32001, message: 'task expired' }, inputRequests: null },
+      data: { reason: 'task expired' },
+    }));
+  }
+
+  /** The sweeper's other move: a task row gone one TTL after it ended; the handoff keeps its result. */
+  deleteTask(task: TaskRecord): void {
+    const h = this.q.handoffs.byTask(task.id);
+    this.ctx.commit(() => {
+      const current = this.q.tasks.get(task.id);
+      if (!current || current.updatedAt !== task.updatedAt) return { value: undefined, events: [] };
+      this.q.tasks.delete(task.id);
+      return {
+        value: undefined,
+        events: [{ kind: 'handoff.task_deleted', actor: null, subject: h?.id ?? task.id, data: { taskId: task.id, taskStatus: task.status } }],
+      };
+    });
+  }
+
+  private checkAddressee(caller: Caller, to: string): void {
+    const target = this.ctx.room.participants.byName(to);
+    if (!target || target.revokedAt !== null) {
+      throw new RoomError('NOT_FOUND', `no active participant named "${to}": check the name, or omit "to" to let anyone accept it`);
+    }
+    if (to === caller.name) throw new RoomError('INVALID_INPUT', 'a handoff goes to another participant: omit "to" or name someone else');
+    if (!target.capabilities.includes('write')) {
+      throw new RoomError('INVALID_INPUT', `${to} cannot accept handoffs (it lacks the "write" capability): address someone who can`);
+    }
+  }
+
+  private mustBeAssignee(caller: Caller, h: HandoffRecord, what: string): void {
+    if (h.assignee !== caller.name) forbid(`only the handoff's assignee (${h.assignee ?? 'nobody yet'}) can ${what}`);
+  }
+
+  /**
+   * One transition: visible? → machine (names the current state) → role rule → write both rows and the event.
+   * `caller` null is the runner itself (the TTL sweeper).
+   */
+  private act(
+    caller: Caller | null,
+    id: string,
+    action: HandoffAction,
+    effect: (h: HandoffRecord, task: TaskRecord | null) => Effect,
+    options?: (h: HandoffRecord, task: TaskRecord | null) => { remainingInputs: number },
+  ): HandoffView {
+    const { handoffs, tasks } = this.q;
+    this.ctx.commit(() => {
+      const h = caller ? this.q.visibleRecord(caller, id) : handoffs.get(id);
+      if (!h) throw new RoomError('NOT_FOUND', `unknown handoff "${id}"`);
+      const task = tasks.get(h.taskId);
+      const before: HandoffState = { handoff: h.status, task: task?.status ?? null };
+      const after = planHandoff(action, before, options?.(h, task));
+      const change = effect(h, task);
+      const at = this.ctx.now();
+      handoffs.update(h.id, { ...change.handoff, status: after.handoff }, at);
+      if (change.task && task) tasks.update(task.id, { ...change.task, status: after.task ?? undefined }, at);
+      return {
+        value: undefined,
+        events: [
+          {
+            kind: EVENT_KIND[action],
+            actor: caller?.name ?? null,
+            subject: h.id,
+            data: { taskId: h.taskId, status: after.handoff, taskStatus: after.task, ...change.data },
+          },
+        ],
+      };
+    });
+    const h = this.q.handoffs.get(id);
+    if (!h) throw new RoomError('INTERNAL', 'handoff vanished after a change');
+    return this.q.view(h);
+  }
+}

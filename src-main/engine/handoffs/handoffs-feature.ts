@@ -1,0 +1,77 @@
+import { RoomError } from '../../common/errors';
+import { LIMITS } from '../../common/limits';
+import type { EngineContext, Feature } from '../feature';
+import { HandoffActions } from './handoff-actions';
+import { HANDOFF_OPERATION, unknownTask } from './queries';
+import { sweepHandoffTasks } from './sweeper';
+
+type HandoffMethods =
+  | 'handoff_create'
+  | 'handoff_accept'
+  | 'handoff_request_input'
+  | 'handoff_answer_input'
+  | 'handoff_complete'
+  | 'handoff_get'
+  | 'handoff_list'
+  | 'handoff_events'
+  | 'handoff_approve'
+  | 'handoff_reject'
+  | 'handoff_cancel'
+  | 'handoff_task_cancel_as'
+  | 'workspace_history';
+
+/** Handoffs: durable work between participants, its task, approval, events, and the TTL sweeper. */
+export function handoffsFeature(ctx: EngineContext): Feature<HandoffMethods> {
+  const actions = new HandoffActions(ctx);
+  const { q } = actions;
+  let timer: ReturnType<typeof setInterval> | undefined;
+
+  return {
+    name: 'handoffs',
+    handlers: {
+      handoff_create: (caller, input) => actions.create(caller, input),
+      handoff_accept: (caller, input) => ({ handoff: actions.accept(caller, input.handoff_id) }),
+      handoff_request_input: (caller, input) => ({ handoff: actions.requestInput(caller, input) }),
+      handoff_answer_input: (caller, input) => ({ handoff: actions.answerInput(caller, input) }),
+      handoff_complete: (caller, input) => ({ handoff: actions.complete(caller, input) }),
+      handoff_get: (caller, input) => ({ handoff: q.get(caller, input.handoff_id) }),
+      handoff_list: (caller, input) => ({ handoffs: q.list(caller, input) }),
+      handoff_events: (caller, input) => q.events(caller, input.handoff_id, input),
+      handoff_approve: (caller, input) => ({ handoff: actions.decide(caller, input.handoff_id, true, input.reason ?? null) }),
+      handoff_reject: (caller, input) => ({ handoff: actions.decide(caller, input.handoff_id, false, input.reason) }),
+      handoff_cancel: (caller, input) => ({ handoff: actions.cancel(caller, input.handoff_id, input.reason ?? null) }),
+      handoff_task_cancel_as: (_operator, input) => {
+        // the operator speaks for a named participant (ce task-cancel): that participant's rights apply, not the operator's
+        const record = ctx.room.participants.byName(input.participant);
+        if (!record || record.revokedAt !== null) {
+          throw new RoomError('NOT_FOUND', `no active participant named "${input.participant}": see "ce participant list"`);
+        }
+        const as = { name: record.name, role: record.role, capabilities: record.capabilities };
+        // the same view that participant would have: a task it may not see is an unknown task
+        const task = q.task(as, input.task_id);
+        const h = task.operation === HANDOFF_OPERATION ? q.handoffs.byTask(task.taskId) : null;
+        if (!h) throw unknownTask(input.task_id);
+        if (!as.capabilities.includes('write')) throw new RoomError('FORBIDDEN', `${as.name} lacks the "write" capability needed to cancel`);
+        const handoff = actions.cancel(as, h.id, input.reason ?? null);
+        return { handoff, task: handoff.task };
+      },
+      workspace_history: (caller, input) => q.history(caller, input),
+    },
+    start() {
+      sweepHandoffTasks(ctx);
+      timer = setInterval(() => {
+        try {
+          sweepHandoffTasks(ctx);
+        } catch (error) {
+          console.error('[handoffs] TTL sweep failed:', error);
+        }
+      }, LIMITS.handoffSweepIntervalMs);
+      // the sweeper must never keep a process (a one-shot ce command) alive
+      timer.unref();
+    },
+    close() {
+      if (timer) clearInterval(timer);
+      timer = undefined;
+    },
+  };
+}

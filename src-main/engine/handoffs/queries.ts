@@ -1,0 +1,111 @@
+import type Database from 'better-sqlite3';
+import type { Caller } from '../../common/dto';
+import { RoomError } from '../../common/errors';
+import type { EventPage, EventView, HandoffView, TaskView } from '../../common/handoff-dto';
+import type { HandoffStatus } from '../../common/handoff-machine';
+import { HandoffRepo, VISIBLE_TO, viewerParams, type HandoffRecord, type Viewer } from '../store/handoffs';
+import { TaskRepo } from '../store/tasks';
+import { handoffView, taskView } from './views';
+
+export const HANDOFF_OPERATION = 'handoff.execute';
+const DEFAULT_PAGE = 50;
+
+/** What a caller may see: everything with `approve`; otherwise its own part, plus open work it could take. */
+export function viewerOf(caller: Caller): Viewer {
+  return { me: caller.name, all: caller.capabilities.includes('approve'), canAccept: caller.capabilities.includes('write') };
+}
+
+/** Unknown and not visible are one answer, so ids cannot be probed. */
+export function unknownHandoff(id: string): RoomError {
+  return new RoomError('NOT_FOUND', `unknown handoff "${id}": check the id (handoff_list shows the handoffs you may see)`);
+}
+
+export function unknownTask(id: string): RoomError {
+  return new RoomError('NOT_FOUND', `unknown task "${id}"`);
+}
+
+interface EventRow {
+  id: number;
+  at: string;
+  kind: string;
+  actor: string | null;
+  subject: string | null;
+  data: string;
+}
+
+const toEvent = (r: EventRow): EventView => ({ id: r.id, at: r.at, kind: r.kind, actor: r.actor, subject: r.subject, data: JSON.parse(r.data) });
+
+/**
+ * Every read of handoffs, tasks and events, over any connection: the engine's writer connection, or the CLI's
+ * read-only one while a room process runs. One implementation, so both doors show exactly the same thing.
+ */
+export class HandoffQueries {
+  readonly handoffs: HandoffRepo;
+  readonly tasks: TaskRepo;
+
+  constructor(private readonly db: Database.Database) {
+    this.handoffs = new HandoffRepo(db);
+    this.tasks = new TaskRepo(db);
+  }
+
+  view(h: HandoffRecord): HandoffView {
+    return handoffView(h, this.tasks.get(h.taskId));
+  }
+
+  /** The record behind a visible handoff, or NOT_FOUND. */
+  visibleRecord(caller: Caller, id: string): HandoffRecord {
+    const h = this.handoffs.visible(id, viewerOf(caller));
+    if (!h) throw unknownHandoff(id);
+    return h;
+  }
+
+  get(caller: Caller, id: string): HandoffView {
+    return this.view(this.visibleRecord(caller, id));
+  }
+
+  list(caller: Caller, options: { status?: HandoffStatus | undefined; limit?: number | undefined }): HandoffView[] {
+    return this.handoffs.listVisible(viewerOf(caller), { status: options.status, limit: options.limit ?? 50 }).map((h) => this.view(h));
+  }
+
+  /** A task the caller may see: a handoff's task when the handoff is visible; another kind when it owns or is assigned it. */
+  task(caller: Caller, taskId: string): TaskView {
+    const task = this.tasks.get(taskId);
+    if (!task) throw unknownTask(taskId);
+    if (task.operation === HANDOFF_OPERATION) {
+      const h = this.handoffs.byTask(taskId);
+      if (!h || !this.handoffs.visible(h.id, viewerOf(caller))) throw unknownTask(taskId);
+    } else if (task.owner !== caller.name && task.assignee !== caller.name) {
+      throw unknownTask(taskId);
+    }
+    return taskView(task);
+  }
+
+  events(caller: Caller, handoffId: string, page: { after?: number | undefined; limit?: number | undefined }): EventPage {
+    this.visibleRecord(caller, handoffId);
+    return this.page(
+      'SELECT * FROM events WHERE subject = @subject AND id > @after ORDER BY id LIMIT @take',
+      { subject: handoffId },
+      page,
+    );
+  }
+
+  /** The room's events; a handoff's events only for callers who may see that handoff. */
+  history(caller: Caller, page: { after?: number | undefined; limit?: number | undefined }): EventPage {
+    return this.page(
+      `SELECT e.* FROM events e WHERE e.id > @after
+         AND (e.kind NOT LIKE 'handoff.%' OR EXISTS (SELECT 1 FROM handoffs h WHERE h.id = e.subject AND ${VISIBLE_TO}))
+       ORDER BY e.id LIMIT @take`,
+      viewerParams(viewerOf(caller)),
+      page,
+    );
+  }
+
+  private page(sql: string, params: Record<string, unknown>, page: { after?: number | undefined; limit?: number | undefined }): EventPage {
+    const after = page.after ?? 0;
+    const limit = page.limit ?? DEFAULT_PAGE;
+    const rows = this.db.prepare(sql).all({ ...params, after, take: limit + 1 }) as EventRow[];
+    const events = rows.slice(0, limit).map(toEvent);
+    const oldest = (this.db.prepare('SELECT min(id) AS id FROM events').get() as { id: number | null }).id;
+    return { events, nextAfter: events.at(-1)?.id ?? after, more: rows.length > limit, oldestRetainedId: oldest };
+  }
+}
