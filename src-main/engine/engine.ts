@@ -39,7 +39,7 @@ function buildFeatures(engine: Engine): Feature[] {
     roomFeature(ctx),
     participantsFeature(ctx),
     shellsFeature(ctx, engine.shells, limits),
-    handoffsFeature(ctx),
+    handoffsFeature(ctx, engine.tasks),
   ] as unknown as Feature[];
 }
 

@@ -53,8 +53,10 @@ export function toDetailedTaskV2(t: TaskRecord, resultOf: (t: TaskRecord) => Rec
 export function taskProtocolError(error: unknown): ProtocolError {
   if (error instanceof ProtocolError) return error;
   if (isRoomError(error)) {
-    if (error.code === 'NOT_FOUND' || error.code === 'FORBIDDEN') return new ProtocolError(ProtocolErrorCode.InvalidParams, 'unknown task');
-    if (error.code === 'CONFLICT' || error.code === 'INVALID_INPUT') return new ProtocolError(ProtocolErrorCode.InvalidParams, error.message);
+    if (error.code === 'NOT_FOUND') return new ProtocolError(ProtocolErrorCode.InvalidParams, 'unknown task');
+    if (error.code === 'CONFLICT' || error.code === 'INVALID_INPUT' || error.code === 'FORBIDDEN') {
+      return new ProtocolError(ProtocolErrorCode.InvalidParams, error.message);
+    }
     if (error.code === 'LIMIT_EXCEEDED') return new ProtocolError(ProtocolErrorCode.InvalidRequest, error.message);
   }
   console.error('[mcp] task request failed:', error);

@@ -61,6 +61,8 @@ export const HANDOFF_METHODS = {
       })
       .strict(),
     mcpTool: true,
+    // MCP Tasks clients may get the handoff's task back instead of the handoff
+    task: { support: 'optional', taskIdOf: (output) => (output as { handoff: { taskId: string } }).handoff.taskId },
   },
   handoff_accept: {
     description: 'Accept an open handoff addressed to you (or to anyone). You become its assignee; its task stays working.',

@@ -48,7 +48,7 @@ export class HandoffActions {
   readonly q: HandoffQueries;
 
   constructor(private readonly ctx: EngineContext) {
-    this.q = new HandoffQueries(ctx.room.db);
+    this.q = new HandoffQueries(ctx.room.db, ctx.room.tasks);
   }
 
   create(caller: Caller, input: MethodInput<'handoff_create'>): { handoff: HandoffView; created: boolean } {

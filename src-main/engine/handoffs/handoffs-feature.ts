@@ -1,6 +1,9 @@
 import { RoomError } from '../../common/errors';
 import { LIMITS } from '../../common/limits';
+import type { MethodInput } from '../../common/contract';
+import type { HandoffResult } from '../../common/handoff-dto';
 import type { EngineContext, Feature } from '../feature';
+import type { TaskService } from '../tasks/task-service';
 import { HandoffActions } from './handoff-actions';
 import { HANDOFF_OPERATION, unknownTask } from './queries';
 import { sweepHandoffTasks } from './sweeper';
@@ -21,10 +24,39 @@ type HandoffMethods =
   | 'workspace_history';
 
 /** Handoffs: durable work between participants, its task, approval, events, and the TTL sweeper. */
-export function handoffsFeature(ctx: EngineContext): Feature<HandoffMethods> {
+export function handoffsFeature(ctx: EngineContext, tasks: TaskService): Feature<HandoffMethods> {
   const actions = new HandoffActions(ctx);
   const { q } = actions;
   let timer: ReturnType<typeof setInterval> | undefined;
+
+  // the task layer (tasks/get, tasks/cancel, tasks/update, tasks/result) reaches handoffs through these
+  const handoffOf = (taskId: string) => {
+    const h = q.handoffs.byTask(taskId);
+    if (!h) throw unknownTask(taskId);
+    return h;
+  };
+  tasks.register(HANDOFF_OPERATION, {
+    cancel: (caller, task) => void actions.cancel(caller, handoffOf(task.id).id, null),
+    answerInput: (caller, task, responses) => {
+      // only keys the task is waiting on; stale or unknown keys are ignored, as tasks/update requires
+      const waiting = task.inputRequests ?? {};
+      const answers = Object.fromEntries(Object.entries(responses).filter(([key]) => Object.hasOwn(waiting, key)));
+      if (Object.keys(answers).length === 0) return;
+      actions.answerInput(caller, { handoff_id: handoffOf(task.id).id, answers } as MethodInput<'handoff_answer_input'>);
+    },
+    visibleTo: (caller, task) => {
+      try {
+        q.task(caller, task.id);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    resultOf: (task) => {
+      const result = task.result as HandoffResult | null;
+      return { content: [{ type: 'text', text: result?.text ?? '' }], structuredContent: { result } };
+    },
+  });
 
   return {
     name: 'handoffs',

@@ -43,9 +43,13 @@ export class HandoffQueries {
   readonly handoffs: HandoffRepo;
   readonly tasks: TaskRepo;
 
-  constructor(private readonly db: Database.Database) {
+  /** `tasks`: the room's own repo on the writer connection, so task writes reach the live change feed. */
+  constructor(
+    private readonly db: Database.Database,
+    tasks?: TaskRepo,
+  ) {
     this.handoffs = new HandoffRepo(db);
-    this.tasks = new TaskRepo(db);
+    this.tasks = tasks ?? new TaskRepo(db);
   }
 
   view(h: HandoffRecord): HandoffView {
