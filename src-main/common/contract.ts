@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { GRAPH_METHODS, type GraphOutputs } from './methods/graphs';
 import { PARTICIPANT_METHODS, type ParticipantOutputs } from './methods/participants';
 import { ROOM_METHODS, type RoomOutputs } from './methods/room';
 
@@ -12,10 +13,11 @@ export type { MethodSpec } from './method-spec';
 export const CONTRACT = {
   ...ROOM_METHODS,
   ...PARTICIPANT_METHODS,
+  ...GRAPH_METHODS,
 };
 
 /** What each method answers; the engine implements exactly this. */
-export interface MethodOutputs extends RoomOutputs, ParticipantOutputs {}
+export interface MethodOutputs extends RoomOutputs, ParticipantOutputs, GraphOutputs {}
 
 export type Contract = typeof CONTRACT;
 export type MethodName = keyof Contract;

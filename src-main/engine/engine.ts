@@ -5,6 +5,7 @@ import type { Caller } from '../common/dto';
 import { RoomError } from '../common/errors';
 import { EventBus } from './event-bus';
 import { makeContext, type EngineContext, type Feature, type Handlers, type MethodHandler } from './feature';
+import { graphsFeature } from './graphs/graphs-feature';
 import { participantsFeature } from './participants-feature';
 import { roomFeature } from './room-feature';
 import type { ParticipantRecord } from './store/participants';
@@ -26,7 +27,7 @@ function callerOf(record: ParticipantRecord): Caller {
 
 /** Every feature of the runner, in start order. A new capability adds itself here. */
 function buildFeatures(ctx: EngineContext): Feature[] {
-  return [roomFeature(ctx), participantsFeature(ctx)] as unknown as Feature[];
+  return [roomFeature(ctx), participantsFeature(ctx), graphsFeature(ctx)] as unknown as Feature[];
 }
 
 /**
