@@ -1,11 +1,12 @@
 import { RoomError } from '../common/errors';
 import { parseArgs, stringFlag, UsageError } from './args';
 import type { CeCommand } from './command';
+import { GRAPH_COMMANDS } from './commands/graphs';
 import { PARTICIPANT_COMMANDS } from './commands/participants';
 import { ROOM_COMMANDS } from './commands/room';
 
 /** Every `ce` command; a feature adds its list here. */
-const COMMANDS: CeCommand[] = [...ROOM_COMMANDS, ...PARTICIPANT_COMMANDS];
+const COMMANDS: CeCommand[] = [...ROOM_COMMANDS, ...PARTICIPANT_COMMANDS, ...GRAPH_COMMANDS];
 
 /** Flags any command may take. Commands read their own from the same parse. */
 const FLAGS = {
@@ -13,6 +14,8 @@ const FLAGS = {
   can: 'string',
   participant: 'string',
   reason: 'string',
+  stage: 'string',
+  wait: 'boolean',
   json: 'boolean',
   help: 'boolean',
 } as const;
