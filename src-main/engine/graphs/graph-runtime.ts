@@ -139,9 +139,17 @@ export class GraphRuntime {
         return ok;
       };
       const touched = new Set<string>();
+      // one read per graph, not per signal: hundreds of exits of one graph must not read it hundreds of times
+      const rows = new Map<string, Map<string, StageRecord>>();
+      const rowOf = (graphId: string, stageId: string): StageRecord | undefined => {
+        let m = rows.get(graphId);
+        if (!m) rows.set(graphId, (m = new Map(this.repo.stages(graphId).map((x) => [x.stageId, x] as const))));
+        return m.get(stageId);
+      };
       for (const sig of signals) {
         touched.add(sig.graphId);
-        const s = this.repo.stages(sig.graphId).find((x) => x.stageId === sig.stageId);
+        // a stale cached row is harmless: every write below is a compare-and-set on (state, attempt)
+        const s = rowOf(sig.graphId, sig.stageId);
         if (!s || s.state !== 'running' || s.attempt !== sig.attempt) continue; // fenced: an old attempt's news
         const expect = { state: 'running' as const, attempt: sig.attempt };
         if (sig.kind === 'ready') {

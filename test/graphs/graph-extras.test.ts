@@ -1,0 +1,83 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RoomError } from '../../src-main/common/errors';
+import { StageLogWriter, sliceLog } from '../../src-main/engine/graphs/stage-log';
+import { openBench, type GraphBench } from './graph-helpers';
+
+let b: GraphBench;
+beforeAll(async () => {
+  b = await openBench();
+});
+afterAll(async () => {
+  await b.close();
+});
+
+describe('stage logs are private files', () => {
+  it('refuses a symlink planted at the log path, and a file that is already there', () => {
+    const dir = fs.mkdtempSync(path.join(b.home.root, 'logs-'));
+    const victim = path.join(dir, 'victim.txt');
+    fs.writeFileSync(victim, 'precious\n');
+    const link = path.join(dir, 'stage.log');
+    fs.symlinkSync(victim, link);
+    expect(() => StageLogWriter.create(link, 1024, () => 'now')).toThrow(RoomError);
+    expect(fs.readFileSync(victim, 'utf8')).toBe('precious\n');
+    const wide = path.join(dir, 'wide.log');
+    fs.writeFileSync(wide, '', { mode: 0o644 });
+    expect(() => StageLogWriter.create(wide, 1024, () => 'now')).toThrow(/chmod 600|already exists/);
+  });
+
+  it('caps a log and says so; a torn last record is dropped, not misparsed', () => {
+    const file = path.join(b.home.root, 'capped.log');
+    const w = StageLogWriter.create(file, 400, () => 't');
+    for (let i = 0; i < 50; i++) w.write('stdout', `line ${i}\n`);
+    w.close();
+    const buf = fs.readFileSync(file);
+    expect(buf.length).toBeLessThanOrEqual(400 + 200);
+    const slice = sliceLog(buf, 0, 65536, false);
+    expect(slice.records.at(-1)?.text).toMatch(/log reached its cap of 400 bytes/);
+    const torn = Buffer.concat([buf, Buffer.from('{"q":99,"s":"o","t":"t","d":"half')]);
+    expect(sliceLog(torn, 0, 65536, false).records.map((r) => r.seq)).toEqual(slice.records.map((r) => r.seq));
+  });
+
+  it('keeps a UTF-8 character split across chunks whole', () => {
+    const file = path.join(b.home.root, 'utf8.log');
+    const w = StageLogWriter.create(file, 4096, () => 't');
+    const bytes = Buffer.from('é€😀');
+    for (let i = 0; i < bytes.length; i++) w.writeBytes('stdout', bytes.subarray(i, i + 1));
+    w.close();
+    expect(sliceLog(fs.readFileSync(file), 0, 4096, false).records.map((r) => r.text).join('')).toBe('é€😀');
+  });
+});
+
+describe('runtime', () => {
+  it('a tty stage runs in a terminal and its output reaches the log', async () => {
+    const out = await b.run({ stages: [{ id: 'term', command: '[ -t 1 ] && echo "on a tty: $(tput cols 2>/dev/null || echo ?)"', tty: true }] });
+    const end = await b.waitEnded(out.graphId);
+    expect(end.stages[0]).toMatchObject({ state: 'completed' });
+    expect(await b.logText(out.graphId, 'term')).toMatch(/on a tty/);
+  });
+
+  it('transitions that happen together commit together: 64 stages start in one transaction', async () => {
+    const before = (b.engine.room.db.prepare('SELECT max(id) AS m FROM events').get() as { m: number }).m;
+    const out = await b.run({ maxParallel: 64, stages: Array.from({ length: 64 }, (_, i) => ({ id: `w${i}`, command: 'sleep 0.2' })) });
+    expect(out.stages.every((s) => s.state === 'running')).toBe(true);
+    await b.waitEnded(out.graphId, 30_000);
+    const rows = b.engine.room.db.prepare("SELECT at, data FROM events WHERE id > ? AND kind = 'graph.stage'").all(before) as { at: string; data: string }[];
+    const starts = rows.filter((r) => JSON.parse(r.data).state === 'running');
+    const ends = rows.filter((r) => JSON.parse(r.data).state === 'completed');
+    expect(starts).toHaveLength(64);
+    expect(new Set(starts.map((r) => r.at)).size).toBe(1);
+    expect(ends).toHaveLength(64);
+    const endCommits = new Set(ends.map((r) => r.at)).size;
+    expect(endCommits).toBeLessThan(64);
+    console.log(`[batching] 64 stage starts in 1 transaction; 64 completions in ${endCommits} transactions`);
+  });
+
+  it('env and cwd reach the stage; the runner tag is set and the runner own variables are not inherited', async () => {
+    fs.mkdirSync(path.join(b.dir, 'sub'), { recursive: true });
+    const out = await b.run({ stages: [{ id: 'env', command: 'echo "$GREETING from $(basename $PWD) tag=${COMMONROOM_PROC_TAG%%:*} stage=$COMMONROOM_STAGE_ID"', cwd: 'sub', env: { GREETING: 'hello' } }] });
+    await b.waitEnded(out.graphId);
+    expect(await b.logText(out.graphId, 'env')).toBe(`hello from sub tag=${b.engine.room.id} stage=env\n`);
+  });
+});
