@@ -81,3 +81,37 @@ describe('runtime', () => {
     expect(await b.logText(out.graphId, 'env')).toBe(`hello from sub tag=${b.engine.room.id} stage=env\n`);
   });
 });
+
+describe('retention and closing', () => {
+  it('the retention pass spools graphs that ended long enough ago, and only those', async () => {
+    const { spoolEnded } = await import('../../src-main/engine/graphs/artifact-store');
+    const { artifactRootOf } = await import('../../src-main/engine/graphs/graphs-feature');
+    const { GraphRepo } = await import('../../src-main/engine/store/graphs');
+    const out = await b.run({ stages: [{ id: 'old', command: 'echo aged' }] });
+    await b.waitEnded(out.graphId);
+    const repo = new GraphRepo(b.engine.room.db);
+    const root = artifactRootOf(b.markdown);
+    expect(spoolEnded(b.engine.ctx, repo, root, { now: b.engine.ctx.now(), retentionMs: 60 * 60 * 1000 })).not.toContain(out.graphId);
+    const later = new Date(Date.now() + 2 * 60 * 60 * 1000).toISOString();
+    expect(spoolEnded(b.engine.ctx, repo, root, { now: later, retentionMs: 60 * 60 * 1000 })).toContain(out.graphId);
+    expect((await b.status(out.graphId)).graph.logsSpooled).toBe(true);
+    expect(await b.logText(out.graphId, 'old')).toBe('aged\n');
+  });
+
+  it('closing the room with a graph running cancels it, ends its processes and spools its logs', async () => {
+    const pidFile = path.join(b.dir, 'close.pid');
+    const out = await b.run({ stages: [{ id: 'srv', command: `echo $$ > ${pidFile}; echo up; exec sleep 60` }, { id: 'next', command: 'true', dependsOn: ['srv'] }] });
+    for (let i = 0; i < 200 && !fs.existsSync(pidFile); i++) await new Promise((r) => setTimeout(r, 20));
+    const pid = Number(fs.readFileSync(pidFile, 'utf8'));
+    await b.reopen();
+    expect(() => process.kill(pid, 0)).toThrow();
+    const s = await b.status(out.graphId);
+    expect(s.graph.state).toBe('cancelled');
+    expect(s.stages.map((x) => [x.state, x.errorCode])).toEqual([
+      ['cancelled', 'CANCELLED'],
+      ['cancelled', 'CANCELLED'],
+    ]);
+    expect(s.graph.logsSpooled).toBe(true);
+    expect(await b.logText(out.graphId, 'srv')).toBe('up\n');
+  });
+});

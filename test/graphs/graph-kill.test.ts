@@ -127,8 +127,43 @@ describe('kill test', () => {
     const cancel = runCe(env, ['graph-cancel', run.graphId]);
     expect(cancel.status).toBe(0);
     expect(cancel.stdout).toMatch(/wait: running → cancelled/);
+    const file = path.join(home.root, 'graph.json');
+    fs.writeFileSync(file, JSON.stringify({ name: 'from a file', stages: [{ id: 'a', command: 'echo via-serve' }, { id: 'b', command: 'exit 4', dependsOn: ['a'] }] }));
+    const waited = runCe(env, ['run', file, '--wait']);
+    expect(waited.status).toBe(1); // the graph failed
+    expect(waited.stdout).toMatch(/b\s+failed\s+EXIT_NONZERO exit 4/);
+    expect(waited.stdout).toMatch(/: failed$/m);
     const missing = runCe(env, ['graph', '00000000-0000-4000-8000-000000000000']);
     expect(missing.status).toBe(1);
     expect(missing.stderr).toMatch(/unknown graph/);
+  });
+
+  it('ce run with no room process runs the graph in the foreground until it ends', async () => {
+    const other = makeHome();
+    try {
+      fs.mkdirSync(path.join(other.root, 'w'));
+      const room = path.join(other.root, 'w', 'solo.md');
+      const env = { ...other, env: { ...other.env, COMMONROOM_ROOM: room } };
+      const file = path.join(other.root, 'g.json');
+      fs.writeFileSync(file, JSON.stringify({ stages: [{ id: 'one', command: 'echo first' }, { id: 'two', command: ['sh', '-c', 'echo second'], dependsOn: ['one'] }] }));
+      const run = runCe(env, ['run', file]);
+      expect(run.stderr).toBe('');
+      expect(run.status).toBe(0);
+      expect(run.stdout).toMatch(/running in the foreground/);
+      expect(run.stdout).toMatch(/two\s+completed/);
+      const id = /graph ([0-9a-f-]{36})/.exec(run.stdout)?.[1] as string;
+      const shown = runCe(env, ['graph', id, '--stage', 'two']);
+      expect(shown.stdout).toMatch(/log \(spooled/);
+      expect(shown.stdout).toMatch(/^second$/m);
+      const bad = runCe(env, ['run', path.join(other.root, 'missing.json')]);
+      expect(bad.status).toBe(2);
+      expect(bad.stderr).toMatch(/no such file/);
+      fs.writeFileSync(file, JSON.stringify({ stages: [{ id: 'a', command: 'true', dependsOn: ['a'] }] }));
+      const cyc = runCe(env, ['run', file]);
+      expect(cyc.status).toBe(1);
+      expect(cyc.stderr).toMatch(/cycle: a → a/);
+    } finally {
+      other.cleanup();
+    }
   });
 });

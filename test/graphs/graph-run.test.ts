@@ -169,6 +169,20 @@ describe('readiness of long-running stages', () => {
     expect(await b.logText(out.graphId, 'probe')).toContain('connected');
   });
 
+  it('by URL', async () => {
+    const port = 20000 + Math.floor(Math.random() * 20000);
+    const server = `sleep 0.2; exec node -e "require('http').createServer((q, s) => s.end(q.url)).listen(${port}, '127.0.0.1')"`;
+    const out = await b.run({
+      stages: [
+        { id: 'web', command: server, readiness: { url: `http://127.0.0.1:${port}/health`, timeoutMs: 10_000 }, killGraceMs: 300 },
+        { id: 'fetch', command: `node -e "fetch('http://127.0.0.1:${port}/hello').then(r => r.text()).then(t => console.log('got ' + t))"`, dependsOn: ['web'] },
+      ],
+    });
+    const end = await b.waitEnded(out.graphId);
+    expect(end.stages.map((s) => s.state)).toEqual(['completed', 'completed']);
+    expect(await b.logText(out.graphId, 'fetch')).toBe('got /hello\n');
+  });
+
   it('a service that never becomes ready fails with TIMEOUT and its dependents are skipped', async () => {
     const out = await b.run({ stages: [{ id: 'mute', command: 'sleep 30', readiness: { log: 'never' , timeoutMs: 200 }, killGraceMs: 200 }, { id: 'dep', command: 'true', dependsOn: ['mute'] }] });
     const end = await b.waitEnded(out.graphId);

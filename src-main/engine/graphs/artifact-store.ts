@@ -65,3 +65,22 @@ export function spoolGraph(ctx: EngineContext, repo: GraphRepo, graph: GraphReco
   fs.rmSync(graph.logDir, { recursive: true, force: true });
   return written.length;
 }
+
+/**
+ * Spools every ended graph not yet spooled: all of them (room closing), or only those that ended at least
+ * `retentionMs` before `now` (the retention pass). A failure leaves that graph's loose logs readable and is
+ * retried by the next pass. Returns the graphs spooled.
+ */
+export function spoolEnded(ctx: EngineContext, repo: GraphRepo, artifactRoot: string, retention?: { now: string; retentionMs: number }): string[] {
+  const before = retention ? new Date(Date.parse(retention.now) - retention.retentionMs).toISOString() : undefined;
+  const done: string[] = [];
+  for (const g of repo.toSpool(before)) {
+    try {
+      spoolGraph(ctx, repo, g, artifactRoot);
+      done.push(g.id);
+    } catch (error) {
+      console.error(`[graphs] spooling the logs of graph ${g.id} failed (they stay readable where they are):`, error);
+    }
+  }
+  return done;
+}

@@ -10,7 +10,7 @@ import { LIMITS } from '../../common/limits';
 import type { EngineContext, Feature } from '../feature';
 import { ensurePrivateDir } from '../fs-safe';
 import { GraphRepo } from '../store/graphs';
-import { spoolGraph } from './artifact-store';
+import { spoolEnded } from './artifact-store';
 import { GraphRuntime } from './graph-runtime';
 import { graphView, listOf, stageTaskId, statusOf, topologyOf, visibleGraph } from './graph-views';
 import { reconcileAfterRestart } from './reconcile';
@@ -22,13 +22,17 @@ export function roomStateDir(markdownPath: string): string {
   return `${markdownPath}.commonroom.d`;
 }
 
+export function artifactRootOf(markdownPath: string): string {
+  return path.join(roomStateDir(markdownPath), 'artifacts');
+}
+
 /** Task graphs: submit, watch, cancel; reconcile after a crash; spool ended graphs' logs. */
 export function graphsFeature(ctx: EngineContext): Feature<GraphMethods> {
   const { room } = ctx;
   const repo = new GraphRepo(room.db);
   const stateDir = roomStateDir(room.location.markdownPath);
   const logRoot = path.join(stateDir, 'logs');
-  const artifactRoot = path.join(stateDir, 'artifacts');
+  const artifactRoot = artifactRootOf(room.location.markdownPath);
   const runtime = new GraphRuntime(ctx, repo, {
     roomId: room.id,
     logCapBytes: LIMITS.maxStageLogBytes,
@@ -38,17 +42,6 @@ export function graphsFeature(ctx: EngineContext): Feature<GraphMethods> {
     defaultReadinessTimeoutMs: LIMITS.defaultReadinessTimeoutMs,
   });
   let retention: NodeJS.Timeout | undefined;
-
-  function spool(endedBefore?: string): void {
-    for (const g of repo.toSpool(endedBefore)) {
-      try {
-        spoolGraph(ctx, repo, g, artifactRoot);
-      } catch (error) {
-        // the loose logs stay readable; the next close or retention pass tries again
-        console.error(`[graphs] spooling the logs of graph ${g.id} failed:`, error);
-      }
-    }
-  }
 
   function run(caller: Caller, input: MethodInput<'tasks_run'>): MethodOutputs['tasks_run'] {
     validateGraph(input.stages);
@@ -171,7 +164,7 @@ export function graphsFeature(ctx: EngineContext): Feature<GraphMethods> {
     async start() {
       const { stages, killed } = await reconcileAfterRestart(ctx, repo, runtime.tagPrefix);
       if (stages > 0 || killed > 0) console.error(`[graphs] restart reconciliation: ${stages} running stage(s) failed as RUNNER_RESTARTED, ${killed} orphaned process(es) ended`);
-      const expired = () => spool(new Date(Date.parse(ctx.now()) - LIMITS.graphLogRetentionMs).toISOString());
+      const expired = () => void spoolEnded(ctx, repo, artifactRoot, { now: ctx.now(), retentionMs: LIMITS.graphLogRetentionMs });
       expired();
       retention = setInterval(expired, Math.min(LIMITS.graphLogRetentionMs, 60_000));
       retention.unref();
@@ -179,7 +172,7 @@ export function graphsFeature(ctx: EngineContext): Feature<GraphMethods> {
     async close() {
       if (retention) clearInterval(retention);
       await runtime.close(Math.min(LIMITS.defaultKillGraceMs, 2000));
-      spool();
+      spoolEnded(ctx, repo, artifactRoot);
     },
   };
 }
