@@ -86,11 +86,15 @@ describe('tasks_cancel', () => {
   });
 
   it('cancelling a pending stage of a running graph', async () => {
-    const out = await b.run({ maxParallel: 1, stages: [{ id: 'first', command: 'sleep 0.3' }, { id: 'second', command: 'echo no' }] });
+    const out = await b.run({ maxParallel: 1, stages: [{ id: 'first', command: 'sleep 0.3' }, { id: 'second', command: 'echo no' }, { id: 'third', command: 'echo no', dependsOn: ['second'] }] });
     const res = (await b.engine.call(b.engine.operator(), 'tasks_cancel', { graphId: out.graphId, stageId: 'second' })) as Cancel;
-    expect(res.changed).toEqual([{ id: 'second', from: 'pending', to: 'cancelled' }]);
+    // its dependent is skipped in the same answer, not at some later event
+    expect(res.changed).toEqual([
+      { id: 'second', from: 'pending', to: 'cancelled' },
+      { id: 'third', from: 'pending', to: 'skipped' },
+    ]);
     const end = await b.waitEnded(out.graphId);
-    expect(end.stages.map((s) => s.state)).toEqual(['completed', 'cancelled']);
+    expect(end.stages.map((s) => s.state)).toEqual(['completed', 'cancelled', 'skipped']);
   });
 
   it('a stage that exits leaves nothing behind (a background child is ended with it)', async () => {

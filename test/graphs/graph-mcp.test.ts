@@ -67,15 +67,16 @@ describe('task graphs through a real MCP client', () => {
     expect(d?.waitingOn?.stages.map((s) => s.id).sort()).toEqual(['b', 'c']);
     expect(topo.stages.find((s) => s.id === 'a')?.dependents).toEqual(['b', 'c']);
 
-    let status: { graph: { state: string; progress: { done: number; total: number } } } | undefined;
+    type Status = { graph: { state: string; progress: { done: number; total: number } } };
+    let status: Status = { graph: { state: 'unknown', progress: { done: 0, total: 0 } } };
     const seen = new Set<string>();
     for (let i = 0; i < 400; i++) {
-      status = await ok(operator, 'tasks_status', { graphId: run.graphId });
+      status = await ok<Status>(operator, 'tasks_status', { graphId: run.graphId });
       seen.add(status.graph.state);
       if (status.graph.state === 'completed' || status.graph.state === 'failed') break;
       await new Promise((r) => setTimeout(r, 25));
     }
-    expect(status?.graph).toMatchObject({ state: 'completed', progress: { done: 4, total: 4 } });
+    expect(status.graph).toMatchObject({ state: 'completed', progress: { done: 4, total: 4 } });
     expect(seen.has('running')).toBe(true);
     const stage = await ok<{ stage: { state: string }; log: { records: { text: string }[]; more: boolean } }>(operator, 'tasks_status', { graphId: run.graphId, stageId: 'a' });
     expect(stage.stage.state).toBe('completed');

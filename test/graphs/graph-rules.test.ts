@@ -53,7 +53,7 @@ describe('graph schema', () => {
     expect(ok({ stages: [{ id: 'a', command: ['echo', 'hi'] }, { id: 'b', command: 'echo hi', readiness: { log: 'ready' } }] })).toBe(true);
     expect(ok({ stages: [{ id: 'a', command: 'x', readiness: { port: 3000 } }, { id: 'b', command: 'x', readiness: { url: 'http://127.0.0.1:1/' } }] })).toBe(true);
   });
-  it.each([
+  it.each<[unknown, string]>([
     [{ stages: [{ id: 'a b', command: 'x' }] }, 'id with a space'],
     [{ stages: [{ id: 'a', command: 'x', readiness: { log: 'a', port: 1 } }] }, 'two readiness kinds'],
     [{ stages: [{ id: 'a', command: 'x', readiness: { log: '(' } }] }, 'a bad regex'],
@@ -62,7 +62,7 @@ describe('graph schema', () => {
     [{ stages: [{ id: 'a', command: 'x', extra: 1 }] }, 'an unknown field'],
     [{ stages: [{ id: 'a', command: [] }] }, 'an empty argv'],
     [{ maxParallel: 0, stages: [{ id: 'a', command: 'x' }] }, 'maxParallel 0'],
-  ])('refuses %j (%s)', (value) => {
+  ])('refuses %j (%s)', (value, _why) => {
     expect(ok(value)).toBe(false);
   });
 });

@@ -138,7 +138,6 @@ export class GraphRuntime {
         }
         return ok;
       };
-      const touched = new Set<string>();
       // one read per graph, not per signal: hundreds of exits of one graph must not read it hundreds of times
       const rows = new Map<string, Map<string, StageRecord>>();
       const rowOf = (graphId: string, stageId: string): StageRecord | undefined => {
@@ -147,7 +146,6 @@ export class GraphRuntime {
         return m.get(stageId);
       };
       for (const sig of signals) {
-        touched.add(sig.graphId);
         // a stale cached row is harmless: every write below is a compare-and-set on (state, attempt)
         const s = rowOf(sig.graphId, sig.stageId);
         if (!s || s.state !== 'running' || s.attempt !== sig.attempt) continue; // fenced: an old attempt's news
@@ -180,14 +178,9 @@ export class GraphRuntime {
           }
         }
       }
-      for (const [graphId] of this.cancelling) touched.add(graphId);
-      for (const graph of this.repo.unfinished()) {
-        if (!touched.has(graph.id) && graph.state !== 'pending') {
-          // untouched running graphs can still have something to start (a slot freed elsewhere is per graph, so no)
-          continue;
-        }
-        this.settle(graph, at, events, end, toSpawn, toEnd);
-      }
+      // every unfinished graph is settled each tick (at most maxActiveGraphs of them): a direct change such as a
+      // pending stage's cancel must propagate to its dependents even when no process event touched the graph
+      for (const graph of this.repo.unfinished()) this.settle(graph, at, events, end, toSpawn, toEnd);
       // mark the spawns (first attempts and retries) running with their attempt number and tag, before any process exists
       for (const s of toSpawn) {
         const attempt = s.attempt + 1;
@@ -370,7 +363,9 @@ export class GraphRuntime {
     for (const id of this.unfinishedGraphIds()) this.requestCancel(id, 'the room closing');
     const ending = [...this.live.values()].map((l) => this.endLive(l, 'cancel', Math.min(l.graceMs, graceMs)));
     this.tick();
-    await Promise.all(ending);
+    // bounded: a process stuck in uninterruptible sleep must not hold the room open; a stage still running in
+    // the database after this is reconciled (RUNNER_RESTARTED) by the next start
+    await Promise.race([Promise.all(ending), new Promise((r) => setTimeout(r, 3 * graceMs + 2000).unref())]);
     this.tick();
     this.closed = true;
     for (const t of this.retryTimers.values()) clearTimeout(t);
