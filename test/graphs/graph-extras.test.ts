@@ -58,6 +58,22 @@ describe('runtime', () => {
     expect(await b.logText(out.graphId, 'term')).toMatch(/on a tty/);
   });
 
+  it('tty stages leave no pseudo-terminal descriptors behind', async () => {
+    const ptys = () => fs.readdirSync('/proc/self/fd').filter((fd) => {
+      try {
+        return fs.readlinkSync(`/proc/self/fd/${fd}`) === '/dev/ptmx';
+      } catch {
+        return false;
+      }
+    }).length;
+    const before = ptys();
+    const out = await b.run({ maxParallel: 5, stages: Array.from({ length: 10 }, (_, i) => ({ id: `t${i}`, command: ['sh', '-c', 'echo hi'], tty: true })) });
+    const end = await b.waitEnded(out.graphId);
+    expect(end.stages.every((s) => s.state === 'completed')).toBe(true);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(ptys()).toBeLessThanOrEqual(before);
+  });
+
   it('transitions that happen together commit together: 64 stages start in one transaction', async () => {
     const before = (b.engine.room.db.prepare('SELECT max(id) AS m FROM events').get() as { m: number }).m;
     const out = await b.run({ maxParallel: 64, stages: Array.from({ length: 64 }, (_, i) => ({ id: `w${i}`, command: 'sleep 0.2' })) });
