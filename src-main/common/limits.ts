@@ -40,6 +40,8 @@ export const LIMITS = {
   defaultLogReadBytes: 16 * 1024,
   /** Ended graphs' logs are spooled (compressed into the artifact store) this long after they end, or when the room closes. */
   graphLogRetentionMs: 60 * 60 * 1000,
+  /** Longest wait of one tasks_status call (well under the ~50 s some clients give a tool call). */
+  maxStatusWaitMs: 25_000,
   /** Graphs per tasks_list page. */
   maxGraphListPage: 100,
 } as const;

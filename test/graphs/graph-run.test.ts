@@ -222,6 +222,30 @@ describe('logs', () => {
     expect(tail.log.more).toBe(false);
   });
 
+  it('waitMs long-polls: the call answers when new output arrives or the state changes, not at the deadline', async () => {
+    const out = await b.run({ stages: [{ id: 'slow', command: 'echo early; sleep 0.4; echo late; sleep 0.4' }] });
+    const call = (input: Record<string, unknown>) =>
+      b.engine.call(b.engine.operator(), 'tasks_status', { graphId: out.graphId, ...input }) as Promise<{
+        graph: { state: string };
+        log?: { records: { stream: string; text: string }[]; cursor: number };
+        waitedMs?: number;
+      }>;
+    let cursor = 0;
+    let seen = '';
+    for (let i = 0; i < 20 && !seen.includes('late'); i++) {
+      const r = await call({ stageId: 'slow', logCursor: cursor, waitMs: 20_000 });
+      seen += r.log?.records.filter((x) => x.stream === 'stdout').map((x) => x.text).join('') ?? '';
+      cursor = r.log?.cursor ?? cursor;
+      expect(r.waitedMs).toBeLessThan(20_000);
+    }
+    expect(seen).toBe('early\nlate\n');
+    const ended = await call({ waitMs: 20_000 });
+    expect(ended.waitedMs).toBeLessThan(20_000);
+    expect((await b.waitEnded(out.graphId)).graph.state).toBe('completed');
+    const after = await call({ waitMs: 20_000 });
+    expect(after.waitedMs).toBe(0); // an ended graph never waits
+  });
+
   it('when the room closes, ended graphs are spooled (compressed, indexed) and stay readable', async () => {
     const out = await b.run({ stages: [{ id: 'say', command: 'echo "kept after spooling"' }] });
     await b.waitEnded(out.graphId);

@@ -26,7 +26,8 @@ export const GRAPH_METHODS = {
   tasks_status: {
     description:
       'State of a graph (progress done/total, timings, each stage) or, with stageId, of one stage with a bounded slice of ' +
-      'its log: omit logCursor for the tail, pass the returned cursor to read on; "more" says whether more is already there.',
+      'its log: omit logCursor for the tail, pass the returned cursor to read on; "more" says whether more is already there. ' +
+      `waitMs (at most ${LIMITS.maxStatusWaitMs} ms) answers as soon as something changes instead of polling in a tight loop.`,
     capability: 'read',
     input: z
       .object({
@@ -34,6 +35,8 @@ export const GRAPH_METHODS = {
         stageId: stageId.optional(),
         logCursor: z.number().int().min(0).optional(),
         logMaxBytes: z.number().int().min(1).max(LIMITS.maxLogReadBytes).optional(),
+        /** Wait up to this long (clamped) for something new: a state change, or (with stageId and logCursor) new log output. */
+        waitMs: z.number().int().min(0).max(LIMITS.maxStatusWaitMs).optional(),
       })
       .strict(),
     mcpTool: true,
@@ -133,7 +136,10 @@ export interface GraphTopologyNode {
 
 export interface GraphOutputs {
   tasks_run: { graphId: string; taskId: string; state: GraphState; stages: { id: string; state: StageState }[] };
-  tasks_status: { graph: GraphView; stages: StageView[] } | { graph: GraphView; stage: StageView; log: LogSlice };
+  tasks_status: ({ graph: GraphView; stages: StageView[] } | { graph: GraphView; stage: StageView; log: LogSlice }) & {
+    /** How long the call waited (only with waitMs). */
+    waitedMs?: number;
+  };
   tasks_list: { graphs: GraphView[]; nextCursor: string | null };
   tasks_cancel: {
     graphId: string;

@@ -17,6 +17,14 @@ import { reconcileAfterRestart } from './reconcile';
 
 type GraphMethods = 'tasks_run' | 'tasks_status' | 'tasks_list' | 'tasks_cancel' | 'tasks_graph';
 
+function logSize(file: string): number {
+  try {
+    return fs.lstatSync(file).size;
+  } catch {
+    return 0;
+  }
+}
+
 /** Where a room keeps the files it owns besides its database: `<room>.md.commonroom.d/` (0700). */
 export function roomStateDir(markdownPath: string): string {
   return `${markdownPath}.commonroom.d`;
@@ -152,11 +160,50 @@ export function graphsFeature(ctx: EngineContext): Feature<GraphMethods> {
     return answer(`graph ${g.id} cancelled: pending stages will not run, running ones were ended (SIGINT, SIGTERM, SIGKILL to each process tree)`);
   }
 
+  /**
+   * Resolves when an event of this graph is committed, when `check` (a stage log read from a cursor) sees new
+   * output, or after `waitMs`. Long-polling spares agents the tight loops they otherwise fall into.
+   */
+  function waitForChange(graphId: string, waitMs: number, check: (() => boolean) | null): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timers: NodeJS.Timeout[] = [];
+      const done = () => {
+        unsubscribe();
+        for (const t of timers) clearTimeout(t); // clears intervals too
+        resolve();
+      };
+      const unsubscribe = ctx.bus.subscribe((event) => {
+        const data = event.data as { graphId?: unknown } | null;
+        if (event.subject === graphId || data?.graphId === graphId) done();
+      });
+      timers.push(setTimeout(done, waitMs));
+      if (check) {
+        timers.push(
+          setInterval(() => {
+            if (check()) done();
+          }, 100),
+        );
+      }
+    });
+  }
+
   return {
     name: 'graphs',
     handlers: {
       tasks_run: run,
-      tasks_status: (caller, input) => statusOf(repo, caller, input),
+      tasks_status: async (caller, input) => {
+        if (!input.waitMs) return statusOf(repo, caller, input);
+        const first = statusOf(repo, caller, input); // refuses an unknown graph before waiting
+        const following = 'log' in first && input.logCursor !== undefined;
+        if ((first.graph.state !== 'pending' && first.graph.state !== 'running') || ('log' in first && following && first.log.records.length > 0)) {
+          return { ...first, waitedMs: 0 };
+        }
+        const started = Date.now();
+        const logPath = following ? repo.stages(input.graphId).find((x) => x.stageId === input.stageId)?.logPath : undefined;
+        const cursor = input.logCursor ?? 0;
+        await waitForChange(input.graphId, input.waitMs, logPath ? () => logSize(logPath) > cursor : null);
+        return { ...statusOf(repo, caller, input), waitedMs: Date.now() - started };
+      },
       tasks_list: (caller, input) => listOf(repo, caller, input),
       tasks_cancel: cancel,
       tasks_graph: (caller, input) => topologyOf(repo, caller, input.graphId),
