@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RoomError } from '../../src-main/common/errors';
-import { StageLogWriter, sliceLog } from '../../src-main/engine/graphs/stage-log';
+import { readLogSlice, StageLogWriter, sliceLog } from '../../src-main/engine/graphs/stage-log';
 import { openBench, type GraphBench } from './graph-helpers';
 
 let b: GraphBench;
@@ -38,6 +38,32 @@ describe('stage logs are private files', () => {
     expect(slice.records.at(-1)?.text).toMatch(/log reached its cap of 400 bytes/);
     const torn = Buffer.concat([buf, Buffer.from('{"q":99,"s":"o","t":"t","d":"half')]);
     expect(sliceLog(torn, 0, 65536, false).records.map((r) => r.seq)).toEqual(slice.records.map((r) => r.seq));
+  });
+
+  it('reading a slice from the file touches only a window, and answers exactly what reading it whole does', () => {
+    const file = path.join(b.home.root, 'window.log');
+    const w = StageLogWriter.create(file, 1 << 20, () => 't');
+    for (let i = 0; i < 300; i++) w.write(i % 3 === 0 ? 'stderr' : 'stdout', `${'x'.repeat(i % 50)} ${i} "quoted" ünïcode\n`);
+    w.write('stdout', 'y'.repeat(9000)); // longer than one record: split, each piece still whole
+    w.close();
+    const whole = fs.readFileSync(file);
+    for (const maxBytes of [1, 50, 333, 4096, 65536]) {
+      expect(readLogSlice(file, undefined, maxBytes)).toEqual(sliceLog(whole, undefined, maxBytes, false));
+      for (const cursor of [0, 1, 77, 5000, whole.length - 10, whole.length, whole.length + 5]) {
+        expect(readLogSlice(file, cursor, maxBytes), `cursor ${cursor} max ${maxBytes}`).toEqual(sliceLog(whole, cursor, maxBytes, false));
+      }
+    }
+    // following the cursor from 0 reads every record once, in order
+    const seqs: number[] = [];
+    let cursor = 0;
+    for (let i = 0; i < 10_000; i++) {
+      const r = readLogSlice(file, cursor, 500);
+      seqs.push(...r.records.map((x) => x.seq));
+      cursor = r.cursor;
+      if (!r.more) break;
+    }
+    expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, i) => i + 1));
+    expect(seqs.length).toBe(300 + 3);
   });
 
   it('keeps a UTF-8 character split across chunks whole', () => {

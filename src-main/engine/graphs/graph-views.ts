@@ -6,7 +6,7 @@ import type { GraphOutputs, GraphTopologyNode, GraphView, LogSlice, StageView } 
 import { LIMITS } from '../../common/limits';
 import type { Caller } from '../../common/dto';
 import { readPrivateBuffer } from './artifact-store';
-import { readLogFile, sliceLog } from './stage-log';
+import { readLogSlice, sliceLog } from './stage-log';
 import type { GraphRecord, GraphRepo, StageRecord } from '../store/graphs';
 
 /**
@@ -90,7 +90,7 @@ export function readStageLog(repo: GraphRepo, s: StageRecord, cursor: number | u
     const buf = packed ? zlib.gunzipSync(packed, { maxOutputLength: LIMITS.maxStageLogBytes + 1024 * 1024 }) : Buffer.alloc(0);
     return sliceLog(buf, cursor, maxBytes, true);
   }
-  return sliceLog(readLogFile(s.logPath), cursor, maxBytes, false);
+  return readLogSlice(s.logPath, cursor, maxBytes);
 }
 
 export function statusOf(
