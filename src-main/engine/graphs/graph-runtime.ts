@@ -190,6 +190,11 @@ export class GraphRuntime {
           procTag: this.tagFor(s.graphId, s.stageId, attempt),
           startedAt: s.startedAt ?? at,
           ready: false,
+          // a retry starts clean: the previous attempt's failure stays in the log, not on the running stage
+          errorCode: null,
+          exitCode: null,
+          signal: null,
+          message: attempt > 1 ? `attempt ${attempt} of ${s.maxAttempts} (${s.message ?? 'after a failure'})` : null,
         });
         if (ok && s.state === 'pending') stageEvent({ ...s, attempt }, 'running');
         s.attempt = ok ? attempt : -1;
