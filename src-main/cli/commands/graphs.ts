@@ -62,6 +62,15 @@ function roomIsServed(room: string | undefined): boolean {
   }
 }
 
+/** Reads graphs from the room file; a room no runner with graphs has opened yet has none to show. */
+function withGraphs<T>(room: string | undefined, fn: (repo: GraphRepo) => T): T {
+  return withReader(room, (r) => {
+    const has = r.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'graphs'").get();
+    if (!has) throw new RoomError('NOT_FOUND', 'this room has no task graphs yet: start it once with "commonroom serve" (or run one with "ce run FILE.json")');
+    return fn(new GraphRepo(r.db));
+  });
+}
+
 const isEnded = (state: string) => state !== 'pending' && state !== 'running';
 
 /** Prints stage transitions as they happen until the graph ends; returns its final status. */
@@ -110,7 +119,7 @@ export const GRAPH_COMMANDS: CeCommand[] = [
     usage: ['ce graphs                                                    list task graphs, newest first'],
     async run(args, room) {
       if (args.positional.length > 1) throw new UsageError(`unexpected argument ${JSON.stringify(args.positional[1])}`);
-      const out = withReader(room, (r) => listOf(new GraphRepo(r.db), LOCAL_OPERATOR, { limit: 100 }));
+      const out = withGraphs(room, (repo) => listOf(repo, LOCAL_OPERATOR, { limit: 100 }));
       print(args, out, () => (out.graphs.length === 0 ? 'no graphs yet: submit one with "ce run FILE.json"' : out.graphs.map(graphLine).join('\n')));
       return 0;
     },
@@ -123,7 +132,7 @@ export const GRAPH_COMMANDS: CeCommand[] = [
       if (!graphId) throw new UsageError('ce graph ID: ID is missing (see "ce graphs")');
       if (extra) throw new UsageError(`unexpected argument ${JSON.stringify(extra)}`);
       const stageId = stringFlag(args, 'stage');
-      const out = withReader(room, (r) => statusOf(new GraphRepo(r.db), LOCAL_OPERATOR, { graphId, stageId }));
+      const out = withGraphs(room, (repo) => statusOf(repo, LOCAL_OPERATOR, { graphId, stageId }));
       print(args, out, () => describeStatus(out));
       return 0;
     },
@@ -158,7 +167,7 @@ export const GRAPH_COMMANDS: CeCommand[] = [
         print(args, started, () => [`graph ${started.graphId} submitted: ce graph ${started.graphId}`, ...started.stages.map((s) => `  ${s.id.padEnd(24)} ${s.state}`)].join('\n'));
         return 0;
       }
-      const end = await follow(async () => withReader(room, (r) => statusOf(new GraphRepo(r.db), LOCAL_OPERATOR, { graphId: started.graphId })), args);
+      const end = await follow(async () => withGraphs(room, (repo) => statusOf(repo, LOCAL_OPERATOR, { graphId: started.graphId })), args);
       print(args, end, () => `graph ${started.graphId}: ${end.graph.state}`);
       return end.graph.state === 'completed' ? 0 : 1;
     },
