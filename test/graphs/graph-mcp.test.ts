@@ -141,4 +141,33 @@ describe('task graphs through a real MCP client', () => {
     const bad = await call(operator, 'tasks_list', { cursor: 'garbage' });
     expect(bad.content[0]?.text).toMatch(/INVALID_INPUT: cursor is not one tasks_list returned/);
   });
+
+  it('approve sees every graph but cancelling another participant\'s graph needs operate', async () => {
+    const approver = await running.engine.call(running.engine.operator(), 'participant_add', { name: 'approver', capabilities: ['read', 'write', 'approve'] });
+    const a = await connect(approver.token);
+    try {
+      const theirs = await ok<{ graphId: string }>(operator, 'tasks_run', { stages: [{ id: 'x', command: 'sleep 30', killGraceMs: 100 }] });
+      expect((await ok<{ graph: { owner: string } }>(a, 'tasks_status', { graphId: theirs.graphId })).graph.owner).toBe('operator');
+      const refused = await call(a, 'tasks_cancel', { graphId: theirs.graphId });
+      expect(refused.content[0]?.text).toMatch(/^FORBIDDEN: .*only it or the operator may cancel it/);
+      expect((await ok<{ graph: { state: string } }>(operator, 'tasks_cancel', { graphId: theirs.graphId })).graph.state).toBe('cancelled');
+    } finally {
+      await a.close();
+    }
+  });
+
+  it('refuses a graph beyond the active-graph limit, and accepts again once one ended', async () => {
+    const ids: string[] = [];
+    try {
+      for (let i = 0; i < 16; i++) ids.push((await ok<{ graphId: string }>(operator, 'tasks_run', { stages: [{ id: 'hold', command: 'sleep 30', killGraceMs: 100 }] })).graphId);
+      const before = counts();
+      const refused = await call(operator, 'tasks_run', { stages: [{ id: 'one-more', command: 'true' }] });
+      expect(refused.content[0]?.text).toMatch(/^LIMIT_EXCEEDED: the room already runs 16 graphs/);
+      expect(counts()).toEqual(before);
+      await ok(operator, 'tasks_cancel', { graphId: ids.pop() });
+      await ok(operator, 'tasks_run', { stages: [{ id: 'one-more', command: 'true' }] });
+    } finally {
+      for (const id of ids) await ok(operator, 'tasks_cancel', { graphId: id });
+    }
+  });
 });
