@@ -2,12 +2,13 @@ import { RoomError } from '../common/errors';
 import { parseArgs, stringFlag, UsageError } from './args';
 import type { CeCommand } from './command';
 import { HANDOFF_COMMANDS } from './commands/handoffs';
+import { GRAPH_COMMANDS } from './commands/graphs';
 import { PARTICIPANT_COMMANDS } from './commands/participants';
 import { ROOM_COMMANDS } from './commands/room';
 import { SHELL_COMMANDS } from './commands/shells';
 
 /** Every `ce` command; a feature adds its list here. */
-const COMMANDS: CeCommand[] = [...ROOM_COMMANDS, ...PARTICIPANT_COMMANDS, ...SHELL_COMMANDS, ...HANDOFF_COMMANDS];
+const COMMANDS: CeCommand[] = [...ROOM_COMMANDS, ...PARTICIPANT_COMMANDS, ...SHELL_COMMANDS, ...HANDOFF_COMMANDS, ...GRAPH_COMMANDS];
 
 /** Flags any command may take. Commands read their own from the same parse. */
 const FLAGS = {
@@ -15,6 +16,8 @@ const FLAGS = {
   can: 'string',
   participant: 'string',
   reason: 'string',
+  stage: 'string',
+  wait: 'boolean',
   json: 'boolean',
   help: 'boolean',
 } as const;

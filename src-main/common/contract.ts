@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { HANDOFF_METHODS, type HandoffOutputs } from './methods/handoffs';
+import { GRAPH_METHODS, type GraphOutputs } from './methods/graphs';
 import { PARTICIPANT_METHODS, type ParticipantOutputs } from './methods/participants';
 import { ROOM_METHODS, type RoomOutputs } from './methods/room';
 import { SHELL_METHODS, type ShellOutputs } from './methods/shells';
@@ -16,10 +17,11 @@ export const CONTRACT = {
   ...PARTICIPANT_METHODS,
   ...SHELL_METHODS,
   ...HANDOFF_METHODS,
+  ...GRAPH_METHODS,
 };
 
 /** What each method answers; the engine implements exactly this. */
-export interface MethodOutputs extends RoomOutputs, ParticipantOutputs, ShellOutputs, HandoffOutputs {}
+export interface MethodOutputs extends RoomOutputs, ParticipantOutputs, ShellOutputs, HandoffOutputs, GraphOutputs {}
 
 export type Contract = typeof CONTRACT;
 export type MethodName = keyof Contract;

@@ -8,6 +8,7 @@ import { LIMITS, type Limits } from '../common/limits';
 import { EventBus } from './event-bus';
 import { makeContext, type CallContext, type EngineContext, type Feature, type Handlers, type MethodHandler } from './feature';
 import { handoffsFeature } from './handoffs/handoffs-feature';
+import { graphsFeature } from './graphs/graphs-feature';
 import { participantsFeature } from './participants-feature';
 import { roomFeature } from './room-feature';
 import { ShellRegistry } from './shells/shell-registry';
@@ -40,6 +41,7 @@ function buildFeatures(engine: Engine): Feature[] {
     participantsFeature(ctx),
     shellsFeature(ctx, engine.shells, limits),
     handoffsFeature(ctx, engine.tasks),
+    graphsFeature(ctx),
   ] as unknown as Feature[];
 }
 

@@ -1,0 +1,101 @@
+import { z } from 'zod';
+import { LIMITS } from '../limits';
+
+/**
+ * The wire shape of a task graph, bounded in every dimension: an agent with `write` may submit one, and each
+ * stage becomes a process on the person's machine. Structural rules a schema cannot express (cycles, unknown
+ * or duplicate ids) are in graph-validate.ts.
+ */
+
+export const STAGE_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+export const stageId = z
+  .string()
+  .regex(STAGE_ID_PATTERN, 'a stage id is 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit');
+
+const envName = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'an environment variable name is letters, digits and "_", not starting with a digit')
+  .refine((k) => !k.toUpperCase().startsWith('COMMONROOM_'), 'COMMONROOM_* variables belong to the runner: choose another name');
+
+const readiness = z
+  .object({
+    /** Ready once a line of the stage's output matches this regular expression. */
+    log: z.string().min(1).max(LIMITS.maxReadinessPatternLength).optional(),
+    /** Ready once a TCP connection to this port (on loopback) succeeds. */
+    port: z.number().int().min(1).max(65535).optional(),
+    host: z.enum(['127.0.0.1', '::1', 'localhost']).optional(),
+    /** Ready once a GET of this URL answers with a status below 400. */
+    url: z
+      .string()
+      .max(2048)
+      .regex(/^https?:\/\/[^\s]+$/, 'readiness.url must be an http:// or https:// URL')
+      .optional(),
+    /** Give up (the stage fails with TIMEOUT) when not ready this long after it started. */
+    timeoutMs: z.number().int().min(100).max(LIMITS.maxStageTimeoutMs).optional(),
+  })
+  .strict()
+  .refine((r) => [r.log, r.port, r.url].filter((v) => v !== undefined).length === 1, {
+    message: 'readiness takes exactly one of log (a regex), port (a TCP port) or url',
+  })
+  .refine((r) => r.log === undefined || isValidRegex(r.log), { message: 'readiness.log is not a valid regular expression' })
+  .refine((r) => r.host === undefined || r.port !== undefined, { message: 'readiness.host goes with readiness.port' });
+
+function isValidRegex(source: string): boolean {
+  try {
+    new RegExp(source);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export const stageSpec = z
+  .object({
+    id: stageId,
+    /** An argv array (run directly, no shell) or a shell string (run by /bin/sh -c). */
+    command: z.union([
+      z.string().min(1, 'command is empty').max(LIMITS.maxCommandLength),
+      z.array(z.string().max(LIMITS.maxCommandLength)).min(1, 'command needs at least the program').max(256),
+    ]),
+    /** Working folder; relative paths are taken from the room's folder. Default: the room's folder. */
+    cwd: z.string().min(1).max(4096).optional(),
+    env: z
+      .record(envName, z.string().max(8192))
+      .refine((e) => Object.keys(e).length <= 64, 'env may set at most 64 variables')
+      .optional(),
+    dependsOn: z.array(stageId).max(LIMITS.maxGraphStages).optional(),
+    /** Each attempt is ended (SIGINT, SIGTERM, SIGKILL) after this long and fails with TIMEOUT. */
+    timeoutMs: z.number().int().min(100).max(LIMITS.maxStageTimeoutMs).optional(),
+    /** Extra attempts after a failure (not after a cancel). */
+    retries: z.number().int().min(0).max(LIMITS.maxStageRetries).optional(),
+    /** Wait before the first retry; doubles for each next one, capped. */
+    retryBackoffMs: z.number().int().min(0).max(LIMITS.maxRetryBackoffMs).optional(),
+    /** Grace between SIGINT, SIGTERM and SIGKILL when the stage is cancelled or times out. */
+    killGraceMs: z.number().int().min(0).max(60_000).optional(),
+    /** Run in a pseudo-terminal (for programs that need one). */
+    tty: z.boolean().optional(),
+    readiness: readiness.optional(),
+  })
+  .strict();
+
+export const FAILURE_POLICIES = ['skip-dependents', 'cancel-all'] as const;
+export type FailurePolicy = (typeof FAILURE_POLICIES)[number];
+
+export const graphSpec = z
+  .object({
+    name: z.string().min(1).max(120).optional(),
+    /** Stages running at once (a ready long-running stage no longer takes a slot). */
+    maxParallel: z.number().int().min(1).max(LIMITS.maxGraphParallel).optional(),
+    /** skip-dependents (default): a failure skips what depends on it, the rest goes on. cancel-all: a failure cancels the rest. */
+    onFailure: z.enum(FAILURE_POLICIES).optional(),
+    stages: z
+      .array(stageSpec)
+      .min(1, 'a graph needs at least one stage')
+      .max(LIMITS.maxGraphStages, `a graph may have at most ${LIMITS.maxGraphStages} stages: split it into several graphs`),
+  })
+  .strict();
+
+export type StageSpec = z.infer<typeof stageSpec>;
+export type GraphSpec = z.infer<typeof graphSpec>;
+export type Readiness = NonNullable<StageSpec['readiness']>;

@@ -1,0 +1,78 @@
+import { RoomError } from '../errors';
+
+/** A stage's states. `skipped`: an upstream did not complete, so it never ran. */
+export const STAGE_STATES = ['pending', 'running', 'completed', 'failed', 'cancelled', 'skipped'] as const;
+export type StageState = (typeof STAGE_STATES)[number];
+
+/** Why a stage did not complete. */
+export const STAGE_ERROR_CODES = ['EXIT_NONZERO', 'SIGNAL', 'TIMEOUT', 'SPAWN_FAILED', 'UPSTREAM_FAILED', 'CANCELLED', 'RUNNER_RESTARTED'] as const;
+export type StageErrorCode = (typeof STAGE_ERROR_CODES)[number];
+
+export const GRAPH_STATES = ['pending', 'running', 'completed', 'failed', 'cancelled'] as const;
+export type GraphState = (typeof GRAPH_STATES)[number];
+
+const TERMINAL: ReadonlySet<StageState> = new Set(['completed', 'failed', 'cancelled', 'skipped']);
+
+export function isTerminalStage(state: StageState): boolean {
+  return TERMINAL.has(state);
+}
+
+const ALLOWED: Record<StageState, readonly StageState[]> = {
+  pending: ['running', 'cancelled', 'skipped'],
+  // running → running is a retry (a new attempt)
+  running: ['running', 'completed', 'failed', 'cancelled'],
+  completed: [],
+  failed: [],
+  cancelled: [],
+  skipped: [],
+};
+
+/** The one rule for stage transitions. */
+export function nextStageState(current: StageState, next: StageState): StageState {
+  if (!ALLOWED[current].includes(next)) {
+    throw new RoomError('CONFLICT', isTerminalStage(current) ? `the stage already ended (${current})` : `a ${current} stage cannot become ${next}`, {
+      state: current,
+    });
+  }
+  return next;
+}
+
+/**
+ * A graph's state, derived from its stages, never stored independently of them. Any failure makes the graph
+ * failed (a skipped stage never counts as success); otherwise any cancel or skip makes it cancelled.
+ */
+export function deriveGraphState(states: readonly StageState[]): GraphState {
+  if (states.some((s) => !isTerminalStage(s))) return states.every((s) => s === 'pending') ? 'pending' : 'running';
+  if (states.some((s) => s === 'failed')) return 'failed';
+  if (states.some((s) => s === 'cancelled' || s === 'skipped')) return 'cancelled';
+  return 'completed';
+}
+
+export interface StageExit {
+  code: number | null;
+  signal: string | null;
+  /** Why the runner ended it, when it did. */
+  endedBy?: 'cancel' | 'timeout' | 'service-stop' | 'readiness-timeout' | undefined;
+}
+
+/** How an attempt's end reads: the state it leads to and why. */
+export function classifyExit(exit: StageExit): { state: StageState; errorCode: StageErrorCode | null } {
+  if (exit.endedBy === 'cancel') return { state: 'cancelled', errorCode: 'CANCELLED' };
+  if (exit.endedBy === 'timeout' || exit.endedBy === 'readiness-timeout') return { state: 'failed', errorCode: 'TIMEOUT' };
+  // a long-running stage the runner stopped because nothing needs it any more did its job
+  if (exit.endedBy === 'service-stop') return { state: 'completed', errorCode: null };
+  if (exit.code === 0) return { state: 'completed', errorCode: null };
+  if (exit.signal !== null) return { state: 'failed', errorCode: 'SIGNAL' };
+  return { state: 'failed', errorCode: 'EXIT_NONZERO' };
+}
+
+/** Failures that another attempt may fix. A cancel, an upstream failure or a restart is never retried. */
+export function isRetryable(code: StageErrorCode | null): boolean {
+  return code === 'EXIT_NONZERO' || code === 'SIGNAL' || code === 'TIMEOUT' || code === 'SPAWN_FAILED';
+}
+
+/** Wait before attempt `nextAttempt` (2, 3, …): base, doubling each time, capped. */
+export function retryDelayMs(baseMs: number, nextAttempt: number, capMs: number): number {
+  const exponent = Math.max(0, nextAttempt - 2);
+  return Math.min(capMs, baseMs * 2 ** Math.min(exponent, 30));
+}

@@ -1,0 +1,153 @@
+import { z } from 'zod';
+import { graphSpec, stageId } from '../graphs/graph-spec';
+import type { GraphState, StageErrorCode, StageState } from '../graphs/stage-machine';
+import { LIMITS } from '../limits';
+import type { MethodSpec } from '../method-spec';
+
+const graphId = z.string().uuid('a graph id is the UUID tasks_run returned');
+
+/**
+ * Task graphs. Running and cancelling need `write` (a stage is a process on the person's machine); reading
+ * needs `read`. A participant sees the graphs it submitted; `operate` or `approve` see every graph of the room.
+ * A graph another participant cannot see answers "unknown graph", exactly like one that does not exist.
+ */
+export const GRAPH_METHODS = {
+  tasks_run: {
+    description:
+      'Submit a task graph: stages (processes) with dependsOn, run in dependency order up to maxParallel at once. ' +
+      'Returns the graph id and the initial stage states at once; poll tasks_status. A stage: {id, command (argv array or ' +
+      'shell string), cwd?, env?, dependsOn?, timeoutMs?, retries?, retryBackoffMs?, killGraceMs?, tty?, readiness? ' +
+      '({log: regex} | {port} | {url}: dependents start once a long-running stage is ready)}. ' +
+      'onFailure: "skip-dependents" (default) or "cancel-all".',
+    capability: 'write',
+    input: graphSpec,
+    mcpTool: true,
+  },
+  tasks_status: {
+    description:
+      'State of a graph (progress done/total, timings, each stage) or, with stageId, of one stage with a bounded slice of ' +
+      'its log: omit logCursor for the tail, pass the returned cursor to read on; "more" says whether more is already there. ' +
+      `waitMs (at most ${LIMITS.maxStatusWaitMs} ms) answers as soon as something changes instead of polling in a tight loop.`,
+    capability: 'read',
+    input: z
+      .object({
+        graphId,
+        stageId: stageId.optional(),
+        logCursor: z.number().int().min(0).optional(),
+        logMaxBytes: z.number().int().min(1).max(LIMITS.maxLogReadBytes).optional(),
+        /** Wait up to this long (clamped) for something new: a state change, or (with stageId and logCursor) new log output. */
+        waitMs: z.number().int().min(0).max(LIMITS.maxStatusWaitMs).optional(),
+      })
+      .strict(),
+    mcpTool: true,
+  },
+  tasks_list: {
+    description: "The room's task graphs you may see, newest first. Pass the returned nextCursor to page on.",
+    capability: 'read',
+    input: z
+      .object({
+        limit: z.number().int().min(1).max(LIMITS.maxGraphListPage).optional(),
+        cursor: z.string().max(200).optional(),
+      })
+      .strict(),
+    mcpTool: true,
+  },
+  tasks_cancel: {
+    description:
+      'Cancel a whole graph, or one stage with stageId: pending stages become cancelled, running ones get SIGINT, then ' +
+      'SIGTERM, then SIGKILL (whole process tree). Answers what changed; an ended graph or stage is left as it was.',
+    capability: 'write',
+    input: z.object({ graphId, stageId: stageId.optional() }).strict(),
+    mcpTool: true,
+  },
+  tasks_graph: {
+    description: 'The topology of a graph: each stage with its dependencies and state, and for a pending stage what it waits on.',
+    capability: 'read',
+    input: z.object({ graphId }).strict(),
+    mcpTool: true,
+  },
+} satisfies Record<string, MethodSpec>;
+
+export interface StageView {
+  id: string;
+  /** Stable task id of the stage: `<graphId>:<stageId>`. */
+  taskId: string;
+  state: StageState;
+  errorCode: StageErrorCode | null;
+  exitCode: number | null;
+  signal: string | null;
+  message: string | null;
+  attempt: number;
+  maxAttempts: number;
+  /** A long-running stage whose readiness condition was met. */
+  ready: boolean;
+  startedAt: string | null;
+  endedAt: string | null;
+  durationMs: number | null;
+}
+
+export interface GraphView {
+  graphId: string;
+  /** The graph's task id (the same as graphId). */
+  taskId: string;
+  name: string | null;
+  owner: string;
+  state: GraphState;
+  progress: { done: number; total: number; byState: Record<StageState, number> };
+  maxParallel: number;
+  onFailure: string;
+  createdAt: string;
+  startedAt: string | null;
+  endedAt: string | null;
+  durationMs: number | null;
+  /** True once its logs were compressed into the room's artifact store. */
+  logsSpooled: boolean;
+}
+
+export interface LogRecord {
+  seq: number;
+  stream: 'stdout' | 'stderr' | 'runner';
+  at: string;
+  text: string;
+}
+
+export interface LogSlice {
+  records: LogRecord[];
+  /** Pass as logCursor to read on. */
+  cursor: number;
+  /** More is already there past `cursor`. */
+  more: boolean;
+  /** Total bytes of the log so far. */
+  size: number;
+  spooled: boolean;
+}
+
+export interface GraphTopologyNode {
+  id: string;
+  dependsOn: string[];
+  dependents: string[];
+  state: StageState;
+  errorCode: StageErrorCode | null;
+  ready: boolean;
+  command: string | string[];
+  /** For a pending stage: the dependencies it still waits on, and whether it waits for a free slot. */
+  waitingOn: { stages: { id: string; state: StageState }[]; slot: boolean } | null;
+}
+
+export interface GraphOutputs {
+  tasks_run: { graphId: string; taskId: string; state: GraphState; stages: { id: string; state: StageState }[] };
+  tasks_status: ({ graph: GraphView; stages: StageView[] } | { graph: GraphView; stage: StageView; log: LogSlice }) & {
+    /** How long the call waited (only with waitMs). */
+    waitedMs?: number;
+  };
+  tasks_list: { graphs: GraphView[]; nextCursor: string | null };
+  tasks_cancel: {
+    graphId: string;
+    changed: { id: string; from: StageState; to: StageState }[];
+    unchanged: { id: string; state: StageState }[];
+    /** A sentence for a person: what happened. */
+    message: string;
+    graph: GraphView;
+  };
+  tasks_graph: { graph: GraphView; stages: GraphTopologyNode[]; order: string[] };
+}

@@ -1,0 +1,86 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { checkPrivateFile, ensurePrivateDir, FILE_MODE } from '../fs-safe';
+import type { GraphRecord, GraphRepo } from '../store/graphs';
+import type { EngineContext } from '../feature';
+import { readLogFile } from './stage-log';
+
+/**
+ * The room's retained artifact store: `<room>.md.commonroom.d/artifacts/<graphId>/<stageId>.log.gz`, each
+ * indexed in graph_artifacts. Ended graphs' logs are compressed here when the room closes or their retention
+ * ends; the loose log files are removed only after the index committed, so a crash at any point loses nothing.
+ */
+
+export function readPrivateBuffer(file: string): Buffer | null {
+  if (checkPrivateFile(file) === 'absent') return null;
+  const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+  try {
+    return fs.readFileSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Writes via a fresh 0600 temp file (O_EXCL|O_NOFOLLOW), fsync, rename: a reader sees the old file or the whole new one. */
+function writePrivateBuffer(file: string, data: Buffer): void {
+  checkPrivateFile(file);
+  const tmp = `${file}.${process.pid}.${crypto.randomUUID()}.tmp`;
+  const fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, FILE_MODE);
+  try {
+    fs.writeFileSync(fd, data);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  fs.renameSync(tmp, file);
+}
+
+export function spoolGraph(ctx: EngineContext, repo: GraphRepo, graph: GraphRecord, artifactRoot: string): number {
+  const dir = path.join(artifactRoot, graph.id);
+  ensurePrivateDir(dir);
+  const stages = repo.stages(graph.id);
+  const written: { stageId: string; file: string; raw: number; stored: number; sha: string }[] = [];
+  for (const s of stages) {
+    if (checkPrivateFile(s.logPath) === 'absent') continue;
+    const raw = readLogFile(s.logPath);
+    const packed = zlib.gzipSync(raw, { level: 6 });
+    const file = path.join(dir, `${s.stageId}.log.gz`);
+    writePrivateBuffer(file, packed);
+    written.push({ stageId: s.stageId, file, raw: raw.length, stored: packed.length, sha: crypto.createHash('sha256').update(raw).digest('hex') });
+  }
+  ctx.commit(() => {
+    const at = ctx.now();
+    for (const w of written) {
+      repo.insertArtifact({ graphId: graph.id, stageId: w.stageId, path: w.file, rawBytes: w.raw, storedBytes: w.stored, sha256: w.sha, createdAt: at });
+    }
+    repo.setGraph(graph.id, { spooledAt: at });
+    return {
+      value: undefined,
+      events: [{ kind: 'graph.logs_spooled', actor: null, subject: graph.id, data: { stages: written.length, bytes: written.reduce((n, w) => n + w.raw, 0) } }],
+    };
+  });
+  for (const s of stages) fs.rmSync(s.logPath, { force: true });
+  fs.rmSync(graph.logDir, { recursive: true, force: true });
+  return written.length;
+}
+
+/**
+ * Spools every ended graph not yet spooled: all of them (room closing), or only those that ended at least
+ * `retentionMs` before `now` (the retention pass). A failure leaves that graph's loose logs readable and is
+ * retried by the next pass. Returns the graphs spooled.
+ */
+export function spoolEnded(ctx: EngineContext, repo: GraphRepo, artifactRoot: string, retention?: { now: string; retentionMs: number }): string[] {
+  const before = retention ? new Date(Date.parse(retention.now) - retention.retentionMs).toISOString() : undefined;
+  const done: string[] = [];
+  for (const g of repo.toSpool(before)) {
+    try {
+      spoolGraph(ctx, repo, g, artifactRoot);
+      done.push(g.id);
+    } catch (error) {
+      console.error(`[graphs] spooling the logs of graph ${g.id} failed (they stay readable where they are):`, error);
+    }
+  }
+  return done;
+}

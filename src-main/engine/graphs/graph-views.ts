@@ -1,0 +1,149 @@
+import zlib from 'node:zlib';
+import { RoomError } from '../../common/errors';
+import { waitingOn, type SchedStage } from '../../common/graphs/graph-scheduler';
+import { STAGE_STATES, type StageState } from '../../common/graphs/stage-machine';
+import type { GraphOutputs, GraphTopologyNode, GraphView, LogSlice, StageView } from '../../common/methods/graphs';
+import { LIMITS } from '../../common/limits';
+import type { Caller } from '../../common/dto';
+import { readPrivateBuffer } from './artifact-store';
+import { readLogSlice, sliceLog } from './stage-log';
+import type { GraphRecord, GraphRepo, StageRecord } from '../store/graphs';
+
+/**
+ * What every read of a graph answers, built from the rows alone, so the engine and the CLI reading the room
+ * file (no room process running) give the same views.
+ */
+
+const ms = (a: string | null, b: string | null): number | null => (a && b ? Date.parse(b) - Date.parse(a) : null);
+
+export function stageTaskId(graphId: string, stageId: string): string {
+  return `${graphId}:${stageId}`;
+}
+
+export function stageView(s: StageRecord): StageView {
+  return {
+    id: s.stageId,
+    taskId: stageTaskId(s.graphId, s.stageId),
+    state: s.state,
+    errorCode: s.errorCode,
+    exitCode: s.exitCode,
+    signal: s.signal,
+    message: s.message,
+    attempt: s.attempt,
+    maxAttempts: s.maxAttempts,
+    ready: s.ready,
+    startedAt: s.startedAt,
+    endedAt: s.endedAt,
+    durationMs: ms(s.startedAt, s.endedAt),
+  };
+}
+
+export function graphView(g: GraphRecord, stages: readonly StageRecord[]): GraphView {
+  const byState = Object.fromEntries(STAGE_STATES.map((s) => [s, 0])) as Record<StageState, number>;
+  for (const s of stages) byState[s.state]++;
+  const done = stages.length - byState.pending - byState.running;
+  return {
+    graphId: g.id,
+    taskId: g.id,
+    name: g.name,
+    owner: g.owner,
+    state: g.state,
+    progress: { done, total: stages.length, byState },
+    maxParallel: g.maxParallel,
+    onFailure: g.onFailure,
+    createdAt: g.createdAt,
+    startedAt: g.startedAt,
+    endedAt: g.endedAt,
+    durationMs: ms(g.startedAt, g.endedAt),
+    logsSpooled: g.spooledAt !== null,
+  };
+}
+
+export function schedStages(stages: readonly StageRecord[]): SchedStage[] {
+  return stages.map((s) => ({ id: s.stageId, dependsOn: s.dependsOn, state: s.state, hasReadiness: s.spec.readiness !== undefined, ready: s.ready }));
+}
+
+export function canSeeAll(caller: Caller): boolean {
+  return caller.capabilities.includes('operate') || caller.capabilities.includes('approve');
+}
+
+/** The graph if this caller may see it; an unknown and a hidden graph answer the same. */
+export function visibleGraph(repo: GraphRepo, caller: Caller, graphId: string): GraphRecord {
+  const g = repo.graph(graphId);
+  if (!g || (g.owner !== caller.name && !canSeeAll(caller))) {
+    throw new RoomError('NOT_FOUND', `unknown graph ${graphId}: tasks_list shows the graphs you may see`);
+  }
+  return g;
+}
+
+function stageOf(stages: readonly StageRecord[], graphId: string, stageId: string): StageRecord {
+  const s = stages.find((x) => x.stageId === stageId);
+  if (!s) throw new RoomError('NOT_FOUND', `graph ${graphId} has no stage "${stageId}": tasks_graph lists its stages`);
+  return s;
+}
+
+/** A stage's log slice: from its spooled artifact when there is one, else from its log file. */
+export function readStageLog(repo: GraphRepo, s: StageRecord, cursor: number | undefined, maxBytes: number): LogSlice {
+  const artifact = repo.artifact(s.graphId, s.stageId);
+  if (artifact) {
+    const packed = readPrivateBuffer(artifact.path);
+    const buf = packed ? zlib.gunzipSync(packed, { maxOutputLength: LIMITS.maxStageLogBytes + 1024 * 1024 }) : Buffer.alloc(0);
+    return sliceLog(buf, cursor, maxBytes, true);
+  }
+  return readLogSlice(s.logPath, cursor, maxBytes);
+}
+
+export function statusOf(
+  repo: GraphRepo,
+  caller: Caller,
+  input: { graphId: string; stageId?: string | undefined; logCursor?: number | undefined; logMaxBytes?: number | undefined },
+): GraphOutputs['tasks_status'] {
+  const g = visibleGraph(repo, caller, input.graphId);
+  const stages = repo.stages(g.id);
+  const graph = graphView(g, stages);
+  if (input.stageId === undefined) return { graph, stages: stages.map(stageView) };
+  const s = stageOf(stages, g.id, input.stageId);
+  return { graph, stage: stageView(s), log: readStageLog(repo, s, input.logCursor, input.logMaxBytes ?? LIMITS.defaultLogReadBytes) };
+}
+
+export function topologyOf(repo: GraphRepo, caller: Caller, graphId: string): GraphOutputs['tasks_graph'] {
+  const g = visibleGraph(repo, caller, graphId);
+  const stages = repo.stages(g.id);
+  const sched = schedStages(stages);
+  const nodes: GraphTopologyNode[] = stages.map((s, i) => ({
+    id: s.stageId,
+    dependsOn: s.dependsOn,
+    dependents: stages.filter((d) => d.dependsOn.includes(s.stageId)).map((d) => d.stageId),
+    state: s.state,
+    errorCode: s.errorCode,
+    ready: s.ready,
+    command: s.spec.command,
+    waitingOn: s.state === 'pending' ? waitingOn(sched[i] as SchedStage, sched, g.maxParallel) : null,
+  }));
+  return { graph: graphView(g, stages), stages: nodes, order: stages.map((s) => s.stageId) };
+}
+
+function encodeCursor(g: GraphRecord): string {
+  return Buffer.from(JSON.stringify({ c: g.createdAt, i: g.id })).toString('base64url');
+}
+
+function decodeCursor(cursor: string): { createdAt: string; id: string } {
+  try {
+    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { c?: unknown; i?: unknown };
+    if (typeof v.c === 'string' && typeof v.i === 'string') return { createdAt: v.c, id: v.i };
+  } catch {
+    // fall through to the clear error
+  }
+  throw new RoomError('INVALID_INPUT', 'cursor is not one tasks_list returned: omit it to start from the newest graph');
+}
+
+export function listOf(repo: GraphRepo, caller: Caller, input: { limit?: number | undefined; cursor?: string | undefined }): GraphOutputs['tasks_list'] {
+  const limit = input.limit ?? 20;
+  const rows = repo.list(canSeeAll(caller) ? null : caller.name, limit + 1, input.cursor ? decodeCursor(input.cursor) : undefined);
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return {
+    graphs: page.map((g) => graphView(g, repo.stages(g.id))),
+    nextCursor: rows.length > limit && last ? encodeCursor(last) : null,
+  };
+}

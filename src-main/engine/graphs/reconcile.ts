@@ -1,0 +1,98 @@
+import { decide } from '../../common/graphs/graph-scheduler';
+import { deriveGraphState, type StageState } from '../../common/graphs/stage-machine';
+import type { EngineContext, EventInput } from '../feature';
+import fs from 'node:fs';
+import { findTagged, isAlive, killTree, PROC_TAG_ENV, type ProcessIdentity } from '../process/process-tree';
+import type { GraphRepo, StageRecord } from '../store/graphs';
+import { schedStages, stageTaskId } from './graph-views';
+
+/**
+ * Restart reconciliation, run once when the room opens, before anything new starts. A previous runner that
+ * died (kill -9, power loss) left stages `running` and maybe their process trees alive. Each such tree is
+ * found by its tag (start time checked before any signal) and ended; then, in one transaction, every running
+ * stage becomes failed/RUNNER_RESTARTED, its dependents skipped, and stages that never started skipped too:
+ * a graph does not resume on its own after a restart (submit it again). Nothing stays running.
+ */
+export async function reconcileAfterRestart(ctx: EngineContext, repo: GraphRepo, tagPrefix: string): Promise<{ stages: number; killed: number }> {
+  const graphs = repo.unfinished();
+  const running: StageRecord[] = graphs.flatMap((g) => repo.stages(g.id).filter((s) => s.state === 'running'));
+  const plan = { signals: ['SIGTERM', 'SIGKILL'] as NodeJS.Signals[], graceMs: 1000 };
+  let killed = 0;
+  const ends: Promise<unknown>[] = [];
+  for (const s of running) {
+    if (!s.procTag) continue;
+    const root: ProcessIdentity | undefined = s.pid !== null && s.pidStart !== null ? { pid: s.pid, startTime: s.pidStart } : undefined;
+    // the group is signalled only while its leader is provably the same process (a recycled pgid is left alone)
+    const pgid = root && isAlive(root) ? root.pid : undefined;
+    const found = findTagged(s.procTag).length + (pgid !== undefined ? 1 : 0);
+    if (found === 0) continue;
+    killed += found;
+    ends.push(killTree({ tag: s.procTag, pgid, root }, plan));
+  }
+  // anything else of this room's stages still tagged (e.g. an attempt whose row moved on): nothing of ours may run now
+  const known = new Set(running.map((s) => s.procTag));
+  const strays = [...new Set(sweepTags(tagPrefix))].filter((t) => !known.has(t));
+  killed += strays.length;
+  ends.push(...strays.map((tag) => killTree({ tag }, plan)));
+  await Promise.all(ends);
+  if (graphs.length === 0) return { stages: 0, killed };
+
+  ctx.commit(() => {
+    const at = ctx.now();
+    const events: EventInput[] = [];
+    for (const g of graphs) {
+      const stages = repo.stages(g.id);
+      for (const s of stages.filter((x) => x.state === 'running')) {
+        repo.updateStage(g.id, s.stageId, { state: 'running', attempt: s.attempt }, {
+          state: 'failed',
+          errorCode: 'RUNNER_RESTARTED',
+          message: 'the runner stopped while this stage ran (its processes were ended at restart)',
+          endedAt: at,
+          pid: null,
+          pidStart: null,
+        });
+        s.state = 'failed';
+        events.push({ kind: 'graph.stage', actor: null, subject: stageTaskId(g.id, s.stageId), data: { graphId: g.id, stageId: s.stageId, state: 'failed', errorCode: 'RUNNER_RESTARTED' } });
+      }
+      const d = decide(schedStages(stages), { maxParallel: g.maxParallel, onFailure: 'skip-dependents' });
+      const upstream = new Map(d.skip.map((k) => [k.id, k.upstream] as const));
+      for (const s of stages.filter((x) => x.state === 'pending')) {
+        const up = upstream.get(s.stageId);
+        repo.updateStage(g.id, s.stageId, { state: 'pending' }, {
+          state: 'skipped',
+          errorCode: up !== undefined ? 'UPSTREAM_FAILED' : 'RUNNER_RESTARTED',
+          message: up !== undefined ? `skipped: ${up} did not complete` : 'skipped: the runner restarted before it ran; submit the graph again',
+          endedAt: at,
+        });
+        s.state = 'skipped';
+        events.push({ kind: 'graph.stage', actor: null, subject: stageTaskId(g.id, s.stageId), data: { graphId: g.id, stageId: s.stageId, state: 'skipped' } });
+      }
+      const state = deriveGraphState(stages.map((s) => s.state as StageState));
+      repo.setGraph(g.id, { state, endedAt: at, startedAt: g.startedAt ?? at });
+      const status = state === 'completed' ? 'completed' : state === 'failed' ? 'failed' : 'cancelled';
+      ctx.room.tasks.update(g.id, { status, statusMessage: `the runner restarted: graph ${state}`, result: { graphId: g.id, state, stages: stages.length } }, at);
+      events.push({ kind: 'graph.ended', actor: null, subject: g.id, data: { state, reason: 'RUNNER_RESTARTED' } });
+    }
+    return { value: undefined, events };
+  });
+  return { stages: running.length, killed };
+}
+
+function sweepTags(prefix: string): string[] {
+  // findTagged gives identities, not tags; re-read each found process's tag so each tree is ended by its own tag
+  const tags: string[] = [];
+  for (const p of findTagged(prefix, { prefix: true })) {
+    const tag = tagOfPid(p.pid);
+    if (tag) tags.push(tag);
+  }
+  return tags;
+}
+
+function tagOfPid(pid: number): string | null {
+  try {
+    const entry = fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').find((e) => e.startsWith(`${PROC_TAG_ENV}=`));
+    return entry ? entry.slice(PROC_TAG_ENV.length + 1) : null;
+  } catch {
+    return null; // gone meanwhile
+  }
+}

@@ -1,0 +1,169 @@
+import fs from 'node:fs';
+import { StringDecoder } from 'node:string_decoder';
+import type { LogRecord, LogSlice } from '../../common/methods/graphs';
+import { RoomError } from '../../common/errors';
+import { checkPrivateFile, FILE_MODE } from '../fs-safe';
+
+/**
+ * A stage's log: one JSON record per line, {q: seq, s: o|e|r, t: time, d: text}, appended in arrival order
+ * from stdout, stderr and the runner's own notes. Lines make a torn last record (after kill -9) easy to drop
+ * rather than misparse. The file is created 0600 with O_EXCL|O_NOFOLLOW in a 0700 folder; once `capBytes`
+ * is reached, later output is dropped and one runner record says so.
+ */
+const STREAM_CODE = { stdout: 'o', stderr: 'e', runner: 'r' } as const;
+const STREAM_NAME: Record<string, LogRecord['stream']> = { o: 'stdout', e: 'stderr', r: 'runner' };
+/** Keeps every record (even all-escaped text) well under any read window. */
+const MAX_RECORD_CHARS = 4096;
+
+export class StageLogWriter {
+  private fd: number | null;
+  private seq = 0;
+  private bytes = 0;
+  private capped = false;
+  private readonly decoders = { stdout: new StringDecoder('utf8'), stderr: new StringDecoder('utf8') };
+
+  private constructor(
+    readonly path: string,
+    fd: number,
+    private readonly capBytes: number,
+    private readonly now: () => string,
+  ) {
+    this.fd = fd;
+  }
+
+  /** Creates the log; refuses anything already at the path (a planted symlink included). */
+  static create(path: string, capBytes: number, now: () => string): StageLogWriter {
+    if (checkPrivateFile(path) === 'present') {
+      throw new RoomError('ROOM_UNSAFE', `${path} already exists; a stage log is always a new file: remove it and run again`);
+    }
+    const fd = fs.openSync(
+      path,
+      fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW,
+      FILE_MODE,
+    );
+    return new StageLogWriter(path, fd, capBytes, now);
+  }
+
+  /** Raw bytes from a pipe: decoded so a UTF-8 character split across chunks stays whole. */
+  writeBytes(stream: 'stdout' | 'stderr', chunk: Buffer): string {
+    const text = this.decoders[stream].write(chunk);
+    if (text.length > 0) this.write(stream, text);
+    return text;
+  }
+
+  write(stream: LogRecord['stream'], text: string): void {
+    for (let i = 0; i < text.length; i += MAX_RECORD_CHARS) this.append(stream, text.slice(i, i + MAX_RECORD_CHARS));
+  }
+
+  private append(stream: LogRecord['stream'], text: string): void {
+    if (this.fd === null || this.capped) return;
+    let line = `${JSON.stringify({ q: ++this.seq, s: STREAM_CODE[stream], t: this.now(), d: text })}\n`;
+    if (this.bytes + Buffer.byteLength(line) > this.capBytes) {
+      this.capped = true;
+      line = `${JSON.stringify({ q: this.seq, s: 'r', t: this.now(), d: `[log reached its cap of ${this.capBytes} bytes: later output is dropped]` })}\n`;
+    }
+    try {
+      this.bytes += fs.writeSync(this.fd, line);
+    } catch (error) {
+      // a full disk must not take the runner down: stop logging this stage and say why on stderr
+      console.error(`[graphs] writing ${this.path} failed, logging stops for this stage:`, error);
+      this.close();
+    }
+  }
+
+  close(): void {
+    if (this.fd === null) return;
+    for (const stream of ['stdout', 'stderr'] as const) {
+      const rest = this.decoders[stream].end();
+      if (rest.length > 0) this.write(stream, rest);
+    }
+    try {
+      fs.fsyncSync(this.fd);
+    } catch {
+      // best effort: the records are written; fsync only narrows the crash window
+    }
+    fs.closeSync(this.fd);
+    this.fd = null;
+  }
+}
+
+/** Reads a stage log file the runner wrote (refusing symlinks and wide modes). Missing: empty. */
+export function readLogFile(path: string): Buffer {
+  if (checkPrivateFile(path) === 'absent') return Buffer.alloc(0);
+  const fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+  try {
+    return fs.readFileSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * A bounded slice of a log. The cursor is a byte offset: without one, the tail (the last `maxBytes`, from a
+ * record boundary); with one, from there on. Only whole records are returned; an unparsable line (a torn
+ * write) is skipped.
+ */
+export function sliceLog(buf: Buffer, cursor: number | undefined, maxBytes: number, spooled: boolean): LogSlice {
+  return sliceWindow(buf, 0, buf.length, cursor, maxBytes, spooled);
+}
+
+/** One record is at most ~6 × MAX_RECORD_CHARS bytes (all escaped): a window this much larger always holds one. */
+const WINDOW_SLACK = 6 * MAX_RECORD_CHARS + 256;
+
+/**
+ * The same slice read straight from a log file, touching only the bytes it needs (a tail of an 8 MiB log
+ * reads kilobytes, not the whole file). Missing file: an empty slice.
+ */
+export function readLogSlice(path: string, cursor: number | undefined, maxBytes: number): LogSlice {
+  if (checkPrivateFile(path) === 'absent') return { records: [], cursor: 0, more: false, size: 0, spooled: false };
+  const fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+  try {
+    const size = fs.fstatSync(fd).size;
+    const from = cursor === undefined ? Math.max(0, size - maxBytes - 1) : Math.min(cursor, size);
+    const length = Math.min(size - from, maxBytes + WINDOW_SLACK);
+    const window = Buffer.alloc(length);
+    let got = 0;
+    while (got < length) {
+      const n = fs.readSync(fd, window, got, length - got, from + got);
+      if (n === 0) break;
+      got += n;
+    }
+    return sliceWindow(window.subarray(0, got), from, size, cursor, maxBytes, false);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** `window` holds the log's bytes from offset `base`; offsets in and out are absolute. */
+function sliceWindow(window: Buffer, base: number, size: number, cursor: number | undefined, maxBytes: number, spooled: boolean): LogSlice {
+  const at = (abs: number) => abs - base;
+  let start: number;
+  if (cursor === undefined) {
+    start = Math.max(0, size - maxBytes);
+    if (start > 0) {
+      const nl = window.indexOf(0x0a, at(start - 1));
+      start = nl < 0 ? size : base + nl + 1;
+    }
+  } else start = Math.min(cursor, size);
+  const windowEnd = base + window.length;
+  let end = Math.min(windowEnd, start + maxBytes);
+  const lastNl = end > start ? window.lastIndexOf(0x0a, at(end - 1)) : -1;
+  if (lastNl >= 0 && base + lastNl >= start) end = base + lastNl + 1;
+  else {
+    // one record longer than the window: return it whole rather than stall the reader
+    const nl = window.indexOf(0x0a, at(start));
+    end = nl < 0 ? start : base + nl + 1;
+  }
+  const records: LogRecord[] = [];
+  for (const line of window.subarray(at(start), at(end)).toString('utf8').split('\n')) {
+    if (line.length === 0) continue;
+    try {
+      const r = JSON.parse(line) as { q: number; s: string; t: string; d: string };
+      const stream = STREAM_NAME[r.s];
+      if (stream && typeof r.d === 'string') records.push({ seq: r.q, stream, at: r.t, text: r.d });
+    } catch {
+      // a torn last record from a crash: dropped, never misparsed
+    }
+  }
+  return { records, cursor: end, more: end < size, size, spooled };
+}

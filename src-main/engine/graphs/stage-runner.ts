@@ -1,0 +1,180 @@
+import { spawn } from 'node:child_process';
+import os from 'node:os';
+import { killTree, processStartTime, findTagged, tagEnv, type ProcessIdentity } from '../process/process-tree';
+import type { StageExit } from '../../common/graphs/stage-machine';
+import type { StageLogWriter } from './stage-log';
+import { stageTerminalHost } from './stage-terminal';
+
+/** How one attempt of a stage is started. */
+export interface AttemptRequest {
+  taskId: string;
+  attempt: number;
+  /** COMMONROOM_PROC_TAG of every process of this attempt; the next runner finds orphans by it. */
+  tag: string;
+  command: string | string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  tty: boolean;
+  log: StageLogWriter;
+  /** Each complete output line (for log-pattern readiness). */
+  onLine?: (line: string) => void;
+}
+
+export interface AttemptEnd extends StageExit {
+  /** The process could not be started at all. */
+  spawnError?: string;
+}
+
+/** A running attempt: its identity, its end, and the one way to end it early. */
+export interface AttemptHandle {
+  pid: number | null;
+  startTime: string | null;
+  done: Promise<AttemptEnd>;
+  /** SIGINT, SIGTERM, SIGKILL to the whole tree (group and tagged escapees), `graceMs` apart. First reason wins. */
+  end(reason: NonNullable<StageExit['endedBy']>, graceMs: number): Promise<void>;
+}
+
+const MAX_LINE_CHARS = 4096;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function signalName(n: number | undefined): string | null {
+  if (!n) return null;
+  const entry = Object.entries(os.constants.signals).find(([, v]) => v === n);
+  return entry ? entry[0] : `SIG${n}`;
+}
+
+/** Splits text into lines across chunks, bounding a line that never ends. */
+function lineSplitter(onLine: ((line: string) => void) | undefined): (text: string) => void {
+  let partial = '';
+  return (text) => {
+    if (!onLine) return;
+    const parts = (partial + text).split(/\r?\n/);
+    partial = (parts.pop() ?? '').slice(-MAX_LINE_CHARS);
+    for (const line of parts) onLine(line.slice(0, MAX_LINE_CHARS));
+    if (partial.length > 0) onLine(partial); // a prompt or "listening…" without a newline still counts
+  };
+}
+
+/**
+ * Starts one attempt in its own process group (a PTY session for tty stages), every process tagged, output
+ * tagged by stream into the stage log in arrival order. When the main process exits, anything of the attempt
+ * still alive (background children, setsid escapees) is ended too: a finished stage leaves nothing behind.
+ */
+export function startAttempt(req: AttemptRequest): AttemptHandle {
+  const env = tagEnv(req.env, req.tag);
+  const [file, args] = typeof req.command === 'string' ? ['/bin/sh', ['-c', req.command]] : [req.command[0] as string, req.command.slice(1)];
+  let endedBy: StageExit['endedBy'];
+  let root: ProcessIdentity | undefined;
+  const split = lineSplitter(req.onLine);
+  let resolveDone!: (end: AttemptEnd) => void;
+  const done = new Promise<AttemptEnd>((r) => (resolveDone = r));
+  const handle: AttemptHandle = {
+    pid: null,
+    startTime: null,
+    done,
+    async end(reason, graceMs) {
+      endedBy ??= reason;
+      await killTree({ tag: req.tag, pgid: handle.pid ?? undefined, root }, { signals: ['SIGINT', 'SIGTERM', 'SIGKILL'], graceMs });
+    },
+  };
+
+  /** After the main process: sweep leftovers of this attempt, then report. */
+  const finish = async (code: number | null, signal: string | null, closed: Promise<void>) => {
+    await Promise.race([closed, sleep(200)]);
+    if (findTagged(req.tag).length > 0) {
+      await killTree({ tag: req.tag, pgid: handle.pid ?? undefined }, { signals: ['SIGTERM', 'SIGKILL'], graceMs: 500 });
+      await Promise.race([closed, sleep(500)]);
+    }
+    resolveDone({ code, signal, endedBy });
+  };
+
+  if (req.tty) {
+    startPty(req, file, args, env, handle, split, finish, (e) => resolveDone({ code: null, signal: null, spawnError: e }));
+  } else {
+    let child: ReturnType<typeof spawn>;
+    try {
+      child = spawn(file, args, { cwd: req.cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    } catch (error) {
+      resolveDone({ code: null, signal: null, spawnError: (error as Error).message });
+      return handle;
+    }
+    let spawnFailed = false;
+    child.once('error', (error) => {
+      // emitted when the program cannot be started (ENOENT, EACCES, a missing cwd); after a start it is not an exit
+      if (handle.pid === null) {
+        spawnFailed = true;
+        resolveDone({ code: null, signal: null, spawnError: error.message });
+      }
+    });
+    if (child.pid !== undefined) {
+      handle.pid = child.pid;
+      handle.startTime = processStartTime(child.pid);
+      if (handle.startTime) root = { pid: child.pid, startTime: handle.startTime };
+    }
+    let open = 2;
+    let closedResolve!: () => void;
+    const closed = new Promise<void>((r) => (closedResolve = r));
+    for (const stream of ['stdout', 'stderr'] as const) {
+      const pipe = child[stream];
+      pipe?.on('data', (chunk: Buffer) => split(req.log.writeBytes(stream, chunk)));
+      pipe?.on('close', () => {
+        if (--open === 0) closedResolve();
+      });
+    }
+    child.once('exit', (code, signal) => {
+      if (!spawnFailed) void finish(code, signal, closed);
+    });
+  }
+  return handle;
+}
+
+function startPty(
+  req: AttemptRequest,
+  file: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  handle: AttemptHandle,
+  split: (text: string) => void,
+  finish: (code: number | null, signal: string | null, closed: Promise<void>) => Promise<void>,
+  fail: (message: string) => void,
+): void {
+  // loaded lazily: a native module only tty stages need
+  import('node-pty').then(
+    (pty) => {
+      let term: import('node-pty').IPty;
+      try {
+        term = pty.spawn(file, args, { name: 'xterm-256color', cols: 120, rows: 32, cwd: req.cwd, env: env as Record<string, string> });
+      } catch (error) {
+        fail((error as Error).message);
+        return;
+      }
+      handle.pid = term.pid;
+      handle.startTime = processStartTime(term.pid);
+      const exitListeners = new Set<() => void>();
+      term.onData((data) => {
+        req.log.write('stdout', data);
+        split(data);
+      });
+      term.onExit(({ exitCode, signal }) => {
+        for (const l of exitListeners) l();
+        void finish(signal ? null : exitCode, signalName(signal), Promise.resolve());
+      });
+      stageTerminalHost()?.attach({
+        taskId: req.taskId,
+        attempt: req.attempt,
+        pid: term.pid,
+        write: (d) => term.write(d),
+        resize: (c, r) => term.resize(c, r),
+        onData: (l) => {
+          const d = term.onData(l);
+          return () => d.dispose();
+        },
+        onExit: (l) => {
+          exitListeners.add(l);
+          return () => exitListeners.delete(l);
+        },
+      });
+    },
+    (error: unknown) => fail(`node-pty could not be loaded: ${(error as Error).message}`),
+  );
+}

@@ -1,0 +1,263 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectBefore, maxOverlap, openBench, orderLines, traced, type GraphBench } from './graph-helpers';
+
+let b: GraphBench;
+beforeAll(async () => {
+  b = await openBench();
+});
+afterAll(async () => {
+  await b.close();
+});
+
+const orderFile = (name: string) => path.join(b.dir, `${name}.order`);
+
+describe('graphs run in dependency order', () => {
+  it('a diamond: a, then b and c, then d', async () => {
+    const f = orderFile('diamond');
+    const out = await b.run({
+      name: 'diamond',
+      stages: [
+        { id: 'd', command: traced(f, 'd'), dependsOn: ['b', 'c'] },
+        { id: 'b', command: traced(f, 'b'), dependsOn: ['a'] },
+        { id: 'c', command: traced(f, 'c'), dependsOn: ['a'] },
+        { id: 'a', command: traced(f, 'a') },
+      ],
+    });
+    // the answer comes at once: a is running, the rest waits
+    expect(out.stages.find((s) => s.id === 'a')?.state).toBe('running');
+    expect(out.stages.find((s) => s.id === 'd')?.state).toBe('pending');
+    const end = await b.waitEnded(out.graphId);
+    expect(end.graph.state).toBe('completed');
+    expect(end.graph.progress).toMatchObject({ done: 4, total: 4 });
+    const lines = orderLines(f);
+    expectBefore(lines, 'end a', 'start b');
+    expectBefore(lines, 'end a', 'start c');
+    expectBefore(lines, 'end b', 'start d');
+    expectBefore(lines, 'end c', 'start d');
+    expect(await b.logText(out.graphId, 'd')).toContain('d says hi');
+    const task = b.engine.room.tasks.get(out.graphId);
+    expect(task).toMatchObject({ operation: 'graph.run', status: 'completed', owner: 'operator', ttlMs: null });
+  });
+
+  it('a chain runs strictly one after another', async () => {
+    const f = orderFile('chain');
+    const ids = ['s1', 's2', 's3', 's4', 's5'];
+    const out = await b.run({ maxParallel: 4, stages: ids.map((id, i) => ({ id, command: traced(f, id, 0.05), dependsOn: i === 0 ? [] : [ids[i - 1] as string] })) });
+    expect((await b.waitEnded(out.graphId)).graph.state).toBe('completed');
+    expect(orderLines(f)).toEqual(ids.flatMap((id) => [`start ${id}`, `end ${id}`]));
+  });
+
+  it('a wide graph never runs more than maxParallel at once', async () => {
+    const f = orderFile('wide');
+    const out = await b.run({ maxParallel: 3, stages: Array.from({ length: 9 }, (_, i) => ({ id: `w${i}`, command: traced(f, `w${i}`, 0.3) })) });
+    expect(out.stages.filter((s) => s.state === 'running')).toHaveLength(3);
+    expect((await b.waitEnded(out.graphId)).graph.state).toBe('completed');
+    const lines = orderLines(f);
+    expect(lines).toHaveLength(18);
+    expect(maxOverlap(lines)).toBeLessThanOrEqual(3);
+    expect(maxOverlap(lines)).toBeGreaterThanOrEqual(2);
+  });
+});
+
+describe('failures', () => {
+  it('a failing stage skips its dependents, the rest goes on, and the graph reads failed', async () => {
+    const f = orderFile('fail');
+    const out = await b.run({
+      stages: [
+        { id: 'build', command: traced(f, 'build', 0.05, 3) },
+        { id: 'test', command: traced(f, 'test'), dependsOn: ['build'] },
+        { id: 'deploy', command: traced(f, 'deploy'), dependsOn: ['test'] },
+        { id: 'lint', command: traced(f, 'lint') },
+      ],
+    });
+    const end = await b.waitEnded(out.graphId);
+    expect(end.graph.state).toBe('failed');
+    const by = Object.fromEntries(end.stages.map((s) => [s.id, s]));
+    expect(by.build).toMatchObject({ state: 'failed', errorCode: 'EXIT_NONZERO', exitCode: 3, attempt: 1 });
+    expect(by.test).toMatchObject({ state: 'skipped', errorCode: 'UPSTREAM_FAILED' });
+    expect(by.deploy).toMatchObject({ state: 'skipped', errorCode: 'UPSTREAM_FAILED' });
+    expect(by.lint).toMatchObject({ state: 'completed' });
+    expect(orderLines(f).some((l) => l.includes('test') || l.includes('deploy'))).toBe(false);
+    expect(b.engine.room.tasks.get(out.graphId)?.status).toBe('failed');
+  });
+
+  it('cancel-all cancels the rest after a failure', async () => {
+    const out = await b.run({
+      onFailure: 'cancel-all',
+      stages: [
+        { id: 'boom', command: 'sleep 0.1; exit 1' },
+        { id: 'slow', command: 'sleep 30', killGraceMs: 200 },
+        { id: 'later', command: 'true', dependsOn: ['slow'] },
+      ],
+    });
+    const end = await b.waitEnded(out.graphId);
+    expect(end.graph.state).toBe('failed');
+    expect(end.stages.map((s) => [s.id, s.state, s.errorCode])).toEqual([
+      ['boom', 'failed', 'EXIT_NONZERO'],
+      ['slow', 'cancelled', 'CANCELLED'],
+      ['later', 'cancelled', 'CANCELLED'],
+    ]);
+  });
+
+  it('retries with backoff until an attempt succeeds', async () => {
+    const counter = path.join(b.dir, 'flaky.count');
+    const flaky = `n=$(cat ${counter} 2>/dev/null || echo 0); n=$((n+1)); echo $n > ${counter}; echo "attempt $n"; [ $n -ge 3 ]`;
+    const out = await b.run({ stages: [{ id: 'flaky', command: flaky, retries: 2, retryBackoffMs: 10 }] });
+    const end = await b.waitEnded(out.graphId);
+    expect(end.stages[0]).toMatchObject({ state: 'completed', attempt: 3, maxAttempts: 3 });
+    const log = await b.logText(out.graphId, 'flaky');
+    expect(log).toMatch(/attempt 1[\s\S]*attempt 2[\s\S]*attempt 3/);
+  });
+
+  it('gives up when the retries are spent', async () => {
+    const out = await b.run({ stages: [{ id: 'never', command: ['sh', '-c', 'exit 7'], retries: 1, retryBackoffMs: 0 }] });
+    const end = await b.waitEnded(out.graphId);
+    expect(end.stages[0]).toMatchObject({ state: 'failed', errorCode: 'EXIT_NONZERO', exitCode: 7, attempt: 2 });
+  });
+
+  it('a timeout ends the attempt (SIGINT first) and fails the stage with TIMEOUT', async () => {
+    const out = await b.run({ stages: [{ id: 'hang', command: 'sleep 30', timeoutMs: 200, killGraceMs: 300 }, { id: 'after', command: 'true', dependsOn: ['hang'] }] });
+    const end = await b.waitEnded(out.graphId);
+    expect(end.stages[0]).toMatchObject({ state: 'failed', errorCode: 'TIMEOUT' });
+    expect(end.stages[1]).toMatchObject({ state: 'skipped', errorCode: 'UPSTREAM_FAILED' });
+  });
+
+  it('a program that does not exist fails as SPAWN_FAILED', async () => {
+    const out = await b.run({ stages: [{ id: 'ghost', command: ['/no/such/program-xyz'] }] });
+    const end = await b.waitEnded(out.graphId);
+    expect(end.stages[0]).toMatchObject({ state: 'failed', errorCode: 'SPAWN_FAILED' });
+    expect(end.stages[0]?.message).toMatch(/could not start/);
+  });
+  it('a killed stage fails as SIGNAL', async () => {
+    const out = await b.run({ stages: [{ id: 'segv', command: 'kill -SEGV $$' }] });
+    const end = await b.waitEnded(out.graphId);
+    expect(end.stages[0]).toMatchObject({ state: 'failed', errorCode: 'SIGNAL', signal: 'SIGSEGV' });
+  });
+});
+
+describe('readiness of long-running stages', () => {
+  it('by log regex: the dependent starts while the service keeps running; the service is stopped after', async () => {
+    const pidFile = path.join(b.dir, 'svc-log.pid');
+    const out = await b.run({
+      maxParallel: 1,
+      stages: [
+        { id: 'svc', command: `echo $$ > ${pidFile}; echo booting; sleep 0.2; echo "server listening on 4000"; exec sleep 60`, readiness: { log: 'listening on \\d+' }, killGraceMs: 300 },
+        { id: 'e2e', command: `kill -0 $(cat ${pidFile}) && echo "service alive while e2e ran"`, dependsOn: ['svc'] },
+      ],
+    });
+    const end = await b.waitEnded(out.graphId);
+    expect(end.graph.state).toBe('completed');
+    expect(await b.logText(out.graphId, 'e2e')).toContain('service alive while e2e ran');
+    expect(end.stages[0]).toMatchObject({ state: 'completed', ready: true });
+    expect(end.stages[0]?.message).toMatch(/stopped after/);
+  });
+
+  it('by TCP port', async () => {
+    const port = 20000 + Math.floor(Math.random() * 20000);
+    const pidFile = path.join(b.dir, 'svc-port.pid');
+    const server = `echo $$ > ${pidFile}; sleep 0.3; exec node -e "require('net').createServer(s=>s.end()).listen(${port}, '127.0.0.1')"`;
+    const out = await b.run({
+      stages: [
+        { id: 'api', command: server, readiness: { port, timeoutMs: 10_000 }, killGraceMs: 300 },
+        { id: 'probe', command: `kill -0 $(cat ${pidFile}) && node -e "require('net').connect(${port}, '127.0.0.1').on('connect', () => { console.log('connected'); process.exit(0) })"`, dependsOn: ['api'] },
+      ],
+    });
+    const end = await b.waitEnded(out.graphId);
+    expect(end.stages.map((s) => s.state)).toEqual(['completed', 'completed']);
+    expect(await b.logText(out.graphId, 'probe')).toContain('connected');
+  });
+
+  it('by URL', async () => {
+    const port = 20000 + Math.floor(Math.random() * 20000);
+    const server = `sleep 0.2; exec node -e "require('http').createServer((q, s) => s.end(q.url)).listen(${port}, '127.0.0.1')"`;
+    const out = await b.run({
+      stages: [
+        { id: 'web', command: server, readiness: { url: `http://127.0.0.1:${port}/health`, timeoutMs: 10_000 }, killGraceMs: 300 },
+        { id: 'fetch', command: `node -e "fetch('http://127.0.0.1:${port}/hello').then(r => r.text()).then(t => console.log('got ' + t))"`, dependsOn: ['web'] },
+      ],
+    });
+    const end = await b.waitEnded(out.graphId);
+    expect(end.stages.map((s) => s.state)).toEqual(['completed', 'completed']);
+    expect(await b.logText(out.graphId, 'fetch')).toBe('got /hello\n');
+  });
+
+  it('a service that never becomes ready fails with TIMEOUT and its dependents are skipped', async () => {
+    const out = await b.run({ stages: [{ id: 'mute', command: 'sleep 30', readiness: { log: 'never' , timeoutMs: 200 }, killGraceMs: 200 }, { id: 'dep', command: 'true', dependsOn: ['mute'] }] });
+    const end = await b.waitEnded(out.graphId);
+    expect(end.stages.map((s) => [s.state, s.errorCode])).toEqual([
+      ['failed', 'TIMEOUT'],
+      ['skipped', 'UPSTREAM_FAILED'],
+    ]);
+  });
+});
+
+describe('logs', () => {
+  it('stdout and stderr are tagged, in order, in a 0600 file; the cursor reads on without gaps', async () => {
+    const out = await b.run({ stages: [{ id: 'talk', command: 'for i in 1 2 3 4 5 6 7 8 9 10; do echo "out $i"; echo "err $i" >&2; sleep 0.01; done' }] });
+    await b.waitEnded(out.graphId);
+    const logPath = path.join(`${b.markdown}.commonroom.d`, 'logs', out.graphId, 'talk.log');
+    expect(fs.statSync(logPath).mode & 0o777).toBe(0o600);
+    expect(fs.statSync(path.dirname(logPath)).mode & 0o777).toBe(0o700);
+    const records: { stream: string; text: string; seq: number }[] = [];
+    let cursor = 0;
+    for (let i = 0; i < 100; i++) {
+      const r = (await b.engine.call(b.engine.operator(), 'tasks_status', { graphId: out.graphId, stageId: 'talk', logCursor: cursor, logMaxBytes: 200 })) as {
+        log: { records: typeof records; cursor: number; more: boolean };
+      };
+      records.push(...r.log.records);
+      cursor = r.log.cursor;
+      if (!r.log.more) break;
+    }
+    const seqs = records.map((r) => r.seq);
+    expect(seqs).toEqual([...seqs].sort((x, y) => x - y));
+    expect(new Set(seqs).size).toBe(seqs.length);
+    const text = (s: string) => records.filter((r) => r.stream === s).map((r) => r.text).join('');
+    expect(text('stdout')).toBe(Array.from({ length: 10 }, (_, i) => `out ${i + 1}\n`).join(''));
+    expect(text('stderr')).toBe(Array.from({ length: 10 }, (_, i) => `err ${i + 1}\n`).join(''));
+    // the tail (no cursor) ends with the last record
+    const tail = (await b.engine.call(b.engine.operator(), 'tasks_status', { graphId: out.graphId, stageId: 'talk', logMaxBytes: 300 })) as { log: { records: { text: string }[]; more: boolean } };
+    expect(tail.log.records.at(-1)?.text).toMatch(/exited with code 0/);
+    expect(tail.log.more).toBe(false);
+  });
+
+  it('waitMs long-polls: the call answers when new output arrives or the state changes, not at the deadline', async () => {
+    const out = await b.run({ stages: [{ id: 'slow', command: 'echo early; sleep 0.4; echo late; sleep 0.4' }] });
+    const call = (input: Record<string, unknown>) =>
+      b.engine.call(b.engine.operator(), 'tasks_status', { graphId: out.graphId, ...input }) as Promise<{
+        graph: { state: string };
+        log?: { records: { stream: string; text: string }[]; cursor: number };
+        waitedMs?: number;
+      }>;
+    let cursor = 0;
+    let seen = '';
+    for (let i = 0; i < 20 && !seen.includes('late'); i++) {
+      const r = await call({ stageId: 'slow', logCursor: cursor, waitMs: 20_000 });
+      seen += r.log?.records.filter((x) => x.stream === 'stdout').map((x) => x.text).join('') ?? '';
+      cursor = r.log?.cursor ?? cursor;
+      expect(r.waitedMs).toBeLessThan(20_000);
+    }
+    expect(seen).toBe('early\nlate\n');
+    const ended = await call({ waitMs: 20_000 });
+    expect(ended.waitedMs).toBeLessThan(20_000);
+    expect((await b.waitEnded(out.graphId)).graph.state).toBe('completed');
+    const after = await call({ waitMs: 20_000 });
+    expect(after.waitedMs).toBe(0); // an ended graph never waits
+  });
+
+  it('when the room closes, ended graphs are spooled (compressed, indexed) and stay readable', async () => {
+    const out = await b.run({ stages: [{ id: 'say', command: 'echo "kept after spooling"' }] });
+    await b.waitEnded(out.graphId);
+    const logDir = path.join(`${b.markdown}.commonroom.d`, 'logs', out.graphId);
+    expect(fs.existsSync(logDir)).toBe(true);
+    await b.reopen();
+    expect(fs.existsSync(logDir)).toBe(false);
+    const row = b.engine.room.db.prepare('SELECT * FROM graph_artifacts WHERE graph_id = ?').get(out.graphId) as { path: string; raw_bytes: number; stored_bytes: number };
+    expect(row.path.endsWith('.log.gz')).toBe(true);
+    expect(fs.statSync(row.path).mode & 0o777).toBe(0o600);
+    expect(row.raw_bytes).toBeGreaterThan(0);
+    expect(await b.logText(out.graphId, 'say')).toBe('kept after spooling\n');
+    expect((await b.status(out.graphId)).graph.logsSpooled).toBe(true);
+  });
+});
