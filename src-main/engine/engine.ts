@@ -41,7 +41,7 @@ function buildFeatures(engine: Engine): Feature[] {
     participantsFeature(ctx),
     shellsFeature(ctx, engine.shells, limits),
     handoffsFeature(ctx, engine.tasks),
-    graphsFeature(ctx),
+    graphsFeature(ctx, engine.tasks),
   ] as unknown as Feature[];
 }
 

@@ -22,6 +22,8 @@ export const GRAPH_METHODS = {
     capability: 'write',
     input: graphSpec,
     mcpTool: true,
+    // MCP Tasks clients may get the graph run's task back (its id is the graph id)
+    task: { support: 'optional', taskIdOf: (output) => (output as { taskId: string }).taskId },
   },
   tasks_status: {
     description:

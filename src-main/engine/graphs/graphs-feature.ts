@@ -8,6 +8,7 @@ import { validateGraph } from '../../common/graphs/graph-validate';
 import { isTerminalStage } from '../../common/graphs/stage-machine';
 import { LIMITS } from '../../common/limits';
 import type { EngineContext, Feature } from '../feature';
+import type { TaskService } from '../tasks/task-service';
 import { ensurePrivateDir } from '../fs-safe';
 import { GraphRepo } from '../store/graphs';
 import { spoolEnded } from './artifact-store';
@@ -35,7 +36,7 @@ export function artifactRootOf(markdownPath: string): string {
 }
 
 /** Task graphs: submit, watch, cancel; reconcile after a crash; spool ended graphs' logs. */
-export function graphsFeature(ctx: EngineContext): Feature<GraphMethods> {
+export function graphsFeature(ctx: EngineContext, tasks: TaskService): Feature<GraphMethods> {
   const { room } = ctx;
   const repo = new GraphRepo(room.db);
   const stateDir = roomStateDir(room.location.markdownPath);
@@ -186,6 +187,19 @@ export function graphsFeature(ctx: EngineContext): Feature<GraphMethods> {
       }
     });
   }
+
+  // the task layer (tasks/get, tasks/cancel, tasks/result) reaches graph runs through these
+  tasks.register('graph.run', {
+    cancel: async (caller, task) => void (await cancel(caller, { graphId: task.id })),
+    visibleTo: (caller, task) => {
+      try {
+        visibleGraph(repo, caller, task.id);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  });
 
   return {
     name: 'graphs',
