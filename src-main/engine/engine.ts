@@ -41,7 +41,7 @@ function buildFeatures(engine: Engine): Feature[] {
     participantsFeature(ctx),
     shellsFeature(ctx, engine.shells, limits),
     handoffsFeature(ctx, engine.tasks),
-    graphsFeature(ctx, engine.tasks),
+    graphsFeature(ctx, engine.tasks, engine.shells.stageTerminalHost()),
   ] as unknown as Feature[];
 }
 
@@ -82,6 +82,7 @@ export class Engine {
     this.jobs = new TaskJobs(this.tasks);
     this.fixtures = options.fixtures ? new Fixtures(this.jobs) : undefined;
     this.shells = new ShellRegistry(this.limits, room.id, path.dirname(room.location.markdownPath), () => room.now());
+    this.shells.ownerOfStage = (graphId) => room.tasks.get(graphId)?.owner ?? null;
     this.features = buildFeatures(this);
     const handlers: Partial<Record<MethodName, unknown>> = {};
     for (const feature of this.features) Object.assign(handlers, feature.handlers);

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { decide } from '../../common/graphs/graph-scheduler';
 import { classifyExit, deriveGraphState, isRetryable, retryDelayMs, type StageErrorCode, type StageState } from '../../common/graphs/stage-machine';
 import type { TaskStatus } from '../../common/task-machine';
+import type { StageTerminalHost } from './stage-terminal';
 import type { EngineContext, EventInput } from '../feature';
 import { ensurePrivateDir } from '../fs-safe';
 import type { GraphRecord, GraphRepo, StageChange, StageRecord } from '../store/graphs';
@@ -17,6 +18,8 @@ export interface RuntimeOptions {
   defaultRetryBackoffMs: number;
   maxRetryBackoffMs: number;
   defaultReadinessTimeoutMs: number;
+  /** Shows tty stages as live shells. */
+  terminalHost?: StageTerminalHost | undefined;
 }
 
 interface Live {
@@ -325,6 +328,7 @@ export class GraphRuntime {
       cwd: spec.cwd ?? process.cwd(),
       env: { ...baseEnv(), ...spec.env, COMMONROOM_GRAPH_ID: s.graphId, COMMONROOM_STAGE_ID: s.stageId, COMMONROOM_ATTEMPT: String(s.attempt) },
       tty: spec.tty === true,
+      terminalHost: this.options.terminalHost,
       log,
       ...(pattern ? { onLine: (line: string) => !ready && pattern.test(line) && markReady() } : {}),
     });

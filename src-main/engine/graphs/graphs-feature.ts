@@ -9,6 +9,7 @@ import { isTerminalStage } from '../../common/graphs/stage-machine';
 import { LIMITS } from '../../common/limits';
 import type { EngineContext, Feature } from '../feature';
 import type { TaskService } from '../tasks/task-service';
+import type { StageTerminalHost } from './stage-terminal';
 import { ensurePrivateDir } from '../fs-safe';
 import { GraphRepo } from '../store/graphs';
 import { spoolEnded } from './artifact-store';
@@ -36,7 +37,7 @@ export function artifactRootOf(markdownPath: string): string {
 }
 
 /** Task graphs: submit, watch, cancel; reconcile after a crash; spool ended graphs' logs. */
-export function graphsFeature(ctx: EngineContext, tasks: TaskService): Feature<GraphMethods> {
+export function graphsFeature(ctx: EngineContext, tasks: TaskService, terminalHost?: StageTerminalHost): Feature<GraphMethods> {
   const { room } = ctx;
   const repo = new GraphRepo(room.db);
   const stateDir = roomStateDir(room.location.markdownPath);
@@ -49,6 +50,7 @@ export function graphsFeature(ctx: EngineContext, tasks: TaskService): Feature<G
     defaultRetryBackoffMs: LIMITS.defaultRetryBackoffMs,
     maxRetryBackoffMs: LIMITS.maxRetryBackoffMs,
     defaultReadinessTimeoutMs: LIMITS.defaultReadinessTimeoutMs,
+    terminalHost,
   });
   let retention: NodeJS.Timeout | undefined;
 

@@ -3,11 +3,13 @@ import os from 'node:os';
 import { killTree, processStartTime, findTagged, tagEnv, type ProcessIdentity } from '../process/process-tree';
 import type { StageExit } from '../../common/graphs/stage-machine';
 import type { StageLogWriter } from './stage-log';
-import { stageTerminalHost } from './stage-terminal';
+import type { StageTerminalHost } from './stage-terminal';
 
 /** How one attempt of a stage is started. */
 export interface AttemptRequest {
   taskId: string;
+  /** Who shows a tty stage as a live shell (the shell registry); none in tests of the runner alone. */
+  terminalHost?: StageTerminalHost | undefined;
   attempt: number;
   /** COMMONROOM_PROC_TAG of every process of this attempt; the next runner finds orphans by it. */
   tag: string;
@@ -159,7 +161,7 @@ function startPty(
         for (const l of exitListeners) l();
         void finish(signal ? null : exitCode, signalName(signal), Promise.resolve());
       });
-      stageTerminalHost()?.attach({
+      req.terminalHost?.attach({
         taskId: req.taskId,
         attempt: req.attempt,
         pid: term.pid,

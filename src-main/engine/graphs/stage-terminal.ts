@@ -1,8 +1,7 @@
 /**
- * SEAM for the shells engine (issue: PTY shells). A `tty: true` stage runs in a PTY here and its output goes
- * to the stage log; to also show it as a live terminal the person can type into, the shells engine registers
- * a host with `setStageTerminalHost` and is handed each tty stage's terminal when its attempt starts.
- * Nothing else in the graphs engine needs to change for that.
+ * A `tty: true` stage runs in a PTY and its output goes to the stage log; it is also a live shell the person
+ * can watch and type into: the engine gives the graphs runtime a host (the shell registry) that is handed each
+ * tty stage's terminal when its attempt starts.
  */
 export interface StageTerminal {
   /** `<graphId>:<stageId>`, the stage's task id, plus the attempt number. */
@@ -19,14 +18,4 @@ export interface StageTerminal {
 
 export interface StageTerminalHost {
   attach(terminal: StageTerminal): void;
-}
-
-let host: StageTerminalHost | null = null;
-
-export function setStageTerminalHost(next: StageTerminalHost | null): void {
-  host = next;
-}
-
-export function stageTerminalHost(): StageTerminalHost | null {
-  return host;
 }

@@ -6,6 +6,7 @@ import { RoomError } from '../../common/errors';
 import type { Limits } from '../../common/limits';
 import type { ShellView } from '../../common/methods/shells';
 import { findTagged, killTree, tagEnv } from '../process/process-tree';
+import type { StageTerminal, StageTerminalHost } from '../graphs/stage-terminal';
 import { ShellSession, type ShellExit, type ShellViewer } from './shell-session';
 
 export interface OpenShell {
@@ -49,8 +50,56 @@ export class ShellRegistry {
     private readonly now: () => string,
   ) {}
 
+  /**
+   * What the graphs runtime hands each tty stage to: the stage becomes a shell the person (and the graph's
+   * owner) can watch and type into. Its lifetime is the stage's: tasks_cancel ends it, not shell_close.
+   */
+  stageTerminalHost(): StageTerminalHost {
+    return { attach: (terminal) => this.adoptStage(terminal) };
+  }
+
+  private adoptStage(terminal: StageTerminal): void {
+    const graphId = terminal.taskId.split(':')[0] ?? '';
+    const owner = this.ownerOfStage(graphId) ?? 'operator';
+    const id = `sh-${this.epoch}-${randomBytes(5).toString('hex')}`;
+    let exitListener: ((exit: ShellExit) => void) | undefined;
+    const session = new ShellSession(
+      {
+        id,
+        name: `stage ${terminal.taskId}#${terminal.attempt}`,
+        owner,
+        file: 'stage',
+        args: [terminal.taskId],
+        cwd: this.defaultCwd,
+        env: {},
+        cols: 120,
+        rows: 32,
+        tag: '',
+        scrollbackBytes: this.limits.shellScrollbackBytes,
+        stage: terminal.taskId,
+      },
+      this.now(),
+      {
+        pid: terminal.pid,
+        write: (d) => terminal.write(d),
+        resize: (c, r) => terminal.resize(c, r),
+        onData: (l) => void terminal.onData((d) => l(Buffer.from(d, 'utf8'))),
+        onExit: (l) => (exitListener = l),
+        destroy: () => undefined, // the graphs runtime owns the PTY
+      },
+    );
+    terminal.onExit(() => exitListener?.({ exitCode: null, signal: null }));
+    this.shells.set(id, session);
+    // ended stage shells stay readable for a while; only the newest few are kept (each holds a ring)
+    const ended = [...this.shells.values()].filter((s) => s.spec.stage && !s.alive);
+    for (const old of ended.slice(0, Math.max(0, ended.length - 16))) this.shells.delete(old.id);
+  }
+
+  /** Who submitted a graph (the owner of its stages' shells). */
+  ownerOfStage: (graphId: string) => string | null = () => null;
+
   open(caller: Caller, options: OpenShell): ShellSession {
-    const alive = [...this.shells.values()].filter((s) => s.alive).length;
+    const alive = [...this.shells.values()].filter((s) => s.alive && !s.spec.stage).length;
     if (alive >= this.limits.maxShells) {
       throw new RoomError('LIMIT_EXCEEDED', `the room already has ${this.limits.maxShells} shells open: close one with shell_close first`);
     }
@@ -108,6 +157,14 @@ export class ShellRegistry {
 
   async close(caller: Caller, id: string): Promise<{ exit: ShellExit; alreadyExited: boolean }> {
     const session = this.get(caller, id);
+    if (session.spec.stage && session.alive) {
+      throw new RoomError('CONFLICT', `shell ${id} is graph stage ${session.spec.stage}: end it with tasks_cancel (graphId and stageId)`);
+    }
+    if (session.spec.stage) {
+      this.shells.delete(id);
+      this.rememberClosed(id);
+      return { exit: session.exit ?? { exitCode: null, signal: null }, alreadyExited: true };
+    }
     const alreadyExited = !session.alive;
     this.shells.delete(id);
     this.rememberClosed(id);
@@ -140,7 +197,7 @@ export class ShellRegistry {
 
   /** Ends every shell with its tree (runner shutdown). */
   async closeAll(): Promise<void> {
-    const all = [...this.shells.values()];
+    const all = [...this.shells.values()].filter((s) => !s.spec.stage);
     this.shells.clear();
     await Promise.all(all.map((s) => s.close({ signals: ['SIGHUP', 'SIGTERM', 'SIGKILL'], graceMs: 200 })));
   }

@@ -7,6 +7,51 @@ export interface ShellExit {
   signal: string | null;
 }
 
+/** What a session needs of a terminal: a node-pty PTY it spawned, or a tty graph stage's PTY it adopted. */
+export interface TerminalBackend {
+  pid: number;
+  write(data: string): void;
+  resize(cols: number, rows: number): void;
+  onData(listener: (bytes: Buffer) => void): void;
+  onExit(listener: (exit: ShellExit) => void): void;
+  /** Frees the PTY (its descriptor); never signals anything once the child exited. */
+  destroy(): void;
+}
+
+/** Spawns a PTY in its own session and process group, reading raw bytes (cursors are exact byte offsets). */
+function spawnPty(spec: ShellSpawn): TerminalBackend {
+  const term = pty.spawn(spec.file, spec.args, {
+    name: 'xterm-256color',
+    cols: spec.cols,
+    rows: spec.rows,
+    cwd: spec.cwd,
+    env: spec.env as Record<string, string>,
+    encoding: null,
+  });
+  let exited = false;
+  return {
+    pid: term.pid,
+    write: (d) => term.write(d),
+    resize: (c, r) => term.resize(c, r),
+    onData: (l) => void term.onData((d: string | Buffer) => l(typeof d === 'string' ? Buffer.from(d, 'utf8') : d)),
+    onExit: (l) =>
+      void term.onExit(({ exitCode, signal }) => {
+        exited = true;
+        // once the child is reaped its pid may be reused: node-pty must never signal it again
+        (term as { kill: (s?: string) => void }).kill = () => undefined;
+        l(signal ? { exitCode: null, signal: signalName(signal) } : { exitCode, signal: null });
+      }),
+    destroy: () => {
+      try {
+        if (!exited) (term as { kill: (s?: string) => void }).kill = () => undefined;
+        (term as unknown as { destroy?: () => void }).destroy?.();
+      } catch {
+        // already closed
+      }
+    },
+  };
+}
+
 export interface ShellSpawn {
   id: string;
   name: string;
@@ -19,6 +64,8 @@ export interface ShellSpawn {
   rows: number;
   tag: string;
   scrollbackBytes: number;
+  /** A tty graph stage shown as a shell: its lifetime belongs to the graph, not to shell_close. */
+  stage?: string | undefined;
 }
 
 /** Someone watching the shell live (the app's terminal view): fed from the ring, paced by acknowledgements. */
@@ -57,7 +104,7 @@ export class ShellSession {
   rows: number;
   /** The newest inputs and who typed them (people and agents share shells). */
   readonly inputs: InputRecord[] = [];
-  private readonly term: pty.IPty;
+  private readonly term: TerminalBackend;
   private readonly changeListeners = new Set<() => void>();
   private readonly viewers = new Set<ViewerState>();
   private readonly exited: Promise<ShellExit>;
@@ -66,32 +113,23 @@ export class ShellSession {
   constructor(
     readonly spec: ShellSpawn,
     now: string,
+    backend?: TerminalBackend,
   ) {
     this.ring = new ScrollbackRing(spec.scrollbackBytes);
     this.cols = spec.cols;
     this.rows = spec.rows;
     this.startedAt = now;
-    // encoding null: raw bytes, so cursors are exact byte offsets and UTF-8 is decoded only on boundaries
-    this.term = pty.spawn(spec.file, spec.args, {
-      name: 'xterm-256color',
-      cols: spec.cols,
-      rows: spec.rows,
-      cwd: spec.cwd,
-      env: spec.env as Record<string, string>,
-      encoding: null,
-    });
+    this.term = backend ?? spawnPty(spec);
     this.process = { pid: this.term.pid, startTime: processStartTime(this.term.pid) ?? '' };
-    this.term.onData((data: string | Buffer) => {
-      this.ring.append(typeof data === 'string' ? Buffer.from(data, 'utf8') : data);
+    this.term.onData((bytes) => {
+      this.ring.append(bytes);
       this.lastOutputAt = Date.now();
       this.pumpViewers();
       this.notify();
     });
     this.exited = new Promise<ShellExit>((resolve) => {
-      this.term.onExit(({ exitCode, signal }) => {
-        this.exit = signal ? { exitCode: null, signal: signalName(signal) } : { exitCode, signal: null };
-        // once the child is reaped its pid may be reused: node-pty must never signal it again
-        (this.term as { kill: (s?: string) => void }).kill = () => undefined;
+      this.term.onExit((exit) => {
+        this.exit = exit;
         resolve(this.exit);
         for (const v of this.viewers) v.viewer.onExit?.(this.exit);
         this.notify();
@@ -195,11 +233,7 @@ export class ShellSession {
   }
 
   private destroyTerm(): void {
-    try {
-      (this.term as unknown as { destroy?: () => void }).destroy?.();
-    } catch {
-      // already closed
-    }
+    this.term.destroy();
   }
 }
 
