@@ -16,6 +16,7 @@ import { shellsFeature } from './shells/shells-feature';
 import { Fixtures } from './tasks/fixtures';
 import { JOB_OPERATION, TaskJobs } from './tasks/task-jobs';
 import { TaskService } from './tasks/task-service';
+import { TaskLogs } from './tasks/task-logs';
 import type { ParticipantRecord } from './store/participants';
 import type { Room } from './store/room';
 import { hashToken, looksLikeToken } from './tokens';
@@ -41,7 +42,7 @@ function buildFeatures(engine: Engine): Feature[] {
     participantsFeature(ctx),
     shellsFeature(ctx, engine.shells, limits),
     handoffsFeature(ctx, engine.tasks),
-    graphsFeature(ctx, engine.tasks, engine.shells.stageTerminalHost()),
+    graphsFeature(ctx, engine.tasks, engine.shells.stageTerminalHost(), engine.taskLogs),
   ] as unknown as Feature[];
 }
 
@@ -68,6 +69,8 @@ export class Engine {
   /** The one task layer over every kind of task (graph runs, handoff executions, jobs). */
   readonly tasks: TaskService;
   readonly jobs: TaskJobs;
+  /** task-log:// records for every task (graph stages register their own reader). */
+  readonly taskLogs: TaskLogs;
   /** Conformance/test fixture tools: present only when the runner was started with them on. */
   readonly fixtures: Fixtures | undefined;
 
@@ -80,6 +83,7 @@ export class Engine {
     this.ctx = makeContext(room, this.bus);
     this.tasks = new TaskService(this.ctx);
     this.jobs = new TaskJobs(this.tasks);
+    this.taskLogs = new TaskLogs(this.ctx, this.tasks);
     this.fixtures = options.fixtures ? new Fixtures(this.jobs) : undefined;
     this.shells = new ShellRegistry(this.limits, room.id, path.dirname(room.location.markdownPath), () => room.now());
     this.shells.ownerOfStage = (graphId) => room.tasks.get(graphId)?.owner ?? null;

@@ -5,6 +5,7 @@ import type { Caller } from '../common/dto';
 import type { Engine } from '../engine/engine';
 import { sendRpcError } from '../net/http-json';
 import { LegacySessions, type LegacyLimits } from './legacy-sessions';
+import { handleListen } from './listen';
 import { buildMcpServer } from './tools';
 
 export interface McpEndpointOptions extends LegacyLimits {
@@ -52,6 +53,9 @@ export class McpEndpoint {
     }
     const probe = await toWebRequest(req, body);
     if (await isLegacyRequest(probe, body)) return this.legacy.handle(req, res, caller, body);
+    if ((body as { method?: unknown } | undefined)?.method === 'subscriptions/listen') {
+      return handleListen(this.engine, caller, req, res, body as Parameters<typeof handleListen>[4]);
+    }
     const authed = req as http.IncomingMessage & { auth?: { token: string; clientId: string; scopes: string[]; extra: { caller: Caller } } };
     authed.auth = { token: 'verified', clientId: caller.name, scopes: [...caller.capabilities], extra: { caller } };
     return this.modernNode(authed, res, body);

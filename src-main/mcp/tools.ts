@@ -7,6 +7,7 @@ import { RUNNER_VERSION } from '../common/version';
 import type { Engine } from '../engine/engine';
 import type { TaskRecord } from '../engine/store/tasks';
 import type { FixtureTool, TaskSupport } from '../engine/tasks/fixtures';
+import { registerResourceHandlers } from './resources';
 import { noteCreatedTask, registerLegacyTaskHandlers } from './tasks-legacy';
 import { registerModernTaskHandlers } from './tasks-modern';
 import { toTaskV1, toTaskV2 } from './task-wire';
@@ -101,8 +102,12 @@ async function callAsTask(engine: Engine, caller: Caller, tool: ResolvedTool, ar
 export function buildMcpServer(engine: Engine, caller: Caller, era: 'legacy' | 'modern'): Server {
   const capabilities =
     era === 'legacy'
-      ? { tools: { listChanged: false }, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } }
-      : { tools: { listChanged: false }, extensions: { [TASKS_EXTENSION]: {} } };
+      ? {
+          tools: { listChanged: false },
+          resources: { subscribe: true, listChanged: false },
+          tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+        }
+      : { tools: { listChanged: false }, resources: { subscribe: true, listChanged: false }, extensions: { [TASKS_EXTENSION]: {} } };
   const server = new Server(SERVER_INFO, { capabilities, instructions: INSTRUCTIONS });
 
   server.setRequestHandler('tools/list', () => {
@@ -153,6 +158,7 @@ export function buildMcpServer(engine: Engine, caller: Caller, era: 'legacy' | '
     return (await callPlain(engine, caller, tool, args, ctx.mcpReq.signal)) as never;
   });
 
+  registerResourceHandlers(server, engine, caller, era);
   if (era === 'legacy') registerLegacyTaskHandlers(server, engine, caller);
   else registerModernTaskHandlers(server, engine, caller);
   return server;

@@ -9,12 +9,13 @@ import { isTerminalStage } from '../../common/graphs/stage-machine';
 import { LIMITS } from '../../common/limits';
 import type { EngineContext, Feature } from '../feature';
 import type { TaskService } from '../tasks/task-service';
+import type { TaskLogs } from '../tasks/task-logs';
 import type { StageTerminalHost } from './stage-terminal';
 import { ensurePrivateDir } from '../fs-safe';
 import { GraphRepo } from '../store/graphs';
 import { spoolEnded } from './artifact-store';
 import { GraphRuntime } from './graph-runtime';
-import { graphView, listOf, stageTaskId, statusOf, topologyOf, visibleGraph } from './graph-views';
+import { graphView, listOf, readStageLog, stageTaskId, statusOf, topologyOf, visibleGraph } from './graph-views';
 import { reconcileAfterRestart } from './reconcile';
 
 type GraphMethods = 'tasks_run' | 'tasks_status' | 'tasks_list' | 'tasks_cancel' | 'tasks_graph';
@@ -37,7 +38,7 @@ export function artifactRootOf(markdownPath: string): string {
 }
 
 /** Task graphs: submit, watch, cancel; reconcile after a crash; spool ended graphs' logs. */
-export function graphsFeature(ctx: EngineContext, tasks: TaskService, terminalHost?: StageTerminalHost): Feature<GraphMethods> {
+export function graphsFeature(ctx: EngineContext, tasks: TaskService, terminalHost?: StageTerminalHost, logs?: TaskLogs): Feature<GraphMethods> {
   const { room } = ctx;
   const repo = new GraphRepo(room.db);
   const stateDir = roomStateDir(room.location.markdownPath);
@@ -201,6 +202,33 @@ export function graphsFeature(ctx: EngineContext, tasks: TaskService, terminalHo
         return false;
       }
     },
+  });
+
+  // task-log://<graphId>:<stageId>: a stage's output records, resumable by seq (spooled logs too)
+  logs?.register((caller, id, fromSeq, limit) => {
+    const cut = id.indexOf(':');
+    if (cut < 0) return null;
+    const g = visibleGraph(repo, caller, id.slice(0, cut));
+    const stage = repo.stages(g.id).find((x) => x.stageId === id.slice(cut + 1));
+    if (!stage) throw new RoomError('NOT_FOUND', 'unknown task');
+    const records: { seq: number; stream: string; at: string; text: string }[] = [];
+    let cursor = 0;
+    let more = false;
+    for (;;) {
+      const slice = readStageLog(repo, stage, cursor, LIMITS.maxLogReadBytes);
+      for (const r of slice.records) {
+        if (r.seq < fromSeq) continue;
+        if (records.length === limit) {
+          more = true;
+          break;
+        }
+        records.push(r);
+      }
+      if (more || !slice.more || slice.cursor === cursor) break;
+      cursor = slice.cursor;
+    }
+    const last = records.at(-1);
+    return { records, nextSeq: last ? last.seq + 1 : fromSeq, more };
   });
 
   return {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
+import { stripAnsi } from '../../common/ansi';
 import type { Limits } from '../../common/limits';
 import type { ShellView } from '../../common/methods/shells';
 import { findTagged, killTree, tagEnv } from '../process/process-tree';
@@ -193,6 +194,35 @@ export class ShellRegistry {
     if (orphans.length === 0) return 0;
     await killTree({ tag: `${this.roomId}:shell:`, prefix: true }, { signals: ['SIGTERM', 'SIGKILL'], graceMs: this.limits.shellCloseGraceMs });
     return orphans.length;
+  }
+
+  /**
+   * shell-log://{shellId}: the shell's output as line records (ANSI stripped), `seq` = the byte offset where the
+   * line starts, so a reader resumes from `nextSeq` with no gap and no duplicate. Lines still being written
+   * wait for their newline (or the shell's exit). Output that left the scrollback is gone: `truncated`.
+   */
+  readLog(caller: Caller, id: string, fromSeq: number, limit: number): { records: { seq: number; text: string }[]; nextSeq: number; more: boolean; truncated: boolean } {
+    const session = this.get(caller, id);
+    const read = session.read(fromSeq, 256 * 1024);
+    const text = read.bytes;
+    const records: { seq: number; text: string }[] = [];
+    let start = 0;
+    let more = false;
+    for (let i = 0; i < text.length; i++) {
+      if (text[i] !== 0x0a) continue;
+      if (records.length === limit) {
+        more = true;
+        break;
+      }
+      const end = i > start && text[i - 1] === 0x0d ? i - 1 : i; // a terminal ends lines with CR LF
+      records.push({ seq: read.start + start, text: stripAnsi(text.subarray(start, end).toString('utf8')) });
+      start = i + 1;
+    }
+    if (!more && start < text.length && !session.alive && !read.more && records.length < limit) {
+      records.push({ seq: read.start + start, text: stripAnsi(text.subarray(start).toString('utf8')) });
+      start = text.length;
+    }
+    return { records, nextSeq: read.start + start, more: more || read.more, truncated: read.truncated };
   }
 
   /** Ends every shell with its tree (runner shutdown). */

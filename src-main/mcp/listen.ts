@@ -1,0 +1,132 @@
+import type http from 'node:http';
+import { CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY, SERVER_INFO_META_KEY, SUBSCRIPTION_ID_META_KEY } from '@modelcontextprotocol/server';
+import type { Caller } from '../common/dto';
+import { isTerminalTask } from '../common/task-machine';
+import type { Engine } from '../engine/engine';
+import { sendRpcError } from '../net/http-json';
+import { parseResourceUri, readLog, watchResource } from './resources';
+import { toDetailedTaskV2 } from './task-wire';
+import { TASKS_EXTENSION } from './tasks-extension';
+import { SERVER_INFO } from './tools';
+
+/** A subscriber whose unsent backlog passes this is dropped (the others are not held up). */
+export const LISTEN_LAG_LIMIT_BYTES = 256 * 1024;
+const MAX_TASK_IDS = 256;
+const MAX_RESOURCE_SUBSCRIPTIONS = 64;
+const KEEPALIVE_MS = 15_000;
+
+interface ListenBody {
+  id?: string | number;
+  params?: { _meta?: Record<string, unknown>; notifications?: { taskIds?: unknown; resourceSubscriptions?: unknown } };
+}
+
+/**
+ * subscriptions/listen (2026-07-28), served here for every listen request because the SDK's own router
+ * drops `taskIds`. The acknowledgement comes first, with only what will be sent (the tool, prompt and
+ * resource catalogs never change, so their list_changed kinds are omitted); then notifications/tasks (the
+ * DetailedTask, for task ids tasks/get would answer for this caller) and notifications/resources/updated, each
+ * stamped with the subscription id. Nothing is replayed. A subscriber that stops reading is dropped.
+ */
+export function handleListen(engine: Engine, caller: Caller, req: http.IncomingMessage, res: http.ServerResponse, body: ListenBody): void {
+  const id = body.id ?? null;
+  const meta = body.params?._meta ?? {};
+  const version = meta[PROTOCOL_VERSION_META_KEY];
+  if (req.headers['mcp-protocol-version'] !== version || req.headers['mcp-method'] !== 'subscriptions/listen') {
+    return sendRpcError(res, 400, -32020, 'the MCP-Protocol-Version or Mcp-Method header disagrees with the request body', {}, id);
+  }
+  const filter = body.params?.notifications ?? {};
+  const wantsTasks = filter.taskIds !== undefined;
+  const caps = meta[CLIENT_CAPABILITIES_META_KEY] as { extensions?: Record<string, unknown> } | undefined;
+  const ext = caps?.extensions?.[TASKS_EXTENSION];
+  if (wantsTasks && (ext === null || typeof ext !== 'object')) {
+    res.writeHead(400, { 'Content-Type': 'application/json' });
+    res.end(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id,
+        error: { code: -32021, message: 'Missing required client capability', data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } } },
+      }),
+    );
+    return;
+  }
+  const asked = (v: unknown, max: number) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string').slice(0, max) : []);
+  const taskIds = asked(filter.taskIds, MAX_TASK_IDS).filter((t) => {
+    try {
+      engine.tasks.get(caller, t);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  const uris = asked(filter.resourceSubscriptions, MAX_RESOURCE_SUBSCRIPTIONS).filter((uri) => {
+    const parsed = parseResourceUri(engine, uri);
+    if (!parsed) return false;
+    if (parsed.kind === 'markdown') return true;
+    try {
+      readLog(engine, caller, { ...parsed, limit: 1 });
+      return true;
+    } catch {
+      return false;
+    }
+  });
+
+  res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform', Connection: 'keep-alive' });
+  let closed = false;
+  const stops: (() => void)[] = [];
+  const cleanup = () => {
+    if (closed) return;
+    closed = true;
+    for (const stop of stops) stop();
+    clearInterval(keepalive);
+  };
+  const write = (message: object) => {
+    if (closed) return;
+    res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+    if (res.writableLength > LISTEN_LAG_LIMIT_BYTES) {
+      // a lagged subscriber is dropped, never buffered without bound; it can listen again and re-read state
+      cleanup();
+      res.destroy();
+    }
+  };
+  const stamp = (params: Record<string, unknown>) => ({ ...params, _meta: { [SUBSCRIPTION_ID_META_KEY]: id } });
+  const finish = () => {
+    if (closed) return;
+    write({ jsonrpc: '2.0', id, result: { resultType: 'complete', _meta: { [SUBSCRIPTION_ID_META_KEY]: id, [SERVER_INFO_META_KEY]: SERVER_INFO } } });
+    cleanup();
+    res.end();
+  };
+  const keepalive = setInterval(() => !closed && res.write(': keepalive\n\n'), KEEPALIVE_MS);
+  keepalive.unref();
+  req.on('close', cleanup);
+  res.on('close', cleanup);
+
+  const acknowledged: Record<string, unknown> = {};
+  if (taskIds.length > 0) acknowledged.taskIds = taskIds;
+  if (uris.length > 0) acknowledged.resourceSubscriptions = uris;
+  write({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: stamp({ notifications: acknowledged }) });
+  if (taskIds.length === 0 && uris.length === 0) return finish();
+
+  const watched = new Set(taskIds);
+  const allEnded = () => taskIds.every((t) => {
+    const task = engine.room.tasks.get(t);
+    return !task || isTerminalTask(task.status);
+  });
+  if (taskIds.length > 0) {
+    stops.push(
+      engine.tasks.onChange((taskId) => {
+        if (!watched.has(taskId) || closed) return;
+        let task;
+        try {
+          task = engine.tasks.get(caller, taskId);
+        } catch {
+          return; // deleted after its TTL: nothing more to say about it
+        }
+        write({ jsonrpc: '2.0', method: 'notifications/tasks', params: stamp(toDetailedTaskV2(task, (t) => engine.tasks.resultOf(t))) });
+        if (uris.length === 0 && allEnded()) finish();
+      }),
+    );
+  }
+  for (const uri of uris) {
+    stops.push(watchResource(engine, caller, uri, () => write({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: stamp({ uri }) })));
+  }
+}

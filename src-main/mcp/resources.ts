@@ -1,0 +1,151 @@
+import fs from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { z } from 'zod';
+import { ProtocolError, ProtocolErrorCode, type Server } from '@modelcontextprotocol/server';
+import type { Caller } from '../common/dto';
+import { isRoomError } from '../common/errors';
+import type { Engine } from '../engine/engine';
+
+/**
+ * Resources: the room's markdown file, task-log://{taskId} (every graph run and stage, every task) and
+ * shell-log://{shellId}. Log reads return ordered records with a monotonic `seq`, from `?from=<seq>` on, at
+ * most `?limit=` records (default 200), and the `nextSeq` to resume from: no gap, no duplicate.
+ */
+export const TASK_LOG_TEMPLATE = 'task-log://{taskId}';
+export const SHELL_LOG_TEMPLATE = 'shell-log://{shellId}';
+const MAX_MARKDOWN_BYTES = 1024 * 1024;
+const DEFAULT_RECORDS = 200;
+const MAX_RECORDS = 1000;
+
+export type ParsedUri =
+  | { kind: 'markdown' }
+  | { kind: 'task-log' | 'shell-log'; id: string; from: number; limit: number };
+
+export function markdownUri(engine: Engine): string {
+  return pathToFileURL(engine.room.location.markdownPath).toString();
+}
+
+/** Parses a resource URI by hand: a stage's task id holds ':' that a URL parser would take for a port. */
+export function parseResourceUri(engine: Engine, uri: string): ParsedUri | null {
+  if (uri === markdownUri(engine)) return { kind: 'markdown' };
+  const match = /^(task-log|shell-log):\/\/([^?#]+)(?:\?([^#]*))?$/.exec(uri);
+  if (!match) return null;
+  let id: string;
+  try {
+    id = decodeURIComponent(match[2] as string);
+  } catch {
+    return null;
+  }
+  const query = new URLSearchParams(match[3] ?? '');
+  const from = Number(query.get('from') ?? '0');
+  const limit = Number(query.get('limit') ?? String(DEFAULT_RECORDS));
+  if (!Number.isSafeInteger(from) || from < 0 || !Number.isSafeInteger(limit) || limit < 1) return null;
+  return { kind: match[1] as 'task-log' | 'shell-log', id, from, limit: Math.min(limit, MAX_RECORDS) };
+}
+
+export interface ResourcePage {
+  records: { seq: number; [k: string]: unknown }[];
+  nextSeq: number;
+  more: boolean;
+  truncated?: boolean;
+}
+
+/** Reads a log resource for a caller. Unknown and not-yours give the same error. */
+export function readLog(engine: Engine, caller: Caller, parsed: Extract<ParsedUri, { id: string }>): ResourcePage {
+  try {
+    return parsed.kind === 'task-log'
+      ? engine.taskLogs.read(caller, parsed.id, parsed.from, parsed.limit)
+      : engine.shells.readLog(caller, parsed.id, parsed.from, parsed.limit);
+  } catch (error) {
+    if (isRoomError(error) && error.code === 'NOT_FOUND') throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown resource: ${parsed.kind === 'task-log' ? 'unknown task' : 'unknown shell'}`);
+    throw error;
+  }
+}
+
+function readMarkdown(engine: Engine): string {
+  const file = engine.room.location.markdownPath;
+  const size = fs.statSync(file).size;
+  if (size > MAX_MARKDOWN_BYTES) {
+    throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `the room file is ${size} bytes, over the ${MAX_MARKDOWN_BYTES}-byte read limit: open it directly`);
+  }
+  return fs.readFileSync(file, 'utf8');
+}
+
+/** Calls `onUpdate` when a resource changes (new log records, a changed file); returns a stop function. */
+export function watchResource(engine: Engine, caller: Caller, uri: string, onUpdate: () => void, everyMs = 300): () => void {
+  const parsed = parseResourceUri(engine, uri);
+  if (!parsed) return () => undefined;
+  let last: string | number;
+  const probe = (): string | number => {
+    if (parsed.kind === 'markdown') {
+      const st = fs.statSync(engine.room.location.markdownPath, { throwIfNoEntry: false });
+      return st ? `${st.size}:${st.mtimeMs}` : 'absent';
+    }
+    try {
+      return readLog(engine, caller, { ...parsed, from: typeof last === 'number' ? last : 0, limit: 1_000_000 }).nextSeq;
+    } catch {
+      return -1;
+    }
+  };
+  last = probe();
+  const timer = setInterval(() => {
+    const now = probe();
+    if (now !== last) {
+      last = now;
+      onUpdate();
+    }
+  }, everyMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+const MAX_SUBSCRIPTIONS_PER_SESSION = 64;
+
+export function registerResourceHandlers(server: Server, engine: Engine, caller: Caller, era: 'legacy' | 'modern'): void {
+  server.setRequestHandler('resources/list', () => ({
+    resources: [{ uri: markdownUri(engine), name: 'room', title: 'The room (markdown)', mimeType: 'text/markdown' }],
+  }));
+  server.setRequestHandler('resources/templates/list', () => ({
+    resourceTemplates: [
+      { uriTemplate: TASK_LOG_TEMPLATE, name: 'task-log', mimeType: 'application/json', description: 'A task’s log records (graph runs, stages, handoffs): ?from=<seq>&limit=<n>' },
+      { uriTemplate: SHELL_LOG_TEMPLATE, name: 'shell-log', mimeType: 'application/json', description: 'A shell’s output lines: ?from=<seq>&limit=<n>' },
+    ],
+  }));
+  server.setRequestHandler('resources/read', ({ params }) => {
+    const parsed = parseResourceUri(engine, params.uri);
+    if (!parsed) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown resource ${params.uri}: see resources/list and resources/templates/list`);
+    if (parsed.kind === 'markdown') return { contents: [{ uri: params.uri, mimeType: 'text/markdown', text: readMarkdown(engine) }] };
+    const page = readLog(engine, caller, parsed);
+    return { contents: [{ uri: params.uri, mimeType: 'application/json', text: JSON.stringify(page) }] };
+  });
+
+  if (era !== 'legacy') return;
+  // 2025 clients subscribe per URI and get notifications/resources/updated on their session's GET stream
+  const subscriptions = new Map<string, () => void>();
+  const UriParams = z.object({ uri: z.string().max(2048) });
+  server.setRequestHandler('resources/subscribe', ({ params }) => {
+    const { uri } = UriParams.parse(params);
+    const parsed = parseResourceUri(engine, uri);
+    if (!parsed) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown resource ${uri}`);
+    if (parsed.kind !== 'markdown') readLog(engine, caller, parsed); // refuses what the caller may not read
+    if (!subscriptions.has(uri)) {
+      if (subscriptions.size >= MAX_SUBSCRIPTIONS_PER_SESSION) {
+        throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `at most ${MAX_SUBSCRIPTIONS_PER_SESSION} subscriptions per session: unsubscribe from some first`);
+      }
+      subscriptions.set(uri, watchResource(engine, caller, uri, () => void server.sendResourceUpdated({ uri }).catch(() => undefined)));
+    }
+    return {};
+  });
+  server.setRequestHandler('resources/unsubscribe', ({ params }) => {
+    const { uri } = UriParams.parse(params);
+    subscriptions.get(uri)?.();
+    subscriptions.delete(uri);
+    return {};
+  });
+  const previous = server.onclose;
+  server.onclose = () => {
+    for (const stop of subscriptions.values()) stop();
+    subscriptions.clear();
+    previous?.();
+  };
+}

@@ -1,0 +1,134 @@
+import fs from 'node:fs';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startRunner, type RunningRoom } from '../../src-main/server/runner';
+import { makeHome, type TestHome } from '../helpers/env';
+
+let home: TestHome;
+let running: RunningRoom;
+let token: string;
+
+beforeAll(async () => {
+  home = makeHome();
+  running = await startRunner({ port: 0, paths: home.paths });
+  token = fs.readFileSync(running.tokenFile, 'utf8').trim();
+});
+afterAll(async () => {
+  await running.close();
+  home.cleanup();
+});
+
+async function modernClient(): Promise<Client> {
+  const client = new Client({ name: 'reader', version: '1' }, { versionNegotiation: { mode: 'auto' } });
+  await client.connect(new StreamableHTTPClientTransport(running.mcpUrl, { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  return client;
+}
+
+interface Page {
+  records: { seq: number; text?: string }[];
+  nextSeq: number;
+  more: boolean;
+}
+const pageOf = (r: { contents: { text?: string }[] }) => JSON.parse(r.contents[0]?.text ?? '{}') as Page;
+
+describe('resources', () => {
+  it('lists the room file and the log templates, and reads the room file', async () => {
+    const client = await modernClient();
+    try {
+      const list = await client.listResources();
+      const room = list.resources.find((r) => r.mimeType === 'text/markdown');
+      expect(room?.uri).toMatch(/^file:\/\/.*default\.md$/);
+      const templates = await client.listResourceTemplates();
+      expect(templates.resourceTemplates.map((t) => t.uriTemplate)).toEqual(['task-log://{taskId}', 'shell-log://{shellId}']);
+      const read = await client.readResource({ uri: room?.uri ?? '' });
+      expect((read.contents[0] as { text: string }).text).toContain('# default');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('a task-log reader that disconnects mid-stream and resumes from its last seq sees every record exactly once', async () => {
+    const engine = running.engine;
+    const run = await engine.call(engine.operator(), 'tasks_run', {
+      stages: [{ id: 'count', command: 'for i in $(seq 1 60); do echo line-$i; sleep 0.01; done' }],
+    });
+    const uri = (from: number) => `task-log://${encodeURIComponent(`${run.graphId}:count`)}?from=${from}&limit=7`;
+    const seen: string[] = [];
+    const seqs: number[] = [];
+    let next = 0;
+    for (let reconnects = 0; reconnects < 100; reconnects++) {
+      const client = await modernClient(); // a new connection each round: the cursor is all the reader keeps
+      try {
+        const page = pageOf(await client.readResource({ uri: uri(next) }));
+        for (const r of page.records) {
+          seqs.push(r.seq);
+          // a record is a chunk of the stage's output, one or more lines
+          for (const line of (r.text ?? '').split('\n')) if (line.startsWith('line-')) seen.push(line.trim());
+        }
+        next = page.nextSeq;
+      } finally {
+        await client.close();
+      }
+      const state = (await engine.call(engine.operator(), 'tasks_status', { graphId: run.graphId })).graph.state;
+      if (seen.length === 60 && state === 'completed') break;
+      await new Promise((r) => setTimeout(r, 30));
+    }
+    expect(seen).toEqual(Array.from({ length: 60 }, (_, i) => `line-${i + 1}`));
+    expect(new Set(seqs).size).toBe(seqs.length);
+    expect([...seqs].sort((a, b) => a - b)).toEqual(seqs);
+  });
+
+  it('a graph run’s task-log is its ordered events', async () => {
+    const engine = running.engine;
+    const run = await engine.call(engine.operator(), 'tasks_run', { stages: [{ id: 'one', command: 'true' }] });
+    await engine.tasks.waitFor(run.taskId, (t) => t.status === 'completed');
+    const client = await modernClient();
+    try {
+      const page = pageOf(await client.readResource({ uri: `task-log://${run.taskId}` }));
+      const kinds = page.records.map((r) => (r as unknown as { kind: string }).kind);
+      expect(kinds[0]).toBe('graph.submitted');
+      expect(kinds).toContain('graph.ended');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('shell-log gives a shell’s lines by seq', async () => {
+    const engine = running.engine;
+    const { shell } = await engine.call(engine.operator(), 'shell_open', { shell: '/bin/sh' });
+    await engine.call(engine.operator(), 'shell_io', { shellId: shell.id, text: "printf 'AL%s\\nBE%s\\n' PHA TA\n", wait: { until: 'match', pattern: 'BETA' } });
+    const client = await modernClient();
+    try {
+      const page = pageOf(await client.readResource({ uri: `shell-log://${shell.id}` }));
+      const texts = page.records.map((r) => r.text);
+      expect(texts).toEqual(expect.arrayContaining(['ALPHA', 'BETA']));
+      const again = pageOf(await client.readResource({ uri: `shell-log://${shell.id}?from=${page.nextSeq}` }));
+      expect(again.records.map((r) => r.text)).not.toContain('ALPHA');
+    } finally {
+      await client.close();
+      await engine.call(engine.operator(), 'shell_close', { shellId: shell.id });
+    }
+  });
+
+  it('a 2025 client subscribed to a task-log gets notifications/resources/updated when it grows', async () => {
+    const engine = running.engine;
+    const run = await engine.call(engine.operator(), 'tasks_run', { stages: [{ id: 'slow', command: 'sleep 0.5; echo later' }] });
+    const client = new ClientV1({ name: 'legacy-sub', version: '1' });
+    const updated: string[] = [];
+    client.setNotificationHandler(
+      (await import('@modelcontextprotocol/sdk/types.js')).ResourceUpdatedNotificationSchema,
+      (n) => void updated.push(n.params.uri),
+    );
+    await client.connect(new TransportV1(running.mcpUrl, { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    try {
+      const uri = `task-log://${encodeURIComponent(`${run.graphId}:slow`)}`;
+      await client.subscribeResource({ uri });
+      for (let i = 0; i < 100 && !updated.includes(uri); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(updated).toContain(uri);
+    } finally {
+      await client.close();
+    }
+  });
+});
