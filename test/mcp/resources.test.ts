@@ -31,7 +31,7 @@ interface Page {
   nextSeq: number;
   more: boolean;
 }
-const pageOf = (r: { contents: { text?: string }[] }) => JSON.parse(r.contents[0]?.text ?? '{}') as Page;
+const pageOf = (r: { contents: unknown[] }) => JSON.parse((r.contents[0] as { text?: string } | undefined)?.text ?? '{}') as Page;
 
 describe('resources', () => {
   it('lists the room file and the log templates, and reads the room file', async () => {
