@@ -15,6 +15,9 @@ const MAX_TASK_IDS = 256;
 const MAX_RESOURCE_SUBSCRIPTIONS = 64;
 const KEEPALIVE_MS = 15_000;
 
+/** Live listen streams and lagging ones dropped, in this process (for diagnostics and tests). */
+export const listenStats = { active: 0, dropped: 0 };
+
 interface ListenBody {
   id?: string | number;
   params?: { _meta?: Record<string, unknown>; notifications?: { taskIds?: unknown; resourceSubscriptions?: unknown } };
@@ -73,9 +76,11 @@ export function handleListen(engine: Engine, caller: Caller, req: http.IncomingM
   res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform', Connection: 'keep-alive' });
   let closed = false;
   const stops: (() => void)[] = [];
+  listenStats.active++;
   const cleanup = () => {
     if (closed) return;
     closed = true;
+    listenStats.active--;
     for (const stop of stops) stop();
     clearInterval(keepalive);
   };
@@ -84,6 +89,7 @@ export function handleListen(engine: Engine, caller: Caller, req: http.IncomingM
     res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
     if (res.writableLength > LISTEN_LAG_LIMIT_BYTES) {
       // a lagged subscriber is dropped, never buffered without bound; it can listen again and re-read state
+      listenStats.dropped++;
       cleanup();
       res.destroy();
     }

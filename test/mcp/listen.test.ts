@@ -1,0 +1,163 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listenStats } from '../../src-main/mcp/listen';
+import { startRunner, type RunningRoom } from '../../src-main/server/runner';
+import { makeHome, type TestHome } from '../helpers/env';
+
+let home: TestHome;
+let running: RunningRoom;
+let token: string;
+
+beforeAll(async () => {
+  home = makeHome();
+  running = await startRunner({ port: 0, paths: home.paths });
+  token = fs.readFileSync(running.tokenFile, 'utf8').trim();
+});
+afterAll(async () => {
+  await running.close();
+  home.cleanup();
+});
+
+const TASKS_EXT = 'io.modelcontextprotocol/tasks';
+type Message = { id?: unknown; method?: string; params?: Record<string, unknown>; result?: unknown; error?: { code: number } };
+
+interface Listener {
+  messages: Message[];
+  status: number;
+  ended: Promise<'end' | 'error'>;
+  req: http.ClientRequest;
+  res: http.IncomingMessage;
+}
+
+/** A raw 2026 subscriptions/listen stream, parsed as it arrives; `paused` never reads (a lagging subscriber). */
+function listen(notifications: Record<string, unknown>, options: { as?: string; declare?: boolean; paused?: boolean } = {}): Promise<Listener> {
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: `listen-${Math.random().toString(36).slice(2)}`,
+    method: 'subscriptions/listen',
+    params: {
+      notifications,
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientCapabilities': options.declare === false ? {} : { extensions: { [TASKS_EXT]: {} } },
+      },
+    },
+  });
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port: running.mcpUrl.port,
+        path: '/mcp',
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: `Bearer ${options.as ?? token}`,
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': 'subscriptions/listen',
+        },
+      },
+      (res) => {
+        const messages: Message[] = [];
+        let buffer = '';
+        const ended = new Promise<'end' | 'error'>((done) => {
+          res.on('end', () => done('end'));
+          res.on('error', () => done('error'));
+          res.on('aborted', () => done('error'));
+          res.on('close', () => done('error'));
+        });
+        if (options.paused) res.pause();
+        else {
+          res.on('data', (chunk: Buffer) => {
+            buffer += chunk.toString();
+            let cut: number;
+            while ((cut = buffer.indexOf('\n\n')) >= 0) {
+              const frame = buffer.slice(0, cut);
+              buffer = buffer.slice(cut + 2);
+              const data = frame.split('\n').find((l) => l.startsWith('data: '));
+              if (data) messages.push(JSON.parse(data.slice(6)) as Message);
+            }
+            if (res.headers['content-type']?.includes('application/json')) messages.push(JSON.parse(buffer) as Message);
+          });
+        }
+        resolve({ messages, status: res.statusCode ?? 0, ended, req, res });
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+async function until(check: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 400; i++) {
+    if (check()) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+function bareTask(owner = 'operator') {
+  return running.engine.tasks.create({ operation: 'test.noise', owner, ttlMs: null, pollIntervalMs: 1000 });
+}
+
+describe('subscriptions/listen', () => {
+  it('acknowledges first with only what it will send, then streams notifications/tasks stamped with the subscription id', async () => {
+    const task = bareTask();
+    const l = await listen({ taskIds: [task.id, 'made-up'], toolsListChanged: true });
+    expect(l.status).toBe(200);
+    await until(() => l.messages.length >= 1, 'the acknowledgement');
+    const ack = l.messages[0] as Message;
+    expect(ack.method).toBe('notifications/subscriptions/acknowledged');
+    expect(ack.params?.notifications).toEqual({ taskIds: [task.id] });
+    const subscriptionId = (ack.params?._meta as Record<string, unknown>)['io.modelcontextprotocol/subscriptionId'];
+    expect(subscriptionId).toMatch(/^listen-/);
+    running.engine.tasks.transition(task.id, { status: 'completed', statusMessage: 'done', result: { content: [] } });
+    await until(() => l.messages.some((m) => m.method === 'notifications/tasks'), 'a task notification');
+    const note = l.messages.find((m) => m.method === 'notifications/tasks') as Message;
+    expect(note.params).toMatchObject({ taskId: task.id, status: 'completed', _meta: { 'io.modelcontextprotocol/subscriptionId': subscriptionId } });
+    // every task it watches ended: the stream closes gracefully with its result
+    expect(await l.ended).toBe('end');
+    expect(l.messages.at(-1)?.result).toBeDefined();
+  });
+
+  it('asking for taskIds without declaring the extension is -32021', async () => {
+    const l = await listen({ taskIds: [bareTask().id] }, { declare: false });
+    expect(l.status).toBe(400);
+    await l.ended;
+    expect(l.messages[0]?.error?.code).toBe(-32021);
+  });
+
+  it("another participant's task is not acknowledged", async () => {
+    const other = await running.engine.call(running.engine.operator(), 'participant_add', { name: 'listener-b', capabilities: ['read'] });
+    const task = bareTask();
+    const l = await listen({ taskIds: [task.id] }, { as: other.token });
+    await until(() => l.messages.length >= 1, 'the acknowledgement');
+    expect(l.messages[0]?.params?.notifications).toEqual({});
+    expect(await l.ended).toBe('end');
+  });
+
+  it('with 50 listeners, one that stops reading is dropped and the others keep receiving', async () => {
+    const quiet = bareTask();
+    const noisy = bareTask();
+    const readers = await Promise.all(Array.from({ length: 49 }, () => listen({ taskIds: [quiet.id] })));
+    const lagging = await listen({ taskIds: [noisy.id] }, { paused: true });
+    await until(() => readers.every((r) => r.messages.length >= 1), 'every acknowledgement');
+    // the lagging subscriber's task changes a lot, with big input requests: its backlog outgrows the limit
+    const big = { question: { method: 'elicitation/create', params: { mode: 'form', message: 'x'.repeat(64 * 1024), requestedSchema: { type: 'object' } } } };
+    const droppedBefore = listenStats.dropped;
+    expect(listenStats.active).toBeGreaterThanOrEqual(50);
+    for (let i = 0; i < 1000 && listenStats.dropped === droppedBefore; i++) {
+      // each change leaves the task waiting on a new big request, so each notification carries it
+      running.engine.tasks.transition(noisy.id, { status: 'input_required', inputRequests: { [`q${i}`]: big.question } });
+      await new Promise((r) => setTimeout(r, 1));
+    }
+    expect(listenStats.dropped).toBe(droppedBefore + 1);
+    lagging.req.destroy();
+    // the others are unaffected: they still get the next notification
+    running.engine.tasks.transition(quiet.id, { status: 'completed', result: { content: [] } });
+    await until(() => readers.every((r) => r.messages.some((m) => m.method === 'notifications/tasks')), 'every reader to be notified');
+    for (const r of readers) expect(await r.ended).toBe('end');
+  });
+});
