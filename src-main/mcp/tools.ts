@@ -7,6 +7,7 @@ import { RUNNER_VERSION } from '../common/version';
 import type { Engine } from '../engine/engine';
 import type { TaskRecord } from '../engine/store/tasks';
 import type { FixtureTool, TaskSupport } from '../engine/tasks/fixtures';
+import { callProtocolFixture, PROTOCOL_FIXTURES } from './conformance-fixtures';
 import { registerResourceHandlers } from './resources';
 import { noteCreatedTask, registerLegacyTaskHandlers } from './tasks-legacy';
 import { registerModernTaskHandlers } from './tasks-modern';
@@ -126,13 +127,18 @@ export function buildMcpServer(engine: Engine, caller: Caller, era: 'legacy' | '
       inputSchema: t.inputSchema,
       execution: { taskSupport: t.taskSupport },
     }));
-    return { tools: [...methods, ...fixtures] } as never;
+    const protocolFixtures = engine.fixtures ? PROTOCOL_FIXTURES.map((t) => ({ ...t })) : [];
+    return { tools: [...methods, ...fixtures, ...protocolFixtures] } as never;
   });
 
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const params = request.params as typeof request.params & { task?: { ttl?: number } };
     const args = (params.arguments ?? {}) as Record<string, unknown>;
     const tool = resolveTool(engine, caller, params.name);
+    if (!tool) {
+      const fixtureResult = await callProtocolFixture(engine, caller, params.name, ctx);
+      if (fixtureResult) return fixtureResult as never;
+    }
     if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown tool: ${params.name}; call tools/list for the tools you may use`);
 
     if (era === 'legacy') {

@@ -1,0 +1,47 @@
+import { acceptedContent, inputRequired, type ServerContext } from '@modelcontextprotocol/server';
+import type { Caller } from '../common/dto';
+import type { Engine } from '../engine/engine';
+import { toTaskV2 } from './task-wire';
+import { declaresTasksExtension, missingTasksExtension } from './tasks-extension';
+
+/**
+ * The two conformance fixtures that exercise the protocol itself rather than a task's work (served only with
+ * fixtures on): `test_reconnection` (2025: the server closes the call's SSE stream mid-call; the client must
+ * resume with Last-Event-ID) and `test_tool_with_task` (2026: an input round on tools/call itself, then a task).
+ */
+export const PROTOCOL_FIXTURES = [
+  { name: 'test_reconnection', description: 'fixture: closes the call’s SSE stream mid-call (2025)', inputSchema: { type: 'object' as const, properties: {} } },
+  { name: 'test_tool_with_task', description: 'fixture: an input round, then a task (2026)', inputSchema: { type: 'object' as const, properties: {} } },
+];
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function callProtocolFixture(
+  engine: Engine,
+  caller: Caller,
+  name: string,
+  ctx: ServerContext,
+): Promise<Record<string, unknown> | undefined> {
+  if (!engine.fixtures) return undefined;
+  if (name === 'test_reconnection') {
+    await sleep(100);
+    ctx.http?.closeSSE?.();
+    await sleep(500);
+    return { content: [{ type: 'text', text: 'reconnected' }] };
+  }
+  if (name === 'test_tool_with_task') {
+    if (!declaresTasksExtension(ctx)) throw missingTasksExtension();
+    const got = acceptedContent<{ name?: string }>(ctx.mcpReq.inputResponses, 'user_name');
+    if (got?.name === undefined) {
+      return inputRequired({
+        inputRequests: {
+          user_name: inputRequired.elicit({ message: 'Your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } }),
+        },
+      }) as unknown as Record<string, unknown>;
+    }
+    const who = got.name;
+    const task = engine.jobs.start(caller, async () => ({ content: [{ type: 'text', text: `Hello, ${who}!` }] }), { ttlMs: 300_000, pollIntervalMs: 300 });
+    return { resultType: 'task', ...toTaskV2(task) };
+  }
+  return undefined;
+}
