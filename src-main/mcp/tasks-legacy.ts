@@ -8,9 +8,8 @@ import { asTaskCall, toTaskV1 } from './task-wire';
 
 const TaskIdParams = z.object({ taskId: z.string().max(200) });
 
-/** tasks/result calls waiting at once, over every session: the next one is refused, not queued. */
-export const MAX_RESULT_WAITERS = 64;
-let resultWaiters = 0;
+/** tasks/result calls waiting at once, per engine (every session counts): the next is refused, not queued. */
+const resultWaiters = new WeakMap<Engine, number>();
 
 /**
  * 2025-11-25 core tasks over the one task store: tasks/get, tasks/result (waits without holding anything
@@ -36,10 +35,11 @@ export function registerLegacyTaskHandlers(server: Server, engine: Engine, calle
 
   server.setRequestHandler('tasks/result', { params: TaskIdParams }, async ({ taskId }, ctx) => {
     let task = await asTaskCall(() => engine.tasks.get(caller, taskId));
-    if (resultWaiters >= MAX_RESULT_WAITERS) {
-      throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `too many tasks/result calls waiting (${MAX_RESULT_WAITERS}): poll tasks/get instead, the task keeps running`);
+    const max = engine.limits.maxTaskResultWaiters;
+    if ((resultWaiters.get(engine) ?? 0) >= max) {
+      throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `too many tasks/result calls waiting (${max}): poll tasks/get instead; the task keeps running and its record keeps the outcome`);
     }
-    resultWaiters++;
+    resultWaiters.set(engine, (resultWaiters.get(engine) ?? 0) + 1);
     const asked = new Set<string>();
     try {
       for (;;) {
@@ -65,7 +65,7 @@ export function registerLegacyTaskHandlers(server: Server, engine: Engine, calle
         }
       }
     } finally {
-      resultWaiters--;
+      resultWaiters.set(engine, (resultWaiters.get(engine) ?? 1) - 1);
     }
     const related = { [RELATED_TASK_META_KEY]: { taskId } };
     if (task.status === 'completed') {

@@ -1,0 +1,111 @@
+import fs from 'node:fs';
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { startRunner, type RunningRoom } from '../../src-main/server/runner';
+import { makeHome, type TestHome } from '../helpers/env';
+
+let home: TestHome;
+let running: RunningRoom;
+let token: string;
+
+beforeAll(async () => {
+  home = makeHome();
+  running = await startRunner({ port: 0, paths: home.paths, fixtures: true, limits: { maxTaskResultWaiters: 2 } });
+  token = fs.readFileSync(running.tokenFile, 'utf8').trim();
+});
+afterAll(async () => {
+  await running.close();
+  home.cleanup();
+});
+
+const headers = (extra: Record<string, string> = {}) => ({
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  authorization: `Bearer ${token}`,
+  ...extra,
+});
+
+/** A raw 2025 session: initialize, then requests with the session id. */
+async function session() {
+  const init = await fetch(running.mcpUrl, {
+    method: 'POST',
+    headers: headers(),
+    body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }),
+  });
+  const sid = init.headers.get('mcp-session-id') ?? '';
+  await init.text();
+  const h = headers({ 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' });
+  await fetch(running.mcpUrl, { method: 'POST', headers: h, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) }).then((r) => r.text());
+  const post = (message: unknown) => fetch(running.mcpUrl, { method: 'POST', headers: h, body: JSON.stringify(message) });
+  return { post };
+}
+
+async function longTask(post: (m: unknown) => Promise<Response>): Promise<string> {
+  const r = await post({ jsonrpc: '2.0', id: 'mk', method: 'tools/call', params: { name: 'slow_compute', arguments: { seconds: 20 }, task: {} } });
+  const text = await r.text();
+  const data = text.split('\n').find((l) => l.startsWith('data: ') && l.includes('"task"')) ?? '';
+  return (JSON.parse(data.slice(6)) as { result: { task: { taskId: string } } }).result.task.taskId;
+}
+
+describe('2025 tasks/result waits', () => {
+  it('are capped: past the limit the next call is refused at once, and the task is untouched', async () => {
+    const { post } = await session();
+    const taskId = await longTask(post);
+    const waiting = [post({ jsonrpc: '2.0', id: 'w1', method: 'tasks/result', params: { taskId } }), post({ jsonrpc: '2.0', id: 'w2', method: 'tasks/result', params: { taskId } })];
+    await new Promise((r) => setTimeout(r, 200));
+    const third = await post({ jsonrpc: '2.0', id: 'w3', method: 'tasks/result', params: { taskId } });
+    const text = await third.text();
+    expect(text).toContain('too many tasks/result calls waiting (2)');
+    // other requests of the same session are answered while two calls wait
+    const got = await post({ jsonrpc: '2.0', id: 'g', method: 'tasks/get', params: { taskId } });
+    expect(await got.text()).toContain('"status":"working"');
+    // and tasks/cancel for that very task is answered too; the waiters then end
+    const cancelled = await post({ jsonrpc: '2.0', id: 'c', method: 'tasks/cancel', params: { taskId } });
+    expect(await cancelled.text()).toContain('"status":"cancelled"');
+    for (const w of await Promise.all(waiting)) expect(await w.text()).toContain('cancelled');
+  });
+
+  it('a tasks/result the client cancelled with notifications/cancelled is never answered', async () => {
+    const { post } = await session();
+    const taskId = await longTask(post);
+    const pending = await post({ jsonrpc: '2.0', id: 'never', method: 'tasks/result', params: { taskId } });
+    const reader = pending.body?.getReader();
+    let text = '';
+    const reading = (async () => {
+      for (;;) {
+        const chunk = await reader?.read();
+        if (!chunk || chunk.done) return;
+        text += Buffer.from(chunk.value).toString();
+      }
+    })().catch(() => undefined);
+    await post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'never', reason: 'changed my mind' } }).then((r) => r.text());
+    // the task then ends: an answer, if one were ever sent, would come now
+    await post({ jsonrpc: '2.0', id: 'c2', method: 'tasks/cancel', params: { taskId } }).then((r) => r.text());
+    await new Promise((r) => setTimeout(r, 1000));
+    await reader?.cancel();
+    await reading;
+    expect(text).not.toMatch(/"id":"never"/);
+  });
+
+  it('sends notifications/tasks/status for a task this session created', async () => {
+    const client = new ClientV1({ name: 'status-listener', version: '1' });
+    const statuses: string[] = [];
+    client.fallbackNotificationHandler = async (n) => {
+      if (n.method === 'notifications/tasks/status') statuses.push(String((n.params as { status?: string }).status));
+    };
+    await client.connect(new TransportV1(running.mcpUrl, { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    try {
+      const created = await client.request(
+        { method: 'tools/call', params: { name: 'slow_compute', arguments: { seconds: 0.2 }, task: {} } },
+        z.looseObject({ task: z.looseObject({ taskId: z.string() }) }),
+      );
+      expect(created.task.taskId).toBeTruthy();
+      for (let i = 0; i < 100 && !statuses.includes('completed'); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(statuses).toContain('completed');
+    } finally {
+      await client.close();
+    }
+  });
+});
