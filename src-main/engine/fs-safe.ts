@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { randomUUID } from 'node:crypto';
 import { RoomError } from '../common/errors';
 
 /**
@@ -64,11 +65,14 @@ export function checkPrivateFile(file: string): 'absent' | 'present' {
   return 'present';
 }
 
-/** Writes a secret file atomically: a fresh 0600 temp file (O_EXCL|O_NOFOLLOW), fsync, then rename. */
-export function writePrivateFile(file: string, content: string): void {
+/**
+ * Writes a file atomically: a fresh 0600 temp file (O_EXCL|O_NOFOLLOW), fsync, then rename, so a reader sees
+ * the old file or the whole new one.
+ */
+export function writePrivateFile(file: string, content: string | Buffer): void {
   ensurePrivateDir(path.dirname(file));
   checkPrivateFile(file);
-  const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
+  const tmp = `${file}.${process.pid}.${randomUUID()}.tmp`;
   const fd = fs.openSync(
     tmp,
     fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW,
@@ -84,14 +88,18 @@ export function writePrivateFile(file: string, content: string): void {
 }
 
 /** Reads a file the runner wrote, refusing symlinks and wide modes. Returns null when absent. */
-export function readPrivateFile(file: string): string | null {
+export function readPrivateBuffer(file: string): Buffer | null {
   if (checkPrivateFile(file) === 'absent') return null;
   const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
   try {
-    return fs.readFileSync(fd, 'utf8');
+    return fs.readFileSync(fd);
   } finally {
     fs.closeSync(fd);
   }
+}
+
+export function readPrivateFile(file: string): string | null {
+  return readPrivateBuffer(file)?.toString('utf8') ?? null;
 }
 
 /** Runs `fn` with umask 077 so files SQLite creates are born 0600 (no window with wider modes). */

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { checkPrivateFile, ensurePrivateDir, FILE_MODE } from '../fs-safe';
+import { checkPrivateFile, ensurePrivateDir, writePrivateFile } from '../fs-safe';
 import type { GraphRecord, GraphRepo } from '../store/graphs';
 import type { EngineContext } from '../feature';
 import { readLogFile } from './stage-log';
@@ -13,29 +13,7 @@ import { readLogFile } from './stage-log';
  * ends; the loose log files are removed only after the index committed, so a crash at any point loses nothing.
  */
 
-export function readPrivateBuffer(file: string): Buffer | null {
-  if (checkPrivateFile(file) === 'absent') return null;
-  const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
-  try {
-    return fs.readFileSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-}
 
-/** Writes via a fresh 0600 temp file (O_EXCL|O_NOFOLLOW), fsync, rename: a reader sees the old file or the whole new one. */
-function writePrivateBuffer(file: string, data: Buffer): void {
-  checkPrivateFile(file);
-  const tmp = `${file}.${process.pid}.${crypto.randomUUID()}.tmp`;
-  const fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, FILE_MODE);
-  try {
-    fs.writeFileSync(fd, data);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-  fs.renameSync(tmp, file);
-}
 
 export function spoolGraph(ctx: EngineContext, repo: GraphRepo, graph: GraphRecord, artifactRoot: string): number {
   const dir = path.join(artifactRoot, graph.id);
@@ -47,7 +25,7 @@ export function spoolGraph(ctx: EngineContext, repo: GraphRepo, graph: GraphReco
     const raw = readLogFile(s.logPath);
     const packed = zlib.gzipSync(raw, { level: 6 });
     const file = path.join(dir, `${s.stageId}.log.gz`);
-    writePrivateBuffer(file, packed);
+    writePrivateFile(file, packed);
     written.push({ stageId: s.stageId, file, raw: raw.length, stored: packed.length, sha: crypto.createHash('sha256').update(raw).digest('hex') });
   }
   ctx.commit(() => {

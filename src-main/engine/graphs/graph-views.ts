@@ -5,7 +5,7 @@ import { STAGE_STATES, type StageState } from '../../common/graphs/stage-machine
 import type { GraphOutputs, GraphTopologyNode, GraphView, LogSlice, StageView } from '../../common/methods/graphs';
 import { LIMITS } from '../../common/limits';
 import type { Caller } from '../../common/dto';
-import { readPrivateBuffer } from './artifact-store';
+import { readPrivateBuffer } from '../fs-safe';
 import { readLogSlice, sliceLog } from './stage-log';
 import type { GraphRecord, GraphRepo, StageRecord } from '../store/graphs';
 

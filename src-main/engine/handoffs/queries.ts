@@ -5,6 +5,7 @@ import type { EventPage, EventView, HandoffView, TaskView } from '../../common/h
 import type { HandoffStatus } from '../../common/handoff-machine';
 import { HandoffRepo, VISIBLE_TO, viewerParams, type HandoffRecord, type Viewer } from '../store/handoffs';
 import { TaskRepo } from '../store/tasks';
+import { eventOf, type EventRow } from '../store/events';
 import { handoffView, taskView } from './views';
 
 export const HANDOFF_OPERATION = 'handoff.execute';
@@ -24,16 +25,7 @@ export function unknownTask(id: string): RoomError {
   return new RoomError('NOT_FOUND', `unknown task "${id}"`);
 }
 
-interface EventRow {
-  id: number;
-  at: string;
-  kind: string;
-  actor: string | null;
-  subject: string | null;
-  data: string;
-}
-
-const toEvent = (r: EventRow): EventView => ({ id: r.id, at: r.at, kind: r.kind, actor: r.actor, subject: r.subject, data: JSON.parse(r.data) });
+const toEvent = (r: EventRow): EventView => eventOf(r);
 
 /**
  * Every read of handoffs, tasks and events, over any connection: the engine's writer connection, or the CLI's

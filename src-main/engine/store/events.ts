@@ -1,6 +1,21 @@
 import type Database from 'better-sqlite3';
 import { LIMITS } from '../../common/limits';
 
+/** An event row as stored. */
+export interface EventRow {
+  id: number;
+  at: string;
+  kind: string;
+  actor: string | null;
+  subject: string | null;
+  data: string;
+}
+
+/** An event row with its data parsed: what every reader (handoff events, history, task logs) shows. */
+export function eventOf(r: EventRow): { id: number; at: string; kind: string; actor: string | null; subject: string | null; data: unknown } {
+  return { id: r.id, at: r.at, kind: r.kind, actor: r.actor, subject: r.subject, data: JSON.parse(r.data) as unknown };
+}
+
 /**
  * The room's append-only event ring. Written inside the caller's transaction with the change it records; each
  * append also drops whatever fell out of the ring, in that same transaction, so the table never holds more

@@ -1,6 +1,7 @@
 import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
 import type { EngineContext } from '../feature';
+import { eventOf, type EventRow } from '../store/events';
 import type { TaskService } from './task-service';
 
 /** One record of a task's log: ordered, with a monotonic `seq` a reader resumes from. */
@@ -20,14 +21,6 @@ export interface LogPage {
 /** A feature's log source: answers for the ids it owns (a graph stage, …), null for the others. */
 export type LogReader = (caller: Caller, id: string, fromSeq: number, limit: number) => LogPage | null;
 
-interface EventRow {
-  id: number;
-  at: string;
-  kind: string;
-  actor: string | null;
-  subject: string | null;
-  data: string;
-}
 
 /**
  * task-log://{taskId}: what happened to a task, as ordered records. Features register readers for the ids
@@ -62,7 +55,10 @@ export class TaskLogs {
     const page = rows.slice(0, limit);
     const last = page.at(-1);
     return {
-      records: page.map((r) => ({ seq: r.id, at: r.at, kind: r.kind, actor: r.actor, data: JSON.parse(r.data) as unknown })),
+      records: page.map((r) => {
+        const { id: seq, at, kind, actor, data } = eventOf(r);
+        return { seq, at, kind, actor, data };
+      }),
       nextSeq: last ? last.id + 1 : fromSeq,
       more: rows.length > limit,
     };
