@@ -18,6 +18,8 @@ export const LIMITS = {
   maxParticipants: 256,
   /** 2025 tasks/result calls waiting at once (every session counts); the next is refused with a clear error. */
   maxTaskResultWaiters: 64,
+  /** Tasks per tasks/list page. */
+  taskListPage: 50,
   /** Shells alive at once per room. */
   maxShells: 32,
   /** Scrollback kept in memory per shell; older output is dropped (readers are told: `truncated`). */

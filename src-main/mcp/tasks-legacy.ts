@@ -24,7 +24,7 @@ export function registerLegacyTaskHandlers(server: Server, engine: Engine, calle
 
   server.setRequestHandler('tasks/list', { params: z.object({ cursor: z.string().max(512).optional() }) }, ({ cursor }) =>
     asTaskCall(() => {
-      const page = engine.tasks.list(caller, cursor);
+      const page = engine.tasks.list(caller, cursor, engine.limits.taskListPage);
       return { tasks: page.tasks.map(toTaskV1), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
     }),
   );

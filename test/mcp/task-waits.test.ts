@@ -12,7 +12,7 @@ let token: string;
 
 beforeAll(async () => {
   home = makeHome();
-  running = await startRunner({ port: 0, paths: home.paths, fixtures: true, limits: { maxTaskResultWaiters: 2 } });
+  running = await startRunner({ port: 0, paths: home.paths, fixtures: true, limits: { maxTaskResultWaiters: 2, taskListPage: 2 } });
   token = fs.readFileSync(running.tokenFile, 'utf8').trim();
 });
 afterAll(async () => {
@@ -107,5 +107,44 @@ describe('2025 tasks/result waits', () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+describe('2025 tasks/list and tasks/cancel', () => {
+  it('pages the caller’s tasks with a cursor, refuses an ended task’s cancel with -32602, and reports each kind’s ttl', async () => {
+    const { post } = await session();
+    const rpc = async (id: string, method: string, params: Record<string, unknown>) => {
+      const text = await (await post({ jsonrpc: '2.0', id, method, params })).text();
+      const line = text.split('\n').find((l) => l.startsWith('data: ') && l.includes(`"id":"${id}"`)) ?? '';
+      return JSON.parse(line.slice(6)) as { result?: Record<string, unknown>; error?: { code: number; message: string } };
+    };
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const r = await rpc(`mk${i}`, 'tools/call', { name: 'tasks_run', arguments: { stages: [{ id: 'x', command: 'true' }] }, task: {} });
+      ids.push(String((r.result?.task as { taskId: string }).taskId));
+    }
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    for (let page = 0; page < 20; page++) {
+      pages++;
+      const r = await rpc(`ls${page}`, 'tasks/list', cursor ? { cursor } : {});
+      for (const t of r.result?.tasks as { taskId: string; ttl: number | null }[]) seen.push(t.taskId);
+      cursor = r.result?.nextCursor as string | undefined;
+      if (!cursor) break;
+    }
+    for (const id of ids) expect(seen).toContain(id);
+    expect(pages).toBeGreaterThan(1);
+    expect(new Set(seen).size).toBe(seen.length);
+    expect((await rpc('bad', 'tasks/list', { cursor: 'not-a-cursor' })).error?.code).toBe(-32602);
+
+    await running.engine.tasks.waitFor(ids[0] as string, (t) => t.status === 'completed');
+    const got = await rpc('g', 'tasks/get', { taskId: ids[0] });
+    expect(got.result?.ttl).toBeNull(); // graph runs are kept
+    const refused = await rpc('c', 'tasks/cancel', { taskId: ids[0] });
+    expect(refused.error).toMatchObject({ code: -32602, message: "Cannot cancel task: already in terminal status 'completed'" });
+
+    const handoff = await rpc('h', 'tools/call', { name: 'handoff_create', arguments: { summary: 'ttl check' }, task: {} });
+    expect((handoff.result?.task as { ttl: number }).ttl).toBe(24 * 60 * 60 * 1000);
   });
 });

@@ -57,7 +57,7 @@ export class TaskService {
   }
 
   /** The caller's own tasks (owner or assignee), newest first, with an opaque cursor. */
-  list(caller: Caller, cursor: string | undefined, limit = 50): { tasks: TaskRecord[]; nextCursor?: string } {
+  list(caller: Caller, cursor: string | undefined, limit: number): { tasks: TaskRecord[]; nextCursor?: string } {
     let before: { createdAt: string; id: string } | undefined;
     if (cursor !== undefined) {
       try {
