@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { unsafePatternReason } from '../safe-pattern';
 import { LIMITS } from '../limits';
 
 /**
@@ -39,6 +40,9 @@ const readiness = z
     message: 'readiness takes exactly one of log (a regex), port (a TCP port) or url',
   })
   .refine((r) => r.log === undefined || isValidRegex(r.log), { message: 'readiness.log is not a valid regular expression' })
+  .refine((r) => r.log === undefined || unsafePatternReason(r.log) === null, {
+    message: 'readiness.log refused: a repeated group that itself repeats (like (a+)+), or a backreference, can stall the runner; simplify it',
+  })
   .refine((r) => r.host === undefined || r.port !== undefined, { message: 'readiness.host goes with readiness.port' });
 
 function isValidRegex(source: string): boolean {
