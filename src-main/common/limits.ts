@@ -22,6 +22,8 @@ export const LIMITS = {
   taskListPage: 50,
   /** Shells alive at once per room. */
   maxShells: 32,
+  /** Ended shells kept readable (output, exit code) until closed; older ones are dropped. */
+  keepEndedShells: 16,
   /** Scrollback kept in memory per shell; older output is dropped (readers are told: `truncated`). */
   shellScrollbackBytes: 2 * 1024 * 1024,
   /** Input accepted in one shell_io call. */

@@ -291,3 +291,24 @@ describe('wait patterns', () => {
     expect((await bench.io({ shellId: shell.id, wait: { until: 'idle', idleMs: 200 } })).nextCursor).toBe(before);
   });
 });
+
+describe('shells that end on their own', () => {
+  it('free their PTY at once and only the newest few stay readable', async () => {
+    const small = await shellBench({ keepEndedShells: 2 });
+    try {
+      const ids: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        const s = await small.open({ shell: '/bin/sh', args: ['-c', `echo done-${i}`] });
+        ids.push(s.id);
+        await small.io({ shellId: s.id, wait: { until: 'exit' } });
+      }
+      await sleep(50);
+      const listed = (await small.engine.call(small.operator, 'shell_list', {})).shells.map((s) => s.id);
+      expect(listed).toEqual(ids.slice(-2));
+      expect((await refused(small.io({ shellId: ids[0] as string }))).message).toMatch(/it was closed/);
+      expect((await small.io({ shellId: ids[4] as string, cursor: 0 })).output).toContain('done-4');
+    } finally {
+      await small.close();
+    }
+  });
+});

@@ -84,7 +84,14 @@ export class GraphRuntime {
     // setImmediate, not a microtask: exits that arrive in the same I/O turn are batched into one commit
     setImmediate(() => {
       this.tickQueued = false;
-      this.tick();
+      try {
+        this.tick();
+      } catch (error) {
+        // a failed commit (a full disk, a locked database) must not take the runner down or lose the exits
+        // it was applying: they were put back, and the tick is tried again shortly
+        console.error('[graphs] applying stage changes failed, retrying:', error);
+        setTimeout(() => this.scheduleTick(), 1000).unref();
+      }
     });
   }
 
@@ -124,6 +131,15 @@ export class GraphRuntime {
   tick(): void {
     if (this.closed) return;
     const signals = this.signals.splice(0);
+    try {
+      this.applyTick(signals);
+    } catch (error) {
+      this.signals.unshift(...signals);
+      throw error;
+    }
+  }
+
+  private applyTick(signals: typeof this.signals): void {
     const toSpawn: StageRecord[] = [];
     const toEnd: { graphId: string; stageId: string; reason: 'cancel' | 'service-stop' }[] = [];
     const retries: { graphId: string; stageId: string; attempt: number; delay: number }[] = [];

@@ -41,11 +41,16 @@ export async function probeUntilReady(readiness: Readiness, stop: AbortSignal): 
           : false;
     if (ok && !stop.aborted) return true;
     await new Promise<void>((resolve) => {
-      const t = setTimeout(resolve, PROBE_INTERVAL_MS);
-      stop.addEventListener('abort', () => {
+      const onAbort = () => {
         clearTimeout(t);
         resolve();
-      }, { once: true });
+      };
+      // the listener goes with the timer: a probe that runs for days must not pile them up
+      const t = setTimeout(() => {
+        stop.removeEventListener('abort', onAbort);
+        resolve();
+      }, PROBE_INTERVAL_MS);
+      stop.addEventListener('abort', onAbort, { once: true });
     });
   }
   return false;

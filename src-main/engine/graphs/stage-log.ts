@@ -60,7 +60,7 @@ export class StageLogWriter {
     let line = `${JSON.stringify({ q: ++this.seq, s: STREAM_CODE[stream], t: this.now(), d: text })}\n`;
     if (this.bytes + Buffer.byteLength(line) > this.capBytes) {
       this.capped = true;
-      line = `${JSON.stringify({ q: this.seq, s: 'r', t: this.now(), d: `[log reached its cap of ${this.capBytes} bytes: later output is dropped]` })}\n`;
+      line = `${JSON.stringify({ q: ++this.seq, s: 'r', t: this.now(), d: `[log reached its cap of ${this.capBytes} bytes: later output is dropped]` })}\n`;
     }
     try {
       this.bytes += fs.writeSync(this.fd, line);

@@ -1,3 +1,4 @@
+import * as pty from 'node-pty';
 import { spawn } from 'node:child_process';
 import os from 'node:os';
 import { killTree, processStartTime, findTagged, tagEnv, type ProcessIdentity } from '../process/process-tree';
@@ -140,43 +141,38 @@ function startPty(
   finish: (code: number | null, signal: string | null, closed: Promise<void>) => Promise<void>,
   fail: (message: string) => void,
 ): void {
-  // loaded lazily: a native module only tty stages need
-  import('node-pty').then(
-    (pty) => {
-      let term: import('node-pty').IPty;
-      try {
-        term = pty.spawn(file, args, { name: 'xterm-256color', cols: 120, rows: 32, cwd: req.cwd, env: env as Record<string, string> });
-      } catch (error) {
-        fail((error as Error).message);
-        return;
-      }
-      handle.pid = term.pid;
-      handle.startTime = processStartTime(term.pid);
-      const exitListeners = new Set<() => void>();
-      term.onData((data) => {
-        req.log.write('stdout', data);
-        split(data);
-      });
-      term.onExit(({ exitCode, signal }) => {
-        for (const l of exitListeners) l();
-        void finish(signal ? null : exitCode, signalName(signal), Promise.resolve());
-      });
-      req.terminalHost?.attach({
-        taskId: req.taskId,
-        attempt: req.attempt,
-        pid: term.pid,
-        write: (d) => term.write(d),
-        resize: (c, r) => term.resize(c, r),
-        onData: (l) => {
-          const d = term.onData(l);
-          return () => d.dispose();
-        },
-        onExit: (l) => {
-          exitListeners.add(l);
-          return () => exitListeners.delete(l);
-        },
-      });
+  // node-pty is loaded with the module: the pid is known (and saved) the moment the attempt starts
+  let term: pty.IPty;
+  try {
+    term = pty.spawn(file, args, { name: 'xterm-256color', cols: 120, rows: 32, cwd: req.cwd, env: env as Record<string, string> });
+  } catch (error) {
+    fail((error as Error).message);
+    return;
+  }
+  handle.pid = term.pid;
+  handle.startTime = processStartTime(term.pid);
+  const exitListeners = new Set<() => void>();
+  term.onData((data) => {
+    req.log.write('stdout', data);
+    split(data);
+  });
+  term.onExit(({ exitCode, signal }) => {
+    for (const l of exitListeners) l();
+    void finish(signal ? null : exitCode, signalName(signal), Promise.resolve());
+  });
+  req.terminalHost?.attach({
+    taskId: req.taskId,
+    attempt: req.attempt,
+    pid: term.pid,
+    write: (d) => term.write(d),
+    resize: (c, r) => term.resize(c, r),
+    onData: (l) => {
+      const d = term.onData(l);
+      return () => d.dispose();
     },
-    (error: unknown) => fail(`node-pty could not be loaded: ${(error as Error).message}`),
-  );
+    onExit: (l) => {
+      exitListeners.add(l);
+      return () => exitListeners.delete(l);
+    },
+  });
 }

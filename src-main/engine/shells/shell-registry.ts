@@ -91,9 +91,7 @@ export class ShellRegistry {
     );
     terminal.onExit(() => exitListener?.({ exitCode: null, signal: null }));
     this.shells.set(id, session);
-    // ended stage shells stay readable for a while; only the newest few are kept (each holds a ring)
-    const ended = [...this.shells.values()].filter((s) => s.spec.stage && !s.alive);
-    for (const old of ended.slice(0, Math.max(0, ended.length - 16))) this.shells.delete(old.id);
+    void session.waitExit().then(() => this.pruneEnded());
   }
 
   /** Who submitted a graph (the owner of its stages' shells). */
@@ -136,7 +134,21 @@ export class ShellRegistry {
       throw new RoomError('INVALID_INPUT', `could not start ${file}: ${(error as Error).message}`);
     }
     this.shells.set(id, session);
+    void session.waitExit().then(() => this.pruneEnded());
     return session;
+  }
+
+  /**
+   * Shells that ended on their own stay readable (their output, their exit code) until closed, but only the
+   * newest few: each holds its scrollback ring, and an agent that never calls shell_close must not grow memory.
+   */
+  private pruneEnded(): void {
+    const ended = [...this.shells.values()].filter((s) => !s.alive);
+    const keep = this.limits.keepEndedShells;
+    for (const old of ended.slice(0, Math.max(0, ended.length - keep))) {
+      this.shells.delete(old.id);
+      this.rememberClosed(old.id);
+    }
   }
 
   /** The shell if the caller may use it; unknown and not-yours are the same answer. */

@@ -130,6 +130,8 @@ export class ShellSession {
     this.exited = new Promise<ShellExit>((resolve) => {
       this.term.onExit((exit) => {
         this.exit = exit;
+        // the child is gone: free the PTY now (its output is already in the ring), not when someone closes it
+        this.destroyTerm();
         resolve(this.exit);
         for (const v of this.viewers) v.viewer.onExit?.(this.exit);
         this.notify();
