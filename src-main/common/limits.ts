@@ -8,6 +8,8 @@ export const LIMITS = {
   maxBodyBytes: 2 * 1024 * 1024,
   /** Legacy (2025-era) MCP sessions open at once; the next initialize is refused until one ends. */
   maxLegacySessions: 64,
+  /** … and per participant. */
+  maxLegacySessionsPerParticipant: 16,
   /** A legacy session unused this long is closed. */
   legacySessionIdleMs: 30 * 60 * 1000,
   /** Replay buffer per legacy session (SSE resumability), in messages. */

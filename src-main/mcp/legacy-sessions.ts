@@ -10,6 +10,8 @@ import { buildMcpServer } from './tools';
 
 export interface LegacyLimits {
   maxSessions: number;
+  /** One participant's share: a client that reconnects without closing must not take every place. */
+  maxSessionsPerParticipant: number;
   idleMs: number;
   replayMessages: number;
 }
@@ -28,6 +30,7 @@ interface Session {
  */
 export class LegacySessions {
   private readonly sessions = new Map<string, Session>();
+  private readonly opening = new Map<string, number>();
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(
@@ -58,7 +61,17 @@ export class LegacySessions {
       return sendRpcError(res, 400, -32000, 'missing Mcp-Session-Id header: send initialize first to open a session');
     }
     this.expireIdle();
-    if (this.sessions.size >= this.limits.maxSessions) {
+    const mine = [...this.sessions.values()].filter((x) => x.callerName === caller.name).length + (this.opening.get(caller.name) ?? 0);
+    if (mine >= this.limits.maxSessionsPerParticipant) {
+      return sendRpcError(
+        res,
+        503,
+        -32000,
+        `${caller.name} already has ${this.limits.maxSessionsPerParticipant} open MCP sessions: close unused ones (DELETE /mcp), or wait for idle ones to expire`,
+        { 'Retry-After': '30' },
+      );
+    }
+    if (this.sessions.size + this.openingTotal() >= this.limits.maxSessions) {
       return sendRpcError(
         res,
         503,
@@ -82,9 +95,23 @@ export class LegacySessions {
     transport.onclose = () => {
       if (transport.sessionId) this.sessions.delete(transport.sessionId);
     };
-    const server = buildMcpServer(this.engine, caller, 'legacy');
-    await server.connect(transport);
-    await transport.handleRequest(req, res, body);
+    // the place is taken before the first await, so concurrent initializes cannot pass the caps together
+    this.opening.set(caller.name, (this.opening.get(caller.name) ?? 0) + 1);
+    try {
+      const server = buildMcpServer(this.engine, caller, 'legacy');
+      await server.connect(transport);
+      await transport.handleRequest(req, res, body);
+    } finally {
+      this.opening.set(caller.name, (this.opening.get(caller.name) ?? 1) - 1);
+    }
+    // an initialize the transport refused (a wrong Accept header, say) opened no session: free what it built
+    if (!transport.sessionId || !this.sessions.has(transport.sessionId)) await transport.close().catch(() => undefined);
+  }
+
+  private openingTotal(): number {
+    let n = 0;
+    for (const v of this.opening.values()) n += v;
+    return n;
   }
 
   /** Ends the sessions of a participant (used when its token is revoked). */

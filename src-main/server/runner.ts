@@ -48,6 +48,7 @@ export async function startRunner(options: RunnerOptions = {}): Promise<RunningR
   const mcp = new McpEndpoint(engine, {
     maxBodyBytes: limits.maxBodyBytes,
     maxSessions: limits.maxLegacySessions,
+    maxSessionsPerParticipant: limits.maxLegacySessionsPerParticipant,
     idleMs: limits.legacySessionIdleMs,
     replayMessages: limits.legacyReplayMessages,
   });

@@ -282,3 +282,25 @@ describe('2026-07-28 requests', () => {
     expect(JSON.parse(r.text).error.code).toBe(-32020);
   });
 });
+
+describe('per-participant session share', () => {
+  it('one participant cannot take every legacy session place', async () => {
+    const h = makeHome();
+    const r = await startRunner({ port: 0, paths: h.paths, limits: { maxLegacySessions: 10, maxLegacySessionsPerParticipant: 2 } });
+    try {
+      const op = fs.readFileSync(r.tokenFile, 'utf8').trim();
+      const agent = (await r.engine.call(r.engine.operator(), 'participant_add', { name: 'sharer', capabilities: ['read'] })).token;
+      const init = (t: string) =>
+        fetch(r.mcpUrl, { method: 'POST', headers: { ...jsonHeaders, ...auth(t) }, body: JSON.stringify(INIT) }).then(async (res) => ({ status: res.status, text: await res.text() }));
+      expect((await init(op)).status).toBe(200);
+      expect((await init(op)).status).toBe(200);
+      const third = await init(op);
+      expect(third.status).toBe(503);
+      expect(third.text).toContain('operator already has 2 open MCP sessions');
+      expect((await init(agent)).status).toBe(200);
+    } finally {
+      await r.close();
+      h.cleanup();
+    }
+  });
+});
