@@ -1,9 +1,9 @@
 import path from 'node:path';
-import type { z } from 'zod';
 import type { Capability } from '../common/capabilities';
 import { CONTRACT, type MethodName, type MethodOutputs } from '../common/contract';
 import type { Caller } from '../common/dto';
 import { RoomError } from '../common/errors';
+import { describeInvalidInput } from '../common/validation';
 import { LIMITS, type Limits } from '../common/limits';
 import { EventBus } from './event-bus';
 import { makeContext, type CallContext, type EngineContext, type Feature, type Handlers, type MethodHandler } from './feature';
@@ -21,14 +21,6 @@ import type { ParticipantRecord } from './store/participants';
 import type { Room } from './store/room';
 import { hashToken, looksLikeToken } from './tokens';
 
-/** Turns a schema failure into one line a person can act on. */
-export function describeInvalidInput(method: string, error: z.ZodError): RoomError {
-  const parts = error.issues.slice(0, 5).map((issue) => {
-    const where = issue.path.length > 0 ? issue.path.join('.') : 'arguments';
-    return `${where}: ${issue.message}`;
-  });
-  return new RoomError('INVALID_INPUT', `invalid arguments for ${method}: ${parts.join('; ')}`);
-}
 
 function callerOf(record: ParticipantRecord): Caller {
   return { name: record.name, role: record.role, capabilities: record.capabilities };

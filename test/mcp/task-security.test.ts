@@ -162,3 +162,16 @@ describe('durability of tasks across sessions and restarts', () => {
     }
   });
 });
+
+describe('changing a task through tasks/* needs write, like the tools', () => {
+  it('an approver without write can see a handoff task but not cancel it or answer its input', async () => {
+    const op = running.engine.operator();
+    const approver = (await running.engine.call(op, 'participant_add', { name: 'reviewer', capabilities: ['read', 'approve'] })).token;
+    const created = await modern(ownerToken, 'tools/call', { name: 'handoff_create', arguments: { summary: 'needs a reviewer' } }, { mcpName: 'handoff_create' });
+    const handoffTask = String(created.body.result?.taskId);
+    expect((await modern(approver, 'tasks/get', { taskId: handoffTask })).body.result?.status).toBe('working');
+    const cancel = await modern(approver, 'tasks/cancel', { taskId: handoffTask });
+    expect(cancel.body.error?.message).toMatch(/"write" capability/);
+    expect((await modern(ownerToken, 'tasks/get', { taskId: handoffTask })).body.result?.status).toBe('working');
+  });
+});

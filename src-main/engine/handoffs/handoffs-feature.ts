@@ -1,6 +1,7 @@
 import { RoomError } from '../../common/errors';
 import { LIMITS } from '../../common/limits';
-import type { MethodInput } from '../../common/contract';
+import { CONTRACT, type MethodInput } from '../../common/contract';
+import { describeInvalidInput } from '../../common/validation';
 import type { HandoffResult } from '../../common/handoff-dto';
 import type { EngineContext, Feature } from '../feature';
 import type { TaskService } from '../tasks/task-service';
@@ -42,7 +43,10 @@ export function handoffsFeature(ctx: EngineContext, tasks: TaskService): Feature
       const waiting = task.inputRequests ?? {};
       const answers = Object.fromEntries(Object.entries(responses).filter(([key]) => Object.hasOwn(waiting, key)));
       if (Object.keys(answers).length === 0) return;
-      actions.answerInput(caller, { handoff_id: handoffOf(task.id).id, answers } as MethodInput<'handoff_answer_input'>);
+      // the same bounds as handoff_answer_input: an answer through tasks/update is no bigger or looser
+      const parsed = CONTRACT.handoff_answer_input.input.safeParse({ handoff_id: handoffOf(task.id).id, answers });
+      if (!parsed.success) throw describeInvalidInput('tasks/update', parsed.error);
+      actions.answerInput(caller, parsed.data as MethodInput<'handoff_answer_input'>);
     },
     visibleTo: (caller, task) => {
       try {

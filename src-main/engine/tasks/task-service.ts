@@ -79,6 +79,7 @@ export class TaskService {
   /** Cancels a live task (the work stops, the task reads cancelled); an ended one is refused, naming its state. */
   async cancel(caller: Caller, taskId: string): Promise<TaskRecord> {
     const task = this.get(caller, taskId);
+    this.requireWrite(caller, 'cancel a task');
     if (isTerminalTask(task.status)) {
       throw new RoomError('CONFLICT', `Cannot cancel task: already in terminal status '${task.status}'`, { status: task.status });
     }
@@ -94,10 +95,16 @@ export class TaskService {
 
   async answerInput(caller: Caller, taskId: string, responses: Record<string, unknown>): Promise<void> {
     const task = this.get(caller, taskId);
+    this.requireWrite(caller, "answer a task's input");
     const op = this.operations.get(task.operation);
     if (!op?.answerInput) throw new RoomError('INVALID_INPUT', 'this task does not take input');
     if (task.status !== 'input_required') return; // stale answers are ignored
     await op.answerInput(caller, task, responses);
+  }
+
+  /** Changing a task is a write, whichever door it comes through (tools need `write` too). */
+  private requireWrite(caller: Caller, what: string): void {
+    if (!caller.capabilities.includes('write')) throw new RoomError('FORBIDDEN', `to ${what} you need the "write" capability, which ${caller.name} does not have`);
   }
 
   resultOf(task: TaskRecord): Record<string, unknown> {
