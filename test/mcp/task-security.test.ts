@@ -175,3 +175,31 @@ describe('changing a task through tasks/* needs write, like the tools', () => {
     expect((await modern(ownerToken, 'tasks/get', { taskId: handoffTask })).body.result?.status).toBe('working');
   });
 });
+
+describe('workspace_history', () => {
+  it("shows a participant its own graphs' events, not another's, and no participant changes", async () => {
+    const engine = running.engine;
+    const a = engine.authenticate(ownerToken);
+    const b = engine.authenticate(otherToken);
+    if (!a || !b) throw new Error('no callers');
+    const mine = await engine.call(a, 'tasks_run', { name: 'a-secret-build', stages: [{ id: 's', command: 'true' }] });
+    const theirs = await engine.call(b, 'tasks_run', { name: 'b-build', stages: [{ id: 's', command: 'true' }] });
+    await engine.tasks.waitFor(mine.taskId, (t) => t.status === 'completed');
+    await engine.tasks.waitFor(theirs.taskId, (t) => t.status === 'completed');
+    const events: { kind: string; subject: string | null; data: unknown }[] = [];
+    let after = 0;
+    for (let i = 0; i < 50; i++) {
+      const page = await engine.call(b, 'workspace_history', { after, limit: 200 });
+      events.push(...page.events);
+      after = page.nextAfter;
+      if (!page.more) break;
+    }
+    const text = JSON.stringify(events);
+    expect(text).toContain(theirs.graphId);
+    expect(text).not.toContain(mine.graphId);
+    expect(text).not.toContain('a-secret-build');
+    expect(events.some((e) => e.kind.startsWith('participant.'))).toBe(false);
+    const operatorView = JSON.stringify((await engine.call(engine.operator(), 'workspace_history', { limit: 200 })).events);
+    expect(operatorView).toContain('participant.added');
+  });
+});

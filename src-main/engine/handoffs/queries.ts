@@ -85,13 +85,25 @@ export class HandoffQueries {
     );
   }
 
-  /** The room's events; a handoff's events only for callers who may see that handoff. */
+  /**
+   * The room's events, each only for callers who may see what it is about: a handoff's for those who may see
+   * the handoff, a graph's and a task's for their owner (and assignee), participant changes for operators.
+   * Operators and approvers see everything.
+   */
   history(caller: Caller, page: { after?: number | undefined; limit?: number | undefined }): EventPage {
+    const operate = caller.capabilities.includes('operate') ? 1 : 0;
     return this.page(
-      `SELECT e.* FROM events e WHERE e.id > @after
-         AND (e.kind NOT LIKE 'handoff.%' OR EXISTS (SELECT 1 FROM handoffs h WHERE h.id = e.subject AND ${VISIBLE_TO}))
+      `SELECT e.* FROM events e WHERE e.id > @after AND (
+         @all = 1
+         OR (e.kind LIKE 'handoff.%' AND EXISTS (SELECT 1 FROM handoffs h WHERE h.id = e.subject AND ${VISIBLE_TO}))
+         OR (e.kind LIKE 'graph.%' AND EXISTS (SELECT 1 FROM tasks t
+               WHERE t.id = coalesce(json_extract(e.data, '$.graphId'), e.subject) AND (t.owner = @me OR t.assignee = @me)))
+         OR (e.kind LIKE 'task.%' AND EXISTS (SELECT 1 FROM tasks t WHERE t.id = e.subject AND (t.owner = @me OR t.assignee = @me)))
+         OR (e.kind LIKE 'participant.%' AND @operate = 1)
+         OR (e.kind NOT LIKE 'handoff.%' AND e.kind NOT LIKE 'graph.%' AND e.kind NOT LIKE 'task.%' AND e.kind NOT LIKE 'participant.%')
+       )
        ORDER BY e.id LIMIT @take`,
-      viewerParams(viewerOf(caller)),
+      { ...viewerParams(viewerOf(caller)), operate },
       page,
     );
   }
