@@ -18,6 +18,17 @@ const KEEPALIVE_MS = 15_000;
 /** Live listen streams and lagging ones dropped, in this process (for diagnostics and tests). */
 export const listenStats = { active: 0, dropped: 0 };
 
+/** Listen streams open at once, per participant and in all. */
+export const MAX_LISTENS_PER_PARTICIPANT = 64;
+export const MAX_LISTENS = 512;
+
+/** The open streams by participant, so revoking one ends its streams at once. */
+const openStreams = new Map<string, Set<() => void>>();
+
+export function endListensOf(participant: string): void {
+  for (const end of [...(openStreams.get(participant) ?? [])]) end();
+}
+
 interface ListenBody {
   id?: string | number;
   params?: { _meta?: Record<string, unknown>; notifications?: { taskIds?: unknown; resourceSubscriptions?: unknown } };
@@ -73,21 +84,36 @@ export function handleListen(engine: Engine, caller: Caller, req: http.IncomingM
     }
   });
 
+  const mine = openStreams.get(caller.name) ?? new Set<() => void>();
+  if (mine.size >= MAX_LISTENS_PER_PARTICIPANT || listenStats.active >= MAX_LISTENS) {
+    return sendRpcError(res, 503, -32000, `too many open subscriptions/listen streams: close some first (at most ${MAX_LISTENS_PER_PARTICIPANT} per participant)`, { 'Retry-After': '10' }, id);
+  }
   res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform', Connection: 'keep-alive' });
   let closed = false;
   const stops: (() => void)[] = [];
   listenStats.active++;
+  const endNow = () => {
+    cleanup();
+    res.destroy();
+  };
+  mine.add(endNow);
+  openStreams.set(caller.name, mine);
   const cleanup = () => {
     if (closed) return;
     closed = true;
     listenStats.active--;
+    mine.delete(endNow);
+    if (mine.size === 0) openStreams.delete(caller.name);
     for (const stop of stops) stop();
     clearInterval(keepalive);
   };
   const write = (message: object) => {
     if (closed) return;
-    res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
-    if (res.writableLength > LISTEN_LAG_LIMIT_BYTES) {
+    // lagging means the backlog was already over the limit before this message: one big notification (a
+    // completed task's result) is not lag
+    const lagging = res.writableLength > LISTEN_LAG_LIMIT_BYTES;
+    if (!lagging) res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+    if (lagging) {
       // a lagged subscriber is dropped, never buffered without bound; it can listen again and re-read state
       listenStats.dropped++;
       cleanup();
@@ -111,6 +137,8 @@ export function handleListen(engine: Engine, caller: Caller, req: http.IncomingM
   if (uris.length > 0) acknowledged.resourceSubscriptions = uris;
   write({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: stamp({ notifications: acknowledged }) });
   if (taskIds.length === 0 && uris.length === 0) return finish();
+  // tasks that had already ended when the stream opened will say nothing more
+  if (uris.length === 0 && taskIds.every((t) => isTerminalTask(engine.room.tasks.get(t)?.status ?? 'completed'))) return finish();
 
   const watched = new Set(taskIds);
   const allEnded = () => taskIds.every((t) => {

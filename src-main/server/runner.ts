@@ -4,6 +4,7 @@ import { Room } from '../engine/store/room';
 import { LIMITS, type Limits } from '../common/limits';
 import { ApiRoute } from '../bridge/http-api';
 import { McpEndpoint } from '../mcp/endpoint';
+import { endListensOf } from '../mcp/listen';
 import { FrontDoor } from './front-door';
 
 export interface RunnerOptions {
@@ -68,7 +69,10 @@ export async function startRunner(options: RunnerOptions = {}): Promise<RunningR
   const mcpUrl = new URL('/mcp', baseUrl);
   room.setEndpoint(baseUrl.toString());
   const unsubscribe = engine.bus.subscribe((event) => {
-    if (event.kind === 'participant.revoked' && event.subject) void mcp.legacy.closeFor(event.subject);
+    if (event.kind === 'participant.revoked' && event.subject) {
+      void mcp.legacy.closeFor(event.subject);
+      endListensOf(event.subject);
+    }
   });
 
   let closing: Promise<void> | undefined;

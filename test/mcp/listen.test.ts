@@ -161,3 +161,26 @@ describe('subscriptions/listen', () => {
     for (const r of readers) expect(await r.ended).toBe('end');
   });
 });
+
+describe('subscriptions/listen and participants', () => {
+  it('revoking a participant ends its open listen streams at once', async () => {
+    const added = await running.engine.call(running.engine.operator(), 'participant_add', { name: 'soon-revoked', capabilities: ['read', 'write'] });
+    const task = bareTask('soon-revoked');
+    const l = await listen({ taskIds: [task.id] }, { as: added.token });
+    await until(() => l.messages.length >= 1, 'the acknowledgement');
+    expect(l.messages[0]?.params?.notifications).toEqual({ taskIds: [task.id] });
+    await running.engine.call(running.engine.operator(), 'participant_revoke', { name: 'soon-revoked' });
+    expect(await l.ended).toBe('error'); // cut off, not a graceful end
+    running.engine.tasks.transition(task.id, { status: 'completed', result: { content: [] } });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(l.messages.some((m) => m.method === 'notifications/tasks')).toBe(false);
+  });
+
+  it('a stream whose tasks had all ended already closes right after its acknowledgement', async () => {
+    const task = bareTask();
+    running.engine.tasks.transition(task.id, { status: 'completed', result: { content: [] } });
+    const l = await listen({ taskIds: [task.id] });
+    expect(await l.ended).toBe('end');
+    expect(l.messages[0]?.method).toBe('notifications/subscriptions/acknowledged');
+  });
+});
