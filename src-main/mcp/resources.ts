@@ -75,19 +75,20 @@ function readMarkdown(engine: Engine): string {
 export function watchResource(engine: Engine, caller: Caller, uri: string, onUpdate: () => void, everyMs = 300): () => void {
   const parsed = parseResourceUri(engine, uri);
   if (!parsed) return () => undefined;
-  let last: string | number;
-  const probe = (): string | number => {
-    if (parsed.kind === 'markdown') {
-      const st = fs.statSync(engine.room.location.markdownPath, { throwIfNoEntry: false });
-      return st ? `${st.size}:${st.mtimeMs}` : 'absent';
-    }
+  // a cheap version token per kind: never the log's contents
+  const probe = (): string => {
     try {
-      return readLog(engine, caller, { ...parsed, from: typeof last === 'number' ? last : 0, limit: 1_000_000 }).nextSeq;
+      if (parsed.kind === 'markdown') {
+        const st = fs.statSync(engine.room.location.markdownPath, { throwIfNoEntry: false });
+        return st ? `${st.size}:${st.mtimeMs}` : 'absent';
+      }
+      if (parsed.kind === 'shell-log') return String(engine.shells.get(caller, parsed.id).ring.end);
+      return engine.taskLogs.version(caller, parsed.id);
     } catch {
-      return -1;
+      return 'gone';
     }
   };
-  last = probe();
+  let last = probe();
   const timer = setInterval(() => {
     const now = probe();
     if (now !== last) {

@@ -83,13 +83,15 @@ function stageOf(stages: readonly StageRecord[], graphId: string, stageId: strin
 }
 
 /** A stage's log slice: from its spooled artifact when there is one, else from its log file. */
+/** A spooled stage log, decompressed (bounded: a log never outgrows its cap). */
+export function unpackArtifact(file: string): Buffer {
+  const packed = readPrivateBuffer(file);
+  return packed ? zlib.gunzipSync(packed, { maxOutputLength: LIMITS.maxStageLogBytes + 1024 * 1024 }) : Buffer.alloc(0);
+}
+
 export function readStageLog(repo: GraphRepo, s: StageRecord, cursor: number | undefined, maxBytes: number): LogSlice {
   const artifact = repo.artifact(s.graphId, s.stageId);
-  if (artifact) {
-    const packed = readPrivateBuffer(artifact.path);
-    const buf = packed ? zlib.gunzipSync(packed, { maxOutputLength: LIMITS.maxStageLogBytes + 1024 * 1024 }) : Buffer.alloc(0);
-    return sliceLog(buf, cursor, maxBytes, true);
-  }
+  if (artifact) return sliceLog(unpackArtifact(artifact.path), cursor, maxBytes, true);
   return readLogSlice(s.logPath, cursor, maxBytes);
 }
 

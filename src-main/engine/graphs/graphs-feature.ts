@@ -15,7 +15,8 @@ import { ensurePrivateDir } from '../fs-safe';
 import { GraphRepo } from '../store/graphs';
 import { spoolEnded } from './artifact-store';
 import { GraphRuntime } from './graph-runtime';
-import { graphView, listOf, readStageLog, stageTaskId, statusOf, topologyOf, visibleGraph } from './graph-views';
+import { graphView, listOf, readStageLog, stageTaskId, statusOf, topologyOf, unpackArtifact, visibleGraph } from './graph-views';
+import { sliceLog } from './stage-log';
 import { reconcileAfterRestart } from './reconcile';
 
 type GraphMethods = 'tasks_run' | 'tasks_status' | 'tasks_list' | 'tasks_cancel' | 'tasks_graph';
@@ -204,31 +205,62 @@ export function graphsFeature(ctx: EngineContext, tasks: TaskService, terminalHo
     },
   });
 
-  // task-log://<graphId>:<stageId>: a stage's output records, resumable by seq (spooled logs too)
-  logs?.register((caller, id, fromSeq, limit) => {
+  // task-log://<graphId>:<stageId>: a stage's output records, resumable by seq (spooled logs too). Readers
+  // resume where they left off: the byte offset where a slice of records began is remembered by seq, so a
+  // follower never rescans the log from its start, and a spooled log is decompressed once per read.
+  const checkpoints = new Map<string, { seq: number; cursor: number }>();
+  const stageOf = (caller: Caller, id: string) => {
     const cut = id.indexOf(':');
     if (cut < 0) return null;
     const g = visibleGraph(repo, caller, id.slice(0, cut));
     const stage = repo.stages(g.id).find((x) => x.stageId === id.slice(cut + 1));
     if (!stage) throw new RoomError('NOT_FOUND', 'unknown task');
-    const records: { seq: number; stream: string; at: string; text: string }[] = [];
-    let cursor = 0;
-    let more = false;
-    for (;;) {
-      const slice = readStageLog(repo, stage, cursor, LIMITS.maxLogReadBytes);
-      for (const r of slice.records) {
-        if (r.seq < fromSeq) continue;
-        if (records.length === limit) {
-          more = true;
-          break;
+    return stage;
+  };
+  logs?.register({
+    read: (caller, id, fromSeq, limit) => {
+      const stage = stageOf(caller, id);
+      if (!stage) return null;
+      const artifact = repo.artifact(stage.graphId, stage.stageId);
+      let unpacked: Buffer | undefined;
+      const slice = (cursor: number) => {
+        if (!artifact) return readStageLog(repo, stage, cursor, LIMITS.maxLogReadBytes);
+        unpacked ??= unpackArtifact(artifact.path);
+        return sliceLog(unpacked, cursor, LIMITS.maxLogReadBytes, true);
+      };
+      const known = checkpoints.get(id);
+      let cursor = known && known.seq <= fromSeq ? known.cursor : 0;
+      const records: { seq: number; stream: string; at: string; text: string }[] = [];
+      let more = false;
+      for (;;) {
+        const part = slice(cursor);
+        const first = part.records[0];
+        if (first && first.seq <= fromSeq) {
+          checkpoints.delete(id);
+          checkpoints.set(id, { seq: first.seq, cursor });
+          if (checkpoints.size > 1000) checkpoints.delete(checkpoints.keys().next().value as string);
         }
-        records.push(r);
+        for (const r of part.records) {
+          if (r.seq < fromSeq) continue;
+          if (records.length === limit) {
+            more = true;
+            break;
+          }
+          records.push(r);
+        }
+        if (more || !part.more || part.cursor === cursor) break;
+        cursor = part.cursor;
       }
-      if (more || !slice.more || slice.cursor === cursor) break;
-      cursor = slice.cursor;
-    }
-    const last = records.at(-1);
-    return { records, nextSeq: last ? last.seq + 1 : fromSeq, more };
+      const last = records.at(-1);
+      return { records, nextSeq: last ? last.seq + 1 : fromSeq, more };
+    },
+    // what a watcher compares: the log's size (or its spooled copy), never its contents
+    version: (caller, id) => {
+      const stage = stageOf(caller, id);
+      if (!stage) return null;
+      const artifact = repo.artifact(stage.graphId, stage.stageId);
+      return artifact ? `spooled:${artifact.path}` : `live:${logSize(stage.logPath)}`;
+    },
   });
 
   return {

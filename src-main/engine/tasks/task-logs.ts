@@ -19,7 +19,11 @@ export interface LogPage {
 }
 
 /** A feature's log source: answers for the ids it owns (a graph stage, …), null for the others. */
-export type LogReader = (caller: Caller, id: string, fromSeq: number, limit: number) => LogPage | null;
+export interface LogReader {
+  read(caller: Caller, id: string, fromSeq: number, limit: number): LogPage | null;
+  /** A cheap token that changes when the log grows (watchers compare it instead of reading the log). */
+  version(caller: Caller, id: string): string | null;
+}
 
 
 /**
@@ -39,9 +43,25 @@ export class TaskLogs {
     this.readers.push(reader);
   }
 
+  /** What a watcher compares: a cheap token that changes whenever the log has new records. */
+  version(caller: Caller, id: string): string {
+    for (const reader of this.readers) {
+      const v = reader.version(caller, id);
+      if (v !== null) return v;
+    }
+    const task = this.tasks.get(caller, id);
+    const row = this.ctx.room.db
+      .prepare(
+        `SELECT max(id) AS last FROM events
+         WHERE subject IN (@id, @correlation) OR json_extract(data, '$.graphId') = @id OR json_extract(data, '$.taskId') = @id`,
+      )
+      .get({ id: task.id, correlation: task.correlationId }) as { last: number | null };
+    return `events:${row.last ?? 0}`;
+  }
+
   read(caller: Caller, id: string, fromSeq: number, limit: number): LogPage {
     for (const reader of this.readers) {
-      const page = reader(caller, id, fromSeq, limit);
+      const page = reader.read(caller, id, fromSeq, limit);
       if (page) return page;
     }
     const task = this.tasks.get(caller, id); // unknown and invisible: the same "unknown task"
