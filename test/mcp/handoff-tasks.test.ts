@@ -80,10 +80,13 @@ describe('handoff_create as a task', () => {
     }
   });
 
-  it('tasks/cancel by the owner cancels the handoff and its task', async () => {
-    const { session, close } = await modernTaskSession(running.mcpUrl, ownerToken);
+  it.each([
+    ['2025-11-25', legacyTaskSession],
+    ['2026-07-28', modernTaskSession],
+  ] as const)('%s: tasks/cancel by the owner cancels the handoff and its task', async (_era, open) => {
+    const { session, close } = await open(running.mcpUrl, ownerToken);
     try {
-      const ex = await session.callTool('handoff_create', { summary: 'never mind', to: 'builder' });
+      const ex = await session.callTool('handoff_create', { summary: `never mind ${_era}`, to: 'builder' }, { task: { preference: 'require' } });
       if (ex.kind !== 'task') throw new Error('expected a task');
       await ex.cancel();
       expect((await ex.settle()).outcome.status).toBe('cancelled');
