@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { decide } from '../../common/graphs/graph-scheduler';
 import { classifyExit, deriveGraphState, isRetryable, retryDelayMs, type StageErrorCode, type StageState } from '../../common/graphs/stage-machine';
-import type { TaskStatus } from '../../common/task-machine';
+import { isTerminalTask, type TaskStatus } from '../../common/task-machine';
 import type { StageTerminalHost } from './stage-terminal';
 import type { EngineContext, EventInput } from '../feature';
 import { ensurePrivateDir } from '../fs-safe';
@@ -310,7 +310,10 @@ export class GraphRuntime {
           : state === 'failed'
             ? `failed: ${failed.slice(0, 5).join(', ')}${failed.length > 5 ? ', …' : ''}`
             : 'cancelled';
-      this.ctx.room.tasks.update(graph.id, { status, statusMessage, result: { graphId: graph.id, state, stages: stages.length, failed } }, at);
+      // an ended task never changes again (a task cancelled through tasks/cancel stays cancelled)
+      if (!isTerminalTask(this.ctx.room.tasks.get(graph.id)?.status ?? 'completed')) {
+        this.ctx.room.tasks.update(graph.id, { status, statusMessage, result: { graphId: graph.id, state, stages: stages.length, failed } }, at);
+      }
       events.push({ kind: 'graph.ended', actor: cancelActor ?? null, subject: graph.id, data: { state, failed } });
     }
   }

@@ -1,3 +1,4 @@
+import { isTerminalTask } from '../../common/task-machine';
 import { decide } from '../../common/graphs/graph-scheduler';
 import { deriveGraphState, type StageState } from '../../common/graphs/stage-machine';
 import type { EngineContext, EventInput } from '../feature';
@@ -70,7 +71,9 @@ export async function reconcileAfterRestart(ctx: EngineContext, repo: GraphRepo,
       const state = deriveGraphState(stages.map((s) => s.state as StageState));
       repo.setGraph(g.id, { state, endedAt: at, startedAt: g.startedAt ?? at });
       const status = state === 'completed' ? 'completed' : state === 'failed' ? 'failed' : 'cancelled';
-      ctx.room.tasks.update(g.id, { status, statusMessage: `the runner restarted: graph ${state}`, result: { graphId: g.id, state, stages: stages.length } }, at);
+      if (!isTerminalTask(ctx.room.tasks.get(g.id)?.status ?? 'completed')) {
+        ctx.room.tasks.update(g.id, { status, statusMessage: `the runner restarted: graph ${state}`, result: { graphId: g.id, state, stages: stages.length } }, at);
+      }
       events.push({ kind: 'graph.ended', actor: null, subject: g.id, data: { state, reason: 'RUNNER_RESTARTED' } });
     }
     return { value: undefined, events };
