@@ -20,13 +20,15 @@ interface Session {
   transport: NodeStreamableHTTPServerTransport;
   callerName: string;
   lastSeen: number;
+  /** Requests still open (a waiting tasks/result, the GET stream): a session in use is never idle. */
+  inFlight: number;
 }
 
 /**
  * 2025-era serving (2025-03-26, 2025-06-18, 2025-11-25): initialize opens a session with its own server and
  * transport (never shared between sessions, so JSON-RPC ids of two clients cannot collide), SSE with priming
  * and Last-Event-ID replay. Sessions are bound to the participant that opened them, capped, and closed when
- * idle. Authentication still happens on every request: a session id is never a credential.
+ * idle (no request for the idle time and none still open). Authentication still happens on every request: a session id is never a credential.
  */
 export class LegacySessions {
   private readonly sessions = new Map<string, Session>();
@@ -55,6 +57,11 @@ export class LegacySessions {
         return sendRpcError(res, 403, -32000, 'this session belongs to another participant: initialize your own');
       }
       session.lastSeen = this.now();
+      session.inFlight++;
+      res.once('close', () => {
+        session.inFlight--;
+        session.lastSeen = this.now();
+      });
       return session.transport.handleRequest(req, res, body);
     }
     if (req.method !== 'POST' || !isInitializeRequest(body)) {
@@ -86,7 +93,7 @@ export class LegacySessions {
       eventStore: new BoundedEventStore(this.limits.replayMessages),
       retryInterval: 1000,
       onsessioninitialized: (id) => {
-        this.sessions.set(id, { transport, callerName: caller.name, lastSeen: this.now() });
+        this.sessions.set(id, { transport, callerName: caller.name, lastSeen: this.now(), inFlight: 0 });
       },
       onsessionclosed: (id) => {
         this.sessions.delete(id);
@@ -127,7 +134,7 @@ export class LegacySessions {
 
   private expireIdle(): void {
     const cutoff = this.now() - this.limits.idleMs;
-    for (const [id, s] of this.sessions) if (s.lastSeen < cutoff) void this.closeSession(id);
+    for (const [id, s] of this.sessions) if (s.inFlight === 0 && s.lastSeen < cutoff) void this.closeSession(id);
   }
 
   private async closeSession(id: string): Promise<void> {

@@ -304,3 +304,29 @@ describe('per-participant session share', () => {
     }
   });
 });
+
+describe('idle legacy sessions in use', () => {
+  it('are not expired while a request is still open (a GET stream)', async () => {
+    const h = makeHome();
+    const r = await startRunner({ port: 0, paths: h.paths, limits: { legacySessionIdleMs: 300 } });
+    try {
+      const t = fs.readFileSync(r.tokenFile, 'utf8').trim();
+      const opened = await fetch(r.mcpUrl, { method: 'POST', headers: { ...jsonHeaders, ...auth(t) }, body: JSON.stringify(INIT) });
+      const sid = opened.headers.get('mcp-session-id') ?? '';
+      await opened.text();
+      const sessionHeaders = { ...auth(t), 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' };
+      await fetch(r.mcpUrl, { method: 'POST', headers: { ...jsonHeaders, ...sessionHeaders }, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) }).then((x) => x.text());
+      const stream = new AbortController();
+      const get = await fetch(r.mcpUrl, { method: 'GET', headers: { accept: 'text/event-stream', ...sessionHeaders }, signal: stream.signal });
+      expect(get.status).toBe(200);
+      await new Promise((res) => setTimeout(res, 1_500));
+      const alive = await fetch(r.mcpUrl, { method: 'POST', headers: { ...jsonHeaders, ...sessionHeaders }, body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list', params: {} }) });
+      expect(alive.status).toBe(200);
+      await alive.text();
+      stream.abort();
+    } finally {
+      await r.close();
+      h.cleanup();
+    }
+  });
+});
