@@ -193,16 +193,9 @@ export function graphsFeature(ctx: EngineContext, tasks: TaskService, terminalHo
   }
 
   // the task layer (tasks/get, tasks/cancel, tasks/result) reaches graph runs through these
+  // visibility is the one task rule (owner, or operate/approve), the same as visibleGraph's
   tasks.register('graph.run', {
     cancel: async (caller, task) => void (await cancel(caller, { graphId: task.id })),
-    visibleTo: (caller, task) => {
-      try {
-        visibleGraph(repo, caller, task.id);
-        return true;
-      } catch {
-        return false;
-      }
-    },
   });
 
   // task-log://<graphId>:<stageId>: a stage's output records, resumable by seq (spooled logs too). Readers

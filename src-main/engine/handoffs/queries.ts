@@ -5,6 +5,7 @@ import type { EventPage, EventView, HandoffView, TaskView } from '../../common/h
 import type { HandoffStatus } from '../../common/handoff-machine';
 import { HandoffRepo, VISIBLE_TO, viewerParams, type HandoffRecord, type Viewer } from '../store/handoffs';
 import { TaskRepo } from '../store/tasks';
+import { canSeeTask } from '../tasks/task-visibility';
 import { eventOf, type EventRow } from '../store/events';
 import { handoffView, taskView } from './views';
 
@@ -63,14 +64,14 @@ export class HandoffQueries {
     return this.handoffs.listVisible(viewerOf(caller), { status: options.status, limit: options.limit ?? 50 }).map((h) => this.view(h));
   }
 
-  /** A task the caller may see: a handoff's task when the handoff is visible; another kind when it owns or is assigned it. */
+  /** A task the caller may see: a handoff's task when the handoff is visible; another kind by the one task rule. */
   task(caller: Caller, taskId: string): TaskView {
     const task = this.tasks.get(taskId);
     if (!task) throw unknownTask(taskId);
     if (task.operation === HANDOFF_OPERATION) {
       const h = this.handoffs.byTask(taskId);
       if (!h || !this.handoffs.visible(h.id, viewerOf(caller))) throw unknownTask(taskId);
-    } else if (task.owner !== caller.name && task.assignee !== caller.name) {
+    } else if (!canSeeTask(caller, task)) {
       throw unknownTask(taskId);
     }
     return taskView(task);

@@ -4,6 +4,7 @@ import { RoomError } from '../../common/errors';
 import { isTerminalTask, nextTaskStatus } from '../../common/task-machine';
 import type { EngineContext } from '../feature';
 import type { TaskRecord } from '../store/tasks';
+import { canSeeTask } from './task-visibility';
 
 /** What a kind of task (its `operation`) tells the task layer so every door can serve it the same way. */
 export interface TaskOperation {
@@ -11,7 +12,7 @@ export interface TaskOperation {
   cancel(caller: Caller, task: TaskRecord): Promise<void> | void;
   /** Answers outstanding input requests; unknown or already-answered keys are ignored. */
   answerInput?(caller: Caller, task: TaskRecord, responses: Record<string, unknown>): Promise<void> | void;
-  /** Who may see the task besides its owner and assignee. Default: participants that can `operate`. */
+  /** Who may see the task besides its owner and assignee. Default: the one task rule (task-visibility.ts). */
   visibleTo?(caller: Caller, task: TaskRecord): boolean;
   /** What tasks/result (and a 2026 completed task) carries: the tool result the original call would have had. */
   resultOf?(task: TaskRecord): Record<string, unknown>;
@@ -47,7 +48,7 @@ export class TaskService {
   canSee(caller: Caller, task: TaskRecord): boolean {
     if (task.owner === caller.name || task.assignee === caller.name) return true;
     const op = this.operations.get(task.operation);
-    return op?.visibleTo ? op.visibleTo(caller, task) : caller.capabilities.includes('operate');
+    return op?.visibleTo ? op.visibleTo(caller, task) : canSeeTask(caller, task);
   }
 
   get(caller: Caller, taskId: string): TaskRecord {
