@@ -18,6 +18,8 @@ export interface RunnerOptions {
   limits?: Partial<Limits>;
   /** Serve the conformance fixture tools (tests only: `serve --test-fixtures`). */
   fixtures?: boolean;
+  /** The room's clock (tests move it to reach TTLs). */
+  clock?: () => Date;
 }
 
 export interface RunningRoom {
@@ -43,7 +45,7 @@ export function portFromEnv(env: NodeJS.ProcessEnv = process.env): number {
  * `commonroom serve` and the Electron main process both start exactly this.
  */
 export async function startRunner(options: RunnerOptions = {}): Promise<RunningRoom> {
-  const room = Room.open({ markdown: options.room, ...(options.paths ? { paths: options.paths } : {}) });
+  const room = Room.open({ markdown: options.room, ...(options.paths ? { paths: options.paths } : {}), ...(options.clock ? { clock: options.clock } : {}) });
   const limits = { ...LIMITS, ...options.limits };
   const engine = await Engine.start(room, limits, { fixtures: options.fixtures ?? false });
   const mcp = new McpEndpoint(engine, {

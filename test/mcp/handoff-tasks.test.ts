@@ -107,3 +107,41 @@ describe('handoff_create as a task', () => {
     }
   });
 });
+
+describe('a handoff task that outlives its TTL', () => {
+  it.each([
+    ['2025-11-25', legacyTaskSession],
+    ['2026-07-28', modernTaskSession],
+  ] as const)('%s: reads failed ("task expired") to the ext-tasks client after the room process restarts a day later', async (_era, open) => {
+    const h = makeHome();
+    let now = Date.now();
+    const clock = () => new Date(now);
+    let first: RunningRoom | undefined = await startRunner({ port: 0, paths: h.paths, clock });
+    try {
+      const owner = (await first.engine.call(first.engine.operator(), 'participant_add', { name: 'ttl-owner', capabilities: ['read', 'write'] })).token;
+      const a = await open(first.mcpUrl, owner);
+      const ex = await a.session.callTool('handoff_create', { summary: 'will expire' }, { task: { preference: 'require' } });
+      if (ex.kind !== 'task') throw new Error('expected a task');
+      await a.close();
+      await first.close();
+      first = undefined;
+      now += 25 * 60 * 60 * 1000; // a day and an hour later
+      const second = await startRunner({ port: 0, paths: h.paths, clock });
+      try {
+        const b = await open(second.mcpUrl, owner);
+        try {
+          const snapshot = await b.session.task(ex.handle.taskId).snapshot();
+          expect(snapshot.status).toBe('failed');
+          expect(second.engine.room.tasks.get(ex.handle.taskId)?.statusMessage).toMatch(/task expired/);
+        } finally {
+          await b.close();
+        }
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await first?.close();
+      h.cleanup();
+    }
+  });
+});
