@@ -2,14 +2,10 @@
  * Live fan-out of committed events. Publishing happens after the commit and never waits for a listener;
  * a listener that throws is reported and does not stop the others.
  */
-export interface RoomEvent {
-  id: number;
-  at: string;
-  kind: string;
-  actor: string | null;
-  subject: string | null;
-  data: unknown;
-}
+import type { EventView } from '../common/handoff-dto';
+
+/** A committed event row, as every door shows it. */
+export type RoomEvent = EventView;
 
 export type Listener = (event: RoomEvent) => void;
 

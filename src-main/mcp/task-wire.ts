@@ -6,28 +6,22 @@ import type { TaskRecord } from '../engine/store/tasks';
  * The two wire shapes of one task record: 2025-11-25 core tasks (ttl, pollInterval) and the 2026-07-28
  * extension (ttlMs, pollIntervalMs, and the detailed form with inputRequests / result / error by status).
  */
-export function toTaskV1(t: TaskRecord): Record<string, unknown> {
+function taskCore(t: TaskRecord): Record<string, unknown> {
   return {
     taskId: t.id,
     status: t.status,
     ...(t.statusMessage ? { statusMessage: t.statusMessage } : {}),
     createdAt: t.createdAt,
     lastUpdatedAt: t.updatedAt,
-    ttl: t.ttlMs,
-    pollInterval: t.pollIntervalMs,
   };
 }
 
+export function toTaskV1(t: TaskRecord): Record<string, unknown> {
+  return { ...taskCore(t), ttl: t.ttlMs, pollInterval: t.pollIntervalMs };
+}
+
 export function toTaskV2(t: TaskRecord): Record<string, unknown> {
-  return {
-    taskId: t.id,
-    status: t.status,
-    ...(t.statusMessage ? { statusMessage: t.statusMessage } : {}),
-    createdAt: t.createdAt,
-    lastUpdatedAt: t.updatedAt,
-    ttlMs: t.ttlMs,
-    pollIntervalMs: t.pollIntervalMs,
-  };
+  return { ...taskCore(t), ttlMs: t.ttlMs, pollIntervalMs: t.pollIntervalMs };
 }
 
 /** The 2026 DetailedTask: what tasks/get and notifications/tasks carry. */

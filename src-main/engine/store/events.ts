@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import type { EventView } from '../../common/handoff-dto';
 import { LIMITS } from '../../common/limits';
 
 /** An event row as stored. */
@@ -12,7 +13,7 @@ export interface EventRow {
 }
 
 /** An event row with its data parsed: what every reader (handoff events, history, task logs) shows. */
-export function eventOf(r: EventRow): { id: number; at: string; kind: string; actor: string | null; subject: string | null; data: unknown } {
+export function eventOf(r: EventRow): EventView {
   return { id: r.id, at: r.at, kind: r.kind, actor: r.actor, subject: r.subject, data: JSON.parse(r.data) as unknown };
 }
 
