@@ -1,0 +1,68 @@
+/**
+ * The UI door's wire protocol: what the renderer and the room process say to each other, the same over Electron
+ * IPC (through the preload) and over the browser's WebSocket under `commonroom serve`. Calls are contract methods
+ * (CONTRACT in contract.ts) made as the operator; events are the one change feed (committed EventViews); shell
+ * bytes take their own fast path with flow control (acknowledged bytes), never the event ring.
+ *
+ * Pure TypeScript: imported by the bridge (main side), the preload and the renderer.
+ */
+import type { EventView } from './handoff-dto';
+import type { MethodName } from './contract';
+
+/** Path of the browser UI under `commonroom serve`, and of its WebSocket. */
+export const UI_PATH = '/ui/';
+export const UI_SOCKET_PATH = '/ui/socket';
+/** Cookie that carries the UI token once the token URL was opened (HttpOnly, SameSite=Strict, Path=/ui). */
+export const UI_COOKIE = 'commonroom_ui';
+
+/** A frame of shell output is sent at most this often per shell (a few ms, VS Code style batching). */
+export const SHELL_FRAME_MS = 5;
+
+/** An error as every door shows it: a stable code and a message a person can act on. */
+export interface UiError {
+  code: string;
+  message: string;
+}
+
+// ---- renderer → room process -------------------------------------------------------------------------------
+
+export type ClientMessage =
+  /** Call a contract method as the operator. `id` is chosen by the client and echoed in the reply. */
+  | { t: 'call'; id: number; method: MethodName; input: unknown }
+  /** Start watching a shell from byte cursor `from` (omit: from the oldest byte still in its scrollback). */
+  | { t: 'shell.attach'; shellId: string; from?: number }
+  | { t: 'shell.detach'; shellId: string }
+  /** The terminal finished rendering this many bytes of that shell (xterm's write callback): flow control. */
+  | { t: 'shell.ack'; shellId: string; bytes: number };
+
+// ---- room process → renderer -------------------------------------------------------------------------------
+
+export type ServerMessage =
+  /** Sent first on every connection: who the UI acts as, and the endpoint agents connect to. */
+  | { t: 'hello'; operator: string; mcpUrl: string; room: string; version: string }
+  | { t: 'result'; id: number; ok: true; value: unknown }
+  | { t: 'result'; id: number; ok: false; error: UiError }
+  /** A committed event from the one change feed. Events are hints: the engine's state is the truth. */
+  | { t: 'event'; event: EventView }
+  /**
+   * Output of an attached shell, batched. `data` is base64 of the raw bytes; `cursor` is the absolute byte
+   * offset of its first byte; `truncated` says bytes before `cursor` were lost from the scrollback ring.
+   */
+  | { t: 'shell.data'; shellId: string; cursor: number; data: string; truncated?: boolean }
+  /** The shell ended (or was closed): no more data will come for it. */
+  | { t: 'shell.exit'; shellId: string; exitCode: number | null; signal: string | null }
+  /** Attaching failed (unknown shell, not allowed, ...). */
+  | { t: 'shell.error'; shellId: string; error: UiError };
+
+/** Renderer-side transport both engine clients implement (IPC in Electron, WebSocket in the browser). */
+export interface UiTransport {
+  send(message: ClientMessage): void;
+  onMessage(listener: (message: ServerMessage) => void): () => void;
+  /** 'open' once usable; 'reconnecting' while the link is down (state must be re-read when it is back). */
+  onState(listener: (state: 'open' | 'reconnecting' | 'closed') => void): () => void;
+  close(): void;
+}
+
+/** The IPC channels the preload uses (Electron only). */
+export const IPC_UI_SEND = 'commonroom:ui:send';
+export const IPC_UI_MESSAGE = 'commonroom:ui:message';
