@@ -7,6 +7,7 @@ import { sendRpcError } from '../net/http-json';
 import { LegacySessions, type LegacyLimits } from './legacy-sessions';
 import { handleListen } from './listen';
 import { buildMcpServer } from './tools';
+import { RPC } from './rpc-errors';
 
 export interface McpEndpointOptions extends LegacyLimits {
   maxBodyBytes: number;
@@ -47,7 +48,7 @@ export class McpEndpoint {
   async handle(req: http.IncomingMessage, res: http.ServerResponse, caller: Caller, body?: unknown): Promise<void> {
     if (req.method === 'GET' || req.method === 'DELETE') return this.legacy.handle(req, res, caller);
     if (req.method !== 'POST') {
-      return sendRpcError(res, 405, -32000, `method ${req.method ?? ''} not allowed on /mcp: use POST (GET and DELETE for 2025 sessions)`, {
+      return sendRpcError(res, 405, RPC.transportRefused, `method ${req.method ?? ''} not allowed on /mcp: use POST (GET and DELETE for 2025 sessions)`, {
         Allow: 'GET, POST, DELETE',
       });
     }

@@ -7,6 +7,7 @@ import type { Engine } from '../engine/engine';
 import { BoundedEventStore } from './event-store';
 import { sendRpcError } from '../net/http-json';
 import { buildMcpServer } from './tools';
+import { RPC } from './rpc-errors';
 
 export interface LegacyLimits {
   maxSessions: number;
@@ -52,9 +53,9 @@ export class LegacySessions {
     const sid = req.headers['mcp-session-id'];
     if (typeof sid === 'string') {
       const session = this.sessions.get(sid);
-      if (!session) return sendRpcError(res, 404, -32001, 'session not found: it ended or expired; initialize a new one');
+      if (!session) return sendRpcError(res, 404, RPC.sessionNotFound, 'session not found: it ended or expired; initialize a new one');
       if (session.callerName !== caller.name) {
-        return sendRpcError(res, 403, -32000, 'this session belongs to another participant: initialize your own');
+        return sendRpcError(res, 403, RPC.sessionForbidden, 'this session belongs to another participant: initialize your own');
       }
       session.lastSeen = this.now();
       session.inFlight++;
@@ -65,7 +66,7 @@ export class LegacySessions {
       return session.transport.handleRequest(req, res, body);
     }
     if (req.method !== 'POST' || !isInitializeRequest(body)) {
-      return sendRpcError(res, 400, -32000, 'missing Mcp-Session-Id header: send initialize first to open a session');
+      return sendRpcError(res, 400, RPC.transportRefused, 'missing Mcp-Session-Id header: send initialize first to open a session');
     }
     this.expireIdle();
     const mine = [...this.sessions.values()].filter((x) => x.callerName === caller.name).length + (this.opening.get(caller.name) ?? 0);
@@ -73,7 +74,7 @@ export class LegacySessions {
       return sendRpcError(
         res,
         503,
-        -32000,
+        RPC.transportRefused,
         `${caller.name} already has ${this.limits.maxSessionsPerParticipant} open MCP sessions: close unused ones (DELETE /mcp), or wait for idle ones to expire`,
         { 'Retry-After': '30' },
       );
@@ -82,7 +83,7 @@ export class LegacySessions {
       return sendRpcError(
         res,
         503,
-        -32000,
+        RPC.transportRefused,
         `too many open MCP sessions (${this.limits.maxSessions}): close unused clients, or wait for idle sessions to expire`,
         { 'Retry-After': '30' },
       );

@@ -8,6 +8,7 @@ import { parseResourceUri, readLog, watchResource } from './resources';
 import { toDetailedTaskV2 } from './task-wire';
 import { TASKS_EXTENSION } from './tasks-extension';
 import { SERVER_INFO } from './tools';
+import { RPC } from './rpc-errors';
 
 /** A subscriber whose unsent backlog passes this is dropped (the others are not held up). */
 export const LISTEN_LAG_LIMIT_BYTES = 256 * 1024;
@@ -46,7 +47,7 @@ export function handleListen(engine: Engine, caller: Caller, req: http.IncomingM
   const meta = body.params?._meta ?? {};
   const version = meta[PROTOCOL_VERSION_META_KEY];
   if (req.headers['mcp-protocol-version'] !== version || req.headers['mcp-method'] !== 'subscriptions/listen') {
-    return sendRpcError(res, 400, -32020, 'the MCP-Protocol-Version or Mcp-Method header disagrees with the request body', {}, id);
+    return sendRpcError(res, 400, RPC.headerMismatch, 'the MCP-Protocol-Version or Mcp-Method header disagrees with the request body', {}, id);
   }
   const filter = body.params?.notifications ?? {};
   const wantsTasks = filter.taskIds !== undefined;
@@ -58,7 +59,7 @@ export function handleListen(engine: Engine, caller: Caller, req: http.IncomingM
       JSON.stringify({
         jsonrpc: '2.0',
         id,
-        error: { code: -32021, message: 'Missing required client capability', data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } } },
+        error: { code: RPC.missingRequiredClientCapability, message: 'Missing required client capability', data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } } },
       }),
     );
     return;
@@ -86,7 +87,7 @@ export function handleListen(engine: Engine, caller: Caller, req: http.IncomingM
 
   const mine = openStreams.get(caller.name) ?? new Set<() => void>();
   if (mine.size >= MAX_LISTENS_PER_PARTICIPANT || listenStats.active >= MAX_LISTENS) {
-    return sendRpcError(res, 503, -32000, `too many open subscriptions/listen streams: close some first (at most ${MAX_LISTENS_PER_PARTICIPANT} per participant)`, { 'Retry-After': '10' }, id);
+    return sendRpcError(res, 503, RPC.transportRefused, `too many open subscriptions/listen streams: close some first (at most ${MAX_LISTENS_PER_PARTICIPANT} per participant)`, { 'Retry-After': '10' }, id);
   }
   res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform', Connection: 'keep-alive' });
   let closed = false;

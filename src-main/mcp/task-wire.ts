@@ -1,6 +1,7 @@
-import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { ProtocolError } from '@modelcontextprotocol/server';
 import { isRoomError } from '../common/errors';
-import type { TaskRecord } from '../engine/store/tasks';
+import type { TaskRecord } from '../common/task-record';
+import { RPC, rpcError } from './rpc-errors';
 
 /**
  * The two wire shapes of one task record: 2025-11-25 core tasks (ttl, pollInterval) and the 2026-07-28
@@ -34,27 +35,23 @@ export function toDetailedTaskV2(t: TaskRecord, resultOf: (t: TaskRecord) => Rec
       // the inlined result is a complete 2026 CallToolResult, so it carries its own resultType
       return { ...base, result: { resultType: 'complete', ...resultOf(t) } };
     case 'failed':
-      return { ...base, error: t.error ?? { code: -32603, message: t.statusMessage ?? 'task failed' } };
+      return { ...base, error: t.error ?? { code: RPC.internalError, message: t.statusMessage ?? 'task failed' } };
     default:
       return base;
   }
 }
 
 /**
- * Engine refusals on tasks/* as JSON-RPC errors. Unknown and not-yours are one error (-32602 "unknown
- * task"); a refused transition is -32602 with the engine's message; anything unexpected is -32603.
+ * Engine refusals on tasks/* as JSON-RPC errors (codes from the one table in rpc-errors.ts). Unknown and
+ * not-yours are one error (-32602 "unknown task"); anything unexpected is -32603 with no details.
  */
 export function taskProtocolError(error: unknown): ProtocolError {
   if (error instanceof ProtocolError) return error;
-  if (isRoomError(error)) {
-    if (error.code === 'NOT_FOUND') return new ProtocolError(ProtocolErrorCode.InvalidParams, 'unknown task');
-    if (error.code === 'CONFLICT' || error.code === 'INVALID_INPUT' || error.code === 'FORBIDDEN') {
-      return new ProtocolError(ProtocolErrorCode.InvalidParams, error.message);
-    }
-    if (error.code === 'LIMIT_EXCEEDED') return new ProtocolError(ProtocolErrorCode.InvalidRequest, error.message);
+  if (isRoomError(error) && error.code !== 'INTERNAL') {
+    return rpcError(error.code, error.code === 'NOT_FOUND' ? 'unknown task' : error.message);
   }
   console.error('[mcp] task request failed:', error);
-  return new ProtocolError(ProtocolErrorCode.InternalError, 'internal error: the runner logged the details');
+  return rpcError('INTERNAL', 'internal error: the runner logged the details');
 }
 
 export async function asTaskCall<T>(fn: () => T | Promise<T>): Promise<T> {

@@ -3,7 +3,7 @@ import { ProtocolError, ProtocolErrorCode, RELATED_TASK_META_KEY, type Server } 
 import type { Caller } from '../common/dto';
 import { isTerminalTask } from '../common/task-machine';
 import type { Engine } from '../engine/engine';
-import type { TaskRecord } from '../engine/store/tasks';
+import type { TaskRecord } from '../common/task-record';
 import { asTaskCall, toTaskV1 } from './task-wire';
 
 const TaskIdParams = z.object({ taskId: z.string().max(200) });

@@ -5,7 +5,7 @@ import type { Caller } from '../common/dto';
 import { toPublicError } from '../common/errors';
 import { RUNNER_VERSION } from '../common/version';
 import type { Engine } from '../engine/engine';
-import type { TaskRecord } from '../engine/store/tasks';
+import type { TaskRecord } from '../common/task-record';
 import type { FixtureTool, TaskSupport } from '../engine/tasks/fixtures';
 import { callProtocolFixture, PROTOCOL_FIXTURES } from './conformance-fixtures';
 import { registerResourceHandlers } from './resources';

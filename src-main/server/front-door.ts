@@ -4,7 +4,9 @@ import type { Caller } from '../common/dto';
 import type { Engine } from '../engine/engine';
 import { sendJson, sendRpcError } from '../net/http-json';
 import type { McpEndpoint } from '../mcp/endpoint';
-import type { ApiRoute } from '../bridge/http-api';
+import type { ApiRoute } from '../api/http-api';
+import { RPC } from '../mcp/rpc-errors';
+import { apiErrorBody, HTTP_STATUS } from '../api/http-status';
 
 /**
  * The loopback HTTP front door shared by every HTTP door (MCP at /mcp, the API at /api/*). It refuses before
@@ -59,7 +61,7 @@ export class FrontDoor {
     this.server = http.createServer((req, res) => {
       this.route(req, res).catch((error: unknown) => {
         console.error('[http] request failed:', error);
-        if (!res.headersSent) sendRpcError(res, 500, -32603, 'internal error: the runner logged the details');
+        if (!res.headersSent) sendRpcError(res, 500, RPC.internalError, 'internal error: the runner logged the details');
         else res.end();
       });
     });
@@ -118,19 +120,19 @@ export class FrontDoor {
         ? 'missing bearer token: send "Authorization: Bearer <token>" (the operator token file is printed by "commonroom serve"; agents get theirs from "ce participant add")'
         : 'invalid or revoked bearer token: ask the operator for a current one ("ce participant add")';
     const headers = { 'WWW-Authenticate': 'Bearer realm="commonroom"' };
-    if (rpc) sendRpcError(res, 401, -32001, message, headers);
-    else sendJson(res, 401, { error: { code: 'UNAUTHENTICATED', message } }, headers);
+    if (rpc) sendRpcError(res, HTTP_STATUS.UNAUTHENTICATED, RPC.unauthenticated, message, headers);
+    else sendJson(res, HTTP_STATUS.UNAUTHENTICATED, apiErrorBody('UNAUTHENTICATED', message), headers);
     return null;
   }
 
   private async route(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const host = req.headers.host;
     if (typeof host !== 'string' || !this.allowedHosts.has(host.toLowerCase())) {
-      return sendRpcError(res, 403, -32000, `forbidden Host header ${JSON.stringify(host ?? '')}: connect to ${[...this.allowedHosts][0] ?? ''}`);
+      return sendRpcError(res, 403, RPC.transportRefused, `forbidden Host header ${JSON.stringify(host ?? '')}: connect to ${[...this.allowedHosts][0] ?? ''}`);
     }
     const origin = req.headers.origin;
     if (origin !== undefined && !this.allowedOrigins.has(origin.toLowerCase())) {
-      return sendRpcError(res, 403, -32000, `forbidden Origin ${JSON.stringify(origin)}: only the Commonroom app itself may call from a browser`);
+      return sendRpcError(res, 403, RPC.transportRefused, `forbidden Origin ${JSON.stringify(origin)}: only the Commonroom app itself may call from a browser`);
     }
     const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
     const isMcp = pathname === '/mcp';
@@ -139,7 +141,7 @@ export class FrontDoor {
       if (pathname === '/' && req.method === 'GET') {
         return sendJson(res, 200, { name: 'commonroom', mcp: '/mcp', note: 'send requests to /mcp with a bearer token' });
       }
-      return sendJson(res, 404, { error: { code: 'NOT_FOUND', message: `no such path ${pathname}: the MCP endpoint is /mcp` } });
+      return sendJson(res, 404, apiErrorBody('NOT_FOUND', `no such path ${pathname}: the MCP endpoint is /mcp`));
     }
     const caller = this.authenticate(req, res, isMcp);
     if (!caller) return;
@@ -153,14 +155,14 @@ export class FrontDoor {
         if (!(error instanceof BodyTooLarge)) throw error;
         const message = `request body larger than ${this.options.maxBodyBytes} bytes: send less per request`;
         req.resume(); // drain what the client is still sending, then answer
-        if (isMcp) return sendRpcError(res, 413, -32600, message, { Connection: 'close' });
-        return sendJson(res, 413, { error: { code: 'LIMIT_EXCEEDED', message } }, { Connection: 'close' });
+        if (isMcp) return sendRpcError(res, 413, RPC.invalidRequest, message, { Connection: 'close' });
+        return sendJson(res, 413, apiErrorBody('LIMIT_EXCEEDED', message), { Connection: 'close' });
       }
       try {
         body = JSON.parse(raw.toString('utf8'));
       } catch {
-        if (isMcp) return sendRpcError(res, 400, -32700, 'parse error: the request body is not valid JSON');
-        return sendJson(res, 400, { error: { code: 'INVALID_INPUT', message: 'the request body is not valid JSON' } });
+        if (isMcp) return sendRpcError(res, 400, RPC.parseError, 'parse error: the request body is not valid JSON');
+        return sendJson(res, HTTP_STATUS.INVALID_INPUT, apiErrorBody('INVALID_INPUT', 'the request body is not valid JSON'));
       }
     }
     if (isMcp) return this.mcp.handle(req, res, caller, body);

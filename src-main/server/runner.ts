@@ -2,7 +2,7 @@ import type { Paths } from '../engine/config';
 import { Engine } from '../engine/engine';
 import { Room } from '../engine/store/room';
 import { LIMITS, type Limits } from '../common/limits';
-import { ApiRoute } from '../bridge/http-api';
+import { ApiRoute } from '../api/http-api';
 import { McpEndpoint } from '../mcp/endpoint';
 import { endListensOf } from '../mcp/listen';
 import { FrontDoor } from './front-door';

@@ -9,6 +9,7 @@ import type { EngineContext } from '../feature';
 import type { HandoffChange, HandoffRecord } from '../store/handoffs';
 import type { TaskChange, TaskRecord } from '../store/tasks';
 import { HANDOFF_OPERATION, HandoffQueries } from './queries';
+import { TASK_ERROR_CODES } from '../../common/task-record';
 
 const newId = (prefix: string) => `${prefix}_${randomBytes(12).toString('base64url')}`;
 
@@ -199,7 +200,7 @@ export class HandoffActions {
     if (!h) return;
     this.act(null, h.id, 'expire', () => ({
       handoff: { cancellation: { by: null, at: this.ctx.now(), reason: 'task expired' } },
-      task: { statusMessage: 'task expired', error: { code: -32001, message: 'task expired' }, inputRequests: null },
+      task: { statusMessage: 'task expired', error: { code: TASK_ERROR_CODES.expired, message: 'task expired' }, inputRequests: null },
       data: { reason: 'task expired' },
     }));
   }

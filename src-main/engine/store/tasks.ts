@@ -1,25 +1,9 @@
 import type Database from 'better-sqlite3';
+import type { TaskRecord } from '../../common/task-record';
 import type { TaskStatus } from '../../common/task-machine';
 
-/** A task row as the engine sees it. JSON columns are parsed. */
-export interface TaskRecord {
-  id: string;
-  operation: string;
-  owner: string;
-  assignee: string | null;
-  status: TaskStatus;
-  statusMessage: string | null;
-  createdAt: string;
-  updatedAt: string;
-  /** null: kept until removed on purpose (graph runs). */
-  ttlMs: number | null;
-  pollIntervalMs: number;
-  correlationId: string;
-  schemaVersion: number;
-  result: unknown;
-  error: { code: number; message: string; data?: unknown } | null;
-  inputRequests: Record<string, unknown> | null;
-}
+/** A task row as the engine sees it (JSON columns parsed): the shape doors get, defined in common/. */
+export type { TaskRecord };
 
 interface Row {
   id: string;

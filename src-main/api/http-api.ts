@@ -1,24 +1,10 @@
 import type http from 'node:http';
 import { isMethodName } from '../common/contract';
 import type { Caller } from '../common/dto';
-import { toPublicError, type ErrorCode } from '../common/errors';
+import { toPublicError } from '../common/errors';
 import type { Engine } from '../engine/engine';
 import { sendJson } from '../net/http-json';
-
-/** HTTP status for each engine error code: doors map codes, never messages. */
-export const HTTP_STATUS: Record<ErrorCode, number> = {
-  INVALID_INPUT: 400,
-  NOT_FOUND: 404,
-  FORBIDDEN: 403,
-  UNAUTHENTICATED: 401,
-  CONFLICT: 409,
-  LIMIT_EXCEEDED: 429,
-  ROOM_LOCKED: 409,
-  ROOM_UNSAFE: 500,
-  ROOM_TOO_NEW: 500,
-  UNAVAILABLE: 503,
-  INTERNAL: 500,
-};
+import { apiErrorBody, HTTP_STATUS } from './http-status';
 
 /**
  * POST /api/<method> with a JSON object of arguments: the same contract methods as every other door,
@@ -29,10 +15,10 @@ export class ApiRoute {
 
   async handle(req: http.IncomingMessage, res: http.ServerResponse, caller: Caller, method: string, body: unknown): Promise<void> {
     if (req.method !== 'POST') {
-      return sendJson(res, 405, { error: { code: 'INVALID_INPUT', message: 'use POST with a JSON object body' } }, { Allow: 'POST' });
+      return sendJson(res, 405, apiErrorBody('INVALID_INPUT', 'use POST with a JSON object body'), { Allow: 'POST' });
     }
     if (!isMethodName(method)) {
-      return sendJson(res, 404, { error: { code: 'NOT_FOUND', message: `unknown method ${JSON.stringify(method)}` } });
+      return sendJson(res, 404, apiErrorBody('NOT_FOUND', `unknown method ${JSON.stringify(method)}`));
     }
     try {
       const result = await this.engine.call(caller, method, body ?? {});
