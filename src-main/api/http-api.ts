@@ -1,6 +1,6 @@
 import type http from 'node:http';
 import { isMethodName } from '../common/contract';
-import type { Caller } from '../common/dto';
+import { ACT_AS_HEADER, type Caller } from '../common/dto';
 import { toPublicError } from '../common/errors';
 import type { Engine } from '../engine/engine';
 import { sendJson } from '../net/http-json';
@@ -20,8 +20,11 @@ export class ApiRoute {
     if (!isMethodName(method)) {
       return sendJson(res, 404, apiErrorBody('NOT_FOUND', `unknown method ${JSON.stringify(method)}`));
     }
+    const actAs = req.headers[ACT_AS_HEADER];
     try {
-      const result = await this.engine.call(caller, method, body ?? {});
+      // an operator may read or act with a named participant's rights (ce task --participant NAME)
+      const as = typeof actAs === 'string' ? this.engine.participantAs(caller, actAs) : caller;
+      const result = await this.engine.call(as, method, body ?? {});
       sendJson(res, 200, { result });
     } catch (error) {
       const pub = toPublicError(error);

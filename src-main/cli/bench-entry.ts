@@ -1,3 +1,2 @@
 /** What bench/run.js drives: the engine and the room, built like the CLIs so benchmarks run the shipped code. */
-export { Engine } from '../engine/engine';
-export { Room } from '../engine/store/room';
+export { Engine, Room } from '../engine/index';

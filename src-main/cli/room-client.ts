@@ -1,9 +1,7 @@
 import type { MethodInput, MethodName, MethodOutputs } from '../common/contract';
+import { ACT_AS_HEADER } from '../common/dto';
 import { RoomError, ERROR_CODES, type ErrorCode } from '../common/errors';
-import { operatorTokenPath, resolvePaths, type Paths } from '../engine/config';
-import { Engine } from '../engine/engine';
-import { readPrivateFile } from '../engine/fs-safe';
-import { Room, RoomReader } from '../engine/store/room';
+import { Engine, findRunningRoom, resolvePaths, Room, type Paths } from '../engine/index';
 
 /**
  * How the CLI changes a room: through the running room process when one holds it (HTTP API, operator token),
@@ -32,6 +30,41 @@ export async function callAsOperator<M extends MethodName>(
   }
 }
 
+/**
+ * How the CLI reads a room: through the running room process when one serves it, else through an engine
+ * opened read-only over the room file (no lock, nothing started, nothing written). Either way the read is a
+ * contract method with its capability and input checks; `participant` reads with that participant's rights.
+ */
+export async function readAs<M extends MethodName>(
+  roomArg: string | undefined,
+  method: M,
+  input: MethodInput<M>,
+  options: { participant?: string | undefined; paths?: Paths } = {},
+): Promise<MethodOutputs[M]> {
+  const paths = options.paths ?? resolvePaths();
+  const running = findRunningRoom(roomArg, paths);
+  if (running) {
+    try {
+      return await callOverHttp(running.endpoint, running.token, method, input, options.participant);
+    } catch (error) {
+      if (!(error instanceof ConnectionRefused)) throw error;
+    }
+  }
+  const engine = await Engine.start(Room.openReadOnly({ markdown: roomArg, paths }));
+  try {
+    const operator = engine.operator();
+    const caller = options.participant === undefined ? operator : engine.participantAs(operator, options.participant);
+    return await engine.call(caller, method, input);
+  } finally {
+    await engine.close();
+  }
+}
+
+/** Whether a live room process serves the room (a room that does not exist yet has none). */
+export function roomIsServed(roomArg: string | undefined, paths: Paths = resolvePaths()): boolean {
+  return findRunningRoom(roomArg, paths) !== null;
+}
+
 /** Calls the running room process as the operator, or answers null when no process serves the room. */
 export async function callRunningRoomAsOperator<M extends MethodName>(
   roomArg: string | undefined,
@@ -49,48 +82,14 @@ export async function callRunningRoomAsOperator<M extends MethodName>(
   }
 }
 
-/** Reads a room without taking it: listings work while the app runs. */
-export function withReader<T>(roomArg: string | undefined, fn: (reader: RoomReader) => T, paths: Paths = resolvePaths()): T {
-  const reader = RoomReader.open({ markdown: roomArg, paths });
-  try {
-    return fn(reader);
-  } finally {
-    reader.close();
-  }
-}
-
-function findRunningRoom(roomArg: string | undefined, paths: Paths): { endpoint: string; token: string } | null {
-  let found: { endpoint: string; roomId: string | null } | null = null;
-  try {
-    found = withReader(
-      roomArg,
-      (reader) => {
-        const running = reader.runningProcess();
-        return running?.endpoint ? { endpoint: running.endpoint, roomId: reader.roomId } : null;
-      },
-      paths,
-    );
-  } catch (error) {
-    if (error instanceof RoomError && error.code === 'NOT_FOUND') return null;
-    throw error;
-  }
-  if (!found || found.roomId === null) return null;
-  const tokenFile = operatorTokenPath(paths, found.roomId);
-  const token = readPrivateFile(tokenFile)?.trim();
-  if (!token) {
-    throw new RoomError('UNAUTHENTICATED', `the room is running but its operator token file ${tokenFile} is missing: restart the room process`);
-  }
-  return { endpoint: found.endpoint, token };
-}
-
 class ConnectionRefused extends Error {}
 
-async function callOverHttp<M extends MethodName>(endpoint: string, token: string, method: M, input: unknown): Promise<MethodOutputs[M]> {
+async function callOverHttp<M extends MethodName>(endpoint: string, token: string, method: M, input: unknown, participant?: string): Promise<MethodOutputs[M]> {
   let response: Response;
   try {
     response = await fetch(new URL(`/api/${method}`, endpoint), {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, ...(participant === undefined ? {} : { [ACT_AS_HEADER]: participant }) },
       body: JSON.stringify(input),
     });
   } catch (error) {

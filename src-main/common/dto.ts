@@ -28,3 +28,6 @@ export interface Caller {
   role: 'operator' | 'agent';
   capabilities: readonly Capability[];
 }
+
+/** The HTTP API header with which an operator token acts with a named participant's rights (`ce task --participant`). */
+export const ACT_AS_HEADER = 'x-commonroom-participant';

@@ -10,6 +10,11 @@ export interface MethodSpec<I extends z.ZodType = z.ZodType> {
   /** Offered to agents as an MCP tool. */
   mcpTool: boolean;
   /**
+   * The method changes nothing: an engine opened read-only over the room file (the CLI while no room process
+   * runs) serves it, with the same capability and input checks; it refuses every other method.
+   */
+  readOnly?: true;
+  /**
    * The method creates a task (a graph run, a handoff's execution): MCP clients that speak Tasks may get the
    * task back instead of the ordinary result. `taskIdOf` finds the task id in the method's output.
    */

@@ -6,7 +6,7 @@ import { RoomError } from '../common/errors';
 import { describeInvalidInput } from '../common/validation';
 import { LIMITS, type Limits } from '../common/limits';
 import { EventBus } from './event-bus';
-import { makeContext, type CallContext, type EngineContext, type Feature, type Handlers, type MethodHandler } from './feature';
+import { makeContext, readOnlyRefusal, type CallContext, type EngineContext, type Feature, type Handlers, type MethodHandler } from './feature';
 import { handoffsFeature } from './handoffs/handoffs-feature';
 import { graphsFeature } from './graphs/graphs-feature';
 import { participantsFeature } from './participants-feature';
@@ -17,14 +17,10 @@ import { Fixtures } from './tasks/fixtures';
 import { JOB_OPERATION, TaskJobs } from './tasks/task-jobs';
 import { TaskService } from './tasks/task-service';
 import { TaskLogs } from './tasks/task-logs';
-import type { ParticipantRecord } from './store/participants';
-import type { Room } from './store/room';
+import { toCaller } from './store/participants';
+import type { Room } from './room/room';
 import { hashToken, looksLikeToken } from './tokens';
 
-
-function callerOf(record: ParticipantRecord): Caller {
-  return { name: record.name, role: record.role, capabilities: record.capabilities };
-}
 
 /** Every feature of the runner, in start order. A new capability adds itself here. */
 function buildFeatures(engine: Engine): Feature[] {
@@ -87,9 +83,13 @@ export class Engine {
     this.handlers = handlers as Handlers<MethodName>;
   }
 
-  /** Opens an engine on a room and starts its features (restart reconciliation and the like). */
+  /**
+   * Opens an engine on a room and starts its features (restart reconciliation and the like). Over a room
+   * opened read-only (`Room.openReadOnly`) nothing starts: the engine serves the contract's read methods only.
+   */
   static async start(room: Room, limits: Partial<Limits> = {}, options: EngineOptions = {}): Promise<Engine> {
     const engine = new Engine(room, limits, options);
+    if (room.readOnly) return engine;
     try {
       const failed = TaskJobs.reconcile(engine.tasks, () => room.tasks.liveIds(JOB_OPERATION));
       if (failed > 0) console.error(`[tasks] ${failed} job(s) of a previous runner read failed (RUNNER_RESTARTED)`);
@@ -105,14 +105,25 @@ export class Engine {
   authenticate(token: string): Caller | null {
     if (!looksLikeToken(token)) return null;
     const record = this.room.participants.byTokenHash(hashToken(token));
-    return record ? callerOf(record) : null;
+    return record ? toCaller(record) : null;
   }
 
   /** The caller the desktop app and the local CLI act as. */
   operator(): Caller {
     const record = this.room.participants.operator();
     if (!record) throw new RoomError('INTERNAL', 'the room has no operator');
-    return callerOf(record);
+    return toCaller(record);
+  }
+
+  /**
+   * A named participant as a caller, for a caller with `operate` acting on its behalf (the CLI's
+   * `--participant NAME`): that participant's capabilities and visibility then apply, not the operator's.
+   */
+  participantAs(actor: Caller, name: string): Caller {
+    if (!this.can(actor, 'operate')) throw new RoomError('FORBIDDEN', `acting as another participant needs the "operate" capability, which ${actor.name} does not have`);
+    const record = this.room.participants.byName(name);
+    if (!record || record.revokedAt !== null) throw new RoomError('NOT_FOUND', `no active participant named "${name}": see "ce participant list"`);
+    return toCaller(record);
   }
 
   can(caller: Caller, capability: Capability): boolean {
@@ -129,6 +140,7 @@ export class Engine {
     if (!this.can(caller, spec.capability)) {
       throw new RoomError('FORBIDDEN', `${method} needs the "${spec.capability}" capability, which ${caller.name} does not have`);
     }
+    if (this.room.readOnly && !(spec as { readOnly?: true }).readOnly) throw readOnlyRefusal(method);
     const parsed = spec.input.safeParse(rawInput ?? {});
     if (!parsed.success) throw describeInvalidInput(method, parsed.error);
     const handler = this.handlers[method] as unknown as MethodHandler<M>;
@@ -138,6 +150,7 @@ export class Engine {
   /** Closes features (newest first), then the room. Safe to call twice. */
   close(): Promise<void> {
     this.closing ??= (async () => {
+      if (this.room.readOnly) return this.room.close(); // nothing was started, nothing may be written
       try {
         this.jobs.close();
         for (const feature of [...this.features].reverse()) {

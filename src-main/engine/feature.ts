@@ -1,7 +1,8 @@
 import type { MethodInput, MethodName, MethodOutputs } from '../common/contract';
 import type { Caller } from '../common/dto';
+import { RoomError } from '../common/errors';
 import type { EventBus, RoomEvent } from './event-bus';
-import type { Room } from './store/room';
+import type { Room } from './room/room';
 
 /** Per-call context from the door: the client's cancellation (a closed request, notifications/cancelled). */
 export interface CallContext {
@@ -51,6 +52,7 @@ export function makeContext(room: Room, bus: EventBus): EngineContext {
     bus,
     now: () => room.now(),
     commit<T>(fn: () => { value: T; events: EventInput[] }): T {
+      if (room.readOnly) throw readOnlyRefusal('this change');
       const at = room.now();
       const { value, published } = room.db
         .transaction(() => {
@@ -67,4 +69,9 @@ export function makeContext(room: Room, bus: EventBus): EngineContext {
       return value;
     },
   };
+}
+
+/** What a read-only engine (over the room file, no lock) answers for anything that would write. */
+export function readOnlyRefusal(what: string): RoomError {
+  return new RoomError('UNAVAILABLE', `${what} changes the room, but the room is open read-only here (no room process holds it): start one ("commonroom serve") or make the change through it`);
 }

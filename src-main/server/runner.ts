@@ -1,6 +1,4 @@
-import type { Paths } from '../engine/config';
-import { Engine } from '../engine/engine';
-import { Room } from '../engine/store/room';
+import { Engine, Room, type Paths } from '../engine/index';
 import { LIMITS, type Limits } from '../common/limits';
 import { ApiRoute } from '../api/http-api';
 import { McpEndpoint } from '../mcp/endpoint';

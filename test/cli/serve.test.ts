@@ -3,7 +3,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isAlive } from '../../src-main/engine/process/process-tree';
-import { Room } from '../../src-main/engine/store/room';
+import { Room } from '../../src-main/engine/room/room';
 import { makeHome, type TestHome } from '../helpers/env';
 import { runCe, runCommonroom, startServe, stopServe } from '../helpers/serve';
 

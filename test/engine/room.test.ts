@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RoomError } from '../../src-main/common/errors';
 import { LATEST_SCHEMA } from '../../src-main/engine/store/migrations';
 import { Engine } from '../../src-main/engine/engine';
-import { Room, RoomReader } from '../../src-main/engine/store/room';
+import { Room, RoomReader } from '../../src-main/engine/room/room';
 import { makeHome, type TestHome } from '../helpers/env';
 import { startServe, stopServe } from '../helpers/serve';
 

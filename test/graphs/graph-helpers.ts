@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { MethodInput, MethodOutputs } from '../../src-main/common/contract';
 import type { GraphView, StageView } from '../../src-main/common/methods/graphs';
 import { Engine } from '../../src-main/engine/engine';
-import { Room } from '../../src-main/engine/store/room';
+import { Room } from '../../src-main/engine/room/room';
 import { makeHome, type TestHome } from '../helpers/env';
 
 export interface GraphBench {

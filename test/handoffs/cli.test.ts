@@ -6,7 +6,7 @@ import type { Capability } from '../../src-main/common/capabilities';
 import type { HandoffView, TaskView } from '../../src-main/common/handoff-dto';
 import { Engine } from '../../src-main/engine/engine';
 import { migrate } from '../../src-main/engine/store/migrations';
-import { Room } from '../../src-main/engine/store/room';
+import { Room } from '../../src-main/engine/room/room';
 import { makeHome, type TestHome } from '../helpers/env';
 import { runCe, startServe, stopServe, type ServeProcess } from '../helpers/serve';
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Engine } from '../../src-main/engine/engine';
-import { Room } from '../../src-main/engine/store/room';
+import { Room } from '../../src-main/engine/room/room';
 import { BIN_CE, makeHome, type TestHome } from '../helpers/env';
 import { snapshot } from './fixture';
 

@@ -5,7 +5,7 @@ import type { Capability } from '../../src-main/common/capabilities';
 import type { Caller } from '../../src-main/common/dto';
 import { RoomError } from '../../src-main/common/errors';
 import { Engine } from '../../src-main/engine/engine';
-import { Room } from '../../src-main/engine/store/room';
+import { Room } from '../../src-main/engine/room/room';
 import { makeHome, type TestHome } from '../helpers/env';
 
 /** A real room on disk with a clock the test moves, an engine, and named participants. */

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Caller } from '../../src-main/common/dto';
 import { Engine } from '../../src-main/engine/engine';
 import { sweepHandoffTasks } from '../../src-main/engine/handoffs/sweeper';
-import { Room } from '../../src-main/engine/store/room';
+import { Room } from '../../src-main/engine/room/room';
 import { openBench, type Bench } from './fixture';
 
 const HOUR = 60 * 60 * 1000;

@@ -3,7 +3,7 @@ import type { MethodInput, MethodOutputs } from '../../src-main/common/contract'
 import type { Caller } from '../../src-main/common/dto';
 import type { Limits } from '../../src-main/common/limits';
 import { Engine } from '../../src-main/engine/engine';
-import { Room } from '../../src-main/engine/store/room';
+import { Room } from '../../src-main/engine/room/room';
 import { makeHome, type TestHome } from '../helpers/env';
 
 /** A real engine on a real room in a temp home, with a predictable bash for shells. */

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RoomError } from '../../src-main/common/errors';
 import { Engine } from '../../src-main/engine/engine';
 import { isAlive } from '../../src-main/engine/process/process-tree';
-import { Room } from '../../src-main/engine/store/room';
+import { Room } from '../../src-main/engine/room/room';
 import { makeHome } from '../helpers/env';
 import { openFds, shellBench, sleep, zombieChildren, type ShellBench } from './helpers';
 

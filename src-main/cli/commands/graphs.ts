@@ -1,21 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { CAPABILITIES } from '../../common/capabilities';
 import type { MethodOutputs } from '../../common/contract';
-import type { Caller } from '../../common/dto';
-import { RoomError } from '../../common/errors';
 import type { GraphView, StageView } from '../../common/methods/graphs';
-import { resolvePaths } from '../../engine/config';
-import { Engine } from '../../engine/engine';
-import { listOf, statusOf } from '../../engine/graphs/graph-views';
-import { GraphRepo } from '../../engine/store/graphs';
-import { Room } from '../../engine/store/room';
 import { stringFlag, UsageError, type ParsedArgs } from '../args';
 import { print, type CeCommand } from '../command';
-import { callAsOperator, withReader } from '../room-client';
+import { Engine, resolvePaths, Room } from '../../engine/index';
+import { callAsOperator, readAs, roomIsServed } from '../room-client';
 
-/** Whoever can read the room file is its operator: listings read it directly, like `ce participant list`. */
-const LOCAL_OPERATOR: Caller = { name: 'operator', role: 'operator', capabilities: CAPABILITIES };
 const MAX_GRAPH_FILE_BYTES = 2 * 1024 * 1024;
 
 function graphLine(g: GraphView): string {
@@ -51,24 +42,6 @@ function readGraphFile(file: string): unknown {
   } catch (error) {
     throw new UsageError(`ce run ${file}: not valid JSON (${(error as Error).message})`);
   }
-}
-
-function roomIsServed(room: string | undefined): boolean {
-  try {
-    return withReader(room, (r) => r.runningProcess() !== null);
-  } catch (error) {
-    if (error instanceof RoomError && error.code === 'NOT_FOUND') return false;
-    throw error;
-  }
-}
-
-/** Reads graphs from the room file; a room no runner with graphs has opened yet has none to show. */
-function withGraphs<T>(room: string | undefined, fn: (repo: GraphRepo) => T): T {
-  return withReader(room, (r) => {
-    const has = r.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'graphs'").get();
-    if (!has) throw new RoomError('NOT_FOUND', 'this room has no task graphs yet: start it once with "commonroom serve" (or run one with "ce run FILE.json")');
-    return fn(new GraphRepo(r.db));
-  });
 }
 
 const isEnded = (state: string) => state !== 'pending' && state !== 'running';
@@ -119,7 +92,7 @@ export const GRAPH_COMMANDS: CeCommand[] = [
     usage: ['ce graphs                                                    list task graphs, newest first'],
     async run(args, room) {
       if (args.positional.length > 1) throw new UsageError(`unexpected argument ${JSON.stringify(args.positional[1])}`);
-      const out = withGraphs(room, (repo) => listOf(repo, LOCAL_OPERATOR, { limit: 100 }));
+      const out = await readAs(room, 'tasks_list', { limit: 100 });
       print(args, out, () => (out.graphs.length === 0 ? 'no graphs yet: submit one with "ce run FILE.json"' : out.graphs.map(graphLine).join('\n')));
       return 0;
     },
@@ -132,7 +105,7 @@ export const GRAPH_COMMANDS: CeCommand[] = [
       if (!graphId) throw new UsageError('ce graph ID: ID is missing (see "ce graphs")');
       if (extra) throw new UsageError(`unexpected argument ${JSON.stringify(extra)}`);
       const stageId = stringFlag(args, 'stage');
-      const out = withGraphs(room, (repo) => statusOf(repo, LOCAL_OPERATOR, { graphId, stageId }));
+      const out = await readAs(room, 'tasks_status', { graphId, ...(stageId === undefined ? {} : { stageId }) });
       print(args, out, () => describeStatus(out));
       return 0;
     },
@@ -167,7 +140,7 @@ export const GRAPH_COMMANDS: CeCommand[] = [
         print(args, started, () => [`graph ${started.graphId} submitted: ce graph ${started.graphId}`, ...started.stages.map((s) => `  ${s.id.padEnd(24)} ${s.state}`)].join('\n'));
         return 0;
       }
-      const end = await follow(async () => withGraphs(room, (repo) => statusOf(repo, LOCAL_OPERATOR, { graphId: started.graphId })), args);
+      const end = await follow(() => readAs(room, 'tasks_status', { graphId: started.graphId }), args);
       print(args, end, () => `graph ${started.graphId}: ${end.graph.state}`);
       return end.graph.state === 'completed' ? 0 : 1;
     },

@@ -1,11 +1,7 @@
-import type { Caller } from '../../common/dto';
-import { RoomError } from '../../common/errors';
 import type { EventView, HandoffView, TaskView } from '../../common/handoff-dto';
-import { HandoffQueries } from '../../engine/handoffs/queries';
-import type { RoomReader } from '../../engine/store/room';
 import { stringFlag, UsageError, type ParsedArgs } from '../args';
 import { print, type CeCommand } from '../command';
-import { callAsOperator, withReader } from '../room-client';
+import { callAsOperator, readAs } from '../room-client';
 
 /** One positional id after the command word, nothing more. */
 function idArg(args: ParsedArgs, usage: string): string {
@@ -21,33 +17,6 @@ function participantFlag(args: ParsedArgs, usage: string): string {
   // a task id alone is not authorization: the command must say whose view (or whose rights) it uses
   if (!name) throw new UsageError(`${usage}: say which participant with --participant NAME (a task id alone is not authorization)`);
   return name;
-}
-
-/**
- * A room no runner with handoffs has opened yet has no handoff table to read (the reader never migrates).
- * Asked of the schema itself rather than a version number, so it holds however migrations are numbered.
- */
-function queriesOf(reader: RoomReader): HandoffQueries {
-  const hasTable = reader.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'handoffs'").get() !== undefined;
-  if (!hasTable) {
-    throw new RoomError(
-      'UNAVAILABLE',
-      `this room has schema ${reader.schemaVersion}, from before handoffs: open it once with this version ("commonroom serve") to upgrade it`,
-    );
-  }
-  return new HandoffQueries(reader.db);
-}
-
-function operatorOf(reader: RoomReader): Caller {
-  const op = reader.participants.operator();
-  if (!op) throw new RoomError('INTERNAL', 'the room has no operator');
-  return { name: op.name, role: op.role, capabilities: op.capabilities };
-}
-
-function participantOf(reader: RoomReader, name: string): Caller {
-  const p = reader.participants.byName(name);
-  if (!p || p.revokedAt !== null) throw new RoomError('NOT_FOUND', `no active participant named "${name}": see "ce participant list"`);
-  return { name: p.name, role: p.role, capabilities: p.capabilities };
 }
 
 const oneLine = (text: string, max: number) => {
@@ -101,7 +70,7 @@ export const HANDOFF_COMMANDS: CeCommand[] = [
     usage: ['ce handoffs                                                  list the handoffs (reads the room file)'],
     async run(args, room) {
       if (args.positional.length > 1) throw new UsageError(`unexpected argument ${JSON.stringify(args.positional[1])}`);
-      const handoffs = withReader(room, (reader) => queriesOf(reader).list(operatorOf(reader), { limit: 200 }));
+      const { handoffs } = await readAs(room, 'handoff_list', { limit: 200 });
       print(args, { handoffs }, () => (handoffs.length === 0 ? 'no handoffs' : handoffs.map(handoffLine).join('\n')));
       return 0;
     },
@@ -111,7 +80,7 @@ export const HANDOFF_COMMANDS: CeCommand[] = [
     usage: ['ce handoff ID                                                a handoff, its result and its task'],
     async run(args, room) {
       const id = idArg(args, 'ce handoff ID');
-      const handoff = withReader(room, (reader) => queriesOf(reader).get(operatorOf(reader), id));
+      const { handoff } = await readAs(room, 'handoff_get', { handoff_id: id });
       print(args, { handoff }, () => handoffLines(handoff).join('\n'));
       return 0;
     },
@@ -121,18 +90,14 @@ export const HANDOFF_COMMANDS: CeCommand[] = [
     usage: ["ce handoff-events ID                                         a handoff's events, oldest first"],
     async run(args, room) {
       const id = idArg(args, 'ce handoff-events ID');
-      const page = withReader(room, (reader) => {
-        const q = queriesOf(reader);
-        const op = operatorOf(reader);
-        const events: EventView[] = [];
-        let next = q.events(op, id, { limit: 200 });
+      const events: EventView[] = [];
+      let next = await readAs(room, 'handoff_events', { handoff_id: id, limit: 200 });
+      events.push(...next.events);
+      while (next.more) {
+        next = await readAs(room, 'handoff_events', { handoff_id: id, after: next.nextAfter, limit: 200 });
         events.push(...next.events);
-        while (next.more) {
-          next = q.events(op, id, { after: next.nextAfter, limit: 200 });
-          events.push(...next.events);
-        }
-        return { ...next, events };
-      });
+      }
+      const page = { ...next, events };
       print(args, page, () => (page.events.length === 0 ? 'no events kept for this handoff' : page.events.map(eventLine).join('\n')));
       return 0;
     },
@@ -144,11 +109,8 @@ export const HANDOFF_COMMANDS: CeCommand[] = [
       const usage = 'ce task ID --participant NAME';
       const id = idArg(args, usage);
       const name = participantFlag(args, usage);
-      const task = withReader(room, (reader) => {
-        const caller = participantOf(reader, name);
-        if (!caller.capabilities.includes('read')) throw new RoomError('FORBIDDEN', `${name} lacks the "read" capability`);
-        return queriesOf(reader).task(caller, id);
-      });
+      // read with NAME's rights: its capabilities (read) and its view of tasks apply, not the operator's
+      const { task } = await readAs(room, 'task_get', { task_id: id }, { participant: name });
       print(args, { task }, () => taskLines(task).join('\n'));
       return 0;
     },

@@ -1,9 +1,8 @@
 import { parseCapabilities } from '../../common/capabilities';
 import type { ParticipantView } from '../../common/dto';
-import { toView } from '../../engine/store/participants';
 import { UsageError } from '../args';
 import { print, type CeCommand } from '../command';
-import { callAsOperator, withReader } from '../room-client';
+import { callAsOperator, readAs } from '../room-client';
 
 function participantLine(p: ParticipantView): string {
   const state = p.revokedAt ? `revoked ${p.revokedAt}` : 'active';
@@ -37,7 +36,7 @@ export const PARTICIPANT_COMMANDS: CeCommand[] = [
         }
         case 'list': {
           if (name) throw new UsageError(`unexpected argument ${JSON.stringify(name)}`);
-          const participants = withReader(room, (reader) => reader.participants.list().map(toView));
+          const { participants } = await readAs(room, 'participant_list', {});
           print(args, { participants }, () => participants.map(participantLine).join('\n'));
           return 0;
         }

@@ -1,12 +1,12 @@
 import { print, type CeCommand } from '../command';
-import { callAsOperator } from '../room-client';
+import { readAs } from '../room-client';
 
 export const ROOM_COMMANDS: CeCommand[] = [
   {
     name: 'info',
     usage: ["ce info                                                      the room's paths, schema and counts"],
     async run(args, room) {
-      const info = await callAsOperator(room, 'room_info', {});
+      const info = await readAs(room, 'room_info', {});
       print(args, info, () =>
         [
           `room:      ${info.room.markdownPath}`,

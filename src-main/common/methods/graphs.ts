@@ -42,6 +42,7 @@ export const GRAPH_METHODS = {
       })
       .strict(),
     mcpTool: true,
+    readOnly: true,
   },
   tasks_list: {
     description: "The room's task graphs you may see, newest first. Pass the returned nextCursor to page on.",
@@ -53,6 +54,7 @@ export const GRAPH_METHODS = {
       })
       .strict(),
     mcpTool: true,
+    readOnly: true,
   },
   tasks_cancel: {
     description:
@@ -67,6 +69,7 @@ export const GRAPH_METHODS = {
     capability: 'read',
     input: z.object({ graphId }).strict(),
     mcpTool: true,
+    readOnly: true,
   },
 } satisfies Record<string, MethodSpec>;
 

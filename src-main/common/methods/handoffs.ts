@@ -142,6 +142,7 @@ export const HANDOFF_METHODS = {
     capability: 'read',
     input: z.object({ handoff_id: handoffId }).strict(),
     mcpTool: true,
+    readOnly: true,
   },
   handoff_list: {
     description: 'List the handoffs you have a part in (all of them, if you can approve), newest first; open ones addressed to anyone included.',
@@ -153,12 +154,14 @@ export const HANDOFF_METHODS = {
       })
       .strict(),
     mcpTool: true,
+    readOnly: true,
   },
   handoff_events: {
     description: "A handoff's events after an event id, oldest first, paged. Read these after a gap; the live stream is not a cursor.",
     capability: 'read',
     input: z.object({ handoff_id: handoffId, ...page }).strict(),
     mcpTool: true,
+    readOnly: true,
   },
   handoff_approve: {
     description: 'Approve the result of a handoff in result_ready (needs the approve capability). The task is left as it is.',
@@ -184,11 +187,19 @@ export const HANDOFF_METHODS = {
     input: z.object({ task_id: z.string().min(1).max(64), participant: participantName, reason: reason.optional() }).strict(),
     mcpTool: false,
   },
+  task_get: {
+    description: 'Read a task of any kind (a handoff execution, a graph run, a job) as the caller may see it: unknown and not visible are one answer.',
+    capability: 'read',
+    input: z.object({ task_id: z.string().min(1).max(64) }).strict(),
+    mcpTool: false,
+    readOnly: true,
+  },
   workspace_history: {
     description: "The room's events after an event id, oldest first, paged (handoff events only for handoffs you may see).",
     capability: 'read',
     input: z.object(page).strict(),
     mcpTool: true,
+    readOnly: true,
   },
 } satisfies Record<string, MethodSpec>;
 
@@ -205,5 +216,6 @@ export interface HandoffOutputs {
   handoff_reject: { handoff: HandoffView };
   handoff_cancel: { handoff: HandoffView };
   handoff_task_cancel_as: { handoff: HandoffView; task: TaskView | null };
+  task_get: { task: TaskView };
   workspace_history: EventPage;
 }

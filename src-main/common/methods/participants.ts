@@ -16,6 +16,7 @@ export const PARTICIPANT_METHODS = {
     capability: 'operate',
     input: z.object({}).strict(),
     mcpTool: false,
+    readOnly: true,
   },
   participant_add: {
     description: 'Add a participant (an agent) and issue its bearer token, shown once.',

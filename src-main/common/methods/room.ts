@@ -9,6 +9,7 @@ export const ROOM_METHODS = {
     capability: 'read',
     input: z.object({}).strict(),
     mcpTool: true,
+    readOnly: true,
   },
 } satisfies Record<string, MethodSpec>;
 

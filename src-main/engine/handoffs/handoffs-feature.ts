@@ -8,6 +8,7 @@ import type { TaskService } from '../tasks/task-service';
 import { HandoffActions } from './handoff-actions';
 import { HANDOFF_OPERATION, unknownTask } from './queries';
 import { sweepHandoffTasks } from './sweeper';
+import { toCaller } from '../store/participants';
 
 type HandoffMethods =
   | 'handoff_create'
@@ -22,6 +23,7 @@ type HandoffMethods =
   | 'handoff_reject'
   | 'handoff_cancel'
   | 'handoff_task_cancel_as'
+  | 'task_get'
   | 'workspace_history';
 
 /** Handoffs: durable work between participants, its task, approval, events, and the TTL sweeper. */
@@ -82,7 +84,7 @@ export function handoffsFeature(ctx: EngineContext, tasks: TaskService): Feature
         if (!record || record.revokedAt !== null) {
           throw new RoomError('NOT_FOUND', `no active participant named "${input.participant}": see "ce participant list"`);
         }
-        const as = { name: record.name, role: record.role, capabilities: record.capabilities };
+        const as = toCaller(record);
         // the same view that participant would have: a task it may not see is an unknown task
         const task = q.task(as, input.task_id);
         const h = task.operation === HANDOFF_OPERATION ? q.handoffs.byTask(task.taskId) : null;
@@ -91,6 +93,7 @@ export function handoffsFeature(ctx: EngineContext, tasks: TaskService): Feature
         const handoff = actions.cancel(as, h.id, input.reason ?? null);
         return { handoff, task: handoff.task };
       },
+      task_get: (caller, input) => ({ task: q.task(caller, input.task_id) }),
       workspace_history: (caller, input) => q.history(caller, input),
     },
     start() {

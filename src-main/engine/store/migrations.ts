@@ -14,19 +14,36 @@ const MIGRATIONS: readonly string[] = [MIGRATION_001_ROOM, MIGRATION_002_TASKS, 
 
 export const LATEST_SCHEMA = MIGRATIONS.length;
 
+/** What each schema version brings, for messages that say what an older room lacks (index = version - 1). */
+const MIGRATION_NAMES: readonly string[] = ['rooms', 'tasks', 'handoffs', 'graphs'];
+
 export function schemaVersionOf(db: Database.Database): number {
   return db.pragma('user_version', { simple: true }) as number;
+}
+
+function tooNew(databasePath: string, version: number): RoomError {
+  return new RoomError('ROOM_TOO_NEW', `${databasePath} has schema version ${version}, newer than this runner understands (${LATEST_SCHEMA}): update Commonroom`);
+}
+
+/**
+ * A reader never migrates: a room at another schema than this runner's is refused, saying what to do
+ * (an older room is upgraded by opening it once as its writer).
+ */
+export function checkSchemaReadable(db: Database.Database, databasePath: string): void {
+  const version = schemaVersionOf(db);
+  if (version > LATEST_SCHEMA) throw tooNew(databasePath, version);
+  if (version < LATEST_SCHEMA) {
+    throw new RoomError(
+      'UNAVAILABLE',
+      `this room has schema ${version}, from before ${MIGRATION_NAMES[version] ?? 'this runner'}: open it once with this version ("commonroom serve") to upgrade it`,
+    );
+  }
 }
 
 /** Applies every missing migration, each in its own transaction with the version bump. */
 export function migrate(db: Database.Database, databasePath: string, target = LATEST_SCHEMA): { from: number; to: number } {
   const from = schemaVersionOf(db);
-  if (from > LATEST_SCHEMA) {
-    throw new RoomError(
-      'ROOM_TOO_NEW',
-      `${databasePath} has schema version ${from}, newer than this runner understands (${LATEST_SCHEMA}): update Commonroom`,
-    );
-  }
+  if (from > LATEST_SCHEMA) throw tooNew(databasePath, from);
   for (let version = from + 1; version <= Math.min(target, LATEST_SCHEMA); version++) {
     const sql = MIGRATIONS[version - 1] as string;
     db.transaction(() => {

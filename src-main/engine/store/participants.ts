@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { Capability } from '../../common/capabilities';
 import { CAPABILITIES } from '../../common/capabilities';
-import type { ParticipantView } from '../../common/dto';
+import type { Caller, ParticipantView } from '../../common/dto';
 
 interface Row {
   id: number;
@@ -39,6 +39,11 @@ export function toView(record: ParticipantRecord): ParticipantView {
     createdAt: record.createdAt,
     revokedAt: record.revokedAt,
   };
+}
+
+/** Who a participant is when it calls: the one record → caller conversion (engine, features, CLI acting-as). */
+export function toCaller(record: ParticipantRecord): Caller {
+  return { name: record.name, role: record.role, capabilities: record.capabilities };
 }
 
 /** Participant rows. Callers own the transaction. */

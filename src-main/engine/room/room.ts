@@ -3,15 +3,14 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { RoomError } from '../../common/errors';
-import { CAPABILITIES } from '../../common/capabilities';
 import { databasePathFor, defaultRoomMarkdown, lockPathFor, operatorTokenPath, resolvePaths, type Paths } from '../config';
-import { checkPrivateFile, ensurePrivateDir, FILE_MODE, readPrivateFile, withPrivateUmask, writePrivateFile } from '../fs-safe';
-import { hashToken, mintToken, sameHash } from '../tokens';
-import { EventRepo } from './events';
-import { migrate, schemaVersionOf } from './migrations';
-import { ParticipantRepo } from './participants';
+import { checkPrivateFile, ensurePrivateDir, FILE_MODE, withPrivateUmask } from '../fs-safe';
+import { EventRepo } from '../store/events';
+import { checkSchemaReadable, migrate, schemaVersionOf } from '../store/migrations';
+import { ensureOperatorToken } from './operator-token';
+import { ParticipantRepo } from '../store/participants';
 import { RoomLock, roomLockedError } from './room-lock';
-import { TaskRepo } from './tasks';
+import { TaskRepo } from '../store/tasks';
 
 export interface RoomLocation {
   markdownPath: string;
@@ -92,7 +91,19 @@ function processAlive(pid: number): boolean {
   }
 }
 
-/** The room as its single writer holds it: the database, the lock, and the operator's token file. */
+/** The database of an existing room, opened read-only (SQLite refuses writes on it); absent: NOT_FOUND. */
+function openReaderDatabase(location: RoomLocation): Database.Database {
+  checkDatabaseFiles(location.databasePath);
+  if (!fs.existsSync(location.databasePath)) {
+    throw new RoomError('NOT_FOUND', `no room at ${location.databasePath}: start it once with "commonroom serve --room ${location.markdownPath}"`);
+  }
+  return new Database(location.databasePath, { readonly: true, fileMustExist: true, timeout: 5000 });
+}
+
+/**
+ * The room as its single writer holds it (the database, the lock, the operator's token file), or, opened
+ * read-only, the database alone: no lock, no writes (the CLI reads through an engine over it).
+ */
 export class Room {
   readonly db: Database.Database;
   readonly participants: ParticipantRepo;
@@ -102,25 +113,29 @@ export class Room {
   readonly createdAt: string;
   readonly startedAt: string;
   readonly operatorTokenFile: string;
+  /** Opened without the lock: SQLite refuses every write, and the engine over it serves reads only. */
+  readonly readOnly: boolean;
   private closed = false;
 
   private constructor(
     readonly location: RoomLocation,
     readonly paths: Paths,
-    private readonly lock: RoomLock,
+    private readonly lock: RoomLock | null,
     db: Database.Database,
     readonly clock: () => Date,
   ) {
     this.db = db;
+    this.readOnly = lock === null;
     this.participants = new ParticipantRepo(db);
     this.events = new EventRepo(db);
     this.tasks = new TaskRepo(db);
     this.startedAt = clock().toISOString();
-    const meta = this.ensureMeta();
+    const meta = this.readOnly ? this.readMeta() : this.ensureMeta();
     this.id = meta.id;
     this.createdAt = meta.createdAt;
     this.operatorTokenFile = operatorTokenPath(paths, this.id);
-    this.ensureOperator();
+    if (this.readOnly) return;
+    ensureOperatorToken(db, this, this.operatorTokenFile, this.now());
     this.db
       .prepare(
         `INSERT INTO runner (id, pid, started_at, endpoint, token_file) VALUES (1, ?, ?, NULL, ?)
@@ -128,6 +143,24 @@ export class Room {
            token_file = excluded.token_file`,
       )
       .run(process.pid, this.startedAt, this.operatorTokenFile);
+  }
+
+  /**
+   * Opens an existing room for reading while another process may hold it: no lock is taken (a reader must
+   * never make a starting writer fail) and nothing is written. A room whose schema is not this runner's is
+   * refused with what to do, never half-read.
+   */
+  static openReadOnly(options: OpenRoomOptions = {}): Room {
+    const paths = options.paths ?? resolvePaths();
+    const location = locateRoom(options.markdown, paths);
+    const db = openReaderDatabase(location);
+    try {
+      checkSchemaReadable(db, location.databasePath);
+      return new Room(location, paths, null, db, options.clock ?? (() => new Date()));
+    } catch (error) {
+      db.close();
+      throw error;
+    }
   }
 
   /** Opens (creating if needed) a room as its only writer, or fails at once naming the holder. */
@@ -167,13 +200,36 @@ export class Room {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    if (this.readOnly) {
+      this.db.close();
+      return;
+    }
     try {
       this.db.prepare('UPDATE runner SET endpoint = NULL WHERE id = 1').run();
       this.db.pragma('wal_checkpoint(TRUNCATE)');
     } finally {
       this.db.close();
-      this.lock.release();
+      this.lock?.release();
     }
+  }
+
+  /**
+   * The live room process serving this room, if any. Decided from the holder record and the pid, without
+   * touching the lock; a stale answer after pid reuse only costs the caller a refused connection.
+   */
+  runningProcess(): RunnerRecord | null {
+    const runner = readRunner(this.db);
+    return runner && runner.endpoint !== null && processAlive(runner.pid) ? runner : null;
+  }
+
+  private readMeta(): { id: string; createdAt: string } {
+    const get = (key: string) => (this.db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined)?.value;
+    const id = get('room_id');
+    const createdAt = get('created_at');
+    if (id === undefined || createdAt === undefined) {
+      throw new RoomError('UNAVAILABLE', `the room ${this.location.markdownPath} was never opened completely: start it once with "commonroom serve"`);
+    }
+    return { id, createdAt };
   }
 
   private ensureMeta(): { id: string; createdAt: string } {
@@ -197,30 +253,6 @@ export class Room {
     }
     return { id, createdAt };
   }
-
-  /**
-   * The operator exists from the room's first open. Its token file is checked on every open; when it is
-   * missing or no longer matches (deleted, or the room was copied from elsewhere) a new token replaces it.
-   */
-  private ensureOperator(): void {
-    const operator = this.participants.operator();
-    const existing = readPrivateFile(this.operatorTokenFile)?.trim() ?? null;
-    if (operator && existing && sameHash(hashToken(existing), operator.tokenHash)) return;
-    const token = mintToken();
-    const at = this.now();
-    this.db
-      .transaction(() => {
-        if (operator) {
-          this.participants.setTokenHash(operator.id, hashToken(token));
-          this.events.append({ at, kind: 'participant.token_reissued', actor: null, subject: operator.name });
-        } else {
-          this.participants.insert({ name: 'operator', role: 'operator', capabilities: CAPABILITIES, tokenHash: hashToken(token), at });
-          this.events.append({ at, kind: 'participant.added', actor: null, subject: 'operator', data: { role: 'operator' } });
-        }
-      })
-      .immediate();
-    writePrivateFile(this.operatorTokenFile, `${token}\n`);
-  }
 }
 
 /** Read-only access for the CLI while a room process may be running. Never takes the lock. */
@@ -243,12 +275,7 @@ export class RoomReader {
   static open(options: { markdown?: string | undefined; paths?: Paths } = {}): RoomReader {
     const paths = options.paths ?? resolvePaths();
     const location = locateRoom(options.markdown, paths);
-    checkDatabaseFiles(location.databasePath);
-    if (!fs.existsSync(location.databasePath)) {
-      throw new RoomError('NOT_FOUND', `no room at ${location.databasePath}: start it once with "commonroom serve --room ${location.markdownPath}"`);
-    }
-    const db = new Database(location.databasePath, { readonly: true, fileMustExist: true, timeout: 5000 });
-    return new RoomReader(location, db);
+    return new RoomReader(location, openReaderDatabase(location));
   }
 
   /** Who holds the room, when a live process does. */
