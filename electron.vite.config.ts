@@ -16,6 +16,8 @@ export default defineConfig({
           commonroom: resolve('src-main/cli/commonroom.ts'),
           ce: resolve('src-main/cli/ce.ts'),
           'bench-entry': resolve('src-main/cli/bench-entry.ts'),
+          // test-only: the conformance fixtures, loaded by `commonroom serve --test-fixtures` and nothing else
+          'test-fixtures': resolve('src-main/testing/test-fixtures.ts'),
         },
       },
     },

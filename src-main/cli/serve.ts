@@ -1,7 +1,8 @@
 import { LIMITS } from '../common/limits';
 import { RUNNER_VERSION } from '../common/version';
-import { portFromEnv, startRunner, type RunningRoom } from '../server/runner';
-import { parseArgs, portFlag, stringFlag } from './args';
+import fs from 'node:fs';
+import { portFromEnv, startRunner, type RunnerOptions, type RunningRoom } from '../server/runner';
+import { parseArgs, portFlag, stringFlag, UsageError } from './args';
 
 export const SERVE_USAGE = `usage: commonroom serve [--room FILE.md] [--port N] [--host 127.0.0.1]
 
@@ -25,6 +26,17 @@ export function describeRunning(running: RunningRoom): string {
   ].join('\n');
 }
 
+/**
+ * The conformance fixtures live in their own build output (out/main/test-fixtures.js, from src-main/testing/),
+ * loaded only on this flag: no production module imports them.
+ */
+async function loadTestFixtures(): Promise<NonNullable<RunnerOptions['extraTools']>> {
+  const entry = new URL('./test-fixtures.js', import.meta.url);
+  if (!fs.existsSync(entry)) throw new UsageError(`--test-fixtures: ${entry.pathname} is not built (run "npm run build" in a checkout)`);
+  const mod = (await import(/* @vite-ignore */ entry.href)) as { testFixtureTools: NonNullable<RunnerOptions['extraTools']> };
+  return mod.testFixtureTools;
+}
+
 export async function serve(argv: readonly string[]): Promise<number> {
   const args = parseArgs(argv, { room: 'string', port: 'string', host: 'string', help: 'boolean', 'test-fixtures': 'boolean' });
   if (args.flags.help) {
@@ -36,7 +48,7 @@ export async function serve(argv: readonly string[]): Promise<number> {
     room: stringFlag(args, 'room') ?? (process.env.COMMONROOM_ROOM || undefined),
     host: stringFlag(args, 'host') ?? '127.0.0.1',
     port: portFlag(args, portFromEnv()),
-    fixtures: args.flags['test-fixtures'] === true,
+    ...(args.flags['test-fixtures'] ? { extraTools: await loadTestFixtures() } : {}),
   });
   if (args.flags['test-fixtures']) console.log('test fixtures are ON: the conformance fixture tools are served (never use this for real work)');
   return new Promise<number>((resolve) => {

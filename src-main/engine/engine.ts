@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { Capability } from '../common/capabilities';
-import { CONTRACT, type MethodName, type MethodOutputs } from '../common/contract';
+import { CONTRACT, type MethodName, type MethodOutputs, type MethodSpec } from '../common/contract';
+import type { TaskRecord } from '../common/task-record';
 import type { Caller } from '../common/dto';
 import { RoomError } from '../common/errors';
 import { describeInvalidInput } from '../common/validation';
@@ -13,7 +14,6 @@ import { participantsFeature } from './participants-feature';
 import { roomFeature } from './room-feature';
 import { ShellRegistry } from './shells/shell-registry';
 import { shellsFeature } from './shells/shells-feature';
-import { Fixtures } from './tasks/fixtures';
 import { JOB_OPERATION, TaskJobs } from './tasks/task-jobs';
 import { TaskService } from './tasks/task-service';
 import { TaskLogs } from './tasks/task-logs';
@@ -32,11 +32,6 @@ function buildFeatures(engine: Engine): Feature[] {
     handoffsFeature(ctx, engine.tasks),
     graphsFeature(ctx, engine.tasks, engine.shells.stageTerminalHost(), engine.taskLogs),
   ] as unknown as Feature[];
-}
-
-export interface EngineOptions {
-  /** Serve the conformance fixture tools (tests only). */
-  fixtures?: boolean;
 }
 
 /**
@@ -59,20 +54,16 @@ export class Engine {
   readonly jobs: TaskJobs;
   /** task-log:// records for every task (graph stages register their own reader). */
   readonly taskLogs: TaskLogs;
-  /** Conformance/test fixture tools: present only when the runner was started with them on. */
-  readonly fixtures: Fixtures | undefined;
 
   constructor(
     readonly room: Room,
     limits: Partial<Limits> = {},
-    options: EngineOptions = {},
   ) {
     this.limits = { ...LIMITS, ...limits };
     this.ctx = makeContext(room, this.bus);
     this.tasks = new TaskService(this.ctx);
     this.jobs = new TaskJobs(this.tasks);
     this.taskLogs = new TaskLogs(this.ctx, this.tasks);
-    this.fixtures = options.fixtures ? new Fixtures(this.jobs) : undefined;
     this.shells = new ShellRegistry(this.limits, room.id, path.dirname(room.location.markdownPath), () => room.now());
     this.shells.ownerOfStage = (graphId) => room.tasks.get(graphId)?.owner ?? null;
     this.features = buildFeatures(this);
@@ -87,8 +78,8 @@ export class Engine {
    * Opens an engine on a room and starts its features (restart reconciliation and the like). Over a room
    * opened read-only (`Room.openReadOnly`) nothing starts: the engine serves the contract's read methods only.
    */
-  static async start(room: Room, limits: Partial<Limits> = {}, options: EngineOptions = {}): Promise<Engine> {
-    const engine = new Engine(room, limits, options);
+  static async start(room: Room, limits: Partial<Limits> = {}): Promise<Engine> {
+    const engine = new Engine(room, limits);
     if (room.readOnly) return engine;
     try {
       const failed = TaskJobs.reconcile(engine.tasks, () => room.tasks.liveIds(JOB_OPERATION));
@@ -145,6 +136,17 @@ export class Engine {
     if (!parsed.success) throw describeInvalidInput(method, parsed.error);
     const handler = this.handlers[method] as unknown as MethodHandler<M>;
     return handler(caller, parsed.data as never, call);
+  }
+
+  /**
+   * Calls a method that creates a task (a graph run, a handoff's execution) and answers its output together
+   * with the task it created, as the caller sees it: a door answers with the task without reading back.
+   */
+  async callForTask<M extends MethodName>(caller: Caller, method: M, rawInput: unknown, call: CallContext = {}): Promise<{ output: MethodOutputs[M]; task: TaskRecord }> {
+    const taskOf = (CONTRACT[method] as MethodSpec).task;
+    if (!taskOf) throw new RoomError('INVALID_INPUT', `${method} does not create a task`);
+    const output = await this.call(caller, method, rawInput, call);
+    return { output, task: this.tasks.get(caller, taskOf.taskIdOf(output)) };
   }
 
   /** Closes features (newest first), then the room. Safe to call twice. */

@@ -3,7 +3,7 @@
  * contract method table, opening a room (as its writer, or read-only), where a room lives, and which process
  * serves it. Doors import this (or engine.ts), never engine/store/** or a feature's internals (eslint.config.js).
  */
-export { Engine, type EngineOptions } from './engine';
+export { Engine } from './engine';
 export type { CallContext } from './feature';
 export { Room } from './room/room';
 export { findRunningRoom, type RunningRoomEndpoint } from './room/running-room';

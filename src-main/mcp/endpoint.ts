@@ -35,7 +35,7 @@ export class McpEndpoint {
     options: McpEndpointOptions,
   ) {
     this.legacy = new LegacySessions(engine, options);
-    this.modern = createMcpHandler((ctx) => buildMcpServer(this.engine, callerFrom(ctx), 'modern'), {
+    this.modern = createMcpHandler((ctx) => buildMcpServer(this.engine, callerFrom(ctx), 'modern', options.extraTools), {
       legacy: 'reject',
       maxRequestBodySize: options.maxBodyBytes,
       onerror: (error) => {

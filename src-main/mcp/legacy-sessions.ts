@@ -7,6 +7,7 @@ import type { Engine } from '../engine/engine';
 import { BoundedEventStore } from './event-store';
 import { sendRpcError } from '../net/http-json';
 import { buildMcpServer } from './tools';
+import type { ExtraTool } from './extra-tools';
 import { RPC } from './rpc-errors';
 
 export interface LegacyLimits {
@@ -15,6 +16,8 @@ export interface LegacyLimits {
   maxSessionsPerParticipant: number;
   idleMs: number;
   replayMessages: number;
+  /** Tools served besides the contract's (test fixtures only; production passes none). */
+  extraTools?: readonly ExtraTool[];
 }
 
 interface Session {
@@ -106,7 +109,7 @@ export class LegacySessions {
     // the place is taken before the first await, so concurrent initializes cannot pass the caps together
     this.opening.set(caller.name, (this.opening.get(caller.name) ?? 0) + 1);
     try {
-      const server = buildMcpServer(this.engine, caller, 'legacy');
+      const server = buildMcpServer(this.engine, caller, 'legacy', this.limits.extraTools);
       await server.connect(transport);
       await transport.handleRequest(req, res, body);
     } finally {

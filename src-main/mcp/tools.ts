@@ -1,13 +1,12 @@
 import { z } from 'zod';
-import { ProtocolError, ProtocolErrorCode, Server } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, Server, type ServerContext } from '@modelcontextprotocol/server';
 import { CONTRACT, isMethodName, type MethodName, type MethodSpec } from '../common/contract';
 import type { Caller } from '../common/dto';
 import { toPublicError } from '../common/errors';
 import { RUNNER_VERSION } from '../common/version';
 import type { Engine } from '../engine/engine';
 import type { TaskRecord } from '../common/task-record';
-import type { FixtureTool, TaskSupport } from '../engine/tasks/fixtures';
-import { callProtocolFixture, PROTOCOL_FIXTURES } from './conformance-fixtures';
+import type { ExtraTool, TaskSupport } from './extra-tools';
 import { registerResourceHandlers } from './resources';
 import { noteCreatedTask, registerLegacyTaskHandlers } from './tasks-legacy';
 import { registerModernTaskHandlers } from './tasks-modern';
@@ -40,18 +39,18 @@ export function toolsFor(engine: Engine, caller: Caller): MethodName[] {
   return engine.methodsFor(caller).filter((m) => CONTRACT[m].mcpTool);
 }
 
-/** One tool as both eras see it: a contract method or (under the test flag) a fixture. */
+/** One tool as both eras see it: a contract method, or a tool registered besides them (test fixtures only). */
 type ResolvedTool =
   | { kind: 'method'; name: MethodName; spec: MethodSpec; support: TaskSupport }
-  | { kind: 'fixture'; tool: FixtureTool; support: TaskSupport };
+  | { kind: 'extra'; tool: ExtraTool; support: TaskSupport };
 
-function resolveTool(engine: Engine, caller: Caller, name: string): ResolvedTool | null {
+function resolveTool(engine: Engine, caller: Caller, name: string, extras: readonly ExtraTool[]): ResolvedTool | null {
   if (isMethodName(name) && CONTRACT[name].mcpTool && toolsFor(engine, caller).includes(name)) {
     const spec = CONTRACT[name] as MethodSpec;
     return { kind: 'method', name, spec, support: spec.task?.support ?? 'forbidden' };
   }
-  const fixture = engine.fixtures?.find(name);
-  return fixture ? { kind: 'fixture', tool: fixture, support: fixture.taskSupport } : null;
+  const extra = extras.find((t) => t.name === name);
+  return extra ? { kind: 'extra', tool: extra, support: extra.taskSupport ?? 'forbidden' } : null;
 }
 
 function textResult(result: Record<string, unknown>) {
@@ -59,14 +58,10 @@ function textResult(result: Record<string, unknown>) {
 }
 
 /** Runs a tool as an ordinary request/response call. Engine refusals become tool errors the model can read. */
-async function callPlain(engine: Engine, caller: Caller, tool: ResolvedTool, args: Record<string, unknown>, signal: AbortSignal) {
-  if (tool.kind === 'fixture') {
-    return tool.tool.run(args, signal, async () => {
-      throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `${tool.tool.name} needs input: call it as a task`);
-    });
-  }
+async function callPlain(engine: Engine, caller: Caller, tool: ResolvedTool, args: Record<string, unknown>, ctx: ServerContext) {
+  if (tool.kind === 'extra') return tool.tool.call(caller, args, ctx);
   try {
-    return textResult((await engine.call(caller, tool.name, args, { signal })) as unknown as Record<string, unknown>);
+    return textResult((await engine.call(caller, tool.name, args, { signal: ctx.mcpReq.signal })) as unknown as Record<string, unknown>);
   } catch (error) {
     const pub = toPublicError(error);
     if (pub.code === 'INTERNAL') console.error(`[mcp] ${tool.name} failed for ${caller.name}:`, error);
@@ -74,24 +69,19 @@ async function callPlain(engine: Engine, caller: Caller, tool: ResolvedTool, arg
   }
 }
 
-/** Runs a tool so that it creates a task; the task row is durable before this returns. */
+/** Runs a tool so that it creates a task: the engine answers the task it created, durable before this returns. */
 async function callAsTask(engine: Engine, caller: Caller, tool: ResolvedTool, args: Record<string, unknown>): Promise<TaskRecord> {
-  if (tool.kind === 'fixture') {
-    const fixtures = engine.fixtures;
-    if (!fixtures) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'unknown tool');
-    return fixtures.startTask(caller, tool.tool.name, args);
+  if (tool.kind === 'extra') {
+    if (!tool.tool.startTask) throw new ProtocolError(ProtocolErrorCode.MethodNotFound, `${tool.tool.name} cannot run as a task`);
+    return tool.tool.startTask(caller, args);
   }
-  let output: unknown;
   try {
-    output = await engine.call(caller, tool.name, args);
+    return (await engine.callForTask(caller, tool.name, args)).task;
   } catch (error) {
     // a refusal before any task exists is an ordinary tool error, not a task
     const pub = toPublicError(error);
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${pub.code}: ${pub.message}`);
   }
-  const taskId = tool.spec.task?.taskIdOf(output);
-  if (!taskId) throw new ProtocolError(ProtocolErrorCode.InternalError, `${tool.name} did not create a task`);
-  return engine.tasks.get(caller, taskId);
 }
 
 /**
@@ -100,7 +90,7 @@ async function callAsTask(engine: Engine, caller: Caller, tool: ResolvedTool, ar
  * served over the one task store. The low-level Server is used (not McpServer) because tools/call must see
  * params.task and return exact errors.
  */
-export function buildMcpServer(engine: Engine, caller: Caller, era: 'legacy' | 'modern'): Server {
+export function buildMcpServer(engine: Engine, caller: Caller, era: 'legacy' | 'modern', extras: readonly ExtraTool[] = []): Server {
   const capabilities =
     era === 'legacy'
       ? {
@@ -121,24 +111,19 @@ export function buildMcpServer(engine: Engine, caller: Caller, era: 'legacy' | '
         ...(support ? { execution: { taskSupport: support } } : {}),
       };
     });
-    const fixtures = (engine.fixtures?.tools ?? []).map((t) => ({
+    const extra = extras.map((t) => ({
       name: t.name,
       description: t.description,
       inputSchema: t.inputSchema,
-      execution: { taskSupport: t.taskSupport },
+      ...(t.taskSupport ? { execution: { taskSupport: t.taskSupport } } : {}),
     }));
-    const protocolFixtures = engine.fixtures ? PROTOCOL_FIXTURES.map((t) => ({ ...t })) : [];
-    return { tools: [...methods, ...fixtures, ...protocolFixtures] } as never;
+    return { tools: [...methods, ...extra] } as never;
   });
 
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const params = request.params as typeof request.params & { task?: { ttl?: number } };
     const args = (params.arguments ?? {}) as Record<string, unknown>;
-    const tool = resolveTool(engine, caller, params.name);
-    if (!tool) {
-      const fixtureResult = await callProtocolFixture(engine, caller, params.name, ctx);
-      if (fixtureResult) return fixtureResult as never;
-    }
+    const tool = resolveTool(engine, caller, params.name, extras);
     if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown tool: ${params.name}; call tools/list for the tools you may use`);
 
     if (era === 'legacy') {
@@ -151,7 +136,7 @@ export function buildMcpServer(engine: Engine, caller: Caller, era: 'legacy' | '
         // v2 validates every tools/call result as a CallToolResult: `content: []` lets the 2025 CreateTaskResult through
         return { content: [], task: toTaskV1(task) } as never;
       }
-      return (await callPlain(engine, caller, tool, args, ctx.mcpReq.signal)) as never;
+      return (await callPlain(engine, caller, tool, args, ctx)) as never;
     }
 
     // 2026: the server decides; a task only for a request that declared the extension
@@ -161,7 +146,7 @@ export function buildMcpServer(engine: Engine, caller: Caller, era: 'legacy' | '
       return { resultType: 'task', ...toTaskV2(task) } as never;
     }
     if (tool.support === 'required') throw missingTasksExtension();
-    return (await callPlain(engine, caller, tool, args, ctx.mcpReq.signal)) as never;
+    return (await callPlain(engine, caller, tool, args, ctx)) as never;
   });
 
   registerResourceHandlers(server, engine, caller, era);

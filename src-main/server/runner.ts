@@ -2,6 +2,7 @@ import { Engine, Room, type Paths } from '../engine/index';
 import { LIMITS, type Limits } from '../common/limits';
 import { ApiRoute } from '../api/http-api';
 import { McpEndpoint } from '../mcp/endpoint';
+import type { ExtraTool } from '../mcp/extra-tools';
 import { endListensOf } from '../mcp/listen';
 import { FrontDoor } from './front-door';
 
@@ -14,8 +15,11 @@ export interface RunnerOptions {
   paths?: Paths;
   /** Overrides of LIMITS (tests use small caps and short idle times). */
   limits?: Partial<Limits>;
-  /** Serve the conformance fixture tools (tests only: `serve --test-fixtures`). */
-  fixtures?: boolean;
+  /**
+   * Tools the MCP door serves besides the contract's: only the test entry (src-main/testing/, loaded by
+   * `serve --test-fixtures` or passed by a test) registers any.
+   */
+  extraTools?: (engine: Engine) => readonly ExtraTool[];
   /** The room's clock (tests move it to reach TTLs). */
   clock?: () => Date;
 }
@@ -45,13 +49,14 @@ export function portFromEnv(env: NodeJS.ProcessEnv = process.env): number {
 export async function startRunner(options: RunnerOptions = {}): Promise<RunningRoom> {
   const room = Room.open({ markdown: options.room, ...(options.paths ? { paths: options.paths } : {}), ...(options.clock ? { clock: options.clock } : {}) });
   const limits = { ...LIMITS, ...options.limits };
-  const engine = await Engine.start(room, limits, { fixtures: options.fixtures ?? false });
+  const engine = await Engine.start(room, limits);
   const mcp = new McpEndpoint(engine, {
     maxBodyBytes: limits.maxBodyBytes,
     maxSessions: limits.maxLegacySessions,
     maxSessionsPerParticipant: limits.maxLegacySessionsPerParticipant,
     idleMs: limits.legacySessionIdleMs,
     replayMessages: limits.legacyReplayMessages,
+    extraTools: options.extraTools?.(engine) ?? [],
   });
   const door = new FrontDoor(engine, mcp, new ApiRoute(engine), {
     host: options.host ?? '127.0.0.1',

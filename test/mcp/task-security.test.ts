@@ -1,3 +1,4 @@
+import { testFixtureTools } from '../../src-main/testing/test-fixtures';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -39,7 +40,7 @@ async function modern(token: string, method: string, params: Record<string, unkn
 
 beforeAll(async () => {
   home = makeHome();
-  running = await startRunner({ port: 0, paths: home.paths, fixtures: true });
+  running = await startRunner({ port: 0, paths: home.paths, extraTools: testFixtureTools });
   const op = running.engine.operator();
   ownerToken = (await running.engine.call(op, 'participant_add', { name: 'owner', capabilities: ['read', 'write'] })).token;
   otherToken = (await running.engine.call(op, 'participant_add', { name: 'other', capabilities: ['read', 'write'] })).token;

@@ -1,3 +1,4 @@
+import { testFixtureTools } from '../../src-main/testing/test-fixtures';
 import fs from 'node:fs';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -12,7 +13,7 @@ let token: string;
 
 beforeAll(async () => {
   home = makeHome();
-  running = await startRunner({ port: 0, paths: home.paths, fixtures: true, limits: { maxTaskResultWaiters: 2, taskListPage: 2 } });
+  running = await startRunner({ port: 0, paths: home.paths, extraTools: testFixtureTools, limits: { maxTaskResultWaiters: 2, taskListPage: 2 } });
   token = fs.readFileSync(running.tokenFile, 'utf8').trim();
 });
 afterAll(async () => {

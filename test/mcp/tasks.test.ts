@@ -1,3 +1,4 @@
+import { testFixtureTools } from '../../src-main/testing/test-fixtures';
 import fs from 'node:fs';
 import { resultFromTaskOutcome } from '@modelcontextprotocol/ext-tasks/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,7 +13,7 @@ let token: string;
 
 beforeAll(async () => {
   home = makeHome();
-  running = await startRunner({ port: 0, paths: home.paths, fixtures: true });
+  running = await startRunner({ port: 0, paths: home.paths, extraTools: testFixtureTools });
   token = fs.readFileSync(running.tokenFile, 'utf8').trim();
 });
 afterAll(async () => {

@@ -1,15 +1,15 @@
-import type { Caller } from '../../common/dto';
-import { RoomError } from '../../common/errors';
-import { JobError, type InputRequester, type TaskJobs } from './task-jobs';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import type { Engine } from '../engine/engine';
+import { JobError, type InputRequester } from '../engine/tasks/task-jobs';
+import type { ExtraTool, TaskSupport } from '../mcp/extra-tools';
 
 /**
  * Test fixtures for the official MCP conformance suite (and our own task tests): small tools whose work runs
- * through the same task rows, task service and door handlers as real tools. Served ONLY when the runner is
- * started with fixtures on (`commonroom serve --test-fixtures`); never in a normal room.
+ * as jobs through the same task rows, task service and door handlers as real tools. Never part of a normal
+ * room: only the test entry (`commonroom serve --test-fixtures`, or a test's `startRunner({ extraTools })`)
+ * registers them.
  */
-export type TaskSupport = 'forbidden' | 'optional' | 'required';
-
-export interface FixtureTool {
+interface FixtureTool {
   name: string;
   description: string;
   inputSchema: { type: 'object'; properties: Record<string, unknown>; required?: string[] };
@@ -108,21 +108,18 @@ export const FIXTURE_TOOLS: FixtureTool[] = [
   },
 ];
 
-export class Fixtures {
-  constructor(private readonly jobs: TaskJobs) {}
-
-  get tools(): FixtureTool[] {
-    return FIXTURE_TOOLS;
-  }
-
-  find(name: string): FixtureTool | undefined {
-    return FIXTURE_TOOLS.find((t) => t.name === name);
-  }
-
-  /** Runs a fixture as a task (the row exists before this returns). */
-  startTask(caller: Caller, name: string, args: Record<string, unknown>) {
-    const tool = this.find(name);
-    if (!tool) throw new RoomError('NOT_FOUND', `unknown tool: ${name}`);
-    return this.jobs.start(caller, (signal, requestInput) => tool.run(args, signal, requestInput), { ttlMs: 300_000, pollIntervalMs: 300 });
-  }
+/** The job fixtures as MCP tools: a plain call runs the work inline, a task call runs it as a job. */
+export function jobFixtureTools(engine: Engine): ExtraTool[] {
+  return FIXTURE_TOOLS.map((tool) => ({
+    name: tool.name,
+    description: tool.description,
+    inputSchema: tool.inputSchema,
+    taskSupport: tool.taskSupport,
+    call: async (_caller, args, ctx) =>
+      tool.run(args, ctx.mcpReq.signal, async () => {
+        throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `${tool.name} needs input: call it as a task`);
+      }),
+    startTask: (caller, args) =>
+      engine.jobs.start(caller, (signal, requestInput) => tool.run(args, signal, requestInput), { ttlMs: 300_000, pollIntervalMs: 300 }),
+  }));
 }
