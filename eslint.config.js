@@ -4,14 +4,25 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
-const layers = ['common', 'net', 'engine', 'mcp', 'bridge', 'server', 'cli', 'app'];
+// Lowest first: common < net < engine < doors (mcp, api, bridge) < server, testing < cli, app. scripts/check-imports.mjs
+// checks the same order (and that there are no cycles) over the whole import graph, in `npm test`.
+const layers = ['common', 'net', 'engine', 'mcp', 'api', 'bridge', 'server', 'testing', 'cli', 'app'];
 
 /** A relative import that reaches into one of `names` (a sibling layer folder of src-main). */
 const intoLayers = (names) => `^(\\.\\./)+(${names.join('|')})(/|$)`;
 
-function zone(files, { forbidLayers = [], forbidNode = false, allowElectron = false, extraPaths = [], message }) {
+/**
+ * A relative import of the engine's insides: store/** (rows), a feature's modules, anything but the public
+ * surface (engine/engine.ts, engine/index.ts). Doors use DTOs from common/ and call the engine's method table.
+ */
+const intoEngineInternals = '^(\\.\\./)+engine/(?!(engine|index)$)';
+const ENGINE_SURFACE_MESSAGE =
+  'doors and entry points use only the engine\'s public surface (engine/engine.ts, engine/index.ts) and DTOs from common/, never engine/store/** or a feature\'s internals';
+
+function zone(files, { forbidLayers = [], forbidNode = false, allowElectron = false, engineSurfaceOnly = false, extraPaths = [], message }) {
   const patterns = [];
   if (forbidLayers.length > 0) patterns.push({ regex: intoLayers(forbidLayers), message });
+  if (engineSurfaceOnly) patterns.push({ regex: intoEngineInternals, message: ENGINE_SURFACE_MESSAGE });
   if (forbidNode) patterns.push({ group: ['node:*'], message: `${message} (no Node built-ins here)` });
   const paths = [
     ...(allowElectron ? [] : [{ name: 'electron', message: 'only src-main/app (and src-preload) may import electron' }]),
@@ -44,11 +55,13 @@ export default tseslint.config(
   }),
   zone(['src-main/net/**'], { forbidLayers: others('common', 'net'), message: 'net/ imports only common/' }),
   zone(['src-main/engine/**'], { forbidLayers: others('common', 'engine'), message: 'engine/ imports only common/ (doors call the engine, never the reverse)' }),
-  zone(['src-main/mcp/**'], { forbidLayers: others('common', 'net', 'engine', 'mcp'), message: 'mcp/ is a door: it imports common/, net/ and engine/ only' }),
-  zone(['src-main/bridge/**'], { forbidLayers: others('common', 'net', 'engine', 'bridge'), message: 'bridge/ is a door: it imports common/, net/ and engine/ only' }),
-  zone(['src-main/server/**'], { forbidLayers: ['cli', 'app'], message: 'server/ composes the doors; it never imports cli/ or app/' }),
-  zone(['src-main/cli/**'], { forbidLayers: others('common', 'engine', 'server', 'cli'), message: 'cli/ imports common/, engine/ and server/ only' }),
-  zone(['src-main/app/**'], { allowElectron: true, message: 'app/ is the Electron shell' }),
+  zone(['src-main/mcp/**'], { forbidLayers: others('common', 'net', 'engine', 'mcp'), engineSurfaceOnly: true, message: 'mcp/ is a door: it imports common/, net/ and the engine surface only' }),
+  zone(['src-main/api/**'], { forbidLayers: others('common', 'net', 'engine', 'api'), engineSurfaceOnly: true, message: 'api/ (the /api route) is a door: it imports common/, net/ and the engine surface only' }),
+  zone(['src-main/bridge/**'], { forbidLayers: others('common', 'net', 'engine', 'bridge'), engineSurfaceOnly: true, message: 'bridge/ (renderer transports) is a door: it imports common/, net/ and the engine surface only' }),
+  zone(['src-main/server/**'], { forbidLayers: ['testing', 'cli', 'app'], engineSurfaceOnly: true, message: 'server/ composes the doors; it never imports testing/, cli/ or app/' }),
+  zone(['src-main/testing/**'], { forbidLayers: ['cli', 'app'], message: 'testing/ (the test-only fixture entry) never imports cli/ or app/' }),
+  zone(['src-main/cli/**'], { forbidLayers: others('common', 'engine', 'server', 'cli'), engineSurfaceOnly: true, message: 'cli/ imports common/, the engine surface and server/ only (testing/ is loaded by URL, never imported)' }),
+  zone(['src-main/app/**'], { allowElectron: true, engineSurfaceOnly: true, forbidLayers: ['testing', 'cli'], message: 'app/ is the Electron shell' }),
   zone(['src-preload/**'], {
     allowElectron: true,
     forbidNode: true,
@@ -70,7 +83,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['bin/**/*.js', 'bench/**/*.js', '.ci/**', 'eslint.config.js'],
+    files: ['bin/**/*.js', 'bench/**/*.js', 'scripts/**/*.mjs', '.ci/**', 'eslint.config.js'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', setTimeout: 'readonly' } },
   },
 );
