@@ -1,3 +1,5 @@
+import { badPortMessage, parsePort } from '../common/port';
+
 /** A small, strict argv parser: known flags only, every mistake a clear message. */
 export interface ParsedArgs {
   positional: string[];
@@ -46,6 +48,7 @@ export function stringFlag(args: ParsedArgs, name: string): string | undefined {
 export function portFlag(args: ParsedArgs, fallback: number): number {
   const raw = stringFlag(args, 'port');
   if (raw === undefined) return fallback;
-  if (!/^\d+$/.test(raw) || Number(raw) > 65535) throw new UsageError(`--port must be a number from 0 to 65535, not ${JSON.stringify(raw)}`);
-  return Number(raw);
+  const port = parsePort(raw);
+  if (port === null) throw new UsageError(badPortMessage('--port', raw));
+  return port;
 }

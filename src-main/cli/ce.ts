@@ -1,5 +1,5 @@
-import { RoomError } from '../common/errors';
 import { parseArgs, stringFlag, UsageError } from './args';
+import { runCli } from './exit-codes';
 import type { CeCommand } from './command';
 import { HANDOFF_COMMANDS } from './commands/handoffs';
 import { GRAPH_COMMANDS } from './commands/graphs';
@@ -47,15 +47,4 @@ async function main(argv: string[]): Promise<number> {
   return command.run(args, room);
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    if (error instanceof UsageError) {
-      console.error(`ce: ${error.message}`);
-      process.exit(2);
-    }
-    console.error(`ce: ${error instanceof RoomError || error instanceof Error ? error.message : String(error)}`);
-    if (process.env.COMMONROOM_DEBUG && error instanceof Error) console.error(error.stack);
-    process.exit(1);
-  },
-);
+runCli('ce', main);

@@ -1,6 +1,5 @@
-import { RoomError } from '../common/errors';
 import { RUNNER_VERSION } from '../common/version';
-import { UsageError } from './args';
+import { runCli } from './exit-codes';
 import { serve, SERVE_USAGE } from './serve';
 
 const USAGE = `usage: commonroom <command>
@@ -31,16 +30,4 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    if (error instanceof UsageError) {
-      console.error(`commonroom: ${error.message}`);
-      process.exit(2);
-    }
-    const message = error instanceof RoomError || error instanceof Error ? error.message : String(error);
-    console.error(`commonroom: ${message}`);
-    if (process.env.COMMONROOM_DEBUG && error instanceof Error) console.error(error.stack);
-    process.exit(1);
-  },
-);
+runCli('commonroom', main);

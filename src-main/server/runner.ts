@@ -1,5 +1,6 @@
 import { Engine, Room, type Paths } from '../engine/index';
 import { LIMITS, type Limits } from '../common/limits';
+import { badPortMessage, parsePort } from '../common/port';
 import { ApiRoute } from '../api/http-api';
 import { McpEndpoint } from '../mcp/endpoint';
 import type { ExtraTool } from '../mcp/extra-tools';
@@ -38,8 +39,9 @@ export interface RunningRoom {
 export function portFromEnv(env: NodeJS.ProcessEnv = process.env): number {
   const raw = env.COMMONROOM_PORT;
   if (raw === undefined || raw === '') return LIMITS.defaultPort;
-  if (!/^\d+$/.test(raw) || Number(raw) > 65535) throw new Error(`COMMONROOM_PORT must be a number from 0 to 65535, not ${JSON.stringify(raw)}`);
-  return Number(raw);
+  const port = parsePort(raw);
+  if (port === null) throw new Error(badPortMessage('COMMONROOM_PORT', raw));
+  return port;
 }
 
 /**

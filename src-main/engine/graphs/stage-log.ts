@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import type { LogRecord, LogSlice } from '../../common/methods/graphs';
 import { RoomError } from '../../common/errors';
-import { checkPrivateFile, FILE_MODE } from '../fs-safe';
+import { checkPrivateFile, FILE_MODE, readPrivateBuffer } from '../fs-safe';
 
 /**
  * A stage's log: one JSON record per line, {q: seq, s: o|e|r, t: time, d: text}, appended in arrival order
@@ -89,13 +89,7 @@ export class StageLogWriter {
 
 /** Reads a stage log file the runner wrote (refusing symlinks and wide modes). Missing: empty. */
 export function readLogFile(path: string): Buffer {
-  if (checkPrivateFile(path) === 'absent') return Buffer.alloc(0);
-  const fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
-  try {
-    return fs.readFileSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
+  return readPrivateBuffer(path) ?? Buffer.alloc(0);
 }
 
 /**
