@@ -1,70 +1,25 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { RoomError } from '../../common/errors';
-import { databasePathFor, defaultRoomMarkdown, lockPathFor, operatorTokenPath, resolvePaths, type Paths } from '../config';
-import { checkPrivateFile, ensurePrivateDir, FILE_MODE, withPrivateUmask } from '../fs-safe';
+import { operatorTokenPath, resolvePaths, type Paths } from '../config';
+import { withPrivateUmask } from '../fs-safe';
 import { EventRepo } from '../store/events';
 import { checkSchemaReadable, migrate, schemaVersionOf } from '../store/migrations';
 import { ensureOperatorToken } from './operator-token';
 import { ParticipantRepo } from '../store/participants';
 import { RoomLock, roomLockedError } from './room-lock';
 import { TaskRepo } from '../store/tasks';
+import { checkDatabaseFiles, createMarkdownIfMissing, locateRoom, openReaderDatabase, processAlive, readRunner, type RoomLocation, type RunnerRecord } from './room-files';
+import { RoomReader } from './room-reader';
 
-export interface RoomLocation {
-  markdownPath: string;
-  databasePath: string;
-  lockPath: string;
-}
+export { locateRoom, type RoomLocation, type RunnerRecord } from './room-files';
+export { RoomReader } from './room-reader';
 
 export interface OpenRoomOptions {
   /** The room's markdown file; the default room when omitted. */
   markdown?: string | undefined;
   paths?: Paths;
   clock?: () => Date;
-}
-
-export interface RunnerRecord {
-  pid: number;
-  startedAt: string;
-  endpoint: string | null;
-  tokenFile: string | null;
-}
-
-/** Resolves where a room's files are. A given markdown file's folder must exist; the default room's is made. */
-export function locateRoom(markdown: string | undefined, paths: Paths): RoomLocation {
-  const markdownPath = path.resolve(markdown ?? defaultRoomMarkdown(paths));
-  const dir = path.dirname(markdownPath);
-  if (markdown === undefined) ensurePrivateDir(dir);
-  else if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) {
-    throw new RoomError('INVALID_INPUT', `the folder ${dir} does not exist: create it first, or pass another --room`);
-  }
-  if (!markdownPath.endsWith('.md')) {
-    throw new RoomError('INVALID_INPUT', `a room is a markdown file: ${markdownPath} should end in .md`);
-  }
-  return { markdownPath, databasePath: databasePathFor(markdownPath), lockPath: lockPathFor(markdownPath) };
-}
-
-function createMarkdownIfMissing(markdownPath: string): void {
-  try {
-    const fd = fs.openSync(
-      markdownPath,
-      fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW,
-      FILE_MODE,
-    );
-    try {
-      fs.writeFileSync(fd, `# ${path.basename(markdownPath, '.md')}\n\nA Commonroom room. Agents and people share it.\n`);
-    } finally {
-      fs.closeSync(fd);
-    }
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  }
-}
-
-function checkDatabaseFiles(databasePath: string): void {
-  for (const file of [databasePath, `${databasePath}-wal`, `${databasePath}-shm`]) checkPrivateFile(file);
 }
 
 function applyPragmas(db: Database.Database): void {
@@ -75,30 +30,6 @@ function applyPragmas(db: Database.Database): void {
   db.pragma('journal_size_limit = 67108864');
 }
 
-function readRunner(db: Database.Database): RunnerRecord | null {
-  const row = db.prepare('SELECT pid, started_at, endpoint, token_file FROM runner WHERE id = 1').get() as
-    | { pid: number; started_at: string; endpoint: string | null; token_file: string | null }
-    | undefined;
-  return row ? { pid: row.pid, startedAt: row.started_at, endpoint: row.endpoint, tokenFile: row.token_file } : null;
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** The database of an existing room, opened read-only (SQLite refuses writes on it); absent: NOT_FOUND. */
-function openReaderDatabase(location: RoomLocation): Database.Database {
-  checkDatabaseFiles(location.databasePath);
-  if (!fs.existsSync(location.databasePath)) {
-    throw new RoomError('NOT_FOUND', `no room at ${location.databasePath}: start it once with "commonroom serve --room ${location.markdownPath}"`);
-  }
-  return new Database(location.databasePath, { readonly: true, fileMustExist: true, timeout: 5000 });
-}
 
 /**
  * The room as its single writer holds it (the database, the lock, the operator's token file), or, opened
@@ -252,66 +183,5 @@ export class Room {
         .immediate();
     }
     return { id, createdAt };
-  }
-}
-
-/** Read-only access for the CLI while a room process may be running. Never takes the lock. */
-export class RoomReader {
-  readonly db: Database.Database;
-  readonly participants: ParticipantRepo;
-  readonly events: EventRepo;
-  readonly tasks: TaskRepo;
-
-  private constructor(
-    readonly location: RoomLocation,
-    db: Database.Database,
-  ) {
-    this.db = db;
-    this.participants = new ParticipantRepo(db);
-    this.events = new EventRepo(db);
-    this.tasks = new TaskRepo(db);
-  }
-
-  static open(options: { markdown?: string | undefined; paths?: Paths } = {}): RoomReader {
-    const paths = options.paths ?? resolvePaths();
-    const location = locateRoom(options.markdown, paths);
-    return new RoomReader(location, openReaderDatabase(location));
-  }
-
-  /** Who holds the room, when a live process does. */
-  static holderOf(location: RoomLocation): RunnerRecord | null {
-    if (!fs.existsSync(location.databasePath)) return null;
-    let db: Database.Database | undefined;
-    try {
-      db = new Database(location.databasePath, { readonly: true, fileMustExist: true, timeout: 1000 });
-      const runner = readRunner(db);
-      return runner && processAlive(runner.pid) ? runner : null;
-    } catch {
-      return null;
-    } finally {
-      db?.close();
-    }
-  }
-
-  get roomId(): string | null {
-    return (this.db.prepare("SELECT value FROM meta WHERE key = 'room_id'").get() as { value: string } | undefined)?.value ?? null;
-  }
-
-  get schemaVersion(): number {
-    return schemaVersionOf(this.db);
-  }
-
-  /**
-   * The live room process serving this room, if any. Decided from the holder record and the pid, without
-   * touching the lock (a reader must never make a starting writer fail); a stale answer after pid reuse
-   * only costs the caller a refused connection.
-   */
-  runningProcess(): RunnerRecord | null {
-    const runner = readRunner(this.db);
-    return runner && runner.endpoint !== null && processAlive(runner.pid) ? runner : null;
-  }
-
-  close(): void {
-    this.db.close();
   }
 }
