@@ -27,8 +27,8 @@ const USAGE = `usage: ce <command> [--room FILE.md] [--json]
 ${COMMANDS.flatMap((c) => c.usage).join('\n')}
 
 --room FILE.md picks the room (default: $COMMONROOM_ROOM, else your default room).
-Listings read the room file; changes go through the running room process when one serves the room,
-else open the room directly.`;
+Every command goes through the running room process when one serves the room; else reads use the room
+file read-only and changes open the room for the length of the command.`;
 
 async function main(argv: string[]): Promise<number> {
   const args = parseArgs(argv, FLAGS);

@@ -67,7 +67,7 @@ const eventLine = (e: EventView) => `${String(e.id).padStart(6)}  ${e.at}  ${e.k
 export const HANDOFF_COMMANDS: CeCommand[] = [
   {
     name: 'handoffs',
-    usage: ['ce handoffs                                                  list the handoffs (reads the room file)'],
+    usage: ['ce handoffs                                                  list the handoffs'],
     async run(args, room) {
       if (args.positional.length > 1) throw new UsageError(`unexpected argument ${JSON.stringify(args.positional[1])}`);
       const { handoffs } = await readAs(room, 'handoff_list', { limit: 200 });
