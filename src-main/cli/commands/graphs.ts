@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { MethodOutputs } from '../../common/contract';
+import { LIMITS } from '../../common/limits';
 import type { GraphView, StageView } from '../../common/methods/graphs';
 import { stringFlag, UsageError, type ParsedArgs } from '../args';
 import { print, type CeCommand } from '../command';
@@ -46,11 +47,14 @@ function readGraphFile(file: string): unknown {
 
 const isEnded = (state: string) => state !== 'pending' && state !== 'running';
 
-/** Prints stage transitions as they happen until the graph ends; returns its final status. */
-async function follow(read: () => Promise<MethodOutputs['tasks_status']>, args: ParsedArgs): Promise<MethodOutputs['tasks_status']> {
+/**
+ * Prints stage transitions as they happen until the graph ends; returns its final status. `read(waitMs)` asks
+ * tasks_status to answer once something changes (a committed event of the graph), so nothing here polls.
+ */
+async function follow(read: (waitMs: number) => Promise<MethodOutputs['tasks_status']>, args: ParsedArgs): Promise<MethodOutputs['tasks_status']> {
   const seen = new Map<string, string>();
-  for (;;) {
-    const out = await read();
+  for (let first = true; ; first = false) {
+    const out = await read(first ? 0 : LIMITS.maxStatusWaitMs);
     if ('stages' in out && !args.flags.json) {
       for (const s of out.stages) {
         const key = `${s.state}${s.attempt}`;
@@ -59,7 +63,6 @@ async function follow(read: () => Promise<MethodOutputs['tasks_status']>, args: 
       }
     }
     if (isEnded(out.graph.state)) return out;
-    await new Promise((r) => setTimeout(r, 200));
   }
 }
 
@@ -77,7 +80,7 @@ async function runInForeground(room: string | undefined, graph: unknown, args: P
     graphId = started.graphId;
     if (!args.flags.json) console.log(`graph ${graphId} running in the foreground (no room process serves this room; Ctrl-C cancels it)`);
     const id = graphId;
-    const end = await follow(() => engine.call(caller, 'tasks_status', { graphId: id }), args);
+    const end = await follow((waitMs) => engine.call(caller, 'tasks_status', { graphId: id, waitMs }), args);
     print(args, end, () => `graph ${id}: ${end.graph.state}`);
     return end.graph.state === 'completed' ? 0 : 1;
   } finally {
@@ -140,7 +143,7 @@ export const GRAPH_COMMANDS: CeCommand[] = [
         print(args, started, () => [`graph ${started.graphId} submitted: ce graph ${started.graphId}`, ...started.stages.map((s) => `  ${s.id.padEnd(24)} ${s.state}`)].join('\n'));
         return 0;
       }
-      const end = await follow(() => readAs(room, 'tasks_status', { graphId: started.graphId }), args);
+      const end = await follow((waitMs) => readAs(room, 'tasks_status', { graphId: started.graphId, waitMs }), args);
       print(args, end, () => `graph ${started.graphId}: ${end.graph.state}`);
       return end.graph.state === 'completed' ? 0 : 1;
     },
