@@ -36,6 +36,15 @@ describe('layer boundaries in the build', () => {
     expect([...graph.values()].some((bare) => bare.includes('electron'))).toBe(true);
   });
 
+  it('the production entries carry no test fixture: those are only in test-fixtures.js, loaded by serve --test-fixtures', () => {
+    for (const entry of ['commonroom.js', 'ce.js', 'app.js']) {
+      const modules = [...importGraph(built(entry)).keys()];
+      const withFixtures = modules.filter((file) => /protocol_error_job|test_reconnection|confirm_delete/.test(fs.readFileSync(file, 'utf8')));
+      expect(withFixtures, entry).toEqual([]);
+    }
+    expect(fs.readFileSync(built('test-fixtures.js'), 'utf8')).toMatch(/protocol_error_job/);
+  });
+
   it('the preload is CommonJS, as a sandboxed preload must be', () => {
     const preload = fs.readFileSync(path.join(REPO, 'out/preload/preload.cjs'), 'utf8');
     expect(preload).toMatch(/require\(["']electron["']\)/);
