@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -114,7 +115,11 @@ describe('resources', () => {
 
   it('a 2025 client subscribed to a task-log gets notifications/resources/updated when it grows', async () => {
     const engine = running.engine;
-    const run = await engine.call(engine.operator(), 'tasks_run', { stages: [{ id: 'slow', command: 'sleep 0.5; echo later' }] });
+    // the stage writes again only once the test has subscribed (no race with the client's connect)
+    const go = path.join(path.dirname(engine.room.location.markdownPath), `go-${Date.now()}`);
+    const run = await engine.call(engine.operator(), 'tasks_run', {
+      stages: [{ id: 'slow', command: `while [ ! -e '${go}' ]; do sleep 0.05; done; echo later`, timeoutMs: 30_000 }],
+    });
     const client = new ClientV1({ name: 'legacy-sub', version: '1' });
     const updated: string[] = [];
     client.setNotificationHandler(
@@ -125,6 +130,7 @@ describe('resources', () => {
     try {
       const uri = `task-log://${encodeURIComponent(`${run.graphId}:slow`)}`;
       await client.subscribeResource({ uri });
+      fs.writeFileSync(go, '');
       for (let i = 0; i < 100 && !updated.includes(uri); i++) await new Promise((r) => setTimeout(r, 50));
       expect(updated).toContain(uri);
     } finally {

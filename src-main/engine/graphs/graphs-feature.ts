@@ -87,6 +87,11 @@ export function graphsFeature(ctx: EngineContext, tasks: TaskService, terminalHo
     const logDir = path.join(logRoot, id);
     ctx.commit(() => {
       const at = ctx.now();
+      // graph.submitted is the task's creation event too: one write, one event
+      tasks.create(
+        { id, operation: GRAPH_OPERATION, owner: caller.name, ttlMs: null, pollIntervalMs: 2000, correlationId: id, at },
+        { kind: 'graph.submitted', actor: caller.name, subject: id, data: { name: input.name ?? null, stages: stages.length } },
+      );
       repo.insertGraph({
         id,
         name: input.name ?? null,
@@ -101,11 +106,6 @@ export function graphsFeature(ctx: EngineContext, tasks: TaskService, terminalHo
         const { id: stageId, dependsOn, ...spec } = s;
         repo.insertStage({ graphId: id, stageId, ord, spec, dependsOn: dependsOn ?? [], maxAttempts: 1 + (s.retries ?? 0), logPath: path.join(logDir, `${stageId}.log`) });
       });
-      // graph.submitted is the task's creation event too: one write, one event
-      tasks.create(
-        { id, operation: GRAPH_OPERATION, owner: caller.name, ttlMs: null, pollIntervalMs: 2000, correlationId: id, at },
-        { kind: 'graph.submitted', actor: caller.name, subject: id, data: { name: input.name ?? null, stages: stages.length } },
-      );
       return { value: undefined, events: [] };
     });
     runtime.tick();
