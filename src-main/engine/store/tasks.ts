@@ -76,7 +76,7 @@ export type TaskChange = Partial<Pick<TaskRecord, 'status' | 'statusMessage' | '
 export class TaskRepo {
   constructor(private readonly db: Database.Database) {}
 
-  insert(t: NewTask): void {
+  insertRow(t: NewTask): void {
     this.db
       .prepare(
         `INSERT INTO tasks (id, operation, owner, assignee, status, created_at, updated_at, ttl_ms, poll_interval_ms, correlation_id)
@@ -91,7 +91,7 @@ export class TaskRepo {
   }
 
   /** Applies a change and bumps updated_at. JSON fields given as null are cleared. */
-  update(id: string, change: TaskChange, at: string): void {
+  updateRow(id: string, change: TaskChange, at: string): void {
     const sets: string[] = ['updated_at = @at'];
     const params: Record<string, unknown> = { id, at };
     const column: Record<keyof TaskChange, string> = {
@@ -140,7 +140,7 @@ export class TaskRepo {
     return (row as { n: number }).n;
   }
 
-  delete(id: string): void {
+  deleteRow(id: string): void {
     this.db.prepare('DELETE FROM tasks WHERE id = ?').run(id);
   }
 }

@@ -168,7 +168,7 @@ export class TaskService {
   create(t: NewTask, event?: EventInput): TaskRecord {
     return this.write(() => {
       const id = t.id ?? newTaskId();
-      this.ctx.room.tasks.insert({
+      this.ctx.room.tasks.insertRow({
         id,
         operation: t.operation,
         owner: t.owner,
@@ -195,7 +195,7 @@ export class TaskService {
       const status = change.status ?? task.status;
       if (isTerminalTask(task.status) || status !== task.status) nextTaskStatus(task.status, status);
       const inputRequests = status === 'input_required' ? (change.inputRequests ?? task.inputRequests) : null;
-      this.ctx.room.tasks.update(taskId, { ...change, status, inputRequests }, this.ctx.now());
+      this.ctx.room.tasks.updateRow(taskId, { ...change, status, inputRequests }, this.ctx.now());
       this.ctx.emit(stamp(event ?? { kind: `task.${status}`, actor: null, subject: taskId, data: { operation: task.operation } }, taskId, status));
       return this.row(taskId);
     });
@@ -219,7 +219,7 @@ export class TaskService {
   remove(taskId: string, event: EventInput): void {
     this.write(() => {
       const task = this.row(taskId);
-      this.ctx.room.tasks.delete(taskId);
+      this.ctx.room.tasks.deleteRow(taskId);
       this.ctx.emit(stamp(event, taskId, task.status));
     });
   }
