@@ -26,6 +26,11 @@ export interface EngineContext {
    * and publishes them after the commit. Nothing is published when `fn` throws (nothing was written).
    */
   commit<T>(fn: () => { value: T; events: EventInput[] }): T;
+  /**
+   * Adds an event to the commit that is running (appended after the events `fn` returns). Throws outside a
+   * commit: a write that records its own event (a task row's) can only happen inside one.
+   */
+  emit(event: EventInput): void;
 }
 
 export interface EventInput {
@@ -47,6 +52,8 @@ export interface Feature<K extends MethodName = MethodName> {
 }
 
 export function makeContext(room: Room, bus: EventBus): EngineContext {
+  // events emitted by writes inside the running commit (null: no commit is running)
+  let emitted: EventInput[] | null = null;
   return {
     room,
     bus,
@@ -56,8 +63,17 @@ export function makeContext(room: Room, bus: EventBus): EngineContext {
       const at = room.now();
       const { value, published } = room.db
         .transaction(() => {
-          const out = fn();
-          const rows: RoomEvent[] = out.events.map((e) => {
+          const outer = emitted;
+          emitted = [];
+          let out: { value: T; events: EventInput[] };
+          let inputs: EventInput[];
+          try {
+            out = fn();
+            inputs = [...out.events, ...emitted];
+          } finally {
+            emitted = outer;
+          }
+          const rows: RoomEvent[] = inputs.map((e) => {
             const data = e.data ?? {};
             const id = room.events.append({ at, kind: e.kind, actor: e.actor, subject: e.subject, data });
             return { id, at, kind: e.kind, actor: e.actor, subject: e.subject, data };
@@ -67,6 +83,10 @@ export function makeContext(room: Room, bus: EventBus): EngineContext {
         .immediate();
       for (const event of published) bus.publish(event);
       return value;
+    },
+    emit(event: EventInput): void {
+      if (emitted === null) throw new Error('an event is emitted only inside ctx.commit');
+      emitted.push(event);
     },
   };
 }

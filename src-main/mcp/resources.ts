@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { ProtocolError, ProtocolErrorCode, type Server } from '@modelcontextprotocol/server';
@@ -71,33 +72,60 @@ function readMarkdown(engine: Engine): string {
   return fs.readFileSync(file, 'utf8');
 }
 
-/** Calls `onUpdate` when a resource changes (new log records, a changed file); returns a stop function. */
-export function watchResource(engine: Engine, caller: Caller, uri: string, onUpdate: () => void, everyMs = 300): () => void {
+/**
+ * Calls `onUpdate` when a resource changes; returns a stop function. Nothing here polls: a log is followed
+ * through its own "grew" signal (a shell's output, a stage's log writer) or the committed events that make it
+ * up, and the room file through the OS's change notification. Bursts are coalesced into one update per turn
+ * of the event loop, so a chatty shell cannot flood a subscriber.
+ */
+export function watchResource(engine: Engine, caller: Caller, uri: string, onUpdate: () => void): () => void {
   const parsed = parseResourceUri(engine, uri);
   if (!parsed) return () => undefined;
-  // a cheap version token per kind: never the log's contents
-  const probe = (): string => {
-    try {
-      if (parsed.kind === 'markdown') {
-        const st = fs.statSync(engine.room.location.markdownPath, { throwIfNoEntry: false });
-        return st ? `${st.size}:${st.mtimeMs}` : 'absent';
-      }
-      if (parsed.kind === 'shell-log') return String(engine.shells.get(caller, parsed.id).ring.end);
-      return engine.taskLogs.version(caller, parsed.id);
-    } catch {
-      return 'gone';
-    }
+  let queued = false;
+  let stopped = false;
+  const changed = () => {
+    if (queued || stopped) return;
+    queued = true;
+    setImmediate(() => {
+      queued = false;
+      if (!stopped) onUpdate();
+    });
   };
-  let last = probe();
-  const timer = setInterval(() => {
-    const now = probe();
-    if (now !== last) {
+  let stop: () => void;
+  try {
+    if (parsed.kind === 'markdown') stop = watchFile(engine.room.location.markdownPath, changed);
+    else if (parsed.kind === 'shell-log') stop = engine.shells.get(caller, parsed.id).onChange(changed);
+    else stop = engine.taskLogs.watch(caller, parsed.id, changed);
+  } catch {
+    return () => undefined; // gone, or not the caller's: nothing will ever change for it
+  }
+  return () => {
+    stopped = true;
+    stop();
+  };
+}
+
+/** The room file changed (its size or mtime), by the OS's notification on its folder: editors replace files. */
+function watchFile(file: string, onChange: () => void): () => void {
+  const version = () => {
+    const st = fs.statSync(file, { throwIfNoEntry: false });
+    return st ? `${st.size}:${st.mtimeMs}` : 'absent';
+  };
+  let last = version();
+  let watcher: fs.FSWatcher;
+  try {
+    watcher = fs.watch(path.dirname(file), { persistent: false }, (_event, name) => {
+      if (name !== null && name !== path.basename(file)) return;
+      const now = version();
+      if (now === last) return;
       last = now;
-      onUpdate();
-    }
-  }, everyMs);
-  timer.unref();
-  return () => clearInterval(timer);
+      onChange();
+    });
+  } catch {
+    return () => undefined;
+  }
+  watcher.on('error', () => watcher.close());
+  return () => watcher.close();
 }
 
 const MAX_SUBSCRIPTIONS_PER_SESSION = 64;

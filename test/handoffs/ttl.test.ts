@@ -19,7 +19,7 @@ beforeEach(async () => {
 });
 afterEach(() => bench.close());
 
-const sweep = () => sweepHandoffTasks(bench.engine.ctx);
+const sweep = () => sweepHandoffTasks(bench.engine.ctx, bench.engine.tasks);
 const taskRow = (id: string) => bench.engine.room.db.prepare('SELECT status, status_message FROM tasks WHERE id = ?').get(id);
 
 describe('TTL with an injected clock', () => {

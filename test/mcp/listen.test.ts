@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listenStats } from '../../src-main/mcp/listen';
 import { startRunner, type RunningRoom } from '../../src-main/server/runner';
@@ -103,6 +104,38 @@ function bareTask(owner = 'operator') {
 }
 
 describe('subscriptions/listen', () => {
+  it("a stage's transition reaches a listener of its graph's task while the graph still runs", async () => {
+    const dir = path.dirname(running.engine.room.location.markdownPath);
+    const gate = (name: string) => path.join(dir, `${name}-${Date.now()}-${Math.random().toString(36).slice(2)}`);
+    const [first, second] = [gate('first'), gate('second')];
+    const waitFor = (file: string) => `while [ ! -e '${file}' ]; do sleep 0.05; done`;
+    const run = await running.engine.call(running.engine.operator(), 'tasks_run', {
+      stages: [
+        { id: 'first', command: waitFor(first), timeoutMs: 60_000 },
+        { id: 'second', command: waitFor(second), timeoutMs: 60_000 },
+      ],
+    });
+    const l = await listen({ taskIds: [run.taskId] });
+    try {
+      await until(() => l.messages.length >= 1, 'the acknowledgement');
+      expect((l.messages[0] as Message).params?.notifications).toEqual({ taskIds: [run.taskId] });
+      // one stage completes; the graph (and its task) keep running because the other stage waits
+      fs.writeFileSync(first, '');
+      const stageNote = () =>
+        l.messages.find((m) => m.method === 'notifications/tasks' && m.params?.status === 'working' && /1 completed/.test(String(m.params?.statusMessage)));
+      await until(() => stageNote() !== undefined, "the graph task's notification for the stage that completed");
+      expect(stageNote()?.params).toMatchObject({ taskId: run.taskId, status: 'working' });
+      expect(String(stageNote()?.params?.statusMessage)).toMatch(/1 running \(second\)/);
+      fs.writeFileSync(second, '');
+      await until(() => l.messages.some((m) => m.method === 'notifications/tasks' && m.params?.status === 'completed'), 'the completed graph task');
+      expect(await l.ended).toBe('end');
+    } finally {
+      fs.writeFileSync(first, '');
+      fs.writeFileSync(second, '');
+      l.req.destroy();
+    }
+  });
+
   it('acknowledges first with only what it will send, then streams notifications/tasks stamped with the subscription id', async () => {
     const task = bareTask();
     const l = await listen({ taskIds: [task.id, 'made-up'], toolsListChanged: true });

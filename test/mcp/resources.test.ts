@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -112,9 +114,36 @@ describe('resources', () => {
     }
   });
 
+  it('a 2025 client subscribed to the room file gets notifications/resources/updated when someone edits it', async () => {
+    const file = running.engine.room.location.markdownPath;
+    const uri = pathToFileURL(file).toString();
+    const client = new ClientV1({ name: 'legacy-room-sub', version: '1' });
+    const updated: string[] = [];
+    client.setNotificationHandler(
+      (await import('@modelcontextprotocol/sdk/types.js')).ResourceUpdatedNotificationSchema,
+      (n) => void updated.push(n.params.uri),
+    );
+    await client.connect(new TransportV1(running.mcpUrl, { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    try {
+      await client.subscribeResource({ uri });
+      // an editor that replaces the file (write a copy, rename over it), as most do
+      const copy = `${file}.tmp-${Date.now()}`;
+      fs.writeFileSync(copy, `${fs.readFileSync(file, 'utf8')}\nan edit from outside\n`);
+      fs.renameSync(copy, file);
+      for (let i = 0; i < 100 && !updated.includes(uri); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(updated).toContain(uri);
+    } finally {
+      await client.close();
+    }
+  });
+
   it('a 2025 client subscribed to a task-log gets notifications/resources/updated when it grows', async () => {
     const engine = running.engine;
-    const run = await engine.call(engine.operator(), 'tasks_run', { stages: [{ id: 'slow', command: 'sleep 0.5; echo later' }] });
+    // the stage writes again only once the test has subscribed (no race with the client's connect)
+    const go = path.join(path.dirname(engine.room.location.markdownPath), `go-${Date.now()}`);
+    const run = await engine.call(engine.operator(), 'tasks_run', {
+      stages: [{ id: 'slow', command: `while [ ! -e '${go}' ]; do sleep 0.05; done; echo later`, timeoutMs: 30_000 }],
+    });
     const client = new ClientV1({ name: 'legacy-sub', version: '1' });
     const updated: string[] = [];
     client.setNotificationHandler(
@@ -125,6 +154,7 @@ describe('resources', () => {
     try {
       const uri = `task-log://${encodeURIComponent(`${run.graphId}:slow`)}`;
       await client.subscribeResource({ uri });
+      fs.writeFileSync(go, '');
       for (let i = 0; i < 100 && !updated.includes(uri); i++) await new Promise((r) => setTimeout(r, 50));
       expect(updated).toContain(uri);
     } finally {

@@ -1,5 +1,6 @@
 import { testFixtureTools } from '../../src-main/testing/test-fixtures';
 import fs from 'node:fs';
+import path from 'node:path';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -88,6 +89,44 @@ describe('2025 tasks/result waits', () => {
     await reader?.cancel();
     await reading;
     expect(text).not.toMatch(/"id":"never"/);
+  });
+
+  it("sends notifications/tasks/status for a graph task this session created when one of its stages moves", async () => {
+    const dir = path.dirname(running.engine.room.location.markdownPath);
+    const gate = (name: string) => path.join(dir, `${name}-${Date.now()}-${Math.random().toString(36).slice(2)}`);
+    const [first, second] = [gate('first'), gate('second')];
+    const waitFor = (file: string) => `while [ ! -e '${file}' ]; do sleep 0.05; done`;
+    const client = new ClientV1({ name: 'stage-status-listener', version: '1' });
+    const notes: { taskId?: string; status?: string; statusMessage?: string }[] = [];
+    client.fallbackNotificationHandler = async (n) => {
+      if (n.method === 'notifications/tasks/status') notes.push(n.params as (typeof notes)[number]);
+    };
+    await client.connect(new TransportV1(running.mcpUrl, { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    try {
+      const created = await client.request(
+        {
+          method: 'tools/call',
+          params: {
+            name: 'tasks_run',
+            arguments: { stages: [{ id: 'first', command: waitFor(first), timeoutMs: 60_000 }, { id: 'second', command: waitFor(second), timeoutMs: 60_000 }] },
+            task: {},
+          },
+        },
+        z.looseObject({ task: z.looseObject({ taskId: z.string() }) }),
+      );
+      const taskId = created.task.taskId;
+      fs.writeFileSync(first, '');
+      const stageNote = () => notes.find((n) => n.taskId === taskId && n.status === 'working' && /1 completed/.test(n.statusMessage ?? ''));
+      for (let i = 0; i < 200 && !stageNote(); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(stageNote()?.statusMessage).toMatch(/1 running \(second\)/);
+      fs.writeFileSync(second, '');
+      for (let i = 0; i < 200 && !notes.some((n) => n.taskId === taskId && n.status === 'completed'); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(notes.map((n) => n.status)).toContain('completed');
+    } finally {
+      fs.writeFileSync(first, '');
+      fs.writeFileSync(second, '');
+      await client.close();
+    }
   });
 
   it('sends notifications/tasks/status for a task this session created', async () => {

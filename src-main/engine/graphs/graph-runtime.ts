@@ -1,7 +1,6 @@
 import path from 'node:path';
 import { decide } from '../../common/graphs/graph-scheduler';
 import { classifyExit, deriveGraphState, isRetryable, retryDelayMs, type StageErrorCode, type StageState } from '../../common/graphs/stage-machine';
-import { isTerminalTask, type TaskStatus } from '../../common/task-machine';
 import type { StageTerminalHost } from './stage-terminal';
 import type { EngineContext, EventInput } from '../feature';
 import { ensurePrivateDir } from '../fs-safe';
@@ -10,6 +9,8 @@ import { probeUntilReady } from './readiness-probe';
 import { StageLogWriter } from './stage-log';
 import { startAttempt, type AttemptEnd, type AttemptHandle } from './stage-runner';
 import { stageTaskId } from './graph-views';
+import { endGraphTask, noteGraphProgress } from './graph-task';
+import type { TaskService } from '../tasks/task-service';
 
 export interface RuntimeOptions {
   roomId: string;
@@ -20,6 +21,10 @@ export interface RuntimeOptions {
   defaultReadinessTimeoutMs: number;
   /** Shows tty stages as live shells. */
   terminalHost?: StageTerminalHost | undefined;
+  /** The only writer of the graphs' task rows. */
+  tasks: TaskService;
+  /** Told whenever a stage's log grows (live readers wait on it instead of polling the file). */
+  logGrew?: ((graphId: string, stageId: string) => void) | undefined;
 }
 
 interface Live {
@@ -218,6 +223,9 @@ export class GraphRuntime {
         if (ok && s.state === 'pending') stageEvent({ ...s, attempt }, 'running');
         s.attempt = ok ? attempt : -1;
       }
+      // every graph a stage of which moved: its task says where its stages are now (an ended one is left alone)
+      const moved = new Set(events.filter((e) => e.kind === 'graph.stage').map((e) => (e.data as { graphId: string }).graphId));
+      for (const graphId of moved) noteGraphProgress(this.options.tasks, graphId, this.repo.stages(graphId));
       return { value: undefined, events };
     });
     for (const s of finished) this.closeLog(s.graphId, s.stageId);
@@ -303,18 +311,14 @@ export class GraphRuntime {
     if (ended) {
       this.cancelling.delete(graph.id);
       const failed = stages.filter((s) => s.state === 'failed').map((s) => s.stageId);
-      const status: TaskStatus = state === 'completed' ? 'completed' : state === 'failed' ? 'failed' : 'cancelled';
       const statusMessage =
         state === 'completed'
           ? `all ${stages.length} stages completed`
           : state === 'failed'
             ? `failed: ${failed.slice(0, 5).join(', ')}${failed.length > 5 ? ', …' : ''}`
             : 'cancelled';
-      // an ended task never changes again (a task cancelled through tasks/cancel stays cancelled)
-      if (!isTerminalTask(this.ctx.room.tasks.get(graph.id)?.status ?? 'completed')) {
-        this.ctx.room.tasks.update(graph.id, { status, statusMessage, result: { graphId: graph.id, state, stages: stages.length, failed } }, at);
-      }
-      events.push({ kind: 'graph.ended', actor: cancelActor ?? null, subject: graph.id, data: { state, failed } });
+      const ended = { kind: 'graph.ended', actor: cancelActor ?? null, subject: graph.id, data: { state, failed } };
+      endGraphTask(this.options.tasks, graph.id, { state, statusMessage, result: { graphId: graph.id, state, stages: stages.length, failed } }, ended, events);
     }
   }
 
@@ -323,7 +327,8 @@ export class GraphRuntime {
     let log = this.logs.get(k);
     if (!log) {
       ensurePrivateDir(path.dirname(s.logPath));
-      log = StageLogWriter.create(s.logPath, this.options.logCapBytes, () => this.ctx.now());
+      const grew = this.options.logGrew;
+      log = StageLogWriter.create(s.logPath, this.options.logCapBytes, () => this.ctx.now(), grew ? () => grew(s.graphId, s.stageId) : undefined);
       this.logs.set(k, log);
     }
     const spec = s.spec;

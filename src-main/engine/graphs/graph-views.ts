@@ -6,6 +6,7 @@ import type { GraphOutputs, GraphTopologyNode, GraphView, LogSlice, StageView } 
 import { LIMITS } from '../../common/limits';
 import type { Caller } from '../../common/dto';
 import { readPrivateBuffer } from '../fs-safe';
+import { GRAPH_OPERATION } from '../tasks/operations';
 import { canSeeTask } from '../tasks/task-visibility';
 import { readLogSlice, sliceLog } from './stage-log';
 import type { GraphRecord, GraphRepo, StageRecord } from '../store/graphs';
@@ -66,13 +67,13 @@ export function schedStages(stages: readonly StageRecord[]): SchedStage[] {
 
 /** Sees every graph (lists them all): what the one task rule grants a graph run's non-owner. */
 export function canSeeAll(caller: Caller): boolean {
-  return canSeeTask(caller, { owner: '', assignee: null, operation: 'graph.run' });
+  return canSeeTask(caller, { owner: '', assignee: null, operation: GRAPH_OPERATION });
 }
 
 /** The graph if this caller may see it; an unknown and a hidden graph answer the same. */
 export function visibleGraph(repo: GraphRepo, caller: Caller, graphId: string): GraphRecord {
   const g = repo.graph(graphId);
-  if (!g || !canSeeTask(caller, { owner: g.owner, assignee: null, operation: 'graph.run' })) {
+  if (!g || !canSeeTask(caller, { owner: g.owner, assignee: null, operation: GRAPH_OPERATION })) {
     throw new RoomError('NOT_FOUND', `unknown graph ${graphId}: tasks_list shows the graphs you may see`);
   }
   return g;

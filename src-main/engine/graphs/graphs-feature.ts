@@ -18,6 +18,8 @@ import { GraphRuntime } from './graph-runtime';
 import { graphView, listOf, readStageLog, stageTaskId, statusOf, topologyOf, unpackArtifact, visibleGraph } from './graph-views';
 import { sliceLog } from './stage-log';
 import { reconcileAfterRestart } from './reconcile';
+import { GrowthSignal } from '../growth-signal';
+import { GRAPH_OPERATION } from '../tasks/operations';
 
 type GraphMethods = 'tasks_run' | 'tasks_status' | 'tasks_list' | 'tasks_cancel' | 'tasks_graph';
 
@@ -45,7 +47,11 @@ export function graphsFeature(ctx: EngineContext, tasks: TaskService, terminalHo
   const stateDir = roomStateDir(room.location.markdownPath);
   const logRoot = path.join(stateDir, 'logs');
   const artifactRoot = artifactRootOf(room.location.markdownPath);
+  // a stage's log growing, keyed by the stage's task id: what live log readers wait on
+  const logGrowth = new GrowthSignal();
   const runtime = new GraphRuntime(ctx, repo, {
+    tasks,
+    logGrew: (graphId, stageId) => logGrowth.fire(stageTaskId(graphId, stageId)),
     roomId: room.id,
     logCapBytes: LIMITS.maxStageLogBytes,
     defaultKillGraceMs: LIMITS.defaultKillGraceMs,
@@ -81,7 +87,11 @@ export function graphsFeature(ctx: EngineContext, tasks: TaskService, terminalHo
     const logDir = path.join(logRoot, id);
     ctx.commit(() => {
       const at = ctx.now();
-      room.tasks.insert({ id, operation: 'graph.run', owner: caller.name, ttlMs: null, pollIntervalMs: 2000, correlationId: id, at });
+      // graph.submitted is the task's creation event too: one write, one event
+      tasks.create(
+        { id, operation: GRAPH_OPERATION, owner: caller.name, ttlMs: null, pollIntervalMs: 2000, correlationId: id, at },
+        { kind: 'graph.submitted', actor: caller.name, subject: id, data: { name: input.name ?? null, stages: stages.length } },
+      );
       repo.insertGraph({
         id,
         name: input.name ?? null,
@@ -96,10 +106,7 @@ export function graphsFeature(ctx: EngineContext, tasks: TaskService, terminalHo
         const { id: stageId, dependsOn, ...spec } = s;
         repo.insertStage({ graphId: id, stageId, ord, spec, dependsOn: dependsOn ?? [], maxAttempts: 1 + (s.retries ?? 0), logPath: path.join(logDir, `${stageId}.log`) });
       });
-      return {
-        value: undefined,
-        events: [{ kind: 'graph.submitted', actor: caller.name, subject: id, data: { name: input.name ?? null, stages: stages.length } }],
-      };
+      return { value: undefined, events: [] };
     });
     runtime.tick();
     const g = repo.graph(id);
@@ -166,35 +173,32 @@ export function graphsFeature(ctx: EngineContext, tasks: TaskService, terminalHo
   }
 
   /**
-   * Resolves when an event of this graph is committed, when `check` (a stage log read from a cursor) sees new
-   * output, or after `waitMs`. Long-polling spares agents the tight loops they otherwise fall into.
+   * Resolves when an event of this graph is committed, when the followed stage's log grows past what the
+   * caller has (`follow.check`, asked on each "grew" signal, never on a timer), or after `waitMs` (the wait's
+   * deadline). Long-polling spares agents the tight loops they otherwise fall into.
    */
-  function waitForChange(graphId: string, waitMs: number, check: (() => boolean) | null): Promise<void> {
+  function waitForChange(graphId: string, waitMs: number, follow: { stageTaskId: string; check: () => boolean } | null): Promise<void> {
     return new Promise<void>((resolve) => {
-      const timers: NodeJS.Timeout[] = [];
+      const stops: (() => void)[] = [];
       const done = () => {
-        unsubscribe();
-        for (const t of timers) clearTimeout(t); // clears intervals too
+        for (const stop of stops) stop();
+        clearTimeout(deadline);
         resolve();
       };
-      const unsubscribe = ctx.bus.subscribe((event) => {
-        const data = event.data as { graphId?: unknown } | null;
-        if (event.subject === graphId || data?.graphId === graphId) done();
-      });
-      timers.push(setTimeout(done, waitMs));
-      if (check) {
-        timers.push(
-          setInterval(() => {
-            if (check()) done();
-          }, 100),
-        );
-      }
+      stops.push(
+        ctx.bus.subscribe((event) => {
+          const data = event.data as { graphId?: unknown } | null;
+          if (event.subject === graphId || data?.graphId === graphId) done();
+        }),
+      );
+      if (follow) stops.push(logGrowth.on(follow.stageTaskId, () => follow.check() && done()));
+      const deadline = setTimeout(done, waitMs);
     });
   }
 
   // the task layer (tasks/get, tasks/cancel, tasks/result) reaches graph runs through these
   // visibility is the one task rule (owner, or operate/approve), the same as visibleGraph's
-  tasks.register('graph.run', {
+  tasks.register(GRAPH_OPERATION, {
     cancel: async (caller, task) => void (await cancel(caller, { graphId: task.id })),
   });
 
@@ -247,13 +251,8 @@ export function graphsFeature(ctx: EngineContext, tasks: TaskService, terminalHo
       const last = records.at(-1);
       return { records, nextSeq: last ? last.seq + 1 : fromSeq, more };
     },
-    // what a watcher compares: the log's size (or its spooled copy), never its contents
-    version: (caller, id) => {
-      const stage = stageOf(caller, id);
-      if (!stage) return null;
-      const artifact = repo.artifact(stage.graphId, stage.stageId);
-      return artifact ? `spooled:${artifact.path}` : `live:${logSize(stage.logPath)}`;
-    },
+    // a live stage's log grows in place; a spooled one never changes again
+    watch: (caller, id, onGrow) => (stageOf(caller, id) ? logGrowth.on(id, onGrow) : null),
   });
 
   return {
@@ -270,7 +269,8 @@ export function graphsFeature(ctx: EngineContext, tasks: TaskService, terminalHo
         const started = Date.now();
         const logPath = following ? repo.stages(input.graphId).find((x) => x.stageId === input.stageId)?.logPath : undefined;
         const cursor = input.logCursor ?? 0;
-        await waitForChange(input.graphId, input.waitMs, logPath ? () => logSize(logPath) > cursor : null);
+        const follow = logPath && input.stageId !== undefined ? { stageTaskId: stageTaskId(input.graphId, input.stageId), check: () => logSize(logPath) > cursor } : null;
+        await waitForChange(input.graphId, input.waitMs, follow);
         return { ...statusOf(repo, caller, input), waitedMs: Date.now() - started };
       },
       tasks_list: (caller, input) => listOf(repo, caller, input),
@@ -278,7 +278,7 @@ export function graphsFeature(ctx: EngineContext, tasks: TaskService, terminalHo
       tasks_graph: (caller, input) => topologyOf(repo, caller, input.graphId),
     },
     async start() {
-      const { stages, killed } = await reconcileAfterRestart(ctx, repo, runtime.tagPrefix);
+      const { stages, killed } = await reconcileAfterRestart(ctx, repo, tasks, runtime.tagPrefix);
       if (stages > 0 || killed > 0) console.error(`[graphs] restart reconciliation: ${stages} running stage(s) failed as RUNNER_RESTARTED, ${killed} orphaned process(es) ended`);
       const expired = () => void spoolEnded(ctx, repo, artifactRoot, { now: ctx.now(), retentionMs: LIMITS.graphLogRetentionMs });
       expired();

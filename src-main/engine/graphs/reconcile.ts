@@ -1,4 +1,3 @@
-import { isTerminalTask } from '../../common/task-machine';
 import { decide } from '../../common/graphs/graph-scheduler';
 import { deriveGraphState, type StageState } from '../../common/graphs/stage-machine';
 import type { EngineContext, EventInput } from '../feature';
@@ -6,6 +5,8 @@ import fs from 'node:fs';
 import { findTagged, isAlive, killTree, PROC_TAG_ENV, type ProcessIdentity } from '../process/process-tree';
 import type { GraphRepo, StageRecord } from '../store/graphs';
 import { schedStages, stageTaskId } from './graph-views';
+import { endGraphTask } from './graph-task';
+import type { TaskService } from '../tasks/task-service';
 
 /**
  * Restart reconciliation, run once when the room opens, before anything new starts. A previous runner that
@@ -14,7 +15,7 @@ import { schedStages, stageTaskId } from './graph-views';
  * stage becomes failed/RUNNER_RESTARTED, its dependents skipped, and stages that never started skipped too:
  * a graph does not resume on its own after a restart (submit it again). Nothing stays running.
  */
-export async function reconcileAfterRestart(ctx: EngineContext, repo: GraphRepo, tagPrefix: string): Promise<{ stages: number; killed: number }> {
+export async function reconcileAfterRestart(ctx: EngineContext, repo: GraphRepo, tasks: TaskService, tagPrefix: string): Promise<{ stages: number; killed: number }> {
   const graphs = repo.unfinished();
   const running: StageRecord[] = graphs.flatMap((g) => repo.stages(g.id).filter((s) => s.state === 'running'));
   const plan = { signals: ['SIGTERM', 'SIGKILL'] as NodeJS.Signals[], graceMs: 1000 };
@@ -70,11 +71,8 @@ export async function reconcileAfterRestart(ctx: EngineContext, repo: GraphRepo,
       }
       const state = deriveGraphState(stages.map((s) => s.state as StageState));
       repo.setGraph(g.id, { state, endedAt: at, startedAt: g.startedAt ?? at });
-      const status = state === 'completed' ? 'completed' : state === 'failed' ? 'failed' : 'cancelled';
-      if (!isTerminalTask(ctx.room.tasks.get(g.id)?.status ?? 'completed')) {
-        ctx.room.tasks.update(g.id, { status, statusMessage: `the runner restarted: graph ${state}`, result: { graphId: g.id, state, stages: stages.length } }, at);
-      }
-      events.push({ kind: 'graph.ended', actor: null, subject: g.id, data: { state, reason: 'RUNNER_RESTARTED' } });
+      const ended = { kind: 'graph.ended', actor: null, subject: g.id, data: { state, reason: 'RUNNER_RESTARTED' } };
+      endGraphTask(tasks, g.id, { state, statusMessage: `the runner restarted: graph ${state}`, result: { graphId: g.id, state, stages: stages.length } }, ended, events);
     }
     return { value: undefined, events };
   });

@@ -27,12 +27,13 @@ export class StageLogWriter {
     fd: number,
     private readonly capBytes: number,
     private readonly now: () => string,
+    private readonly onAppend: (() => void) | undefined,
   ) {
     this.fd = fd;
   }
 
   /** Creates the log; refuses anything already at the path (a planted symlink included). */
-  static create(path: string, capBytes: number, now: () => string): StageLogWriter {
+  static create(path: string, capBytes: number, now: () => string, onAppend?: () => void): StageLogWriter {
     if (checkPrivateFile(path) === 'present') {
       throw new RoomError('ROOM_UNSAFE', `${path} already exists; a stage log is always a new file: remove it and run again`);
     }
@@ -41,7 +42,7 @@ export class StageLogWriter {
       fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW,
       FILE_MODE,
     );
-    return new StageLogWriter(path, fd, capBytes, now);
+    return new StageLogWriter(path, fd, capBytes, now, onAppend);
   }
 
   /** Raw bytes from a pipe: decoded so a UTF-8 character split across chunks stays whole. */
@@ -64,6 +65,8 @@ export class StageLogWriter {
     }
     try {
       this.bytes += fs.writeSync(this.fd, line);
+      // the in-process "grew" signal: readers following the log wait on it, never on a timer
+      this.onAppend?.();
     } catch (error) {
       // a full disk must not take the runner down: stop logging this stage and say why on stderr
       console.error(`[graphs] writing ${this.path} failed, logging stops for this stage:`, error);

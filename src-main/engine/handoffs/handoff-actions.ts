@@ -8,8 +8,11 @@ import { LIMITS } from '../../common/limits';
 import type { EngineContext } from '../feature';
 import type { HandoffChange, HandoffRecord } from '../store/handoffs';
 import type { TaskChange, TaskRecord } from '../store/tasks';
-import { HANDOFF_OPERATION, HandoffQueries } from './queries';
 import { TASK_ERROR_CODES } from '../../common/task-record';
+import { isTerminalTask } from '../../common/task-machine';
+import type { TaskService } from '../tasks/task-service';
+import { HANDOFF_OPERATION } from '../tasks/operations';
+import { HandoffQueries } from './queries';
 
 const newId = (prefix: string) => `${prefix}_${randomBytes(12).toString('base64url')}`;
 
@@ -48,7 +51,10 @@ const DEFAULT_INPUT_SCHEMA = { type: 'object', properties: { answer: { type: 'st
 export class HandoffActions {
   readonly q: HandoffQueries;
 
-  constructor(private readonly ctx: EngineContext) {
+  constructor(
+    private readonly ctx: EngineContext,
+    private readonly tasks: TaskService,
+  ) {
     this.q = new HandoffQueries(ctx.room.db, ctx.room.tasks);
   }
 
@@ -72,15 +78,11 @@ export class HandoffActions {
       const handoffId = newId('h');
       const taskId = newId('t');
       const at = this.ctx.now();
-      tasks.insert({
-        id: taskId,
-        operation: HANDOFF_OPERATION,
-        owner: caller.name,
-        ttlMs: LIMITS.handoffTaskTtlMs,
-        pollIntervalMs: LIMITS.handoffPollIntervalMs,
-        correlationId: handoffId,
-        at,
-      });
+      // the handoff.created event is the task's creation event too: one write, one event
+      this.tasks.create(
+        { id: taskId, operation: HANDOFF_OPERATION, owner: caller.name, ttlMs: LIMITS.handoffTaskTtlMs, pollIntervalMs: LIMITS.handoffPollIntervalMs, correlationId: handoffId, at },
+        { kind: 'handoff.created', actor: caller.name, subject: handoffId, data: { taskId, to, status: 'open', taskStatus: 'working' } },
+      );
       handoffs.insert({
         id: handoffId,
         taskId,
@@ -92,10 +94,7 @@ export class HandoffActions {
         idempotencyKey: key,
         at,
       });
-      return {
-        value: { id: handoffId, created: true },
-        events: [{ kind: 'handoff.created', actor: caller.name, subject: handoffId, data: { taskId, to, status: 'open', taskStatus: 'working' } }],
-      };
+      return { value: { id: handoffId, created: true }, events: [] };
     });
     return { handoff: this.q.get(caller, id), created };
   }
@@ -211,11 +210,8 @@ export class HandoffActions {
     this.ctx.commit(() => {
       const current = this.q.tasks.get(task.id);
       if (!current || current.updatedAt !== task.updatedAt) return { value: undefined, events: [] };
-      this.q.tasks.delete(task.id);
-      return {
-        value: undefined,
-        events: [{ kind: 'handoff.task_deleted', actor: null, subject: h?.id ?? task.id, data: { taskId: task.id, taskStatus: task.status } }],
-      };
+      this.tasks.remove(task.id, { kind: 'handoff.task_deleted', actor: null, subject: h?.id ?? task.id, data: { taskId: task.id, taskStatus: task.status } });
+      return { value: undefined, events: [] };
     });
   }
 
@@ -255,18 +251,18 @@ export class HandoffActions {
       const change = effect(h, task);
       const at = this.ctx.now();
       handoffs.update(h.id, { ...change.handoff, status: after.handoff }, at);
-      if (change.task && task) tasks.update(task.id, { ...change.task, status: after.task ?? undefined }, at);
-      return {
-        value: undefined,
-        events: [
-          {
-            kind: EVENT_KIND[action],
-            actor: caller?.name ?? null,
-            subject: h.id,
-            data: { taskId: h.taskId, status: after.handoff, taskStatus: after.task, ...change.data },
-          },
-        ],
+      const event = {
+        kind: EVENT_KIND[action],
+        actor: caller?.name ?? null,
+        subject: h.id,
+        data: { taskId: h.taskId, status: after.handoff, taskStatus: after.task, ...change.data },
       };
+      // an ended task is never written again (cancelling a handoff whose task already ended leaves the task be)
+      const writesTask = change.task !== undefined && task !== null && !(isTerminalTask(task.status) && after.task === task.status);
+      if (!writesTask || !task) return { value: undefined, events: [event] };
+      // the handoff's event is the task write's one event; the task machine judges the move again
+      this.tasks.update(task.id, { ...change.task, status: after.task ?? undefined }, event);
+      return { value: undefined, events: [] };
     });
     const h = this.q.handoffs.get(id);
     if (!h) throw new RoomError('INTERNAL', 'handoff vanished after a change');

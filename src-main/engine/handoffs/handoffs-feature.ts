@@ -6,7 +6,8 @@ import type { HandoffResult } from '../../common/handoff-dto';
 import type { EngineContext, Feature } from '../feature';
 import type { TaskService } from '../tasks/task-service';
 import { HandoffActions } from './handoff-actions';
-import { HANDOFF_OPERATION, unknownTask } from './queries';
+import { HANDOFF_OPERATION } from '../tasks/operations';
+import { unknownTask } from './queries';
 import { sweepHandoffTasks } from './sweeper';
 import { toCaller } from '../store/participants';
 
@@ -28,7 +29,7 @@ type HandoffMethods =
 
 /** Handoffs: durable work between participants, its task, approval, events, and the TTL sweeper. */
 export function handoffsFeature(ctx: EngineContext, tasks: TaskService): Feature<HandoffMethods> {
-  const actions = new HandoffActions(ctx);
+  const actions = new HandoffActions(ctx, tasks);
   const { q } = actions;
   let timer: ReturnType<typeof setInterval> | undefined;
 
@@ -97,10 +98,10 @@ export function handoffsFeature(ctx: EngineContext, tasks: TaskService): Feature
       workspace_history: (caller, input) => q.history(caller, input),
     },
     start() {
-      sweepHandoffTasks(ctx);
+      sweepHandoffTasks(ctx, tasks);
       timer = setInterval(() => {
         try {
-          sweepHandoffTasks(ctx);
+          sweepHandoffTasks(ctx, tasks);
         } catch (error) {
           console.error('[handoffs] TTL sweep failed:', error);
         }

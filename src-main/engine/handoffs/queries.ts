@@ -8,8 +8,8 @@ import { TaskRepo } from '../store/tasks';
 import { canSeeTask } from '../tasks/task-visibility';
 import { eventOf, type EventRow } from '../store/events';
 import { handoffView, taskView } from './views';
+import { HANDOFF_OPERATION } from '../tasks/operations';
 
-export const HANDOFF_OPERATION = 'handoff.execute';
 const DEFAULT_PAGE = 50;
 
 /** What a caller may see: everything with `approve`; otherwise its own part, plus open work it could take. */

@@ -1,7 +1,8 @@
 import { isTerminalTask } from '../../common/task-machine';
 import type { EngineContext } from '../feature';
+import type { TaskService } from '../tasks/task-service';
 import { HandoffActions } from './handoff-actions';
-import { HANDOFF_OPERATION } from './queries';
+import { HANDOFF_OPERATION } from '../tasks/operations';
 
 export interface SweepReport {
   /** Tasks that outlived their TTL while still running: now failed, their handoffs cancelled. */
@@ -16,8 +17,8 @@ export interface SweepReport {
  * after its last update. Active work inside its TTL is never touched. Only handoff tasks: graph runs keep
  * their own retention.
  */
-export function sweepHandoffTasks(ctx: EngineContext): SweepReport {
-  const actions = new HandoffActions(ctx);
+export function sweepHandoffTasks(ctx: EngineContext, tasks: TaskService): SweepReport {
+  const actions = new HandoffActions(ctx, tasks);
   const now = ctx.room.clock().getTime();
   const report: SweepReport = { expired: [], deleted: [] };
   const ids = ctx.room.db

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { FailurePolicy, StageSpec } from '../../common/graphs/graph-spec';
-import type { GraphState, StageErrorCode, StageState } from '../../common/graphs/stage-machine';
+import { nextStageState, type GraphState, type StageErrorCode, type StageState } from '../../common/graphs/stage-machine';
 
 /** What of a stage's spec is kept to run it (the id and dependsOn have their own columns). */
 export type StoredStageSpec = Omit<StageSpec, 'id' | 'dependsOn'>;
@@ -173,9 +173,11 @@ export class GraphRepo {
 
   /**
    * Compare-and-set on (state, attempt): a late exit of an old attempt, or a change racing a cancel, finds the
-   * row moved on and changes nothing. Returns whether the row changed.
+   * row moved on and changes nothing. Returns whether the row changed. Every state write passes the stage
+   * machine (`nextStageState`, from the state it expects): an illegal move is a CONFLICT and writes nothing.
    */
   updateStage(graphId: string, stageId: string, expect: { state: StageState; attempt?: number }, change: StageChange): boolean {
+    if (change.state !== undefined) nextStageState(expect.state, change.state);
     const sets: string[] = [];
     const params: Record<string, unknown> = { graphId, stageId, expectState: expect.state };
     for (const [key, value] of Object.entries(change) as [keyof StageChange, unknown][]) {

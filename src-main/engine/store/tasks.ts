@@ -53,49 +53,20 @@ export type NewTask = Pick<TaskRecord, 'id' | 'operation' | 'owner' | 'ttlMs' | 
 export type TaskChange = Partial<Pick<TaskRecord, 'status' | 'statusMessage' | 'assignee' | 'result' | 'error' | 'inputRequests'>>;
 
 /**
- * Task rows. Callers own the transaction (and the transition rules: see common/task-machine.ts).
- * Every write is announced to `onChange` listeners in a microtask: better-sqlite3 transactions are
- * synchronous, so by then the write is committed (or rolled back, and a listener re-reading finds nothing new).
- * Announcements are hints for live feeds; the row is the authority.
+ * Task rows. Written only by the task layer (engine/tasks/task-service.ts), which owns the transaction, the
+ * transition rules (common/task-machine.ts) and the event each write records; live feeds follow those
+ * committed events, never this repository.
  */
 export class TaskRepo {
-  private readonly listeners = new Set<(taskId: string) => void>();
-  private readonly pending = new Set<string>();
-
   constructor(private readonly db: Database.Database) {}
 
-  onChange(listener: (taskId: string) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
-  private changed(id: string): void {
-    if (this.pending.size === 0) queueMicrotask(() => this.flush());
-    this.pending.add(id);
-  }
-
-  private flush(): void {
-    const ids = [...this.pending];
-    this.pending.clear();
-    for (const id of ids) {
-      for (const listener of [...this.listeners]) {
-        try {
-          listener(id);
-        } catch (error) {
-          console.error('[tasks] change listener failed:', error);
-        }
-      }
-    }
-  }
-
-  insert(t: NewTask): void {
+  insertRow(t: NewTask): void {
     this.db
       .prepare(
         `INSERT INTO tasks (id, operation, owner, assignee, status, created_at, updated_at, ttl_ms, poll_interval_ms, correlation_id)
          VALUES (?, ?, ?, ?, 'working', ?, ?, ?, ?, ?)`,
       )
       .run(t.id, t.operation, t.owner, t.assignee ?? null, t.at, t.at, t.ttlMs, t.pollIntervalMs, t.correlationId);
-    this.changed(t.id);
   }
 
   get(id: string): TaskRecord | null {
@@ -104,7 +75,7 @@ export class TaskRepo {
   }
 
   /** Applies a change and bumps updated_at. JSON fields given as null are cleared. */
-  update(id: string, change: TaskChange, at: string): void {
+  updateRow(id: string, change: TaskChange, at: string): void {
     const sets: string[] = ['updated_at = @at'];
     const params: Record<string, unknown> = { id, at };
     const column: Record<keyof TaskChange, string> = {
@@ -122,7 +93,6 @@ export class TaskRepo {
       params[key] = json && value !== null ? JSON.stringify(value) : value;
     }
     this.db.prepare(`UPDATE tasks SET ${sets.join(', ')} WHERE id = @id`).run(params);
-    this.changed(id);
   }
 
   /** Tasks an owner (or assignee) can see, newest first, paged by created_at/id. */
@@ -154,8 +124,7 @@ export class TaskRepo {
     return (row as { n: number }).n;
   }
 
-  delete(id: string): void {
+  deleteRow(id: string): void {
     this.db.prepare('DELETE FROM tasks WHERE id = ?').run(id);
-    this.changed(id);
   }
 }

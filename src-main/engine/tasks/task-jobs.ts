@@ -2,6 +2,7 @@ import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
 import { isTerminalTask } from '../../common/task-machine';
 import type { TaskError, TaskService } from './task-service';
+import { JOB_OPERATION } from './operations';
 
 /** Asks the requester for input (elicitations, keyed) and resolves with the answers once every key has one. */
 export type InputRequester = (requests: Record<string, unknown>) => Promise<Record<string, unknown>>;
@@ -25,7 +26,6 @@ interface Waiter {
   resolve: (answers: Record<string, unknown>) => void;
 }
 
-export const JOB_OPERATION = 'job.run';
 
 /**
  * In-process work run as a task: the row is created (durably) first, the work runs in the background, and its

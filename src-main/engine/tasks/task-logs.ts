@@ -21,8 +21,8 @@ export interface LogPage {
 /** A feature's log source: answers for the ids it owns (a graph stage, …), null for the others. */
 export interface LogReader {
   read(caller: Caller, id: string, fromSeq: number, limit: number): LogPage | null;
-  /** A cheap token that changes when the log grows (watchers compare it instead of reading the log). */
-  version(caller: Caller, id: string): string | null;
+  /** Calls `onGrow` whenever the log grows (its writer's "grew" signal); returns the stop, or null for ids it does not own. */
+  watch(caller: Caller, id: string, onGrow: () => void): (() => void) | null;
 }
 
 
@@ -43,20 +43,20 @@ export class TaskLogs {
     this.readers.push(reader);
   }
 
-  /** What a watcher compares: a cheap token that changes whenever the log has new records. */
-  version(caller: Caller, id: string): string {
+  /**
+   * Calls `onUpdate` whenever the task's log may have new records: its reader's "grew" signal, or else a
+   * committed event that belongs to the log (the same rule `read` selects by). Returns the stop.
+   */
+  watch(caller: Caller, id: string, onUpdate: () => void): () => void {
     for (const reader of this.readers) {
-      const v = reader.version(caller, id);
-      if (v !== null) return v;
+      const stop = reader.watch(caller, id, onUpdate);
+      if (stop) return stop;
     }
     const task = this.tasks.get(caller, id);
-    const row = this.ctx.room.db
-      .prepare(
-        `SELECT max(id) AS last FROM events
-         WHERE subject IN (@id, @correlation) OR json_extract(data, '$.graphId') = @id OR json_extract(data, '$.taskId') = @id`,
-      )
-      .get({ id: task.id, correlation: task.correlationId }) as { last: number | null };
-    return `events:${row.last ?? 0}`;
+    return this.ctx.bus.subscribe((event) => {
+      const data = event.data as { graphId?: unknown; taskId?: unknown } | null;
+      if (event.subject === task.id || event.subject === task.correlationId || data?.graphId === task.id || data?.taskId === task.id) onUpdate();
+    });
   }
 
   read(caller: Caller, id: string, fromSeq: number, limit: number): LogPage {

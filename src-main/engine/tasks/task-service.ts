@@ -1,9 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Caller } from '../../common/dto';
-import { RoomError } from '../../common/errors';
-import { isTerminalTask, nextTaskStatus } from '../../common/task-machine';
-import type { EngineContext } from '../feature';
-import type { TaskRecord } from '../store/tasks';
+import { isRoomError, RoomError } from '../../common/errors';
+import { isTerminalTask, nextTaskStatus, type TaskStatus } from '../../common/task-machine';
+import type { RoomEvent } from '../event-bus';
+import type { EngineContext, EventInput } from '../feature';
+import type { TaskChange as StoreTaskChange, TaskRecord } from '../store/tasks';
 import { canSeeTask } from './task-visibility';
 
 /** What a kind of task (its `operation`) tells the task layer so every door can serve it the same way. */
@@ -33,8 +34,11 @@ export function newTaskId(): string {
 }
 
 /**
- * The one task layer over the room's task rows, whatever created them. Visibility is decided here once:
- * a task nobody may see and a task that does not exist give the same answer.
+ * The one task layer over the room's task rows, whatever created them, shaped like the MCP SDK's TaskStore
+ * seam: create, get by principal (find/get), update, cancel. It is the only writer of task rows (handoffs,
+ * graph runs, jobs, restart reconciliation all write through it), so every change passes the task machine
+ * and records one event in the same transaction. Visibility is decided here once: a task nobody may see and a
+ * task that does not exist give the same answer.
  */
 export class TaskService {
   private readonly operations = new Map<string, TaskOperation>();
@@ -51,9 +55,16 @@ export class TaskService {
     return op?.visibleTo ? op.visibleTo(caller, task) : canSeeTask(caller, task);
   }
 
-  get(caller: Caller, taskId: string): TaskRecord {
+  /** The task as `caller` may see it: unknown and not-yours are both undefined. */
+  find(caller: Caller, taskId: string): TaskRecord | undefined {
     const task = this.ctx.room.tasks.get(taskId);
-    if (!task || !this.canSee(caller, task)) throw new RoomError('NOT_FOUND', UNKNOWN_TASK);
+    return task && this.canSee(caller, task) ? task : undefined;
+  }
+
+  /** `find`, or NOT_FOUND (the same "unknown task" for both). */
+  get(caller: Caller, taskId: string): TaskRecord {
+    const task = this.find(caller, taskId);
+    if (!task) throw new RoomError('NOT_FOUND', UNKNOWN_TASK);
     return task;
   }
 
@@ -86,11 +97,8 @@ export class TaskService {
     }
     const op = this.operations.get(task.operation);
     if (op) await op.cancel(caller, task);
-    const after = this.ctx.room.tasks.get(taskId);
-    if (after && !isTerminalTask(after.status)) {
-      // the operation did not end it: the task record still must read cancelled before we answer
-      this.finish(taskId, { status: 'cancelled', statusMessage: `cancelled by ${caller.name}` });
-    }
+    // the operation did not end it: the task record still must read cancelled before we answer
+    this.transition(taskId, { status: 'cancelled', statusMessage: `cancelled by ${caller.name}` });
     return this.get(caller, taskId);
   }
 
@@ -116,7 +124,7 @@ export class TaskService {
     return { content: [{ type: 'text', text: JSON.stringify(r ?? null, null, 2) }], structuredContent: r ?? {} };
   }
 
-  /** Resolves with the task once `until` holds (checked now and on every change), or null when aborted or deleted. */
+  /** Resolves with the task once `until` holds (checked now and on every committed change), or null when aborted or deleted. */
   waitFor(taskId: string, until: (t: TaskRecord) => boolean, signal?: AbortSignal): Promise<TaskRecord | null> {
     return new Promise((resolve) => {
       let done = false;
@@ -133,7 +141,7 @@ export class TaskService {
         else if (until(t)) finish(t);
       };
       const onAbort = () => finish(null);
-      const unsubscribe = this.ctx.room.tasks.onChange((id) => {
+      const unsubscribe = this.onChange((id) => {
         if (id === taskId) check();
       });
       signal?.addEventListener('abort', onAbort, { once: true });
@@ -142,34 +150,25 @@ export class TaskService {
     });
   }
 
+  /**
+   * The one change feed for tasks: `listener` hears the id of every task a committed event is about (every
+   * task write records one event carrying `data.taskId`). Rolled-back writes publish nothing.
+   */
   onChange(listener: (taskId: string) => void): () => void {
-    return this.ctx.room.tasks.onChange(listener);
-  }
-
-  /** Moves a live task to a new status with its event, in one transaction; a task already ended is left alone. */
-  transition(taskId: string, change: { status: TaskRecord['status']; statusMessage?: string | null; result?: unknown; error?: TaskError | null; inputRequests?: Record<string, unknown> | null }): boolean {
-    return this.ctx.commit(() => {
-      const task = this.ctx.room.tasks.get(taskId);
-      if (!task || isTerminalTask(task.status)) return { value: false, events: [] };
-      if (task.status !== change.status) nextTaskStatus(task.status, change.status);
-      const inputRequests = change.status === 'input_required' ? (change.inputRequests ?? task.inputRequests) : null;
-      this.ctx.room.tasks.update(taskId, { ...change, inputRequests }, this.ctx.now());
-      return {
-        value: true,
-        events: [{ kind: `task.${change.status}`, actor: null, subject: taskId, data: { operation: task.operation } }],
-      };
+    return this.ctx.bus.subscribe((event) => {
+      const taskId = taskIdOf(event);
+      if (taskId !== null) listener(taskId);
     });
   }
 
-  private finish(taskId: string, change: { status: 'cancelled' | 'failed' | 'completed'; statusMessage: string }): void {
-    this.transition(taskId, change);
-  }
+  // ---- writes: the only code that writes task rows. Each runs inside the caller's ctx.commit when there is
+  // one (a handoff's change, the graph tick), or in a commit of its own, and records exactly one event.
 
-  /** Creates a task row (durable before this returns), with its event. */
-  create(t: { operation: string; owner: string; assignee?: string | null; ttlMs: number | null; pollIntervalMs: number; correlationId?: string }): TaskRecord {
-    const id = newTaskId();
-    this.ctx.commit(() => {
-      this.ctx.room.tasks.insert({
+  /** Creates a task row with its event: the caller's (a handoff.created, a graph.submitted) or task.created. */
+  create(t: NewTask, event?: EventInput): TaskRecord {
+    return this.write(() => {
+      const id = t.id ?? newTaskId();
+      this.ctx.room.tasks.insertRow({
         id,
         operation: t.operation,
         owner: t.owner,
@@ -177,12 +176,89 @@ export class TaskService {
         ttlMs: t.ttlMs,
         pollIntervalMs: t.pollIntervalMs,
         correlationId: t.correlationId ?? randomUUID(),
-        at: this.ctx.now(),
+        at: t.at ?? this.ctx.now(),
       });
-      return { value: undefined, events: [{ kind: 'task.created', actor: t.owner, subject: id, data: { operation: t.operation } }] };
+      this.ctx.emit(stamp(event ?? { kind: 'task.created', actor: t.owner, subject: id, data: { operation: t.operation } }, id, 'working'));
+      return this.row(id);
     });
-    const created = this.ctx.room.tasks.get(id);
-    if (!created) throw new RoomError('INTERNAL', 'task vanished after insert');
-    return created;
   }
+
+  /**
+   * Changes a task row with its event (the caller's, or task.<status>). Every change passes the task machine:
+   * a status move must be legal, and a task that ended never changes again (CONFLICT, nothing written).
+   * Input requests exist only while the task is input_required.
+   */
+  update(taskId: string, change: TaskChange, event?: EventInput): TaskRecord {
+    return this.write(() => {
+      const task = this.ctx.room.tasks.get(taskId);
+      if (!task) throw new RoomError('NOT_FOUND', UNKNOWN_TASK);
+      const status = change.status ?? task.status;
+      if (isTerminalTask(task.status) || status !== task.status) nextTaskStatus(task.status, status);
+      const inputRequests = status === 'input_required' ? (change.inputRequests ?? task.inputRequests) : null;
+      this.ctx.room.tasks.updateRow(taskId, { ...change, status, inputRequests }, this.ctx.now());
+      this.ctx.emit(stamp(event ?? { kind: `task.${status}`, actor: null, subject: taskId, data: { operation: task.operation } }, taskId, status));
+      return this.row(taskId);
+    });
+  }
+
+  /**
+   * `update` for writers that race other writers (a job finishing as it is cancelled, a graph ending after its
+   * task was cancelled): a change the machine refuses, or a task that is gone, writes nothing and gives false.
+   */
+  transition(taskId: string, change: TaskChange, event?: EventInput): boolean {
+    try {
+      this.update(taskId, change, event);
+      return true;
+    } catch (error) {
+      if (isRoomError(error) && (error.code === 'CONFLICT' || error.code === 'NOT_FOUND')) return false;
+      throw error;
+    }
+  }
+
+  /** Deletes a task row (a handoff task one TTL after it ended), with its event. */
+  remove(taskId: string, event: EventInput): void {
+    this.write(() => {
+      const task = this.row(taskId);
+      this.ctx.room.tasks.deleteRow(taskId);
+      this.ctx.emit(stamp(event, taskId, task.status));
+    });
+  }
+
+  private row(taskId: string): TaskRecord {
+    const task = this.ctx.room.tasks.get(taskId);
+    if (!task) throw new RoomError('NOT_FOUND', UNKNOWN_TASK);
+    return task;
+  }
+
+  /** Inside the caller's commit when one runs, else in a commit of its own. */
+  private write<T>(fn: () => T): T {
+    return this.ctx.room.db.inTransaction ? fn() : this.ctx.commit(() => ({ value: fn(), events: [] }));
+  }
+}
+
+/** What may be written to a task row besides its identity. */
+export type TaskChange = Omit<StoreTaskChange, 'error'> & { error?: TaskError | null };
+
+export interface NewTask {
+  operation: string;
+  owner: string;
+  /** Given by kinds whose task id is their own id (a graph run); otherwise a fresh opaque id. */
+  id?: string;
+  assignee?: string | null;
+  ttlMs: number | null;
+  pollIntervalMs: number;
+  correlationId?: string;
+  at?: string;
+}
+
+/** Every event of a task write names the task and its status after the write: what the change feed keys on. */
+function stamp(event: EventInput, taskId: string, taskStatus: TaskStatus): EventInput {
+  const data = event.data && typeof event.data === 'object' ? (event.data as Record<string, unknown>) : {};
+  return { ...event, data: { ...data, taskId, taskStatus } };
+}
+
+/** The task a committed event is about, if any. */
+export function taskIdOf(event: RoomEvent): string | null {
+  const data = event.data as { taskId?: unknown } | null;
+  return data && typeof data.taskId === 'string' ? data.taskId : null;
 }

@@ -1,5 +1,6 @@
 import type { Caller } from '../../common/dto';
 import type { TaskRecord } from '../store/tasks';
+import { GRAPH_OPERATION } from './operations';
 
 /**
  * Who may see a task that is not a handoff's (handoffs have their own rule, on the handoff row): its owner and
@@ -8,6 +9,6 @@ import type { TaskRecord } from '../store/tasks';
  */
 export function canSeeTask(caller: Caller, task: Pick<TaskRecord, 'owner' | 'assignee' | 'operation'>): boolean {
   if (task.owner === caller.name || task.assignee === caller.name) return true;
-  if (task.operation === 'graph.run') return caller.capabilities.includes('operate') || caller.capabilities.includes('approve');
+  if (task.operation === GRAPH_OPERATION) return caller.capabilities.includes('operate') || caller.capabilities.includes('approve');
   return caller.capabilities.includes('operate');
 }

@@ -1,0 +1,45 @@
+import type { GraphState } from '../../common/graphs/stage-machine';
+import type { TaskStatus } from '../../common/task-machine';
+import type { EventInput } from '../feature';
+import type { StageRecord } from '../store/graphs';
+import type { TaskService } from '../tasks/task-service';
+
+/**
+ * A graph run's task row (its id is the graph id), written only through the task layer. While the graph runs,
+ * the task's statusMessage says where its stages are, rewritten whenever a stage moves: that write's event is
+ * how a listener of the graph's task (MCP subscriptions/listen, 2025 notifications/tasks/status) hears of a
+ * stage transition.
+ */
+
+/** "2 running (build, test) · 1 pending · 3 completed", in the stages' order of appearance. */
+export function progressMessage(stages: readonly Pick<StageRecord, 'stageId' | 'state'>[]): string {
+  const byState = new Map<string, string[]>();
+  for (const s of stages) byState.set(s.state, [...(byState.get(s.state) ?? []), s.stageId]);
+  const parts: string[] = [];
+  for (const [state, ids] of byState) {
+    const names = state === 'running' ? ` (${ids.slice(0, 5).join(', ')}${ids.length > 5 ? ', …' : ''})` : '';
+    parts.push(`${ids.length} ${state}${names}`);
+  }
+  return parts.join(' · ');
+}
+
+/** A stage moved: the graph's live task says so (and a task already ended is left alone). */
+export function noteGraphProgress(tasks: TaskService, graphId: string, stages: readonly StageRecord[]): void {
+  tasks.transition(graphId, { statusMessage: progressMessage(stages) });
+}
+
+/**
+ * The graph ended: its task ends the same way, recorded by `ended` (the graph.ended event). A task that
+ * already ended (cancelled through tasks/cancel) is not rewritten: the machine refuses, and `ended` is
+ * recorded on its own.
+ */
+export function endGraphTask(
+  tasks: TaskService,
+  graphId: string,
+  change: { state: GraphState; statusMessage: string; result: Record<string, unknown> },
+  ended: EventInput,
+  events: EventInput[],
+): void {
+  const status: TaskStatus = change.state === 'completed' ? 'completed' : change.state === 'failed' ? 'failed' : 'cancelled';
+  if (!tasks.transition(graphId, { status, statusMessage: change.statusMessage, result: change.result }, ended)) events.push(ended);
+}

@@ -1,0 +1,70 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * Guards for two rules the code cannot show by itself:
+ * - live updates come from one change feed (committed events on the bus, and in-process "grew" signals for
+ *   volatile output), never from a timer that re-reads state: no setInterval/setTimeout in the doors or in the
+ *   feed's engine parts except the few listed here, each with why it is not polling;
+ * - task rows are written only by the task layer (engine/tasks/task-service.ts).
+ */
+const ROOT = path.resolve(__dirname, '../../src-main');
+
+function sourceFiles(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const full = path.join(dir, e.name);
+    if (e.isDirectory()) return sourceFiles(full);
+    return e.name.endsWith('.ts') ? [full] : [];
+  });
+}
+
+/** Where live updates are served or produced. */
+const FEED_PLACES = ['mcp', 'server', 'bridge', 'net', 'engine/tasks', 'engine/event-bus.ts', 'engine/growth-signal.ts', 'engine/graphs/graphs-feature.ts'];
+
+/** The timers allowed there: file, the exact code, and why it is not a poll. Anything else fails. */
+const ALLOWED: { file: string; code: string; why: string }[] = [
+  { file: 'mcp/listen.ts', code: "setInterval(() => !closed && res.write(': keepalive\\n\\n'), KEEPALIVE_MS)", why: 'an SSE keepalive comment: writes, never reads state' },
+  { file: 'mcp/legacy-sessions.ts', code: 'setInterval(() => this.expireIdle(), Math.min(60_000, Math.max(1_000, limits.idleMs / 4)))', why: 'idle session expiry' },
+  { file: 'mcp/conformance-fixtures.ts', code: 'setTimeout(r, ms)', why: 'a conformance fixture that simulates slow work' },
+  { file: 'engine/tasks/fixtures.ts', code: 'setTimeout(resolve, ms)', why: 'a fixture job that simulates slow work' },
+  { file: 'engine/graphs/graphs-feature.ts', code: 'setTimeout(done, waitMs)', why: "a tasks_status wait's deadline" },
+  { file: 'engine/graphs/graphs-feature.ts', code: 'setInterval(expired, Math.min(LIMITS.graphLogRetentionMs, 60_000))', why: 'log retention housekeeping, not a live update' },
+];
+
+const TIMER = /\b(setInterval|setTimeout)\s*\(|timers\/promises/g;
+
+describe('one change feed', () => {
+  it('no timer-driven polling in the doors or the feed: every timer there is a listed deadline, keepalive or housekeeping', () => {
+    const files = FEED_PLACES.flatMap((p) => {
+      const full = path.join(ROOT, p);
+      return fs.statSync(full).isDirectory() ? sourceFiles(full) : [full];
+    });
+    expect(files.length).toBeGreaterThan(10);
+    const found: string[] = [];
+    for (const file of files) {
+      const rel = path.relative(ROOT, file).split(path.sep).join('/');
+      const text = fs.readFileSync(file, 'utf8');
+      for (const m of text.matchAll(TIMER)) {
+        const allowed = ALLOWED.some((a) => a.file === rel && text.slice(m.index, m.index + a.code.length) === a.code);
+        if (!allowed) found.push(`${rel}: ${text.slice(m.index, text.indexOf('\n', m.index)).trim()}`);
+      }
+    }
+    expect(found, 'a timer that is not on the allow-list: follow the bus or a grew signal instead of polling').toEqual([]);
+  });
+
+  it('the allow-list names only timers that still exist (a stale entry would hide nothing but mislead)', () => {
+    for (const a of ALLOWED) expect(fs.readFileSync(path.join(ROOT, a.file), 'utf8'), `${a.file} (${a.why})`).toContain(a.code);
+  });
+
+  it('nothing but the task layer writes task rows', () => {
+    const writers = sourceFiles(ROOT)
+      .filter((f) => /\.(insertRow|updateRow|deleteRow)\(/.test(fs.readFileSync(f, 'utf8')))
+      .map((f) => path.relative(ROOT, f).split(path.sep).join('/'));
+    expect(writers).toEqual(['engine/tasks/task-service.ts']);
+  });
+
+  it('TaskRepo announces nothing: committed events are the only change signal', () => {
+    expect(fs.readFileSync(path.join(ROOT, 'engine/store/tasks.ts'), 'utf8')).not.toMatch(/onChange|queueMicrotask/);
+  });
+});
