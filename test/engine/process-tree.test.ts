@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { findTagged, isAlive, killTree, processStartTime, tagEnv } from '../../src-main/engine/process/process-tree';
+import { findTagged, isAlive, killTree, processBackend, processStartTime, tagEnv } from '../../src-main/engine/process/process-tree';
 
 const spawned: number[] = [];
 afterEach(() => {
@@ -42,6 +42,10 @@ async function waitForLines(file: string, n: number): Promise<number[]> {
 }
 
 describe('process trees', () => {
+  it('runs on the backend this run asked for (vitest runs this file once per backend)', () => {
+    expect(processBackend().name).toBe(process.env.COMMONROOM_PROCESS_BACKEND ?? (process.platform === 'linux' ? 'proc' : 'ps'));
+  });
+
   it('finds every tagged descendant, also those that left the group, and ends them all; an untagged bystander survives', async () => {
     const tag = `test:${randomUUID()}`;
     const pidFile = path.join(os.tmpdir(), `tree-${randomUUID()}.pids`);
@@ -59,6 +63,7 @@ describe('process trees', () => {
     for (const pid of pids) expect(isAlive(pid), `pid ${pid}`).toBe(false);
     expect(findTagged(tag)).toEqual([]);
     expect(isAlive(bystander.pid as number)).toBe(true);
+    expect(isAlive({ pid: bystander.pid as number, startTime: processStartTime(bystander.pid as number) as string })).toBe(true);
     fs.rmSync(pidFile, { force: true });
   });
 

@@ -6,6 +6,7 @@ import { RoomError } from '../../common/errors';
 import { CAPABILITIES } from '../../common/capabilities';
 import { databasePathFor, defaultRoomMarkdown, lockPathFor, operatorTokenPath, resolvePaths, type Paths } from '../config';
 import { checkPrivateFile, ensurePrivateDir, FILE_MODE, readPrivateFile, withPrivateUmask, writePrivateFile } from '../fs-safe';
+import { isAlive } from '../process/process-tree';
 import { hashToken, mintToken, sameHash } from '../tokens';
 import { EventRepo } from './events';
 import { migrate, schemaVersionOf } from './migrations';
@@ -81,15 +82,6 @@ function readRunner(db: Database.Database): RunnerRecord | null {
     | { pid: number; started_at: string; endpoint: string | null; token_file: string | null }
     | undefined;
   return row ? { pid: row.pid, startedAt: row.started_at, endpoint: row.endpoint, tokenFile: row.token_file } : null;
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** The room as its single writer holds it: the database, the lock, and the operator's token file. */
@@ -258,7 +250,7 @@ export class RoomReader {
     try {
       db = new Database(location.databasePath, { readonly: true, fileMustExist: true, timeout: 1000 });
       const runner = readRunner(db);
-      return runner && processAlive(runner.pid) ? runner : null;
+      return runner && isAlive(runner.pid) ? runner : null;
     } catch {
       return null;
     } finally {
@@ -281,7 +273,7 @@ export class RoomReader {
    */
   runningProcess(): RunnerRecord | null {
     const runner = readRunner(this.db);
-    return runner && runner.endpoint !== null && processAlive(runner.pid) ? runner : null;
+    return runner && runner.endpoint !== null && isAlive(runner.pid) ? runner : null;
   }
 
   close(): void {
