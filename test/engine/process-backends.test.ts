@@ -33,7 +33,7 @@ describe('ps listings', () => {
   it('asks for the environment the way each ps spells it', () => {
     expect(psListArgs('darwin')).toEqual(['-A', '-E', '-ww', '-o', 'pid=,ppid=,pgid=,stat=,lstart=,args=']);
     expect(psListArgs('linux')).toEqual(['-A', 'e', '-ww', '-o', 'pid=,ppid=,pgid=,stat=,lstart=,args=']);
-    expect(psPidsArgs([4, 9], 'darwin').slice(0, 3)).toEqual(['-p', '4,9', '-E']);
+    expect(psPidsArgs([4, 9])).toEqual(['-p', '4,9', '-o', 'pid=,ppid=,pgid=,stat=,lstart=']);
   });
 
   it('parses pid, parent, group, state, start time and the tag from the environment', () => {

@@ -55,6 +55,10 @@ export const procBackend: ProcessBackend = {
     }
     return rows;
   },
+  // reading /proc costs no process and little time: the synchronous read is fine
+  listAsync() {
+    return Promise.resolve(this.list());
+  },
   get: (pid) => readRow(pid, true),
   signal(targets: ProcessIdentity[], signal, pgid) {
     signalPosix(targets, signal, pgid, (pids) => {

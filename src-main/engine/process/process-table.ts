@@ -36,11 +36,13 @@ export interface ProcessBackend {
   readonly pollMs: number;
   /** Every visible process except the caller, in one look. */
   list(): ProcessRow[];
-  /** One process, or null when it is gone. */
+  /** The same look without blocking the event loop (a kill looks many times while shells and HTTP go on). */
+  listAsync(): Promise<ProcessRow[]>;
+  /** One process (its tag may be left unread: callers want its state and start time), or null when it is gone. */
   get(pid: number): ProcessRow | null;
   /**
-   * Sends `signal` to those of `targets` that are still the same process (start time read again right before),
-   * and to the group `pgid` when given. Never throws for a process that is already gone.
+   * Sends `signal` to those of `targets` that are still the same process (start time read again right before,
+   * or, where a read costs a process, taken from the look made right before), and to the group `pgid` when given. Never throws for a process that is already gone.
    */
   signal(targets: ProcessIdentity[], signal: NodeJS.Signals, pgid: number | undefined): void;
 }

@@ -98,12 +98,12 @@ export async function killTree(target: TreeTarget, plan: KillPlan): Promise<Kill
   const backend = processBackend();
   const sent: NodeJS.Signals[] = [];
   const known = new Map<number, KnownMember>();
-  const look = () => {
-    const found = treeMembers(backend.list(), target, [...known.values()]);
+  const look = async () => {
+    const found = treeMembers(await backend.listAsync(), target, [...known.values()]);
     for (const m of found) known.set(m.pid, { pid: m.pid, startOrder: m.startOrder });
     return found;
   };
-  let alive = look();
+  let alive = await look();
   for (const signal of plan.signals) {
     if (alive.length === 0) break;
     sent.push(signal);
@@ -111,7 +111,7 @@ export async function killTree(target: TreeTarget, plan: KillPlan): Promise<Kill
     const deadline = Date.now() + plan.graceMs;
     do {
       await sleep(Math.min(backend.pollMs, plan.graceMs));
-      alive = look();
+      alive = await look();
     } while (alive.length > 0 && Date.now() < deadline);
   }
   return { sent, survivors: alive.length };

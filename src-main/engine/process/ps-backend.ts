@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { PROC_TAG_ENV, type ProcessBackend, type ProcessRow } from './process-table';
 import { signalPosix } from './posix-signal';
 
@@ -24,9 +24,9 @@ export function psListArgs(platform: NodeJS.Platform = process.platform): string
   return ['-A', ...envFlags(platform), '-ww', '-o', COLUMNS];
 }
 
-/** The argv for a look at some pids only. */
-export function psPidsArgs(pids: number[], platform: NodeJS.Platform = process.platform): string[] {
-  return ['-p', pids.join(','), ...envFlags(platform), '-ww', '-o', COLUMNS];
+/** The argv for a look at some pids only (no environments: a single process's start time needs none). */
+export function psPidsArgs(pids: number[]): string[] {
+  return ['-p', pids.join(','), '-o', 'pid=,ppid=,pgid=,stat=,lstart='];
 }
 
 const TAG_WORD = new RegExp(`(?:^|\\s)${PROC_TAG_ENV}=(\\S+)`, 'g');
@@ -61,14 +61,15 @@ export function parsePsListing(text: string, selfPid: number = process.pid): Pro
   return rows;
 }
 
+const PS_OPTIONS = {
+  encoding: 'utf8' as const,
+  env: { ...process.env, LC_ALL: 'C' }, // lstart in a fixed, parseable form
+  maxBuffer: 256 * 1024 * 1024,
+};
+
 function runPs(args: string[]): string {
   try {
-    return execFileSync('ps', args, {
-      encoding: 'utf8',
-      env: { ...process.env, LC_ALL: 'C' }, // lstart in a fixed, parseable form
-      maxBuffer: 256 * 1024 * 1024,
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
+    return execFileSync('ps', args, { ...PS_OPTIONS, stdio: ['ignore', 'pipe', 'ignore'] });
   } catch (error) {
     // ps exits 1 when -p matched nothing: that is an empty table, not a failure
     const out = (error as { stdout?: unknown }).stdout;
@@ -77,16 +78,24 @@ function runPs(args: string[]): string {
   }
 }
 
+function runPsAsync(args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile('ps', args, PS_OPTIONS, (error, stdout) => {
+      if (error && typeof stdout !== 'string') reject(error);
+      else resolve(stdout);
+    });
+  });
+}
+
 export const psBackend: ProcessBackend = {
   name: 'ps',
   pollMs: 50,
   list: () => parsePsListing(runPs(psListArgs())),
+  listAsync: async () => parsePsListing(await runPsAsync(psListArgs())),
   get: (pid) => parsePsListing(runPs(psPidsArgs([pid])), -1).find((r) => r.pid === pid) ?? null,
   signal(targets, signal, pgid) {
-    signalPosix(targets, signal, pgid, (pids) => {
-      const times = new Map<number, string>();
-      for (const r of parsePsListing(runPs(psPidsArgs(pids)))) if (!r.zombie) times.set(r.pid, r.startTime);
-      return times;
-    });
+    // The identity check is the table killTree read right before calling this: for ps, a second `ps -p` would
+    // be no fresher (the gap to the signal is one ps run either way) and would double the cost of each step.
+    signalPosix(targets, signal, pgid, () => new Map(targets.map((t) => [t.pid, t.startTime] as const)));
   },
 };

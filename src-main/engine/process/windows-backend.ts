@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import type { ProcessBackend, ProcessIdentity, ProcessRow } from './process-table';
 
 /**
@@ -64,10 +64,21 @@ function readTable(): ProcessRow[] {
   return parseWindowsTable(execFileSync(file, args, { encoding: 'utf8', windowsHide: true, maxBuffer: 64 * 1024 * 1024 }));
 }
 
+function readTableAsync(): Promise<ProcessRow[]> {
+  const [file, args] = windowsTableCommand();
+  return new Promise((resolve, reject) => {
+    execFile(file, args, { encoding: 'utf8', windowsHide: true, maxBuffer: 64 * 1024 * 1024 }, (error, stdout) => {
+      if (error) reject(error);
+      else resolve(parseWindowsTable(stdout));
+    });
+  });
+}
+
 export const windowsBackend: ProcessBackend = {
   name: 'windows',
   pollMs: 250, // each look starts PowerShell
   list: readTable,
+  listAsync: readTableAsync,
   get: (pid) => readTable().find((r) => r.pid === pid) ?? null,
   signal(targets, signal) {
     for (const [file, args] of windowsKillCommands(targets, signal, readTable())) {
