@@ -28,7 +28,7 @@ export default defineConfig({
       // restart rounds and shell cycles need more than the default budget there
       {
         extends: true,
-        test: { name: 'ps-backend', include: PROCESS_TREE_SUITES, env: { COMMONROOM_PROCESS_BACKEND: 'ps' }, testTimeout: 180_000 },
+        test: { name: 'ps-backend', include: PROCESS_TREE_SUITES, env: { COMMONROOM_PROCESS_BACKEND: 'ps' }, testTimeout: 600_000 },
       },
     ],
   },

@@ -17,11 +17,15 @@ afterEach(() => {
   }
 });
 
-/** A tree that tries hard to survive: setsid and nohup grandchildren, and a child that ignores SIGTERM and SIGINT. */
+/**
+ * A tree that tries hard to survive: setsid and nohup grandchildren, a double-forked one (its parent exits at
+ * once, so it is re-parented away from the tree), and a child that ignores SIGTERM and SIGINT.
+ */
 function stubbornTree(tag: string, pidFile: string) {
   const script = [
     `setsid sh -c 'echo $$ >> ${pidFile}; exec sleep 300' &`,
     `nohup sh -c 'echo $$ >> ${pidFile}; exec sleep 300' >/dev/null 2>&1 &`,
+    `(sh -c 'echo $$ >> ${pidFile}; exec sleep 300' &)`,
     `sh -c 'trap "" TERM INT HUP; echo $$ >> ${pidFile}; while true; do sleep 1; done' &`,
     `echo $$ >> ${pidFile}`,
     'wait',
@@ -52,7 +56,7 @@ describe('process trees', () => {
     const bystander = spawn('sleep', ['300'], { stdio: 'ignore' });
     spawned.push(bystander.pid as number);
     const root = stubbornTree(tag, pidFile);
-    const pids = await waitForLines(pidFile, 4);
+    const pids = await waitForLines(pidFile, 5);
     // sleep execs replace the sh of the setsid/nohup children, so their pids stay in the file
     const tagged = findTagged(tag).map((p) => p.pid);
     for (const pid of pids) expect(tagged, `pid ${pid} should be found by its tag`).toContain(pid);

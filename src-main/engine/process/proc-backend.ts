@@ -7,8 +7,10 @@ import { signalPosix } from './posix-signal';
  * /proc/<pid>/stat, in clock ticks since boot; the tag is read from /proc/<pid>/environ, which is readable
  * for the user's own processes only.
  */
+let procFs: boolean | undefined;
 export function hasProcFs(): boolean {
-  return process.platform === 'linux' && fs.existsSync('/proc/self/stat');
+  procFs ??= process.platform === 'linux' && fs.existsSync('/proc/self/stat');
+  return procFs;
 }
 
 function readRow(pid: number, withTag: boolean): ProcessRow | null {
