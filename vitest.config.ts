@@ -1,14 +1,35 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * The suites that prove process trees end (TERM-ignoring children, setsid, double fork, nohup, restart
+ * reconciliation with orphans) run twice: on the platform's default backend (/proc here) and on the POSIX
+ * `ps` backend macOS uses, so both are proven on Linux CI with 0 survivors.
+ */
+const PROCESS_TREE_SUITES = [
+  'test/engine/process-tree.test.ts',
+  'test/graphs/graph-cancel.test.ts',
+  'test/graphs/graph-kill.test.ts',
+  'test/shells/shells.test.ts',
+  'test/cli/serve.test.ts',
+];
+
 // Sized for a 2-core machine: real processes, PTYs and HTTP servers in every suite, so at most two files run
 // at once. Benchmarks live in bench/ and never run here.
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 30_000,
     reporters: ['default', './test/helpers/summary-reporter.ts'],
+    projects: [
+      { extends: true, test: { name: 'default', include: ['test/**/*.test.ts'] } },
+      // each look at the table runs `ps` (~20 ms on a Mac, 100 ms and more on a loaded shared CI box): the
+      // restart rounds and shell cycles need more than the default budget there
+      {
+        extends: true,
+        test: { name: 'ps-backend', include: PROCESS_TREE_SUITES, env: { COMMONROOM_PROCESS_BACKEND: 'ps' }, testTimeout: 600_000 },
+      },
+    ],
   },
 });

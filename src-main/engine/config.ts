@@ -10,21 +10,44 @@ export interface Paths {
   configDir: string;
 }
 
-export function resolvePaths(env: NodeJS.ProcessEnv = process.env): Paths {
-  const home = os.homedir();
-  const platformData =
-    process.platform === 'darwin'
-      ? path.join(home, 'Library', 'Application Support', 'Commonroom')
-      : process.platform === 'win32'
-        ? path.join(env.APPDATA ?? path.join(home, 'AppData', 'Roaming'), 'Commonroom')
-        : path.join(env.XDG_DATA_HOME || path.join(home, '.local', 'share'), 'commonroom');
-  const platformConfig =
-    process.platform === 'darwin' || process.platform === 'win32'
-      ? platformData
-      : path.join(env.XDG_CONFIG_HOME || path.join(home, '.config'), 'commonroom');
+/** The platform's usual folders for the app's data (rooms), config (tokens) and logs. */
+export interface PlatformFolders {
+  data: string;
+  config: string;
+  log: string;
+}
+
+/**
+ * Each platform's conventions: macOS keeps app data and settings in ~/Library/Application Support/<App> and
+ * logs in ~/Library/Logs/<App>; Windows in %LOCALAPPDATA% (machine-local: the tokens must not travel with a
+ * roaming profile, and databases are large); Linux follows the XDG base directories.
+ */
+export function platformFolders(platform: NodeJS.Platform, env: NodeJS.ProcessEnv, home: string): PlatformFolders {
+  if (platform === 'darwin') {
+    const p = path.posix;
+    const support = p.join(home, 'Library', 'Application Support', 'Commonroom');
+    return { data: support, config: support, log: p.join(home, 'Library', 'Logs', 'Commonroom') };
+  }
+  if (platform === 'win32') {
+    const w = path.win32;
+    const local = w.join(env.LOCALAPPDATA || w.join(home, 'AppData', 'Local'), 'Commonroom');
+    return { data: w.join(local, 'Data'), config: w.join(local, 'Config'), log: w.join(local, 'Log') };
+  }
+  const p = path.posix;
+  const state = env.XDG_STATE_HOME || p.join(home, '.local', 'state');
   return {
-    dataDir: path.resolve(env.COMMONROOM_DATA_DIR || platformData),
-    configDir: path.resolve(env.COMMONROOM_CONFIG_DIR || platformConfig),
+    data: p.join(env.XDG_DATA_HOME || p.join(home, '.local', 'share'), 'commonroom'),
+    config: p.join(env.XDG_CONFIG_HOME || p.join(home, '.config'), 'commonroom'),
+    log: p.join(state, 'commonroom'),
+  };
+}
+
+export function resolvePaths(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform, home: string = os.homedir()): Paths {
+  const folders = platformFolders(platform, env, home);
+  const p = platform === 'win32' ? path.win32 : path.posix;
+  return {
+    dataDir: p.resolve(env.COMMONROOM_DATA_DIR || folders.data),
+    configDir: p.resolve(env.COMMONROOM_CONFIG_DIR || folders.config),
   };
 }
 

@@ -2,16 +2,21 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { RoomError } from '../common/errors';
+import { restrictToUser } from './platform/private-acl';
 
 /**
  * Files the runner creates are 0600 and its folders 0700, made with O_NOFOLLOW/O_EXCL so a planted
  * symlink is never followed. Existing files that are symlinks or readable by others are refused with a
- * message that says how to fix them. These helpers are never used on the SQLite files themselves
+ * message that says how to fix them. On Windows, where mode bits mean nothing, new folders and files are
+ * restricted to the user by ACL instead (platform/private-acl.ts) and the mode checks are skipped. These helpers are never used on the SQLite files themselves
  * (opening and closing a descriptor on them would drop SQLite's POSIX locks); those are only lstat-ed.
  */
 
 export const FILE_MODE = 0o600;
 export const DIR_MODE = 0o700;
+
+/** Windows reports 0666/0777 whatever the ACL says: there, privacy is the ACL set at creation. */
+const modeBitsMeanSomething = process.platform !== 'win32';
 
 /** Creates `dir` (and missing parents) with 0700; refuses a symlink or a folder others can open. */
 export function ensurePrivateDir(dir: string): void {
@@ -26,6 +31,7 @@ export function ensurePrivateDir(dir: string): void {
   for (const d of missing) {
     try {
       fs.mkdirSync(d, { mode: DIR_MODE });
+      restrictToUser(d, 'dir');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
@@ -35,7 +41,7 @@ export function ensurePrivateDir(dir: string): void {
     throw new RoomError('ROOM_UNSAFE', `${dir} is not a plain folder (a symlink or a file): remove it and start again`);
   }
   if (missing.includes(path.resolve(dir))) fs.chmodSync(dir, DIR_MODE);
-  else if ((st.mode & 0o077) !== 0) {
+  else if (modeBitsMeanSomething && (st.mode & 0o077) !== 0) {
     throw new RoomError('ROOM_UNSAFE', `${dir} can be opened by other users: run "chmod 700 ${dir}" and start again`);
   }
 }
@@ -56,7 +62,7 @@ export function checkPrivateFile(file: string): 'absent' | 'present' {
     throw new RoomError('ROOM_UNSAFE', `${file} is a symlink; the runner never follows one: remove it and start again`);
   }
   if (!st.isFile()) throw new RoomError('ROOM_UNSAFE', `${file} is not a regular file: move it away and start again`);
-  if ((st.mode & 0o077) !== 0) {
+  if (modeBitsMeanSomething && (st.mode & 0o077) !== 0) {
     throw new RoomError('ROOM_UNSAFE', `${file} can be read by other users: run "chmod 600 ${file}" and start again`);
   }
   if (typeof process.getuid === 'function' && st.uid !== process.getuid()) {
@@ -84,6 +90,7 @@ export function writePrivateFile(file: string, content: string | Buffer): void {
   } finally {
     fs.closeSync(fd);
   }
+  restrictToUser(tmp, 'file');
   fs.renameSync(tmp, file);
 }
 

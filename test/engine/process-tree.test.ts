@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { findTagged, isAlive, killTree, processStartTime, tagEnv } from '../../src-main/engine/process/process-tree';
+import { findTagged, isAlive, killTree, processBackend, processStartTime, tagEnv } from '../../src-main/engine/process/process-tree';
 
 const spawned: number[] = [];
 afterEach(() => {
@@ -17,11 +17,15 @@ afterEach(() => {
   }
 });
 
-/** A tree that tries hard to survive: setsid and nohup grandchildren, and a child that ignores SIGTERM and SIGINT. */
+/**
+ * A tree that tries hard to survive: setsid and nohup grandchildren, a double-forked one (its parent exits at
+ * once, so it is re-parented away from the tree), and a child that ignores SIGTERM and SIGINT.
+ */
 function stubbornTree(tag: string, pidFile: string) {
   const script = [
     `setsid sh -c 'echo $$ >> ${pidFile}; exec sleep 300' &`,
     `nohup sh -c 'echo $$ >> ${pidFile}; exec sleep 300' >/dev/null 2>&1 &`,
+    `(sh -c 'echo $$ >> ${pidFile}; exec sleep 300' &)`,
     `sh -c 'trap "" TERM INT HUP; echo $$ >> ${pidFile}; while true; do sleep 1; done' &`,
     `echo $$ >> ${pidFile}`,
     'wait',
@@ -42,13 +46,17 @@ async function waitForLines(file: string, n: number): Promise<number[]> {
 }
 
 describe('process trees', () => {
+  it('runs on the backend this run asked for (vitest runs this file once per backend)', () => {
+    expect(processBackend().name).toBe(process.env.COMMONROOM_PROCESS_BACKEND ?? (process.platform === 'linux' ? 'proc' : 'ps'));
+  });
+
   it('finds every tagged descendant, also those that left the group, and ends them all; an untagged bystander survives', async () => {
     const tag = `test:${randomUUID()}`;
     const pidFile = path.join(os.tmpdir(), `tree-${randomUUID()}.pids`);
     const bystander = spawn('sleep', ['300'], { stdio: 'ignore' });
     spawned.push(bystander.pid as number);
     const root = stubbornTree(tag, pidFile);
-    const pids = await waitForLines(pidFile, 4);
+    const pids = await waitForLines(pidFile, 5);
     // sleep execs replace the sh of the setsid/nohup children, so their pids stay in the file
     const tagged = findTagged(tag).map((p) => p.pid);
     for (const pid of pids) expect(tagged, `pid ${pid} should be found by its tag`).toContain(pid);
@@ -59,6 +67,7 @@ describe('process trees', () => {
     for (const pid of pids) expect(isAlive(pid), `pid ${pid}`).toBe(false);
     expect(findTagged(tag)).toEqual([]);
     expect(isAlive(bystander.pid as number)).toBe(true);
+    expect(isAlive({ pid: bystander.pid as number, startTime: processStartTime(bystander.pid as number) as string })).toBe(true);
     fs.rmSync(pidFile, { force: true });
   });
 

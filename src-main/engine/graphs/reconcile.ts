@@ -1,8 +1,7 @@
 import { decide } from '../../common/graphs/graph-scheduler';
 import { deriveGraphState, type StageState } from '../../common/graphs/stage-machine';
 import type { EngineContext, EventInput } from '../feature';
-import fs from 'node:fs';
-import { findTagged, isAlive, killTree, PROC_TAG_ENV, type ProcessIdentity } from '../process/process-tree';
+import { findTagged, isAlive, killTree, type ProcessIdentity } from '../process/process-tree';
 import type { GraphRepo, StageRecord } from '../store/graphs';
 import { schedStages, stageTaskId } from './graph-views';
 import { endGraphTask } from './graph-task';
@@ -80,20 +79,6 @@ export async function reconcileAfterRestart(ctx: EngineContext, repo: GraphRepo,
 }
 
 function sweepTags(prefix: string): string[] {
-  // findTagged gives identities, not tags; re-read each found process's tag so each tree is ended by its own tag
-  const tags: string[] = [];
-  for (const p of findTagged(prefix, { prefix: true })) {
-    const tag = tagOfPid(p.pid);
-    if (tag) tags.push(tag);
-  }
-  return tags;
-}
-
-function tagOfPid(pid: number): string | null {
-  try {
-    const entry = fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').find((e) => e.startsWith(`${PROC_TAG_ENV}=`));
-    return entry ? entry.slice(PROC_TAG_ENV.length + 1) : null;
-  } catch {
-    return null; // gone meanwhile
-  }
+  // each found process brings its own tag, so each tree is ended by its own tag
+  return findTagged(prefix, { prefix: true }).map((p) => p.tag);
 }

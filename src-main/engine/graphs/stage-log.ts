@@ -3,6 +3,7 @@ import { StringDecoder } from 'node:string_decoder';
 import type { LogRecord, LogSlice } from '../../common/methods/graphs';
 import { RoomError } from '../../common/errors';
 import { checkPrivateFile, FILE_MODE, readPrivateBuffer } from '../fs-safe';
+import { restrictToUser } from '../platform/private-acl';
 
 /**
  * A stage's log: one JSON record per line, {q: seq, s: o|e|r, t: time, d: text}, appended in arrival order
@@ -42,6 +43,7 @@ export class StageLogWriter {
       fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW,
       FILE_MODE,
     );
+    restrictToUser(path, 'file');
     return new StageLogWriter(path, fd, capBytes, now, onAppend);
   }
 

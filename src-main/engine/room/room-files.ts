@@ -68,15 +68,6 @@ export function readRunner(db: Database.Database): RunnerRecord | null {
   return row ? { pid: row.pid, startedAt: row.started_at, endpoint: row.endpoint, tokenFile: row.token_file } : null;
 }
 
-export function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** The database of an existing room, opened read-only (SQLite refuses writes on it); absent: NOT_FOUND. */
 export function openReaderDatabase(location: RoomLocation): Database.Database {
   checkDatabaseFiles(location.databasePath);

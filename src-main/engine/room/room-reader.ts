@@ -5,7 +5,8 @@ import { EventRepo } from '../store/events';
 import { schemaVersionOf } from '../store/migrations';
 import { ParticipantRepo } from '../store/participants';
 import { TaskRepo } from '../store/tasks';
-import { locateRoom, openReaderDatabase, processAlive, readRunner, type RoomLocation, type RunnerRecord } from './room-files';
+import { locateRoom, openReaderDatabase, readRunner, type RoomLocation, type RunnerRecord } from './room-files';
+import { isAlive } from '../process/process-tree';
 
 /** Read-only access for the CLI while a room process may be running. Never takes the lock. */
 export class RoomReader {
@@ -37,7 +38,7 @@ export class RoomReader {
     try {
       db = new Database(location.databasePath, { readonly: true, fileMustExist: true, timeout: 1000 });
       const runner = readRunner(db);
-      return runner && processAlive(runner.pid) ? runner : null;
+      return runner && isAlive(runner.pid) ? runner : null;
     } catch {
       return null;
     } finally {
@@ -60,7 +61,7 @@ export class RoomReader {
    */
   runningProcess(): RunnerRecord | null {
     const runner = readRunner(this.db);
-    return runner && runner.endpoint !== null && processAlive(runner.pid) ? runner : null;
+    return runner && runner.endpoint !== null && isAlive(runner.pid) ? runner : null;
   }
 
   close(): void {

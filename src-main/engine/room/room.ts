@@ -9,8 +9,9 @@ import { ensureOperatorToken } from './operator-token';
 import { ParticipantRepo } from '../store/participants';
 import { RoomLock, roomLockedError } from './room-lock';
 import { TaskRepo } from '../store/tasks';
-import { checkDatabaseFiles, createMarkdownIfMissing, locateRoom, openReaderDatabase, processAlive, readRunner, type RoomLocation, type RunnerRecord } from './room-files';
+import { checkDatabaseFiles, createMarkdownIfMissing, locateRoom, openReaderDatabase, readRunner, type RoomLocation, type RunnerRecord } from './room-files';
 import { RoomReader } from './room-reader';
+import { isAlive } from '../process/process-tree';
 
 export { locateRoom, type RoomLocation, type RunnerRecord } from './room-files';
 export { RoomReader } from './room-reader';
@@ -150,7 +151,7 @@ export class Room {
    */
   runningProcess(): RunnerRecord | null {
     const runner = readRunner(this.db);
-    return runner && runner.endpoint !== null && processAlive(runner.pid) ? runner : null;
+    return runner && runner.endpoint !== null && isAlive(runner.pid) ? runner : null;
   }
 
   private readMeta(): { id: string; createdAt: string } {

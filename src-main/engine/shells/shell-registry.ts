@@ -7,6 +7,7 @@ import { stripAnsi } from '../../common/ansi';
 import type { Limits } from '../../common/limits';
 import type { ShellView } from '../../common/methods/shells';
 import { findTagged, killTree, tagEnv } from '../process/process-tree';
+import { defaultShell } from '../platform/default-shell';
 import type { StageTerminal, StageTerminalHost } from '../graphs/stage-terminal';
 import { ShellSession, type ShellExit, type ShellViewer } from './shell-session';
 
@@ -27,12 +28,6 @@ export interface ShellAttachment {
   write(text: string): void;
   resize(cols: number, rows: number): void;
   detach(): void;
-}
-
-function defaultShell(): string {
-  const fromEnv = process.env.SHELL;
-  if (fromEnv && fs.existsSync(fromEnv)) return fromEnv;
-  return fs.existsSync('/bin/bash') ? '/bin/bash' : '/bin/sh';
 }
 
 /**
