@@ -10,6 +10,7 @@ import { probeUntilReady } from './readiness-probe';
 import { StageLogWriter } from './stage-log';
 import { startAttempt, type AttemptEnd, type AttemptHandle } from './stage-runner';
 import { stageTaskId } from './graph-views';
+import { compileAgentPattern } from '../../common/safe-pattern';
 
 export interface RuntimeOptions {
   roomId: string;
@@ -338,7 +339,7 @@ export class GraphRuntime {
       this.signals.push({ kind: 'ready', graphId: s.graphId, stageId: s.stageId, attempt: s.attempt });
       this.scheduleTick();
     };
-    const pattern = readiness?.log !== undefined ? new RegExp(readiness.log) : null;
+    const pattern = readiness?.log !== undefined ? compileAgentPattern(readiness.log) : null;
     const handle = startAttempt({
       taskId: stageTaskId(s.graphId, s.stageId),
       attempt: s.attempt,
@@ -349,7 +350,7 @@ export class GraphRuntime {
       tty: spec.tty === true,
       terminalHost: this.options.terminalHost,
       log,
-      ...(pattern ? { onLine: (line: string) => !ready && pattern.test(line) && markReady() } : {}),
+      ...(pattern ? { onLine: (line: string) => !ready && pattern.find(line) !== null && markReady() } : {}),
     });
     const live: Live = {
       graphId: s.graphId,
