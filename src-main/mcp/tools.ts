@@ -8,6 +8,7 @@ import type { Engine } from '../engine/engine';
 import type { TaskRecord } from '../engine/store/tasks';
 import type { FixtureTool, TaskSupport } from '../engine/tasks/fixtures';
 import { callProtocolFixture, PROTOCOL_FIXTURES } from './conformance-fixtures';
+import { enforceCapabilities } from './method-capabilities';
 import { registerResourceHandlers } from './resources';
 import { noteCreatedTask, registerLegacyTaskHandlers } from './tasks-legacy';
 import { registerModernTaskHandlers } from './tasks-modern';
@@ -110,6 +111,7 @@ export function buildMcpServer(engine: Engine, caller: Caller, era: 'legacy' | '
         }
       : { tools: { listChanged: false }, resources: { subscribe: true, listChanged: false }, extensions: { [TASKS_EXTENSION]: {} } };
   const server = new Server(SERVER_INFO, { capabilities, instructions: INSTRUCTIONS });
+  enforceCapabilities(server, caller);
 
   server.setRequestHandler('tools/list', () => {
     const methods = toolsFor(engine, caller).map((name) => {
