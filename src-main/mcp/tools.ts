@@ -70,7 +70,11 @@ async function callPlain(engine: Engine, caller: Caller, tool: ResolvedTool, arg
     return textResult((await engine.call(caller, tool.name, args, { signal })) as unknown as Record<string, unknown>);
   } catch (error) {
     const pub = toPublicError(error);
-    if (pub.code === 'INTERNAL') console.error(`[mcp] ${tool.name} failed for ${caller.name}:`, error);
+    if (pub.code === 'INTERNAL') {
+      // one line in the log: a client must not be able to fill it with stack traces (COMMONROOM_DEBUG shows them)
+      console.error(`[mcp] ${tool.name} failed for ${caller.name}: ${error instanceof Error ? error.message.split('\n')[0] : 'non-error thrown'}`);
+      if (process.env.COMMONROOM_DEBUG) console.error(error);
+    }
     return { content: [{ type: 'text' as const, text: `${pub.code}: ${pub.message}` }], isError: true };
   }
 }
