@@ -6,6 +6,15 @@ export const LIMITS = {
   defaultPort: 7391,
   /** Largest HTTP request body accepted on /mcp and /api, in bytes. */
   maxBodyBytes: 2 * 1024 * 1024,
+  /** A request body must arrive within this long after its headers (a slow body would hold a socket forever). */
+  bodyTimeoutMs: 30_000,
+  /** A request's headers must arrive within this long. */
+  headersTimeoutMs: 20_000,
+  /** Open HTTP connections per client address, and in all (everything is loopback, so both matter). */
+  maxConnectionsPerAddress: 128,
+  maxConnections: 512,
+  /** JSON nested deeper than this is refused before anything walks it. */
+  maxJsonDepth: 64,
   /** Legacy (2025-era) MCP sessions open at once; the next initialize is refused until one ends. */
   maxLegacySessions: 64,
   /** … and per participant. */

@@ -1,38 +1,61 @@
+import { RE2JS } from 're2js';
+
 /**
- * Patterns from agents run inside the runner (shell waits, graph readiness), on the JavaScript regex engine,
- * which backtracks: one pattern like `(a+)+$` on a long line can hold the whole runner for minutes. Such
- * patterns are refused up front: a quantified group that itself contains a quantifier, and backreferences.
- * Ordinary patterns (`ready on port \d+`, `^ERROR:`, `(foo|bar) done`) pass. A heuristic: overlapping
- * alternations under a repeat (`(a|aa)+`) still get through; the match windows are bounded as well.
+ * Patterns from agents (shell waits and stop patterns, graph readiness) run inside the runner. They are matched
+ * with RE2 (re2js, pure JavaScript), whose time is linear in the text: no pattern can hold the event loop the
+ * way a backtracking engine can (`(a|a)*b` on 30 characters takes minutes there). RE2 has no backreferences and
+ * no lookaround; those are refused with a message that says so.
  */
-export function unsafePatternReason(source: string): string | null {
-  if (/\\[1-9]|\\k</.test(source)) return 'backreferences are not allowed';
-  // walk the groups: for each '(' … ')' followed by a quantifier, look for a quantifier inside
-  const stack: { start: number; quantified: boolean }[] = [];
-  for (let i = 0; i < source.length; i++) {
-    const c = source[i];
-    if (c === '\\') {
-      i++;
-      continue;
-    }
-    if (c === '[') {
-      // skip a character class: quantifier characters inside it are literals
-      for (i++; i < source.length && source[i] !== ']'; i++) if (source[i] === '\\') i++;
-      continue;
-    }
-    if (c === '(') stack.push({ start: i, quantified: false });
-    else if (c === ')') {
-      const group = stack.pop();
-      if (!group) continue;
-      const next = source[i + 1];
-      const groupQuantified = next === '+' || next === '*' || next === '{';
-      if (groupQuantified && group.quantified) return 'a repeated group that itself repeats (like (a+)+) can take exponential time';
-      const parent = stack.at(-1);
-      if (parent && (group.quantified || groupQuantified)) parent.quantified = true;
-    } else if (c === '+' || c === '*' || c === '{') {
-      const top = stack.at(-1);
-      if (top) top.quantified = true;
-    }
-  }
+export const AGENT_PATTERN_SYNTAX =
+  'Patterns use RE2 syntax (linear-time): classes, alternation, groups, (?:…), (?<name>…), repeats up to {1000}, ' +
+  '^ $ \\b, (?i) flags; no backreferences (\\1, \\k<name>) and no lookaround ((?=, (?!, (?<=, (?<!).';
+
+/** A compiled agent pattern. `find` gives the first match in `text`, or null. */
+export interface AgentPattern {
+  readonly source: string;
+  find(text: string): { index: number; text: string } | null;
+}
+
+export class PatternError extends Error {}
+
+function unsupportedSyntax(source: string): string | null {
+  if (/\\[1-9]|\\k</.test(source)) return 'backreferences (\\1, \\k<name>) are not supported';
+  if (/\(\?<[=!]/.test(source)) return 'lookbehind ((?<=, (?<!) is not supported';
+  if (/\(\?[=!]/.test(source)) return 'lookahead ((?=, (?!) is not supported';
+  if (/\(\?>/.test(source)) return 'atomic groups ((?>…)) are not supported';
   return null;
+}
+
+/**
+ * Compiles an agent's pattern with RE2, `multiline` making ^ and $ match at line ends. Throws PatternError
+ * naming what is wrong (the callers turn it into INVALID_INPUT).
+ */
+export function compileAgentPattern(source: string, options: { multiline?: boolean } = {}): AgentPattern {
+  const unsupported = unsupportedSyntax(source);
+  if (unsupported) throw new PatternError(`pattern ${JSON.stringify(source.slice(0, 100))}: ${unsupported} (RE2 syntax)`);
+  let re: RE2JS;
+  try {
+    re = RE2JS.compile(source, options.multiline ? RE2JS.MULTILINE : 0);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message.replace(/^error parsing regexp: /, '') : 'invalid';
+    throw new PatternError(`pattern ${JSON.stringify(source.slice(0, 100))} is not valid RE2 syntax: ${reason}`);
+  }
+  return {
+    source,
+    find(text) {
+      const m = re.matcher(text);
+      if (!m.find()) return null;
+      return { index: m.start(), text: m.group() ?? '' };
+    },
+  };
+}
+
+/** Why an agent pattern cannot be used, or null when it can. */
+export function agentPatternProblem(source: string): string | null {
+  try {
+    compileAgentPattern(source);
+    return null;
+  } catch (error) {
+    return error instanceof PatternError ? error.message : 'invalid pattern';
+  }
 }

@@ -11,6 +11,7 @@ import { makeContext, readOnlyRefusal, type CallContext, type EngineContext, typ
 import { handoffsFeature } from './handoffs/handoffs-feature';
 import { graphsFeature } from './graphs/graphs-feature';
 import { participantsFeature } from './participants-feature';
+import { Revocations } from './revocation';
 import { roomFeature } from './room-feature';
 import { ShellRegistry } from './shells/shell-registry';
 import { shellsFeature } from './shells/shells-feature';
@@ -46,6 +47,7 @@ export class Engine {
   private readonly features: Feature[];
   private readonly handlers: Handlers<MethodName>;
   private closing: Promise<void> | undefined;
+  private readonly revocations: Revocations;
 
   /** The room's live shells (volatile: they end with this process). */
   readonly shells: ShellRegistry;
@@ -62,6 +64,7 @@ export class Engine {
   ) {
     this.limits = { ...LIMITS, ...limits };
     this.ctx = makeContext(room, this.bus);
+    this.revocations = new Revocations(this.bus, room.participants);
     this.tasks = new TaskService(this.ctx);
     this.jobs = new TaskJobs(this.tasks);
     this.taskLogs = new TaskLogs(this.ctx, this.tasks);
@@ -136,7 +139,7 @@ export class Engine {
     const parsed = spec.input.safeParse(rawInput ?? {});
     if (!parsed.success) throw describeInvalidInput(method, parsed.error);
     const handler = this.handlers[method] as unknown as MethodHandler<M>;
-    return handler(caller, parsed.data as never, call);
+    return this.revocations.guard(caller, call.signal, (signal) => handler(caller, parsed.data as never, { ...call, signal }));
   }
 
   /**
@@ -155,6 +158,7 @@ export class Engine {
     this.closing ??= (async () => {
       if (this.room.readOnly) return this.room.close(); // nothing was started, nothing may be written
       try {
+        this.revocations.close();
         this.jobs.close();
         for (const feature of [...this.features].reverse()) {
           try {

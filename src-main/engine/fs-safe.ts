@@ -18,7 +18,10 @@ export const DIR_MODE = 0o700;
 /** Windows reports 0666/0777 whatever the ACL says: there, privacy is the ACL set at creation. */
 const modeBitsMeanSomething = process.platform !== 'win32';
 
-/** Creates `dir` (and missing parents) with 0700; refuses a symlink or a folder others can open. */
+/**
+ * Creates `dir` (and missing parents) with 0700; refuses a symlink. An existing folder others can open is
+ * tightened to 0700 when this user owns it (the runner says so on stderr), refused when another user does.
+ */
 export function ensurePrivateDir(dir: string): void {
   const missing: string[] = [];
   let cursor = path.resolve(dir);
@@ -42,7 +45,11 @@ export function ensurePrivateDir(dir: string): void {
   }
   if (missing.includes(path.resolve(dir))) fs.chmodSync(dir, DIR_MODE);
   else if (modeBitsMeanSomething && (st.mode & 0o077) !== 0) {
-    throw new RoomError('ROOM_UNSAFE', `${dir} can be opened by other users: run "chmod 700 ${dir}" and start again`);
+    if (typeof process.getuid === 'function' && st.uid !== process.getuid()) {
+      throw new RoomError('ROOM_UNSAFE', `${dir} can be opened by other users and belongs to another user: run "chmod 700 ${dir}" as its owner, or move it away, and start again`);
+    }
+    fs.chmodSync(dir, DIR_MODE);
+    console.error(`[fs] tightened ${dir} from ${(st.mode & 0o777).toString(8).padStart(4, '0')} to 0700: it holds Commonroom's private files`);
   }
 }
 

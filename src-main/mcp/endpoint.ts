@@ -6,6 +6,7 @@ import type { Engine } from '../engine/engine';
 import { sendRpcError } from '../net/http-json';
 import { LegacySessions, type LegacyLimits } from './legacy-sessions';
 import { handleListen } from './listen';
+import { missingCapability } from './method-capabilities';
 import { buildMcpServer } from './tools';
 import { RPC } from './rpc-errors';
 
@@ -55,6 +56,8 @@ export class McpEndpoint {
     const probe = await toWebRequest(req, body);
     if (await isLegacyRequest(probe, body)) return this.legacy.handle(req, res, caller, body);
     if ((body as { method?: unknown } | undefined)?.method === 'subscriptions/listen') {
+      const refusal = missingCapability(caller, 'subscriptions/listen');
+      if (refusal) return sendRpcError(res, 403, refusal.code, refusal.message, {}, (body as { id?: string | number }).id ?? null);
       return handleListen(this.engine, caller, req, res, body as Parameters<typeof handleListen>[4]);
     }
     const authed = req as http.IncomingMessage & { auth?: { token: string; clientId: string; scopes: string[]; extra: { caller: Caller } } };

@@ -7,6 +7,7 @@ import { RUNNER_VERSION } from '../common/version';
 import type { Engine } from '../engine/engine';
 import type { TaskRecord } from '../common/task-record';
 import type { ExtraTool, TaskSupport } from './extra-tools';
+import { enforceCapabilities } from './method-capabilities';
 import { registerResourceHandlers } from './resources';
 import { noteCreatedTask, registerLegacyTaskHandlers } from './tasks-legacy';
 import { registerModernTaskHandlers } from './tasks-modern';
@@ -64,7 +65,11 @@ async function callPlain(engine: Engine, caller: Caller, tool: ResolvedTool, arg
     return textResult((await engine.call(caller, tool.name, args, { signal: ctx.mcpReq.signal })) as unknown as Record<string, unknown>);
   } catch (error) {
     const pub = toPublicError(error);
-    if (pub.code === 'INTERNAL') console.error(`[mcp] ${tool.name} failed for ${caller.name}:`, error);
+    if (pub.code === 'INTERNAL') {
+      // one line in the log: a client must not be able to fill it with stack traces (COMMONROOM_DEBUG shows them)
+      console.error(`[mcp] ${tool.name} failed for ${caller.name}: ${error instanceof Error ? error.message.split('\n')[0] : 'non-error thrown'}`);
+      if (process.env.COMMONROOM_DEBUG) console.error(error);
+    }
     return { content: [{ type: 'text' as const, text: `${pub.code}: ${pub.message}` }], isError: true };
   }
 }
@@ -100,6 +105,7 @@ export function buildMcpServer(engine: Engine, caller: Caller, era: 'legacy' | '
         }
       : { tools: { listChanged: false }, resources: { subscribe: true, listChanged: false }, extensions: { [TASKS_EXTENSION]: {} } };
   const server = new Server(SERVER_INFO, { capabilities, instructions: INSTRUCTIONS });
+  enforceCapabilities(server, caller);
 
   server.setRequestHandler('tools/list', () => {
     const methods = toolsFor(engine, caller).map((name) => {

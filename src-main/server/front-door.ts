@@ -7,6 +7,7 @@ import type { McpEndpoint } from '../mcp/endpoint';
 import type { ApiRoute } from '../api/http-api';
 import { RPC } from '../mcp/rpc-errors';
 import { apiErrorBody, HTTP_STATUS } from '../api/http-status';
+import { BodyTooLarge, BodyTooSlow, capConnections, nestsDeeperThan, readBody } from './request-guards';
 
 /**
  * The loopback HTTP front door shared by every HTTP door (MCP at /mcp, the API at /api/*). It refuses before
@@ -17,27 +18,17 @@ export interface FrontDoorOptions {
   host: string;
   port: number;
   maxBodyBytes: number;
+  bodyTimeoutMs: number;
+  headersTimeoutMs: number;
+  maxConnectionsPerAddress: number;
+  maxConnections: number;
+  maxJsonDepth: number;
 }
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1']);
 
 export function isLoopbackHost(host: string): boolean {
   return LOOPBACK_HOSTS.has(host);
-}
-
-class BodyTooLarge extends Error {}
-
-async function readBody(req: http.IncomingMessage, limit: number): Promise<Buffer> {
-  const declared = Number(req.headers['content-length'] ?? '0');
-  if (Number.isFinite(declared) && declared > limit) throw new BodyTooLarge();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) throw new BodyTooLarge();
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
 }
 
 function bearerToken(req: http.IncomingMessage): string | null {
@@ -60,14 +51,20 @@ export class FrontDoor {
   ) {
     this.server = http.createServer((req, res) => {
       this.route(req, res).catch((error: unknown) => {
-        console.error('[http] request failed:', error);
+        // one line, never a stack: a client must not be able to write stack traces to the log
+        const summary = error instanceof Error ? `${error.name}: ${error.message.split('\n')[0]?.slice(0, 200)}` : 'non-error thrown';
+        console.error(`[http] ${req.method ?? ''} request failed: ${summary}`);
+        if (process.env.COMMONROOM_DEBUG) console.error(error);
         if (!res.headersSent) sendRpcError(res, 500, RPC.internalError, 'internal error: the runner logged the details');
         else res.end();
       });
     });
-    this.server.headersTimeout = 30_000;
-    this.server.requestTimeout = 0; // SSE streams and long waits are legitimate
+    // headers and body have deadlines (requestTimeout covers receiving the request only: SSE streams and long
+    // waits answer after it and are not cut); the body also has its own deadline in readBody
+    this.server.headersTimeout = options.headersTimeoutMs;
+    this.server.requestTimeout = options.headersTimeoutMs + options.bodyTimeoutMs;
     this.server.keepAliveTimeout = 5_000;
+    capConnections(this.server, options.maxConnectionsPerAddress, options.maxConnections);
   }
 
   /** Binds to loopback only. Rejects with a clear error when the port is taken. */
@@ -134,6 +131,9 @@ export class FrontDoor {
     if (origin !== undefined && !this.allowedOrigins.has(origin.toLowerCase())) {
       return sendRpcError(res, 403, RPC.transportRefused, `forbidden Origin ${JSON.stringify(origin)}: only the Commonroom app itself may call from a browser`);
     }
+    if (!(req.url ?? '/').startsWith('/')) {
+      return sendRpcError(res, 400, RPC.invalidRequest, 'the request target must be a path (like /mcp), not an absolute URL or "*"');
+    }
     const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
     const isMcp = pathname === '/mcp';
     const isApi = pathname.startsWith('/api/');
@@ -150,16 +150,27 @@ export class FrontDoor {
     if (req.method === 'POST') {
       let raw: Buffer;
       try {
-        raw = await readBody(req, this.options.maxBodyBytes);
+        raw = await readBody(req, this.options.maxBodyBytes, this.options.bodyTimeoutMs);
       } catch (error) {
+        if (error instanceof BodyTooSlow) {
+          const message = `the request body did not arrive within ${this.options.bodyTimeoutMs} ms: send it at once`;
+          if (isMcp) return sendRpcError(res, 408, RPC.invalidRequest, message, { Connection: 'close' });
+          return sendJson(res, 408, apiErrorBody('INVALID_INPUT', message), { Connection: 'close' });
+        }
         if (!(error instanceof BodyTooLarge)) throw error;
         const message = `request body larger than ${this.options.maxBodyBytes} bytes: send less per request`;
         req.resume(); // drain what the client is still sending, then answer
         if (isMcp) return sendRpcError(res, 413, RPC.invalidRequest, message, { Connection: 'close' });
         return sendJson(res, 413, apiErrorBody('LIMIT_EXCEEDED', message), { Connection: 'close' });
       }
+      const text = raw.toString('utf8');
+      if (nestsDeeperThan(text, this.options.maxJsonDepth)) {
+        const message = `the request body is JSON nested deeper than ${this.options.maxJsonDepth} levels: flatten it`;
+        if (isMcp) return sendRpcError(res, 400, RPC.invalidRequest, message);
+        return sendJson(res, HTTP_STATUS.INVALID_INPUT, apiErrorBody('INVALID_INPUT', message));
+      }
       try {
-        body = JSON.parse(raw.toString('utf8'));
+        body = JSON.parse(text);
       } catch {
         if (isMcp) return sendRpcError(res, 400, RPC.parseError, 'parse error: the request body is not valid JSON');
         return sendJson(res, HTTP_STATUS.INVALID_INPUT, apiErrorBody('INVALID_INPUT', 'the request body is not valid JSON'));

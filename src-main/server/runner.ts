@@ -64,6 +64,11 @@ export async function startRunner(options: RunnerOptions = {}): Promise<RunningR
     host: options.host ?? '127.0.0.1',
     port: options.port ?? limits.defaultPort,
     maxBodyBytes: limits.maxBodyBytes,
+    bodyTimeoutMs: limits.bodyTimeoutMs,
+    headersTimeoutMs: limits.headersTimeoutMs,
+    maxConnectionsPerAddress: limits.maxConnectionsPerAddress,
+    maxConnections: limits.maxConnections,
+    maxJsonDepth: limits.maxJsonDepth,
   });
   let baseUrl: URL;
   try {

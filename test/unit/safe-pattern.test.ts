@@ -1,13 +1,28 @@
 import { describe, expect, it } from 'vitest';
-import { unsafePatternReason } from '../../src-main/common/safe-pattern';
+import { agentPatternProblem, compileAgentPattern } from '../../src-main/common/safe-pattern';
 
-describe('unsafePatternReason', () => {
-  it.each(['READY', '^ERROR: \\w+', 'ready on port \\d+', '(foo|bar) done', 'a+b*c{2,3}', '[(+*)]+', '(?:ab)+', '(\\d+)\\.(\\d+)', 'listening.*:(\\d{2,5})'])(
-    'lets %j through',
-    (p) => expect(unsafePatternReason(p)).toBeNull(),
+describe('agent patterns (RE2)', () => {
+  it.each(['READY', '^ERROR: \\w+', 'ready on port \\d+', '(foo|bar) done', 'a+b*c{2,3}', '[(+*)]+', '(?:ab)+', '(\\d+)\\.(\\d+)', '(?i)ready', '(a+)+$', '(a|a)*b'])(
+    'accepts %j',
+    (p) => expect(agentPatternProblem(p)).toBeNull(),
   );
 
-  it.each(['(a+)+$', '(a*)*b', '(?:a+)+', '((ab)*)+', '(a|aa)+(b+)*$x', '(x+x+)+y', '(\\w+\\s?)*$', '(a)\\1', '(?<n>a)\\k<n>'])('refuses %j', (p) => {
-    expect(unsafePatternReason(p)).not.toBeNull();
+  it.each([
+    ['(a)\\1', 'backreferences'],
+    ['(?<n>a)\\k<n>', 'backreferences'],
+    ['foo(?=bar)', 'lookahead'],
+    ['foo(?!bar)', 'lookahead'],
+    ['(?<=x)a', 'lookbehind'],
+    ['(?<!x)a', 'lookbehind'],
+    ['a{2000}', 'repeat count'],
+    ['(unclosed', 'missing closing'],
+  ])('refuses %j saying %s', (p, words) => {
+    expect(agentPatternProblem(p)).toContain(words);
+  });
+
+  it('finds the first match, with ^ and $ at line ends when multiline', () => {
+    const re = compileAgentPattern('^ready on (\\d+)$', { multiline: true });
+    expect(re.find('starting\nready on 8080\nmore')).toEqual({ index: 9, text: 'ready on 8080' });
+    expect(compileAgentPattern('^ready').find('x\nready')).toBeNull();
   });
 });

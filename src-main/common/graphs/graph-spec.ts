@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { unsafePatternReason } from '../safe-pattern';
+import { agentPatternProblem } from '../safe-pattern';
 import { LIMITS } from '../limits';
 
 /**
@@ -39,20 +39,11 @@ const readiness = z
   .refine((r) => [r.log, r.port, r.url].filter((v) => v !== undefined).length === 1, {
     message: 'readiness takes exactly one of log (a regex), port (a TCP port) or url',
   })
-  .refine((r) => r.log === undefined || isValidRegex(r.log), { message: 'readiness.log is not a valid regular expression' })
-  .refine((r) => r.log === undefined || unsafePatternReason(r.log) === null, {
-    message: 'readiness.log refused: a repeated group that itself repeats (like (a+)+), or a backreference, can stall the runner; simplify it',
+  .superRefine((r, ctx) => {
+    const problem = r.log === undefined ? null : agentPatternProblem(r.log);
+    if (problem) ctx.addIssue({ code: 'custom', message: `readiness.log: ${problem}`, path: ['log'] });
   })
   .refine((r) => r.host === undefined || r.port !== undefined, { message: 'readiness.host goes with readiness.port' });
-
-function isValidRegex(source: string): boolean {
-  try {
-    new RegExp(source);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 export const stageSpec = z
   .object({

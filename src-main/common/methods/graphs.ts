@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { graphSpec, stageId } from '../graphs/graph-spec';
 import type { GraphState, StageErrorCode, StageState } from '../graphs/stage-machine';
 import { LIMITS } from '../limits';
+import { AGENT_PATTERN_SYNTAX } from '../safe-pattern';
 import type { MethodSpec } from '../method-spec';
 
 const graphId = z.string().uuid('a graph id is the UUID tasks_run returned');
@@ -17,8 +18,9 @@ export const GRAPH_METHODS = {
       'Submit a task graph: stages (processes) with dependsOn, run in dependency order up to maxParallel at once. ' +
       'Returns the graph id and the initial stage states at once; poll tasks_status. A stage: {id, command (argv array or ' +
       'shell string), cwd?, env?, dependsOn?, timeoutMs?, retries?, retryBackoffMs?, killGraceMs?, tty?, readiness? ' +
-      '({log: regex} | {port} | {url}: dependents start once a long-running stage is ready)}. ' +
-      'onFailure: "skip-dependents" (default) or "cancel-all".',
+      '({log: regex, matched per output line} | {port} | {url}: dependents start once a long-running stage is ready)}. ' +
+      'onFailure: "skip-dependents" (default) or "cancel-all". ' +
+      AGENT_PATTERN_SYNTAX,
     capability: 'write',
     input: graphSpec,
     mcpTool: true,

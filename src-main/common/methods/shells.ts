@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { LIMITS } from '../limits';
+import { AGENT_PATTERN_SYNTAX } from '../safe-pattern';
 import type { MethodSpec } from '../method-spec';
 
 const shellId = z.string().min(1).max(64);
@@ -83,9 +84,9 @@ export const SHELL_METHODS = {
       '({text} or {key: "C-c" | "Enter" | "Tab" | "Escape" | "Up" | ...}) sent in order. Output: from `cursor` ' +
       '(default: where the output stood before your input), at most `maxBytes`, with `nextCursor`, `more` and ' +
       `\`truncated\`. Optional server-side \`wait\`: {until:"match", pattern, stopPatterns} | {until:"idle", idleMs} | ` +
-      `{until:"exit"}, each with timeoutMs (clamped to ${LIMITS.shellMaxWaitMs} ms); patterns are JavaScript regexes on ` +
-      'ANSI-stripped output, and the terminal echoes your input, so choose a pattern your command line does not contain. ' +
-      'Optional `resize`.',
+      `{until:"exit"}, each with timeoutMs (clamped to ${LIMITS.shellMaxWaitMs} ms); patterns match ANSI-stripped ` +
+      'output (^ and $ at line ends), and the terminal echoes your input, so choose a pattern your command line does not contain. ' +
+      `${AGENT_PATTERN_SYNTAX} Optional \`resize\`.`,
     capability: 'write',
     input: z
       .object({

@@ -11,6 +11,7 @@ import { startAttempt, type AttemptEnd, type AttemptHandle } from './stage-runne
 import { stageTaskId } from './graph-views';
 import { endGraphTask, noteGraphProgress } from './graph-task';
 import type { TaskService } from '../tasks/task-service';
+import { compileAgentPattern } from '../../common/safe-pattern';
 
 export interface RuntimeOptions {
   roomId: string;
@@ -343,7 +344,7 @@ export class GraphRuntime {
       this.signals.push({ kind: 'ready', graphId: s.graphId, stageId: s.stageId, attempt: s.attempt });
       this.scheduleTick();
     };
-    const pattern = readiness?.log !== undefined ? new RegExp(readiness.log) : null;
+    const pattern = readiness?.log !== undefined ? compileAgentPattern(readiness.log) : null;
     const handle = startAttempt({
       taskId: stageTaskId(s.graphId, s.stageId),
       attempt: s.attempt,
@@ -354,7 +355,7 @@ export class GraphRuntime {
       tty: spec.tty === true,
       terminalHost: this.options.terminalHost,
       log,
-      ...(pattern ? { onLine: (line: string) => !ready && pattern.test(line) && markReady() } : {}),
+      ...(pattern ? { onLine: (line: string) => !ready && pattern.find(line) !== null && markReady() } : {}),
     });
     const live: Live = {
       graphId: s.graphId,

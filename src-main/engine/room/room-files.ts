@@ -30,7 +30,10 @@ export interface RunnerRecord {
 export function locateRoom(markdown: string | undefined, paths: Paths): RoomLocation {
   const markdownPath = path.resolve(markdown ?? defaultRoomMarkdown(paths));
   const dir = path.dirname(markdownPath);
-  if (markdown === undefined) ensurePrivateDir(dir);
+  if (markdown === undefined) {
+    ensurePrivateDir(paths.dataDir); // the runner's own root, as well as the rooms folder in it
+    ensurePrivateDir(dir);
+  }
   else if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) {
     throw new RoomError('INVALID_INPUT', `the folder ${dir} does not exist: create it first, or pass another --room`);
   }

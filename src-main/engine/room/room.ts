@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { RoomError } from '../../common/errors';
 import { operatorTokenPath, resolvePaths, type Paths } from '../config';
-import { withPrivateUmask } from '../fs-safe';
+import { ensurePrivateDir, withPrivateUmask } from '../fs-safe';
 import { EventRepo } from '../store/events';
 import { checkSchemaReadable, migrate, schemaVersionOf } from '../store/migrations';
 import { ensureOperatorToken } from './operator-token';
@@ -66,6 +66,7 @@ export class Room {
     this.id = meta.id;
     this.createdAt = meta.createdAt;
     this.operatorTokenFile = operatorTokenPath(paths, this.id);
+    ensurePrivateDir(paths.configDir); // the config root too, not only the tokens folder in it
     if (this.readOnly) return;
     ensureOperatorToken(db, this, this.operatorTokenFile, this.now());
     this.db

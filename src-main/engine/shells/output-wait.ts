@@ -1,4 +1,5 @@
 import { stripAnsi } from '../../common/ansi';
+import { compileAgentPattern, type AgentPattern } from '../../common/safe-pattern';
 import type { ShellSession } from './shell-session';
 
 export type WaitSpec =
@@ -17,13 +18,14 @@ export interface WaitOutcome {
 }
 
 export interface CompiledPatterns {
-  match: RegExp;
-  stops: RegExp[];
+  match: AgentPattern;
+  stops: AgentPattern[];
 }
 
-/** Compiles an agent's patterns; a bad one throws SyntaxError (the caller turns it into INVALID_INPUT). */
+/** Compiles an agent's patterns with RE2 (linear time); a bad one throws PatternError (the caller turns it into INVALID_INPUT). */
 export function compilePatterns(spec: { pattern: string; stopPatterns?: string[] | undefined }): CompiledPatterns {
-  return { match: new RegExp(spec.pattern, 'm'), stops: (spec.stopPatterns ?? []).map((p) => new RegExp(p, 'm')) };
+  const compile = (p: string) => compileAgentPattern(p, { multiline: true });
+  return { match: compile(spec.pattern), stops: (spec.stopPatterns ?? []).map(compile) };
 }
 
 /**
@@ -61,9 +63,9 @@ export function waitForOutput(
       const start = Math.max(from, session.ring.end - options.windowBytes);
       const text = stripAnsi(session.read(start, options.windowBytes).bytes.toString('utf8'));
       let best: { reason: 'matched' | 'stopped'; pattern: string; match: string; index: number } | undefined;
-      const consider = (re: RegExp, reason: 'matched' | 'stopped') => {
-        const m = re.exec(text);
-        if (m && (!best || m.index < best.index)) best = { reason, pattern: re.source, match: m[0], index: m.index };
+      const consider = (re: AgentPattern, reason: 'matched' | 'stopped') => {
+        const m = re.find(text);
+        if (m && (!best || m.index < best.index)) best = { reason, pattern: re.source, match: m.text, index: m.index };
       };
       for (const stop of compiled.stops) consider(stop, 'stopped');
       consider(compiled.match, 'matched');

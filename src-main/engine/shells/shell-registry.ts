@@ -36,7 +36,8 @@ export interface ShellAttachment {
  */
 export class ShellRegistry {
   private readonly shells = new Map<string, ShellSession>();
-  private readonly closed = new Set<string>();
+  /** Closed shells' ids and owners: only the owner (or an operator) is told an id was closed. */
+  private readonly closed = new Map<string, string>();
   private readonly epoch = randomBytes(3).toString('hex');
 
   constructor(
@@ -142,7 +143,7 @@ export class ShellRegistry {
     const keep = this.limits.keepEndedShells;
     for (const old of ended.slice(0, Math.max(0, ended.length - keep))) {
       this.shells.delete(old.id);
-      this.rememberClosed(old.id);
+      this.rememberClosed(old);
     }
   }
 
@@ -150,7 +151,10 @@ export class ShellRegistry {
   get(caller: Caller, id: string): ShellSession {
     const session = this.shells.get(id);
     if (session && (session.spec.owner === caller.name || caller.capabilities.includes('operate'))) return session;
-    if (this.closed.has(id)) throw new RoomError('NOT_FOUND', `unknown shell ${id}: it was closed; open a new one with shell_open`);
+    const closedOwner = this.closed.get(id);
+    if (closedOwner !== undefined && (closedOwner === caller.name || caller.capabilities.includes('operate'))) {
+      throw new RoomError('NOT_FOUND', `unknown shell ${id}: it was closed; open a new one with shell_open`);
+    }
     if (/^sh-[0-9a-f]{6}-/.test(id) && !id.startsWith(`sh-${this.epoch}-`)) {
       throw new RoomError('NOT_FOUND', `unknown shell: the runner restarted (${id} ended with it); open a new one with shell_open`);
     }
@@ -170,12 +174,12 @@ export class ShellRegistry {
     }
     if (session.spec.stage) {
       this.shells.delete(id);
-      this.rememberClosed(id);
+      this.rememberClosed(session);
       return { exit: session.exit ?? { exitCode: null, signal: null }, alreadyExited: true };
     }
     const alreadyExited = !session.alive;
     this.shells.delete(id);
-    this.rememberClosed(id);
+    this.rememberClosed(session);
     const exit = await session.close({ signals: ['SIGHUP', 'SIGTERM', 'SIGKILL'], graceMs: this.limits.shellCloseGraceMs });
     return { exit, alreadyExited };
   }
@@ -239,9 +243,9 @@ export class ShellRegistry {
     await Promise.all(all.map((s) => s.close({ signals: ['SIGHUP', 'SIGTERM', 'SIGKILL'], graceMs: 200 })));
   }
 
-  private rememberClosed(id: string): void {
-    this.closed.add(id);
-    if (this.closed.size > 1000) this.closed.delete(this.closed.values().next().value as string);
+  private rememberClosed(session: ShellSession): void {
+    this.closed.set(session.id, session.spec.owner);
+    if (this.closed.size > 1000) this.closed.delete(this.closed.keys().next().value as string);
   }
 }
 

@@ -1,0 +1,65 @@
+import type { Caller } from '../common/dto';
+import { RoomError } from '../common/errors';
+import type { EventBus } from './event-bus';
+import type { ParticipantRepo } from './store/participants';
+
+/**
+ * Ends a participant's calls already in flight the moment it is revoked: each call gets a signal that aborts on
+ * the revocation (so waits stop), and its answer is replaced by a "revoked" error (so nothing produced after the
+ * revocation reaches the revoked participant). The revocation is announced as a `participant.revoked` event.
+ */
+export class Revocations {
+  private readonly live = new Map<string, AbortController>();
+  private readonly unsubscribe: () => void;
+
+  constructor(
+    bus: EventBus,
+    private readonly participants: ParticipantRepo,
+  ) {
+    this.unsubscribe = bus.subscribe((event) => {
+      if (event.kind === 'participant.revoked' && event.subject) this.revoked(event.subject);
+    });
+  }
+
+  /** Aborts the participant's in-flight calls (the bus calls this; the revoke handler may too, sooner). */
+  revoked(name: string): void {
+    const controller = this.live.get(name);
+    this.live.delete(name);
+    controller?.abort(revokedError(name));
+  }
+
+  /** Runs one call of `caller`, ending it with a "revoked" error if the participant is (or gets) revoked. */
+  async guard<T>(caller: Caller, signal: AbortSignal | undefined, run: (signal: AbortSignal) => T | Promise<T>): Promise<T> {
+    if (caller.role !== 'operator') {
+      const record = this.participants.byName(caller.name);
+      if (!record || record.revokedAt !== null) throw revokedError(caller.name);
+    }
+    let controller = this.live.get(caller.name);
+    if (!controller) {
+      controller = new AbortController();
+      this.live.set(caller.name, controller);
+    }
+    const revoked = controller.signal;
+    let onAbort: (() => void) | undefined;
+    const whenRevoked = new Promise<never>((_resolve, reject) => {
+      onAbort = () => reject(revokedError(caller.name));
+      revoked.addEventListener('abort', onAbort, { once: true });
+    });
+    try {
+      const result = await Promise.race([run(signal ? AbortSignal.any([signal, revoked]) : revoked), whenRevoked]);
+      if (revoked.aborted) throw revokedError(caller.name);
+      return result;
+    } finally {
+      if (onAbort) revoked.removeEventListener('abort', onAbort);
+      whenRevoked.catch(() => undefined);
+    }
+  }
+
+  close(): void {
+    this.unsubscribe();
+  }
+}
+
+function revokedError(name: string): RoomError {
+  return new RoomError('UNAUTHENTICATED', `participant ${name} was revoked: this request ended; ask the operator for a new token`);
+}
