@@ -14,7 +14,7 @@ const args = process.argv.slice(2);
 const smoke = args.includes('--smoke');
 const outAt = args.indexOf('--out');
 const out = outAt >= 0 ? path.resolve(args[outAt + 1]) : path.join(REPO, 'bench/results/latest.json');
-const names = args.filter((a, i) => !a.startsWith('--') && i !== outAt + 1);
+const names = args.filter((a, i) => !a.startsWith('--') && (outAt < 0 || i !== outAt + 1));
 const unknown = names.filter((n) => !BENCHMARKS.some((b) => b.name === n));
 if (unknown.length > 0 || !fs.existsSync(path.join(REPO, 'out/main/commonroom.js'))) {
   console.error(unknown.length > 0 ? `unknown benchmark ${unknown.join(', ')}` : 'out/ is missing: run "npm run build" first');

@@ -1,5 +1,6 @@
 // shell-roundtrip: shell_io sends `echo tok` and waits server-side for the line `tok` (one MCP call), against
 // raw node-pty in this process writing the same line and watching its output for the same line.
+import { clearTimeout, setTimeout } from 'node:timers';
 import { performance } from 'node:perf_hooks';
 import * as pty from 'node-pty';
 import { callTool, closeAll, connect } from '../lib/clients.js';
@@ -19,13 +20,18 @@ async function rawRoundtrips(n) {
     seen += d;
     if (waiter && TOK_LINE.test(seen)) waiter();
   });
-  await new Promise((r) => setTimeout(r, 100)); // the prompt
+  // input typed before the shell set up its terminal may be flushed: wait for the first prompt
+  for (let waited = 0; !seen.includes('$ ') && waited < 10_000; waited += 20) await new Promise((r) => setTimeout(r, 20));
   const times = [];
   for (let i = 0; i < n; i++) {
     seen = '';
     const t = performance.now();
-    await new Promise((resolve) => {
-      waiter = resolve;
+    await new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`raw node-pty: no "tok" line within 10 s: ${JSON.stringify(seen)}`)), 10_000);
+      waiter = () => {
+        clearTimeout(timer);
+        resolve();
+      };
       term.write('echo tok\n');
     });
     waiter = null;
@@ -61,6 +67,8 @@ export default {
       const { shell } = await callTool(client, 'shell_open', { shell: '/bin/sh', args: [], env: SHELL_ENV });
       const per = smoke ? 5 : 60;
       const rounds = smoke ? 1 : 4;
+      // the first prompt, as for the raw shell
+      await callTool(client, 'shell_io', { shellId: shell.id, cursor: 0, wait: { until: 'match', pattern: '\\$ $', timeoutMs: 10_000 } });
       await oursRoundtrips(client, shell.id, smoke ? 2 : 10); // warm-up
       await rawRoundtrips(smoke ? 2 : 10);
       const r = await alternate(

@@ -1,6 +1,7 @@
 // The room process as an agent sees it: `commonroom serve` spawned from outside, its banner read for the
 // endpoint and the operator token, participants added with `ce`. Nothing here imports the engine, so the
 // benchmarks survive refactors of everything behind the doors.
+import { clearTimeout, setTimeout } from 'node:timers';
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';

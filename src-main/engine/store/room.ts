@@ -9,6 +9,7 @@ import { checkPrivateFile, ensurePrivateDir, FILE_MODE, readPrivateFile, withPri
 import { hashToken, mintToken, sameHash } from '../tokens';
 import { EventRepo } from './events';
 import { migrate, schemaVersionOf } from './migrations';
+import { cacheStatements } from './statement-cache';
 import { ParticipantRepo } from './participants';
 import { RoomLock, roomLockedError } from './room-lock';
 import { TaskRepo } from './tasks';
@@ -102,6 +103,8 @@ export class Room {
   readonly createdAt: string;
   readonly startedAt: string;
   readonly operatorTokenFile: string;
+  /** Read once: this process migrated the room on open and is its only writer, so it cannot change under us. */
+  readonly schemaVersion: number;
   private closed = false;
 
   private constructor(
@@ -116,6 +119,7 @@ export class Room {
     this.events = new EventRepo(db);
     this.tasks = new TaskRepo(db);
     this.startedAt = clock().toISOString();
+    this.schemaVersion = schemaVersionOf(db);
     const meta = this.ensureMeta();
     this.id = meta.id;
     this.createdAt = meta.createdAt;
@@ -142,6 +146,7 @@ export class Room {
     try {
       db = withPrivateUmask(() => new Database(location.databasePath, { timeout: 5000 }));
       applyPragmas(db);
+      cacheStatements(db);
       migrate(db, location.databasePath);
       return new Room(location, paths, lock, db, options.clock ?? (() => new Date()));
     } catch (error) {
@@ -153,10 +158,6 @@ export class Room {
 
   now(): string {
     return this.clock().toISOString();
-  }
-
-  get schemaVersion(): number {
-    return schemaVersionOf(this.db);
   }
 
   /** Records where this process serves the room, so the CLI can send changes through it. */
