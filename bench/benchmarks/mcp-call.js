@@ -33,6 +33,8 @@ export default {
     try {
       // a handoff to read back with handoff_get (created by the operator, addressed to an agent)
       addParticipant(home, 'agent', 'read,write');
+      // a participant may hold 16 sessions of the 2025 era: the second 16 clients are a reader who may see every handoff
+      const tokens = [room.token, addParticipant(home, 'reader', 'read,approve')];
       const [setup] = await connectMany('2026', room.url, room.token, 1);
       const created = await callTool(setup, 'handoff_create', { summary: 'benchmark handoff', to: 'agent' });
       const handoffId = created.handoff.id;
@@ -43,7 +45,7 @@ export default {
       const ms = smoke ? 150 : 1200;
       for (const era of ['2025', '2026']) {
         const max = Math.max(...levels);
-        const ours = await connectMany(era, room.url, room.token, max);
+        const ours = await connectMany(era, room.url, tokens, max);
         const base = await connectMany(era, bare.url, bare.token, max);
         try {
           for (const [tool, args] of [

@@ -8,8 +8,10 @@ import { makeHome, startRoom } from '../lib/room.js';
 import { alternate, fmt, fmtMs, median, percentile, spreadPct } from '../lib/stats.js';
 
 const SHELL_ENV = { PS1: '$ ', TERM: 'xterm-256color', PATH: process.env.PATH ?? '/usr/bin:/bin' };
-// the line the shell prints, not the echoed command line `$ echo tok`
-const TOK_LINE = /(^|\n)tok\r?\n/;
+// the line the shell prints, not the echoed command line `$ echo tok`; when input is typed ahead of the
+// prompt, the kernel echoes it at once and the answer follows the next prompt on its line (`$ tok`)
+const TOK_LINE = /(^|\n|\$ )tok\r?\n/;
+const TOK_PATTERN = '(^|\\$ )tok\\r?$';
 
 /** Raw node-pty: one shell, `echo tok` written and the answer line awaited, `n` times. */
 async function rawRoundtrips(n) {
@@ -48,7 +50,7 @@ async function oursRoundtrips(client, shellId, n) {
     const r = await callTool(client, 'shell_io', {
       shellId,
       text: 'echo tok\n',
-      wait: { until: 'match', pattern: '^tok\\r?$', timeoutMs: 10_000 },
+      wait: { until: 'match', pattern: TOK_PATTERN, timeoutMs: 10_000 },
       maxBytes: 1024,
     });
     times.push(performance.now() - t);

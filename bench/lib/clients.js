@@ -9,7 +9,10 @@ const auth = (token) => ({ requestInit: { headers: { Authorization: `Bearer ${to
 export async function connect(era, url, token, name = 'bench') {
   if (era === '2025') {
     const client = new ClientV1({ name, version: '1' });
-    await client.connect(new TransportV1(url, auth(token)));
+    const transport = new TransportV1(url, auth(token));
+    await client.connect(transport);
+    // a 2025 session lives on in the server until it is ended (DELETE) or idles out: end it on close
+    client.endSession = () => transport.terminateSession();
     return client;
   }
   const client = new ClientV2({ name, version: '1' }, { versionNegotiation: { mode: 'auto' } });
@@ -17,16 +20,25 @@ export async function connect(era, url, token, name = 'bench') {
   return client;
 }
 
-export async function connectMany(era, url, token, n) {
+/** `n` clients; given several tokens, client i uses tokens[floor(i / 16)] (a participant may hold 16 sessions). */
+export async function connectMany(era, url, tokens, n) {
+  const list = Array.isArray(tokens) ? tokens : [tokens];
   const clients = [];
   // a few at a time: 32 handshakes at once on a loaded 2-core machine only measure the handshake
   for (let i = 0; i < n; i += 8) {
-    clients.push(...(await Promise.all(Array.from({ length: Math.min(8, n - i) }, (_, j) => connect(era, url, token, `bench-${i + j}`)))));
+    const batch = Array.from({ length: Math.min(8, n - i) }, (_, j) => connect(era, url, list[Math.floor((i + j) / 16) % list.length], `bench-${i + j}`));
+    clients.push(...(await Promise.all(batch)));
   }
   return clients;
 }
 
-export const closeAll = (clients) => Promise.all(clients.map((c) => c.close().catch(() => {})));
+export const closeAll = (clients) =>
+  Promise.all(
+    clients.map(async (c) => {
+      await c.endSession?.().catch(() => {});
+      await c.close().catch(() => {});
+    }),
+  );
 
 /** Calls a tool and returns its structured result; a tool error throws with its text. */
 export async function callTool(client, name, args = {}) {
