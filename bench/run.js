@@ -47,6 +47,9 @@ for (const bench of selected) {
     console.error(`${bench.name} failed:`, error);
     results.benchmarks.push({ name: bench.name, seconds: (performance.now() - t) / 1000, error: String(error?.stack ?? error), rows: [] });
   }
+  // written after each benchmark too, so a long run that dies later keeps what it measured
+  fs.mkdirSync(path.dirname(out), { recursive: true });
+  fs.writeFileSync(out, JSON.stringify(results, null, 2));
 }
 results.machineAtEnd = machine();
 results.seconds = (performance.now() - started) / 1000;

@@ -2,7 +2,7 @@
 // for input, the owner answers: each call commits an event and a task change). Delivery latency: from the
 // call being sent to each subscriber receiving the notification. Baseline: the bare server broadcasting one
 // POSTed message to 100 plain SSE streams, timed the same way.
-import { setTimeout } from 'node:timers';
+import { clearTimeout, setTimeout } from 'node:timers';
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { startBare } from '../lib/bare.js';
@@ -25,11 +25,19 @@ function deliveryTracker(count) {
     async event(want, send) {
       const latencies = [];
       const all = new Promise((done) => (pending = { want, seen: new Set(), latencies, done, sentAt: performance.now() }));
-      pending.sentAt = performance.now();
+      const current = pending;
+      current.sentAt = performance.now();
       await send();
-      const timeout = new Promise((_, reject) => setTimeout(() => reject(new Error(`only ${pending.seen.size}/${count} subscribers got the event`)), 15_000).unref());
-      await Promise.race([all, timeout]);
-      pending = null;
+      let timer;
+      const timeout = new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`only ${current.seen.size}/${count} subscribers got the event`)), 15_000);
+      });
+      try {
+        await Promise.race([all, timeout]);
+      } finally {
+        clearTimeout(timer);
+        pending = null;
+      }
       return latencies;
     },
   };

@@ -27,7 +27,7 @@ export default {
     const rows = [];
     try {
       const agentToken = addParticipant(home, 'agent', 'read,write');
-      const ms = smoke ? 300 : 2500;
+      const ms = smoke ? 300 : 2000;
       const rounds = smoke ? 1 : 3;
       for (const era of ['2025', '2026']) {
         const operator = await connect(era, room.url, room.token, 'operator');

@@ -42,7 +42,7 @@ export default {
 
       const levels = smoke ? [1, 2] : [1, 8, 32];
       const rounds = smoke ? 1 : 3;
-      const ms = smoke ? 150 : 1200;
+      const ms = smoke ? 150 : 1000;
       for (const era of ['2025', '2026']) {
         const max = Math.max(...levels);
         const ours = await connectMany(era, room.url, tokens, max);

@@ -74,8 +74,8 @@ async function nodeStartup() {
 export default {
   name: 'startup',
   async run({ smoke, log }) {
-    const rounds = smoke ? 1 : 5;
-    const [handoffs, graphs] = smoke ? [3, 1] : [1000, 100];
+    const rounds = smoke ? 1 : 4;
+    const [handoffs, graphs] = smoke ? [3, 1] : [600, 60];
     const empty = makeHome('startup-empty');
     const large = makeHome('startup-large');
     try {
