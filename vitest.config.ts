@@ -14,7 +14,7 @@ const PROCESS_TREE_SUITES = [
 ];
 
 // Sized for a 2-core machine: real processes, PTYs and HTTP servers in every suite, so at most two files run
-// at once. Benchmarks live in bench/ and never run here.
+// at once. Benchmarks live in bench/; only their seconds-long smoke (test/bench/smoke.test.ts) runs here.
 export default defineConfig({
   test: {
     pool: 'forks',

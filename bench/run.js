@@ -1,63 +1,70 @@
 #!/usr/bin/env node
-// Benchmarks, kept out of the test suite: each result is a ratio against a baseline measured in the same run,
-// so the numbers mean the same on a fast or a slow machine. Run with `npm run bench` (builds first).
-import { performance } from 'node:perf_hooks';
+// The benchmark suite (`npm run bench [-- NAME…] [--smoke] [--out FILE]`). Every benchmark talks to the room
+// process from outside, through its public doors, and reports a ratio against a baseline measured in the
+// same run (alternating rounds, medians, spread), so the figures mean the same on a fast or a loaded machine.
+// Prints one table and writes the results with a description of the machine as JSON.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import * as pty from 'node-pty';
+import { performance } from 'node:perf_hooks';
+import { BENCHMARKS } from './benchmarks/index.js';
+import { REPO } from './lib/room.js';
 
-const { Engine } = await import('../out/main/bench-entry.js').catch(() => ({}));
-if (!Engine) {
-  console.error('bench: out/main/bench-entry.js is missing: run "npm run build" first');
-  process.exit(1);
+const args = process.argv.slice(2);
+const smoke = args.includes('--smoke');
+const outAt = args.indexOf('--out');
+const out = outAt >= 0 ? path.resolve(args[outAt + 1]) : path.join(REPO, 'bench/results/latest.json');
+const names = args.filter((a, i) => !a.startsWith('--') && (outAt < 0 || i !== outAt + 1));
+const unknown = names.filter((n) => !BENCHMARKS.some((b) => b.name === n));
+if (unknown.length > 0 || !fs.existsSync(path.join(REPO, 'out/main/commonroom.js'))) {
+  console.error(unknown.length > 0 ? `unknown benchmark ${unknown.join(', ')}` : 'out/ is missing: run "npm run build" first');
+  console.error(`usage: npm run bench [-- NAME…] [--smoke] [--out FILE]; benchmarks: ${BENCHMARKS.map((b) => b.name).join(', ')}`);
+  process.exit(2);
 }
-const { Room } = await import('../out/main/bench-entry.js');
+const selected = names.length > 0 ? BENCHMARKS.filter((b) => names.includes(b.name)) : BENCHMARKS;
 
-const MB = 1024 * 1024;
+const machine = () => ({
+  cpu: os.cpus()[0]?.model ?? 'unknown',
+  cores: os.availableParallelism(),
+  memoryMiB: Math.round(os.totalmem() / 2 ** 20),
+  node: process.version,
+  platform: `${os.type()} ${os.release()} ${os.arch()}`,
+  loadavg: os.loadavg().map((l) => Number(l.toFixed(2))),
+});
 
-/** Baseline: node-pty alone, reading the same output and throwing it away. */
-async function rawPty(bytes) {
-  return new Promise((resolve) => {
-    const started = performance.now();
-    const term = pty.spawn('/bin/sh', ['-c', `head -c ${bytes} /dev/zero | tr '\\0' 'y'`], { encoding: null, cols: 120, rows: 32 });
-    let seen = 0;
-    term.onData((d) => (seen += d.length));
-    term.onExit(() => resolve({ ms: performance.now() - started, seen }));
-  });
-}
-
-/** The same output through a Commonroom shell (ring, cursors, an active pattern wait). */
-async function throughShell(engine, bytes) {
-  const operator = engine.operator();
-  const { shell } = await engine.call(operator, 'shell_open', { shell: '/bin/sh', args: [] });
-  const started = performance.now();
-  const r = await engine.call(operator, 'shell_io', {
-    shellId: shell.id,
-    text: `head -c ${bytes} /dev/zero | tr '\\0' 'y'; printf 'BENCH%s\\n' DONE\n`,
-    wait: { until: 'match', pattern: 'BENCHDONE', timeoutMs: 45_000 },
-  });
-  const ms = performance.now() - started;
-  await engine.call(operator, 'shell_close', { shellId: shell.id });
-  if (r.wait?.reason !== 'matched') throw new Error(`shell bench did not finish: ${r.wait?.reason}`);
-  return { ms };
-}
-
-async function main() {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'commonroom-bench-'));
-  const engine = await Engine.start(Room.open({ paths: { dataDir: path.join(root, 'data'), configDir: path.join(root, 'config') } }));
+const log = (line) => process.stderr.write(`  ${line}\n`);
+const started = performance.now();
+const results = { startedAt: new Date().toISOString(), smoke, machineAtStart: machine(), benchmarks: [] };
+let failed = false;
+for (const bench of selected) {
+  const t = performance.now();
+  process.stderr.write(`${bench.name}…\n`);
   try {
-    const bytes = 100 * MB;
-    await rawPty(MB); // warm up
-    const base = await rawPty(bytes);
-    const ours = await throughShell(engine, bytes);
-    const mbps = (ms) => (bytes / MB / (ms / 1000)).toFixed(0);
-    console.log(`shell output, ${bytes / MB} MB: raw node-pty ${mbps(base.ms)} MB/s, through a Commonroom shell ${mbps(ours.ms)} MB/s`);
-    console.log(`ratio (Commonroom / raw): ${(base.ms / ours.ms).toFixed(2)} of baseline throughput`);
-  } finally {
-    await engine.close();
-    fs.rmSync(root, { recursive: true, force: true });
+    const rows = await bench.run({ smoke, log });
+    results.benchmarks.push({ name: bench.name, seconds: (performance.now() - t) / 1000, rows });
+  } catch (error) {
+    failed = true;
+    console.error(`${bench.name} failed:`, error);
+    results.benchmarks.push({ name: bench.name, seconds: (performance.now() - t) / 1000, error: String(error?.stack ?? error), rows: [] });
   }
+  // written after each benchmark too, so a long run that dies later keeps what it measured
+  fs.mkdirSync(path.dirname(out), { recursive: true });
+  fs.writeFileSync(out, JSON.stringify(results, null, 2));
 }
+results.machineAtEnd = machine();
+results.seconds = (performance.now() - started) / 1000;
 
-await main();
+const rows = results.benchmarks.flatMap((b) => (b.error ? [{ name: b.name, ours: 'ERROR', baseline: '', ratio: '', goal: '', met: false }] : b.rows));
+const table = [
+  '| benchmark | ours | baseline | ratio | goal | met? |',
+  '| --- | --- | --- | --- | --- | --- |',
+  ...rows.map((r) => `| ${r.name} | ${r.ours} | ${r.baseline} | ${r.ratio} | ${r.goal} | ${r.met === null ? 'n/a' : r.met ? 'yes' : 'no'} |`),
+];
+results.table = table.join('\n');
+const m = results.machineAtStart;
+console.log(`\n${m.cpu}, ${m.cores} cores, ${m.memoryMiB} MiB, Node ${m.node}; load ${m.loadavg.join(' ')} → ${results.machineAtEnd.loadavg.join(' ')}; ${results.seconds.toFixed(0)} s\n`);
+console.log(results.table);
+fs.mkdirSync(path.dirname(out), { recursive: true });
+fs.writeFileSync(out, JSON.stringify(results, null, 2));
+console.log(`\nresults: ${path.relative(process.cwd(), out)}`);
+process.exit(failed ? 1 : 0);

@@ -5,6 +5,7 @@ import { operatorTokenPath, resolvePaths, type Paths } from '../config';
 import { ensurePrivateDir, withPrivateUmask } from '../fs-safe';
 import { EventRepo } from '../store/events';
 import { checkSchemaReadable, migrate, schemaVersionOf } from '../store/migrations';
+import { cacheStatements } from '../store/statement-cache';
 import { ensureOperatorToken } from './operator-token';
 import { ParticipantRepo } from '../store/participants';
 import { RoomLock, roomLockedError } from './room-lock';
@@ -48,6 +49,7 @@ export class Room {
   /** Opened without the lock: SQLite refuses every write, and the engine over it serves reads only. */
   readonly readOnly: boolean;
   private closed = false;
+  private writerSchemaVersion: number | undefined;
 
   private constructor(
     readonly location: RoomLocation,
@@ -66,8 +68,8 @@ export class Room {
     this.id = meta.id;
     this.createdAt = meta.createdAt;
     this.operatorTokenFile = operatorTokenPath(paths, this.id);
-    ensurePrivateDir(paths.configDir); // the config root too, not only the tokens folder in it
     if (this.readOnly) return;
+    ensurePrivateDir(paths.configDir); // the config root too, not only the tokens folder in it
     ensureOperatorToken(db, this, this.operatorTokenFile, this.now());
     this.db
       .prepare(
@@ -108,6 +110,7 @@ export class Room {
     try {
       db = withPrivateUmask(() => new Database(location.databasePath, { timeout: 5000 }));
       applyPragmas(db);
+      cacheStatements(db);
       migrate(db, location.databasePath);
       return new Room(location, paths, lock, db, options.clock ?? (() => new Date()));
     } catch (error) {
@@ -121,8 +124,11 @@ export class Room {
     return this.clock().toISOString();
   }
 
+  /** The writer migrated the room on open and is its only writer: its version is read once, not per call. */
   get schemaVersion(): number {
-    return schemaVersionOf(this.db);
+    if (this.readOnly) return schemaVersionOf(this.db);
+    this.writerSchemaVersion ??= schemaVersionOf(this.db);
+    return this.writerSchemaVersion;
   }
 
   /** Records where this process serves the room, so the CLI can send changes through it. */

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { stripAnsi } from '../../common/ansi';
 import { compileAgentPattern, type AgentPattern } from '../../common/safe-pattern';
 import type { ShellSession } from './shell-session';
@@ -17,6 +18,10 @@ export interface WaitOutcome {
   effectiveTimeoutMs: number;
 }
 
+/** Checks run at once while the text since `from` is at most this big, at most this many per period. */
+const IMMEDIATE_CHECK_MAX_BYTES = 16 * 1024;
+const IMMEDIATE_CHECKS_PER_PERIOD = 4;
+
 export interface CompiledPatterns {
   match: AgentPattern;
   stops: AgentPattern[];
@@ -30,8 +35,8 @@ export function compilePatterns(spec: { pattern: string; stopPatterns?: string[]
 
 /**
  * Waits server-side on a shell's output from byte offset `from`. Patterns are matched against the
- * ANSI-stripped text of at most `windowBytes` from there (the newest part, if more arrived), checked at most
- * every `checkEveryMs` so a flood of output costs bounded work.
+ * ANSI-stripped text of at most `windowBytes` from there (the newest part, if more arrived), checked at once on
+ * the first change and then at most every `checkEveryMs`, so a flood of output costs bounded work.
  */
 export function waitForOutput(
   session: ShellSession,
@@ -47,6 +52,8 @@ export function waitForOutput(
     let done = false;
     let idleTimer: NodeJS.Timeout | undefined;
     let checkTimer: NodeJS.Timeout | undefined;
+    let periodStart = -Infinity;
+    let checksThisPeriod = 0;
     const finish = (outcome: Omit<WaitOutcome, 'effectiveTimeoutMs'>) => {
       if (done) return;
       done = true;
@@ -87,12 +94,25 @@ export function waitForOutput(
         return;
       }
       armIdle();
-      if (compiled && checkTimer === undefined) {
-        checkTimer = setTimeout(() => {
-          checkTimer = undefined;
-          if (!done) checkPatterns();
-        }, checkEveryMs);
+      if (!compiled || checkTimer !== undefined) return;
+      // an answer is usually the first output after the echo, so checks run at once: the first of each period,
+      // and a few more while the text is small; the rest wait for the period's end, so a flood of output still
+      // costs at most one large check per checkEveryMs
+      const now = performance.now();
+      if (now - periodStart >= checkEveryMs) {
+        periodStart = now;
+        checksThisPeriod = 0;
       }
+      const small = session.ring.end - from <= IMMEDIATE_CHECK_MAX_BYTES;
+      if (checksThisPeriod === 0 || (small && checksThisPeriod < IMMEDIATE_CHECKS_PER_PERIOD)) {
+        checksThisPeriod++;
+        checkPatterns();
+        return;
+      }
+      checkTimer = setTimeout(() => {
+        checkTimer = undefined;
+        if (!done) checkPatterns();
+      }, Math.max(0, periodStart + checkEveryMs - now));
     };
     const onAbort = () => finish({ reason: 'cancelled' });
     const unsubscribe = session.onChange(onChange);

@@ -1,0 +1,10 @@
+// The benchmarks, in the order `npm run bench` runs them.
+import mcpCall from './mcp-call.js';
+import shellRoundtrip from './shell-roundtrip.js';
+import shellStream from './shell-stream.js';
+import graph from './graph.js';
+import handoffCycle from './handoff-cycle.js';
+import fanout from './fanout.js';
+import startup from './startup.js';
+
+export const BENCHMARKS = [mcpCall, shellRoundtrip, shellStream, graph, handoffCycle, fanout, startup];

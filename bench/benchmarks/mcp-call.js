@@ -1,0 +1,93 @@
+// mcp-call: authenticated tool calls over HTTP on both eras, 1/8/32 concurrent clients, against a bare v2
+// SDK server's no-op tool under the same client load. Figures: calls/s (ratio ours/bare) and p99 (ratio).
+import { performance } from 'node:perf_hooks';
+import { startBare } from '../lib/bare.js';
+import { callTool, closeAll, connectMany } from '../lib/clients.js';
+import { addParticipant, makeHome, startRoom } from '../lib/room.js';
+import { alternate, fmt, fmtMs, median, percentile, spreadPct } from '../lib/stats.js';
+
+/** Every client calls in a loop for `ms`; answers calls/s and each call's latency. */
+async function load(clients, tool, args, ms) {
+  const latencies = [];
+  const started = performance.now();
+  const deadline = started + ms;
+  await Promise.all(
+    clients.map(async (client) => {
+      while (performance.now() < deadline) {
+        const t = performance.now();
+        await callTool(client, tool, args);
+        latencies.push(performance.now() - t);
+      }
+    }),
+  );
+  return { rate: latencies.length / ((performance.now() - started) / 1000), p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+}
+
+export default {
+  name: 'mcp-call',
+  async run({ smoke, log }) {
+    const home = makeHome('mcp');
+    const room = await startRoom(home);
+    const bare = await startBare();
+    const rows = [];
+    try {
+      // a handoff to read back with handoff_get (created by the operator, addressed to an agent)
+      addParticipant(home, 'agent', 'read,write');
+      // a participant may hold 16 sessions of the 2025 era: the second 16 clients are a reader who may see every handoff
+      const tokens = [room.token, addParticipant(home, 'reader', 'read,approve')];
+      const [setup] = await connectMany('2026', room.url, room.token, 1);
+      const created = await callTool(setup, 'handoff_create', { summary: 'benchmark handoff', to: 'agent' });
+      const handoffId = created.handoff.id;
+      await closeAll([setup]);
+
+      const levels = smoke ? [1, 2] : [1, 8, 32];
+      const rounds = smoke ? 1 : 3;
+      const ms = smoke ? 150 : 1000;
+      for (const era of ['2025', '2026']) {
+        const max = Math.max(...levels);
+        const ours = await connectMany(era, room.url, tokens, max);
+        const base = await connectMany(era, bare.url, bare.token, max);
+        try {
+          for (const [tool, args] of [
+            ['room_info', {}],
+            ['handoff_get', { handoff_id: handoffId }],
+          ]) {
+            for (const n of levels) {
+              await load(ours.slice(0, n), tool, args, Math.min(ms, 200)); // warm-up, both sides
+              await load(base.slice(0, n), 'noop', {}, Math.min(ms, 200));
+              const r = await alternate(
+                rounds,
+                () => load(ours.slice(0, n), tool, args, ms),
+                () => load(base.slice(0, n), 'noop', {}, ms),
+              );
+              const oursRate = median(r.ours.map((x) => x.rate));
+              const baseRate = median(r.baseline.map((x) => x.rate));
+              const oursP99 = median(r.ours.map((x) => x.p99));
+              const baseP99 = median(r.baseline.map((x) => x.p99));
+              const ratio = oursRate / baseRate;
+              const p99Ratio = oursP99 / baseP99;
+              const name = `mcp-call ${era} ${tool} ×${n}`;
+              log(`${name}: ${fmt(oursRate, 0)} vs ${fmt(baseRate, 0)} calls/s`);
+              rows.push({
+                name,
+                ours: `${fmt(oursRate, 0)}/s p99 ${fmtMs(oursP99)}`,
+                baseline: `${fmt(baseRate, 0)}/s p99 ${fmtMs(baseP99)}`,
+                ratio: `${fmt(ratio, 2)}× (p99 ${fmt(p99Ratio, 2)}×) ±${fmt(spreadPct(r.ours.map((x) => x.rate)), 0)}%`,
+                goal: '≥ 0.9×, p99 ≤ 1.2×',
+                met: ratio >= 0.9 && p99Ratio <= 1.2,
+                figures: { era, tool, clients: n, rounds: r, ratio, p99Ratio },
+              });
+            }
+          }
+        } finally {
+          await closeAll([...ours, ...base]);
+        }
+      }
+    } finally {
+      await bare.stop();
+      await room.stop();
+      home.cleanup();
+    }
+    return rows;
+  },
+};

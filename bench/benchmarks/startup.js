@@ -1,0 +1,125 @@
+// startup: `commonroom serve` from spawn until its first answered tool call (room_info, one raw 2026
+// request), on an empty room and on a room with history; against the bare v2 SDK server from spawn to its
+// first answered no-op call, and `node -e 0` (the floor: starting Node at all).
+import { spawn, spawnSync } from 'node:child_process';
+import http from 'node:http';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { startBare } from '../lib/bare.js';
+import { makeHome, startRoom } from '../lib/room.js';
+import { alternate, fmt, fmtMs, median, spreadPct } from '../lib/stats.js';
+
+const FILL_ROOM = path.join(import.meta.dirname, '../lib/fill-room.js');
+
+/** One 2026-era tools/call as a bare HTTP request (no SDK handshake: the era needs none). */
+function firstCall(url, token, tool) {
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: {
+      name: tool,
+      arguments: {},
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientInfo': { name: 'bench-startup', version: '1' },
+        'io.modelcontextprotocol/clientCapabilities': {},
+      },
+    },
+  });
+  const headers = {
+    authorization: `Bearer ${token}`,
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': '2026-07-28',
+    'mcp-method': 'tools/call',
+    'mcp-name': tool,
+  };
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: 'POST', headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d) => (text += d));
+      res.on('end', () => (res.statusCode === 200 && text.includes('"result"') ? resolve() : reject(new Error(`first call: HTTP ${res.statusCode} ${text.slice(0, 200)}`))));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+async function oursStartup(home) {
+  const t = performance.now();
+  const room = await startRoom(home);
+  await firstCall(room.url, room.token, 'room_info');
+  const ms = performance.now() - t;
+  await room.stop();
+  return ms;
+}
+
+async function bareStartup() {
+  const t = performance.now();
+  const bare = await startBare();
+  await firstCall(bare.url, bare.token, 'noop');
+  const ms = performance.now() - t;
+  await bare.stop();
+  return ms;
+}
+
+async function nodeStartup() {
+  const t = performance.now();
+  await new Promise((resolve) => spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' }).on('exit', resolve));
+  return performance.now() - t;
+}
+
+export default {
+  name: 'startup',
+  async run({ smoke, log }) {
+    const rounds = smoke ? 1 : 4;
+    const [handoffs, graphs] = smoke ? [3, 1] : [600, 60];
+    const empty = makeHome('startup-empty');
+    const large = makeHome('startup-large');
+    try {
+      await oursStartup(empty); // creates the room: what is measured is reopening it
+      const t = performance.now();
+      const fill = spawnSync(process.execPath, [FILL_ROOM, large.roomFile, String(handoffs), String(graphs)], { env: large.env, encoding: 'utf8' });
+      if (fill.status !== 0) throw new Error(`filling the room failed: ${fill.stdout}${fill.stderr}`);
+      log(`filled a room with ${handoffs} handoff cycles and ${graphs} graphs in ${fmt((performance.now() - t) / 1000, 0)} s`);
+      await bareStartup(); // warm the file cache for both
+      await oursStartup(large);
+      const r = await alternate(
+        rounds,
+        async () => ({ empty: await oursStartup(empty), large: await oursStartup(large) }),
+        async () => ({ bare: await bareStartup(), node: await nodeStartup() }),
+      );
+      const e = median(r.ours.map((x) => x.empty));
+      const l = median(r.ours.map((x) => x.large));
+      const b = median(r.baseline.map((x) => x.bare));
+      const n = median(r.baseline.map((x) => x.node));
+      log(`empty ${fmtMs(e)}, large ${fmtMs(l)}, bare server ${fmtMs(b)}, node -e 0 ${fmtMs(n)}`);
+      const baseline = `bare server ${fmtMs(b)}; node -e 0 ${fmtMs(n)}`;
+      return [
+        {
+          name: 'startup empty room',
+          ours: fmtMs(e),
+          baseline,
+          ratio: `${fmt(e / b, 2)}× bare ±${fmt(spreadPct(r.ours.map((x) => x.empty)), 0)}%`,
+          goal: '≤ 1.1× bare',
+          met: e / b <= 1.1,
+          figures: { rounds: r },
+        },
+        {
+          name: `startup room with history (${handoffs} handoffs, ${graphs} graphs)`,
+          ours: fmtMs(l),
+          baseline,
+          ratio: `${fmt(l / b, 2)}× bare, ${fmt(l / e, 2)}× empty ±${fmt(spreadPct(r.ours.map((x) => x.large)), 0)}%`,
+          goal: '≤ 1.1× bare, flat in history, ≤ 1 s',
+          met: l / b <= 1.1 && l / e <= 1.1 && l <= 1000,
+          figures: { handoffs, graphs },
+        },
+      ];
+    } finally {
+      empty.cleanup();
+      large.cleanup();
+    }
+  },
+};

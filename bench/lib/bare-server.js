@@ -1,0 +1,54 @@
+#!/usr/bin/env node
+// The physical baseline for the MCP doors: a bare v2 SDK server (@modelcontextprotocol/server +
+// @modelcontextprotocol/node, both eras from one createMcpHandler, the SDK's default stateless posture for
+// 2025 clients) with a no-op tool, on node:http, behind the same loopback Host/Origin checks and a bearer
+// token. It also serves a bare SSE broadcast (GET /fanout streams, POST /emit) as the baseline of `fanout`.
+// Prints one JSON line {"port":N} once it listens.
+import http from 'node:http';
+import { timingSafeEqual } from 'node:crypto';
+import { Buffer } from 'node:buffer';
+import { createMcpHandler, localhostAllowedHostnames, localhostAllowedOrigins, McpServer, validateHostHeader, validateOriginHeader } from '@modelcontextprotocol/server';
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import { z } from 'zod';
+
+const expected = Buffer.from(`Bearer ${process.env.BENCH_TOKEN ?? 'bench'}`);
+const authorized = (header) => {
+  const got = Buffer.from(header ?? '');
+  return got.length === expected.length && timingSafeEqual(got, expected);
+};
+
+const handler = createMcpHandler(() => {
+  const server = new McpServer({ name: 'bare-baseline', version: '1.0.0' });
+  server.registerTool('noop', { description: 'does nothing', inputSchema: z.object({}).passthrough() }, async () => ({
+    content: [{ type: 'text', text: 'ok' }],
+  }));
+  return server;
+});
+const mcp = toNodeHandler(handler);
+const hosts = localhostAllowedHostnames();
+const origins = localhostAllowedOrigins();
+const streams = new Set();
+
+const server = http.createServer((req, res) => {
+  if (!validateHostHeader(req.headers.host, hosts).ok || !validateOriginHeader(req.headers.origin, origins).ok) return void res.writeHead(403).end();
+  if (!authorized(req.headers.authorization)) return void res.writeHead(401).end();
+  if (req.url === '/fanout') {
+    res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' });
+    res.write(': ready\n\n');
+    streams.add(res);
+    req.on('close', () => streams.delete(res));
+    return;
+  }
+  if (req.url === '/emit') {
+    let body = '';
+    req.on('data', (d) => (body += d));
+    req.on('end', () => {
+      for (const s of streams) s.write(`event: message\ndata: ${body}\n\n`);
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end('{}');
+    });
+    return;
+  }
+  void mcp(req, res);
+});
+server.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ port: server.address().port })));
+process.on('SIGTERM', () => process.exit(0));

@@ -1,0 +1,54 @@
+// Real MCP SDK clients of both eras, authenticated with a bearer token, as an agent would connect.
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
+
+const auth = (token) => ({ requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+
+/** era "2025": the 2025 SDK (@modelcontextprotocol/sdk, initialize + session); "2026": the v2 client, negotiated to 2026-07-28. */
+export async function connect(era, url, token, name = 'bench') {
+  if (era === '2025') {
+    const client = new ClientV1({ name, version: '1' });
+    const transport = new TransportV1(url, auth(token));
+    await client.connect(transport);
+    // a 2025 session lives on in the server until it is ended (DELETE) or idles out: end it on close
+    client.endSession = () => transport.terminateSession();
+    return client;
+  }
+  const client = new ClientV2({ name, version: '1' }, { versionNegotiation: { mode: 'auto' } });
+  await client.connect(new TransportV2(url, auth(token)));
+  return client;
+}
+
+/** `n` clients; given several tokens, client i uses tokens[floor(i / 16)] (a participant may hold 16 sessions). */
+export async function connectMany(era, url, tokens, n) {
+  const list = Array.isArray(tokens) ? tokens : [tokens];
+  const clients = [];
+  // a few at a time: 32 handshakes at once on a loaded 2-core machine only measure the handshake
+  for (let i = 0; i < n; i += 8) {
+    const batch = Array.from({ length: Math.min(8, n - i) }, (_, j) => connect(era, url, list[Math.floor((i + j) / 16) % list.length], `bench-${i + j}`));
+    clients.push(...(await Promise.all(batch)));
+  }
+  return clients;
+}
+
+export const closeAll = (clients) =>
+  Promise.all(
+    clients.map(async (c) => {
+      await c.endSession?.().catch(() => {});
+      await c.close().catch(() => {});
+    }),
+  );
+
+/** Calls a tool and returns its structured result; a tool error throws with its text. */
+export async function callTool(client, name, args = {}) {
+  const r = await client.callTool({ name, arguments: args });
+  if (r.isError) throw new Error(`${name}: ${r.content?.map((c) => c.text).join(' ')}`);
+  if (r.structuredContent) return r.structuredContent;
+  const text = r.content?.find((c) => c.type === 'text')?.text;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}

@@ -1,0 +1,80 @@
+// The room process as an agent sees it: `commonroom serve` spawned from outside, its banner read for the
+// endpoint and the operator token, participants added with `ce`. Nothing here imports the engine, so the
+// benchmarks survive refactors of everything behind the doors.
+import { clearTimeout, setTimeout } from 'node:timers';
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+export const REPO = path.resolve(import.meta.dirname, '../..');
+const BIN_COMMONROOM = path.join(REPO, 'bin/commonroom.js');
+const BIN_CE = path.join(REPO, 'bin/ce.js');
+
+/** A private data/config folder and room file for one benchmark, removed by cleanup(). */
+export function makeHome(label = 'room') {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), `commonroom-bench-${label}-`));
+  const env = {
+    ...process.env,
+    COMMONROOM_DATA_DIR: path.join(root, 'data'),
+    COMMONROOM_CONFIG_DIR: path.join(root, 'config'),
+    COMMONROOM_ROOM: '',
+  };
+  return { root, env, roomFile: path.join(root, 'room.md'), cleanup: () => fs.rmSync(root, { recursive: true, force: true }) };
+}
+
+/** Spawns `commonroom serve` on a free port and resolves once its banner names the endpoint and token file. */
+export async function startRoom(home, extraArgs = []) {
+  const proc = spawn(process.execPath, [...(home.nodeArgs ?? []), BIN_COMMONROOM, 'serve', '--room', home.roomFile, '--port', '0', ...extraArgs], {
+    env: home.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const exited = new Promise((resolve) => proc.on('exit', (code, signal) => resolve({ code, signal })));
+  proc.stderr.on('data', (d) => (out += d.toString()));
+  const ready = await Promise.race([
+    new Promise((resolve) => {
+      proc.stdout.on('data', (d) => {
+        out += d.toString();
+        if (/operator token:\s+\S+/.test(out)) resolve(true);
+      });
+    }),
+    exited.then(() => false),
+  ]);
+  if (!ready) throw new Error(`commonroom serve did not start:\n${out}`);
+  const url = /MCP endpoint:\s+(\S+)/.exec(out)[1];
+  const tokenFile = /operator token:\s+(\S+)/.exec(out)[1];
+  return {
+    proc,
+    pid: proc.pid,
+    url: new URL(url),
+    token: fs.readFileSync(tokenFile, 'utf8').trim(),
+    output: () => out,
+    exited,
+    async stop() {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
+      const timer = setTimeout(() => proc.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** Adds a participant with `ce participant add` (through the running room process) and returns its token. */
+export function addParticipant(home, name, can) {
+  const r = spawnSync(process.execPath, [BIN_CE, 'participant', 'add', name, '--can', can, '--room', home.roomFile], {
+    env: home.env,
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  const token = /(cr_[A-Za-z0-9_-]+)/.exec(r.stdout)?.[1];
+  if (r.status !== 0 || !token) throw new Error(`ce participant add ${name} failed: ${r.stdout}${r.stderr}`);
+  return token;
+}
+
+/** Resident memory of a process in KiB, from /proc (VmRSS now, VmHWM the peak so far). */
+export function memoryOf(pid) {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kib = (field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+  return { rssKiB: kib('VmRSS'), hwmKiB: kib('VmHWM') };
+}

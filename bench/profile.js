@@ -1,0 +1,70 @@
+#!/usr/bin/env node
+// Where the room process spends its time under one benchmark's load: runs `commonroom serve` with
+// --cpu-prof, drives it with a small workload, stops it (the profile is written on a clean exit) and prints
+// the self time by function (top N) and the idle share. usage: node bench/profile.js shell-roundtrip|mcp-call|handoff-cycle [N]
+import fs from 'node:fs';
+import path from 'node:path';
+import { callTool, closeAll, connect } from './lib/clients.js';
+import { addParticipant, makeHome, startRoom } from './lib/room.js';
+
+const workloads = {
+  async 'shell-roundtrip'(room) {
+    const client = await connect('2026', room.url, room.token);
+    const { shell } = await callTool(client, 'shell_open', { shell: '/bin/sh', args: [], env: { PS1: '$ ' } });
+    await callTool(client, 'shell_io', { shellId: shell.id, cursor: 0, wait: { until: 'match', pattern: '\\$ $', timeoutMs: 10_000 } });
+    for (let i = 0; i < 200; i++) await callTool(client, 'shell_io', { shellId: shell.id, text: 'echo tok\n', wait: { until: 'match', pattern: '(^|\\$ )tok\\r?$' }, maxBytes: 1024 });
+    await closeAll([client]);
+  },
+  async 'mcp-call'(room) {
+    for (const era of ['2025', '2026']) {
+      const clients = await Promise.all(Array.from({ length: 8 }, () => connect(era, room.url, room.token)));
+      await Promise.all(clients.map(async (c) => { for (let i = 0; i < 100; i++) await callTool(c, 'room_info'); }));
+      await closeAll(clients);
+    }
+  },
+  async 'handoff-cycle'(room, home) {
+    const agentToken = addParticipant(home, 'agent', 'read,write');
+    const operator = await connect('2026', room.url, room.token);
+    const agent = await connect('2026', room.url, agentToken);
+    for (let i = 0; i < 100; i++) {
+      const { handoff } = await callTool(operator, 'handoff_create', { summary: 'p', to: 'agent' });
+      await callTool(agent, 'handoff_accept', { handoff_id: handoff.id });
+      await callTool(agent, 'handoff_complete', { handoff_id: handoff.id, result: 'r' });
+      await callTool(operator, 'handoff_approve', { handoff_id: handoff.id });
+    }
+    await closeAll([operator, agent]);
+  },
+};
+
+const [name, top = '25'] = process.argv.slice(2);
+if (!workloads[name]) {
+  console.error(`usage: node bench/profile.js ${Object.keys(workloads).join('|')} [TOP]`);
+  process.exit(2);
+}
+const home = makeHome('profile');
+const dir = path.join(home.root, 'prof');
+home.nodeArgs = ['--cpu-prof', '--cpu-prof-dir', dir];
+const room = await startRoom(home);
+try {
+  await workloads[name](room, home);
+} finally {
+  await room.stop();
+}
+const file = fs.readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
+const profile = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8'));
+const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+const self = new Map();
+const dt = profile.timeDeltas;
+for (let i = 0; i < profile.samples.length; i++) {
+  const node = byId.get(profile.samples[i]);
+  const f = node.callFrame;
+  const key = `${f.functionName || '(anonymous)'} ${f.url ? `${path.basename(f.url)}:${f.lineNumber + 1}` : ''}`.trim();
+  self.set(key, (self.get(key) ?? 0) + (dt[i] ?? 0));
+}
+const total = [...self.values()].reduce((a, b) => a + b, 0);
+const idle = (self.get('(idle)') ?? 0) + (self.get('(program)') ?? 0) * 0;
+console.log(`${name}: ${(total / 1000).toFixed(0)} ms profiled, idle ${((idle / total) * 100).toFixed(0)}%, busy ${((total - idle) / 1000).toFixed(0)} ms`);
+for (const [key, us] of [...self].filter(([k]) => k !== '(idle)').sort((a, b) => b[1] - a[1]).slice(0, Number(top))) {
+  console.log(`${((us / (total - idle)) * 100).toFixed(1).padStart(5)}% of busy  ${key}`);
+}
+home.cleanup();
