@@ -78,7 +78,6 @@ export class Engine {
     this.taskLogs = new TaskLogs(this.ctx, this.tasks);
     this.fixtures = options.fixtures ? new Fixtures(this.jobs) : undefined;
     this.shells = new ShellRegistry(this.limits, room.id, path.dirname(room.location.markdownPath), () => room.now());
-    this.shells.ownerOfStage = (graphId) => room.tasks.get(graphId)?.owner ?? null;
     this.features = buildFeatures(this);
     const handlers: Partial<Record<MethodName, unknown>> = {};
     for (const feature of this.features) Object.assign(handlers, feature.handlers);

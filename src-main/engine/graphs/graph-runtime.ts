@@ -2,7 +2,7 @@ import path from 'node:path';
 import { decide } from '../../common/graphs/graph-scheduler';
 import { classifyExit, deriveGraphState, isRetryable, retryDelayMs, type StageErrorCode, type StageState } from '../../common/graphs/stage-machine';
 import { isTerminalTask, type TaskStatus } from '../../common/task-machine';
-import type { StageTerminalHost } from './stage-terminal';
+import type { StageTerminalHost } from '../terminal/stage-terminal';
 import type { EngineContext, EventInput } from '../feature';
 import { ensurePrivateDir } from '../fs-safe';
 import type { GraphRecord, GraphRepo, StageChange, StageRecord } from '../store/graphs';
@@ -347,6 +347,7 @@ export class GraphRuntime {
       cwd: spec.cwd ?? process.cwd(),
       env: { ...baseEnv(), ...spec.env, COMMONROOM_GRAPH_ID: s.graphId, COMMONROOM_STAGE_ID: s.stageId, COMMONROOM_ATTEMPT: String(s.attempt) },
       tty: spec.tty === true,
+      owner: this.repo.graph(s.graphId)?.owner ?? 'operator',
       terminalHost: this.options.terminalHost,
       log,
       ...(pattern ? { onLine: (line: string) => !ready && pattern.test(line) && markReady() } : {}),

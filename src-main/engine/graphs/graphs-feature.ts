@@ -10,7 +10,7 @@ import { LIMITS } from '../../common/limits';
 import type { EngineContext, Feature } from '../feature';
 import type { TaskService } from '../tasks/task-service';
 import type { TaskLogs } from '../tasks/task-logs';
-import type { StageTerminalHost } from './stage-terminal';
+import type { StageTerminalHost } from '../terminal/stage-terminal';
 import { ensurePrivateDir } from '../fs-safe';
 import { GraphRepo } from '../store/graphs';
 import { spoolEnded } from './artifact-store';

@@ -7,7 +7,7 @@ import { stripAnsi } from '../../common/ansi';
 import type { Limits } from '../../common/limits';
 import type { ShellView } from '../../common/methods/shells';
 import { findTagged, killTree, tagEnv } from '../process/process-tree';
-import type { StageTerminal, StageTerminalHost } from '../graphs/stage-terminal';
+import type { StageTerminal, StageTerminalHost } from '../terminal/stage-terminal';
 import { ShellSession, type ShellExit, type ShellViewer } from './shell-session';
 
 export interface OpenShell {
@@ -59,43 +59,30 @@ export class ShellRegistry {
     return { attach: (terminal) => this.adoptStage(terminal) };
   }
 
-  private adoptStage(terminal: StageTerminal): void {
-    const graphId = terminal.taskId.split(':')[0] ?? '';
-    const owner = this.ownerOfStage(graphId) ?? 'operator';
+  private adoptStage(stage: StageTerminal): void {
     const id = `sh-${this.epoch}-${randomBytes(5).toString('hex')}`;
-    let exitListener: ((exit: ShellExit) => void) | undefined;
     const session = new ShellSession(
       {
         id,
-        name: `stage ${terminal.taskId}#${terminal.attempt}`,
-        owner,
+        name: `stage ${stage.taskId}#${stage.attempt}`,
+        owner: stage.owner,
         file: 'stage',
-        args: [terminal.taskId],
+        args: [stage.taskId],
         cwd: this.defaultCwd,
         env: {},
         cols: 120,
         rows: 32,
         tag: '',
         scrollbackBytes: this.limits.shellScrollbackBytes,
-        stage: terminal.taskId,
+        stage: stage.taskId,
       },
       this.now(),
-      {
-        pid: terminal.pid,
-        write: (d) => terminal.write(d),
-        resize: (c, r) => terminal.resize(c, r),
-        onData: (l) => void terminal.onData((d) => l(Buffer.from(d, 'utf8'))),
-        onExit: (l) => (exitListener = l),
-        destroy: () => undefined, // the graphs runtime owns the PTY
-      },
+      // the graphs runtime owns the PTY: the shell watches it and types into it, never frees it
+      { ...stage.terminal, destroy: () => undefined },
     );
-    terminal.onExit(() => exitListener?.({ exitCode: null, signal: null }));
     this.shells.set(id, session);
     void session.waitExit().then(() => this.pruneEnded());
   }
-
-  /** Who submitted a graph (the owner of its stages' shells). */
-  ownerOfStage: (graphId: string) => string | null = () => null;
 
   open(caller: Caller, options: OpenShell): ShellSession {
     const alive = [...this.shells.values()].filter((s) => s.alive && !s.spec.stage).length;
