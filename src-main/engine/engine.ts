@@ -20,6 +20,7 @@ import { TaskLogs } from './tasks/task-logs';
 import type { ParticipantRecord } from './store/participants';
 import type { Room } from './store/room';
 import { hashToken, looksLikeToken } from './tokens';
+import { randomIds, type IdSource } from './ids';
 
 
 function callerOf(record: ParticipantRecord): Caller {
@@ -41,6 +42,8 @@ function buildFeatures(engine: Engine): Feature[] {
 export interface EngineOptions {
   /** Serve the conformance fixture tools (tests only). */
   fixtures?: boolean;
+  /** Where the engine's ids come from (tests may make them predictable; formats must stay the same). */
+  ids?: IdSource;
 }
 
 /**
@@ -72,12 +75,12 @@ export class Engine {
     options: EngineOptions = {},
   ) {
     this.limits = { ...LIMITS, ...limits };
-    this.ctx = makeContext(room, this.bus);
+    this.ctx = makeContext(room, this.bus, { ids: options.ids ?? randomIds, limits: this.limits });
     this.tasks = new TaskService(this.ctx);
     this.jobs = new TaskJobs(this.tasks);
     this.taskLogs = new TaskLogs(this.ctx, this.tasks);
     this.fixtures = options.fixtures ? new Fixtures(this.jobs) : undefined;
-    this.shells = new ShellRegistry(this.limits, room.id, path.dirname(room.location.markdownPath), () => room.now());
+    this.shells = new ShellRegistry(this.ctx, path.dirname(room.location.markdownPath));
     this.features = buildFeatures(this);
     const handlers: Partial<Record<MethodName, unknown>> = {};
     for (const feature of this.features) Object.assign(handlers, feature.handlers);

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { killTree, processStartTime, findTagged, tagEnv, type ProcessIdentity } from '../process/process-tree';
-import type { StageExit } from '../../common/graphs/stage-machine';
+import type { StageErrorCode, StageExit } from '../../common/graphs/stage-machine';
 import { spawnTerminal, type Terminal } from '../terminal/pty';
 import type { StageTerminalHost } from '../terminal/stage-terminal';
 import type { StageLogWriter } from './stage-log';
@@ -150,4 +150,23 @@ function startPty(
   term.onData((bytes) => split(req.log.writeBytes('stdout', bytes)));
   req.terminalHost?.attach({ taskId: req.taskId, attempt: req.attempt, owner: req.owner, terminal: term });
   term.onExit((exit) => void finish(exit.exitCode, exit.signal, Promise.resolve()));
+}
+
+/** How an attempt's end reads in its log and on its stage. */
+export function describeEnd(e: AttemptEnd, code: StageErrorCode | null): string {
+  if (e.spawnError !== undefined) return `could not start: ${e.spawnError}`;
+  switch (e.endedBy) {
+    case 'cancel':
+      return 'was cancelled';
+    case 'timeout':
+      return 'timed out and was ended';
+    case 'readiness-timeout':
+      return 'did not become ready in time and was ended';
+    case 'service-stop':
+      return 'was stopped: nothing needs it any more';
+    default:
+      break;
+  }
+  if (code === 'SIGNAL') return `was killed by ${e.signal}`;
+  return `exited with code ${e.code}`;
 }

@@ -1,16 +1,12 @@
-import { randomBytes } from 'node:crypto';
 import type { MethodInput } from '../../common/contract';
 import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
 import type { HandoffResult, HandoffView, InputAnswer, InputRequest } from '../../common/handoff-dto';
 import { planHandoff, type HandoffAction, type HandoffState } from '../../common/handoff-machine';
-import { LIMITS } from '../../common/limits';
 import type { EngineContext } from '../feature';
 import type { HandoffChange, HandoffRecord } from '../store/handoffs';
 import type { TaskChange, TaskRecord } from '../store/tasks';
 import { HANDOFF_OPERATION, HandoffQueries } from './queries';
-
-const newId = (prefix: string) => `${prefix}_${randomBytes(12).toString('base64url')}`;
 
 const EVENT_KIND: Record<HandoffAction, string> = {
   accept: 'handoff.accepted',
@@ -62,21 +58,21 @@ export class HandoffActions {
       if (original) return { value: { id: original.id, created: false }, events: [] };
       if (to !== null) this.checkAddressee(caller, to);
       const active = tasks.countActive();
-      if (active >= LIMITS.maxActiveTasks) {
+      if (active >= this.ctx.limits.maxActiveTasks) {
         throw new RoomError(
           'LIMIT_EXCEEDED',
-          `the room already has ${active} tasks working or waiting for input (at most ${LIMITS.maxActiveTasks}): finish or cancel one first`,
+          `the room already has ${active} tasks working or waiting for input (at most ${this.ctx.limits.maxActiveTasks}): finish or cancel one first`,
         );
       }
-      const handoffId = newId('h');
-      const taskId = newId('t');
+      const handoffId = this.ctx.ids.handoffId();
+      const taskId = this.ctx.ids.handoffTaskId();
       const at = this.ctx.now();
       tasks.insert({
         id: taskId,
         operation: HANDOFF_OPERATION,
         owner: caller.name,
-        ttlMs: LIMITS.handoffTaskTtlMs,
-        pollIntervalMs: LIMITS.handoffPollIntervalMs,
+        ttlMs: this.ctx.limits.handoffTaskTtlMs,
+        pollIntervalMs: this.ctx.limits.handoffPollIntervalMs,
         correlationId: handoffId,
         at,
       });

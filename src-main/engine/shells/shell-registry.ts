@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
 import { stripAnsi } from '../../common/ansi';
-import type { Limits } from '../../common/limits';
 import type { ShellView } from '../../common/methods/shells';
+import type { EngineContext } from '../feature';
+import { isShellIdOfEpoch, procTags } from '../ids';
 import { findTagged, killTree, tagEnv } from '../process/process-tree';
 import type { StageTerminal, StageTerminalHost } from '../terminal/stage-terminal';
 import { ShellSession, type ShellExit, type ShellViewer } from './shell-session';
@@ -42,14 +42,22 @@ function defaultShell(): string {
 export class ShellRegistry {
   private readonly shells = new Map<string, ShellSession>();
   private readonly closed = new Set<string>();
-  private readonly epoch = randomBytes(3).toString('hex');
+  private readonly epoch: string;
 
   constructor(
-    private readonly limits: Limits,
-    private readonly roomId: string,
+    private readonly ctx: EngineContext,
     private readonly defaultCwd: string,
-    private readonly now: () => string,
-  ) {}
+  ) {
+    this.epoch = ctx.ids.shellEpoch();
+  }
+
+  private get limits() {
+    return this.ctx.limits;
+  }
+
+  private now(): string {
+    return this.ctx.now();
+  }
 
   /**
    * What the graphs runtime hands each tty stage to: the stage becomes a shell the person (and the graph's
@@ -60,7 +68,7 @@ export class ShellRegistry {
   }
 
   private adoptStage(stage: StageTerminal): void {
-    const id = `sh-${this.epoch}-${randomBytes(5).toString('hex')}`;
+    const id = this.ctx.ids.shellId(this.epoch);
     const session = new ShellSession(
       {
         id,
@@ -95,8 +103,8 @@ export class ShellRegistry {
     }
     const file = options.shell ?? defaultShell();
     if (!fs.existsSync(file)) throw new RoomError('INVALID_INPUT', `shell ${file} does not exist: give a full path such as /bin/bash`);
-    const id = `sh-${this.epoch}-${randomBytes(5).toString('hex')}`;
-    const tag = `${this.roomId}:shell:${id}`;
+    const id = this.ctx.ids.shellId(this.epoch);
+    const tag = procTags.shell(this.ctx.room.id, id);
     const base: NodeJS.ProcessEnv = { ...process.env, ...options.env, TERM: 'xterm-256color', COLORTERM: 'truecolor' };
     if (!base.LANG && !base.LC_ALL && !base.LC_CTYPE) base.LANG = 'C.UTF-8';
     let session: ShellSession;
@@ -143,7 +151,7 @@ export class ShellRegistry {
     const session = this.shells.get(id);
     if (session && (session.spec.owner === caller.name || caller.capabilities.includes('operate'))) return session;
     if (this.closed.has(id)) throw new RoomError('NOT_FOUND', `unknown shell ${id}: it was closed; open a new one with shell_open`);
-    if (/^sh-[0-9a-f]{6}-/.test(id) && !id.startsWith(`sh-${this.epoch}-`)) {
+    if (isShellIdOfEpoch(id) && !isShellIdOfEpoch(id, this.epoch)) {
       throw new RoomError('NOT_FOUND', `unknown shell: the runner restarted (${id} ended with it); open a new one with shell_open`);
     }
     throw new RoomError('NOT_FOUND', `unknown shell ${id}: see shell_list`);
@@ -189,9 +197,9 @@ export class ShellRegistry {
    * hangup ends most, but not nohup or setsid children). Shells are volatile, so their leftovers are ended.
    */
   async reapOrphans(): Promise<number> {
-    const orphans = findTagged(`${this.roomId}:shell:`, { prefix: true });
+    const orphans = findTagged(procTags.shellPrefix(this.ctx.room.id), { prefix: true });
     if (orphans.length === 0) return 0;
-    await killTree({ tag: `${this.roomId}:shell:`, prefix: true }, { signals: ['SIGTERM', 'SIGKILL'], graceMs: this.limits.shellCloseGraceMs });
+    await killTree({ tag: procTags.shellPrefix(this.ctx.room.id), prefix: true }, { signals: ['SIGTERM', 'SIGKILL'], graceMs: this.limits.shellCloseGraceMs });
     return orphans.length;
   }
 

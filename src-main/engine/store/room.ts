@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { RoomError } from '../../common/errors';
 import { CAPABILITIES } from '../../common/capabilities';
 import { databasePathFor, defaultRoomMarkdown, lockPathFor, operatorTokenPath, resolvePaths, type Paths } from '../config';
 import { checkPrivateFile, ensurePrivateDir, FILE_MODE, readPrivateFile, withPrivateUmask, writePrivateFile } from '../fs-safe';
+import { randomIds } from '../ids';
 import { hashToken, mintToken, sameHash } from '../tokens';
 import { EventRepo } from './events';
 import { migrate, schemaVersionOf } from './migrations';
@@ -182,7 +182,7 @@ export class Room {
     let id = get('room_id');
     let createdAt = get('created_at');
     if (id === undefined || createdAt === undefined) {
-      id = randomUUID();
+      id = randomIds.roomId();
       createdAt = this.startedAt;
       const put = this.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
       const newId = id;

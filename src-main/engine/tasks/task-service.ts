@@ -1,4 +1,3 @@
-import { randomBytes, randomUUID } from 'node:crypto';
 import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
 import { isTerminalTask, nextTaskStatus } from '../../common/task-machine';
@@ -25,11 +24,6 @@ export interface TaskError {
   code: number;
   message: string;
   data?: unknown;
-}
-
-/** An opaque, unguessable task id (task ids are never credentials, but they should not be guessable either). */
-export function newTaskId(): string {
-  return `t-${randomBytes(16).toString('base64url')}`;
 }
 
 /**
@@ -167,7 +161,7 @@ export class TaskService {
 
   /** Creates a task row (durable before this returns), with its event. */
   create(t: { operation: string; owner: string; assignee?: string | null; ttlMs: number | null; pollIntervalMs: number; correlationId?: string }): TaskRecord {
-    const id = newTaskId();
+    const id = this.ctx.ids.taskId();
     this.ctx.commit(() => {
       this.ctx.room.tasks.insert({
         id,
@@ -176,7 +170,7 @@ export class TaskService {
         assignee: t.assignee ?? null,
         ttlMs: t.ttlMs,
         pollIntervalMs: t.pollIntervalMs,
-        correlationId: t.correlationId ?? randomUUID(),
+        correlationId: t.correlationId ?? this.ctx.ids.correlationId(),
         at: this.ctx.now(),
       });
       return { value: undefined, events: [{ kind: 'task.created', actor: t.owner, subject: id, data: { operation: t.operation } }] };
