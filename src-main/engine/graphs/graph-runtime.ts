@@ -2,23 +2,14 @@ import { decide } from '../../common/graphs/graph-scheduler';
 import { backoffBeforeAttempt, hasAttemptAfter } from '../../common/graphs/retry-policy';
 import { classifyExit, deriveGraphState, isRetryable, type StageErrorCode, type StageState } from '../../common/graphs/stage-machine';
 import { isTerminalTask, type TaskStatus } from '../../common/task-machine';
-import type { StageTerminalHost } from '../terminal/stage-terminal';
 import type { EngineContext, EventInput } from '../feature';
 import type { GraphRecord, GraphRepo, StageChange, StageRecord } from '../store/graphs';
-import { AttemptSupervisor, type Live, type Signal } from './attempt-supervisor';
+import { AttemptSupervisor, type Live, type Signal, type SupervisorOptions } from './attempt-supervisor';
 import { describeEnd } from './stage-runner';
 import { stageTaskId } from './graph-views';
 
-export interface RuntimeOptions {
-  roomId: string;
-  logCapBytes: number;
-  defaultKillGraceMs: number;
-  defaultRetryBackoffMs: number;
-  maxRetryBackoffMs: number;
-  defaultReadinessTimeoutMs: number;
-  /** Shows tty stages as live shells. */
-  terminalHost?: StageTerminalHost | undefined;
-}
+/** What the runtime is configured with: the supervisor's options; the clock comes from the engine context. */
+export type RuntimeOptions = Omit<SupervisorOptions, 'now'>;
 
 /**
  * Runs graphs: turns process exits, readiness and retry timers into stage transitions, and decides what to
@@ -72,15 +63,14 @@ export class GraphRuntime {
    * tick, its running attempts ended through the cancellation tree) or one stage (its live attempt ended; a
    * stage between attempts, or not started, is recorded cancelled at once). Resolves when it took effect.
    */
-  async cancel(graphId: string, actor: string, stage?: StageRecord): Promise<void> {
-    if (stage === undefined) {
+  async cancel(graphId: string, actor: string, s?: StageRecord): Promise<void> {
+    if (s === undefined) {
       this.cancelling.set(graphId, actor);
       this.tick();
       await this.attempts.cancel({ reason: 'cancel' }, graphId);
       this.tick();
       return;
     }
-    const s = stage;
     if (this.attempts.isLive(graphId, s.stageId)) {
       await this.attempts.cancel({ reason: 'cancel' }, graphId, s.stageId);
     } else {
@@ -206,12 +196,9 @@ export class GraphRuntime {
     for (const s of finished) this.attempts.closeLog(s.graphId, s.stageId);
     for (const r of retries) this.attempts.scheduleRetry(r.graphId, r.stageId, r.attempt, r.delay);
     const started: Live[] = [];
+    // who submitted the graph: a tty stage's shell belongs to it (one read per graph, not per stage)
     const owners = new Map<string, string>();
-    const ownerOf = (graphId: string) => {
-      let owner = owners.get(graphId);
-      if (owner === undefined) owners.set(graphId, (owner = this.repo.graph(graphId)?.owner ?? 'operator'));
-      return owner;
-    };
+    const ownerOf = (id: string) => owners.get(id) ?? owners.set(id, this.repo.graph(id)?.owner ?? 'operator').get(id) ?? 'operator';
     for (const s of toSpawn.filter((x) => x.attempt > 0)) {
       try {
         started.push(this.attempts.spawn(s, ownerOf(s.graphId)));
