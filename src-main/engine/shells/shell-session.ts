@@ -1,19 +1,14 @@
 import { ScrollbackRing, type RingRead } from './scrollback-ring';
 import { killTree, processStartTime, type KillPlan, type ProcessIdentity } from '../process/process-tree';
-import { spawnTerminal, type Terminal, type TerminalExit } from '../terminal/pty';
+import { spawnTerminal, type Terminal, type TerminalExit, type TerminalSpawn } from '../terminal/pty';
 
 export type ShellExit = TerminalExit;
 
-export interface ShellSpawn {
+/** What a shell runs (a terminal spawn) and who and what it is. */
+export interface ShellSpawn extends TerminalSpawn {
   id: string;
   name: string;
   owner: string;
-  file: string;
-  args: string[];
-  cwd: string;
-  env: NodeJS.ProcessEnv;
-  cols: number;
-  rows: number;
   tag: string;
   scrollbackBytes: number;
   /** A tty graph stage shown as a shell: its lifetime belongs to the graph, not to shell_close. */
