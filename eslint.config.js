@@ -19,7 +19,9 @@ const intoEngineInternals = '^(\\.\\./)+engine/(?!(engine|index)$)';
 const ENGINE_SURFACE_MESSAGE =
   'doors and entry points use only the engine\'s public surface (engine/engine.ts, engine/index.ts) and DTOs from common/, never engine/store/** or a feature\'s internals';
 
-function zone(files, { forbidLayers = [], forbidNode = false, allowElectron = false, engineSurfaceOnly = false, extraPaths = [], message }) {
+const PTY_ONLY_THERE = 'node-pty only through src-main/engine/terminal/pty.ts, the one terminal model (shells and tty stages alike)';
+
+function zone(files, { forbidLayers = [], forbidNode = false, allowElectron = false, allowPty = false, engineSurfaceOnly = false, extraPaths = [], message }) {
   const patterns = [];
   if (forbidLayers.length > 0) patterns.push({ regex: intoLayers(forbidLayers), message });
   if (engineSurfaceOnly) patterns.push({ regex: intoEngineInternals, message: ENGINE_SURFACE_MESSAGE });
@@ -27,12 +29,23 @@ function zone(files, { forbidLayers = [], forbidNode = false, allowElectron = fa
   const paths = [
     ...(allowElectron ? [] : [{ name: 'electron', message: 'only src-main/app (and src-preload) may import electron' }]),
     ...(forbidNode ? nodeBuiltins.filter((m) => !m.startsWith('node:')).map((name) => ({ name, message: `${message} (no Node built-ins here)` })) : []),
-    ...extraPaths.map((name) => ({ name, message })),
+    ...extraPaths.filter((name) => name !== 'node-pty').map((name) => ({ name, message })),
+    ...(allowPty ? [] : [{ name: 'node-pty', message: extraPaths.includes('node-pty') ? message : PTY_ONLY_THERE }]),
   ];
   return { files, rules: { 'no-restricted-imports': ['error', { paths, patterns }] } };
 }
 
 const others = (...allowed) => layers.filter((l) => !allowed.includes(l));
+
+function engineZone(files, { ignores = [], allowPty = false, forbidSibling } = {}) {
+  const message = 'engine/ imports only common/ (doors call the engine, never the reverse)';
+  const z = zone(files, { forbidLayers: others('common', 'engine'), allowPty, message });
+  const options = z.rules['no-restricted-imports'][1];
+  if (forbidSibling) {
+    options.patterns.push({ regex: `^\\.\\./${forbidSibling}(/|$)`, message: `engine/${forbidSibling}/ is a sibling feature: share through engine/terminal/ or common/, never import it` });
+  }
+  return ignores.length > 0 ? { ...z, ignores } : z;
+}
 const native = ['better-sqlite3', 'node-pty', '@modelcontextprotocol/server', '@modelcontextprotocol/node'];
 
 export default tseslint.config(
@@ -54,7 +67,13 @@ export default tseslint.config(
     message: 'common/ is pure TypeScript: it imports nothing but common/ and zod',
   }),
   zone(['src-main/net/**'], { forbidLayers: others('common', 'net'), message: 'net/ imports only common/' }),
-  zone(['src-main/engine/**'], { forbidLayers: others('common', 'engine'), message: 'engine/ imports only common/ (doors call the engine, never the reverse)' }),
+  // engine/: only common/ below it; node-pty only in the one terminal model (engine/terminal/pty.ts: every PTY,
+  // for shells and tty graph stages, raw bytes, one signalName); shells/ and graphs/ never import each other
+  // (what they share, a tty stage's terminal, lives in engine/terminal/)
+  engineZone(['src-main/engine/**'], { ignores: ['src-main/engine/terminal/pty.ts'] }),
+  engineZone(['src-main/engine/terminal/pty.ts'], { allowPty: true }),
+  engineZone(['src-main/engine/shells/**'], { forbidSibling: 'graphs' }),
+  engineZone(['src-main/engine/graphs/**'], { forbidSibling: 'shells' }),
   zone(['src-main/mcp/**'], { forbidLayers: others('common', 'net', 'engine', 'mcp'), engineSurfaceOnly: true, message: 'mcp/ is a door: it imports common/, net/ and the engine surface only' }),
   zone(['src-main/api/**'], { forbidLayers: others('common', 'net', 'engine', 'api'), engineSurfaceOnly: true, message: 'api/ (the /api route) is a door: it imports common/, net/ and the engine surface only' }),
   zone(['src-main/bridge/**'], { forbidLayers: others('common', 'net', 'engine', 'bridge'), engineSurfaceOnly: true, message: 'bridge/ (renderer transports) is a door: it imports common/, net/ and the engine surface only' }),

@@ -22,6 +22,7 @@ import { TaskLogs } from './tasks/task-logs';
 import { toCaller } from './store/participants';
 import type { Room } from './room/room';
 import { hashToken, looksLikeToken } from './tokens';
+import { randomIds, type IdSource } from './ids';
 
 
 /** Every feature of the runner, in start order. A new capability adds itself here. */
@@ -34,6 +35,11 @@ function buildFeatures(engine: Engine): Feature[] {
     handoffsFeature(ctx, engine.tasks),
     graphsFeature(ctx, engine.tasks, engine.shells.stageTerminalHost(), engine.taskLogs),
   ] as unknown as Feature[];
+}
+
+export interface EngineOptions {
+  /** Where the engine's ids come from (tests may make them predictable; formats must stay the same). */
+  ids?: IdSource;
 }
 
 /**
@@ -61,15 +67,15 @@ export class Engine {
   constructor(
     readonly room: Room,
     limits: Partial<Limits> = {},
+    options: EngineOptions = {},
   ) {
     this.limits = { ...LIMITS, ...limits };
-    this.ctx = makeContext(room, this.bus);
+    this.ctx = makeContext(room, this.bus, { ids: options.ids ?? randomIds, limits: this.limits });
     this.revocations = new Revocations(this.bus, room.participants);
     this.tasks = new TaskService(this.ctx);
     this.jobs = new TaskJobs(this.tasks);
     this.taskLogs = new TaskLogs(this.ctx, this.tasks);
-    this.shells = new ShellRegistry(this.limits, room.id, path.dirname(room.location.markdownPath), () => room.now());
-    this.shells.ownerOfStage = (graphId) => room.tasks.get(graphId)?.owner ?? null;
+    this.shells = new ShellRegistry(this.ctx, path.dirname(room.location.markdownPath));
     this.features = buildFeatures(this);
     const handlers: Partial<Record<MethodName, unknown>> = {};
     for (const feature of this.features) Object.assign(handlers, feature.handlers);
@@ -82,8 +88,8 @@ export class Engine {
    * Opens an engine on a room and starts its features (restart reconciliation and the like). Over a room
    * opened read-only (`Room.openReadOnly`) nothing starts: the engine serves the contract's read methods only.
    */
-  static async start(room: Room, limits: Partial<Limits> = {}): Promise<Engine> {
-    const engine = new Engine(room, limits);
+  static async start(room: Room, limits: Partial<Limits> = {}, options: EngineOptions = {}): Promise<Engine> {
+    const engine = new Engine(room, limits, options);
     if (room.readOnly) return engine;
     try {
       const failed = TaskJobs.reconcile(engine.tasks, () => room.tasks.liveIds(JOB_OPERATION));

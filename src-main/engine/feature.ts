@@ -1,7 +1,9 @@
 import type { MethodInput, MethodName, MethodOutputs } from '../common/contract';
 import type { Caller } from '../common/dto';
 import { RoomError } from '../common/errors';
+import type { Limits } from '../common/limits';
 import type { EventBus, RoomEvent } from './event-bus';
+import type { IdSource } from './ids';
 import type { Room } from './room/room';
 
 /** Per-call context from the door: the client's cancellation (a closed request, notifications/cancelled). */
@@ -16,11 +18,19 @@ export type MethodHandler<M extends MethodName> = (
 ) => MethodOutputs[M] | Promise<MethodOutputs[M]>;
 export type Handlers<K extends MethodName> = { [M in K]: MethodHandler<M> };
 
-/** What a feature gets from the engine: the room, the live bus, and the one way to commit with events. */
+/**
+ * What a feature gets from the engine: the room, the live bus, the one way to commit with events, and the
+ * engine's clock, id source and limits (features never read the global LIMITS, Date.now() or crypto ids).
+ */
 export interface EngineContext {
   room: Room;
   bus: EventBus;
+  /** Wall-clock time, as recorded in rows and events (the room's clock: a test may move it). */
   now(): string;
+  /** Milliseconds on a monotonic clock, for measuring waits (never recorded). */
+  elapsedMs(): number;
+  ids: IdSource;
+  limits: Limits;
   /**
    * Runs `fn` in one BEGIN IMMEDIATE transaction, appends the events it returns in the same transaction,
    * and publishes them after the commit. Nothing is published when `fn` throws (nothing was written).
@@ -51,13 +61,16 @@ export interface Feature<K extends MethodName = MethodName> {
   close?(): void | Promise<void>;
 }
 
-export function makeContext(room: Room, bus: EventBus): EngineContext {
+export function makeContext(room: Room, bus: EventBus, deps: { ids: IdSource; limits: Limits }): EngineContext {
   // events emitted by writes inside the running commit (null: no commit is running)
   let emitted: EventInput[] | null = null;
   return {
     room,
     bus,
+    ids: deps.ids,
+    limits: deps.limits,
     now: () => room.now(),
+    elapsedMs: () => performance.now(),
     commit<T>(fn: () => { value: T; events: EventInput[] }): T {
       if (room.readOnly) throw readOnlyRefusal('this change');
       const at = room.now();

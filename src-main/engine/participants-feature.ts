@@ -1,7 +1,6 @@
 import type { MethodInput, MethodOutputs } from '../common/contract';
 import type { Caller } from '../common/dto';
 import { RoomError } from '../common/errors';
-import { LIMITS } from '../common/limits';
 import type { EngineContext, Feature } from './feature';
 import { toView } from './store/participants';
 import { hashToken, mintToken } from './tokens';
@@ -16,8 +15,8 @@ export function participantsFeature(ctx: EngineContext): Feature<ParticipantMeth
     if (room.participants.byName(input.name)) {
       throw new RoomError('CONFLICT', `a participant named "${input.name}" already exists: choose another name, or revoke it first`);
     }
-    if (room.participants.countLive() >= LIMITS.maxParticipants) {
-      throw new RoomError('LIMIT_EXCEEDED', `the room already has ${LIMITS.maxParticipants} participants: revoke one first`);
+    if (room.participants.countLive() >= ctx.limits.maxParticipants) {
+      throw new RoomError('LIMIT_EXCEEDED', `the room already has ${ctx.limits.maxParticipants} participants: revoke one first`);
     }
     const token = mintToken();
     ctx.commit(() => {

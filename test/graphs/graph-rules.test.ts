@@ -3,7 +3,8 @@ import { RoomError } from '../../src-main/common/errors';
 import { decide, waitingOn, type SchedStage } from '../../src-main/common/graphs/graph-scheduler';
 import { graphSpec } from '../../src-main/common/graphs/graph-spec';
 import { findCycle, topologicalOrder, validateGraph } from '../../src-main/common/graphs/graph-validate';
-import { classifyExit, deriveGraphState, nextStageState, retryDelayMs, type StageState } from '../../src-main/common/graphs/stage-machine';
+import { classifyExit, deriveGraphState, nextStageState, type StageState } from '../../src-main/common/graphs/stage-machine';
+import { backoffBeforeAttempt, retryPolicyOf } from '../../src-main/common/graphs/retry-policy';
 
 function refusal(fn: () => unknown): RoomError {
   try {
@@ -93,7 +94,8 @@ describe('stage machine', () => {
     expect(classifyExit({ code: null, signal: 'SIGINT', endedBy: 'service-stop' })).toEqual({ state: 'completed', errorCode: null });
   });
   it('backs off exponentially, capped', () => {
-    expect([2, 3, 4, 5].map((n) => retryDelayMs(100, n, 500))).toEqual([100, 200, 400, 500]);
+    const policy = retryPolicyOf({ retries: 4, retryBackoffMs: 100 }, { initialBackoffMs: 1000, maxBackoffMs: 500 });
+    expect([2, 3, 4, 5].map((n) => backoffBeforeAttempt(policy, n))).toEqual([100, 200, 400, 500]);
   });
 });
 

@@ -70,9 +70,3 @@ export function classifyExit(exit: StageExit): { state: StageState; errorCode: S
 export function isRetryable(code: StageErrorCode | null): boolean {
   return code === 'EXIT_NONZERO' || code === 'SIGNAL' || code === 'TIMEOUT' || code === 'SPAWN_FAILED';
 }
-
-/** Wait before attempt `nextAttempt` (2, 3, …): base, doubling each time, capped. */
-export function retryDelayMs(baseMs: number, nextAttempt: number, capMs: number): number {
-  const exponent = Math.max(0, nextAttempt - 2);
-  return Math.min(capMs, baseMs * 2 ** Math.min(exponent, 30));
-}

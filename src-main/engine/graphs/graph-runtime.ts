@@ -1,57 +1,19 @@
-import path from 'node:path';
 import { decide } from '../../common/graphs/graph-scheduler';
-import { classifyExit, deriveGraphState, isRetryable, retryDelayMs, type StageErrorCode, type StageState } from '../../common/graphs/stage-machine';
-import type { StageTerminalHost } from './stage-terminal';
+import { backoffBeforeAttempt, hasAttemptAfter } from '../../common/graphs/retry-policy';
+import { classifyExit, deriveGraphState, isRetryable, type StageErrorCode, type StageState } from '../../common/graphs/stage-machine';
 import type { EngineContext, EventInput } from '../feature';
-import { ensurePrivateDir } from '../fs-safe';
 import type { GraphRecord, GraphRepo, StageChange, StageRecord } from '../store/graphs';
-import { probeUntilReady } from './readiness-probe';
-import { StageLogWriter } from './stage-log';
-import { startAttempt, type AttemptEnd, type AttemptHandle } from './stage-runner';
+import { AttemptSupervisor, type Live, type Signal, type SupervisorOptions } from './attempt-supervisor';
+import { describeEnd } from './stage-runner';
 import { stageTaskId } from './graph-views';
 import { endGraphTask, noteGraphProgress } from './graph-task';
 import type { TaskService } from '../tasks/task-service';
-import { compileAgentPattern } from '../../common/safe-pattern';
 
-export interface RuntimeOptions {
-  roomId: string;
-  logCapBytes: number;
-  defaultKillGraceMs: number;
-  defaultRetryBackoffMs: number;
-  maxRetryBackoffMs: number;
-  defaultReadinessTimeoutMs: number;
-  /** Shows tty stages as live shells. */
-  terminalHost?: StageTerminalHost | undefined;
+/** What the runtime is configured with: the supervisor's options (the clock comes from the engine context), and the task layer. */
+export type RuntimeOptions = Omit<SupervisorOptions, 'now'> & {
   /** The only writer of the graphs' task rows. */
   tasks: TaskService;
-  /** Told whenever a stage's log grows (live readers wait on it instead of polling the file). */
-  logGrew?: ((graphId: string, stageId: string) => void) | undefined;
-}
-
-interface Live {
-  graphId: string;
-  stageId: string;
-  attempt: number;
-  handle: AttemptHandle;
-  graceMs: number;
-  timers: NodeJS.Timeout[];
-  stopProbe: AbortController;
-  ending: boolean;
-}
-
-type Signal =
-  | { kind: 'exit'; graphId: string; stageId: string; attempt: number; end: AttemptEnd }
-  | { kind: 'ready'; graphId: string; stageId: string; attempt: number }
-  | { kind: 'retry'; graphId: string; stageId: string; attempt: number };
-
-const key = (graphId: string, stageId: string) => `${graphId}\u0000${stageId}`;
-
-/** The runner's environment minus its own variables; a stage never inherits the runner's tag. */
-function baseEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('COMMONROOM_')) env[k] = v;
-  return env;
-}
+};
 
 /**
  * Runs graphs: turns process exits, readiness and retry timers into stage transitions, and decides what to
@@ -60,9 +22,7 @@ function baseEnv(): NodeJS.ProcessEnv {
  * after the commit that marked them running (with their tag), so a crash never leaves an unrecorded process.
  */
 export class GraphRuntime {
-  private readonly live = new Map<string, Live>();
-  private readonly retryTimers = new Map<string, NodeJS.Timeout>();
-  private readonly logs = new Map<string, StageLogWriter>();
+  private readonly attempts: AttemptSupervisor;
   private readonly signals: Signal[] = [];
   /** Graphs whose whole cancel was asked for (durably: their pending stages are cancelled in the same tick). */
   private readonly cancelling = new Map<string, string>();
@@ -73,15 +33,16 @@ export class GraphRuntime {
     private readonly ctx: EngineContext,
     private readonly repo: GraphRepo,
     private readonly options: RuntimeOptions,
-  ) {}
-
-  tagFor(graphId: string, stageId: string, attempt: number): string {
-    return `${this.options.roomId}:stage:${graphId}:${stageId}:${attempt}`;
+  ) {
+    this.attempts = new AttemptSupervisor({ ...options, now: () => ctx.now() }, (signal) => {
+      this.signals.push(signal);
+      this.scheduleTick();
+    });
   }
 
   /** Tag prefix of every stage process of this room (restart reconciliation sweeps it). */
   get tagPrefix(): string {
-    return `${this.options.roomId}:stage:`;
+    return this.attempts.tagPrefix;
   }
 
   scheduleTick(): void {
@@ -101,32 +62,41 @@ export class GraphRuntime {
     });
   }
 
-  /** Asks for a whole graph's cancel; the next tick cancels pending stages and ends running ones. */
-  requestCancel(graphId: string, actor: string): void {
-    this.cancelling.set(graphId, actor);
-  }
-
-  /** Live attempts of a graph (or one stage), to await their end after a cancel. */
-  liveOf(graphId: string, stageId?: string): Live[] {
-    return [...this.live.values()].filter((l) => l.graphId === graphId && (stageId === undefined || l.stageId === stageId));
-  }
-
-  /** Ends one live attempt as cancelled and waits until its exit was applied. */
-  async endLive(l: Live, reason: 'cancel' | 'service-stop' | 'timeout' | 'readiness-timeout', graceMs = l.graceMs): Promise<void> {
-    if (!l.ending) {
-      l.ending = true;
-      await l.handle.end(reason, graceMs);
+  /**
+   * The one entry point for cancelling: a whole graph (its pending stages are cancelled durably in the next
+   * tick, its running attempts ended through the cancellation tree) or one stage (its live attempt ended; a
+   * stage between attempts, or not started, is recorded cancelled at once). Resolves when it took effect.
+   */
+  async cancel(graphId: string, actor: string, s?: StageRecord): Promise<void> {
+    if (s === undefined) {
+      this.cancelling.set(graphId, actor);
+      this.tick();
+      await this.attempts.cancel({ reason: 'cancel' }, graphId);
+      this.tick();
+      return;
     }
-    await l.handle.done;
-  }
-
-  /** A stage waiting for its next attempt: stops the wait. Returns whether there was one. */
-  dropRetry(graphId: string, stageId: string): boolean {
-    const t = this.retryTimers.get(key(graphId, stageId));
-    if (!t) return false;
-    clearTimeout(t);
-    this.retryTimers.delete(key(graphId, stageId));
-    return true;
+    if (this.attempts.isLive(graphId, s.stageId)) {
+      await this.attempts.cancel({ reason: 'cancel' }, graphId, s.stageId);
+    } else {
+      this.attempts.dropRetry(graphId, s.stageId);
+      this.ctx.commit(() => {
+        const ok = this.repo.updateStage(graphId, s.stageId, { state: s.state, attempt: s.attempt }, {
+          state: 'cancelled',
+          errorCode: 'CANCELLED',
+          message: `cancelled by ${actor}`,
+          endedAt: this.ctx.now(),
+          pid: null,
+          pidStart: null,
+        });
+        return {
+          value: undefined,
+          events: ok
+            ? [{ kind: 'graph.stage', actor, subject: stageTaskId(graphId, s.stageId), data: { graphId, stageId: s.stageId, state: 'cancelled', errorCode: 'CANCELLED' } }]
+            : [],
+        };
+      });
+    }
+    this.tick();
   }
 
   unfinishedGraphIds(): string[] {
@@ -183,10 +153,11 @@ export class GraphRuntime {
           const e = sig.end;
           const c = e.spawnError !== undefined ? { state: 'failed' as const, errorCode: 'SPAWN_FAILED' as const } : classifyExit(e);
           const why = describeEnd(e, c.errorCode);
-          this.logs.get(key(s.graphId, s.stageId))?.write('runner', `[attempt ${s.attempt} ${why}]\n`);
+          this.attempts.note(s.graphId, s.stageId, `[attempt ${s.attempt} ${why}]\n`);
           const graphCancelling = this.cancelling.has(s.graphId);
-          if (c.state === 'failed' && isRetryable(c.errorCode) && s.attempt < s.maxAttempts && !graphCancelling) {
-            const delay = retryDelayMs(s.spec.retryBackoffMs ?? this.options.defaultRetryBackoffMs, s.attempt + 1, this.options.maxRetryBackoffMs);
+          const policy = this.attempts.policyOf(s);
+          if (c.state === 'failed' && isRetryable(c.errorCode) && hasAttemptAfter(policy, s.attempt) && !graphCancelling) {
+            const delay = backoffBeforeAttempt(policy, s.attempt + 1);
             this.repo.updateStage(s.graphId, s.stageId, expect, {
               pid: null,
               pidStart: null,
@@ -212,7 +183,7 @@ export class GraphRuntime {
         const ok = this.repo.updateStage(s.graphId, s.stageId, { state: s.state, attempt: s.attempt }, {
           state: 'running',
           attempt,
-          procTag: this.tagFor(s.graphId, s.stageId, attempt),
+          procTag: this.attempts.tagFor(s.graphId, s.stageId, attempt),
           startedAt: s.startedAt ?? at,
           ready: false,
           // a retry starts clean: the previous attempt's failure stays in the log, not on the running stage
@@ -229,19 +200,15 @@ export class GraphRuntime {
       for (const graphId of moved) noteGraphProgress(this.options.tasks, graphId, this.repo.stages(graphId));
       return { value: undefined, events };
     });
-    for (const s of finished) this.closeLog(s.graphId, s.stageId);
-    for (const r of retries) {
-      const t = setTimeout(() => {
-        this.retryTimers.delete(key(r.graphId, r.stageId));
-        this.signals.push({ kind: 'retry', graphId: r.graphId, stageId: r.stageId, attempt: r.attempt });
-        this.scheduleTick();
-      }, r.delay);
-      this.retryTimers.set(key(r.graphId, r.stageId), t);
-    }
+    for (const s of finished) this.attempts.closeLog(s.graphId, s.stageId);
+    for (const r of retries) this.attempts.scheduleRetry(r.graphId, r.stageId, r.attempt, r.delay);
     const started: Live[] = [];
+    // who submitted the graph: a tty stage's shell belongs to it (one read per graph, not per stage)
+    const owners = new Map<string, string>();
+    const ownerOf = (id: string) => owners.get(id) ?? owners.set(id, this.repo.graph(id)?.owner ?? 'operator').get(id) ?? 'operator';
     for (const s of toSpawn.filter((x) => x.attempt > 0)) {
       try {
-        started.push(this.spawn(s));
+        started.push(this.attempts.spawn(s, ownerOf(s.graphId)));
       } catch (error) {
         // e.g. the log folder is unsafe: the stage fails as SPAWN_FAILED instead of staying running forever
         this.signals.push({ kind: 'exit', graphId: s.graphId, stageId: s.stageId, attempt: s.attempt, end: { code: null, signal: null, spawnError: (error as Error).message } });
@@ -259,10 +226,7 @@ export class GraphRuntime {
         return { value: undefined, events: [] };
       });
     }
-    for (const e of toEnd) {
-      const l = this.live.get(key(e.graphId, e.stageId));
-      if (l) void this.endLive(l, e.reason);
-    }
+    for (const e of toEnd) this.attempts.end(e.graphId, e.stageId, e.reason);
   }
 
   /** One graph: skips, cancels, starts and service stops the scheduler decides, then the graph's derived state. */
@@ -292,10 +256,10 @@ export class GraphRuntime {
     }
     for (const id of d.cancelRunning) {
       const s = byId.get(id) as StageRecord;
-      if (this.live.has(key(graph.id, id))) toEnd.push({ graphId: graph.id, stageId: id, reason: 'cancel' });
+      if (this.attempts.isLive(graph.id, id)) toEnd.push({ graphId: graph.id, stageId: id, reason: 'cancel' });
       else {
         // between attempts (waiting to retry, or about to): no process to signal, it just ends here
-        this.dropRetry(graph.id, id);
+        this.attempts.dropRetry(graph.id, id);
         const i = toSpawn.findIndex((x) => x.graphId === graph.id && x.stageId === id);
         if (i >= 0) toSpawn.splice(i, 1);
         if (end(s, { state: 'running', attempt: s.attempt }, 'cancelled', 'CANCELLED', { message: why })) s.state = 'cancelled';
@@ -323,105 +287,15 @@ export class GraphRuntime {
     }
   }
 
-  private spawn(s: StageRecord): Live {
-    const k = key(s.graphId, s.stageId);
-    let log = this.logs.get(k);
-    if (!log) {
-      ensurePrivateDir(path.dirname(s.logPath));
-      const grew = this.options.logGrew;
-      log = StageLogWriter.create(s.logPath, this.options.logCapBytes, () => this.ctx.now(), grew ? () => grew(s.graphId, s.stageId) : undefined);
-      this.logs.set(k, log);
-    }
-    const spec = s.spec;
-    const readiness = spec.readiness;
-    const display = typeof spec.command === 'string' ? spec.command : JSON.stringify(spec.command);
-    log.write('runner', `[attempt ${s.attempt} of ${s.maxAttempts}: ${display.slice(0, 500)}]\n`);
-    let ready = false;
-    const markReady = () => {
-      if (ready) return;
-      ready = true;
-      log.write('runner', '[ready]\n');
-      this.signals.push({ kind: 'ready', graphId: s.graphId, stageId: s.stageId, attempt: s.attempt });
-      this.scheduleTick();
-    };
-    const pattern = readiness?.log !== undefined ? compileAgentPattern(readiness.log) : null;
-    const handle = startAttempt({
-      taskId: stageTaskId(s.graphId, s.stageId),
-      attempt: s.attempt,
-      tag: this.tagFor(s.graphId, s.stageId, s.attempt),
-      command: spec.command,
-      cwd: spec.cwd ?? process.cwd(),
-      env: { ...baseEnv(), ...spec.env, COMMONROOM_GRAPH_ID: s.graphId, COMMONROOM_STAGE_ID: s.stageId, COMMONROOM_ATTEMPT: String(s.attempt) },
-      tty: spec.tty === true,
-      terminalHost: this.options.terminalHost,
-      log,
-      ...(pattern ? { onLine: (line: string) => !ready && pattern.find(line) !== null && markReady() } : {}),
-    });
-    const live: Live = {
-      graphId: s.graphId,
-      stageId: s.stageId,
-      attempt: s.attempt,
-      handle,
-      graceMs: spec.killGraceMs ?? this.options.defaultKillGraceMs,
-      timers: [],
-      stopProbe: new AbortController(),
-      ending: false,
-    };
-    this.live.set(k, live);
-    if (spec.timeoutMs !== undefined) live.timers.push(setTimeout(() => void this.endLive(live, 'timeout'), spec.timeoutMs));
-    if (readiness) {
-      if (readiness.port !== undefined || readiness.url !== undefined) {
-        void probeUntilReady(readiness, live.stopProbe.signal).then((ok) => ok && markReady());
-      }
-      const wait = readiness.timeoutMs ?? this.options.defaultReadinessTimeoutMs;
-      live.timers.push(setTimeout(() => !ready && void this.endLive(live, 'readiness-timeout'), wait));
-    }
-    void handle.done.then((end) => {
-      for (const t of live.timers) clearTimeout(t);
-      live.stopProbe.abort();
-      if (this.live.get(k) === live) this.live.delete(k);
-      this.signals.push({ kind: 'exit', graphId: s.graphId, stageId: s.stageId, attempt: s.attempt, end });
-      this.scheduleTick();
-    });
-    return live;
-  }
-
-  private closeLog(graphId: string, stageId: string): void {
-    const k = key(graphId, stageId);
-    this.logs.get(k)?.close();
-    this.logs.delete(k);
-  }
-
   /** Graceful close: every live attempt is ended and recorded cancelled, so nothing outlives the room process. */
   async close(graceMs: number): Promise<void> {
-    for (const id of this.unfinishedGraphIds()) this.requestCancel(id, 'the room closing');
-    const ending = [...this.live.values()].map((l) => this.endLive(l, 'cancel', Math.min(l.graceMs, graceMs)));
+    for (const id of this.unfinishedGraphIds()) this.cancelling.set(id, 'the room closing');
+    const ending = this.attempts.endAll(graceMs);
     this.tick();
-    // bounded: a process stuck in uninterruptible sleep must not hold the room open; a stage still running in
-    // the database after this is reconciled (RUNNER_RESTARTED) by the next start
-    await Promise.race([Promise.all(ending), new Promise((r) => setTimeout(r, 3 * graceMs + 2000).unref())]);
+    // bounded (endAll): a stage still running in the database after this is reconciled (RUNNER_RESTARTED) by the next start
+    await ending;
     this.tick();
     this.closed = true;
-    for (const t of this.retryTimers.values()) clearTimeout(t);
-    for (const log of this.logs.values()) log.close();
-    this.logs.clear();
+    this.attempts.close();
   }
-}
-
-function describeEnd(e: AttemptEnd, code: StageErrorCode | null): string {
-  if (e.spawnError !== undefined) return `could not start: ${e.spawnError}`;
-  switch (e.endedBy) {
-    case 'cancel':
-      return 'was cancelled';
-    case 'timeout':
-      return 'timed out and was ended';
-    case 'readiness-timeout':
-      return 'did not become ready in time and was ended';
-    case 'service-stop':
-      return 'was stopped: nothing needs it any more';
-    default:
-      break;
-  }
-  if (code === 'SIGNAL') return `was killed by ${e.signal}`;
-  return `exited with code ${e.code}`;
 }

@@ -3,7 +3,7 @@ import { RoomError } from '../../common/errors';
 import { waitingOn, type SchedStage } from '../../common/graphs/graph-scheduler';
 import { STAGE_STATES, type StageState } from '../../common/graphs/stage-machine';
 import type { GraphOutputs, GraphTopologyNode, GraphView, LogSlice, StageView } from '../../common/methods/graphs';
-import { LIMITS } from '../../common/limits';
+import { LIMITS, type Limits } from '../../common/limits';
 import type { Caller } from '../../common/dto';
 import { readPrivateBuffer } from '../fs-safe';
 import { GRAPH_OPERATION } from '../tasks/operations';
@@ -87,14 +87,14 @@ function stageOf(stages: readonly StageRecord[], graphId: string, stageId: strin
 
 /** A stage's log slice: from its spooled artifact when there is one, else from its log file. */
 /** A spooled stage log, decompressed (bounded: a log never outgrows its cap). */
-export function unpackArtifact(file: string): Buffer {
+export function unpackArtifact(file: string, maxLogBytes: number): Buffer {
   const packed = readPrivateBuffer(file);
-  return packed ? zlib.gunzipSync(packed, { maxOutputLength: LIMITS.maxStageLogBytes + 1024 * 1024 }) : Buffer.alloc(0);
+  return packed ? zlib.gunzipSync(packed, { maxOutputLength: maxLogBytes + 1024 * 1024 }) : Buffer.alloc(0);
 }
 
-export function readStageLog(repo: GraphRepo, s: StageRecord, cursor: number | undefined, maxBytes: number): LogSlice {
+export function readStageLog(repo: GraphRepo, s: StageRecord, cursor: number | undefined, maxBytes: number, maxLogBytes: number): LogSlice {
   const artifact = repo.artifact(s.graphId, s.stageId);
-  if (artifact) return sliceLog(unpackArtifact(artifact.path), cursor, maxBytes, true);
+  if (artifact) return sliceLog(unpackArtifact(artifact.path, maxLogBytes), cursor, maxBytes, true);
   return readLogSlice(s.logPath, cursor, maxBytes);
 }
 
@@ -102,13 +102,15 @@ export function statusOf(
   repo: GraphRepo,
   caller: Caller,
   input: { graphId: string; stageId?: string | undefined; logCursor?: number | undefined; logMaxBytes?: number | undefined },
+  // the engine passes its own; the default is for the CLI reading a room file without a room process
+  limits: Pick<Limits, 'defaultLogReadBytes' | 'maxStageLogBytes'> = LIMITS,
 ): GraphOutputs['tasks_status'] {
   const g = visibleGraph(repo, caller, input.graphId);
   const stages = repo.stages(g.id);
   const graph = graphView(g, stages);
   if (input.stageId === undefined) return { graph, stages: stages.map(stageView) };
   const s = stageOf(stages, g.id, input.stageId);
-  return { graph, stage: stageView(s), log: readStageLog(repo, s, input.logCursor, input.logMaxBytes ?? LIMITS.defaultLogReadBytes) };
+  return { graph, stage: stageView(s), log: readStageLog(repo, s, input.logCursor, input.logMaxBytes ?? limits.defaultLogReadBytes, limits.maxStageLogBytes) };
 }
 
 export function topologyOf(repo: GraphRepo, caller: Caller, graphId: string): GraphOutputs['tasks_graph'] {

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { MethodInput, MethodOutputs } from '../../common/contract';
@@ -6,30 +5,22 @@ import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
 import { validateGraph } from '../../common/graphs/graph-validate';
 import { isTerminalStage } from '../../common/graphs/stage-machine';
-import { LIMITS } from '../../common/limits';
+import { retryPolicyOf } from '../../common/graphs/retry-policy';
 import type { EngineContext, Feature } from '../feature';
 import type { TaskService } from '../tasks/task-service';
 import type { TaskLogs } from '../tasks/task-logs';
-import type { StageTerminalHost } from './stage-terminal';
+import type { StageTerminalHost } from '../terminal/stage-terminal';
 import { ensurePrivateDir } from '../fs-safe';
 import { GraphRepo } from '../store/graphs';
 import { spoolEnded } from './artifact-store';
 import { GraphRuntime } from './graph-runtime';
-import { graphView, listOf, readStageLog, stageTaskId, statusOf, topologyOf, unpackArtifact, visibleGraph } from './graph-views';
-import { sliceLog } from './stage-log';
+import { graphView, listOf, stageTaskId, statusOf, topologyOf, visibleGraph } from './graph-views';
 import { reconcileAfterRestart } from './reconcile';
 import { GrowthSignal } from '../growth-signal';
 import { GRAPH_OPERATION } from '../tasks/operations';
+import { logSize, stageLogReader } from './stage-log-reader';
 
 type GraphMethods = 'tasks_run' | 'tasks_status' | 'tasks_list' | 'tasks_cancel' | 'tasks_graph';
-
-function logSize(file: string): number {
-  try {
-    return fs.lstatSync(file).size;
-  } catch {
-    return 0;
-  }
-}
 
 /** Where a room keeps the files it owns besides its database: `<room>.md.commonroom.d/` (0700). */
 export function roomStateDir(markdownPath: string): string {
@@ -42,7 +33,7 @@ export function artifactRootOf(markdownPath: string): string {
 
 /** Task graphs: submit, watch, cancel; reconcile after a crash; spool ended graphs' logs. */
 export function graphsFeature(ctx: EngineContext, tasks: TaskService, terminalHost?: StageTerminalHost, logs?: TaskLogs): Feature<GraphMethods> {
-  const { room } = ctx;
+  const { room, limits } = ctx;
   const repo = new GraphRepo(room.db);
   const stateDir = roomStateDir(room.location.markdownPath);
   const logRoot = path.join(stateDir, 'logs');
@@ -53,19 +44,19 @@ export function graphsFeature(ctx: EngineContext, tasks: TaskService, terminalHo
     tasks,
     logGrew: (graphId, stageId) => logGrowth.fire(stageTaskId(graphId, stageId)),
     roomId: room.id,
-    logCapBytes: LIMITS.maxStageLogBytes,
-    defaultKillGraceMs: LIMITS.defaultKillGraceMs,
-    defaultRetryBackoffMs: LIMITS.defaultRetryBackoffMs,
-    maxRetryBackoffMs: LIMITS.maxRetryBackoffMs,
-    defaultReadinessTimeoutMs: LIMITS.defaultReadinessTimeoutMs,
+    logCapBytes: limits.maxStageLogBytes,
+    defaultKillGraceMs: limits.defaultKillGraceMs,
+    defaultRetryBackoffMs: limits.defaultRetryBackoffMs,
+    maxRetryBackoffMs: limits.maxRetryBackoffMs,
+    defaultReadinessTimeoutMs: limits.defaultReadinessTimeoutMs,
     terminalHost,
   });
   let retention: NodeJS.Timeout | undefined;
 
   function run(caller: Caller, input: MethodInput<'tasks_run'>): MethodOutputs['tasks_run'] {
     validateGraph(input.stages);
-    if (repo.countUnfinished() >= LIMITS.maxActiveGraphs) {
-      throw new RoomError('LIMIT_EXCEEDED', `the room already runs ${LIMITS.maxActiveGraphs} graphs: wait for one to end or cancel one (tasks_cancel)`);
+    if (repo.countUnfinished() >= limits.maxActiveGraphs) {
+      throw new RoomError('LIMIT_EXCEEDED', `the room already runs ${limits.maxActiveGraphs} graphs: wait for one to end or cancel one (tasks_cancel)`);
     }
     const roomDir = path.dirname(room.location.markdownPath);
     const stages = input.stages.map((s) => {
@@ -82,7 +73,7 @@ export function graphsFeature(ctx: EngineContext, tasks: TaskService, terminalHo
       if (!isDir) throw new RoomError('INVALID_INPUT', `stage "${s.id}": cwd ${cwd} is not a folder: create it or pass another cwd (relative paths start at the room's folder)`);
       return { ...s, cwd };
     });
-    const id = randomUUID();
+    const id = ctx.ids.graphId();
     ensurePrivateDir(logRoot);
     const logDir = path.join(logRoot, id);
     ctx.commit(() => {
@@ -96,7 +87,7 @@ export function graphsFeature(ctx: EngineContext, tasks: TaskService, terminalHo
         id,
         name: input.name ?? null,
         owner: caller.name,
-        maxParallel: input.maxParallel ?? LIMITS.defaultGraphParallel,
+        maxParallel: input.maxParallel ?? limits.defaultGraphParallel,
         onFailure: input.onFailure ?? 'skip-dependents',
         state: 'pending',
         createdAt: at,
@@ -104,7 +95,7 @@ export function graphsFeature(ctx: EngineContext, tasks: TaskService, terminalHo
       });
       stages.forEach((s, ord) => {
         const { id: stageId, dependsOn, ...spec } = s;
-        repo.insertStage({ graphId: id, stageId, ord, spec, dependsOn: dependsOn ?? [], maxAttempts: 1 + (s.retries ?? 0), logPath: path.join(logDir, `${stageId}.log`) });
+        repo.insertStage({ graphId: id, stageId, ord, spec, dependsOn: dependsOn ?? [], maxAttempts: retryPolicyOf(s, { initialBackoffMs: limits.defaultRetryBackoffMs, maxBackoffMs: limits.maxRetryBackoffMs }).maxAttempts, logPath: path.join(logDir, `${stageId}.log`) });
       });
       return { value: undefined, events: [] };
     });
@@ -139,36 +130,10 @@ export function graphsFeature(ctx: EngineContext, tasks: TaskService, terminalHo
       const s = before.find((x) => x.stageId === input.stageId);
       if (!s) throw new RoomError('NOT_FOUND', `graph ${g.id} has no stage "${input.stageId}": tasks_graph lists its stages`);
       if (isTerminalStage(s.state)) return answer(`stage ${s.stageId} already ended (${s.state}); nothing was changed`);
-      const live = runtime.liveOf(g.id, s.stageId);
-      if (live.length > 0) {
-        await Promise.all(live.map((l) => runtime.endLive(l, 'cancel')));
-      } else {
-        runtime.dropRetry(g.id, s.stageId);
-        ctx.commit(() => {
-          const ok = repo.updateStage(g.id, s.stageId, { state: s.state, attempt: s.attempt }, {
-            state: 'cancelled',
-            errorCode: 'CANCELLED',
-            message: `cancelled by ${caller.name}`,
-            endedAt: ctx.now(),
-            pid: null,
-            pidStart: null,
-          });
-          return {
-            value: undefined,
-            events: ok
-              ? [{ kind: 'graph.stage', actor: caller.name, subject: stageTaskId(g.id, s.stageId), data: { graphId: g.id, stageId: s.stageId, state: 'cancelled', errorCode: 'CANCELLED' } }]
-              : [],
-          };
-        });
-      }
-      runtime.tick();
+      await runtime.cancel(g.id, caller.name, s);
       return answer(`stage ${s.stageId} cancelled; stages that depend on it are skipped`);
     }
-    const live = runtime.liveOf(g.id);
-    runtime.requestCancel(g.id, caller.name);
-    runtime.tick();
-    await Promise.all(live.map((l) => runtime.endLive(l, 'cancel')));
-    runtime.tick();
+    await runtime.cancel(g.id, caller.name);
     return answer(`graph ${g.id} cancelled: pending stages will not run, running ones were ended (SIGINT, SIGTERM, SIGKILL to each process tree)`);
   }
 
@@ -202,76 +167,25 @@ export function graphsFeature(ctx: EngineContext, tasks: TaskService, terminalHo
     cancel: async (caller, task) => void (await cancel(caller, { graphId: task.id })),
   });
 
-  // task-log://<graphId>:<stageId>: a stage's output records, resumable by seq (spooled logs too). Readers
-  // resume where they left off: the byte offset where a slice of records began is remembered by seq, so a
-  // follower never rescans the log from its start, and a spooled log is decompressed once per read.
-  const checkpoints = new Map<string, { seq: number; cursor: number }>();
-  const stageOf = (caller: Caller, id: string) => {
-    const cut = id.indexOf(':');
-    if (cut < 0) return null;
-    const g = visibleGraph(repo, caller, id.slice(0, cut));
-    const stage = repo.stages(g.id).find((x) => x.stageId === id.slice(cut + 1));
-    if (!stage) throw new RoomError('NOT_FOUND', 'unknown task');
-    return stage;
-  };
-  logs?.register({
-    read: (caller, id, fromSeq, limit) => {
-      const stage = stageOf(caller, id);
-      if (!stage) return null;
-      const artifact = repo.artifact(stage.graphId, stage.stageId);
-      let unpacked: Buffer | undefined;
-      const slice = (cursor: number) => {
-        if (!artifact) return readStageLog(repo, stage, cursor, LIMITS.maxLogReadBytes);
-        unpacked ??= unpackArtifact(artifact.path);
-        return sliceLog(unpacked, cursor, LIMITS.maxLogReadBytes, true);
-      };
-      const known = checkpoints.get(id);
-      let cursor = known && known.seq <= fromSeq ? known.cursor : 0;
-      const records: { seq: number; stream: string; at: string; text: string }[] = [];
-      let more = false;
-      for (;;) {
-        const part = slice(cursor);
-        const first = part.records[0];
-        if (first && first.seq <= fromSeq) {
-          checkpoints.delete(id);
-          checkpoints.set(id, { seq: first.seq, cursor });
-          if (checkpoints.size > 1000) checkpoints.delete(checkpoints.keys().next().value as string);
-        }
-        for (const r of part.records) {
-          if (r.seq < fromSeq) continue;
-          if (records.length === limit) {
-            more = true;
-            break;
-          }
-          records.push(r);
-        }
-        if (more || !part.more || part.cursor === cursor) break;
-        cursor = part.cursor;
-      }
-      const last = records.at(-1);
-      return { records, nextSeq: last ? last.seq + 1 : fromSeq, more };
-    },
-    // a live stage's log grows in place; a spooled one never changes again
-    watch: (caller, id, onGrow) => (stageOf(caller, id) ? logGrowth.on(id, onGrow) : null),
-  });
+  logs?.register(stageLogReader(repo, limits, logGrowth));
 
   return {
     name: 'graphs',
     handlers: {
       tasks_run: run,
       tasks_status: async (caller, input) => {
-        if (!input.waitMs) return statusOf(repo, caller, input);
-        const first = statusOf(repo, caller, input); // refuses an unknown graph before waiting
+        if (!input.waitMs) return statusOf(repo, caller, input, limits);
+        const first = statusOf(repo, caller, input, limits); // refuses an unknown graph before waiting
         const following = 'log' in first && input.logCursor !== undefined;
         if ((first.graph.state !== 'pending' && first.graph.state !== 'running') || ('log' in first && following && first.log.records.length > 0)) {
           return { ...first, waitedMs: 0 };
         }
-        const started = Date.now();
+        const started = ctx.elapsedMs();
         const logPath = following ? repo.stages(input.graphId).find((x) => x.stageId === input.stageId)?.logPath : undefined;
         const cursor = input.logCursor ?? 0;
         const follow = logPath && input.stageId !== undefined ? { stageTaskId: stageTaskId(input.graphId, input.stageId), check: () => logSize(logPath) > cursor } : null;
         await waitForChange(input.graphId, input.waitMs, follow);
-        return { ...statusOf(repo, caller, input), waitedMs: Date.now() - started };
+        return { ...statusOf(repo, caller, input, limits), waitedMs: Math.round(ctx.elapsedMs() - started) };
       },
       tasks_list: (caller, input) => listOf(repo, caller, input),
       tasks_cancel: cancel,
@@ -280,14 +194,14 @@ export function graphsFeature(ctx: EngineContext, tasks: TaskService, terminalHo
     async start() {
       const { stages, killed } = await reconcileAfterRestart(ctx, repo, tasks, runtime.tagPrefix);
       if (stages > 0 || killed > 0) console.error(`[graphs] restart reconciliation: ${stages} running stage(s) failed as RUNNER_RESTARTED, ${killed} orphaned process(es) ended`);
-      const expired = () => void spoolEnded(ctx, repo, artifactRoot, { now: ctx.now(), retentionMs: LIMITS.graphLogRetentionMs });
+      const expired = () => void spoolEnded(ctx, repo, artifactRoot, { now: ctx.now(), retentionMs: limits.graphLogRetentionMs });
       expired();
-      retention = setInterval(expired, Math.min(LIMITS.graphLogRetentionMs, 60_000));
+      retention = setInterval(expired, Math.min(limits.graphLogRetentionMs, 60_000));
       retention.unref();
     },
     async close() {
       if (retention) clearInterval(retention);
-      await runtime.close(Math.min(LIMITS.defaultKillGraceMs, 2000));
+      await runtime.close(Math.min(limits.defaultKillGraceMs, 2000));
       spoolEnded(ctx, repo, artifactRoot);
     },
   };

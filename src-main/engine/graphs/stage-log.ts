@@ -1,9 +1,9 @@
 import fs from 'node:fs';
-import { StringDecoder } from 'node:string_decoder';
 import type { LogRecord, LogSlice } from '../../common/methods/graphs';
 import { RoomError } from '../../common/errors';
 import { checkPrivateFile, FILE_MODE, readPrivateBuffer } from '../fs-safe';
 import { restrictToUser } from '../platform/private-acl';
+import { utf8Decoder } from '../terminal/utf8';
 
 /**
  * A stage's log: one JSON record per line, {q: seq, s: o|e|r, t: time, d: text}, appended in arrival order
@@ -21,7 +21,7 @@ export class StageLogWriter {
   private seq = 0;
   private bytes = 0;
   private capped = false;
-  private readonly decoders = { stdout: new StringDecoder('utf8'), stderr: new StringDecoder('utf8') };
+  private readonly decoders = { stdout: utf8Decoder(), stderr: utf8Decoder() };
 
   private constructor(
     readonly path: string,
@@ -47,7 +47,7 @@ export class StageLogWriter {
     return new StageLogWriter(path, fd, capBytes, now, onAppend);
   }
 
-  /** Raw bytes from a pipe: decoded so a UTF-8 character split across chunks stays whole. */
+  /** Raw bytes from a pipe or a PTY: decoded so a UTF-8 character split across chunks stays whole. */
   writeBytes(stream: 'stdout' | 'stderr', chunk: Buffer): string {
     const text = this.decoders[stream].write(chunk);
     if (text.length > 0) this.write(stream, text);

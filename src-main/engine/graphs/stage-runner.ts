@@ -1,14 +1,15 @@
-import * as pty from 'node-pty';
 import { spawn } from 'node:child_process';
-import os from 'node:os';
 import { killTree, processStartTime, findTagged, tagEnv, type ProcessIdentity } from '../process/process-tree';
-import type { StageExit } from '../../common/graphs/stage-machine';
+import type { StageErrorCode, StageExit } from '../../common/graphs/stage-machine';
+import { spawnTerminal, type Terminal } from '../terminal/pty';
+import type { StageTerminalHost } from '../terminal/stage-terminal';
 import type { StageLogWriter } from './stage-log';
-import type { StageTerminalHost } from './stage-terminal';
 
 /** How one attempt of a stage is started. */
 export interface AttemptRequest {
   taskId: string;
+  /** Who submitted the graph (the owner of a tty stage's shell). */
+  owner: string;
   /** Who shows a tty stage as a live shell (the shell registry); none in tests of the runner alone. */
   terminalHost?: StageTerminalHost | undefined;
   attempt: number;
@@ -39,12 +40,6 @@ export interface AttemptHandle {
 
 const MAX_LINE_CHARS = 4096;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function signalName(n: number | undefined): string | null {
-  if (!n) return null;
-  const entry = Object.entries(os.constants.signals).find(([, v]) => v === n);
-  return entry ? entry[0] : `SIG${n}`;
-}
 
 /** Splits text into lines across chunks, bounding a line that never ends. */
 function lineSplitter(onLine: ((line: string) => void) | undefined): (text: string) => void {
@@ -141,38 +136,37 @@ function startPty(
   finish: (code: number | null, signal: string | null, closed: Promise<void>) => Promise<void>,
   fail: (message: string) => void,
 ): void {
-  // node-pty is loaded with the module: the pid is known (and saved) the moment the attempt starts
-  let term: pty.IPty;
+  // the terminal is started with the attempt: the pid is known (and saved) the moment the attempt starts
+  let term: Terminal;
   try {
-    term = pty.spawn(file, args, { name: 'xterm-256color', cols: 120, rows: 32, cwd: req.cwd, env: env as Record<string, string> });
+    term = spawnTerminal({ file, args, cwd: req.cwd, env, cols: 120, rows: 32 });
   } catch (error) {
     fail((error as Error).message);
     return;
   }
   handle.pid = term.pid;
   handle.startTime = processStartTime(term.pid);
-  const exitListeners = new Set<() => void>();
-  term.onData((data) => {
-    req.log.write('stdout', data);
-    split(data);
-  });
-  term.onExit(({ exitCode, signal }) => {
-    for (const l of exitListeners) l();
-    void finish(signal ? null : exitCode, signalName(signal), Promise.resolve());
-  });
-  req.terminalHost?.attach({
-    taskId: req.taskId,
-    attempt: req.attempt,
-    pid: term.pid,
-    write: (d) => term.write(d),
-    resize: (c, r) => term.resize(c, r),
-    onData: (l) => {
-      const d = term.onData(l);
-      return () => d.dispose();
-    },
-    onExit: (l) => {
-      exitListeners.add(l);
-      return () => exitListeners.delete(l);
-    },
-  });
+  // raw bytes, decoded once by the log (the same path as a pipe's): the shell view gets the same bytes
+  term.onData((bytes) => split(req.log.writeBytes('stdout', bytes)));
+  req.terminalHost?.attach({ taskId: req.taskId, attempt: req.attempt, owner: req.owner, terminal: term });
+  term.onExit((exit) => void finish(exit.exitCode, exit.signal, Promise.resolve()));
+}
+
+/** How an attempt's end reads in its log and on its stage. */
+export function describeEnd(e: AttemptEnd, code: StageErrorCode | null): string {
+  if (e.spawnError !== undefined) return `could not start: ${e.spawnError}`;
+  switch (e.endedBy) {
+    case 'cancel':
+      return 'was cancelled';
+    case 'timeout':
+      return 'timed out and was ended';
+    case 'readiness-timeout':
+      return 'did not become ready in time and was ended';
+    case 'service-stop':
+      return 'was stopped: nothing needs it any more';
+    default:
+      break;
+  }
+  if (code === 'SIGNAL') return `was killed by ${e.signal}`;
+  return `exited with code ${e.code}`;
 }

@@ -1,10 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import type { MethodInput } from '../../common/contract';
 import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
 import type { HandoffResult, HandoffView, InputAnswer, InputRequest } from '../../common/handoff-dto';
 import { planHandoff, type HandoffAction, type HandoffState } from '../../common/handoff-machine';
-import { LIMITS } from '../../common/limits';
 import type { EngineContext } from '../feature';
 import type { HandoffChange, HandoffRecord } from '../store/handoffs';
 import type { TaskChange, TaskRecord } from '../store/tasks';
@@ -13,8 +11,6 @@ import { isTerminalTask } from '../../common/task-machine';
 import type { TaskService } from '../tasks/task-service';
 import { HANDOFF_OPERATION } from '../tasks/operations';
 import { HandoffQueries } from './queries';
-
-const newId = (prefix: string) => `${prefix}_${randomBytes(12).toString('base64url')}`;
 
 const EVENT_KIND: Record<HandoffAction, string> = {
   accept: 'handoff.accepted',
@@ -69,18 +65,18 @@ export class HandoffActions {
       if (original) return { value: { id: original.id, created: false }, events: [] };
       if (to !== null) this.checkAddressee(caller, to);
       const active = tasks.countActive();
-      if (active >= LIMITS.maxActiveTasks) {
+      if (active >= this.ctx.limits.maxActiveTasks) {
         throw new RoomError(
           'LIMIT_EXCEEDED',
-          `the room already has ${active} tasks working or waiting for input (at most ${LIMITS.maxActiveTasks}): finish or cancel one first`,
+          `the room already has ${active} tasks working or waiting for input (at most ${this.ctx.limits.maxActiveTasks}): finish or cancel one first`,
         );
       }
-      const handoffId = newId('h');
-      const taskId = newId('t');
+      const handoffId = this.ctx.ids.handoffId();
+      const taskId = this.ctx.ids.handoffTaskId();
       const at = this.ctx.now();
       // the handoff.created event is the task's creation event too: one write, one event
       this.tasks.create(
-        { id: taskId, operation: HANDOFF_OPERATION, owner: caller.name, ttlMs: LIMITS.handoffTaskTtlMs, pollIntervalMs: LIMITS.handoffPollIntervalMs, correlationId: handoffId, at },
+        { id: taskId, operation: HANDOFF_OPERATION, owner: caller.name, ttlMs: this.ctx.limits.handoffTaskTtlMs, pollIntervalMs: this.ctx.limits.handoffPollIntervalMs, correlationId: handoffId, at },
         { kind: 'handoff.created', actor: caller.name, subject: handoffId, data: { taskId, to, status: 'open', taskStatus: 'working' } },
       );
       handoffs.insert({

@@ -1,5 +1,4 @@
 import { RoomError } from '../../common/errors';
-import { LIMITS } from '../../common/limits';
 import { CONTRACT, type MethodInput } from '../../common/contract';
 import { describeInvalidInput } from '../../common/validation';
 import type { HandoffResult } from '../../common/handoff-dto';
@@ -105,7 +104,7 @@ export function handoffsFeature(ctx: EngineContext, tasks: TaskService): Feature
         } catch (error) {
           console.error('[handoffs] TTL sweep failed:', error);
         }
-      }, LIMITS.handoffSweepIntervalMs);
+      }, ctx.limits.handoffSweepIntervalMs);
       // the sweeper must never keep a process (a one-shot ce command) alive
       timer.unref();
     },

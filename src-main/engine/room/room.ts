@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomIds } from '../ids';
 import Database from 'better-sqlite3';
 import { RoomError } from '../../common/errors';
 import { operatorTokenPath, resolvePaths, type Paths } from '../config';
@@ -177,7 +177,7 @@ export class Room {
     let id = get('room_id');
     let createdAt = get('created_at');
     if (id === undefined || createdAt === undefined) {
-      id = randomUUID();
+      id = randomIds.roomId();
       createdAt = this.startedAt;
       const put = this.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
       const newId = id;

@@ -1,14 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
 import { stripAnsi } from '../../common/ansi';
-import type { Limits } from '../../common/limits';
 import type { ShellView } from '../../common/methods/shells';
+import type { EngineContext } from '../feature';
+import { isShellIdOfEpoch, procTags } from '../ids';
 import { findTagged, killTree, tagEnv } from '../process/process-tree';
 import { defaultShell } from '../platform/default-shell';
-import type { StageTerminal, StageTerminalHost } from '../graphs/stage-terminal';
+import type { StageTerminal, StageTerminalHost } from '../terminal/stage-terminal';
 import { ShellSession, type ShellExit, type ShellViewer } from './shell-session';
 
 export interface OpenShell {
@@ -38,14 +38,22 @@ export class ShellRegistry {
   private readonly shells = new Map<string, ShellSession>();
   /** Closed shells' ids and owners: only the owner (or an operator) is told an id was closed. */
   private readonly closed = new Map<string, string>();
-  private readonly epoch = randomBytes(3).toString('hex');
+  private readonly epoch: string;
 
   constructor(
-    private readonly limits: Limits,
-    private readonly roomId: string,
+    private readonly ctx: EngineContext,
     private readonly defaultCwd: string,
-    private readonly now: () => string,
-  ) {}
+  ) {
+    this.epoch = ctx.ids.shellEpoch();
+  }
+
+  private get limits() {
+    return this.ctx.limits;
+  }
+
+  private now(): string {
+    return this.ctx.now();
+  }
 
   /**
    * What the graphs runtime hands each tty stage to: the stage becomes a shell the person (and the graph's
@@ -55,43 +63,30 @@ export class ShellRegistry {
     return { attach: (terminal) => this.adoptStage(terminal) };
   }
 
-  private adoptStage(terminal: StageTerminal): void {
-    const graphId = terminal.taskId.split(':')[0] ?? '';
-    const owner = this.ownerOfStage(graphId) ?? 'operator';
-    const id = `sh-${this.epoch}-${randomBytes(5).toString('hex')}`;
-    let exitListener: ((exit: ShellExit) => void) | undefined;
+  private adoptStage(stage: StageTerminal): void {
+    const id = this.ctx.ids.shellId(this.epoch);
     const session = new ShellSession(
       {
         id,
-        name: `stage ${terminal.taskId}#${terminal.attempt}`,
-        owner,
+        name: `stage ${stage.taskId}#${stage.attempt}`,
+        owner: stage.owner,
         file: 'stage',
-        args: [terminal.taskId],
+        args: [stage.taskId],
         cwd: this.defaultCwd,
         env: {},
         cols: 120,
         rows: 32,
         tag: '',
         scrollbackBytes: this.limits.shellScrollbackBytes,
-        stage: terminal.taskId,
+        stage: stage.taskId,
       },
       this.now(),
-      {
-        pid: terminal.pid,
-        write: (d) => terminal.write(d),
-        resize: (c, r) => terminal.resize(c, r),
-        onData: (l) => void terminal.onData((d) => l(Buffer.from(d, 'utf8'))),
-        onExit: (l) => (exitListener = l),
-        destroy: () => undefined, // the graphs runtime owns the PTY
-      },
+      // the graphs runtime owns the PTY: the shell watches it and types into it, never frees it
+      { ...stage.terminal, destroy: () => undefined },
     );
-    terminal.onExit(() => exitListener?.({ exitCode: null, signal: null }));
     this.shells.set(id, session);
     void session.waitExit().then(() => this.pruneEnded());
   }
-
-  /** Who submitted a graph (the owner of its stages' shells). */
-  ownerOfStage: (graphId: string) => string | null = () => null;
 
   open(caller: Caller, options: OpenShell): ShellSession {
     const alive = [...this.shells.values()].filter((s) => s.alive && !s.spec.stage).length;
@@ -104,8 +99,8 @@ export class ShellRegistry {
     }
     const file = options.shell ?? defaultShell();
     if (!fs.existsSync(file)) throw new RoomError('INVALID_INPUT', `shell ${file} does not exist: give a full path such as /bin/bash`);
-    const id = `sh-${this.epoch}-${randomBytes(5).toString('hex')}`;
-    const tag = `${this.roomId}:shell:${id}`;
+    const id = this.ctx.ids.shellId(this.epoch);
+    const tag = procTags.shell(this.ctx.room.id, id);
     const base: NodeJS.ProcessEnv = { ...process.env, ...options.env, TERM: 'xterm-256color', COLORTERM: 'truecolor' };
     if (!base.LANG && !base.LC_ALL && !base.LC_CTYPE) base.LANG = 'C.UTF-8';
     let session: ShellSession;
@@ -155,7 +150,7 @@ export class ShellRegistry {
     if (closedOwner !== undefined && (closedOwner === caller.name || caller.capabilities.includes('operate'))) {
       throw new RoomError('NOT_FOUND', `unknown shell ${id}: it was closed; open a new one with shell_open`);
     }
-    if (/^sh-[0-9a-f]{6}-/.test(id) && !id.startsWith(`sh-${this.epoch}-`)) {
+    if (isShellIdOfEpoch(id) && !isShellIdOfEpoch(id, this.epoch)) {
       throw new RoomError('NOT_FOUND', `unknown shell: the runner restarted (${id} ended with it); open a new one with shell_open`);
     }
     throw new RoomError('NOT_FOUND', `unknown shell ${id}: see shell_list`);
@@ -201,9 +196,9 @@ export class ShellRegistry {
    * hangup ends most, but not nohup or setsid children). Shells are volatile, so their leftovers are ended.
    */
   async reapOrphans(): Promise<number> {
-    const orphans = findTagged(`${this.roomId}:shell:`, { prefix: true });
+    const orphans = findTagged(procTags.shellPrefix(this.ctx.room.id), { prefix: true });
     if (orphans.length === 0) return 0;
-    await killTree({ tag: `${this.roomId}:shell:`, prefix: true }, { signals: ['SIGTERM', 'SIGKILL'], graceMs: this.limits.shellCloseGraceMs });
+    await killTree({ tag: procTags.shellPrefix(this.ctx.room.id), prefix: true }, { signals: ['SIGTERM', 'SIGKILL'], graceMs: this.limits.shellCloseGraceMs });
     return orphans.length;
   }
 

@@ -1,67 +1,14 @@
-import * as pty from 'node-pty';
 import { ScrollbackRing, type RingRead } from './scrollback-ring';
 import { killTree, processStartTime, type KillPlan, type ProcessIdentity } from '../process/process-tree';
+import { spawnTerminal, type Terminal, type TerminalExit, type TerminalSpawn } from '../terminal/pty';
 
-export interface ShellExit {
-  exitCode: number | null;
-  signal: string | null;
-}
+export type ShellExit = TerminalExit;
 
-/** What a session needs of a terminal: a node-pty PTY it spawned, or a tty graph stage's PTY it adopted. */
-export interface TerminalBackend {
-  pid: number;
-  write(data: string): void;
-  resize(cols: number, rows: number): void;
-  onData(listener: (bytes: Buffer) => void): void;
-  onExit(listener: (exit: ShellExit) => void): void;
-  /** Frees the PTY (its descriptor); never signals anything once the child exited. */
-  destroy(): void;
-}
-
-/** Spawns a PTY in its own session and process group, reading raw bytes (cursors are exact byte offsets). */
-function spawnPty(spec: ShellSpawn): TerminalBackend {
-  const term = pty.spawn(spec.file, spec.args, {
-    name: 'xterm-256color',
-    cols: spec.cols,
-    rows: spec.rows,
-    cwd: spec.cwd,
-    env: spec.env as Record<string, string>,
-    encoding: null,
-  });
-  let exited = false;
-  return {
-    pid: term.pid,
-    write: (d) => term.write(d),
-    resize: (c, r) => term.resize(c, r),
-    onData: (l) => void term.onData((d: string | Buffer) => l(typeof d === 'string' ? Buffer.from(d, 'utf8') : d)),
-    onExit: (l) =>
-      void term.onExit(({ exitCode, signal }) => {
-        exited = true;
-        // once the child is reaped its pid may be reused: node-pty must never signal it again
-        (term as { kill: (s?: string) => void }).kill = () => undefined;
-        l(signal ? { exitCode: null, signal: signalName(signal) } : { exitCode, signal: null });
-      }),
-    destroy: () => {
-      try {
-        if (!exited) (term as { kill: (s?: string) => void }).kill = () => undefined;
-        (term as unknown as { destroy?: () => void }).destroy?.();
-      } catch {
-        // already closed
-      }
-    },
-  };
-}
-
-export interface ShellSpawn {
+/** What a shell runs (a terminal spawn) and who and what it is. */
+export interface ShellSpawn extends TerminalSpawn {
   id: string;
   name: string;
   owner: string;
-  file: string;
-  args: string[];
-  cwd: string;
-  env: NodeJS.ProcessEnv;
-  cols: number;
-  rows: number;
   tag: string;
   scrollbackBytes: number;
   /** A tty graph stage shown as a shell: its lifetime belongs to the graph, not to shell_close. */
@@ -104,7 +51,7 @@ export class ShellSession {
   rows: number;
   /** The newest inputs and who typed them (people and agents share shells). */
   readonly inputs: InputRecord[] = [];
-  private readonly term: TerminalBackend;
+  private readonly term: Terminal;
   private readonly changeListeners = new Set<() => void>();
   private readonly viewers = new Set<ViewerState>();
   private readonly exited: Promise<ShellExit>;
@@ -113,13 +60,14 @@ export class ShellSession {
   constructor(
     readonly spec: ShellSpawn,
     now: string,
-    backend?: TerminalBackend,
+    /** A terminal someone else owns (a tty graph stage's); by default the session spawns its own. */
+    adopted?: Terminal,
   ) {
     this.ring = new ScrollbackRing(spec.scrollbackBytes);
     this.cols = spec.cols;
     this.rows = spec.rows;
     this.startedAt = now;
-    this.term = backend ?? spawnPty(spec);
+    this.term = adopted ?? spawnTerminal(spec);
     this.process = { pid: this.term.pid, startTime: processStartTime(this.term.pid) ?? '' };
     this.term.onData((bytes) => {
       this.ring.append(bytes);
@@ -237,9 +185,4 @@ export class ShellSession {
   private destroyTerm(): void {
     this.term.destroy();
   }
-}
-
-function signalName(signal: number): string {
-  const names: Record<number, string> = { 1: 'SIGHUP', 2: 'SIGINT', 3: 'SIGQUIT', 6: 'SIGABRT', 9: 'SIGKILL', 13: 'SIGPIPE', 15: 'SIGTERM' };
-  return names[signal] ?? `signal ${signal}`;
 }

@@ -1,4 +1,3 @@
-import { randomBytes, randomUUID } from 'node:crypto';
 import type { Caller } from '../../common/dto';
 import { isRoomError, RoomError } from '../../common/errors';
 import { isTerminalTask, nextTaskStatus, type TaskStatus } from '../../common/task-machine';
@@ -26,11 +25,6 @@ export interface TaskError {
   code: number;
   message: string;
   data?: unknown;
-}
-
-/** An opaque, unguessable task id (task ids are never credentials, but they should not be guessable either). */
-export function newTaskId(): string {
-  return `t-${randomBytes(16).toString('base64url')}`;
 }
 
 /**
@@ -167,7 +161,7 @@ export class TaskService {
   /** Creates a task row with its event: the caller's (a handoff.created, a graph.submitted) or task.created. */
   create(t: NewTask, event?: EventInput): TaskRecord {
     return this.write(() => {
-      const id = t.id ?? newTaskId();
+      const id = t.id ?? this.ctx.ids.taskId();
       this.ctx.room.tasks.insertRow({
         id,
         operation: t.operation,
@@ -175,7 +169,7 @@ export class TaskService {
         assignee: t.assignee ?? null,
         ttlMs: t.ttlMs,
         pollIntervalMs: t.pollIntervalMs,
-        correlationId: t.correlationId ?? randomUUID(),
+        correlationId: t.correlationId ?? this.ctx.ids.correlationId(),
         at: t.at ?? this.ctx.now(),
       });
       this.ctx.emit(stamp(event ?? { kind: 'task.created', actor: t.owner, subject: id, data: { operation: t.operation } }, id, 'working'));

@@ -1,0 +1,102 @@
+import * as pty from 'node-pty';
+import os from 'node:os';
+
+/**
+ * The runner's one terminal model, and the only importer of node-pty (an ESLint rule keeps it so). Shells and
+ * tty graph stages both get a `Terminal`: raw output bytes (so cursors are exact byte offsets and a UTF-8
+ * character split across reads is never mangled), text only through `utf8Decoder`, and exits with one
+ * `signalName`.
+ */
+
+/** How a terminal's process ended: an exit code, or the signal that killed it (never both). */
+export interface TerminalExit {
+  exitCode: number | null;
+  signal: string | null;
+}
+
+export interface Terminal {
+  readonly pid: number;
+  write(data: string): void;
+  resize(cols: number, rows: number): void;
+  /** Output as it arrives, raw. Returns an unsubscribe. */
+  onData(listener: (bytes: Buffer) => void): () => void;
+  /** Called once when the process exited (after its last output). Returns an unsubscribe. */
+  onExit(listener: (exit: TerminalExit) => void): () => void;
+  /** Frees the PTY's descriptor; never signals anything (process trees are ended by tag, not here). */
+  destroy(): void;
+}
+
+export interface TerminalSpawn {
+  file: string;
+  args: string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  cols: number;
+  rows: number;
+}
+
+/** The name of signal number `n` (`SIGTERM`), `SIG<n>` for one this platform does not name, null for none. */
+export function signalName(n: number | null | undefined): string | null {
+  if (!n) return null;
+  const entry = Object.entries(os.constants.signals).find(([, v]) => v === n);
+  return entry ? entry[0] : `SIG${n}`;
+}
+
+export { utf8Decoder, type Utf8Decoder } from './utf8';
+
+type Killable = { kill: (signal?: string) => void; destroy?: () => void };
+
+/**
+ * Spawns `file` in a PTY, in its own session and process group. Throws when it cannot be started. Once the
+ * process exited and every exit listener heard it, the PTY is freed.
+ */
+export function spawnTerminal(spec: TerminalSpawn): Terminal {
+  const term = pty.spawn(spec.file, spec.args, {
+    name: 'xterm-256color',
+    cols: spec.cols,
+    rows: spec.rows,
+    cwd: spec.cwd,
+    env: spec.env as Record<string, string>,
+    encoding: null,
+  });
+  const raw = term as unknown as Killable;
+  // once the child is reaped its pid may be reused, and node-pty's own teardown sends SIGHUP: it must never
+  // signal anything; process trees are ended by tag and process group (process-tree.ts)
+  const neuter = () => (raw.kill = () => undefined);
+  let destroyed = false;
+  const destroy = () => {
+    if (destroyed) return;
+    destroyed = true;
+    neuter();
+    try {
+      raw.destroy?.();
+    } catch {
+      // already closed
+    }
+  };
+  const exitListeners = new Set<(exit: TerminalExit) => void>();
+  term.onExit(({ exitCode, signal }) => {
+    neuter();
+    const exit: TerminalExit = signal ? { exitCode: null, signal: signalName(signal) } : { exitCode, signal: null };
+    for (const listener of [...exitListeners]) listener(exit);
+    destroy();
+  });
+  return {
+    pid: term.pid,
+    write: (data) => {
+      if (!destroyed) term.write(data);
+    },
+    resize: (cols, rows) => {
+      if (!destroyed) term.resize(cols, rows);
+    },
+    onData: (listener) => {
+      const d = term.onData((data: string | Buffer) => listener(typeof data === 'string' ? Buffer.from(data, 'utf8') : data));
+      return () => d.dispose();
+    },
+    onExit: (listener) => {
+      exitListeners.add(listener);
+      return () => exitListeners.delete(listener);
+    },
+    destroy,
+  };
+}
