@@ -1,6 +1,7 @@
 import { parseArgs, stringFlag, UsageError } from './args';
 import { runCli } from './exit-codes';
 import type { CeCommand } from './command';
+import { AUDIT_COMMANDS } from './commands/audit';
 import { HANDOFF_COMMANDS } from './commands/handoffs';
 import { GRAPH_COMMANDS } from './commands/graphs';
 import { PARTICIPANT_COMMANDS } from './commands/participants';
@@ -8,7 +9,7 @@ import { ROOM_COMMANDS } from './commands/room';
 import { SHELL_COMMANDS } from './commands/shells';
 
 /** Every `ce` command; a feature adds its list here. */
-const COMMANDS: CeCommand[] = [...ROOM_COMMANDS, ...PARTICIPANT_COMMANDS, ...SHELL_COMMANDS, ...HANDOFF_COMMANDS, ...GRAPH_COMMANDS];
+const COMMANDS: CeCommand[] = [...ROOM_COMMANDS, ...PARTICIPANT_COMMANDS, ...SHELL_COMMANDS, ...HANDOFF_COMMANDS, ...GRAPH_COMMANDS, ...AUDIT_COMMANDS];
 
 /** Flags any command may take. Commands read their own from the same parse. */
 const FLAGS = {
@@ -17,6 +18,8 @@ const FLAGS = {
   participant: 'string',
   reason: 'string',
   stage: 'string',
+  cursor: 'string',
+  limit: 'string',
   wait: 'boolean',
   json: 'boolean',
   help: 'boolean',

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { AUDIT_METHODS, type AuditOutputs } from './methods/audit';
 import { HANDOFF_METHODS, type HandoffOutputs } from './methods/handoffs';
 import { GRAPH_METHODS, type GraphOutputs } from './methods/graphs';
 import { PARTICIPANT_METHODS, type ParticipantOutputs } from './methods/participants';
@@ -18,10 +19,11 @@ export const CONTRACT = {
   ...SHELL_METHODS,
   ...HANDOFF_METHODS,
   ...GRAPH_METHODS,
+  ...AUDIT_METHODS,
 };
 
 /** What each method answers; the engine implements exactly this. */
-export interface MethodOutputs extends RoomOutputs, ParticipantOutputs, ShellOutputs, HandoffOutputs, GraphOutputs {}
+export interface MethodOutputs extends RoomOutputs, ParticipantOutputs, ShellOutputs, HandoffOutputs, GraphOutputs, AuditOutputs {}
 
 export type Contract = typeof CONTRACT;
 export type MethodName = keyof Contract;

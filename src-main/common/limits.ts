@@ -15,6 +15,8 @@ export const LIMITS = {
   maxConnections: 512,
   /** JSON nested deeper than this is refused before anything walks it. */
   maxJsonDepth: 64,
+  /** Audit rows kept (newest first); older ones are dropped as new calls arrive. */
+  auditRingSize: 10_000,
   /** Legacy (2025-era) MCP sessions open at once; the next initialize is refused until one ends. */
   maxLegacySessions: 64,
   /** … and per participant. */

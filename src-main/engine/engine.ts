@@ -8,6 +8,7 @@ import { describeInvalidInput } from '../common/validation';
 import { LIMITS, type Limits } from '../common/limits';
 import { EventBus } from './event-bus';
 import { makeContext, readOnlyRefusal, type CallContext, type EngineContext, type Feature, type Handlers, type MethodHandler } from './feature';
+import { auditFeature, recordCall } from './audit-feature';
 import { handoffsFeature } from './handoffs/handoffs-feature';
 import { graphsFeature } from './graphs/graphs-feature';
 import { participantsFeature } from './participants-feature';
@@ -20,6 +21,7 @@ import { JOB_OPERATION } from './tasks/operations';
 import { TaskService } from './tasks/task-service';
 import { TaskLogs } from './tasks/task-logs';
 import { toCaller } from './store/participants';
+import { AuditRepo } from './store/audit';
 import type { Room } from './room/room';
 import { hashToken, looksLikeToken } from './tokens';
 import { randomIds, type IdSource } from './ids';
@@ -34,6 +36,7 @@ function buildFeatures(engine: Engine): Feature[] {
     shellsFeature(ctx, engine.shells, limits),
     handoffsFeature(ctx, engine.tasks),
     graphsFeature(ctx, engine.tasks, engine.shells.stageTerminalHost(), engine.taskLogs),
+    auditFeature(engine.audit),
   ] as unknown as Feature[];
 }
 
@@ -54,6 +57,8 @@ export class Engine {
   private readonly handlers: Handlers<MethodName>;
   private closing: Promise<void> | undefined;
   private readonly revocations: Revocations;
+  /** Every call, who and what and how it ended (never its arguments), bounded. */
+  readonly audit: AuditRepo;
 
   /** The room's live shells (volatile: they end with this process). */
   readonly shells: ShellRegistry;
@@ -72,6 +77,7 @@ export class Engine {
     this.limits = { ...LIMITS, ...limits };
     this.ctx = makeContext(room, this.bus, { ids: options.ids ?? randomIds, limits: this.limits });
     this.revocations = new Revocations(this.bus, room.participants);
+    this.audit = new AuditRepo(room.db, this.limits.auditRingSize);
     this.tasks = new TaskService(this.ctx);
     this.jobs = new TaskJobs(this.tasks);
     this.taskLogs = new TaskLogs(this.ctx, this.tasks);
@@ -137,6 +143,19 @@ export class Engine {
   }
 
   async call<M extends MethodName>(caller: Caller, method: M, rawInput: unknown, call: CallContext = {}): Promise<MethodOutputs[M]> {
+    const at = this.room.now();
+    const started = performance.now();
+    try {
+      const output = await this.dispatch(caller, method, rawInput, call);
+      if (!this.room.readOnly) recordCall(this.audit, at, caller, method, started, undefined);
+      return output;
+    } catch (error) {
+      if (!this.room.readOnly) recordCall(this.audit, at, caller, method, started, error);
+      throw error;
+    }
+  }
+
+  private async dispatch<M extends MethodName>(caller: Caller, method: M, rawInput: unknown, call: CallContext): Promise<MethodOutputs[M]> {
     const spec = CONTRACT[method];
     if (!this.can(caller, spec.capability)) {
       throw new RoomError('FORBIDDEN', `${method} needs the "${spec.capability}" capability, which ${caller.name} does not have`);
@@ -174,6 +193,11 @@ export class Engine {
           }
         }
       } finally {
+        try {
+          this.audit.flush();
+        } catch (error) {
+          console.error(`[audit] could not write the last calls: ${error instanceof Error ? error.message : 'unknown'}`);
+        }
         this.room.close();
       }
     })();

@@ -4,13 +4,14 @@ import { MIGRATION_001_ROOM } from './migrations/001-room';
 import { MIGRATION_002_TASKS } from './migrations/002-tasks';
 import { MIGRATION_003_HANDOFFS } from './migrations/003-handoffs';
 import { MIGRATION_004_GRAPHS } from './migrations/004-graphs';
+import { MIGRATION_005_AUDIT } from './migrations/005-audit';
 
 /**
  * Forward-only migrations, one file each in migrations/. Entry N brings a room from schema N-1 to N;
  * `PRAGMA user_version` records where a room is. A room written by a newer runner is refused rather than
  * guessed at. Never edit a migration that has shipped: add the next one.
  */
-const MIGRATIONS: readonly string[] = [MIGRATION_001_ROOM, MIGRATION_002_TASKS, MIGRATION_003_HANDOFFS, MIGRATION_004_GRAPHS];
+const MIGRATIONS: readonly string[] = [MIGRATION_001_ROOM, MIGRATION_002_TASKS, MIGRATION_003_HANDOFFS, MIGRATION_004_GRAPHS, MIGRATION_005_AUDIT];
 
 export const LATEST_SCHEMA = MIGRATIONS.length;
 

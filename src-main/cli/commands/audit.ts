@@ -1,0 +1,23 @@
+import { UsageError } from '../args';
+import { print, type CeCommand } from '../command';
+import { callAsOperator } from '../room-client';
+
+export const AUDIT_COMMANDS: CeCommand[] = [
+  {
+    name: 'audit',
+    usage: ['ce audit [--cursor N] [--limit N]                            the audit log, newest first (who, method, outcome, duration)'],
+    async run(args, room) {
+      const cursor = typeof args.flags.cursor === 'string' ? args.flags.cursor : undefined;
+      const rawLimit = typeof args.flags.limit === 'string' ? args.flags.limit : undefined;
+      if (rawLimit !== undefined && !/^\d+$/.test(rawLimit)) throw new UsageError('--limit takes a number from 1 to 500');
+      const page = await callAsOperator(room, 'audit_list', { ...(cursor ? { cursor } : {}), ...(rawLimit ? { limit: Number(rawLimit) } : {}) });
+      print(args, page, () =>
+        [
+          ...page.entries.map((e) => `${e.at}  ${e.participant.padEnd(20)} ${e.method.padEnd(24)} ${e.outcome.padEnd(16)} ${e.durationMs} ms`),
+          ...(page.nextCursor ? [`(older entries: ce audit --cursor ${page.nextCursor})`] : []),
+        ].join('\n'),
+      );
+      return 0;
+    },
+  },
+];

@@ -1,0 +1,27 @@
+import { z } from 'zod';
+import type { MethodSpec } from '../method-spec';
+
+/** One audited call: who, which method, when, the outcome ("ok" or the error code) and its duration. Never arguments. */
+export interface AuditEntry {
+  id: number;
+  at: string;
+  participant: string;
+  method: string;
+  outcome: string;
+  durationMs: number;
+}
+
+export const AUDIT_METHODS = {
+  audit_list: {
+    description:
+      'The audit log, newest first: every call to the runner (who, method, when, outcome or error code, duration; never ' +
+      'arguments). Paged: pass the nextCursor of one page as cursor to get the next. Needs the operate capability.',
+    capability: 'operate',
+    input: z.object({ cursor: z.string().regex(/^\d{1,15}$/, 'a cursor is the nextCursor of a previous page').optional(), limit: z.number().int().min(1).max(500).optional() }).strict(),
+    mcpTool: true,
+  },
+} satisfies Record<string, MethodSpec>;
+
+export interface AuditOutputs {
+  audit_list: { entries: AuditEntry[]; nextCursor?: string };
+}

@@ -1,0 +1,46 @@
+import type Database from 'better-sqlite3';
+import type { AuditEntry } from '../../common/methods/audit';
+
+/**
+ * The audit ring (schema 5): one row per call, the newest `ringSize` kept, read newest first by id cursor.
+ * Rows of one event-loop turn are written in one transaction after it (a commit per call would put an fsync
+ * on every read an agent makes); a read or close flushes what is pending first.
+ */
+export class AuditRepo {
+  private pending: Omit<AuditEntry, 'id'>[] = [];
+  private scheduled = false;
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly ringSize: number,
+  ) {}
+
+  append(e: Omit<AuditEntry, 'id'>): void {
+    this.pending.push(e);
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => this.flush());
+  }
+
+  /** Writes what is pending (also called before reads and when the room closes). */
+  flush(): void {
+    this.scheduled = false;
+    if (this.pending.length === 0 || !this.db.open) return;
+    const rows = this.pending;
+    this.pending = [];
+    const insert = this.db.prepare('INSERT INTO audit (at, participant, method, outcome, duration_ms) VALUES (?, ?, ?, ?, ?)');
+    this.db.transaction(() => {
+      for (const e of rows) insert.run(e.at, e.participant, e.method, e.outcome, e.durationMs);
+      this.db.prepare('DELETE FROM audit WHERE id < (SELECT id FROM audit ORDER BY id DESC LIMIT 1 OFFSET ?)').run(this.ringSize - 1);
+    })();
+  }
+
+  /** Newest first, `limit` rows older than `before` (an id), and whether more are older. */
+  page(before: number | null, limit: number): { entries: AuditEntry[]; more: boolean } {
+    this.flush();
+    const rows = this.db
+      .prepare('SELECT id, at, participant, method, outcome, duration_ms AS durationMs FROM audit WHERE id < ? ORDER BY id DESC LIMIT ?')
+      .all(before ?? Number.MAX_SAFE_INTEGER, limit + 1) as AuditEntry[];
+    return { entries: rows.slice(0, limit), more: rows.length > limit };
+  }
+}
