@@ -58,7 +58,7 @@ if (!app.requestSingleInstanceLock()) {
   app
     .whenReady()
     .then(async () => {
-      running = await startRunner({ room: process.env.COMMONROOM_ROOM || undefined, port: portFromEnv() });
+      running = await startRunner({ room: process.env.COMMONROOM_ROOM || undefined, port: portFromEnv(), browserUi: false });
       await createWindow();
     })
     .catch((error: unknown) => {

@@ -6,6 +6,9 @@ import { ApiRoute } from '../bridge/http-api';
 import { McpEndpoint } from '../mcp/endpoint';
 import { endListensOf } from '../mcp/listen';
 import { FrontDoor } from './front-door';
+import { UiAuth } from '../bridge/ui-auth';
+import { UiSocketDoor } from '../bridge/ui-socket';
+import { UiStatic, defaultRendererDir } from '../bridge/ui-static';
 
 export interface RunnerOptions {
   /** The room's markdown file; the default room when omitted. */
@@ -20,6 +23,10 @@ export interface RunnerOptions {
   fixtures?: boolean;
   /** The room's clock (tests move it to reach TTLs). */
   clock?: () => Date;
+  /** Serve the browser UI at /ui/ (default true; the Electron app shows it in its window instead). */
+  browserUi?: boolean;
+  /** The built renderer (default: out/renderer of this package). */
+  rendererDir?: string;
 }
 
 export interface RunningRoom {
@@ -29,6 +36,8 @@ export interface RunningRoom {
   /** The MCP endpoint, e.g. http://127.0.0.1:7391/mcp */
   mcpUrl: URL;
   tokenFile: string;
+  /** The browser UI's token URL (http://127.0.0.1:PORT/ui/?token=...), when the browser UI is served. */
+  uiUrl: URL | undefined;
   close(): Promise<void>;
 }
 
@@ -55,11 +64,18 @@ export async function startRunner(options: RunnerOptions = {}): Promise<RunningR
     idleMs: limits.legacySessionIdleMs,
     replayMessages: limits.legacyReplayMessages,
   });
-  const door = new FrontDoor(engine, mcp, new ApiRoute(engine), {
-    host: options.host ?? '127.0.0.1',
-    port: options.port ?? limits.defaultPort,
-    maxBodyBytes: limits.maxBodyBytes,
-  });
+  const host = options.host ?? '127.0.0.1';
+  const port = options.port ?? limits.defaultPort;
+  const uiAuth = options.browserUi === false ? undefined : new UiAuth();
+  // the socket needs the MCP URL for its hello, known once the port is bound: it reads it lazily
+  let mcpUrlText = '';
+  const ui = uiAuth
+    ? {
+        files: new UiStatic(uiAuth, options.rendererDir ?? defaultRendererDir()),
+        socket: new UiSocketDoor(engine, uiAuth, { mcpUrl: () => mcpUrlText, maxMessageBytes: limits.maxBodyBytes }),
+      }
+    : undefined;
+  const door = new FrontDoor(engine, mcp, new ApiRoute(engine), { host, port, maxBodyBytes: limits.maxBodyBytes }, ui);
   let baseUrl: URL;
   try {
     baseUrl = await door.listen();
@@ -69,6 +85,7 @@ export async function startRunner(options: RunnerOptions = {}): Promise<RunningR
     throw error;
   }
   const mcpUrl = new URL('/mcp', baseUrl);
+  mcpUrlText = mcpUrl.toString();
   room.setEndpoint(baseUrl.toString());
   const unsubscribe = engine.bus.subscribe((event) => {
     if (event.kind === 'participant.revoked' && event.subject) {
@@ -83,6 +100,7 @@ export async function startRunner(options: RunnerOptions = {}): Promise<RunningR
     baseUrl,
     mcpUrl,
     tokenFile: room.operatorTokenFile,
+    uiUrl: uiAuth?.tokenUrl(baseUrl),
     close() {
       closing ??= (async () => {
         unsubscribe();
