@@ -25,7 +25,7 @@ const others = (...allowed) => layers.filter((l) => !allowed.includes(l));
 const native = ['better-sqlite3', 'node-pty', '@modelcontextprotocol/server', '@modelcontextprotocol/node'];
 
 export default tseslint.config(
-  { ignores: ['out/**', 'node_modules/**', 'dist/**', '.tmp/**'] },
+  { ignores: ['out/**', 'node_modules/**', 'dist/**', '.tmp/**', '.electron-native/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

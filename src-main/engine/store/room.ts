@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
+import { sqliteBindingOptions } from './native-binding';
 import { RoomError } from '../../common/errors';
 import { CAPABILITIES } from '../../common/capabilities';
 import { databasePathFor, defaultRoomMarkdown, lockPathFor, operatorTokenPath, resolvePaths, type Paths } from '../config';
@@ -140,7 +141,7 @@ export class Room {
     if (lock === null) throw roomLockedError(location.databasePath, RoomReader.holderOf(location));
     let db: Database.Database | undefined;
     try {
-      db = withPrivateUmask(() => new Database(location.databasePath, { timeout: 5000 }));
+      db = withPrivateUmask(() => new Database(location.databasePath, { timeout: 5000, ...sqliteBindingOptions() }));
       applyPragmas(db);
       migrate(db, location.databasePath);
       return new Room(location, paths, lock, db, options.clock ?? (() => new Date()));
@@ -247,7 +248,7 @@ export class RoomReader {
     if (!fs.existsSync(location.databasePath)) {
       throw new RoomError('NOT_FOUND', `no room at ${location.databasePath}: start it once with "commonroom serve --room ${location.markdownPath}"`);
     }
-    const db = new Database(location.databasePath, { readonly: true, fileMustExist: true, timeout: 5000 });
+    const db = new Database(location.databasePath, { readonly: true, fileMustExist: true, timeout: 5000, ...sqliteBindingOptions() });
     return new RoomReader(location, db);
   }
 
@@ -256,7 +257,7 @@ export class RoomReader {
     if (!fs.existsSync(location.databasePath)) return null;
     let db: Database.Database | undefined;
     try {
-      db = new Database(location.databasePath, { readonly: true, fileMustExist: true, timeout: 1000 });
+      db = new Database(location.databasePath, { readonly: true, fileMustExist: true, timeout: 1000, ...sqliteBindingOptions() });
       const runner = readRunner(db);
       return runner && processAlive(runner.pid) ? runner : null;
     } catch {
