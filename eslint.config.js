@@ -49,7 +49,7 @@ function engineZone(files, { ignores = [], allowPty = false, forbidSibling } = {
 const native = ['better-sqlite3', 'node-pty', '@modelcontextprotocol/server', '@modelcontextprotocol/node'];
 
 export default tseslint.config(
-  { ignores: ['out/**', 'node_modules/**', 'dist/**', '.tmp/**'] },
+  { ignores: ['out/**', 'node_modules/**', 'dist/**', '.tmp/**', '.electron-native/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -3,7 +3,11 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { app, BrowserWindow, ipcMain, type IpcMainInvokeEvent } from 'electron';
 import { IPC_ENDPOINT_CHANNEL, type EndpointInfo } from '../common/ipc';
 import { portFromEnv, startRunner, type RunningRoom } from '../server/runner';
+import { LIMITS } from '../common/limits';
 import { hardenApp } from './security';
+import { isTrustedSender, makeTrustedUrlCheck } from './trusted-url';
+import { UiIpc } from './ui-ipc';
+import { windowOptions } from './window-options';
 
 /**
  * The Electron shell, kept thin: it starts the same room process `commonroom serve` starts, and shows the
@@ -14,15 +18,15 @@ const rendererDevUrl = process.env.ELECTRON_RENDERER_URL;
 const rendererFile = path.join(here, '../renderer/index.html');
 const rendererFileUrl = pathToFileURL(rendererFile).toString();
 
-function isTrustedUrl(url: string): boolean {
-  return rendererDevUrl ? url.startsWith(rendererDevUrl) : url === rendererFileUrl || url.startsWith(`${rendererFileUrl}#`);
-}
+/** Our renderer's page, by exact parse (scheme, host, path): the dev server's URL or the built file. */
+const isTrustedUrl = makeTrustedUrlCheck(rendererDevUrl || rendererFileUrl);
 
 let running: RunningRoom | undefined;
+const uiIpc = new UiIpc(() => running, isTrustedUrl, LIMITS.maxBodyBytes);
 
 function endpointInfo(event: IpcMainInvokeEvent): EndpointInfo {
   // IPC senders are validated: only our own renderer may ask
-  if (!event.senderFrame || !isTrustedUrl(event.senderFrame.url)) throw new Error('untrusted sender');
+  if (!isTrustedSender(event, isTrustedUrl)) throw new Error('untrusted sender');
   if (!running) throw new Error('the room is not open yet');
   return {
     mcpUrl: running.mcpUrl.toString(),
@@ -32,20 +36,7 @@ function endpointInfo(event: IpcMainInvokeEvent): EndpointInfo {
 }
 
 async function createWindow(): Promise<void> {
-  const win = new BrowserWindow({
-    width: 1100,
-    height: 760,
-    title: 'Commonroom',
-    webPreferences: {
-      preload: path.join(here, '../preload/preload.cjs'),
-      contextIsolation: true,
-      sandbox: true,
-      nodeIntegration: false,
-      webSecurity: true,
-      allowRunningInsecureContent: false,
-      experimentalFeatures: false,
-    },
-  });
+  const win = new BrowserWindow(windowOptions(path.join(here, '../preload/preload.cjs')));
   if (rendererDevUrl) await win.loadURL(rendererDevUrl);
   else await win.loadFile(rendererFile);
 }
@@ -55,10 +46,11 @@ if (!app.requestSingleInstanceLock()) {
 } else {
   hardenApp(isTrustedUrl);
   ipcMain.handle(IPC_ENDPOINT_CHANNEL, endpointInfo);
+  uiIpc.register(ipcMain);
   app
     .whenReady()
     .then(async () => {
-      running = await startRunner({ room: process.env.COMMONROOM_ROOM || undefined, port: portFromEnv() });
+      running = await startRunner({ room: process.env.COMMONROOM_ROOM || undefined, port: portFromEnv(), browserUi: false });
       await createWindow();
     })
     .catch((error: unknown) => {
@@ -71,6 +63,7 @@ if (!app.requestSingleInstanceLock()) {
     event.preventDefault();
     const closing = running;
     running = undefined;
+    uiIpc.close();
     void closing.close().finally(() => app.exit(0));
   });
 }

@@ -19,6 +19,7 @@ export function describeRunning(running: RunningRoom): string {
     `Commonroom ${RUNNER_VERSION} is serving the room ${info.location.markdownPath}`,
     `  MCP endpoint:   ${url}`,
     `  operator token: ${running.tokenFile}`,
+    ...(running.uiUrl ? [`  open the UI:    ${running.uiUrl.toString()}  (a sign-in link for this run only: keep it private)`] : []),
     `  connect Claude Code:`,
     `    claude mcp add --transport http commonroom ${url} --header "Authorization: Bearer $(cat ${running.tokenFile})"`,
     `  give an agent its own token: ce participant add NAME --can read,write`,

@@ -54,6 +54,11 @@ export const LIMITS = {
   /** Live viewers (the app's terminals): pause a viewer above HIGH unacknowledged bytes, resume below LOW. */
   viewerHighWatermark: 512 * 1024,
   viewerLowWatermark: 64 * 1024,
+  /**
+   * A viewer about to lose unread output from the ring holds the PTY back (nothing lost, VS Code style), but
+   * only while it keeps acknowledging: one silent this long stops holding (it is told `truncated` instead).
+   */
+  viewerStallMs: 2_000,
   /** The event ring: the newest this many events of a room are kept, older ids are gone (room-wide). */
   eventRingSize: 2000,
   /** Most events one page of handoff_events / workspace_history returns. */

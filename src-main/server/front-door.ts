@@ -8,11 +8,22 @@ import type { ApiRoute } from '../api/http-api';
 import { RPC } from '../mcp/rpc-errors';
 import { apiErrorBody, HTTP_STATUS } from '../api/http-status';
 import { BodyTooLarge, BodyTooSlow, capConnections, nestsDeeperThan, readBody } from './request-guards';
+import type { Duplex } from 'node:stream';
+import { UI_SOCKET_PATH } from '../common/ui-protocol';
+import type { UiStatic } from '../bridge/ui-static';
+import { refuseUpgrade, type UiSocketDoor } from '../bridge/ui-socket';
+
+/** The browser UI under `commonroom serve`: its files and its WebSocket (absent in the Electron app). */
+export interface UiDoors {
+  files: UiStatic;
+  socket: UiSocketDoor;
+}
 
 /**
  * The loopback HTTP front door shared by every HTTP door (MCP at /mcp, the API at /api/*). It refuses before
  * anything else runs: a Host that is not exactly this server, an Origin that is not the app's own, a missing or
  * wrong bearer token, a body over the limit, JSON that does not parse. Every refusal is a JSON body.
+ * The browser UI (/ui/ and its WebSocket) passes the same Host/Origin checks, then its own cookie check.
  */
 export interface FrontDoorOptions {
   host: string;
@@ -48,6 +59,7 @@ export class FrontDoor {
     private readonly mcp: McpEndpoint,
     private readonly api: ApiRoute,
     private readonly options: FrontDoorOptions,
+    private readonly ui?: UiDoors,
   ) {
     this.server = http.createServer((req, res) => {
       this.route(req, res).catch((error: unknown) => {
@@ -65,6 +77,38 @@ export class FrontDoor {
     this.server.requestTimeout = options.headersTimeoutMs + options.bodyTimeoutMs;
     this.server.keepAliveTimeout = 5_000;
     capConnections(this.server, options.maxConnectionsPerAddress, options.maxConnections);
+    this.server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+      socket.on('error', () => socket.destroy());
+      try {
+        this.upgrade(req, socket, head);
+      } catch (error) {
+        console.error(`[http] upgrade failed: ${error instanceof Error ? error.message.split('\n')[0] : 'non-error thrown'}`);
+        socket.destroy();
+      }
+    });
+  }
+
+  private get port(): number {
+    return (this.server.address() as AddressInfo | null)?.port ?? 0;
+  }
+
+  /**
+   * A WebSocket upgrade: only the browser UI's socket, only with exactly this server's Host and an Origin that is
+   * this very server (a browser always sends one; a page of any other origin, another local port included, is
+   * refused), then the UI cookie.
+   */
+  private upgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer): void {
+    const host = req.headers.host;
+    if (typeof host !== 'string' || !this.allowedHosts.has(host.toLowerCase())) {
+      return refuseUpgrade(socket, 403, 'Forbidden', `forbidden Host header ${JSON.stringify(host ?? '')}`);
+    }
+    const origin = req.headers.origin;
+    if (typeof origin !== 'string' || origin.toLowerCase() !== `http://${host.toLowerCase()}`) {
+      return refuseUpgrade(socket, 403, 'Forbidden', `forbidden Origin ${JSON.stringify(origin ?? '')}: only the Commonroom UI served here may open its socket`);
+    }
+    const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
+    if (!this.ui || pathname !== UI_SOCKET_PATH) return refuseUpgrade(socket, 404, 'Not Found', `no WebSocket at ${pathname}`);
+    this.ui.socket.handleUpgrade(req, socket, head, this.port);
   }
 
   /** Binds to loopback only. Rejects with a clear error when the port is taken. */
@@ -101,6 +145,7 @@ export class FrontDoor {
   }
 
   async close(): Promise<void> {
+    await this.ui?.socket.close();
     await new Promise<void>((resolve) => {
       this.server.close(() => resolve());
       this.server.closeAllConnections();
@@ -135,6 +180,10 @@ export class FrontDoor {
       return sendRpcError(res, 400, RPC.invalidRequest, 'the request target must be a path (like /mcp), not an absolute URL or "*"');
     }
     const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
+    if (this.ui && (pathname === '/ui' || pathname.startsWith('/ui/'))) {
+      if (pathname === UI_SOCKET_PATH) return sendJson(res, 426, { error: { code: 'INVALID_INPUT', message: 'this is a WebSocket: connect with ws://' } }, { Upgrade: 'websocket' });
+      return this.ui.files.handle(req, res, this.port);
+    }
     const isMcp = pathname === '/mcp';
     const isApi = pathname.startsWith('/api/');
     if (!isMcp && !isApi) {

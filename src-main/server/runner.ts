@@ -6,6 +6,9 @@ import { McpEndpoint } from '../mcp/endpoint';
 import type { ExtraTool } from '../mcp/extra-tools';
 import { endListensOf } from '../mcp/listen';
 import { FrontDoor } from './front-door';
+import { UiAuth } from '../bridge/ui-auth';
+import { UiSocketDoor } from '../bridge/ui-socket';
+import { UiStatic, defaultRendererDir } from '../bridge/ui-static';
 
 export interface RunnerOptions {
   /** The room's markdown file; the default room when omitted. */
@@ -23,6 +26,10 @@ export interface RunnerOptions {
   extraTools?: (engine: Engine) => readonly ExtraTool[];
   /** The room's clock (tests move it to reach TTLs). */
   clock?: () => Date;
+  /** Serve the browser UI at /ui/ (default true; the Electron app shows it in its window instead). */
+  browserUi?: boolean;
+  /** The built renderer (default: out/renderer of this package). */
+  rendererDir?: string;
 }
 
 export interface RunningRoom {
@@ -32,6 +39,8 @@ export interface RunningRoom {
   /** The MCP endpoint, e.g. http://127.0.0.1:7391/mcp */
   mcpUrl: URL;
   tokenFile: string;
+  /** The browser UI's token URL (http://127.0.0.1:PORT/ui/?token=...), when the browser UI is served. */
+  uiUrl: URL | undefined;
   close(): Promise<void>;
 }
 
@@ -60,16 +69,33 @@ export async function startRunner(options: RunnerOptions = {}): Promise<RunningR
     replayMessages: limits.legacyReplayMessages,
     extraTools: options.extraTools?.(engine) ?? [],
   });
-  const door = new FrontDoor(engine, mcp, new ApiRoute(engine), {
-    host: options.host ?? '127.0.0.1',
-    port: options.port ?? limits.defaultPort,
-    maxBodyBytes: limits.maxBodyBytes,
-    bodyTimeoutMs: limits.bodyTimeoutMs,
-    headersTimeoutMs: limits.headersTimeoutMs,
-    maxConnectionsPerAddress: limits.maxConnectionsPerAddress,
-    maxConnections: limits.maxConnections,
-    maxJsonDepth: limits.maxJsonDepth,
-  });
+  const host = options.host ?? '127.0.0.1';
+  const port = options.port ?? limits.defaultPort;
+  const uiAuth = options.browserUi === false ? undefined : new UiAuth();
+  // the socket needs the MCP URL for its hello, known once the port is bound: it reads it lazily
+  let mcpUrlText = '';
+  const ui = uiAuth
+    ? {
+        files: new UiStatic(uiAuth, options.rendererDir ?? defaultRendererDir()),
+        socket: new UiSocketDoor(engine, uiAuth, { mcpUrl: () => mcpUrlText, maxMessageBytes: limits.maxBodyBytes }),
+      }
+    : undefined;
+  const door = new FrontDoor(
+    engine,
+    mcp,
+    new ApiRoute(engine),
+    {
+      host,
+      port,
+      maxBodyBytes: limits.maxBodyBytes,
+      bodyTimeoutMs: limits.bodyTimeoutMs,
+      headersTimeoutMs: limits.headersTimeoutMs,
+      maxConnectionsPerAddress: limits.maxConnectionsPerAddress,
+      maxConnections: limits.maxConnections,
+      maxJsonDepth: limits.maxJsonDepth,
+    },
+    ui,
+  );
   let baseUrl: URL;
   try {
     baseUrl = await door.listen();
@@ -79,6 +105,7 @@ export async function startRunner(options: RunnerOptions = {}): Promise<RunningR
     throw error;
   }
   const mcpUrl = new URL('/mcp', baseUrl);
+  mcpUrlText = mcpUrl.toString();
   room.setEndpoint(baseUrl.toString());
   const unsubscribe = engine.bus.subscribe((event) => {
     if (event.kind === 'participant.revoked' && event.subject) {
@@ -93,6 +120,7 @@ export async function startRunner(options: RunnerOptions = {}): Promise<RunningR
     baseUrl,
     mcpUrl,
     tokenFile: room.operatorTokenFile,
+    uiUrl: uiAuth?.tokenUrl(baseUrl),
     close() {
       closing ??= (async () => {
         unsubscribe();

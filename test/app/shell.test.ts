@@ -42,7 +42,7 @@ const fake = vi.hoisted(() => {
       webRequest: { onHeadersReceived: (fn: Handler) => (sessionState.headers = fn) },
     },
   };
-  const ipcMain = { handle: (channel: string, fn: Handler) => ipc.set(channel, fn) };
+  const ipcMain = { handle: (channel: string, fn: Handler) => ipc.set(channel, fn), on: (channel: string, fn: Handler) => ipc.set(channel, fn) };
   return { app, appHandlers, markReady, windows, ipc, sessionState, BrowserWindow, session, ipcMain };
 });
 

@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { RoomError } from '../../common/errors';
 import { databasePathFor, defaultRoomMarkdown, lockPathFor, type Paths } from '../config';
 import { checkPrivateFile, ensurePrivateDir, FILE_MODE } from '../fs-safe';
+import { sqliteBindingOptions } from '../store/native-binding';
 
 /** Where a room's files are and what its holder record says: shared by the writer and the readers. */
 export interface RoomLocation {
@@ -77,5 +78,5 @@ export function openReaderDatabase(location: RoomLocation): Database.Database {
   if (!fs.existsSync(location.databasePath)) {
     throw new RoomError('NOT_FOUND', `no room at ${location.databasePath}: start it once with "commonroom serve --room ${location.markdownPath}"`);
   }
-  return new Database(location.databasePath, { readonly: true, fileMustExist: true, timeout: 5000 });
+  return new Database(location.databasePath, { readonly: true, fileMustExist: true, timeout: 5000, ...sqliteBindingOptions() });
 }

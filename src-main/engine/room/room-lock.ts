@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { sqliteBindingOptions } from '../store/native-binding';
 import { RoomError } from '../../common/errors';
 import { checkPrivateFile, withPrivateUmask } from '../fs-safe';
 
@@ -17,7 +18,7 @@ export class RoomLock {
   /** Takes the lock at once, or returns null when another connection holds it. */
   static tryAcquire(lockPath: string): RoomLock | null {
     checkPrivateFile(lockPath);
-    const db = withPrivateUmask(() => new Database(lockPath, { timeout: 0 }));
+    const db = withPrivateUmask(() => new Database(lockPath, { timeout: 0, ...sqliteBindingOptions() }));
     try {
       db.pragma('journal_mode = DELETE');
       db.exec('BEGIN IMMEDIATE');

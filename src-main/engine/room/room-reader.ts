@@ -7,6 +7,7 @@ import { ParticipantRepo } from '../store/participants';
 import { TaskRepo } from '../store/tasks';
 import { locateRoom, openReaderDatabase, readRunner, type RoomLocation, type RunnerRecord } from './room-files';
 import { isAlive } from '../process/process-tree';
+import { sqliteBindingOptions } from '../store/native-binding';
 
 /** Read-only access for the CLI while a room process may be running. Never takes the lock. */
 export class RoomReader {
@@ -36,7 +37,7 @@ export class RoomReader {
     if (!fs.existsSync(location.databasePath)) return null;
     let db: Database.Database | undefined;
     try {
-      db = new Database(location.databasePath, { readonly: true, fileMustExist: true, timeout: 1000 });
+      db = new Database(location.databasePath, { readonly: true, fileMustExist: true, timeout: 1000, ...sqliteBindingOptions() });
       const runner = readRunner(db);
       return runner && isAlive(runner.pid) ? runner : null;
     } catch {

@@ -13,6 +13,7 @@ import { TaskRepo } from '../store/tasks';
 import { checkDatabaseFiles, createMarkdownIfMissing, locateRoom, openReaderDatabase, readRunner, type RoomLocation, type RunnerRecord } from './room-files';
 import { RoomReader } from './room-reader';
 import { isAlive } from '../process/process-tree';
+import { sqliteBindingOptions } from '../store/native-binding';
 
 export { locateRoom, type RoomLocation, type RunnerRecord } from './room-files';
 export { RoomReader } from './room-reader';
@@ -108,7 +109,7 @@ export class Room {
     if (lock === null) throw roomLockedError(location.databasePath, RoomReader.holderOf(location));
     let db: Database.Database | undefined;
     try {
-      db = withPrivateUmask(() => new Database(location.databasePath, { timeout: 5000 }));
+      db = withPrivateUmask(() => new Database(location.databasePath, { timeout: 5000, ...sqliteBindingOptions() }));
       applyPragmas(db);
       cacheStatements(db);
       migrate(db, location.databasePath);

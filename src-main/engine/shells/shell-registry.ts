@@ -124,6 +124,7 @@ export class ShellRegistry {
     } catch (error) {
       throw new RoomError('INVALID_INPUT', `could not start ${file}: ${(error as Error).message}`);
     }
+    session.stallMs = this.limits.viewerStallMs;
     this.shells.set(id, session);
     void session.waitExit().then(() => this.pruneEnded());
     return session;

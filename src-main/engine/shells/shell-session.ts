@@ -29,6 +29,9 @@ interface ViewerState {
   paused: boolean;
   high: number;
   low: number;
+  lastAckAt: number;
+  /** Silent past the stall time: no longer holds the PTY back. */
+  stalled: boolean;
 }
 
 export interface InputRecord {
@@ -56,6 +59,10 @@ export class ShellSession {
   private readonly viewers = new Set<ViewerState>();
   private readonly exited: Promise<ShellExit>;
   lastOutputAt = Date.now();
+  /** How long a viewer that stopped acknowledging may still hold the PTY back. */
+  stallMs = 2_000;
+  private held = false;
+  private stallTimer: NodeJS.Timeout | undefined;
 
   constructor(
     readonly spec: ShellSpawn,
@@ -73,12 +80,14 @@ export class ShellSession {
       this.ring.append(bytes);
       this.lastOutputAt = Date.now();
       this.pumpViewers();
+      this.updateHold();
       this.notify();
     });
     this.exited = new Promise<ShellExit>((resolve) => {
       this.term.onExit((exit) => {
         this.exit = exit;
         // the child is gone: free the PTY now (its output is already in the ring), not when someone closes it
+        this.releaseHold();
         this.destroyTerm();
         resolve(this.exit);
         for (const v of this.viewers) v.viewer.onExit?.(this.exit);
@@ -140,7 +149,7 @@ export class ShellSession {
   }
 
   attach(viewer: ShellViewer, from: number, high: number, low: number): ViewerState {
-    const state: ViewerState = { viewer, cursor: from, unacked: 0, paused: false, high, low };
+    const state: ViewerState = { viewer, cursor: from, unacked: 0, paused: false, high, low, lastAckAt: Date.now(), stalled: false };
     this.viewers.add(state);
     queueMicrotask(() => this.pumpViewer(state));
     return state;
@@ -148,15 +157,54 @@ export class ShellSession {
 
   detach(state: ViewerState): void {
     this.viewers.delete(state);
+    this.updateHold();
   }
 
   /** The viewer processed `bytes`: below the low watermark it is fed again. */
   ack(state: ViewerState, bytes: number): void {
     state.unacked = Math.max(0, state.unacked - bytes);
+    state.lastAckAt = Date.now();
+    state.stalled = false;
     if (state.paused && state.unacked <= state.low) {
       state.paused = false;
       this.pumpViewer(state);
     }
+    this.updateHold();
+  }
+
+  /**
+   * Backpressure: while a viewer that keeps acknowledging is about to lose output it has not read yet (the ring
+   * would overwrite it), the PTY is not read, so the program writing blocks, as in a real terminal. Memory stays
+   * the ring. A viewer silent for `stallMs` stops holding: an agent's shell never waits on a frozen window.
+   */
+  private updateHold(): void {
+    if (!this.term.pause || !this.term.resume || !this.alive) return;
+    const margin = Math.min(256 * 1024, Math.floor(this.ring.capacity / 4));
+    const limit = this.ring.capacity - margin;
+    const hold = [...this.viewers].some((v) => !v.stalled && this.ring.end - v.cursor >= limit);
+    if (hold && !this.held) {
+      this.held = true;
+      this.term.pause();
+    } else if (!hold && this.held) {
+      this.releaseHold();
+    }
+    if (this.held && !this.stallTimer) {
+      this.stallTimer = setTimeout(() => {
+        this.stallTimer = undefined;
+        const now = Date.now();
+        for (const v of this.viewers) if (now - v.lastAckAt >= this.stallMs) v.stalled = true;
+        this.updateHold();
+      }, this.stallMs);
+      this.stallTimer.unref();
+    }
+  }
+
+  private releaseHold(): void {
+    if (this.stallTimer) clearTimeout(this.stallTimer);
+    this.stallTimer = undefined;
+    if (!this.held) return;
+    this.held = false;
+    this.term.resume?.();
   }
 
   private pumpViewers(): void {

@@ -24,6 +24,9 @@ export interface Terminal {
   onExit(listener: (exit: TerminalExit) => void): () => void;
   /** Frees the PTY's descriptor; never signals anything (process trees are ended by tag, not here). */
   destroy(): void;
+  /** Stop / restart reading the PTY (the writer blocks meanwhile): backpressure from a live viewer. */
+  pause?(): void;
+  resume?(): void;
 }
 
 export interface TerminalSpawn {
@@ -88,6 +91,12 @@ export function spawnTerminal(spec: TerminalSpawn): Terminal {
     },
     resize: (cols, rows) => {
       if (!destroyed) term.resize(cols, rows);
+    },
+    pause: () => {
+      if (!destroyed) term.pause();
+    },
+    resume: () => {
+      if (!destroyed) term.resume();
     },
     onData: (listener) => {
       const d = term.onData((data: string | Buffer) => listener(typeof data === 'string' ? Buffer.from(data, 'utf8') : data));

@@ -1,0 +1,112 @@
+import { IPC_UI_OPEN } from '../common/ipc';
+import { IPC_UI_MESSAGE, IPC_UI_SEND, type ServerMessage } from '../common/ui-protocol';
+import type { Engine } from '../engine/engine';
+import { UiSession } from '../bridge/ui-session';
+import { isTrustedSender, type IpcSenderEvent } from './trusted-url';
+
+/** The part of a WebContents the UI door uses. */
+export interface UiSender {
+  id: number;
+  send(channel: string, message: ServerMessage): void;
+  isDestroyed(): boolean;
+  once(event: 'destroyed', listener: () => void): void;
+}
+
+export interface UiIpcEvent extends IpcSenderEvent {
+  sender: UiSender;
+}
+
+export interface IpcMainLike {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Electron types the event as IpcMainEvent; checked below
+  on(channel: string, listener: (event: any, ...args: any[]) => void): unknown;
+}
+
+export interface UiRoom {
+  engine: Engine;
+  mcpUrl: URL;
+}
+
+/**
+ * The UI door over Electron IPC: one UiSession per window (per WebContents), the same as one WebSocket. Every
+ * message's sender is checked (main frame of our own renderer, exact URL); its shape by the protocol schema and
+ * a method's arguments by the contract's schemas (inside the session and `engine.call`).
+ */
+export class UiIpc {
+  private readonly sessions = new Map<number, UiSession>();
+  private readonly watched = new Set<number>();
+  refused = 0;
+
+  constructor(
+    private readonly room: () => UiRoom | undefined,
+    private readonly isTrustedUrl: (url: string) => boolean,
+    private readonly maxMessageBytes: number,
+  ) {}
+
+  register(ipcMain: IpcMainLike): void {
+    ipcMain.on(IPC_UI_OPEN, (event: UiIpcEvent) => this.open(event));
+    ipcMain.on(IPC_UI_SEND, (event: UiIpcEvent, message: unknown) => this.receive(event, message));
+  }
+
+  private trusted(event: UiIpcEvent): boolean {
+    if (isTrustedSender(event, this.isTrustedUrl)) return true;
+    this.refused++;
+    console.warn(`[ui] refused an IPC message from ${JSON.stringify(event.senderFrame?.url ?? 'a destroyed frame')}`);
+    return false;
+  }
+
+  /** The renderer (re)started its client: a fresh session, as a new WebSocket would get. */
+  private open(event: UiIpcEvent): void {
+    if (!this.trusted(event)) return;
+    this.sessions.get(event.sender.id)?.close();
+    this.sessions.delete(event.sender.id);
+    this.sessionFor(event.sender);
+  }
+
+  private receive(event: UiIpcEvent, message: unknown): void {
+    if (!this.trusted(event)) return;
+    const session = this.sessionFor(event.sender);
+    if (!session) return;
+    let size: number;
+    try {
+      size = JSON.stringify(message)?.length ?? 0;
+    } catch {
+      size = Infinity;
+    }
+    if (size > this.maxMessageBytes) {
+      const id = (message as { t?: unknown; id?: unknown } | null)?.id;
+      if (typeof id === 'number' && Number.isSafeInteger(id)) {
+        event.sender.send(IPC_UI_MESSAGE, { t: 'result', id, ok: false, error: { code: 'LIMIT_EXCEEDED', message: `message larger than ${this.maxMessageBytes} bytes: send less per call` } });
+      }
+      return;
+    }
+    const problem = session.handle(message);
+    if (problem) console.warn(`[ui] dropped an IPC message: ${problem}`);
+  }
+
+  private sessionFor(sender: UiSender): UiSession | undefined {
+    const existing = this.sessions.get(sender.id);
+    if (existing) return existing;
+    const room = this.room();
+    if (!room) return undefined; // not open yet: the renderer retries on its "reconnecting" path
+    const session = new UiSession(room.engine, (m) => {
+      if (!sender.isDestroyed()) sender.send(IPC_UI_MESSAGE, m);
+    }, { mcpUrl: room.mcpUrl.toString() });
+    this.sessions.set(sender.id, session);
+    if (!this.watched.has(sender.id)) {
+      this.watched.add(sender.id);
+      sender.once('destroyed', () => {
+        this.watched.delete(sender.id);
+        this.sessions.get(sender.id)?.close();
+        this.sessions.delete(sender.id);
+      });
+    }
+    session.open();
+    return session;
+  }
+
+  /** Ends every session (the app is quitting). */
+  close(): void {
+    for (const session of this.sessions.values()) session.close();
+    this.sessions.clear();
+  }
+}

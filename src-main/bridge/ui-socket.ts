@@ -1,0 +1,91 @@
+import type http from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { ServerMessage } from '../common/ui-protocol';
+import type { Engine } from '../engine/engine';
+import type { UiAuth } from './ui-auth';
+import { UiSession } from './ui-session';
+
+export interface UiSocketOptions {
+  /** The MCP endpoint (known once the server listens). */
+  mcpUrl: () => string;
+  /** Largest message a browser may send (a call's arguments). */
+  maxMessageBytes: number;
+  /**
+   * Most bytes queued for a browser that does not read: past it the connection is closed (the UI reconnects
+   * and re-reads state; events are hints). Shell output never gets near it (acknowledgements pace it).
+   */
+  maxQueuedBytes?: number;
+}
+
+/** Writes a plain HTTP refusal on a socket that asked to upgrade, then closes it. */
+export function refuseUpgrade(socket: Duplex, status: number, reason: string, message: string): void {
+  const body = JSON.stringify({ error: { code: status === 401 ? 'UNAUTHENTICATED' : 'FORBIDDEN', message } });
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `Cache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+/**
+ * The browser UI's WebSocket (UI_SOCKET_PATH): JSON messages of common/ui-protocol.ts, one UiSession per socket.
+ * The front door has already checked Host and Origin; this checks the UI cookie.
+ */
+export class UiSocketDoor {
+  private readonly wss: WebSocketServer;
+  private readonly maxQueued: number;
+
+  constructor(
+    private readonly engine: Engine,
+    private readonly auth: UiAuth,
+    private readonly options: UiSocketOptions,
+  ) {
+    this.maxQueued = options.maxQueuedBytes ?? 16 * 1024 * 1024;
+    this.wss = new WebSocketServer({ noServer: true, maxPayload: options.maxMessageBytes, perMessageDeflate: false, clientTracking: true });
+  }
+
+  handleUpgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer, port: number): void {
+    if (!this.auth.hasCookie(req, port)) {
+      return refuseUpgrade(socket, 401, 'Unauthorized', 'not signed in to this room\'s UI: open the "UI" URL (with its token) that "commonroom serve" printed');
+    }
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws));
+  }
+
+  private accept(ws: WebSocket): void {
+    const send = (message: ServerMessage) => {
+      if (ws.readyState !== ws.OPEN) return;
+      if (ws.bufferedAmount > this.maxQueued) {
+        ws.close(1013, 'the UI is not reading its messages: reconnect');
+        return;
+      }
+      ws.send(JSON.stringify(message));
+    };
+    const session = new UiSession(this.engine, send, { mcpUrl: this.options.mcpUrl() });
+    ws.on('message', (data, isBinary) => {
+      let message: unknown;
+      try {
+        if (isBinary) throw new Error('binary');
+        message = JSON.parse(data.toString());
+      } catch {
+        ws.close(1007, 'UI messages are JSON text (see common/ui-protocol.ts)');
+        return;
+      }
+      const problem = session.handle(message);
+      if (problem) ws.close(1008, problem.slice(0, 120));
+    });
+    ws.on('close', () => session.close());
+    ws.on('error', () => session.close());
+    try {
+      session.open();
+    } catch (error) {
+      console.error('[ui] could not open a UI session:', error);
+      ws.close(1011, 'the room is closing');
+    }
+  }
+
+  /** Closes every UI connection (the room process is stopping). */
+  async close(): Promise<void> {
+    for (const ws of this.wss.clients) ws.terminate();
+    await new Promise<void>((resolve) => this.wss.close(() => resolve()));
+  }
+}

@@ -1,0 +1,127 @@
+import fs from 'node:fs';
+import type http from 'node:http';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { UI_PATH } from '../common/ui-protocol';
+import { sendJson } from '../net/http-json';
+import type { UiAuth } from './ui-auth';
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.woff2': 'font/woff2',
+  '.wasm': 'application/wasm',
+  '.map': 'application/json; charset=utf-8',
+};
+
+/** The browser UI's Content-Security-Policy: own scripts only, no eval, sockets only back to this server. */
+export function uiContentSecurityPolicy(host: string): string {
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self' 'unsafe-inline'", // xterm.js positions and themes through inline styles
+    "img-src 'self' data:",
+    "font-src 'self'",
+    `connect-src 'self' ws://${host}`,
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+/** The built renderer (out/renderer) of the package this file belongs to, found by walking up to package.json. */
+export function defaultRendererDir(from: string = path.dirname(fileURLToPath(import.meta.url))): string {
+  let dir = from;
+  for (let i = 0; i < 8; i++) {
+    if (fs.existsSync(path.join(dir, 'package.json'))) return path.join(dir, 'out', 'renderer');
+    const up = path.dirname(dir);
+    if (up === dir) break;
+    dir = up;
+  }
+  return path.join(from, '..', 'renderer');
+}
+
+/**
+ * GET /ui/...: the built renderer, only to a browser holding this room's UI cookie. `?token=` trades the token
+ * for the cookie and answers 303 to /ui/, so the token leaves the address bar (and history, and Referer).
+ */
+export class UiStatic {
+  private readonly root: string;
+
+  constructor(
+    private readonly auth: UiAuth,
+    rendererDir: string,
+  ) {
+    this.root = path.resolve(rendererDir);
+  }
+
+  handle(req: http.IncomingMessage, res: http.ServerResponse, port: number): void {
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      return sendJson(res, 405, { error: { code: 'INVALID_INPUT', message: 'the UI answers GET only' } }, { Allow: 'GET, HEAD' });
+    }
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const security = { 'Referrer-Policy': 'no-referrer', 'X-Frame-Options': 'DENY', 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Resource-Policy': 'same-origin' };
+    if (url.searchParams.has('token')) {
+      if (!this.auth.verify(url.searchParams.get('token'))) {
+        return sendJson(res, 401, { error: { code: 'UNAUTHENTICATED', message: 'this UI token is not valid (it changes every time the room process starts): open the URL the running "commonroom serve" printed' } }, security);
+      }
+      res.writeHead(303, { Location: UI_PATH, 'Set-Cookie': this.auth.setCookie(port), 'Cache-Control': 'no-store', ...security });
+      res.end();
+      return;
+    }
+    if (!this.auth.hasCookie(req, port)) {
+      return sendJson(res, 401, { error: { code: 'UNAUTHENTICATED', message: 'not signed in to this room\'s UI: open the "UI" URL (with its token) that "commonroom serve" printed' } }, security);
+    }
+    if (url.pathname === '/ui') {
+      res.writeHead(308, { Location: UI_PATH, ...security });
+      res.end();
+      return;
+    }
+    if (!fs.existsSync(path.join(this.root, 'index.html'))) {
+      return sendJson(res, 503, { error: { code: 'UNAVAILABLE', message: `the UI is not built (${this.root} is missing): run "npm run build"` } }, security);
+    }
+    const file = this.resolve(url.pathname.slice(UI_PATH.length));
+    if (!file) return sendJson(res, 404, { error: { code: 'NOT_FOUND', message: `no such UI file ${url.pathname}` } }, security);
+    const body = fs.readFileSync(file);
+    const isHtml = file.endsWith('.html');
+    res.writeHead(200, {
+      'Content-Type': TYPES[path.extname(file)] ?? 'application/octet-stream',
+      'Content-Length': String(body.length),
+      'Content-Security-Policy': uiContentSecurityPolicy(req.headers.host ?? ''),
+      'X-Content-Type-Options': 'nosniff',
+      // hashed asset names never change; the page itself is read fresh
+      'Cache-Control': isHtml ? 'no-store' : 'private, max-age=31536000, immutable',
+      ...security,
+    });
+    res.end(req.method === 'HEAD' ? undefined : body);
+  }
+
+  /** A file inside the renderer folder, or index.html for an app route; null for anything else. */
+  private resolve(relative: string): string | null {
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(relative);
+    } catch {
+      return null;
+    }
+    if (decoded.includes('\0') || decoded.split(/[\\/]/).some((part) => part === '..')) return null;
+    const root = fs.realpathSync(this.root);
+    const candidate = path.resolve(root, decoded === '' ? 'index.html' : decoded);
+    if (!candidate.startsWith(root + path.sep)) return null;
+    try {
+      const real = fs.realpathSync(candidate);
+      if (!real.startsWith(root + path.sep) || !fs.statSync(real).isFile()) return null;
+      return real;
+    } catch {
+      // a route of the single-page app (no extension) is the app itself
+      return path.extname(decoded) === '' ? path.join(root, 'index.html') : null;
+    }
+  }
+}

@@ -1,0 +1,179 @@
+/**
+ * The browser UI door over real HTTP on 127.0.0.1: the token URL, the cookie, the files, and the WebSocket
+ * refusing anything but this server's own signed-in page.
+ */
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import type { ServerMessage } from '../../src-main/common/ui-protocol';
+import { startRunner, type RunningRoom } from '../../src-main/server/runner';
+import { makeHome } from '../helpers/env';
+
+const home = makeHome();
+let running: RunningRoom;
+let port: number;
+let origin: string;
+let cookie: string;
+
+interface Answer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+function get(pathname: string, headers: Record<string, string> = {}): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, path: pathname, method: 'GET', headers }, (res) => {
+      let body = '';
+      res.on('data', (d: Buffer) => (body += d.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** Opens the UI socket; resolves with the first message, or the HTTP status it was refused with. */
+function openSocket(headers: Record<string, string>): Promise<{ ws?: WebSocket; first?: ServerMessage; refused?: number; body?: string }> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/ui/socket`, { headers });
+    ws.once('unexpected-response', (_req, res) => {
+      let body = '';
+      res.on('data', (d: Buffer) => (body += d.toString()));
+      res.on('end', () => resolve({ refused: res.statusCode ?? 0, body }));
+    });
+    ws.once('message', (data) => resolve({ ws, first: JSON.parse(data.toString()) as ServerMessage }));
+    ws.once('error', (e) => {
+      if (!/Unexpected server response/.test(e.message)) reject(e);
+    });
+  });
+}
+
+beforeAll(async () => {
+  const rendererDir = path.join(home.root, 'renderer');
+  fs.mkdirSync(path.join(rendererDir, 'assets'), { recursive: true });
+  fs.writeFileSync(path.join(rendererDir, 'index.html'), '<!doctype html><title>UI</title><script type="module" src="./assets/app.js"></script>');
+  fs.writeFileSync(path.join(rendererDir, 'assets', 'app.js'), 'console.log("app");');
+  fs.writeFileSync(path.join(home.root, 'secret.txt'), 'do not serve');
+  running = await startRunner({ paths: home.paths, port: 0, rendererDir });
+  port = Number(running.baseUrl.port);
+  origin = `http://127.0.0.1:${port}`;
+});
+
+afterAll(async () => {
+  await running.close();
+  home.cleanup();
+});
+
+describe('the token URL', () => {
+  it('is a /ui/ URL with a 256-bit token of its own, not the operator token', () => {
+    const url = running.uiUrl as URL;
+    expect(url.origin).toBe(origin);
+    expect(url.pathname).toBe('/ui/');
+    const token = url.searchParams.get('token') ?? '';
+    expect(token).toMatch(/^cr_[A-Za-z0-9_-]{43}$/);
+    expect(token).not.toBe(fs.readFileSync(running.tokenFile, 'utf8').trim());
+  });
+
+  it('without the token or its cookie, the UI gives nothing', async () => {
+    for (const p of ['/ui/', '/ui/assets/app.js', '/ui/index.html', '/ui']) {
+      const r = await get(p);
+      expect(r.status).toBe(401);
+      expect(r.body).not.toContain('<title>UI</title>');
+      expect(r.body).toContain('commonroom serve');
+    }
+    const wrong = await get('/ui/?token=cr_' + 'A'.repeat(43));
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers['set-cookie']).toBeUndefined();
+  });
+
+  it('trades the token for an HttpOnly SameSite=Strict cookie and a 303 to /ui/ without it', async () => {
+    const url = running.uiUrl as URL;
+    const r = await get(url.pathname + url.search);
+    expect(r.status).toBe(303);
+    expect(r.headers.location).toBe('/ui/');
+    const set = r.headers['set-cookie']?.[0] ?? '';
+    expect(set).toMatch(/HttpOnly/);
+    expect(set).toMatch(/SameSite=Strict/);
+    expect(set).toMatch(/Path=\/ui(;|$)/);
+    expect(r.headers['referrer-policy']).toBe('no-referrer');
+    cookie = set.split(';')[0] as string;
+    expect(cookie).toMatch(/^commonroom_ui_\d+=cr_/);
+  });
+
+  it('with the cookie, serves the built UI under a strict CSP, and nothing outside it', async () => {
+    const page = await get('/ui/', { Cookie: cookie });
+    expect(page.status).toBe(200);
+    expect(page.body).toContain('<title>UI</title>');
+    const csp = page.headers['content-security-policy'] ?? '';
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).not.toContain('unsafe-eval');
+    expect((await get('/ui/assets/app.js', { Cookie: cookie })).headers['content-type']).toMatch(/javascript/);
+    expect((await get('/ui/terminals', { Cookie: cookie })).body).toContain('<title>UI</title>'); // an app route
+    for (const p of ['/ui/../secret.txt', '/ui/..%2fsecret.txt', '/ui/%2e%2e/secret.txt', '/ui/assets/missing.js']) {
+      const r = await get(p, { Cookie: cookie });
+      expect(r.body).not.toContain('do not serve');
+      expect(r.status).toBe(404);
+    }
+    // the same Host check as the MCP door
+    expect((await get('/ui/', { Cookie: cookie, Host: `evil.example:${port}` })).status).toBe(403);
+  });
+});
+
+describe('the UI WebSocket', () => {
+  it('without the cookie is refused', async () => {
+    const r = await openSocket({ Origin: origin });
+    expect(r.refused).toBe(401);
+  });
+
+  it('from another origin is refused, even with the cookie (another local port, another host, none)', async () => {
+    for (const bad of [`http://127.0.0.1:${port + 1}`, 'http://evil.example', 'null']) {
+      const r = await openSocket({ Cookie: cookie, Origin: bad });
+      expect(r.refused).toBe(403);
+    }
+    expect((await openSocket({ Cookie: cookie })).refused).toBe(403);
+  });
+
+  it('with a wrong Host is refused (DNS rebinding)', async () => {
+    const r = await openSocket({ Cookie: cookie, Origin: `http://evil.example:${port}`, Host: `evil.example:${port}` });
+    expect(r.refused).toBe(403);
+  });
+
+  it('from the signed-in page: hello, calls as the operator, live events', async () => {
+    const r = await openSocket({ Cookie: cookie, Origin: origin });
+    const ws = r.ws as WebSocket;
+    expect(r.first).toMatchObject({ t: 'hello', operator: 'operator', mcpUrl: running.mcpUrl.toString() });
+    const inbox: ServerMessage[] = [];
+    ws.on('message', (d) => inbox.push(JSON.parse(d.toString()) as ServerMessage));
+    ws.send(JSON.stringify({ t: 'call', id: 1, method: 'participant_add', input: { name: 'agent-x', capabilities: ['read'] } }));
+    await expect.poll(() => inbox.find((m) => m.t === 'result' && m.id === 1), { timeout: 10_000 }).toMatchObject({ ok: true });
+    await expect.poll(() => inbox.find((m) => m.t === 'event' && m.event.kind === 'participant.added'), { timeout: 10_000 }).toBeTruthy();
+    // a message that is not the protocol ends the connection with a reason
+    const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
+    ws.send('{not json');
+    expect(await closed).toBe(1007);
+  });
+
+  it('a message over the size limit closes the connection', async () => {
+    const r = await openSocket({ Cookie: cookie, Origin: origin });
+    const ws = r.ws as WebSocket;
+    const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
+    ws.send(JSON.stringify({ t: 'call', id: 1, method: 'shell_list', input: { x: 'a'.repeat(running.engine.limits.maxBodyBytes + 10) } }));
+    expect(await closed).toBe(1009);
+  });
+
+  it('the MCP door is unchanged: no bearer token, no answer', async () => {
+    const r = await new Promise<number>((resolve, reject) => {
+      const req = http.request({ host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers: { 'Content-Type': 'application/json' } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end('{}');
+    });
+    expect(r).toBe(401);
+  });
+});
