@@ -23,6 +23,8 @@ export interface UiTestServer {
   url: string;
   /** Drops every open socket (the page then shows "reconnecting" and comes back). */
   dropConnections(): void;
+  /** While false, new sockets are refused (the page stays "reconnecting"). */
+  setAccepting(accepting: boolean): void;
   close(): Promise<void>;
 }
 
@@ -38,8 +40,9 @@ export async function startUiTestServer(engine: Engine, mcpUrl: string): Promise
     res.writeHead(200, { 'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream' }).end(fs.readFileSync(file));
   });
   const sockets = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
+  let accepting = true;
   server.on('upgrade', (req, socket, head) => {
-    if (req.url !== UI_SOCKET_PATH) return socket.destroy();
+    if (req.url !== UI_SOCKET_PATH || !accepting) return socket.destroy();
     sockets.handleUpgrade(req, socket, head, (ws) => serveSocket(ws, engine, mcpUrl));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -47,6 +50,7 @@ export async function startUiTestServer(engine: Engine, mcpUrl: string): Promise
   return {
     url: `http://127.0.0.1:${port}${UI_PATH}`,
     dropConnections: () => sockets.clients.forEach((ws) => ws.terminate()),
+    setAccepting: (value) => (accepting = value),
     close: async () => {
       sockets.clients.forEach((ws) => ws.terminate());
       await new Promise<void>((resolve) => sockets.close(() => server.close(() => resolve())));

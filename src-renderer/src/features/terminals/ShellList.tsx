@@ -1,6 +1,5 @@
 import type { ShellView } from '../../../../src-main/common/methods/shells';
 import { useConnection, useRoom, useShells } from '../../room-context';
-import { describeExit } from './terminal-session';
 
 export function ShellList(): React.JSX.Element {
   const { shells: store } = useRoom();
@@ -42,6 +41,8 @@ export function ShellList(): React.JSX.Element {
   );
 }
 
+/** Owner and a short status (the header spells the exit out in full). */
 function metaOf(shell: ShellView): string {
-  return `${shell.owner} · ${shell.alive ? 'running' : describeExit(shell)}`;
+  const status = shell.alive ? 'running' : shell.signal ? shell.signal : shell.exitCode !== null ? `exit ${shell.exitCode}` : 'ended';
+  return `${shell.owner} · ${status}`;
 }

@@ -66,9 +66,6 @@ export function ShellPanel({ shell }: { shell: ShellView }): React.JSX.Element {
           <span className="truncate" title={shell.cwd}>
             <span className="fact-label">cwd</span> {shell.cwd}
           </span>
-          <span className="fact-size">
-            {shell.cols}×{shell.rows}
-          </span>
         </div>
         <div className="shell-actions">
           <button type="button" onClick={() => setSearching((s) => !s)} aria-pressed={searching} title="Search the scrollback (Ctrl+Shift+F)" data-testid="search-toggle">
