@@ -8,6 +8,9 @@ import { backoffDelay } from './backoff';
 
 type LinkState = 'open' | 'reconnecting' | 'closed';
 
+/** WebSocket.OPEN, spelled out so the transport also runs where the global is missing (unit tests on Node 20). */
+const OPEN = 1;
+
 export function socketUrl(location: Pick<Location, 'protocol' | 'host'>): string {
   return `${location.protocol === 'https:' ? 'wss:' : 'ws:'}//${location.host}${UI_SOCKET_PATH}`;
 }
@@ -23,12 +26,13 @@ export class WebSocketTransport implements UiTransport {
   constructor(
     private readonly url: string,
     private readonly makeSocket: (url: string) => WebSocket = (u) => new WebSocket(u),
+    private readonly delay: (attempt: number) => number = backoffDelay,
   ) {
     this.connect();
   }
 
   send(message: ClientMessage): void {
-    if (this.socket?.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify(message));
+    if (this.socket?.readyState === OPEN) this.socket.send(JSON.stringify(message));
   }
 
   onMessage(listener: (message: ServerMessage) => void): () => void {
@@ -68,7 +72,7 @@ export class WebSocketTransport implements UiTransport {
       if (this.socket !== socket || this.closed) return;
       this.socket = null;
       this.emitState('reconnecting');
-      this.timer = setTimeout(() => this.connect(), backoffDelay(this.attempt++));
+      this.timer = setTimeout(() => this.connect(), this.delay(this.attempt++));
     };
   }
 
