@@ -31,7 +31,8 @@ const typeAsAgent = (shellId: string, text: string) => agent.callTool({ name: 's
 
 beforeAll(async () => {
   home = makeHome();
-  runner = await startRunner({ port: 0, paths: home.paths });
+  // a small scrollback ring, so a shell's early output is gone by the time the page attaches
+  runner = await startRunner({ port: 0, paths: home.paths, limits: { shellScrollbackBytes: 16 * 1024 } });
   const added = await runner.engine.call(runner.engine.operator(), 'participant_add', { name: 'builder-agent', capabilities: ['read', 'write'] });
   agent = new Client({ name: 'e2e-agent', version: '1' }, { versionNegotiation: { mode: 'auto' } });
   await agent.connect(new StreamableHTTPClientTransport(runner.mcpUrl, { requestInit: { headers: { Authorization: `Bearer ${added.token}` } } }));
@@ -92,6 +93,17 @@ describe('the terminals screen, populated', () => {
     await page.getByText('Coming in part 2').waitFor();
     await page.screenshot({ path: outputFile('inbox-empty-light.png') });
     await page.getByRole('button', { name: 'Terminals' }).click();
+  });
+
+  it('a shell whose early output left the scrollback shows where it was cut', async () => {
+    const chatty = await openAsAgent({ name: 'chatty' });
+    await agent.callTool({ name: 'shell_io', arguments: { shellId: chatty.id, text: "seq 1 10000; printf 'SEQ-%s\\n' DONE\n", wait: { until: 'match', pattern: 'SEQ-DONE' } } });
+    await page.locator(`.shell-item[data-shell-id="${chatty.id}"]`).click();
+    await expect.poll(() => terminalText(page, chatty.id, 5000)).toContain('SEQ-DONE');
+    const text = await terminalText(page, chatty.id, 5000);
+    expect(text).toContain('earlier output is gone');
+    expect(text).not.toMatch(/^1$/m); // the first lines really are gone
+    await page.getByText('scrollback truncated').waitFor();
   });
 
   it('a dropped link shows "reconnecting", and when it is back the page shows what changed meanwhile', async () => {

@@ -5,9 +5,9 @@ interface Inspect {
   terminalSize(shellId: string): { cols: number; rows: number } | null;
 }
 
-/** The text the page's terminal for `shellId` holds (last 200 lines), through the renderer's read-only inspector. */
-export function terminalText(page: Page, shellId: string): Promise<string> {
-  return page.evaluate((id) => (globalThis as unknown as { commonroomInspect: Inspect }).commonroomInspect.terminalText(id) ?? '', shellId);
+/** The text the page's terminal for `shellId` holds (its last `lastLines` lines), through the renderer's read-only inspector. */
+export function terminalText(page: Page, shellId: string, lastLines = 200): Promise<string> {
+  return page.evaluate(([id, n]) => (globalThis as unknown as { commonroomInspect: Inspect }).commonroomInspect.terminalText(id, n) ?? '', [shellId, lastLines] as const);
 }
 
 export function terminalSize(page: Page, shellId: string): Promise<{ cols: number; rows: number } | null> {
