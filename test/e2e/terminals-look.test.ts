@@ -104,6 +104,12 @@ describe('the terminals screen, populated', () => {
     expect(text).toContain('earlier output is gone');
     expect(text).not.toMatch(/^1$/m); // the first lines really are gone
     await page.getByText('scrollback truncated').waitFor();
+
+    // closing it from the page ends it in the room
+    await page.getByRole('button', { name: 'Close' }).click();
+    await page.locator(`.shell-item[data-shell-id="${chatty.id}"]`).waitFor({ state: 'detached' });
+    const left = (await runner.engine.call(runner.engine.operator(), 'shell_list', {})).shells.map((s) => s.id);
+    expect(left).not.toContain(chatty.id);
   });
 
   it('a dropped link shows "reconnecting", and when it is back the page shows what changed meanwhile', async () => {
