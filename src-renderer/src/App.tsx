@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { ConnectionBanner } from './app/ConnectionBanner';
 import { EmptyState } from './app/EmptyState';
+import { ErrorBoundary } from './app/ErrorBoundary';
 import { Sidebar, type Screen } from './app/Sidebar';
 import { TerminalsScreen } from './features/terminals/TerminalsScreen';
 
@@ -19,7 +20,9 @@ export function App(): React.JSX.Element {
       <Sidebar current={screen} onSelect={setScreen} />
       <main className="screen" aria-label={screen}>
         <ConnectionBanner />
-        {screen === 'terminals' ? <TerminalsScreen /> : <EmptyState title={LATER[screen].title} text={LATER[screen].text} />}
+        <ErrorBoundary resetKey={screen}>
+          {screen === 'terminals' ? <TerminalsScreen /> : <EmptyState title={LATER[screen].title} text={LATER[screen].text} />}
+        </ErrorBoundary>
       </main>
     </div>
   );

@@ -45,7 +45,9 @@ export function createShellsStore(client: EngineClient, options: ShellsStoreOpti
         const { shells } = await client.call('shell_list', {});
         const selected = get().selectedId;
         const keep = selected !== null && shells.some((s) => s.id === selected);
-        set({ shells, loaded: true, error: null, selectedId: keep ? selected : (shells[0]?.id ?? null) });
+        const same = get().loaded && JSON.stringify(shells) === JSON.stringify(get().shells);
+        // a poll that found nothing new keeps the same array, so nothing re-renders
+        set({ ...(same ? {} : { shells }), loaded: true, error: null, selectedId: keep ? selected : (shells[0]?.id ?? null) });
       } catch (error) {
         set({ error: describe(error, 'could not read the shells') });
       }
