@@ -33,6 +33,8 @@ export default defineConfig({
   },
   renderer: {
     root: 'src-renderer',
+    // relative asset paths: the same bundle loads from file:// in Electron and from /ui/ under `commonroom serve`
+    base: './',
     plugins: [react()],
     build: {
       outDir: 'out/renderer',

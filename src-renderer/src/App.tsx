@@ -1,25 +1,29 @@
-import { useEffect } from 'react';
-import { useEndpointStore } from './stores/endpoint';
+import { useState } from 'react';
+import { ConnectionBanner } from './app/ConnectionBanner';
+import { EmptyState } from './app/EmptyState';
+import { ErrorBoundary } from './app/ErrorBoundary';
+import { Sidebar, type Screen } from './app/Sidebar';
+import { TerminalsScreen } from './features/terminals/TerminalsScreen';
 
-/** Placeholder window: says where agents connect. Terminals, graphs and the inbox come with the app issue. */
+const LATER: Record<Exclude<Screen, 'terminals'>, { title: string; text: string }> = {
+  graphs: { title: 'Graphs', text: 'Task graphs and their stages will show here. Coming in part 2.' },
+  inbox: { title: 'Inbox', text: 'Handoffs waiting for your approval or answer will show here. Coming in part 2.' },
+  agents: { title: 'Agents', text: 'The agents in this room, their tokens and capabilities will show here. Coming in part 2.' },
+  activity: { title: 'Activity', text: 'The room’s change feed, newest first, will show here. Coming in part 2.' },
+};
+
+/** The window: a sidebar of screens, a banner while the link to the room is down, and the chosen screen. */
 export function App(): React.JSX.Element {
-  const { info, error, load } = useEndpointStore();
-  useEffect(() => void load(), [load]);
+  const [screen, setScreen] = useState<Screen>('terminals');
   return (
-    <main style={{ fontFamily: 'system-ui, sans-serif', padding: 24 }}>
-      <h1>Commonroom</h1>
-      {info && (
-        <dl>
-          <dt>Room</dt>
-          <dd>{info.room}</dd>
-          <dt>MCP endpoint</dt>
-          <dd data-testid="mcp-url">{info.mcpUrl}</dd>
-          <dt>Operator token file</dt>
-          <dd>{info.tokenFile}</dd>
-        </dl>
-      )}
-      {error && <p role="alert">{error}</p>}
-      {!info && !error && <p>Starting the room…</p>}
-    </main>
+    <div className="app">
+      <Sidebar current={screen} onSelect={setScreen} />
+      <main className="screen" aria-label={screen}>
+        <ConnectionBanner />
+        <ErrorBoundary resetKey={screen}>
+          {screen === 'terminals' ? <TerminalsScreen /> : <EmptyState title={LATER[screen].title} text={LATER[screen].text} />}
+        </ErrorBoundary>
+      </main>
+    </div>
   );
 }

@@ -1,0 +1,52 @@
+import { useConnection } from '../room-context';
+
+export type Screen = 'terminals' | 'graphs' | 'inbox' | 'agents' | 'activity';
+
+const ITEMS: { id: Screen; label: string; icon: string }[] = [
+  { id: 'terminals', label: 'Terminals', icon: '›_' },
+  { id: 'graphs', label: 'Graphs', icon: '◇' },
+  { id: 'inbox', label: 'Inbox', icon: '✉' },
+  { id: 'agents', label: 'Agents', icon: '◎' },
+  { id: 'activity', label: 'Activity', icon: '≡' },
+];
+
+export function Sidebar(props: { current: Screen; onSelect(screen: Screen): void }): React.JSX.Element {
+  const hello = useConnection((s) => s.hello);
+  const state = useConnection((s) => s.state);
+  return (
+    <nav className="sidebar" aria-label="Screens">
+      <div className="brand">
+        <span className="brand-name">Commonroom</span>
+        <span className="room-name truncate" title={hello?.room ?? ''}>
+          {hello?.room ?? '…'}
+        </span>
+      </div>
+      <ul>
+        {ITEMS.map((item) => (
+          <li key={item.id}>
+            <button
+              type="button"
+              className={`nav-item ${props.current === item.id ? 'active' : ''}`}
+              aria-current={props.current === item.id ? 'page' : undefined}
+              onClick={() => props.onSelect(item.id)}
+            >
+              <span className="nav-icon" aria-hidden="true">
+                {item.icon}
+              </span>
+              {item.label}
+            </button>
+          </li>
+        ))}
+      </ul>
+      <div className="sidebar-foot">
+        <span className={`link-dot link-${state}`} aria-hidden="true" />
+        <span data-testid="link-state">{state === 'open' ? 'connected' : state}</span>
+        {hello && (
+          <span className="endpoint truncate" title={`Agents connect to ${hello.mcpUrl}`}>
+            {hello.mcpUrl}
+          </span>
+        )}
+      </div>
+    </nav>
+  );
+}

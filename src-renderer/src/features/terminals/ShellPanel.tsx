@@ -1,0 +1,103 @@
+import { useEffect, useRef, useState } from 'react';
+import type { ShellView } from '../../../../src-main/common/methods/shells';
+import { useConnection, useRoom } from '../../room-context';
+import { SearchBar } from './SearchBar';
+import { TerminalSession, describeExit } from './terminal-session';
+
+/** One shell: who owns it, where it runs, whether it lives; its terminal; search, copy and close. */
+export function ShellPanel({ shell }: { shell: ShellView }): React.JSX.Element {
+  const { client, shells: store } = useRoom();
+  const linkOpen = useConnection((s) => s.state === 'open');
+  const host = useRef<HTMLDivElement>(null);
+  const [session, setSession] = useState<TerminalSession | null>(null);
+  const [truncated, setTruncated] = useState(false);
+  const [searching, setSearching] = useState(false);
+  const [problem, setProblem] = useState<string | null>(null);
+  const [closing, setClosing] = useState(false);
+
+  useEffect(() => {
+    if (!host.current) return;
+    const created = new TerminalSession(host.current, shell.id, client, {
+      exited: (exit) => store.getState().shellExited(shell.id, exit),
+      truncated: () => setTruncated(true),
+      failed: setProblem,
+    }, shell.alive);
+    setSession(created);
+    created.term.attachCustomKeyEventHandler((e) => {
+      if (e.type === 'keydown' && e.ctrlKey && e.shiftKey && e.code === 'KeyF') {
+        setSearching(true);
+        return false;
+      }
+      if (e.type === 'keydown' && e.ctrlKey && e.shiftKey && e.code === 'KeyC') {
+        void created.copy();
+        return false;
+      }
+      return true;
+    });
+    created.focus();
+    return () => created.dispose();
+    // one terminal per shell: ShellPanel is keyed by the shell id
+  }, []);
+
+  useEffect(() => session?.setAlive(shell.alive), [session, shell.alive]);
+
+  const status = shell.alive ? 'running' : describeExit(shell);
+  return (
+    <div className="shell-panel">
+      <header className="shell-header">
+        <div className="shell-title">
+          <span className={`status-dot ${shell.alive ? 'alive' : 'ended'}`} aria-hidden="true" />
+          <h3 className="truncate" title={shell.name}>
+            {shell.name}
+          </h3>
+          <span className={`badge ${shell.alive ? 'badge-ok' : 'badge-muted'}`} data-testid="shell-status">
+            {status}
+          </span>
+          {truncated && (
+            <span className="badge badge-warn" title="Older output left the room's scrollback; the terminal shows a marker line where it was cut.">
+              scrollback truncated
+            </span>
+          )}
+        </div>
+        <div className="shell-facts">
+          <span className="truncate" title={`owner: ${shell.owner}`}>
+            <span className="fact-label">owner</span> {shell.owner}
+          </span>
+          <span className="truncate" title={shell.cwd}>
+            <span className="fact-label">cwd</span> {shell.cwd}
+          </span>
+        </div>
+        <div className="shell-actions">
+          <button type="button" onClick={() => setSearching((s) => !s)} aria-pressed={searching} title="Search the scrollback (Ctrl+Shift+F)" data-testid="search-toggle">
+            Search
+          </button>
+          <button type="button" onClick={() => void session?.copy()} title="Copy the selection, or the screen when nothing is selected (Ctrl+Shift+C)">
+            Copy
+          </button>
+          <button
+            type="button"
+            className="danger"
+            disabled={!linkOpen || closing}
+            title={shell.alive ? 'End this shell and everything it started' : 'Remove this ended shell'}
+            onClick={() => {
+              setClosing(true);
+              void store.getState().closeShell(shell.id).finally(() => setClosing(false));
+            }}
+          >
+            {shell.alive ? 'Close' : 'Remove'}
+          </button>
+        </div>
+      </header>
+      {searching && session && <SearchBar session={session} onClose={() => setSearching(false)} />}
+      {problem && (
+        <div className="inline-error" role="alert">
+          <span>{problem}</span>
+          <button type="button" className="link-button" onClick={() => setProblem(null)}>
+            Dismiss
+          </button>
+        </div>
+      )}
+      <div className="terminal-host" ref={host} data-testid="terminal" data-shell-id={shell.id} />
+    </div>
+  );
+}

@@ -1,0 +1,46 @@
+import { EmptyState } from '../../app/EmptyState';
+import { useConnection, useRoom, useShells } from '../../room-context';
+import { ShellList } from './ShellList';
+import { ShellPanel } from './ShellPanel';
+
+/** Every shell in the room (an agent's, a tty graph stage's, the person's): a list, and the chosen one live. */
+export function TerminalsScreen(): React.JSX.Element {
+  const { shells: store } = useRoom();
+  const shells = useShells((s) => s.shells);
+  const loaded = useShells((s) => s.loaded);
+  const error = useShells((s) => s.error);
+  const selectedId = useShells((s) => s.selectedId);
+  const linkOpen = useConnection((s) => s.state === 'open');
+  const selected = shells.find((s) => s.id === selectedId) ?? null;
+
+  return (
+    <div className="terminals">
+      <ShellList />
+      <section className="terminal-area">
+        {error && (
+          <div className="inline-error" role="alert">
+            <span>{error}</span>
+            <button type="button" className="link-button" onClick={() => store.getState().dismissError()}>
+              Dismiss
+            </button>
+          </div>
+        )}
+        {selected ? (
+          <ShellPanel key={selected.id} shell={selected} />
+        ) : !loaded ? (
+          <EmptyState title="Loading shells…" text="Reading the room’s shells." />
+        ) : (
+          <EmptyState
+            title="No shells yet"
+            text="Shells opened by agents, by graph stages with a terminal, or by you show up here, live."
+            action={
+              <button type="button" className="primary" disabled={!linkOpen} onClick={() => void store.getState().openShell()}>
+                Open a shell
+              </button>
+            }
+          />
+        )}
+      </section>
+    </div>
+  );
+}

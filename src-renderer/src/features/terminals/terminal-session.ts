@@ -1,0 +1,186 @@
+/**
+ * One xterm.js terminal showing one shell: attached to its bytes (rendered, then acknowledged, so a flood is
+ * paced by what the page actually draws), typing and pasting through shell_io as the operator, and its size
+ * following the panel (fit addon → shell_io resize, which reaches the PTY).
+ */
+import { FitAddon } from '@xterm/addon-fit';
+import { SearchAddon } from '@xterm/addon-search';
+import { Unicode11Addon } from '@xterm/addon-unicode11';
+import { WebLinksAddon } from '@xterm/addon-web-links';
+import { WebglAddon } from '@xterm/addon-webgl';
+import { Terminal } from '@xterm/xterm';
+import type { EngineClient, ShellAttachment, ShellExitInfo } from '../../engine-client';
+import { ShellInput } from './shell-input';
+import { registerTerminal } from './terminal-inspect';
+import { TERMINAL_THEMES, onSchemeChange, systemScheme } from './terminal-theme';
+
+export interface TerminalSessionEvents {
+  exited(exit: ShellExitInfo): void;
+  truncated(): void;
+  failed(message: string): void;
+}
+
+const TRUNCATED_MARK = '\x1b[2m── earlier output is gone: the scrollback keeps only the newest bytes ──\x1b[0m\r\n';
+const RESIZE_SETTLE_MS = 80;
+
+export class TerminalSession {
+  readonly term: Terminal;
+  private readonly fit = new FitAddon();
+  private readonly search = new SearchAddon();
+  private readonly attachment: ShellAttachment;
+  private readonly input: ShellInput;
+  private readonly cleanups: Array<() => void> = [];
+  private resizeTimer: ReturnType<typeof setTimeout> | null = null;
+  private sentSize = '';
+  private disposed = false;
+
+  constructor(
+    container: HTMLElement,
+    private readonly shellId: string,
+    private readonly client: EngineClient,
+    private readonly events: TerminalSessionEvents,
+    private alive: boolean,
+  ) {
+    this.term = new Terminal({
+      allowProposedApi: true, // unicode11 widths
+      scrollback: 10_000,
+      fontFamily: "'DejaVu Sans Mono', 'Liberation Mono', Menlo, Consolas, monospace",
+      fontSize: 13,
+      cursorBlink: true,
+      theme: TERMINAL_THEMES[systemScheme()],
+    });
+    this.term.loadAddon(this.fit);
+    this.term.loadAddon(this.search);
+    this.term.loadAddon(new WebLinksAddon((_event, uri) => openLink(uri)));
+    const unicode = new Unicode11Addon();
+    this.term.loadAddon(unicode);
+    this.term.unicode.activeVersion = '11';
+    this.term.open(container);
+    this.useWebgl();
+    this.cleanups.push(
+      registerTerminal(shellId, this.term),
+      onSchemeChange((scheme) => (this.term.options.theme = TERMINAL_THEMES[scheme])),
+    );
+
+    this.input = new ShellInput(
+      (text) => client.call('shell_io', { shellId, text }),
+      (error) => events.failed(`what you typed did not reach the shell: ${(error as Error).message}`),
+    );
+    const onData = this.term.onData((text) => {
+      if (this.alive) this.input.push(text);
+    });
+    const onResize = this.term.onResize(() => this.scheduleResize());
+    this.cleanups.push(() => onData.dispose(), () => onResize.dispose());
+
+    const observer = new ResizeObserver(() => this.refit());
+    observer.observe(container);
+    this.cleanups.push(() => observer.disconnect());
+    this.refit();
+
+    this.attachment = client.attachShell(shellId, {
+      data: (bytes, truncated, ack) => {
+        if (this.disposed) return;
+        if (truncated) {
+          this.term.write(TRUNCATED_MARK);
+          events.truncated();
+        }
+        this.term.write(bytes, ack);
+      },
+      exit: (exit) => {
+        this.alive = false;
+        this.term.write(`\r\n\x1b[2m── ${describeExit(exit)} ──\x1b[0m\r\n`);
+        events.exited(exit);
+      },
+      error: (error) => events.failed(error.message),
+    });
+    // the link came back: its PTY may not know this view's size
+    this.cleanups.push(
+      client.onState((state) => {
+        if (state !== 'open') return;
+        this.sentSize = '';
+        this.scheduleResize();
+      }),
+    );
+  }
+
+  setAlive(alive: boolean): void {
+    this.alive = alive;
+  }
+
+  findNext(text: string): boolean {
+    return text !== '' && this.search.findNext(text);
+  }
+
+  findPrevious(text: string): boolean {
+    return text !== '' && this.search.findPrevious(text);
+  }
+
+  clearSearch(): void {
+    this.search.clearDecorations();
+  }
+
+  /** Copies the selection (or, with none, the whole visible screen) to the clipboard. */
+  async copy(): Promise<void> {
+    let text = this.term.getSelection();
+    if (!text) {
+      this.term.selectAll();
+      text = this.term.getSelection();
+      this.term.clearSelection();
+    }
+    await navigator.clipboard.writeText(text);
+  }
+
+  focus(): void {
+    this.term.focus();
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    if (this.resizeTimer) clearTimeout(this.resizeTimer);
+    this.attachment.detach();
+    for (const cleanup of this.cleanups.splice(0)) cleanup();
+    this.term.dispose();
+  }
+
+  private useWebgl(): void {
+    try {
+      const webgl = new WebglAddon();
+      webgl.onContextLoss(() => webgl.dispose()); // falls back to the DOM renderer
+      this.term.loadAddon(webgl);
+    } catch {
+      // no WebGL here (no GPU, or it is disabled): the DOM renderer draws instead
+    }
+  }
+
+  private refit(): void {
+    try {
+      this.fit.fit();
+    } catch {
+      return; // hidden or not laid out yet: the next observed resize fits it
+    }
+    this.scheduleResize();
+  }
+
+  private scheduleResize(): void {
+    if (this.resizeTimer) clearTimeout(this.resizeTimer);
+    this.resizeTimer = setTimeout(() => {
+      this.resizeTimer = null;
+      const size = `${this.term.cols}x${this.term.rows}`;
+      if (!this.alive || this.disposed || size === this.sentSize || this.client.state !== 'open') return;
+      this.sentSize = size;
+      this.client.call('shell_io', { shellId: this.shellId, resize: { cols: this.term.cols, rows: this.term.rows } }).catch(() => {
+        this.sentSize = ''; // try again on the next resize
+      });
+    }, RESIZE_SETTLE_MS);
+  }
+}
+
+export function describeExit(exit: ShellExitInfo): string {
+  if (exit.signal) return `ended by ${exit.signal}`;
+  if (exit.exitCode !== null) return `exited with code ${exit.exitCode}`;
+  return 'ended';
+}
+
+function openLink(uri: string): void {
+  if (/^https?:\/\//i.test(uri)) window.open(uri, '_blank', 'noopener,noreferrer');
+}

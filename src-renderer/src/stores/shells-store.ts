@@ -1,0 +1,129 @@
+/**
+ * The room's shells as the person may see them. The engine is the truth: the list is re-read with shell_list
+ * when the link opens (first time and after every reconnect), when an event hints at a change, after the
+ * person opens or closes one, and on a slow poll (shells are volatile and put no rows in the change feed, so
+ * an agent's shell_open is noticed by the poll). A shell's exit, heard on its attachment, is applied at once.
+ */
+import { createStore, type StoreApi } from 'zustand/vanilla';
+import type { MethodInput } from '../../../src-main/common/contract';
+import type { EventView } from '../../../src-main/common/handoff-dto';
+import type { ShellView } from '../../../src-main/common/methods/shells';
+import type { EngineClient, ShellExitInfo } from '../engine-client';
+
+export interface ShellsSlice {
+  shells: ShellView[];
+  loaded: boolean;
+  /** The last failed re-read or action, in words a person can act on. */
+  error: string | null;
+  selectedId: string | null;
+  select(id: string): void;
+  refresh(): Promise<void>;
+  openShell(input?: MethodInput<'shell_open'>): Promise<void>;
+  closeShell(id: string): Promise<void>;
+  shellExited(id: string, exit: ShellExitInfo): void;
+  applyEvent(event: EventView): void;
+  dismissError(): void;
+}
+
+export interface ShellsStoreOptions {
+  /** How often the list is re-read while connected (ms); 0 turns the poll off (tests drive re-reads themselves). */
+  pollMs?: number;
+}
+
+/** Events whose kind may mean a shell appeared or ended (a tty graph stage runs in a shell). */
+export function eventTouchesShells(event: EventView): boolean {
+  return event.kind.startsWith('shell.') || event.kind.startsWith('graph.');
+}
+
+export function createShellsStore(client: EngineClient, options: ShellsStoreOptions = {}): StoreApi<ShellsSlice> & { dispose(): void } {
+  let inFlight: Promise<void> | null = null;
+  let again = false;
+
+  const store = createStore<ShellsSlice>((set, get) => {
+    async function readOnce(): Promise<void> {
+      try {
+        const { shells } = await client.call('shell_list', {});
+        const selected = get().selectedId;
+        const keep = selected !== null && shells.some((s) => s.id === selected);
+        const same = get().loaded && JSON.stringify(shells) === JSON.stringify(get().shells);
+        // a poll that found nothing new keeps the same array, so nothing re-renders
+        set({ ...(same ? {} : { shells }), loaded: true, error: null, selectedId: keep ? selected : (shells[0]?.id ?? null) });
+      } catch (error) {
+        set({ error: describe(error, 'could not read the shells') });
+      }
+    }
+
+    return {
+      shells: [],
+      loaded: false,
+      error: null,
+      selectedId: null,
+      select: (id) => set({ selectedId: id }),
+      // one re-read at a time; asks made meanwhile fold into a single re-read after it
+      refresh() {
+        if (inFlight) {
+          again = true;
+          return inFlight;
+        }
+        inFlight = (async () => {
+          do {
+            again = false;
+            await readOnce();
+          } while (again);
+          inFlight = null;
+        })();
+        return inFlight;
+      },
+      async openShell(input = {}) {
+        try {
+          const { shell } = await client.call('shell_open', input);
+          set((s) => ({ shells: [...s.shells.filter((x) => x.id !== shell.id), shell], selectedId: shell.id, error: null }));
+        } catch (error) {
+          set({ error: describe(error, 'could not open a shell') });
+        }
+        await get().refresh();
+      },
+      async closeShell(id) {
+        try {
+          await client.call('shell_close', { shellId: id });
+        } catch (error) {
+          set({ error: describe(error, 'could not close the shell') });
+        }
+        await get().refresh();
+      },
+      shellExited(id, exit) {
+        set((s) => ({ shells: s.shells.map((x) => (x.id === id ? { ...x, alive: false, exitCode: exit.exitCode, signal: exit.signal } : x)) }));
+      },
+      applyEvent(event) {
+        if (eventTouchesShells(event)) void get().refresh();
+      },
+      dismissError: () => set({ error: null }),
+    };
+  });
+
+  let poll: ReturnType<typeof setInterval> | null = null;
+  const stopPoll = () => {
+    if (poll) clearInterval(poll);
+    poll = null;
+  };
+  const linked = (state: string) => {
+    stopPoll();
+    if (state !== 'open') return;
+    void store.getState().refresh();
+    if (options.pollMs !== 0) poll = setInterval(() => void store.getState().refresh(), options.pollMs ?? 1500);
+  };
+  const offs = [client.onState(linked), client.on((event) => store.getState().applyEvent(event))];
+  if (client.state === 'open') linked('open');
+
+  return Object.assign(store, {
+    dispose() {
+      stopPoll();
+      offs.forEach((off) => off());
+    },
+  });
+}
+
+function describe(error: unknown, what: string): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return `${what}: ${message}`;
+}

@@ -1,0 +1,119 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { ServerMessage } from '../../src-main/common/ui-protocol';
+import { IpcTransport, ipcBridge } from '../../src-renderer/src/transports/ipc-transport';
+import { WebSocketTransport, socketUrl } from '../../src-renderer/src/transports/websocket-transport';
+
+/** Just enough of a browser WebSocket for the transport: the test opens, closes and feeds it. */
+class FakeSocket {
+  readyState = 0;
+  sent: string[] = [];
+  onopen: (() => void) | null = null;
+  onmessage: ((e: { data: string }) => void) | null = null;
+  onclose: (() => void) | null = null;
+  constructor(readonly url: string) {}
+  send(data: string) {
+    this.sent.push(data);
+  }
+  close() {
+    this.readyState = 3;
+    this.onclose?.();
+  }
+  open() {
+    this.readyState = 1;
+    this.onopen?.();
+  }
+  drop() {
+    this.readyState = 3;
+    this.onclose?.();
+  }
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('WebSocket transport', () => {
+  it('uses the page host, ws or wss by the page protocol', () => {
+    expect(socketUrl({ protocol: 'http:', host: '127.0.0.1:7391' })).toBe('ws://127.0.0.1:7391/ui/socket');
+    expect(socketUrl({ protocol: 'https:', host: 'room.local' })).toBe('wss://room.local/ui/socket');
+  });
+
+  it('reports reconnecting when the link drops, retries with growing delays, and is open again when it is back', () => {
+    vi.useFakeTimers();
+    const sockets: FakeSocket[] = [];
+    const delays: number[] = [];
+    const transport = new WebSocketTransport(
+      'ws://h/ui/socket',
+      (url) => {
+        const s = new FakeSocket(url);
+        sockets.push(s);
+        return s as unknown as WebSocket;
+      },
+      (attempt) => (delays.push(attempt), 100 * 2 ** attempt),
+    );
+    const states: string[] = [];
+    transport.onState((s) => states.push(s));
+    sockets[0]!.open();
+    sockets[0]!.drop();
+    vi.advanceTimersByTime(100);
+    sockets[1]!.drop(); // refused again
+    vi.advanceTimersByTime(199);
+    expect(sockets).toHaveLength(2);
+    vi.advanceTimersByTime(1);
+    sockets[2]!.open();
+    expect(states).toEqual(['open', 'reconnecting', 'reconnecting', 'open']);
+    expect(delays).toEqual([0, 1]);
+    // a success resets the pacing
+    sockets[2]!.drop();
+    expect(delays).toEqual([0, 1, 0]);
+    transport.close();
+    vi.advanceTimersByTime(10_000);
+    expect(sockets).toHaveLength(3);
+    expect(states.at(-1)).toBe('closed');
+  });
+
+  it('sends only while open, and passes JSON messages on (ignoring anything else)', () => {
+    let socket: FakeSocket | undefined;
+    const transport = new WebSocketTransport('ws://h/ui/socket', (url) => (socket = new FakeSocket(url)) as unknown as WebSocket);
+    const got: ServerMessage[] = [];
+    transport.onMessage((m) => got.push(m));
+    transport.send({ t: 'shell.detach', shellId: 'a' });
+    socket!.open();
+    transport.send({ t: 'shell.detach', shellId: 'b' });
+    socket!.onmessage?.({ data: 'not json' });
+    socket!.onmessage?.({ data: JSON.stringify({ t: 'shell.exit', shellId: 'b', exitCode: 0, signal: null }) });
+    expect(socket!.sent).toEqual([JSON.stringify({ t: 'shell.detach', shellId: 'b' })]);
+    expect(got).toEqual([{ t: 'shell.exit', shellId: 'b', exitCode: 0, signal: null }]);
+    transport.close();
+  });
+});
+
+describe('IPC transport', () => {
+  it('is open at once and carries messages through the preload bridge both ways', async () => {
+    const listeners = new Set<(m: ServerMessage) => void>();
+    const sent: unknown[] = [];
+    const bridge = { send: (m: unknown) => sent.push(m), onMessage: (l: (m: ServerMessage) => void) => (listeners.add(l), () => listeners.delete(l)) };
+    const transport = new IpcTransport(bridge);
+    const states: string[] = [];
+    transport.onState((s) => states.push(s));
+    const got: ServerMessage[] = [];
+    transport.onMessage((m) => got.push(m));
+    await Promise.resolve();
+    expect(states).toEqual(['open']);
+    transport.send({ t: 'shell.ack', shellId: 'a', bytes: 3 });
+    listeners.forEach((l) => l({ t: 'shell.exit', shellId: 'a', exitCode: 1, signal: null }));
+    expect(sent).toEqual([{ t: 'shell.ack', shellId: 'a', bytes: 3 }]);
+    expect(got).toHaveLength(1);
+    transport.close();
+    expect(listeners.size).toBe(0);
+  });
+
+  it('is chosen only when the preload exposed a usable bridge', () => {
+    const g = globalThis as { commonroom?: unknown };
+    g.commonroom = { endpoint: () => undefined };
+    expect(ipcBridge()).toBeNull();
+    g.commonroom = { send: () => undefined, onMessage: () => () => undefined };
+    expect(ipcBridge()).not.toBeNull();
+    delete g.commonroom;
+  });
+});
