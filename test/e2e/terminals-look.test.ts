@@ -113,7 +113,10 @@ describe('the terminals screen, populated', () => {
   });
 
   it('a dropped link shows "reconnecting", and when it is back the page shows what changed meanwhile', async () => {
+    // a door that can drop and refuse connections at will, over the same engine
     const door = await uiDoor(runner);
+    await page.goto(door.url);
+    await page.getByTestId('link-state').filter({ hasText: 'connected' }).waitFor();
     door.setAccepting(false);
     door.dropConnections();
     await page.getByTestId('reconnecting').waitFor();

@@ -1,6 +1,7 @@
 /**
- * Everything the e2e tests need to reach the UI, in one place: today the test-only door (ui-test-server.ts);
- * at merge, the real `commonroom serve` door through its token URL.
+ * Everything the e2e tests need to reach the UI, in one place: the real door of the runner (its token URL,
+ * traded for the cookie), and a small test-only door (ui-test-server.ts) used only where a test must drop
+ * and refuse connections at will (the client's reconnect).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -20,7 +21,7 @@ export function launchChromium(): Promise<Browser> {
 
 const doors = new WeakMap<RunningRoom, UiTestServer>();
 
-/** The UI door of `runner` (started on first use; closed with closeUi). */
+/** A test-only door over `runner`'s engine that can drop connections (started on first use; closed with closeUi). */
 export async function uiDoor(runner: RunningRoom): Promise<UiTestServer> {
   let door = doors.get(runner);
   if (!door) {
@@ -30,10 +31,12 @@ export async function uiDoor(runner: RunningRoom): Promise<UiTestServer> {
   return door;
 }
 
-/** Opens the room's UI in `page` and waits until it is connected. */
+/** Opens the room's UI in `page` through the runner's own door (its token URL) and waits until it is connected. */
 export async function openUi(page: Page, runner: RunningRoom): Promise<void> {
-  const door = await uiDoor(runner);
-  await page.goto(door.url);
+  if (!runner.uiUrl) throw new Error('the runner serves no browser UI');
+  await page.goto(runner.uiUrl.toString());
+  // the token was traded for the cookie and left the address bar
+  if (new URL(page.url()).searchParams.has('token')) throw new Error(`the token stayed in the address bar: ${page.url()}`);
   await page.getByTestId('link-state').filter({ hasText: 'connected' }).waitFor();
 }
 
