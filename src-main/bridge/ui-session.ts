@@ -5,6 +5,7 @@ import { SHELL_FRAME_MS, type ClientMessage, type ServerMessage, type UiError } 
 import type { Engine } from '../engine/engine';
 import { parseClientMessage } from './ui-messages';
 import { ShellStream } from './ui-shell-stream';
+import { SHELLS_CHANGED } from '../engine/index';
 
 export interface UiSessionOptions {
   /** The MCP endpoint agents connect to (shown by the UI). */
@@ -46,7 +47,21 @@ export class UiSession {
   open(): void {
     const room = this.engine.room;
     this.send({ t: 'hello', operator: this.engine.operator().name, mcpUrl: this.options.mcpUrl, room: room.location.markdownPath, version: RUNNER_VERSION });
-    this.unsubscribe = this.engine.bus.subscribe((event) => this.send({ t: 'event', event }));
+    const offEvents = this.engine.bus.subscribe((event) => this.send({ t: 'event', event }));
+    // shells are volatile (no rows, no events): their own signal, one hint per burst
+    let hinted = false;
+    const offShells = this.engine.shells.changes.on(SHELLS_CHANGED, () => {
+      if (hinted) return;
+      hinted = true;
+      setImmediate(() => {
+        hinted = false;
+        if (!this.closed) this.send({ t: 'shells.changed' });
+      });
+    });
+    this.unsubscribe = () => {
+      offEvents();
+      offShells();
+    };
   }
 
   /**

@@ -49,6 +49,11 @@ export type ServerMessage =
    * offset of its first byte; `truncated` says bytes before `cursor` were lost from the scrollback ring.
    */
   | { t: 'shell.data'; shellId: string; cursor: number; data: string; truncated?: boolean }
+  /**
+   * The room's shells changed (one opened, ended, was closed or adopted from a tty stage): a volatile hint from
+   * the shells' own signal (shells are not committed state, so they are not in the event feed). Re-read shell_list.
+   */
+  | { t: 'shells.changed' }
   /** The shell ended (or was closed): no more data will come for it. */
   | { t: 'shell.exit'; shellId: string; exitCode: number | null; signal: string | null }
   /** Attaching failed (unknown shell, not allowed, ...). */

@@ -64,6 +64,7 @@ export class EngineClient {
   private readonly attached = new Map<string, Attached>();
   private readonly eventListeners = new Set<(event: EventView) => void>();
   private readonly stateListeners = new Set<(state: ConnectionState) => void>();
+  private readonly shellsListeners = new Set<() => void>();
   private readonly helloListeners = new Set<(hello: Hello) => void>();
   private current: ConnectionState = 'connecting';
   private hello: Hello | null = null;
@@ -91,6 +92,12 @@ export class EngineClient {
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
       this.transport.send({ t: 'call', id, method, input });
     });
+  }
+
+  /** The room's shells changed (a volatile hint: re-read shell_list). Returns an unsubscribe. */
+  onShellsChanged(listener: () => void): () => void {
+    this.shellsListeners.add(listener);
+    return () => this.shellsListeners.delete(listener);
   }
 
   /** Committed events, as hints that something changed. Returns an unsubscribe. */
@@ -160,6 +167,9 @@ export class EngineClient {
       }
       case 'event':
         for (const l of [...this.eventListeners]) l(message.event);
+        return;
+      case 'shells.changed':
+        for (const l of [...this.shellsListeners]) l();
         return;
       case 'shell.data': {
         const entry = this.attached.get(message.shellId);

@@ -77,6 +77,23 @@ describe('UI session: calls and events', () => {
     await sleep(50);
     expect(c.inbox.length).toBe(count);
   });
+
+  it("hints that the room's shells changed when an agent opens one and when it is closed (volatile: not in the event feed)", async () => {
+    const c = connect();
+    const hints = () => c.inbox.filter((m) => m.t === 'shells.changed').length;
+    const added = await bench.engine.call(bench.operator, 'participant_add', { name: 'opener', capabilities: ['read', 'write'] });
+    const agent = bench.engine.authenticate(added.token);
+    if (!agent) throw new Error('the new participant did not authenticate');
+    const shell = await bench.open({ name: 'agent shell' }, agent);
+    await c.next((m): m is Extract<ServerMessage, { t: 'shells.changed' }> => m.t === 'shells.changed');
+    const afterOpen = hints();
+    expect(c.inbox.some((m) => m.t === 'event' && m.event.kind.startsWith('shell'))).toBe(false);
+    await bench.engine.call(agent, 'shell_close', { shellId: shell.id });
+    const deadline = Date.now() + 10_000;
+    while (hints() === afterOpen && Date.now() < deadline) await sleep(20);
+    expect(hints()).toBeGreaterThan(afterOpen);
+    c.session.close();
+  });
 });
 
 type Data = Extract<ServerMessage, { t: 'shell.data' }>;

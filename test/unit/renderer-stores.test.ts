@@ -29,7 +29,7 @@ function room(initial: ShellView[]) {
   const transport = new FakeUiTransport();
   transport.answer = (method) => (method === 'shell_list' ? { shells: engine.shells } : {});
   const client = new EngineClient(transport);
-  const shells = createShellsStore(client, { pollMs: 0 });
+  const shells = createShellsStore(client);
   const connection = createConnectionStore(client);
   return { engine, transport, client, shells, connection };
 }
@@ -71,6 +71,19 @@ describe('renderer stores', () => {
     r.transport.deliver({ t: 'event', event: { id: 8, at: 'now', kind: 'graph.stage', actor: null, subject: 'g1', data: null } });
     await settle();
     expect(r.shells.getState().shells.map((s) => s.id)).toEqual(['sh-a', 'sh-stage']);
+  });
+
+  it("the room's shells-changed hint (an agent opened one) triggers a re-read, with nothing polling", async () => {
+    const r = room([view('sh-a')]);
+    r.transport.link('open');
+    await settle();
+    const before = r.transport.calls('shell_list').length;
+    r.engine.shells = [view('sh-a'), view('sh-new')];
+    await settle();
+    expect(r.transport.calls('shell_list').length).toBe(before); // no hint, no re-read
+    r.transport.deliver({ t: 'shells.changed' });
+    await settle();
+    expect(r.shells.getState().shells.map((s) => s.id)).toEqual(['sh-a', 'sh-new']);
   });
 
   it('many hints during one re-read fold into a single re-read after it', async () => {

@@ -9,6 +9,7 @@ import { isShellIdOfEpoch, procTags } from '../ids';
 import { findTagged, killTree, tagEnv } from '../process/process-tree';
 import { defaultShell } from '../platform/default-shell';
 import type { StageTerminal, StageTerminalHost } from '../terminal/stage-terminal';
+import { GrowthSignal } from '../growth-signal';
 import { ShellSession, type ShellExit, type ShellViewer } from './shell-session';
 
 export interface OpenShell {
@@ -34,11 +35,16 @@ export interface ShellAttachment {
  * The room's shells. Volatile by design: they live in this process only. Ids carry this runner's epoch, so an
  * id from before a restart is told apart from one that never existed.
  */
+/** The key of ShellRegistry.changes. */
+export const SHELLS_CHANGED = 'shells';
+
 export class ShellRegistry {
   private readonly shells = new Map<string, ShellSession>();
   /** Closed shells' ids and owners: only the owner (or an operator) is told an id was closed. */
   private readonly closed = new Map<string, string>();
   private readonly epoch: string;
+  /** Fired (key SHELLS_CHANGED) when a shell opens, ends, is closed or pruned: volatile, so not in the event feed. */
+  readonly changes = new GrowthSignal();
 
   constructor(
     private readonly ctx: EngineContext,
@@ -85,7 +91,12 @@ export class ShellRegistry {
       { ...stage.terminal, destroy: () => undefined },
     );
     this.shells.set(id, session);
+    this.changed();
     void session.waitExit().then(() => this.pruneEnded());
+  }
+
+  private changed(): void {
+    this.changes.fire(SHELLS_CHANGED);
   }
 
   open(caller: Caller, options: OpenShell): ShellSession {
@@ -126,6 +137,7 @@ export class ShellRegistry {
     }
     session.stallMs = this.limits.viewerStallMs;
     this.shells.set(id, session);
+    this.changed();
     void session.waitExit().then(() => this.pruneEnded());
     return session;
   }
@@ -141,6 +153,7 @@ export class ShellRegistry {
       this.shells.delete(old.id);
       this.rememberClosed(old);
     }
+    this.changed(); // a shell ended (and maybe an old one was let go)
   }
 
   /** The shell if the caller may use it; unknown and not-yours are the same answer. */
@@ -171,11 +184,13 @@ export class ShellRegistry {
     if (session.spec.stage) {
       this.shells.delete(id);
       this.rememberClosed(session);
+      this.changed();
       return { exit: session.exit ?? { exitCode: null, signal: null }, alreadyExited: true };
     }
     const alreadyExited = !session.alive;
     this.shells.delete(id);
     this.rememberClosed(session);
+    this.changed();
     const exit = await session.close({ signals: ['SIGHUP', 'SIGTERM', 'SIGKILL'], graceMs: this.limits.shellCloseGraceMs });
     return { exit, alreadyExited };
   }

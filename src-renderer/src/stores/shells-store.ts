@@ -1,8 +1,9 @@
 /**
  * The room's shells as the person may see them. The engine is the truth: the list is re-read with shell_list
- * when the link opens (first time and after every reconnect), when an event hints at a change, after the
- * person opens or closes one, and on a slow poll (shells are volatile and put no rows in the change feed, so
- * an agent's shell_open is noticed by the poll). A shell's exit, heard on its attachment, is applied at once.
+ * when the link opens (first time and after every reconnect), when the room hints that its shells changed
+ * (shells are volatile, so they have their own signal rather than rows in the change feed), when an event
+ * hints at a change (a tty graph stage), and after the person opens or closes one. Nothing polls. A shell's
+ * exit, heard on its attachment, is applied at once.
  */
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { MethodInput } from '../../../src-main/common/contract';
@@ -25,17 +26,12 @@ export interface ShellsSlice {
   dismissError(): void;
 }
 
-export interface ShellsStoreOptions {
-  /** How often the list is re-read while connected (ms); 0 turns the poll off (tests drive re-reads themselves). */
-  pollMs?: number;
-}
-
 /** Events whose kind may mean a shell appeared or ended (a tty graph stage runs in a shell). */
 export function eventTouchesShells(event: EventView): boolean {
   return event.kind.startsWith('shell.') || event.kind.startsWith('graph.');
 }
 
-export function createShellsStore(client: EngineClient, options: ShellsStoreOptions = {}): StoreApi<ShellsSlice> & { dispose(): void } {
+export function createShellsStore(client: EngineClient): StoreApi<ShellsSlice> & { dispose(): void } {
   let inFlight: Promise<void> | null = null;
   let again = false;
 
@@ -46,7 +42,7 @@ export function createShellsStore(client: EngineClient, options: ShellsStoreOpti
         const selected = get().selectedId;
         const keep = selected !== null && shells.some((s) => s.id === selected);
         const same = get().loaded && JSON.stringify(shells) === JSON.stringify(get().shells);
-        // a poll that found nothing new keeps the same array, so nothing re-renders
+        // a re-read that found nothing new keeps the same array, so nothing re-renders
         set({ ...(same ? {} : { shells }), loaded: true, error: null, selectedId: keep ? selected : (shells[0]?.id ?? null) });
       } catch (error) {
         set({ error: describe(error, 'could not read the shells') });
@@ -101,23 +97,18 @@ export function createShellsStore(client: EngineClient, options: ShellsStoreOpti
     };
   });
 
-  let poll: ReturnType<typeof setInterval> | null = null;
-  const stopPoll = () => {
-    if (poll) clearInterval(poll);
-    poll = null;
-  };
   const linked = (state: string) => {
-    stopPoll();
-    if (state !== 'open') return;
-    void store.getState().refresh();
-    if (options.pollMs !== 0) poll = setInterval(() => void store.getState().refresh(), options.pollMs ?? 1500);
+    if (state === 'open') void store.getState().refresh();
   };
-  const offs = [client.onState(linked), client.on((event) => store.getState().applyEvent(event))];
+  const offs = [
+    client.onState(linked),
+    client.on((event) => store.getState().applyEvent(event)),
+    client.onShellsChanged(() => void store.getState().refresh()),
+  ];
   if (client.state === 'open') linked('open');
 
   return Object.assign(store, {
     dispose() {
-      stopPoll();
       offs.forEach((off) => off());
     },
   });
