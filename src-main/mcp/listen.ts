@@ -139,11 +139,11 @@ export function handleListen(engine: Engine, caller: Caller, req: http.IncomingM
   write({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: stamp({ notifications: acknowledged }) });
   if (taskIds.length === 0 && uris.length === 0) return finish();
   // tasks that had already ended when the stream opened will say nothing more
-  if (uris.length === 0 && taskIds.every((t) => isTerminalTask(engine.room.tasks.get(t)?.status ?? 'completed'))) return finish();
+  if (uris.length === 0 && taskIds.every((t) => isTerminalTask(engine.tasks.find(caller, t)?.status ?? 'completed'))) return finish();
 
   const watched = new Set(taskIds);
   const allEnded = () => taskIds.every((t) => {
-    const task = engine.room.tasks.get(t);
+    const task = engine.tasks.find(caller, t);
     return !task || isTerminalTask(task.status);
   });
   if (taskIds.length > 0) {

@@ -3,7 +3,7 @@ import { RoomError } from '../../common/errors';
 import { waitingOn, type SchedStage } from '../../common/graphs/graph-scheduler';
 import { STAGE_STATES, type StageState } from '../../common/graphs/stage-machine';
 import type { GraphOutputs, GraphTopologyNode, GraphView, LogSlice, StageView } from '../../common/methods/graphs';
-import { LIMITS, type Limits } from '../../common/limits';
+import type { Limits } from '../../common/limits';
 import type { Caller } from '../../common/dto';
 import { readPrivateBuffer } from '../fs-safe';
 import { GRAPH_OPERATION } from '../tasks/operations';
@@ -103,7 +103,7 @@ export function statusOf(
   caller: Caller,
   input: { graphId: string; stageId?: string | undefined; logCursor?: number | undefined; logMaxBytes?: number | undefined },
   // the engine passes its own; the default is for the CLI reading a room file without a room process
-  limits: Pick<Limits, 'defaultLogReadBytes' | 'maxStageLogBytes'> = LIMITS,
+  limits: Pick<Limits, 'defaultLogReadBytes' | 'maxStageLogBytes'>,
 ): GraphOutputs['tasks_status'] {
   const g = visibleGraph(repo, caller, input.graphId);
   const stages = repo.stages(g.id);
