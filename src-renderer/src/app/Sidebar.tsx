@@ -18,7 +18,7 @@ export function Sidebar(props: { current: Screen; onSelect(screen: Screen): void
       <div className="brand">
         <span className="brand-name">Commonroom</span>
         <span className="room-name truncate" title={hello?.room ?? ''}>
-          {hello?.room ?? '…'}
+          {hello ? roomLabel(hello.room) : '…'}
         </span>
       </div>
       <ul>
@@ -49,4 +49,10 @@ export function Sidebar(props: { current: Screen; onSelect(screen: Screen): void
       </div>
     </nav>
   );
+}
+
+/** The room as a person names it: its file's name without the folder (the full path is the tooltip). */
+export function roomLabel(room: string): string {
+  const name = room.split(/[\\/]/).pop() ?? room;
+  return name.length > 0 ? name : room;
 }
