@@ -1,5 +1,6 @@
 import type http from 'node:http';
 import type net from 'node:net';
+import { RPC } from '../mcp/rpc-errors';
 
 /**
  * What the front door checks on raw bytes before any handler runs: the body's size and deadline (declared or
@@ -75,7 +76,7 @@ export function capConnections(server: http.Server, perAddress: number, total: n
     const mine = open.get(address) ?? 0;
     if (mine >= perAddress || all >= total) {
       const which = mine >= perAddress ? `${perAddress} connections from ${address}` : `${total} connections in all`;
-      const body = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message: `too many open connections (${which}): close some, or reuse one (keep-alive)` } });
+      const body = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: RPC.transportRefused, message: `too many open connections (${which}): close some, or reuse one (keep-alive)` } });
       socket.end(`HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
       socket.destroySoon();
       return;

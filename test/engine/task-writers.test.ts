@@ -102,7 +102,10 @@ describe('an illegal task transition is refused with nothing written, from every
     const report = await reconcileAfterRestart(bench.engine.ctx, repo, bench.engine.tasks, `${bench.engine.room.id}:stage:`);
     expect(report.stages).toBe(1);
     expect(repo.graph(run.graphId)?.state).toBe('failed');
-    expect(repo.stages(run.graphId)[0]).toMatchObject({ state: 'failed', errorCode: 'RUNNER_RESTARTED' });
+    // this engine's own runtime still watches the stage, so it may record the kill (SIGNAL) before the
+    // reconciliation's commit does (RUNNER_RESTARTED): either way the stage ended failed
+    expect(repo.stages(run.graphId)[0]?.state).toBe('failed');
+    expect(['RUNNER_RESTARTED', 'SIGNAL']).toContain(repo.stages(run.graphId)[0]?.errorCode);
     expect(taskRow(run.taskId)).toEqual(before.row);
     expect(taskEvents(run.taskId)).toEqual(before.events);
   });

@@ -26,10 +26,10 @@ const FEED_PLACES = ['mcp', 'server', 'bridge', 'net', 'engine/tasks', 'engine/e
 const ALLOWED: { file: string; code: string; why: string }[] = [
   { file: 'mcp/listen.ts', code: "setInterval(() => !closed && res.write(': keepalive\\n\\n'), KEEPALIVE_MS)", why: 'an SSE keepalive comment: writes, never reads state' },
   { file: 'mcp/legacy-sessions.ts', code: 'setInterval(() => this.expireIdle(), Math.min(60_000, Math.max(1_000, limits.idleMs / 4)))', why: 'idle session expiry' },
-  { file: 'mcp/conformance-fixtures.ts', code: 'setTimeout(r, ms)', why: 'a conformance fixture that simulates slow work' },
-  { file: 'engine/tasks/fixtures.ts', code: 'setTimeout(resolve, ms)', why: 'a fixture job that simulates slow work' },
   { file: 'engine/graphs/graphs-feature.ts', code: 'setTimeout(done, waitMs)', why: "a tasks_status wait's deadline" },
-  { file: 'engine/graphs/graphs-feature.ts', code: 'setInterval(expired, Math.min(LIMITS.graphLogRetentionMs, 60_000))', why: 'log retention housekeeping, not a live update' },
+  { file: 'engine/graphs/graphs-feature.ts', code: 'setInterval(expired, Math.min(limits.graphLogRetentionMs, 60_000))', why: 'log retention housekeeping, not a live update' },
+  { file: 'server/request-guards.ts', code: 'setTimeout(() => stop(new BodyTooSlow()), timeoutMs)', why: "a request body's deadline" },
+  { file: 'bridge/ui-shell-stream.ts', code: 'setTimeout(() => this.flush(), this.frameMs)', why: 'batches shell bytes into frames: armed by output, never reads state' },
 ];
 
 const TIMER = /\b(setInterval|setTimeout)\s*\(|timers\/promises/g;
