@@ -124,7 +124,8 @@ async function walk(act: Act) {
 }
 
 describe('ce handoff commands', () => {
-  it('against a room held by a running commonroom serve', async () => {
+  // many `ce` processes one after another: a budget for a loaded 2-core box, not a timing claim
+  it('against a room held by a running commonroom serve', { timeout: 180_000 }, async () => {
     const serve = await startServe(home);
     try {
       await walk(overHttp(serve));
@@ -135,7 +136,7 @@ describe('ce handoff commands', () => {
     }
   });
 
-  it('against a room no process holds (ce opens it as writer, then lets go)', async () => {
+  it('against a room no process holds (ce opens it as writer, then lets go)', { timeout: 180_000 }, async () => {
     await walk(offline);
     Room.open({ paths: home.paths }).close();
   });

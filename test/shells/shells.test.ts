@@ -165,7 +165,7 @@ describe('shell_close', () => {
 
   // on the ps backend each close runs `ps` a few times: fewer cycles prove the same there
   const CYCLES = process.env.COMMONROOM_PROCESS_BACKEND === 'ps' ? 40 : 200;
-  it(`${CYCLES} open/close cycles leave no leaked descriptors and no zombies`, async () => {
+  it(`${CYCLES} open/close cycles leave no leaked descriptors and no zombies`, { timeout: 180_000 }, async () => {
     const cycles = async (n: number) => {
       for (let i = 0; i < n; i++) {
         const s = await bench.open();
