@@ -1,0 +1,121 @@
+import { forwardRef, useState } from 'react';
+import type { HandoffView } from '../../../../src-main/common/handoff-dto';
+import { useRoom } from '../../room-context';
+import { describeError } from '../../stores/coalesced-read';
+import type { InboxItem } from '../../stores/inbox-store';
+import { DecisionPanel, type DecisionHandle } from './DecisionPanel';
+import { HandoffTimeline } from './HandoffTimeline';
+import { InputRequestForm } from './InputRequestForm';
+import { ArtifactList, ResultMarkdown } from './ResultView';
+
+function StatusChips(props: { handoff: HandoffView }): React.JSX.Element {
+  const h = props.handoff;
+  const decision = h.decision ? `${h.decision.approved ? 'approved' : 'rejected'} by ${h.decision.by}` : 'no decision yet';
+  return (
+    <dl className="status-chips">
+      <div>
+        <dt>Handoff</dt>
+        <dd className={`chip chip-${h.status}`} data-testid="handoff-status">
+          {h.status.replace('_', ' ')}
+        </dd>
+      </div>
+      <div>
+        <dt>Task</dt>
+        <dd className={`chip chip-${h.task?.status ?? 'gone'}`} data-testid="task-status">
+          {h.task ? h.task.status.replace('_', ' ') : 'deleted after its TTL'}
+        </dd>
+      </div>
+      <div>
+        <dt>Decision</dt>
+        <dd className="chip" data-testid="decision">
+          {decision}
+        </dd>
+      </div>
+    </dl>
+  );
+}
+
+/** One waiting handoff: who asked whom, its three records, the result or the questions, and its timeline. */
+export const HandoffDetail = forwardRef<DecisionHandle, { item: InboxItem; onChanged(): void }>(function HandoffDetail({ item, onChanged }, ref) {
+  const { client } = useRoom();
+  const [error, setError] = useState<string | null>(null);
+  const h = item.handoff;
+
+  async function decide(approved: boolean, text: string): Promise<void> {
+    try {
+      if (approved) await client.call('handoff_approve', { handoff_id: h.id, ...(text ? { reason: text } : {}) });
+      else await client.call('handoff_reject', { handoff_id: h.id, reason: text });
+      setError(null);
+    } catch (e) {
+      setError(describeError(e, approved ? 'could not approve' : 'could not reject'));
+    }
+    onChanged();
+  }
+
+  async function answer(key: string, action: 'accept' | 'decline' | 'cancel', content?: Record<string, unknown>): Promise<void> {
+    try {
+      await client.call('handoff_answer_input', { handoff_id: h.id, answers: { [key]: { action, ...(content ? { content } : {}) } } });
+      setError(null);
+    } catch (e) {
+      setError(describeError(e, 'could not send the answer'));
+    }
+    onChanged();
+  }
+
+  const requests = Object.entries(h.task?.inputRequests ?? {});
+  return (
+    <article className="handoff-detail" data-handoff-id={h.id} aria-label="Handoff">
+      <header>
+        <h2>{h.summary}</h2>
+        <p className="muted who">
+          <strong>{h.owner}</strong> asked <strong>{h.to ?? 'anyone'}</strong>
+          {h.assignee && h.assignee !== h.to ? <> · worked on by <strong>{h.assignee}</strong></> : null} ·{' '}
+          <time dateTime={h.createdAt}>{new Date(h.createdAt).toLocaleString()}</time> · <code>{h.id}</code>
+        </p>
+        <StatusChips handoff={h} />
+      </header>
+      {error && (
+        <p className="form-problem" role="alert">
+          {error}
+        </p>
+      )}
+      {h.constraints && (
+        <section>
+          <h3>Constraints</h3>
+          <p className="constraints">{h.constraints}</p>
+        </section>
+      )}
+      {h.artifacts.length > 0 && (
+        <section>
+          <h3>Artifacts given</h3>
+          <ArtifactList artifacts={h.artifacts} />
+        </section>
+      )}
+      {item.kind === 'input' && requests.length > 0 && (
+        <section>
+          <h3>{h.assignee ?? 'The agent'} asks</h3>
+          {requests.map(([key, request]) => (
+            <InputRequestForm key={`${key}-${h.updatedAt}`} requestKey={key} request={request} onAnswer={answer} />
+          ))}
+        </section>
+      )}
+      {h.result && (
+        <section>
+          <h3>
+            Result <span className="muted">by {h.result.completedBy}</span>
+          </h3>
+          <ResultMarkdown text={h.result.text} />
+          <ArtifactList artifacts={h.result.artifacts} />
+        </section>
+      )}
+      {h.status === 'result_ready' && <DecisionPanel key={h.id} ref={ref} onDecide={decide} />}
+      {item.kind === 'addressed' && (
+        <p className="notice">This handoff is addressed to you: accept it with <code>ce</code> or from an agent acting for you, or cancel it.</p>
+      )}
+      <section>
+        <h3>Timeline</h3>
+        <HandoffTimeline handoffId={h.id} version={h.updatedAt} />
+      </section>
+    </article>
+  );
+});
