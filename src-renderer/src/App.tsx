@@ -20,7 +20,7 @@ export function App(): React.JSX.Element {
   const room = useRoom();
   // an Activity entry opens what it is about: the handoff in the inbox, the shell in terminals
   const open = (target: Screen, subject: string | null) => {
-    if (subject && target === 'inbox') inboxStoreOf(room.client).getState().select(subject);
+    if (subject && target === 'inbox') inboxStoreOf(room.client).getState().open(subject);
     if (subject && target === 'terminals') room.shells.getState().select(subject);
     setScreen(target);
   };

@@ -23,7 +23,10 @@ export interface InboxSlice {
   loaded: boolean;
   error: string | null;
   selectedId: string | null;
+  /** A handoff opened from elsewhere (an Activity entry): shown even when nothing about it waits. */
+  openedId: string | null;
   select(id: string | null): void;
+  open(id: string): void;
   refresh(): Promise<void>;
   dismissError(): void;
 }
@@ -55,7 +58,7 @@ export function createInboxStore(
         const arrived = seen ? items.filter((i) => !seen?.has(`${i.handoff.id}:${i.kind}`)) : [];
         seen = new Set(items.map((i) => `${i.handoff.id}:${i.kind}`));
         const selected = get().selectedId;
-        const keep = selected !== null && items.some((i) => i.handoff.id === selected);
+        const keep = selected !== null && (selected === get().openedId || items.some((i) => i.handoff.id === selected));
         set({ items, loaded: true, error: null, selectedId: keep ? selected : (items[0]?.handoff.id ?? null) });
         if (arrived.length > 0) onArrived(arrived);
       } catch (error) {
@@ -67,7 +70,9 @@ export function createInboxStore(
       loaded: false,
       error: null,
       selectedId: null,
-      select: (id) => set({ selectedId: id }),
+      openedId: null,
+      select: (id) => set({ selectedId: id, openedId: null }),
+      open: (id) => set({ selectedId: id, openedId: id }),
       refresh: read,
       dismissError: () => set({ error: null }),
     };

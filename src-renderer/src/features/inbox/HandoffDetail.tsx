@@ -2,7 +2,7 @@ import { forwardRef, useState } from 'react';
 import type { HandoffView } from '../../../../src-main/common/handoff-dto';
 import { useRoom } from '../../room-context';
 import { describeError } from '../../stores/coalesced-read';
-import type { InboxItem } from '../../stores/inbox-store';
+import type { WaitingKind } from '../../stores/inbox-store';
 import { DecisionPanel, type DecisionHandle } from './DecisionPanel';
 import { HandoffTimeline } from './HandoffTimeline';
 import { InputRequestForm } from './InputRequestForm';
@@ -36,10 +36,9 @@ function StatusChips(props: { handoff: HandoffView }): React.JSX.Element {
 }
 
 /** One waiting handoff: who asked whom, its three records, the result or the questions, and its timeline. */
-export const HandoffDetail = forwardRef<DecisionHandle, { item: InboxItem; onChanged(): void }>(function HandoffDetail({ item, onChanged }, ref) {
+export const HandoffDetail = forwardRef<DecisionHandle, { handoff: HandoffView; kind: WaitingKind | null; onChanged(): void }>(function HandoffDetail({ handoff: h, kind, onChanged }, ref) {
   const { client } = useRoom();
   const [error, setError] = useState<string | null>(null);
-  const h = item.handoff;
 
   async function decide(approved: boolean, text: string): Promise<void> {
     try {
@@ -91,7 +90,7 @@ export const HandoffDetail = forwardRef<DecisionHandle, { item: InboxItem; onCha
           <ArtifactList artifacts={h.artifacts} />
         </section>
       )}
-      {item.kind === 'input' && requests.length > 0 && (
+      {kind === 'input' && requests.length > 0 && (
         <section>
           <h3>{h.assignee ?? 'The agent'} asks</h3>
           {requests.map(([key, request]) => (
@@ -109,7 +108,7 @@ export const HandoffDetail = forwardRef<DecisionHandle, { item: InboxItem; onCha
         </section>
       )}
       {h.status === 'result_ready' && <DecisionPanel key={h.id} ref={ref} onDecide={decide} />}
-      {item.kind === 'addressed' && (
+      {kind === 'addressed' && (
         <p className="notice">This handoff is addressed to you: accept it with <code>ce</code> or from an agent acting for you, or cancel it.</p>
       )}
       <section>

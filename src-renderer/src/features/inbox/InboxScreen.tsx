@@ -6,6 +6,7 @@ import type { WaitingKind } from '../../stores/inbox-store';
 import { askNotificationPermission, notificationPermission } from '../../stores/notify';
 import type { DecisionHandle } from './DecisionPanel';
 import { HandoffDetail } from './HandoffDetail';
+import { OpenedHandoff } from './OpenedHandoff';
 import './inbox.css';
 
 const KIND_LABEL: Record<WaitingKind, string> = { approve: 'to approve', input: 'needs input', addressed: 'for you' };
@@ -23,6 +24,7 @@ export function InboxScreen(): React.JSX.Element {
   const loaded = useInbox((s) => s.loaded);
   const error = useInbox((s) => s.error);
   const selectedId = useInbox((s) => s.selectedId);
+  const openedId = useInbox((s) => s.openedId);
   const everOpen = useConnection((s) => s.everOpen);
   const decision = useRef<DecisionHandle>(null);
   const [permission, setPermission] = useState(notificationPermission());
@@ -91,7 +93,9 @@ export function InboxScreen(): React.JSX.Element {
       </section>
       <div className="inbox-detail">
         {selected ? (
-          <HandoffDetail key={selected.handoff.id} ref={decision} item={selected} onChanged={() => void store.getState().refresh()} />
+          <HandoffDetail key={selected.handoff.id} ref={decision} handoff={selected.handoff} kind={selected.kind} onChanged={() => void store.getState().refresh()} />
+        ) : openedId !== null && openedId === selectedId ? (
+          <OpenedHandoff key={openedId} ref={decision} id={openedId} onChanged={() => void store.getState().refresh()} />
         ) : (
           <EmptyState title="All clear" text="Nothing is waiting on you right now." />
         )}
