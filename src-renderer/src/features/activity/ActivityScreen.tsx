@@ -26,6 +26,18 @@ export function screenOf(event: EventView): Screen | null {
 
 const SHOWN = 500;
 
+/** A one-line gist of an event's data: its plain fields, shortened (the data is the engine's, shown as text). */
+export function gist(data: unknown): string {
+  if (!data || typeof data !== 'object') return data === null || data === undefined ? '' : String(data);
+  const parts: string[] = [];
+  for (const [k, v] of Object.entries(data as Record<string, unknown>)) {
+    if (v === null || typeof v === 'object') continue;
+    parts.push(`${k}: ${String(v).slice(0, 60)}`);
+    if (parts.length === 4) break;
+  }
+  return parts.join(' · ');
+}
+
 /** The room's history, newest first, live; filter by kind family and by who acted. */
 export function ActivityScreen(props: { onOpen(screen: Screen, subject: string | null): void }): React.JSX.Element {
   const events = useActivity((s) => s.events);
@@ -111,6 +123,7 @@ export function ActivityScreen(props: { onOpen(screen: Screen, subject: string |
                 ) : (
                   <span className="ev-subject muted truncate">{e.subject ?? ''}</span>
                 )}
+                <span className="ev-data muted truncate">{gist(e.data)}</span>
               </li>
             );
           })}
