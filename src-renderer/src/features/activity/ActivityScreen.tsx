@@ -31,7 +31,8 @@ export function gist(data: unknown): string {
   if (!data || typeof data !== 'object') return data === null || data === undefined ? '' : String(data);
   const parts: string[] = [];
   for (const [k, v] of Object.entries(data as Record<string, unknown>)) {
-    if (v === null || typeof v === 'object') continue;
+    // ids of records the row already names (or that a person never types) only add noise
+    if (v === null || typeof v === 'object' || k.endsWith('Id')) continue;
     parts.push(`${k}: ${String(v).slice(0, 60)}`);
     if (parts.length === 4) break;
   }
