@@ -176,6 +176,17 @@ describe('the inbox', () => {
     await expect.poll(async () => (await get(asker, second.id)).status).toBe('approved');
     await expect.poll(() => badge().innerText()).toBe('1');
   });
+  it('a handoff addressed to the person shows as theirs and can be cancelled with a reason the owner reads', async () => {
+    const { handoff: mine } = await tool<{ handoff: HandoffView }>(asker, 'handoff_create', { summary: 'Please check the invoice', to: runner.engine.operator().name });
+    const item = page.locator(`.inbox-item[data-handoff-id="${mine.id}"]`);
+    await item.filter({ hasText: 'for you' }).waitFor();
+    await item.click();
+    page.once('dialog', (d) => void d.accept('not mine to check'));
+    await page.locator(`.handoff-detail[data-handoff-id="${mine.id}"]`).getByRole('button', { name: 'Cancel handoff' }).click();
+    await expect.poll(async () => (await get(asker, mine.id)).status).toBe('cancelled');
+    expect((await get(asker, mine.id)).cancellation?.reason).toBe('not mine to check');
+    await expect.poll(() => item.count()).toBe(0);
+  });
 });
 
 describe('agents', () => {

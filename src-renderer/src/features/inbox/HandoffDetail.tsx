@@ -61,6 +61,18 @@ export const HandoffDetail = forwardRef<DecisionHandle, { handoff: HandoffView; 
     onChanged();
   }
 
+  async function cancel(): Promise<void> {
+    const reason = window.prompt('Why cancel it? (optional, the owner reads this)') ?? null;
+    if (reason === null) return;
+    try {
+      await client.call('handoff_cancel', { handoff_id: h.id, ...(reason.trim() ? { reason: reason.trim().slice(0, 2000) } : {}) });
+      setError(null);
+    } catch (e) {
+      setError(describeError(e, 'could not cancel'));
+    }
+    onChanged();
+  }
+
   const requests = Object.entries(h.task?.inputRequests ?? {});
   return (
     <article className="handoff-detail" data-handoff-id={h.id} aria-label="Handoff">
@@ -109,7 +121,12 @@ export const HandoffDetail = forwardRef<DecisionHandle, { handoff: HandoffView; 
       )}
       {h.status === 'result_ready' && <DecisionPanel key={h.id} ref={ref} onDecide={decide} />}
       {kind === 'addressed' && (
-        <p className="notice">This handoff is addressed to you: accept it with <code>ce</code> or from an agent acting for you, or cancel it.</p>
+        <div className="actions">
+          <p className="notice">This handoff is addressed to you. Nothing can be done on it here but cancelling it (its owner hears why).</p>
+          <button type="button" className="danger" onClick={() => void cancel()}>
+            Cancel handoff
+          </button>
+        </div>
       )}
       <section>
         <h3>Timeline</h3>
