@@ -3,25 +3,44 @@ import { ConnectionBanner } from './app/ConnectionBanner';
 import { EmptyState } from './app/EmptyState';
 import { ErrorBoundary } from './app/ErrorBoundary';
 import { Sidebar, type Screen } from './app/Sidebar';
+import { ActivityScreen } from './features/activity/ActivityScreen';
+import { AgentsScreen } from './features/agents/AgentsScreen';
+import { InboxScreen } from './features/inbox/InboxScreen';
 import { TerminalsScreen } from './features/terminals/TerminalsScreen';
+import { useRoom } from './room-context';
+import { inboxStoreOf } from './stores/feature-stores';
 
-const LATER: Record<Exclude<Screen, 'terminals'>, { title: string; text: string }> = {
+const LATER: Record<'graphs', { title: string; text: string }> = {
   graphs: { title: 'Graphs', text: 'Task graphs and their stages will show here. Coming in part 2.' },
-  inbox: { title: 'Inbox', text: 'Handoffs waiting for your approval or answer will show here. Coming in part 2.' },
-  agents: { title: 'Agents', text: 'The agents in this room, their tokens and capabilities will show here. Coming in part 2.' },
-  activity: { title: 'Activity', text: 'The room’s change feed, newest first, will show here. Coming in part 2.' },
 };
 
 /** The window: a sidebar of screens, a banner while the link to the room is down, and the chosen screen. */
 export function App(): React.JSX.Element {
   const [screen, setScreen] = useState<Screen>('terminals');
+  const room = useRoom();
+  // an Activity entry opens what it is about: the handoff in the inbox, the shell in terminals
+  const open = (target: Screen, subject: string | null) => {
+    if (subject && target === 'inbox') inboxStoreOf(room.client).getState().open(subject);
+    if (subject && target === 'terminals') room.shells.getState().select(subject);
+    setScreen(target);
+  };
   return (
     <div className="app">
       <Sidebar current={screen} onSelect={setScreen} />
       <main className="screen" aria-label={screen}>
         <ConnectionBanner />
         <ErrorBoundary resetKey={screen}>
-          {screen === 'terminals' ? <TerminalsScreen /> : <EmptyState title={LATER[screen].title} text={LATER[screen].text} />}
+          {screen === 'terminals' ? (
+            <TerminalsScreen />
+          ) : screen === 'inbox' ? (
+            <InboxScreen />
+          ) : screen === 'agents' ? (
+            <AgentsScreen />
+          ) : screen === 'activity' ? (
+            <ActivityScreen onOpen={open} />
+          ) : (
+            <EmptyState title={LATER[screen].title} text={LATER[screen].text} />
+          )}
         </ErrorBoundary>
       </main>
     </div>

@@ -90,7 +90,7 @@ describe('the terminals screen, populated', () => {
     await page.setViewportSize({ width: 1280, height: 800 });
     await page.emulateMedia({ colorScheme: 'light' });
     await page.getByRole('button', { name: 'Inbox' }).click();
-    await page.getByText('Coming in part 2').waitFor();
+    await page.getByText('Nothing waits on you').waitFor();
     await page.screenshot({ path: outputFile('inbox-empty-light.png') });
     await page.getByRole('button', { name: 'Terminals' }).click();
   });

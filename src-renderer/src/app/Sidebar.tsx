@@ -1,4 +1,5 @@
 import { useConnection } from '../room-context';
+import { useInbox } from '../stores/feature-stores';
 
 export type Screen = 'terminals' | 'graphs' | 'inbox' | 'agents' | 'activity';
 
@@ -13,6 +14,7 @@ const ITEMS: { id: Screen; label: string; icon: string }[] = [
 export function Sidebar(props: { current: Screen; onSelect(screen: Screen): void }): React.JSX.Element {
   const hello = useConnection((s) => s.hello);
   const state = useConnection((s) => s.state);
+  const waiting = useInbox((s) => s.items.length);
   return (
     <nav className="sidebar" aria-label="Screens">
       <div className="brand">
@@ -34,6 +36,11 @@ export function Sidebar(props: { current: Screen; onSelect(screen: Screen): void
                 {item.icon}
               </span>
               {item.label}
+              {item.id === 'inbox' && waiting > 0 && (
+                <span className="badge" data-testid="inbox-badge" aria-label={`${waiting} waiting`}>
+                  {waiting}
+                </span>
+              )}
             </button>
           </li>
         ))}

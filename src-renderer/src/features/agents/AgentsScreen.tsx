@@ -1,0 +1,121 @@
+import { useState } from 'react';
+import { CAPABILITIES, type Capability } from '../../../../src-main/common/capabilities';
+import { useConnection } from '../../room-context';
+import { useParticipants, participantsStoreOf } from '../../stores/feature-stores';
+import { useRoom } from '../../room-context';
+import { TokenOnce } from './TokenOnce';
+import '../inbox/inbox.css';
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+/** The endpoint agents connect to, the room's participants, adding one (token shown once) and revoking. */
+export function AgentsScreen(): React.JSX.Element {
+  const hello = useConnection((s) => s.hello);
+  const participants = useParticipants((s) => s.participants);
+  const loaded = useParticipants((s) => s.loaded);
+  const error = useParticipants((s) => s.error);
+  const store = participantsStoreOf(useRoom().client);
+  const [name, setName] = useState('');
+  const [caps, setCaps] = useState<Capability[]>(['read', 'write']);
+  const [problem, setProblem] = useState<string | null>(null);
+  const [fresh, setFresh] = useState<{ name: string; token: string } | null>(null);
+
+  async function add(e: React.FormEvent): Promise<void> {
+    e.preventDefault();
+    const wanted = name.trim();
+    if (!NAME.test(wanted)) return setProblem('A name is letters, digits, ".", "_" or "-", starting with a letter or digit.');
+    if (caps.length === 0) return setProblem('Give it at least one capability (read to look, write to work, approve to decide).');
+    setProblem(null);
+    const token = await store.getState().add(wanted, caps);
+    if (token) {
+      setFresh({ name: wanted, token });
+      setName('');
+    }
+  }
+
+  async function revoke(who: string): Promise<void> {
+    if (!window.confirm(`Revoke ${who}? Its token stops working at once and its open streams end.`)) return;
+    await store.getState().revoke(who);
+  }
+
+  const url = hello?.mcpUrl ?? '';
+  return (
+    <div className="agents">
+      <section className="card" aria-label="Endpoint">
+        <h2>Endpoint</h2>
+        <p className="muted small">Agents connect here over MCP (Streamable HTTP) with a bearer token. It listens on this machine only.</p>
+        <div className="endpoint-url" data-testid="mcp-url">
+          {url || 'connecting…'}
+        </div>
+      </section>
+      {fresh && <TokenOnce name={fresh.name} token={fresh.token} url={url} onDone={() => setFresh(null)} />}
+      <section className="card" aria-label="Add an agent">
+        <h2>Add an agent</h2>
+        <form className="add-form" onSubmit={(e) => void add(e)}>
+          <div className="field">
+            <label htmlFor="agent-name">Name</label>
+            <input id="agent-name" type="text" value={name} maxLength={64} placeholder="e.g. claude-code" onChange={(e) => setName(e.target.value)} />
+          </div>
+          <fieldset className="caps" aria-label="Capabilities">
+            {CAPABILITIES.map((c) => (
+              <label key={c}>
+                <input type="checkbox" checked={caps.includes(c)} onChange={(e) => setCaps((s) => (e.target.checked ? [...s, c] : s.filter((x) => x !== c)))} /> {c}
+              </label>
+            ))}
+          </fieldset>
+          <button type="submit" className="primary">
+            Add and show token
+          </button>
+        </form>
+        {(problem ?? error) && (
+          <p className="form-problem" role="alert">
+            {problem ?? error}
+          </p>
+        )}
+      </section>
+      <section className="card" aria-label="Participants">
+        <h2>Participants</h2>
+        {!loaded ? (
+          <p className="muted">Reading participants…</p>
+        ) : (
+          <table className="people">
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th>Role</th>
+                <th>Capabilities</th>
+                <th>Added</th>
+                <th />
+              </tr>
+            </thead>
+            <tbody>
+              {participants.map((p) => (
+                <tr key={p.name} className={p.revokedAt ? 'revoked' : ''} data-participant={p.name}>
+                  <td>{p.name}</td>
+                  <td>{p.role}</td>
+                  <td>
+                    {p.capabilities.map((c) => (
+                      <span key={c} className="cap">
+                        {c}
+                      </span>
+                    ))}
+                  </td>
+                  <td title={p.createdAt}>{new Date(p.createdAt).toLocaleString()}</td>
+                  <td>
+                    {p.revokedAt ? (
+                      <span className="muted">revoked</span>
+                    ) : p.role === 'agent' ? (
+                      <button type="button" className="danger" onClick={() => void revoke(p.name)}>
+                        Revoke
+                      </button>
+                    ) : null}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+    </div>
+  );
+}

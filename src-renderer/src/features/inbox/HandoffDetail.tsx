@@ -1,0 +1,137 @@
+import { forwardRef, useState } from 'react';
+import type { HandoffView } from '../../../../src-main/common/handoff-dto';
+import { useRoom } from '../../room-context';
+import { describeError } from '../../stores/coalesced-read';
+import type { WaitingKind } from '../../stores/inbox-store';
+import { DecisionPanel, type DecisionHandle } from './DecisionPanel';
+import { HandoffTimeline } from './HandoffTimeline';
+import { InputRequestForm } from './InputRequestForm';
+import { ArtifactList, ResultMarkdown } from './ResultView';
+
+function StatusChips(props: { handoff: HandoffView }): React.JSX.Element {
+  const h = props.handoff;
+  const decision = h.decision ? `${h.decision.approved ? 'approved' : 'rejected'} by ${h.decision.by}` : 'no decision yet';
+  return (
+    <dl className="status-chips">
+      <div>
+        <dt>Handoff</dt>
+        <dd className={`chip chip-${h.status}`} data-testid="handoff-status">
+          {h.status.replace('_', ' ')}
+        </dd>
+      </div>
+      <div>
+        <dt>Task</dt>
+        <dd className={`chip chip-${h.task?.status ?? 'gone'}`} data-testid="task-status">
+          {h.task ? h.task.status.replace('_', ' ') : 'deleted after its TTL'}
+        </dd>
+      </div>
+      <div>
+        <dt>Decision</dt>
+        <dd className="chip" data-testid="decision">
+          {decision}
+        </dd>
+      </div>
+    </dl>
+  );
+}
+
+/** One waiting handoff: who asked whom, its three records, the result or the questions, and its timeline. */
+export const HandoffDetail = forwardRef<DecisionHandle, { handoff: HandoffView; kind: WaitingKind | null; onChanged(): void }>(function HandoffDetail({ handoff: h, kind, onChanged }, ref) {
+  const { client } = useRoom();
+  const [error, setError] = useState<string | null>(null);
+
+  async function decide(approved: boolean, text: string): Promise<void> {
+    try {
+      if (approved) await client.call('handoff_approve', { handoff_id: h.id, ...(text ? { reason: text } : {}) });
+      else await client.call('handoff_reject', { handoff_id: h.id, reason: text });
+      setError(null);
+    } catch (e) {
+      setError(describeError(e, approved ? 'could not approve' : 'could not reject'));
+    }
+    onChanged();
+  }
+
+  async function answer(key: string, action: 'accept' | 'decline' | 'cancel', content?: Record<string, unknown>): Promise<void> {
+    try {
+      await client.call('handoff_answer_input', { handoff_id: h.id, answers: { [key]: { action, ...(content ? { content } : {}) } } });
+      setError(null);
+    } catch (e) {
+      setError(describeError(e, 'could not send the answer'));
+    }
+    onChanged();
+  }
+
+  async function cancel(): Promise<void> {
+    const reason = window.prompt('Why cancel it? (optional, the owner reads this)') ?? null;
+    if (reason === null) return;
+    try {
+      await client.call('handoff_cancel', { handoff_id: h.id, ...(reason.trim() ? { reason: reason.trim().slice(0, 2000) } : {}) });
+      setError(null);
+    } catch (e) {
+      setError(describeError(e, 'could not cancel'));
+    }
+    onChanged();
+  }
+
+  const requests = Object.entries(h.task?.inputRequests ?? {});
+  return (
+    <article className="handoff-detail" data-handoff-id={h.id} aria-label="Handoff">
+      <header>
+        <h2>{h.summary}</h2>
+        <p className="muted who">
+          <strong>{h.owner}</strong> asked <strong>{h.to ?? 'anyone'}</strong>
+          {h.assignee && h.assignee !== h.to ? <> · worked on by <strong>{h.assignee}</strong></> : null} ·{' '}
+          <time dateTime={h.createdAt}>{new Date(h.createdAt).toLocaleString()}</time> · <code>{h.id}</code>
+        </p>
+        <StatusChips handoff={h} />
+      </header>
+      {error && (
+        <p className="form-problem" role="alert">
+          {error}
+        </p>
+      )}
+      {h.constraints && (
+        <section>
+          <h3>Constraints</h3>
+          <p className="constraints">{h.constraints}</p>
+        </section>
+      )}
+      {h.artifacts.length > 0 && (
+        <section>
+          <h3>Artifacts given</h3>
+          <ArtifactList artifacts={h.artifacts} />
+        </section>
+      )}
+      {kind === 'input' && requests.length > 0 && (
+        <section>
+          <h3>{h.assignee ?? 'The agent'} asks</h3>
+          {requests.map(([key, request]) => (
+            <InputRequestForm key={`${key}-${h.updatedAt}`} requestKey={key} request={request} onAnswer={answer} />
+          ))}
+        </section>
+      )}
+      {h.result && (
+        <section>
+          <h3>
+            Result <span className="muted">by {h.result.completedBy}</span>
+          </h3>
+          <ResultMarkdown text={h.result.text} />
+          <ArtifactList artifacts={h.result.artifacts} />
+        </section>
+      )}
+      {h.status === 'result_ready' && <DecisionPanel key={h.id} ref={ref} onDecide={decide} />}
+      {kind === 'addressed' && (
+        <div className="actions">
+          <p className="notice">This handoff is addressed to you. Nothing can be done on it here but cancelling it (its owner hears why).</p>
+          <button type="button" className="danger" onClick={() => void cancel()}>
+            Cancel handoff
+          </button>
+        </div>
+      )}
+      <section>
+        <h3>Timeline</h3>
+        <HandoffTimeline handoffId={h.id} version={h.updatedAt} />
+      </section>
+    </article>
+  );
+});

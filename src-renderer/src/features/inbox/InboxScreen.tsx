@@ -1,0 +1,105 @@
+import { useEffect, useRef, useState } from 'react';
+import { EmptyState } from '../../app/EmptyState';
+import { useConnection, useRoom } from '../../room-context';
+import { inboxStoreOf, useInbox } from '../../stores/feature-stores';
+import type { WaitingKind } from '../../stores/inbox-store';
+import { askNotificationPermission, notificationPermission } from '../../stores/notify';
+import type { DecisionHandle } from './DecisionPanel';
+import { HandoffDetail } from './HandoffDetail';
+import { OpenedHandoff } from './OpenedHandoff';
+import './inbox.css';
+
+const KIND_LABEL: Record<WaitingKind, string> = { approve: 'to approve', input: 'needs input', addressed: 'for you' };
+
+/** Keys typed into a field are the person's text, not commands. */
+function typing(target: EventTarget | null): boolean {
+  return target instanceof HTMLElement && (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName));
+}
+
+/** Everything waiting on the person, newest first, with the chosen item beside the list. j/k move, a/r decide. */
+export function InboxScreen(): React.JSX.Element {
+  const { client } = useRoom();
+  const store = inboxStoreOf(client);
+  const items = useInbox((s) => s.items);
+  const loaded = useInbox((s) => s.loaded);
+  const error = useInbox((s) => s.error);
+  const selectedId = useInbox((s) => s.selectedId);
+  const openedId = useInbox((s) => s.openedId);
+  const everOpen = useConnection((s) => s.everOpen);
+  const decision = useRef<DecisionHandle>(null);
+  const [permission, setPermission] = useState(notificationPermission());
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.ctrlKey || e.metaKey || e.altKey || typing(e.target)) return;
+      const { items: list, selectedId: current, select } = store.getState();
+      const at = list.findIndex((i) => i.handoff.id === current);
+      if (e.key === 'j' || e.key === 'k') {
+        const next = list[Math.min(list.length - 1, Math.max(0, at + (e.key === 'j' ? 1 : -1)))];
+        if (next) select(next.handoff.id);
+      } else if (e.key === 'a') decision.current?.approve();
+      else if (e.key === 'r') {
+        e.preventDefault();
+        decision.current?.reject();
+      } else return;
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [store]);
+
+  if (!loaded) {
+    return error ? <EmptyState title="Inbox" text={error} tone="error" /> : <EmptyState title="Inbox" text={everOpen ? 'Reading the inbox…' : 'Connecting to the room…'} />;
+  }
+  const selected = items.find((i) => i.handoff.id === selectedId) ?? null;
+  return (
+    <div className="inbox">
+      <section className="inbox-list" aria-label="Waiting on you">
+        <header className="pane-head">
+          <h2>Inbox</h2>
+          <span className="muted">{items.length} waiting</span>
+          {permission === 'default' && (
+            <button type="button" className="link" onClick={() => void askNotificationPermission().then(setPermission)}>
+              Notify me
+            </button>
+          )}
+        </header>
+        {error && <p className="form-problem">{error}</p>}
+        {items.length === 0 ? (
+          <p className="muted pad">Nothing waits on you. Results to approve and questions from agents appear here.</p>
+        ) : (
+          <ul>
+            {items.map((item) => (
+              <li key={item.handoff.id}>
+                <button
+                  type="button"
+                  className={`inbox-item ${item.handoff.id === selectedId ? 'selected' : ''}`}
+                  data-handoff-id={item.handoff.id}
+                  aria-current={item.handoff.id === selectedId ? 'true' : undefined}
+                  onClick={() => store.getState().select(item.handoff.id)}
+                >
+                  <span className={`kind kind-${item.kind}`}>{KIND_LABEL[item.kind]}</span>
+                  <span className="truncate summary">{item.handoff.summary}</span>
+                  <span className="muted small truncate">
+                    {item.handoff.owner} → {item.handoff.to ?? 'anyone'} · {new Date(item.handoff.updatedAt).toLocaleTimeString()}
+                  </span>
+                </button>
+              </li>
+            ))}
+          </ul>
+        )}
+        <p className="muted small pad keys">
+          <kbd>j</kbd>/<kbd>k</kbd> move · <kbd>a</kbd> approve · <kbd>r</kbd> reject
+        </p>
+      </section>
+      <div className="inbox-detail">
+        {selected ? (
+          <HandoffDetail key={selected.handoff.id} ref={decision} handoff={selected.handoff} kind={selected.kind} onChanged={() => void store.getState().refresh()} />
+        ) : openedId !== null && openedId === selectedId ? (
+          <OpenedHandoff key={openedId} ref={decision} id={openedId} onChanged={() => void store.getState().refresh()} />
+        ) : (
+          <EmptyState title="All clear" text="Nothing is waiting on you right now." />
+        )}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,71 @@
+/**
+ * The room's participants (participant_list, operator only), re-read when the link opens and on every
+ * participant.* hint of the change feed. Adding returns the token, which is kept only by the screen that
+ * shows it once.
+ */
+import { createStore, type StoreApi } from 'zustand/vanilla';
+import type { Capability } from '../../../src-main/common/capabilities';
+import type { ParticipantView } from '../../../src-main/common/dto';
+import type { EngineClient } from '../engine-client';
+import { coalesced, describeError } from './coalesced-read';
+
+export interface ParticipantsSlice {
+  participants: ParticipantView[];
+  loaded: boolean;
+  error: string | null;
+  refresh(): Promise<void>;
+  /** Adds an agent; resolves to its token (shown once), or null when refused (the error says why). */
+  add(name: string, capabilities: Capability[]): Promise<string | null>;
+  revoke(name: string): Promise<void>;
+  dismissError(): void;
+}
+
+export function createParticipantsStore(client: EngineClient): StoreApi<ParticipantsSlice> & { dispose(): void } {
+  const store = createStore<ParticipantsSlice>((set, get) => {
+    const read = coalesced(async () => {
+      try {
+        const { participants } = await client.call('participant_list', {});
+        set({ participants, loaded: true, error: null });
+      } catch (error) {
+        set({ error: describeError(error, 'could not read the participants') });
+      }
+    });
+    return {
+      participants: [],
+      loaded: false,
+      error: null,
+      refresh: read,
+      async add(name, capabilities) {
+        try {
+          const created = await client.call('participant_add', { name, capabilities });
+          set({ error: null });
+          void get().refresh();
+          return created.token;
+        } catch (error) {
+          set({ error: describeError(error, `could not add ${name}`) });
+          return null;
+        }
+      },
+      async revoke(name) {
+        try {
+          await client.call('participant_revoke', { name });
+          set({ error: null });
+        } catch (error) {
+          set({ error: describeError(error, `could not revoke ${name}`) });
+        }
+        await get().refresh();
+      },
+      dismissError: () => set({ error: null }),
+    };
+  });
+  const offs = [
+    client.onState((state) => {
+      if (state === 'open') void store.getState().refresh();
+    }),
+    client.on((event) => {
+      if (event.kind.startsWith('participant.')) void store.getState().refresh();
+    }),
+  ];
+  if (client.state === 'open') void store.getState().refresh();
+  return Object.assign(store, { dispose: () => offs.forEach((off) => off()) });
+}
