@@ -31,7 +31,7 @@ export function GraphList(): React.JSX.Element {
               <span className="graph-row-meta muted">
                 <span className="truncate" title={g.owner}>{g.owner}</span>
                 <span>
-                  {g.progress.done}/{g.progress.total} done
+                  {g.progress.done}/{g.progress.total} ended
                 </span>
                 <span title={g.createdAt}>{ageOf(g.createdAt)}</span>
               </span>

@@ -61,7 +61,7 @@ function GraphDetail(props: { onOpenTerminal(): void }): React.JSX.Element {
         <div className="graph-meta muted">
           <span>by {graph.owner}</span>
           <span>
-            {graph.progress.done}/{graph.progress.total} done
+            {graph.progress.done}/{graph.progress.total} ended
           </span>
           {byState.map(([state, n]) => (
             <span key={state} className={`count-${state}`}>
