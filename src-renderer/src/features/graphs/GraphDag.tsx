@@ -1,8 +1,8 @@
-import { useEffect, useMemo, useState } from 'react';
-import { Background, Controls, MiniMap, ReactFlow, type Edge } from '@xyflow/react';
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { Background, Controls, MiniMap, ReactFlow, useReactFlow, type Edge } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
 import type { GraphTopologyNode } from '../../../../src-main/common/methods/graphs';
-import { layoutStages, type LaidOut } from './elk-layout';
+import { layoutStages, NODE_HEIGHT, NODE_WIDTH, type LaidOut } from './elk-layout';
 import { StageNode, type StageFlowNode } from './StageNode';
 
 const NODE_TYPES = { stage: StageNode };
@@ -43,6 +43,9 @@ export function GraphDag(props: { graphId: string; stages: GraphTopologyNode[]; 
       type: 'stage',
       position: laid.layout.positions.get(stage.id) ?? { x: 0, y: 0 },
       data: { stage, selected: stage.id === selectedStageId },
+      // known sizes: the minimap and fit need no measuring round-trip
+      width: NODE_WIDTH,
+      height: NODE_HEIGHT,
       draggable: false,
       connectable: false,
     }));
@@ -82,8 +85,27 @@ export function GraphDag(props: { graphId: string; stages: GraphTopologyNode[]; 
       >
         <Background gap={24} size={1} />
         <Controls showInteractive={false} />
+        <RefitOnResize panelOpen={selectedStageId !== null} />
         <MiniMap pannable zoomable nodeColor={(n) => MINIMAP_COLOUR[(n.data as { stage: GraphTopologyNode }).stage.state] ?? '#999'} />
       </ReactFlow>
     </div>
   );
+}
+
+/** Fits the graph again when the stage panel opens or closes (the canvas changed width), once it has been resized. */
+function RefitOnResize(props: { panelOpen: boolean }): null {
+  const { fitView } = useReactFlow();
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    // two frames: the canvas's ResizeObserver reports the new width after the first one
+    let frame = requestAnimationFrame(() => {
+      frame = requestAnimationFrame(() => void fitView({ duration: 150 }));
+    });
+    return () => cancelAnimationFrame(frame);
+  }, [props.panelOpen, fitView]);
+  return null;
 }
