@@ -112,6 +112,21 @@ describe('graphs in the browser', () => {
     await page.emulateMedia({ colorScheme: 'light' });
   });
 
+  it('re-running the failed graph from the UI submits the same spec as a new graph, shown at once', async () => {
+    await page.getByRole('button', { name: 'Re-run graph' }).click();
+    const rows = page.locator('.graph-row');
+    await expect.poll(() => rows.count()).toBe(2);
+    const rerunId = await page.locator('.graph-row.active').getAttribute('data-graph-id');
+    expect(rerunId).not.toBe(diamond);
+    // the gate file is still there, so the re-run goes straight through to the same failure
+    await expect.poll(() => stateOf('c'), { timeout: 15_000 }).toBe('failed');
+    await expect.poll(() => stateOf('d')).toBe('skipped');
+    // submitted by the person (the UI's caller), so it is theirs, not the agent's
+    const status = await runner.engine.call(runner.engine.operator(), 'tasks_status', { graphId: rerunId ?? '' });
+    expect(status.graph).toMatchObject({ name: 'diamond: build, test and lint, then package', state: 'failed' });
+    expect(status.graph.owner).not.toBe('agent');
+  });
+
   it('cancel stage from the UI ends a running stage: its process is gone', async () => {
     const pidFile = path.join(work, 'slow.pid');
     const run = await tool<{ graphId: string }>('tasks_run', {

@@ -68,10 +68,12 @@ function coalesced(work: () => Promise<void>): () => Promise<void> {
   };
 }
 
+/** The graph a graph.* event is about: its data's graphId, or its subject (graph.submitted names the graph there). */
 export function graphIdOf(event: EventView): string | null {
   if (!event.kind.startsWith('graph.')) return null;
   const data = event.data as { graphId?: unknown } | null;
-  return data && typeof data.graphId === 'string' ? data.graphId : null;
+  if (data && typeof data.graphId === 'string') return data.graphId;
+  return event.subject;
 }
 
 export function createGraphsStore(client: EngineClient): StoreApi<GraphsSlice> & { dispose(): void } {
