@@ -149,6 +149,31 @@ describe('graphs in the browser', () => {
     await expect.poll(() => stateOf('after')).toBe('skipped');
   });
 
+  it('a tty stage opens in the terminal view; cancel graph from the UI ends it', async () => {
+    const run = await tool<{ graphId: string }>('tasks_run', {
+      name: 'interactive stage',
+      stages: [{ id: 'repl', command: ['sh', '-c', 'echo tty-ready; exec sleep 300'], tty: true }],
+    });
+    await showGraph(run.graphId);
+    await expect.poll(() => stateOf('repl'), { timeout: 15_000 }).toBe('running');
+    await node('repl').click();
+    const open = page.getByRole('button', { name: 'Open in terminal' });
+    await open.waitFor({ timeout: 15_000 });
+    await page.getByRole('button', { name: 'Cancel graph' }).waitFor();
+    await open.click();
+    const terminal = page.getByTestId('terminal');
+    await expect.poll(() => terminal.getAttribute('data-shell-id')).toBeTruthy();
+    const { shells } = await runner.engine.call(runner.engine.operator(), 'shell_list', {});
+    const shell = shells.find((s) => s.name.startsWith(`stage ${run.graphId}:repl#`));
+    expect(await terminal.getAttribute('data-shell-id')).toBe(shell?.id);
+
+    await page.getByRole('button', { name: /Graphs/ }).click();
+    await showGraph(run.graphId);
+    await page.getByRole('button', { name: 'Cancel graph' }).click();
+    await expect.poll(() => page.getByTestId('graph-state').innerText(), { timeout: 15_000 }).toContain('cancelled');
+    expect(await stateOf('repl')).toBe('cancelled');
+  });
+
   it('a graph of 256 stages (the room’s limit) is laid out and stays interactive', async () => {
     // a lattice of 16 layers of 16: each stage depends on two of the layer before
     const stages = [];
