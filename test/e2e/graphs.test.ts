@@ -110,6 +110,9 @@ describe('graphs in the browser', () => {
       await page.screenshot({ path: outputFile(`graphs-diamond-${scheme}.png`) });
     }
     await page.emulateMedia({ colorScheme: 'light' });
+    await page.setViewportSize({ width: 1920, height: 1080 });
+    await page.screenshot({ path: outputFile('graphs-diamond-1920-light.png') });
+    await page.setViewportSize({ width: 1280, height: 800 });
   });
 
   it('re-running the failed graph from the UI submits the same spec as a new graph, shown at once', async () => {

@@ -129,7 +129,7 @@ export function createGraphsStore(client: EngineClient): StoreApi<GraphsSlice> &
       });
       if (get().selectedGraphId !== graphId || get().selectedStageId !== stageId || !('log' in result)) return false;
       const current = get().log?.stageId === stageId ? get().log : null;
-      if (current && prior && current.cursor !== prior.cursor) return true; // another read got there first
+      if (current && (!prior || current.cursor !== prior.cursor)) return true; // another read got there first
       let records = [...(current?.records ?? []), ...result.log.records];
       const truncated = (current?.truncated ?? false) || records.length > MAX_LOG_RECORDS;
       if (records.length > MAX_LOG_RECORDS) records = records.slice(-MAX_LOG_RECORDS);
