@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { Background, Controls, MiniMap, ReactFlow, useReactFlow, type Edge } from '@xyflow/react';
+import { Background, Controls, MiniMap, ReactFlow, useReactFlow, useStore as useFlowStore, type Edge } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
 import type { GraphTopologyNode } from '../../../../src-main/common/methods/graphs';
 import { layoutStages, NODE_HEIGHT, NODE_WIDTH, type LaidOut } from './elk-layout';
@@ -85,27 +85,26 @@ export function GraphDag(props: { graphId: string; stages: GraphTopologyNode[]; 
       >
         <Background gap={24} size={1} />
         <Controls showInteractive={false} />
-        <RefitOnResize panelOpen={selectedStageId !== null} />
+        <RefitOnResize />
         <MiniMap pannable zoomable nodeColor={(n) => MINIMAP_COLOUR[(n.data as { stage: GraphTopologyNode }).stage.state] ?? '#999'} />
       </ReactFlow>
     </div>
   );
 }
 
-/** Fits the graph again when the stage panel opens or closes (the canvas changed width), once it has been resized. */
-function RefitOnResize(props: { panelOpen: boolean }): null {
+/** Fits the graph again when its canvas changes size (the stage panel opened or closed, the window was resized). */
+function RefitOnResize(): null {
   const { fitView } = useReactFlow();
+  const width = useFlowStore((s) => s.width);
+  const height = useFlowStore((s) => s.height);
   const first = useRef(true);
   useEffect(() => {
     if (first.current) {
       first.current = false;
       return;
     }
-    // two frames: the canvas's ResizeObserver reports the new width after the first one
-    let frame = requestAnimationFrame(() => {
-      frame = requestAnimationFrame(() => void fitView({ duration: 150 }));
-    });
+    const frame = requestAnimationFrame(() => void fitView({ duration: 150 }));
     return () => cancelAnimationFrame(frame);
-  }, [props.panelOpen, fitView]);
+  }, [width, height, fitView]);
   return null;
 }
