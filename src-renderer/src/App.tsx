@@ -1,18 +1,14 @@
 import { useState } from 'react';
 import { ConnectionBanner } from './app/ConnectionBanner';
-import { EmptyState } from './app/EmptyState';
 import { ErrorBoundary } from './app/ErrorBoundary';
 import { Sidebar, type Screen } from './app/Sidebar';
 import { ActivityScreen } from './features/activity/ActivityScreen';
 import { AgentsScreen } from './features/agents/AgentsScreen';
+import { GraphsScreen } from './features/graphs/GraphsScreen';
 import { InboxScreen } from './features/inbox/InboxScreen';
 import { TerminalsScreen } from './features/terminals/TerminalsScreen';
 import { useRoom } from './room-context';
 import { inboxStoreOf } from './stores/feature-stores';
-
-const LATER: Record<'graphs', { title: string; text: string }> = {
-  graphs: { title: 'Graphs', text: 'Task graphs and their stages will show here. Coming in part 2.' },
-};
 
 /** The window: a sidebar of screens, a banner while the link to the room is down, and the chosen screen. */
 export function App(): React.JSX.Element {
@@ -32,14 +28,14 @@ export function App(): React.JSX.Element {
         <ErrorBoundary resetKey={screen}>
           {screen === 'terminals' ? (
             <TerminalsScreen />
+          ) : screen === 'graphs' ? (
+            <GraphsScreen onOpenTerminal={() => setScreen('terminals')} />
           ) : screen === 'inbox' ? (
             <InboxScreen />
           ) : screen === 'agents' ? (
             <AgentsScreen />
-          ) : screen === 'activity' ? (
-            <ActivityScreen onOpen={open} />
           ) : (
-            <EmptyState title={LATER[screen].title} text={LATER[screen].text} />
+            <ActivityScreen onOpen={open} />
           )}
         </ErrorBoundary>
       </main>

@@ -45,7 +45,7 @@ afterAll(async () => {
 describe('task graphs through a real MCP client', () => {
   it('lists the five tools', async () => {
     const names = (await operator.listTools()).tools.map((t) => t.name);
-    expect(names).toEqual(expect.arrayContaining(['tasks_run', 'tasks_status', 'tasks_list', 'tasks_cancel', 'tasks_graph']));
+    expect(names).toEqual(expect.arrayContaining(['tasks_run', 'tasks_status', 'tasks_list', 'tasks_cancel', 'tasks_graph', 'tasks_rerun']));
   });
 
   it('tasks_run answers at once; tasks_status polls to completion; tasks_graph shows states and what waits on what', async () => {

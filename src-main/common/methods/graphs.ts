@@ -66,6 +66,14 @@ export const GRAPH_METHODS = {
     input: z.object({ graphId, stageId: stageId.optional() }).strict(),
     mcpTool: true,
   },
+  tasks_rerun: {
+    description:
+      'Run an ended graph again: submits a new graph with the same spec (name, stages, maxParallel, onFailure), owned by ' +
+      'you. Returns the new graph like tasks_run. A graph still pending or running is refused: cancel it first or wait.',
+    capability: 'write',
+    input: z.object({ graphId }).strict(),
+    mcpTool: true,
+  },
   tasks_graph: {
     description: 'The topology of a graph: each stage with its dependencies and state, and for a pending stage what it waits on.',
     capability: 'read',
@@ -148,6 +156,7 @@ export interface GraphOutputs {
     waitedMs?: number;
   };
   tasks_list: { graphs: GraphView[]; nextCursor: string | null };
+  tasks_rerun: GraphOutputs['tasks_run'];
   tasks_cancel: {
     graphId: string;
     changed: { id: string; from: StageState; to: StageState }[];

@@ -20,7 +20,7 @@ import { GrowthSignal } from '../growth-signal';
 import { GRAPH_OPERATION } from '../tasks/operations';
 import { logSize, stageLogReader } from './stage-log-reader';
 
-type GraphMethods = 'tasks_run' | 'tasks_status' | 'tasks_list' | 'tasks_cancel' | 'tasks_graph';
+type GraphMethods = 'tasks_run' | 'tasks_status' | 'tasks_list' | 'tasks_cancel' | 'tasks_graph' | 'tasks_rerun';
 
 /** Where a room keeps the files it owns besides its database: `<room>.md.commonroom.d/` (0700). */
 export function roomStateDir(markdownPath: string): string {
@@ -109,6 +109,16 @@ export function graphsFeature(ctx: EngineContext, tasks: TaskService, terminalHo
     };
   }
 
+  /** The same spec as an ended graph, submitted again by the caller as a new graph (its own id, logs, events). */
+  function rerun(caller: Caller, input: MethodInput<'tasks_rerun'>): MethodOutputs['tasks_rerun'] {
+    const g = visibleGraph(repo, caller, input.graphId);
+    if (g.state === 'pending' || g.state === 'running') {
+      throw new RoomError('CONFLICT', `graph ${g.id} is still ${g.state}: wait for it to end or cancel it (tasks_cancel), then re-run it`);
+    }
+    const stages = repo.stages(g.id).map((s) => ({ id: s.stageId, dependsOn: s.dependsOn, ...s.spec }));
+    return run(caller, { ...(g.name !== null ? { name: g.name } : {}), maxParallel: g.maxParallel, onFailure: g.onFailure, stages });
+  }
+
   async function cancel(caller: Caller, input: MethodInput<'tasks_cancel'>): Promise<MethodOutputs['tasks_cancel']> {
     const g = visibleGraph(repo, caller, input.graphId);
     if (g.owner !== caller.name && !caller.capabilities.includes('operate')) {
@@ -189,6 +199,7 @@ export function graphsFeature(ctx: EngineContext, tasks: TaskService, terminalHo
       },
       tasks_list: (caller, input) => listOf(repo, caller, input),
       tasks_cancel: cancel,
+      tasks_rerun: rerun,
       tasks_graph: (caller, input) => topologyOf(repo, caller, input.graphId),
     },
     async start() {

@@ -1,0 +1,33 @@
+import { memo } from 'react';
+import { Handle, Position, type Node, type NodeProps } from '@xyflow/react';
+import type { GraphTopologyNode } from '../../../../src-main/common/methods/graphs';
+import { stateLabel } from './stage-state';
+
+export type StageNodeData = { stage: GraphTopologyNode; selected: boolean };
+export type StageFlowNode = Node<StageNodeData, 'stage'>;
+
+/** What a pending stage waits on, in words: its unfinished dependencies, and/or a free parallelism slot. */
+export function waitingText(stage: GraphTopologyNode): string | null {
+  const w = stage.waitingOn;
+  if (!w) return null;
+  const parts: string[] = [];
+  if (w.stages.length > 0) parts.push(`waits on ${w.stages.map((s) => s.id).join(', ')}`);
+  if (w.slot) parts.push('waits for a free slot');
+  return parts.length > 0 ? parts.join('; ') : null;
+}
+
+/** One stage: its id, its state in words and colour, and what it waits on or why it ended badly. */
+export const StageNode = memo(function StageNode({ data }: NodeProps<StageFlowNode>): React.JSX.Element {
+  const { stage } = data;
+  const waiting = waitingText(stage);
+  const detail = waiting ?? (stage.errorCode ? stage.errorCode : stage.state === 'running' && stage.ready ? 'ready' : null);
+  return (
+    <div className={`stage-node state-${stage.state} ${data.selected ? 'selected' : ''}`} data-stage-id={stage.id} data-state={stage.state} title={stage.id}>
+      <Handle type="target" position={Position.Left} isConnectable={false} />
+      <div className="stage-node-id truncate">{stage.id}</div>
+      <div className="stage-node-state">{stateLabel(stage.state)}</div>
+      {detail && <div className="stage-node-detail truncate" title={detail}>{detail}</div>}
+      <Handle type="source" position={Position.Right} isConnectable={false} />
+    </div>
+  );
+});

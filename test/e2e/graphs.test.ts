@@ -1,0 +1,203 @@
+/**
+ * The Graphs screen in real Chromium against a real room (the runner's own door), with an agent played by a
+ * real MCP SDK client: a diamond graph whose one stage fails shows its states change live, the failed stage's
+ * log and reason, its dependent skipped; a stage cancelled from the UI ends (its process is gone); a graph at
+ * the room's stage limit (256) lays out and stays interactive. Saves light and dark screenshots under
+ * test-output/. Needs `npm run build` (the renderer bundle in out/renderer).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startRunner, type RunningRoom } from '../../src-main/server/runner';
+import { makeHome, REPO, type TestHome } from '../helpers/env';
+import { closeUi, launchChromium, openUi, outputFile } from './helpers/open-ui';
+
+let home: TestHome;
+let runner: RunningRoom;
+let agent: Client;
+let browser: Browser;
+let page: Page;
+let work: string;
+const pageErrors: string[] = [];
+
+const tool = async <T>(name: string, args: Record<string, unknown>) => {
+  const r = (await agent.callTool({ name, arguments: args })) as { isError?: boolean; content: { text: string }[]; structuredContent: T };
+  if (r.isError) throw new Error(r.content[0]?.text);
+  return r.structuredContent;
+};
+
+const node = (id: string) => page.locator(`.react-flow__node[data-id="${id}"] .stage-node`);
+const stateOf = (id: string) => node(id).getAttribute('data-state');
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function showGraph(graphId: string): Promise<void> {
+  const row = page.locator(`.graph-row[data-graph-id="${graphId}"]`);
+  await row.waitFor();
+  await row.click();
+}
+
+beforeAll(async () => {
+  if (!fs.existsSync(path.join(REPO, 'out/renderer/index.html'))) throw new Error('run `npm run build` first: the e2e tests load out/renderer');
+  home = makeHome();
+  work = path.join(home.root, 'work');
+  fs.mkdirSync(work);
+  runner = await startRunner({ port: 0, paths: home.paths });
+  const added = await runner.engine.call(runner.engine.operator(), 'participant_add', { name: 'agent', capabilities: ['read', 'write'] });
+  agent = new Client({ name: 'e2e-agent', version: '1' }, { versionNegotiation: { mode: 'auto' } });
+  await agent.connect(new StreamableHTTPClientTransport(runner.mcpUrl, { requestInit: { headers: { Authorization: `Bearer ${added.token}` } } }));
+  browser = await launchChromium();
+  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  await openUi(page, runner);
+  await page.getByRole('button', { name: /Graphs/ }).click();
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await agent?.close();
+  if (runner) await closeUi(runner);
+  await runner?.close();
+  home?.cleanup();
+});
+
+describe('graphs in the browser', () => {
+  let diamond: string;
+
+  it('a diamond graph the agent runs shows its states change live; the failed stage’s dependent is skipped', async () => {
+    const gate = path.join(work, 'gate');
+    const run = await tool<{ graphId: string }>('tasks_run', {
+      name: 'diamond: build, test and lint, then package',
+      stages: [
+        { id: 'a', command: ['sh', '-c', `echo a-start; while [ ! -f ${gate} ]; do sleep 0.05; done; echo a-done`] },
+        { id: 'b', command: ['sh', '-c', 'echo b-ok'], dependsOn: ['a'] },
+        { id: 'c', command: ['sh', '-c', 'echo c-out; echo c-broke >&2; exit 7'], dependsOn: ['a'] },
+        { id: 'd', command: ['sh', '-c', 'echo d'], dependsOn: ['b', 'c'] },
+      ],
+    });
+    diamond = run.graphId;
+    await showGraph(diamond);
+    await expect.poll(() => stateOf('a'), { timeout: 15_000 }).toBe('running');
+    await expect.poll(() => node('d').innerText()).toContain('waits on b, c');
+
+    fs.writeFileSync(gate, '');
+    await expect.poll(() => stateOf('c'), { timeout: 15_000 }).toBe('failed');
+    await expect.poll(() => stateOf('d')).toBe('skipped');
+    expect(await stateOf('b')).toBe('completed');
+    await expect.poll(() => page.getByTestId('graph-state').innerText()).toContain('failed');
+    expect(await node('c').innerText()).toContain('failed');
+    // the list row says failed too, in words
+    expect(await page.locator(`.graph-row[data-graph-id="${diamond}"]`).innerText()).toMatch(/failed[\s\S]*4\/4 ended/);
+  });
+
+  it('clicking the failed stage shows its log, its reason and exit code', async () => {
+    await node('c').click();
+    await expect.poll(() => page.getByTestId('stage-log').innerText()).toContain('c-out');
+    expect(await page.getByTestId('stage-log').innerText()).toContain('c-broke');
+    expect(await page.getByTestId('stage-error').innerText()).toContain('EXIT_NONZERO');
+    expect(await page.getByTestId('stage-exit').innerText()).toBe('7');
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.screenshot({ path: outputFile(`graphs-diamond-${scheme}.png`) });
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.setViewportSize({ width: 1920, height: 1080 });
+    await page.screenshot({ path: outputFile('graphs-diamond-1920-light.png') });
+    await page.setViewportSize({ width: 1280, height: 800 });
+  });
+
+  it('re-running the failed graph from the UI submits the same spec as a new graph, shown at once', async () => {
+    await page.getByRole('button', { name: 'Re-run graph' }).click();
+    const rows = page.locator('.graph-row');
+    await expect.poll(() => rows.count()).toBe(2);
+    const rerunId = await page.locator('.graph-row.active').getAttribute('data-graph-id');
+    expect(rerunId).not.toBe(diamond);
+    // the gate file is still there, so the re-run goes straight through to the same failure
+    await expect.poll(() => stateOf('c'), { timeout: 15_000 }).toBe('failed');
+    await expect.poll(() => stateOf('d')).toBe('skipped');
+    // submitted by the person (the UI's caller), so it is theirs, not the agent's
+    const status = await runner.engine.call(runner.engine.operator(), 'tasks_status', { graphId: rerunId ?? '' });
+    expect(status.graph).toMatchObject({ name: 'diamond: build, test and lint, then package', state: 'failed' });
+    expect(status.graph.owner).not.toBe('agent');
+  });
+
+  it('cancel stage from the UI ends a running stage: its process is gone', async () => {
+    const pidFile = path.join(work, 'slow.pid');
+    const run = await tool<{ graphId: string }>('tasks_run', {
+      name: 'long job',
+      stages: [
+        { id: 'slow', command: ['sh', '-c', `echo $$ > ${pidFile}; echo working; exec sleep 300`] },
+        { id: 'after', command: 'true', dependsOn: ['slow'] },
+      ],
+    });
+    await showGraph(run.graphId);
+    await expect.poll(() => stateOf('slow'), { timeout: 15_000 }).toBe('running');
+    await expect.poll(() => fs.existsSync(pidFile) && fs.readFileSync(pidFile, 'utf8').trim() !== '').toBe(true);
+    const pid = Number(fs.readFileSync(pidFile, 'utf8').trim());
+    expect(alive(pid)).toBe(true);
+    await node('slow').click();
+    await expect.poll(() => page.getByTestId('stage-log').innerText()).toContain('working');
+    await page.getByRole('button', { name: 'Cancel stage' }).click();
+    await expect.poll(() => stateOf('slow'), { timeout: 15_000 }).toBe('cancelled');
+    await expect.poll(() => alive(pid), { timeout: 15_000 }).toBe(false);
+    await expect.poll(() => stateOf('after')).toBe('skipped');
+  });
+
+  it('a tty stage opens in the terminal view; cancel graph from the UI ends it', async () => {
+    const run = await tool<{ graphId: string }>('tasks_run', {
+      name: 'interactive stage',
+      stages: [{ id: 'repl', command: ['sh', '-c', 'echo tty-ready; exec sleep 300'], tty: true }],
+    });
+    await showGraph(run.graphId);
+    await expect.poll(() => stateOf('repl'), { timeout: 15_000 }).toBe('running');
+    await node('repl').click();
+    const open = page.getByRole('button', { name: 'Open in terminal' });
+    await open.waitFor({ timeout: 15_000 });
+    await page.getByRole('button', { name: 'Cancel graph' }).waitFor();
+    await open.click();
+    const terminal = page.getByTestId('terminal');
+    await expect.poll(() => terminal.getAttribute('data-shell-id')).toBeTruthy();
+    const { shells } = await runner.engine.call(runner.engine.operator(), 'shell_list', {});
+    const shell = shells.find((s) => s.name.startsWith(`stage ${run.graphId}:repl#`));
+    expect(await terminal.getAttribute('data-shell-id')).toBe(shell?.id);
+
+    await page.getByRole('button', { name: /Graphs/ }).click();
+    await showGraph(run.graphId);
+    await page.getByRole('button', { name: 'Cancel graph' }).click();
+    await expect.poll(() => page.getByTestId('graph-state').innerText(), { timeout: 15_000 }).toContain('cancelled');
+    expect(await stateOf('repl')).toBe('cancelled');
+  });
+
+  it('a graph of 256 stages (the room’s limit) is laid out and stays interactive', async () => {
+    // a lattice of 16 layers of 16: each stage depends on two of the layer before
+    const stages = [];
+    for (let layer = 0; layer < 16; layer++) {
+      for (let i = 0; i < 16; i++) {
+        const dependsOn = layer === 0 ? [] : [`s${layer - 1}-${i}`, `s${layer - 1}-${(i + 1) % 16}`];
+        stages.push({ id: `s${layer}-${i}`, command: 'true', dependsOn });
+      }
+    }
+    const run = await tool<{ graphId: string }>('tasks_run', { name: 'lattice of 256 stages', maxParallel: 8, stages });
+    await showGraph(run.graphId);
+    await node('s0-0').waitFor({ timeout: 30_000 });
+    await page.getByRole('button', { name: /fit view/i }).click();
+    await node('s0-3').click();
+    await expect.poll(() => page.locator('.stage-panel-head h3').innerText()).toBe('s0-3');
+    // still live: the lattice ends and the page shows it
+    await expect.poll(() => page.getByTestId('graph-state').innerText(), { timeout: 60_000 }).toContain('completed');
+    await page.screenshot({ path: outputFile('graphs-lattice-light.png') });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.screenshot({ path: outputFile('graphs-lattice-dark.png') });
+    await page.emulateMedia({ colorScheme: 'light' });
+    expect(pageErrors).toEqual([]);
+  }, 120_000);
+});
