@@ -70,7 +70,7 @@ async function workload(kind: 'creator' | 'worker' | 'graphs', client: ToolClien
           stages: [
             { id: 'a', command: `echo a${i}` },
             { id: 'b', command: 'sleep 0.05; echo b', dependsOn: ['a'] },
-            { id: 'tree', command: `setsid sh -c 'exec sleep 300' & trap '' TERM; sleep 300` },
+            { id: 'tree', command: `setsid sh -c 'exec sleep 300' & exec sleep 300` },
           ],
         });
         ledger.graphs.add(graphId);
@@ -133,7 +133,7 @@ export async function runKillRounds(rounds: number): Promise<KillTally> {
       const worker = await connectClient(serve.mcpUrl, tokens.worker as string, legacyFirst ? 'modern' : 'legacy');
       const stop = { now: false };
       const loops = [workload('creator', creator, serve, round, ledger, stop, tally), workload('worker', worker, serve, round, ledger, stop, tally), workload('graphs', creator, serve, round, ledger, stop, tally)];
-      await new Promise((r) => setTimeout(r, 100 + Math.random() * 500));
+      await new Promise((r) => setTimeout(r, 200 + Math.random() * 600));
       serve.proc.kill('SIGKILL');
       await serve.exited;
       stop.now = true;
