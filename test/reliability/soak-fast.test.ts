@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { runCycles } from '../soak/cycles';
+import { runFuzz } from '../soak/fuzz';
+import { runKillRounds } from '../soak/kills';
+
+/**
+ * The fast subset of `npm run soak` (test/soak/): the same scenario code at small counts. The full counts and
+ * the figures they produce are in RELIABILITY.md, written by the soak run.
+ */
+describe('soak, fast subset', () => {
+  it('5 random SIGKILLs under mixed two-era load: no violation of the acknowledged ledger or the room', async () => {
+    const t = await runKillRounds(5);
+    expect(t.details).toEqual([]);
+    expect(t.rounds).toBe(5);
+    expect(t.ackedGraphs + t.ackedHandoffChanges).toBeGreaterThan(0);
+  }, 180_000);
+
+  it('50 shell and stage spawn/kill cycles: no survivor, no fd, PTY or zombie growth', async () => {
+    const t = await runCycles(50);
+    expect(t).toMatchObject({ survivors: 0, zombies: 0 });
+    expect(t.ptyGrowth).toBeLessThanOrEqual(0);
+    expect(t.fdGrowth).toBeLessThanOrEqual(4);
+  }, 180_000);
+
+  it('fuzz of every tool, framing and ReDoS patterns at small counts: every case answered cleanly', async () => {
+    const t = await runFuzz(25, 100, 30);
+    expect(t.problems).toEqual([]);
+  }, 180_000);
+});
