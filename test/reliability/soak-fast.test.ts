@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { runCycles } from '../soak/cycles';
 import { runFuzz } from '../soak/fuzz';
 import { runKillRounds } from '../soak/kills';
+import { runLoad } from '../soak/load';
 
 /**
  * The fast subset of `npm run soak` (test/soak/): the same scenario code at small counts. The full counts and
@@ -20,6 +21,14 @@ describe('soak, fast subset', () => {
     expect(t).toMatchObject({ survivors: 0, zombies: 0 });
     expect(t.ptyGrowth).toBeLessThanOrEqual(0);
     expect(t.fdGrowth).toBeLessThanOrEqual(4);
+  }, 180_000);
+
+  it('6 clients of both eras × 30 mixed calls and 10 listeners: 0 errors, 0 cross-deliveries, the session cap refuses clearly', async () => {
+    const t = await runLoad(6, 30, 10);
+    expect(t.firstErrors).toEqual([]);
+    expect(t).toMatchObject({ errors: 0, crossDeliveries: 0 });
+    expect(t.notifications).toBeGreaterThan(0);
+    expect(t.capRefusal).toMatch(/open MCP sessions: close unused ones/);
   }, 180_000);
 
   it('fuzz of every tool, framing and ReDoS patterns at small counts: every case answered cleanly', async () => {
