@@ -8,8 +8,11 @@ import { REPO } from '../helpers/env';
  */
 export const FULL = process.env.SOAK_SCALE === 'full';
 
+/** SOAK_FRACTION (0–1) shrinks a full run when time is short; the figures written say what was counted. */
+const FRACTION = Math.min(1, Math.max(0, Number(process.env.SOAK_FRACTION ?? 1) || 1));
+
 export function sized(full: number, fast: number): number {
-  return FULL ? full : fast;
+  return FULL ? Math.max(fast, Math.round(full * FRACTION)) : fast;
 }
 
 export function percentile(values: number[], p: number): number {
