@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { runLoad } from './load';
-import { report, sized } from './scale';
+import { FULL, report, sized } from './scale';
 
-const CLIENTS = sized(20, 6);
+const CLIENTS = FULL ? 20 : 6;
 const CALLS = sized(500, 30);
-const LISTENERS = sized(50, 10);
+const LISTENERS = FULL ? 50 : 10;
 
 describe('soak: many clients of both eras and listeners', () => {
   it(`${CLIENTS} clients × ${CALLS} mixed calls and ${LISTENERS} listeners: 0 errors, 0 cross-deliveries, the session cap refuses clearly`, async () => {
