@@ -30,6 +30,7 @@ describe('soak, fast subset', () => {
     expect(t).toMatchObject({ errors: 0, crossDeliveries: 0 });
     expect(t.notifications).toBeGreaterThan(0);
     expect(t.capRefusal).toMatch(/open MCP sessions: close unused ones/);
+    expect(t.taskCapRefusal).toMatch(/^LIMIT_EXCEEDED: .*finish or cancel one first/);
   }, 180_000);
 
   it('fuzz of every tool, framing and ReDoS patterns at small counts: every case answered cleanly', async () => {

@@ -21,6 +21,7 @@ export interface LoadTally {
   crossDeliveries: number;
   notifications: number;
   capRefusal: string;
+  taskCapRefusal: string;
   p50: number;
   p99: number;
   lagP50: number;
@@ -44,6 +45,9 @@ export async function runLoad(clients: number, callsPerClient: number, listeners
   const inbox = new Map<string, Handoff[]>(names.map((n) => [n, []])); // handed to me, not accepted yet
   const accepted = new Map<string, Handoff[]>(names.map((n) => [n, []]));
   const mine = new Map<string, Handoff[]>(names.map((n) => [n, []]));
+  // the room caps tasks working at once (32): each participant keeps at most one handoff of its own in flight
+  const live = new Set<string>();
+  const inFlight = (me: string) => (mine.get(me) ?? []).some((h) => live.has(h.id));
   const latencies: number[] = [];
   const firstErrors: string[] = [];
   let errors = 0;
@@ -83,11 +87,12 @@ export async function runLoad(clients: number, callsPerClient: number, listeners
       const out = await timed<{ handoff: Handoff }>(me, 'handoff_create', conns[i] as ToolClient, { summary: `load ${me} #${k}`, to: peer });
       if (!out) return;
       involved.set(out.handoff.taskId, new Set([me, peer]));
+      live.add(out.handoff.id);
       mine.get(me)?.push(out.handoff);
       inbox.get(peer)?.push(out.handoff);
     };
     // every participant has tasks before the listeners start
-    await Promise.all(names.map(async (_, i) => (await create(i, -1), await create(i, -2))));
+    await Promise.all(names.map((_, i) => create(i, -1)));
     const allTasks = [...involved.keys()];
     for (let j = 0; j < listeners; j++) {
       const who = names[j % clients] as string;
@@ -103,11 +108,14 @@ export async function runLoad(clients: number, callsPerClient: number, listeners
           const incoming = inbox.get(me) as Handoff[];
           const working = accepted.get(me) as Handoff[];
           const own = mine.get(me) as Handoff[];
-          if (kind === 0) await create(i, k);
+          if (kind === 0 && !inFlight(me)) await create(i, k);
           else if (kind === 1 && incoming.length > 0) {
             const h = incoming.shift() as Handoff;
             if (await timed(me, 'handoff_accept', c, { handoff_id: h.id })) working.push(h);
-          } else if (kind === 2 && working.length > 0) await timed(me, 'handoff_complete', c, { handoff_id: (working.shift() as Handoff).id, result: 'done' });
+          } else if (kind === 2 && working.length > 0) {
+            const h = working.shift() as Handoff;
+            if (await timed(me, 'handoff_complete', c, { handoff_id: h.id, result: 'done' })) live.delete(h.id);
+          }
           else if (kind === 3 && own.length > 0) await timed(me, 'handoff_get', c, { handoff_id: (own[k % own.length] as Handoff).id });
           else if (kind === 4 && own.length > 0) await timed(me, 'handoff_events', c, { handoff_id: (own[k % own.length] as Handoff).id });
           else await timed(me, 'workspace_history', c, { limit: 20 });
@@ -143,9 +151,19 @@ export async function runLoad(clients: number, callsPerClient: number, listeners
     } finally {
       await Promise.all(extra.map((c) => c.close()));
     }
+    // the room's cap on tasks working at once: filled up, the next create is refused with what to do
+    let taskCapRefusal = '';
+    for (let k = 0; k < 64 && !taskCapRefusal; k++) {
+      try {
+        await (conns[0] as ToolClient).call('handoff_create', { summary: `cap ${k}`, to: names[1] });
+      } catch (e) {
+        taskCapRefusal = (e as Error).message;
+      }
+    }
     probing = false;
     await probe;
     return {
+      taskCapRefusal,
       clients,
       callsPerClient,
       listeners,
