@@ -19,7 +19,20 @@ export class AuditRepo {
     this.pending.push(e);
     if (this.scheduled) return;
     this.scheduled = true;
-    setImmediate(() => this.flush());
+    setImmediate(() => this.flushOrKeep());
+  }
+
+  /**
+   * A failed write (a full disk: SQLITE_FULL) must not take the runner down from a timer: the rows stay pending
+   * (bounded by the ring size) for the next write, and one line without a stack says why.
+   */
+  private flushOrKeep(): void {
+    try {
+      this.flush();
+    } catch (error) {
+      const code = (error as { code?: string }).code ?? (error as Error).message;
+      console.error(`[audit] writing the audit log failed (${code}); ${this.pending.length} row(s) kept for the next write`);
+    }
   }
 
   /** Writes what is pending (also called before reads and when the room closes). */
@@ -29,15 +42,20 @@ export class AuditRepo {
     const rows = this.pending;
     this.pending = [];
     const insert = this.db.prepare('INSERT INTO audit (at, participant, method, outcome, duration_ms) VALUES (?, ?, ?, ?, ?)');
-    this.db.transaction(() => {
-      for (const e of rows) insert.run(e.at, e.participant, e.method, e.outcome, e.durationMs);
-      this.db.prepare('DELETE FROM audit WHERE id < (SELECT id FROM audit ORDER BY id DESC LIMIT 1 OFFSET ?)').run(this.ringSize - 1);
-    })();
+    try {
+      this.db.transaction(() => {
+        for (const e of rows) insert.run(e.at, e.participant, e.method, e.outcome, e.durationMs);
+        this.db.prepare('DELETE FROM audit WHERE id < (SELECT id FROM audit ORDER BY id DESC LIMIT 1 OFFSET ?)').run(this.ringSize - 1);
+      })();
+    } catch (error) {
+      this.pending = [...rows, ...this.pending].slice(-this.ringSize);
+      throw error;
+    }
   }
 
   /** Newest first, `limit` rows older than `before` (an id), and whether more are older. */
   page(before: number | null, limit: number): { entries: AuditEntry[]; more: boolean } {
-    this.flush();
+    this.flushOrKeep();
     const rows = this.db
       .prepare('SELECT id, at, participant, method, outcome, duration_ms AS durationMs FROM audit WHERE id < ? ORDER BY id DESC LIMIT ?')
       .all(before ?? Number.MAX_SAFE_INTEGER, limit + 1) as AuditEntry[];
