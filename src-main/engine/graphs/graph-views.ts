@@ -1,6 +1,6 @@
 import zlib from 'node:zlib';
 import { RoomError } from '../../common/errors';
-import { waitingOn, type SchedStage } from '../../common/graphs/graph-scheduler';
+import { waitingOnIn, type SchedStage } from '../../common/graphs/graph-scheduler';
 import { STAGE_STATES, type StageState } from '../../common/graphs/stage-machine';
 import type { GraphOutputs, GraphTopologyNode, GraphView, LogSlice, StageView } from '../../common/methods/graphs';
 import type { Limits } from '../../common/limits';
@@ -117,15 +117,19 @@ export function topologyOf(repo: GraphRepo, caller: Caller, graphId: string): Gr
   const g = visibleGraph(repo, caller, graphId);
   const stages = repo.stages(g.id);
   const sched = schedStages(stages);
+  const waiting = waitingOnIn(sched, g.maxParallel);
+  // built once: per stage, a scan of every stage would make a 10,000-stage view quadratic
+  const dependents = new Map<string, string[]>();
+  for (const d of stages) for (const up of d.dependsOn) (dependents.get(up) ?? dependents.set(up, []).get(up))?.push(d.stageId);
   const nodes: GraphTopologyNode[] = stages.map((s, i) => ({
     id: s.stageId,
     dependsOn: s.dependsOn,
-    dependents: stages.filter((d) => d.dependsOn.includes(s.stageId)).map((d) => d.stageId),
+    dependents: dependents.get(s.stageId) ?? [],
     state: s.state,
     errorCode: s.errorCode,
     ready: s.ready,
     command: s.spec.command,
-    waitingOn: s.state === 'pending' ? waitingOn(sched[i] as SchedStage, sched, g.maxParallel) : null,
+    waitingOn: s.state === 'pending' ? waiting(sched[i] as SchedStage) : null,
   }));
   return { graph: graphView(g, stages), stages: nodes, order: stages.map((s) => s.stageId) };
 }
