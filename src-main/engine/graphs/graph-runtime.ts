@@ -10,6 +10,9 @@ import { endGraphTask, noteGraphProgress } from './graph-task';
 import type { TaskService } from '../tasks/task-service';
 import { StageCache } from './stage-cache';
 
+/** The longest a started attempt's pid waits for a tick to write it (a stage's exit usually brings one sooner). */
+const PID_RECORD_MS = 50;
+
 /** What the runtime is configured with: the supervisor's options (the clock comes from the engine context), and the task layer. */
 export type RuntimeOptions = Omit<SupervisorOptions, 'now'> & {
   /** The only writer of the graphs' task rows. */
@@ -30,6 +33,9 @@ export class GraphRuntime {
   /** Graphs whose whole cancel was asked for (durably: their pending stages are cancelled in the same tick). */
   private readonly cancelling = new Map<string, string>();
   private tickQueued = false;
+  /** Attempts started whose pid is not written yet (the next tick writes them). */
+  private readonly unrecorded: Live[] = [];
+  private pidTimer: NodeJS.Timeout | undefined;
   private closed = false;
 
   constructor(
@@ -111,10 +117,12 @@ export class GraphRuntime {
   tick(): void {
     if (this.closed) return;
     const signals = this.signals.splice(0);
+    const pids = this.unrecorded.splice(0);
     try {
-      this.applyTick(signals);
+      this.applyTick(signals, pids);
     } catch (error) {
       this.signals.unshift(...signals);
+      this.unrecorded.unshift(...pids);
       throw error;
     }
   }
@@ -129,7 +137,7 @@ export class GraphRuntime {
     }
   }
 
-  private applyTick(signals: typeof this.signals): void {
+  private applyTick(signals: typeof this.signals, pids: Live[]): void {
     const toSpawn: StageRecord[] = [];
     /** The spawns whose row was marked running (a failed compare-and-set starts nothing). */
     const marked = new Set<StageRecord>();
@@ -140,6 +148,7 @@ export class GraphRuntime {
     this.commit(() => {
       const at = this.ctx.now();
       const events: EventInput[] = [];
+      this.recordPids(pids);
       const stageEvent = (s: StageRecord, state: StageState, data: Record<string, unknown> = {}) =>
         events.push({ kind: 'graph.stage', actor: null, subject: stageTaskId(s.graphId, s.stageId), data: { graphId: s.graphId, stageId: s.stageId, state, attempt: s.attempt, ...data } });
       const end = (s: StageRecord, expect: { state: StageState; attempt?: number }, state: StageState, errorCode: StageErrorCode | null, extra: StageChange = {}) => {
@@ -228,18 +237,27 @@ export class GraphRuntime {
       }
     }
     if (started.length > 0) {
-      // pid and start time of each new attempt, in one commit: what the next runner needs to find orphans
-      this.commit(() => {
-        for (const l of started) {
-          const s = this.cache.stage(l.graphId, l.stageId);
-          if (s && l.handle.pid !== null) {
-            this.cache.update(s, { state: 'running', attempt: l.attempt }, { pid: l.handle.pid, pidStart: l.handle.startTime });
-          }
-        }
-        return { value: undefined, events: [] };
-      });
+      // pid and start time of each new attempt go into the next tick's commit (no commit of their own: with
+      // synchronous=FULL that was a second fsync per stage); a tick comes within PID_RECORD_MS at the latest
+      this.unrecorded.push(...started);
+      this.pidTimer ??= setTimeout(() => {
+        this.pidTimer = undefined;
+        this.scheduleTick();
+      }, PID_RECORD_MS);
     }
     for (const e of toEnd) this.attempts.end(e.graphId, e.stageId, e.reason);
+  }
+
+  /**
+   * Writes the pid and start time of attempts started since the last tick, inside its transaction (before its
+   * exits, which clear them). Until then a crash leaves the attempt with its tag recorded but not its pid:
+   * restart reconciliation still finds and ends it, and every process it started, by that tag.
+   */
+  private recordPids(pids: Live[]): void {
+    for (const l of pids) {
+      const s = this.cache.stage(l.graphId, l.stageId);
+      if (s && l.handle.pid !== null) this.cache.update(s, { state: 'running', attempt: l.attempt }, { pid: l.handle.pid, pidStart: l.handle.startTime });
+    }
   }
 
   /** One graph: skips, cancels, starts and service stops the scheduler decides, then the graph's derived state. Returns whether it ended. */
@@ -311,6 +329,7 @@ export class GraphRuntime {
     await ending;
     this.tick();
     this.closed = true;
+    clearTimeout(this.pidTimer);
     this.attempts.close();
   }
 }
