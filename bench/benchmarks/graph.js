@@ -29,7 +29,7 @@ export function shape(kind, n, cols = 16) {
 }
 
 /** The bare baseline: spawn `true` for each stage whose dependencies completed, at most PARALLEL at once. */
-async function bareLoop(stages) {
+export async function bareLoop(stages) {
   const t = performance.now();
   const waiting = new Map(stages.map((s) => [s.id, new Set(s.dependsOn)]));
   const dependents = new Map(stages.map((s) => [s.id, []]));
