@@ -109,6 +109,11 @@ export class GraphRuntime {
     this.tick();
   }
 
+  /** A running graph's stages as this runtime holds them (equal to the committed rows between ticks), or undefined. */
+  liveStages(graphId: string): readonly StageRecord[] | undefined {
+    return this.cache.peek(graphId);
+  }
+
   unfinishedGraphIds(): string[] {
     return this.repo.unfinished().map((g) => g.id);
   }

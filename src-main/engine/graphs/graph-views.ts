@@ -104,9 +104,11 @@ export function statusOf(
   input: { graphId: string; stageId?: string | undefined; logCursor?: number | undefined; logMaxBytes?: number | undefined },
   // the engine passes its own; the default is for the CLI reading a room file without a room process
   limits: Pick<Limits, 'defaultLogReadBytes' | 'maxStageLogBytes'>,
+  /** The runner's own copy of a running graph's rows (a status poll of a 10,000-stage graph need not read them all). */
+  live?: (graphId: string) => readonly StageRecord[] | undefined,
 ): GraphOutputs['tasks_status'] {
   const g = visibleGraph(repo, caller, input.graphId);
-  const stages = repo.stages(g.id);
+  const stages = live?.(g.id) ?? repo.stages(g.id);
   const graph = graphView(g, stages);
   if (input.stageId === undefined) return { graph, stages: stages.map(stageView) };
   const s = stageOf(stages, g.id, input.stageId);

@@ -30,6 +30,11 @@ export class StageCache {
     return this.entry(graphId).list;
   }
 
+  /** The cached stages of a graph this runtime runs now, or undefined (not read yet, ended, or dropped). */
+  peek(graphId: string): readonly StageRecord[] | undefined {
+    return this.graphs.get(graphId)?.list;
+  }
+
   stage(graphId: string, stageId: string): StageRecord | undefined {
     return this.entry(graphId).byId.get(stageId);
   }
