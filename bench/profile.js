@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Where the room process spends its time under one benchmark's load: runs `commonroom serve` with
 // --cpu-prof, drives it with a small workload, stops it (the profile is written on a clean exit) and prints
-// the self time by function (top N) and the idle share. usage: node bench/profile.js shell-roundtrip|mcp-call|handoff-cycle [N]
+// the self time by function (top N) and the idle share. usage: node bench/profile.js shell-roundtrip|mcp-call|handoff-cycle|graph [N]
 import fs from 'node:fs';
 import path from 'node:path';
 import { callTool, closeAll, connect } from './lib/clients.js';
@@ -21,6 +21,20 @@ const workloads = {
       await Promise.all(clients.map(async (c) => { for (let i = 0; i < 100; i++) await callTool(c, 'room_info'); }));
       await closeAll(clients);
     }
+  },
+  async graph(room) {
+    const { shape } = await import('./benchmarks/graph.js');
+    const client = await connect('2026', room.url, room.token);
+    for (const kind of ['wide', 'chain', 'lattice']) {
+      const stages = shape(kind, 256).map((s) => ({ id: s.id, command: ['true'], dependsOn: s.dependsOn }));
+      const { graphId } = await callTool(client, 'tasks_run', { name: kind, maxParallel: 2, stages });
+      for (;;) {
+        const status = await callTool(client, 'tasks_status', { graphId });
+        if (status.graph.endedAt) break;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    }
+    await closeAll([client]);
   },
   async 'handoff-cycle'(room, home) {
     const agentToken = addParticipant(home, 'agent', 'read,write');

@@ -25,7 +25,8 @@ export function makeHome(label = 'room') {
 
 /** Spawns `commonroom serve` on a free port and resolves once its banner names the endpoint and token file. */
 export async function startRoom(home, extraArgs = []) {
-  const proc = spawn(process.execPath, [...(home.nodeArgs ?? []), BIN_COMMONROOM, 'serve', '--room', home.roomFile, '--port', '0', ...extraArgs], {
+  // home.bin: another build of the CLI (an A/B of two builds in one run, e.g. bench/ab-graph.js)
+  const proc = spawn(process.execPath, [...(home.nodeArgs ?? []), home.bin ?? BIN_COMMONROOM, 'serve', '--room', home.roomFile, '--port', '0', ...extraArgs], {
     env: home.env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -85,7 +85,9 @@ export const LIMITS = {
   maxIdempotencyKeyLength: 128,
   maxReasonChars: 2000,
   /** Task graphs: stages per graph, stages running at once per graph, default parallelism. */
-  maxGraphStages: 256,
+  maxGraphStages: 10_000,
+  /** Dependencies one stage may list (what every graph could list before graphs grew past 256 stages). */
+  maxStageDependencies: 256,
   maxGraphParallel: 64,
   defaultGraphParallel: 4,
   /** Graphs not yet ended per room; the next tasks_run is refused until one ends. */

@@ -37,26 +37,38 @@ function takesSlot(s: SchedStage): boolean {
  * propagate through the whole graph at once, so one decision settles everything a failure implies.
  */
 export function decide(stages: readonly SchedStage[], options: { maxParallel: number; onFailure: FailurePolicy; cancelling?: boolean }): Decision {
+  // linear in stages + dependencies: it runs on every tick, and a graph may have 10,000 stages
   const state = new Map(stages.map((s) => [s.id, s.state] as const));
   const byId = new Map(stages.map((s) => [s.id, s] as const));
-  const skip: Decision['skip'] = [];
-  let changed = true;
-  while (changed) {
-    changed = false;
-    for (const s of stages) {
-      if (state.get(s.id) !== 'pending') continue;
-      const dead = s.dependsOn.find((d) => {
-        const st = state.get(d);
-        return st === 'failed' || st === 'cancelled' || st === 'skipped';
-      });
-      if (dead !== undefined) {
-        skip.push({ id: s.id, upstream: dead });
-        state.set(s.id, 'skipped');
-        changed = true;
-      }
+  const dependents = new Map<string, SchedStage[]>();
+  for (const s of stages) {
+    for (const d of s.dependsOn) {
+      const list = dependents.get(d);
+      if (list) list.push(s);
+      else dependents.set(d, [s]);
     }
   }
-  const anyFailed = [...state.values()].some((s) => s === 'failed');
+  const isDead = (id: string) => {
+    const st = state.get(id);
+    return st === 'failed' || st === 'cancelled' || st === 'skipped';
+  };
+  const skip: Decision['skip'] = [];
+  const newlySkipped: string[] = [];
+  const trySkip = (s: SchedStage) => {
+    if (state.get(s.id) !== 'pending') return;
+    const dead = s.dependsOn.find(isDead);
+    if (dead === undefined) return;
+    skip.push({ id: s.id, upstream: dead });
+    state.set(s.id, 'skipped');
+    newlySkipped.push(s.id);
+  };
+  // one pass in submission order settles every dependency listed earlier; the worklist carries skips onwards
+  for (const s of stages) trySkip(s);
+  while (newlySkipped.length > 0) {
+    for (const d of dependents.get(newlySkipped.pop() as string) ?? []) trySkip(d);
+  }
+  let anyFailed = false;
+  for (const st of state.values()) if (st === 'failed') anyFailed = true;
   const cancelPending: string[] = [];
   const cancelRunning: string[] = [];
   if ((anyFailed && options.onFailure === 'cancel-all') || options.cancelling) {
@@ -68,7 +80,8 @@ export function decide(stages: readonly SchedStage[], options: { maxParallel: nu
     }
     return { start: [], skip, cancelPending, cancelRunning, stopServices: [] };
   }
-  let busy = stages.filter(takesSlot).length;
+  let busy = 0;
+  for (const s of stages) if (takesSlot(s)) busy++;
   const start: string[] = [];
   for (const s of stages) {
     if (busy >= options.maxParallel) break;
@@ -82,8 +95,8 @@ export function decide(stages: readonly SchedStage[], options: { maxParallel: nu
   const stopServices = stages
     .filter((s) => s.state === 'running' && s.hasReadiness && s.ready)
     .filter((s) => {
-      const dependents = stages.filter((d) => d.dependsOn.includes(s.id));
-      return dependents.length > 0 && dependents.every((d) => !started.has(d.id) && isTerminalStage(state.get(d.id) as StageState));
+      const deps = dependents.get(s.id) ?? [];
+      return deps.length > 0 && deps.every((d) => !started.has(d.id) && isTerminalStage(state.get(d.id) as StageState));
     })
     .map((s) => s.id);
   return { start, skip, cancelPending, cancelRunning, stopServices };
@@ -91,11 +104,20 @@ export function decide(stages: readonly SchedStage[], options: { maxParallel: nu
 
 /** For a pending stage: the dependencies it still waits on, or that it waits for a free slot. */
 export function waitingOn(stage: SchedStage, stages: readonly SchedStage[], maxParallel: number): { stages: { id: string; state: StageState }[]; slot: boolean } {
-  if (stage.state !== 'pending') return { stages: [], slot: false };
+  return waitingOnIn(stages, maxParallel)(stage);
+}
+
+/** `waitingOn` for many stages of one graph: the lookups are built once (a view of 10,000 stages stays linear). */
+export function waitingOnIn(stages: readonly SchedStage[], maxParallel: number): (stage: SchedStage) => { stages: { id: string; state: StageState }[]; slot: boolean } {
   const byId = new Map(stages.map((s) => [s.id, s] as const));
-  const blockers = stage.dependsOn
-    .map((d) => byId.get(d) as SchedStage)
-    .filter((d) => !satisfies(d))
-    .map((d) => ({ id: d.id, state: d.state }));
-  return { stages: blockers, slot: blockers.length === 0 && stages.filter(takesSlot).length >= maxParallel };
+  let busy = 0;
+  for (const s of stages) if (takesSlot(s)) busy++;
+  return (stage) => {
+    if (stage.state !== 'pending') return { stages: [], slot: false };
+    const blockers = stage.dependsOn
+      .map((d) => byId.get(d) as SchedStage)
+      .filter((d) => !satisfies(d))
+      .map((d) => ({ id: d.id, state: d.state }));
+    return { stages: blockers, slot: blockers.length === 0 && busy >= maxParallel };
+  };
 }

@@ -59,7 +59,7 @@ export const stageSpec = z
       .record(envName, z.string().max(8192))
       .refine((e) => Object.keys(e).length <= 64, 'env may set at most 64 variables')
       .optional(),
-    dependsOn: z.array(stageId).max(LIMITS.maxGraphStages).optional(),
+    dependsOn: z.array(stageId).max(LIMITS.maxStageDependencies, `a stage may depend on at most ${LIMITS.maxStageDependencies} stages: put a joining stage between`).optional(),
     /** Each attempt is ended (SIGINT, SIGTERM, SIGKILL) after this long and fails with TIMEOUT. */
     timeoutMs: z.number().int().min(100).max(LIMITS.maxStageTimeoutMs).optional(),
     /** Extra attempts after a failure (not after a cancel). */

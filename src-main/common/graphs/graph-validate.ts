@@ -76,18 +76,33 @@ export function findCycle(stages: readonly GraphNode[]): string[] | null {
   return null;
 }
 
-/** Kahn's algorithm, stable with respect to submission order. Assumes no cycle. */
+/**
+ * Kahn's algorithm by levels, stable with respect to submission order: a stage's level is one more than its
+ * deepest dependency's, and stages come out by level, then in submission order. Linear (a chain of 10,000
+ * stages must not cost 10,000 passes over the rest). Assumes no cycle.
+ */
 export function topologicalOrder(stages: readonly GraphNode[]): string[] {
-  const remaining = new Map(stages.map((s) => [s.id, new Set(s.dependsOn ?? [])] as const));
-  const order: string[] = [];
-  while (remaining.size > 0) {
-    const ready = [...remaining.entries()].filter(([, d]) => d.size === 0).map(([id]) => id);
-    if (ready.length === 0) throw new RoomError('INTERNAL', 'topologicalOrder called on a graph with a cycle');
-    for (const id of ready) {
-      order.push(id);
-      remaining.delete(id);
+  const index = new Map(stages.map((s, i) => [s.id, i] as const));
+  const pending = stages.map((s) => (s.dependsOn ?? []).length);
+  const dependents: number[][] = stages.map(() => []);
+  stages.forEach((s, i) => {
+    for (const d of s.dependsOn ?? []) dependents[index.get(d) as number]?.push(i);
+  });
+  let frontier = stages.map((_, i) => i).filter((i) => pending[i] === 0);
+  const byLevel: number[][] = [];
+  let seen = 0;
+  while (frontier.length > 0) {
+    byLevel.push(frontier);
+    seen += frontier.length;
+    const next: number[] = [];
+    for (const i of frontier) {
+      for (const j of dependents[i] as number[]) {
+        pending[j] = (pending[j] as number) - 1;
+        if (pending[j] === 0) next.push(j);
+      }
     }
-    for (const d of remaining.values()) for (const id of ready) d.delete(id);
+    frontier = next.sort((a, b) => a - b);
   }
-  return order;
+  if (seen < stages.length) throw new RoomError('INTERNAL', 'topologicalOrder called on a graph with a cycle');
+  return byLevel.flat().map((i) => (stages[i] as GraphNode).id);
 }

@@ -8,6 +8,10 @@ import { describeEnd } from './stage-runner';
 import { stageTaskId } from './graph-views';
 import { endGraphTask, noteGraphProgress } from './graph-task';
 import type { TaskService } from '../tasks/task-service';
+import { StageCache } from './stage-cache';
+
+/** The longest a started attempt's pid waits for a tick to write it (a stage's exit usually brings one sooner). */
+const PID_RECORD_MS = 50;
 
 /** What the runtime is configured with: the supervisor's options (the clock comes from the engine context), and the task layer. */
 export type RuntimeOptions = Omit<SupervisorOptions, 'now'> & {
@@ -23,10 +27,15 @@ export type RuntimeOptions = Omit<SupervisorOptions, 'now'> & {
  */
 export class GraphRuntime {
   private readonly attempts: AttemptSupervisor;
+  /** The stage rows of running graphs, read once: this runtime is their only writer. */
+  private readonly cache: StageCache;
   private readonly signals: Signal[] = [];
   /** Graphs whose whole cancel was asked for (durably: their pending stages are cancelled in the same tick). */
   private readonly cancelling = new Map<string, string>();
   private tickQueued = false;
+  /** Attempts started whose pid is not written yet (the next tick writes them). */
+  private readonly unrecorded: Live[] = [];
+  private pidTimer: NodeJS.Timeout | undefined;
   private closed = false;
 
   constructor(
@@ -34,6 +43,7 @@ export class GraphRuntime {
     private readonly repo: GraphRepo,
     private readonly options: RuntimeOptions,
   ) {
+    this.cache = new StageCache(repo);
     this.attempts = new AttemptSupervisor({ ...options, now: () => ctx.now() }, (signal) => {
       this.signals.push(signal);
       this.scheduleTick();
@@ -79,8 +89,8 @@ export class GraphRuntime {
       await this.attempts.cancel({ reason: 'cancel' }, graphId, s.stageId);
     } else {
       this.attempts.dropRetry(graphId, s.stageId);
-      this.ctx.commit(() => {
-        const ok = this.repo.updateStage(graphId, s.stageId, { state: s.state, attempt: s.attempt }, {
+      this.commit(() => {
+        const ok = this.cache.update(s, { state: s.state, attempt: s.attempt }, {
           state: 'cancelled',
           errorCode: 'CANCELLED',
           message: `cancelled by ${actor}`,
@@ -99,6 +109,11 @@ export class GraphRuntime {
     this.tick();
   }
 
+  /** A running graph's stages as this runtime holds them (equal to the committed rows between ticks), or undefined. */
+  liveStages(graphId: string): readonly StageRecord[] | undefined {
+    return this.cache.peek(graphId);
+  }
+
   unfinishedGraphIds(): string[] {
     return this.repo.unfinished().map((g) => g.id);
   }
@@ -107,46 +122,55 @@ export class GraphRuntime {
   tick(): void {
     if (this.closed) return;
     const signals = this.signals.splice(0);
+    const pids = this.unrecorded.splice(0);
     try {
-      this.applyTick(signals);
+      this.applyTick(signals, pids);
     } catch (error) {
       this.signals.unshift(...signals);
+      this.unrecorded.unshift(...pids);
       throw error;
     }
   }
 
-  private applyTick(signals: typeof this.signals): void {
+  /** A commit whose failure (rolled back) also drops the cached rows its writes had already changed. */
+  private commit(fn: () => { value: undefined; events: EventInput[] }): void {
+    try {
+      this.ctx.commit(fn);
+    } catch (error) {
+      this.cache.clear();
+      throw error;
+    }
+  }
+
+  private applyTick(signals: typeof this.signals, pids: Live[]): void {
     const toSpawn: StageRecord[] = [];
+    /** The spawns whose row was marked running (a failed compare-and-set starts nothing). */
+    const marked = new Set<StageRecord>();
     const toEnd: { graphId: string; stageId: string; reason: 'cancel' | 'service-stop' }[] = [];
     const retries: { graphId: string; stageId: string; attempt: number; delay: number }[] = [];
     const finished: StageRecord[] = [];
-    this.ctx.commit(() => {
+    const endedGraphs: string[] = [];
+    this.commit(() => {
       const at = this.ctx.now();
       const events: EventInput[] = [];
+      this.recordPids(pids);
       const stageEvent = (s: StageRecord, state: StageState, data: Record<string, unknown> = {}) =>
         events.push({ kind: 'graph.stage', actor: null, subject: stageTaskId(s.graphId, s.stageId), data: { graphId: s.graphId, stageId: s.stageId, state, attempt: s.attempt, ...data } });
       const end = (s: StageRecord, expect: { state: StageState; attempt?: number }, state: StageState, errorCode: StageErrorCode | null, extra: StageChange = {}) => {
-        const ok = this.repo.updateStage(s.graphId, s.stageId, expect, { state, errorCode, endedAt: at, pid: null, pidStart: null, ...extra });
+        const ok = this.cache.update(s, expect, { state, errorCode, endedAt: at, pid: null, pidStart: null, ...extra });
         if (ok) {
           stageEvent(s, state, { errorCode, message: extra.message ?? null });
           finished.push(s);
         }
         return ok;
       };
-      // one read per graph, not per signal: hundreds of exits of one graph must not read it hundreds of times
-      const rows = new Map<string, Map<string, StageRecord>>();
-      const rowOf = (graphId: string, stageId: string): StageRecord | undefined => {
-        let m = rows.get(graphId);
-        if (!m) rows.set(graphId, (m = new Map(this.repo.stages(graphId).map((x) => [x.stageId, x] as const))));
-        return m.get(stageId);
-      };
       for (const sig of signals) {
-        // a stale cached row is harmless: every write below is a compare-and-set on (state, attempt)
-        const s = rowOf(sig.graphId, sig.stageId);
+        // every write below is a compare-and-set on (state, attempt), so even a stale row could do no harm
+        const s = this.cache.stage(sig.graphId, sig.stageId);
         if (!s || s.state !== 'running' || s.attempt !== sig.attempt) continue; // fenced: an old attempt's news
         const expect = { state: 'running' as const, attempt: sig.attempt };
         if (sig.kind === 'ready') {
-          if (this.repo.updateStage(s.graphId, s.stageId, expect, { ready: true, message: 'ready: its dependents may start' })) stageEvent(s, 'running', { ready: true });
+          if (this.cache.update(s, expect, { ready: true, message: 'ready: its dependents may start' })) stageEvent(s, 'running', { ready: true });
         } else if (sig.kind === 'retry') {
           toSpawn.push(s);
         } else {
@@ -158,7 +182,7 @@ export class GraphRuntime {
           const policy = this.attempts.policyOf(s);
           if (c.state === 'failed' && isRetryable(c.errorCode) && hasAttemptAfter(policy, s.attempt) && !graphCancelling) {
             const delay = backoffBeforeAttempt(policy, s.attempt + 1);
-            this.repo.updateStage(s.graphId, s.stageId, expect, {
+            this.cache.update(s, expect, {
               pid: null,
               pidStart: null,
               exitCode: e.code,
@@ -176,11 +200,12 @@ export class GraphRuntime {
       }
       // every unfinished graph is settled each tick (at most maxActiveGraphs of them): a direct change such as a
       // pending stage's cancel must propagate to its dependents even when no process event touched the graph
-      for (const graph of this.repo.unfinished()) this.settle(graph, at, events, end, toSpawn, toEnd);
+      for (const graph of this.repo.unfinished()) if (this.settle(graph, at, events, end, toSpawn, toEnd)) endedGraphs.push(graph.id);
       // mark the spawns (first attempts and retries) running with their attempt number and tag, before any process exists
       for (const s of toSpawn) {
         const attempt = s.attempt + 1;
-        const ok = this.repo.updateStage(s.graphId, s.stageId, { state: s.state, attempt: s.attempt }, {
+        const wasPending = s.state === 'pending';
+        const ok = this.cache.update(s, { state: s.state, attempt: s.attempt }, {
           state: 'running',
           attempt,
           procTag: this.attempts.tagFor(s.graphId, s.stageId, attempt),
@@ -192,21 +217,22 @@ export class GraphRuntime {
           signal: null,
           message: attempt > 1 ? `attempt ${attempt} of ${s.maxAttempts} (${s.message ?? 'after a failure'})` : null,
         });
-        if (ok && s.state === 'pending') stageEvent({ ...s, attempt }, 'running');
-        s.attempt = ok ? attempt : -1;
+        if (ok && wasPending) stageEvent(s, 'running');
+        if (ok) marked.add(s);
       }
       // every graph a stage of which moved: its task says where its stages are now (an ended one is left alone)
       const moved = new Set(events.filter((e) => e.kind === 'graph.stage').map((e) => (e.data as { graphId: string }).graphId));
-      for (const graphId of moved) noteGraphProgress(this.options.tasks, graphId, this.repo.stages(graphId));
+      for (const graphId of moved) noteGraphProgress(this.options.tasks, graphId, this.cache.stages(graphId));
       return { value: undefined, events };
     });
+    for (const id of endedGraphs) this.cache.forget(id);
     for (const s of finished) this.attempts.closeLog(s.graphId, s.stageId);
     for (const r of retries) this.attempts.scheduleRetry(r.graphId, r.stageId, r.attempt, r.delay);
     const started: Live[] = [];
     // who submitted the graph: a tty stage's shell belongs to it (one read per graph, not per stage)
     const owners = new Map<string, string>();
     const ownerOf = (id: string) => owners.get(id) ?? owners.set(id, this.repo.graph(id)?.owner ?? 'operator').get(id) ?? 'operator';
-    for (const s of toSpawn.filter((x) => x.attempt > 0)) {
+    for (const s of toSpawn.filter((x) => marked.has(x))) {
       try {
         started.push(this.attempts.spawn(s, ownerOf(s.graphId)));
       } catch (error) {
@@ -216,20 +242,30 @@ export class GraphRuntime {
       }
     }
     if (started.length > 0) {
-      // pid and start time of each new attempt, in one commit: what the next runner needs to find orphans
-      this.ctx.commit(() => {
-        for (const l of started) {
-          if (l.handle.pid !== null) {
-            this.repo.updateStage(l.graphId, l.stageId, { state: 'running', attempt: l.attempt }, { pid: l.handle.pid, pidStart: l.handle.startTime });
-          }
-        }
-        return { value: undefined, events: [] };
-      });
+      // pid and start time of each new attempt go into the next tick's commit (no commit of their own: with
+      // synchronous=FULL that was a second fsync per stage); a tick comes within PID_RECORD_MS at the latest
+      this.unrecorded.push(...started);
+      this.pidTimer ??= setTimeout(() => {
+        this.pidTimer = undefined;
+        this.scheduleTick();
+      }, PID_RECORD_MS);
     }
     for (const e of toEnd) this.attempts.end(e.graphId, e.stageId, e.reason);
   }
 
-  /** One graph: skips, cancels, starts and service stops the scheduler decides, then the graph's derived state. */
+  /**
+   * Writes the pid and start time of attempts started since the last tick, inside its transaction (before its
+   * exits, which clear them). Until then a crash leaves the attempt with its tag recorded but not its pid:
+   * restart reconciliation still finds and ends it, and every process it started, by that tag.
+   */
+  private recordPids(pids: Live[]): void {
+    for (const l of pids) {
+      const s = this.cache.stage(l.graphId, l.stageId);
+      if (s && l.handle.pid !== null) this.cache.update(s, { state: 'running', attempt: l.attempt }, { pid: l.handle.pid, pidStart: l.handle.startTime });
+    }
+  }
+
+  /** One graph: skips, cancels, starts and service stops the scheduler decides, then the graph's derived state. Returns whether it ended. */
   private settle(
     graph: GraphRecord,
     at: string,
@@ -237,25 +273,25 @@ export class GraphRuntime {
     end: (s: StageRecord, expect: { state: StageState; attempt?: number }, state: StageState, code: StageErrorCode | null, extra?: StageChange) => boolean,
     toSpawn: StageRecord[],
     toEnd: { graphId: string; stageId: string; reason: 'cancel' | 'service-stop' }[],
-  ): void {
-    const stages = this.repo.stages(graph.id);
-    const byId = new Map(stages.map((s) => [s.stageId, s] as const));
+  ): boolean {
+    const stages = this.cache.stages(graph.id);
+    const byId = (id: string) => this.cache.stage(graph.id, id);
     const cancelActor = this.cancelling.get(graph.id);
     const d = decide(
       stages.map((s) => ({ id: s.stageId, dependsOn: s.dependsOn, state: s.state, hasReadiness: s.spec.readiness !== undefined, ready: s.ready })),
       { maxParallel: graph.maxParallel, onFailure: graph.onFailure, cancelling: cancelActor !== undefined },
     );
     for (const k of d.skip) {
-      const s = byId.get(k.id) as StageRecord;
+      const s = byId(k.id) as StageRecord;
       if (end(s, { state: 'pending' }, 'skipped', 'UPSTREAM_FAILED', { message: `skipped: ${k.upstream} did not complete` })) s.state = 'skipped';
     }
     const why = cancelActor !== undefined ? `cancelled by ${cancelActor}` : 'cancelled: another stage failed and the graph cancels the rest (onFailure: cancel-all)';
     for (const id of d.cancelPending) {
-      const s = byId.get(id) as StageRecord;
+      const s = byId(id) as StageRecord;
       if (end(s, { state: 'pending' }, 'cancelled', 'CANCELLED', { message: why })) s.state = 'cancelled';
     }
     for (const id of d.cancelRunning) {
-      const s = byId.get(id) as StageRecord;
+      const s = byId(id) as StageRecord;
       if (this.attempts.isLive(graph.id, id)) toEnd.push({ graphId: graph.id, stageId: id, reason: 'cancel' });
       else {
         // between attempts (waiting to retry, or about to): no process to signal, it just ends here
@@ -265,11 +301,12 @@ export class GraphRuntime {
         if (end(s, { state: 'running', attempt: s.attempt }, 'cancelled', 'CANCELLED', { message: why })) s.state = 'cancelled';
       }
     }
-    for (const id of d.start) toSpawn.push(byId.get(id) as StageRecord);
+    for (const id of d.start) toSpawn.push(byId(id) as StageRecord);
     for (const id of d.stopServices) toEnd.push({ graphId: graph.id, stageId: id, reason: 'service-stop' });
-    const states = stages.map((s) => (d.start.includes(s.stageId) ? 'running' : s.state));
+    const starting = new Set(d.start);
+    const states = stages.map((s) => (starting.has(s.stageId) ? 'running' : s.state));
     const state = deriveGraphState(states);
-    if (state === graph.state && graph.startedAt !== null) return;
+    if (state === graph.state && graph.startedAt !== null) return false;
     const ended = state !== 'pending' && state !== 'running';
     this.repo.setGraph(graph.id, { state, startedAt: graph.startedAt ?? (state !== 'pending' ? at : undefined), endedAt: ended ? at : undefined });
     if (state !== graph.state) events.push({ kind: 'graph.state', actor: null, subject: graph.id, data: { state } });
@@ -285,6 +322,7 @@ export class GraphRuntime {
       const ended = { kind: 'graph.ended', actor: cancelActor ?? null, subject: graph.id, data: { state, failed } };
       endGraphTask(this.options.tasks, graph.id, { state, statusMessage, result: { graphId: graph.id, state, stages: stages.length, failed } }, ended, events);
     }
+    return ended;
   }
 
   /** Graceful close: every live attempt is ended and recorded cancelled, so nothing outlives the room process. */
@@ -296,6 +334,7 @@ export class GraphRuntime {
     await ending;
     this.tick();
     this.closed = true;
+    clearTimeout(this.pidTimer);
     this.attempts.close();
   }
 }

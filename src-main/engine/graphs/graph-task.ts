@@ -14,7 +14,11 @@ import type { TaskService } from '../tasks/task-service';
 /** "2 running (build, test) · 1 pending · 3 completed", in the stages' order of appearance. */
 export function progressMessage(stages: readonly Pick<StageRecord, 'stageId' | 'state'>[]): string {
   const byState = new Map<string, string[]>();
-  for (const s of stages) byState.set(s.state, [...(byState.get(s.state) ?? []), s.stageId]);
+  for (const s of stages) {
+    const ids = byState.get(s.state);
+    if (ids) ids.push(s.stageId);
+    else byState.set(s.state, [s.stageId]);
+  }
   const parts: string[] = [];
   for (const [state, ids] of byState) {
     const names = state === 'running' ? ` (${ids.slice(0, 5).join(', ')}${ids.length > 5 ? ', …' : ''})` : '';

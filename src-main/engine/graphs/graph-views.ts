@@ -1,6 +1,6 @@
 import zlib from 'node:zlib';
 import { RoomError } from '../../common/errors';
-import { waitingOn, type SchedStage } from '../../common/graphs/graph-scheduler';
+import { waitingOnIn, type SchedStage } from '../../common/graphs/graph-scheduler';
 import { STAGE_STATES, type StageState } from '../../common/graphs/stage-machine';
 import type { GraphOutputs, GraphTopologyNode, GraphView, LogSlice, StageView } from '../../common/methods/graphs';
 import type { Limits } from '../../common/limits';
@@ -104,9 +104,11 @@ export function statusOf(
   input: { graphId: string; stageId?: string | undefined; logCursor?: number | undefined; logMaxBytes?: number | undefined },
   // the engine passes its own; the default is for the CLI reading a room file without a room process
   limits: Pick<Limits, 'defaultLogReadBytes' | 'maxStageLogBytes'>,
+  /** The runner's own copy of a running graph's rows (a status poll of a 10,000-stage graph need not read them all). */
+  live?: (graphId: string) => readonly StageRecord[] | undefined,
 ): GraphOutputs['tasks_status'] {
   const g = visibleGraph(repo, caller, input.graphId);
-  const stages = repo.stages(g.id);
+  const stages = live?.(g.id) ?? repo.stages(g.id);
   const graph = graphView(g, stages);
   if (input.stageId === undefined) return { graph, stages: stages.map(stageView) };
   const s = stageOf(stages, g.id, input.stageId);
@@ -117,15 +119,19 @@ export function topologyOf(repo: GraphRepo, caller: Caller, graphId: string): Gr
   const g = visibleGraph(repo, caller, graphId);
   const stages = repo.stages(g.id);
   const sched = schedStages(stages);
+  const waiting = waitingOnIn(sched, g.maxParallel);
+  // built once: per stage, a scan of every stage would make a 10,000-stage view quadratic
+  const dependents = new Map<string, string[]>();
+  for (const d of stages) for (const up of d.dependsOn) (dependents.get(up) ?? dependents.set(up, []).get(up))?.push(d.stageId);
   const nodes: GraphTopologyNode[] = stages.map((s, i) => ({
     id: s.stageId,
     dependsOn: s.dependsOn,
-    dependents: stages.filter((d) => d.dependsOn.includes(s.stageId)).map((d) => d.stageId),
+    dependents: dependents.get(s.stageId) ?? [],
     state: s.state,
     errorCode: s.errorCode,
     ready: s.ready,
     command: s.spec.command,
-    waitingOn: s.state === 'pending' ? waitingOn(sched[i] as SchedStage, sched, g.maxParallel) : null,
+    waitingOn: s.state === 'pending' ? waiting(sched[i] as SchedStage) : null,
   }));
   return { graph: graphView(g, stages), stages: nodes, order: stages.map((s) => s.stageId) };
 }

@@ -40,6 +40,7 @@ export function graphsFeature(ctx: EngineContext, tasks: TaskService, terminalHo
   const artifactRoot = artifactRootOf(room.location.markdownPath);
   // a stage's log growing, keyed by the stage's task id: what live log readers wait on
   const logGrowth = new GrowthSignal();
+  const live = (graphId: string) => runtime.liveStages(graphId);
   const runtime = new GraphRuntime(ctx, repo, {
     tasks,
     logGrew: (graphId, stageId) => logGrowth.fire(stageTaskId(graphId, stageId)),
@@ -184,8 +185,8 @@ export function graphsFeature(ctx: EngineContext, tasks: TaskService, terminalHo
     handlers: {
       tasks_run: run,
       tasks_status: async (caller, input) => {
-        if (!input.waitMs) return statusOf(repo, caller, input, limits);
-        const first = statusOf(repo, caller, input, limits); // refuses an unknown graph before waiting
+        if (!input.waitMs) return statusOf(repo, caller, input, limits, live);
+        const first = statusOf(repo, caller, input, limits, live); // refuses an unknown graph before waiting
         const following = 'log' in first && input.logCursor !== undefined;
         if ((first.graph.state !== 'pending' && first.graph.state !== 'running') || ('log' in first && following && first.log.records.length > 0)) {
           return { ...first, waitedMs: 0 };
@@ -195,7 +196,7 @@ export function graphsFeature(ctx: EngineContext, tasks: TaskService, terminalHo
         const cursor = input.logCursor ?? 0;
         const follow = logPath && input.stageId !== undefined ? { stageTaskId: stageTaskId(input.graphId, input.stageId), check: () => logSize(logPath) > cursor } : null;
         await waitForChange(input.graphId, input.waitMs, follow);
-        return { ...statusOf(repo, caller, input, limits), waitedMs: Math.round(ctx.elapsedMs() - started) };
+        return { ...statusOf(repo, caller, input, limits, live), waitedMs: Math.round(ctx.elapsedMs() - started) };
       },
       tasks_list: (caller, input) => listOf(repo, caller, input),
       tasks_cancel: cancel,

@@ -82,13 +82,11 @@ export class StageLogWriter {
       const rest = this.decoders[stream].end();
       if (rest.length > 0) this.write(stream, rest);
     }
-    try {
-      fs.fsyncSync(this.fd);
-    } catch {
-      // best effort: the records are written; fsync only narrows the crash window
-    }
-    fs.closeSync(this.fd);
+    const fd = this.fd;
     this.fd = null;
+    // the records are written (readers see them now); the fsync only narrows the crash window, so it runs on
+    // libuv's thread pool and the file is closed after it, instead of blocking the tick ~10 ms per stage
+    fs.fsync(fd, () => fs.close(fd, () => undefined));
   }
 }
 

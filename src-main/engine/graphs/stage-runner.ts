@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { killTree, processStartTime, findTagged, tagEnv, type ProcessIdentity } from '../process/process-tree';
+import { killTree, processStartTime, findLeftovers, tagEnv, type ProcessIdentity } from '../process/process-tree';
 import type { StageErrorCode, StageExit } from '../../common/graphs/stage-machine';
 import { spawnTerminal, type Terminal } from '../terminal/pty';
 import type { StageTerminalHost } from '../terminal/stage-terminal';
@@ -60,6 +60,7 @@ function lineSplitter(onLine: ((line: string) => void) | undefined): (text: stri
  */
 export function startAttempt(req: AttemptRequest): AttemptHandle {
   const env = tagEnv(req.env, req.tag);
+  const spawnedAt = Date.now();
   const [file, args] = typeof req.command === 'string' ? ['/bin/sh', ['-c', req.command]] : [req.command[0] as string, req.command.slice(1)];
   let endedBy: StageExit['endedBy'];
   let root: ProcessIdentity | undefined;
@@ -79,7 +80,8 @@ export function startAttempt(req: AttemptRequest): AttemptHandle {
   /** After the main process: sweep leftovers of this attempt, then report. */
   const finish = async (code: number | null, signal: string | null, closed: Promise<void>) => {
     await Promise.race([closed, sleep(200)]);
-    if (findTagged(req.tag).length > 0) {
+    const main = handle.pid !== null && handle.startTime !== null ? { pid: handle.pid, startTime: handle.startTime } : undefined;
+    if (findLeftovers(req.tag, main, spawnedAt).length > 0) {
       await killTree({ tag: req.tag, pgid: handle.pid ?? undefined }, { signals: ['SIGTERM', 'SIGKILL'], graceMs: 500 });
       await Promise.race([closed, sleep(500)]);
     }

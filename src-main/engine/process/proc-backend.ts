@@ -43,7 +43,46 @@ function readTag(pid: number): string | null {
   }
 }
 
+function readNumber(file: string): number | null {
+  try {
+    const n = Number(fs.readFileSync(file, 'utf8').trim());
+    return Number.isFinite(n) ? n : null;
+  } catch {
+    return null;
+  }
+}
+
+let pidMax: number | null | undefined;
+/** A bound no fork rate reaches: pids handed out per millisecond (used to rule out a whole wrap of the pid space). */
+const MAX_FORKS_PER_MS = 20;
+
+/**
+ * The processes started since `root`, read without opening every /proc entry: Linux hands out pids in
+ * increasing order until they wrap at pid_max, so while the last pid handed out (ns_last_pid) is still above
+ * the root's, and too little time passed for a whole wrap, every process started after the root has a pid
+ * between the two. Their start time is checked too (a pid reused is older). Null when that cannot be told.
+ */
+function listNewerThan(root: ProcessIdentity, spawnedAtMs: number): ProcessRow[] | null {
+  pidMax ??= readNumber('/proc/sys/kernel/pid_max');
+  const last = readNumber('/proc/sys/kernel/ns_last_pid');
+  if (pidMax === null || last === null || last < root.pid) return null;
+  if (Date.now() - spawnedAtMs >= pidMax / MAX_FORKS_PER_MS) return null;
+  const rootStart = Number(root.startTime);
+  const rows: ProcessRow[] = [];
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const pid = Number(name);
+    if (pid < root.pid || pid > last || pid === process.pid) continue;
+    const row = readRow(pid, false);
+    if (!row || row.startOrder < rootStart) continue;
+    row.tag = readTag(pid);
+    rows.push(row);
+  }
+  return rows;
+}
+
 export const procBackend: ProcessBackend = {
+  listNewerThan,
   name: 'proc',
   pollMs: 25,
   list() {
@@ -61,7 +100,7 @@ export const procBackend: ProcessBackend = {
   listAsync() {
     return Promise.resolve(this.list());
   },
-  get: (pid) => readRow(pid, true),
+  get: (pid) => readRow(pid, false),
   signal(targets: ProcessIdentity[], signal, pgid) {
     signalPosix(targets, signal, pgid, (pids) => {
       const times = new Map<number, string>();

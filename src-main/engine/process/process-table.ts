@@ -36,6 +36,11 @@ export interface ProcessBackend {
   readonly pollMs: number;
   /** Every visible process except the caller, in one look. */
   list(): ProcessRow[];
+  /**
+   * Only processes that can be descendants of `root` (started at `spawnedAtMs`, wall clock): cheaper than
+   * `list()` where the backend can tell (Linux: pids handed out since the root's). Null when it cannot.
+   */
+  listNewerThan?(root: ProcessIdentity, spawnedAtMs: number): ProcessRow[] | null;
   /** The same look without blocking the event loop (a kill looks many times while shells and HTTP go on). */
   listAsync(): Promise<ProcessRow[]>;
   /** One process (its tag may be left unread: callers want its state and start time), or null when it is gone. */

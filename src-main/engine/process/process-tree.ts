@@ -86,6 +86,19 @@ export function findTagged(tag: string, options: { prefix?: boolean } = {}): Tag
   return found;
 }
 
+/**
+ * What is left of an attempt after its main process `root` exited: live processes carrying `tag`. Looks only
+ * at processes started since the root where the backend can tell (a /proc scan of every process took ~25 ms
+ * per stage exit on a busy machine); else at every process.
+ */
+export function findLeftovers(tag: string, root: ProcessIdentity | undefined, spawnedAtMs: number): TaggedProcess[] {
+  const backend = processBackend();
+  const rows = (root && backend.listNewerThan?.(root, spawnedAtMs)) ?? backend.list();
+  const found: TaggedProcess[] = [];
+  for (const r of rows) if (!r.zombie && r.tag === tag) found.push({ pid: r.pid, startTime: r.startTime, tag: r.tag });
+  return found;
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
