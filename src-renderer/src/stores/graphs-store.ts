@@ -10,6 +10,7 @@ import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { EventView } from '../../../src-main/common/handoff-dto';
 import type { GraphTopologyNode, GraphView, LogRecord, StageView } from '../../../src-main/common/methods/graphs';
 import type { EngineClient } from '../engine-client';
+import { coalesced, describeError as describe } from './coalesced-read';
 
 /** How many log records the panel keeps; older ones are dropped (the engine still has them). */
 const MAX_LOG_RECORDS = 5000;
@@ -46,26 +47,6 @@ export interface GraphsSlice {
   rerun(): Promise<void>;
   applyEvent(event: EventView): void;
   dismissError(): void;
-}
-
-/** Runs `work` one at a time; calls made while it runs fold into a single run after it. */
-function coalesced(work: () => Promise<void>): () => Promise<void> {
-  let inFlight: Promise<void> | null = null;
-  let again = false;
-  return () => {
-    if (inFlight) {
-      again = true;
-      return inFlight;
-    }
-    inFlight = (async () => {
-      do {
-        again = false;
-        await work();
-      } while (again);
-      inFlight = null;
-    })();
-    return inFlight;
-  };
 }
 
 /** The graph a graph.* event is about: its data's graphId, or its subject (graph.submitted names the graph there). */
@@ -246,9 +227,4 @@ export function createGraphsStore(client: EngineClient): StoreApi<GraphsSlice> &
       offs.forEach((off) => off());
     },
   });
-}
-
-function describe(error: unknown, what: string): string {
-  const message = error instanceof Error ? error.message : String(error);
-  return `${what}: ${message}`;
 }

@@ -10,6 +10,7 @@ import type { MethodInput } from '../../../src-main/common/contract';
 import type { EventView } from '../../../src-main/common/handoff-dto';
 import type { ShellView } from '../../../src-main/common/methods/shells';
 import type { EngineClient, ShellExitInfo } from '../engine-client';
+import { coalesced, describeError as describe } from './coalesced-read';
 
 export interface ShellsSlice {
   shells: ShellView[];
@@ -32,8 +33,6 @@ export function eventTouchesShells(event: EventView): boolean {
 }
 
 export function createShellsStore(client: EngineClient): StoreApi<ShellsSlice> & { dispose(): void } {
-  let inFlight: Promise<void> | null = null;
-  let again = false;
 
   const store = createStore<ShellsSlice>((set, get) => {
     async function readOnce(): Promise<void> {
@@ -56,20 +55,7 @@ export function createShellsStore(client: EngineClient): StoreApi<ShellsSlice> &
       selectedId: null,
       select: (id) => set({ selectedId: id }),
       // one re-read at a time; asks made meanwhile fold into a single re-read after it
-      refresh() {
-        if (inFlight) {
-          again = true;
-          return inFlight;
-        }
-        inFlight = (async () => {
-          do {
-            again = false;
-            await readOnce();
-          } while (again);
-          inFlight = null;
-        })();
-        return inFlight;
-      },
+      refresh: coalesced(readOnce),
       async openShell(input = {}) {
         try {
           const { shell } = await client.call('shell_open', input);
@@ -112,9 +98,4 @@ export function createShellsStore(client: EngineClient): StoreApi<ShellsSlice> &
       offs.forEach((off) => off());
     },
   });
-}
-
-function describe(error: unknown, what: string): string {
-  const message = error instanceof Error ? error.message : String(error);
-  return `${what}: ${message}`;
 }
