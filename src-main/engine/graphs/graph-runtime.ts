@@ -1,12 +1,11 @@
 import { decide } from '../../common/graphs/graph-scheduler';
-import { backoffBeforeAttempt, hasAttemptAfter } from '../../common/graphs/retry-policy';
-import { classifyExit, deriveGraphState, isRetryable, type StageErrorCode, type StageState } from '../../common/graphs/stage-machine';
+import { deriveGraphState, type StageErrorCode, type StageState } from '../../common/graphs/stage-machine';
 import type { EngineContext, EventInput } from '../feature';
 import type { GraphRecord, GraphRepo, StageChange, StageRecord } from '../store/graphs';
 import { AttemptSupervisor, type Live, type Signal, type SupervisorOptions } from './attempt-supervisor';
-import { describeEnd } from './stage-runner';
+import { outcomeOf, startingChange } from './attempt-outcome';
 import { stageTaskId } from './graph-views';
-import { endGraphTask, noteGraphProgress } from './graph-task';
+import { finishGraphTask, noteGraphProgress } from './graph-task';
 import type { TaskService } from '../tasks/task-service';
 import { StageCache } from './stage-cache';
 
@@ -174,27 +173,14 @@ export class GraphRuntime {
         } else if (sig.kind === 'retry') {
           toSpawn.push(s);
         } else {
-          const e = sig.end;
-          const c = e.spawnError !== undefined ? { state: 'failed' as const, errorCode: 'SPAWN_FAILED' as const } : classifyExit(e);
-          const why = describeEnd(e, c.errorCode);
-          this.attempts.note(s.graphId, s.stageId, `[attempt ${s.attempt} ${why}]\n`);
-          const graphCancelling = this.cancelling.has(s.graphId);
-          const policy = this.attempts.policyOf(s);
-          if (c.state === 'failed' && isRetryable(c.errorCode) && hasAttemptAfter(policy, s.attempt) && !graphCancelling) {
-            const delay = backoffBeforeAttempt(policy, s.attempt + 1);
-            this.cache.update(s, expect, {
-              pid: null,
-              pidStart: null,
-              exitCode: e.code,
-              signal: e.signal,
-              errorCode: c.errorCode,
-              message: `attempt ${s.attempt} of ${s.maxAttempts} ${why}; retrying in ${delay} ms`,
-            });
-            stageEvent(s, 'running', { retrying: true, errorCode: c.errorCode });
-            retries.push({ graphId: s.graphId, stageId: s.stageId, attempt: s.attempt, delay });
+          const outcome = outcomeOf(s, sig.end, this.attempts.policyOf(s), this.cancelling.has(s.graphId));
+          this.attempts.note(s.graphId, s.stageId, `[attempt ${s.attempt} ${outcome.why}]\n`);
+          if (outcome.kind === 'retry') {
+            this.cache.update(s, expect, outcome.change);
+            stageEvent(s, 'running', { retrying: true, errorCode: outcome.errorCode });
+            retries.push({ graphId: s.graphId, stageId: s.stageId, attempt: s.attempt, delay: outcome.delay });
           } else {
-            const message = e.endedBy === 'service-stop' ? 'stopped after every stage that needed it ended' : c.state === 'completed' ? null : why;
-            end(s, expect, c.state, c.errorCode, { exitCode: e.code, signal: e.signal, message });
+            end(s, expect, outcome.state, outcome.errorCode, outcome.change);
           }
         }
       }
@@ -205,18 +191,7 @@ export class GraphRuntime {
       for (const s of toSpawn) {
         const attempt = s.attempt + 1;
         const wasPending = s.state === 'pending';
-        const ok = this.cache.update(s, { state: s.state, attempt: s.attempt }, {
-          state: 'running',
-          attempt,
-          procTag: this.attempts.tagFor(s.graphId, s.stageId, attempt),
-          startedAt: s.startedAt ?? at,
-          ready: false,
-          // a retry starts clean: the previous attempt's failure stays in the log, not on the running stage
-          errorCode: null,
-          exitCode: null,
-          signal: null,
-          message: attempt > 1 ? `attempt ${attempt} of ${s.maxAttempts} (${s.message ?? 'after a failure'})` : null,
-        });
+        const ok = this.cache.update(s, { state: s.state, attempt: s.attempt }, startingChange(s, attempt, this.attempts.tagFor(s.graphId, s.stageId, attempt), at));
         if (ok && wasPending) stageEvent(s, 'running');
         if (ok) marked.add(s);
       }
@@ -312,15 +287,7 @@ export class GraphRuntime {
     if (state !== graph.state) events.push({ kind: 'graph.state', actor: null, subject: graph.id, data: { state } });
     if (ended) {
       this.cancelling.delete(graph.id);
-      const failed = stages.filter((s) => s.state === 'failed').map((s) => s.stageId);
-      const statusMessage =
-        state === 'completed'
-          ? `all ${stages.length} stages completed`
-          : state === 'failed'
-            ? `failed: ${failed.slice(0, 5).join(', ')}${failed.length > 5 ? ', …' : ''}`
-            : 'cancelled';
-      const ended = { kind: 'graph.ended', actor: cancelActor ?? null, subject: graph.id, data: { state, failed } };
-      endGraphTask(this.options.tasks, graph.id, { state, statusMessage, result: { graphId: graph.id, state, stages: stages.length, failed } }, ended, events);
+      finishGraphTask(this.options.tasks, graph.id, state, stages, cancelActor ?? null, events);
     }
     return ended;
   }

@@ -47,3 +47,26 @@ export function endGraphTask(
   const status: TaskStatus = change.state === 'completed' ? 'completed' : change.state === 'failed' ? 'failed' : 'cancelled';
   if (!tasks.transition(graphId, { status, statusMessage: change.statusMessage, result: change.result }, ended)) events.push(ended);
 }
+
+/**
+ * A graph that just ended: its task reads the outcome (all completed, which stages failed, or cancelled), with
+ * the graph.ended event (by whoever cancelled it, when someone did) as that write's event.
+ */
+export function finishGraphTask(
+  tasks: TaskService,
+  graphId: string,
+  state: GraphState,
+  stages: readonly { stageId: string; state: string }[],
+  cancelActor: string | null,
+  events: EventInput[],
+): void {
+  const failed = stages.filter((s) => s.state === 'failed').map((s) => s.stageId);
+  const statusMessage =
+    state === 'completed'
+      ? `all ${stages.length} stages completed`
+      : state === 'failed'
+        ? `failed: ${failed.slice(0, 5).join(', ')}${failed.length > 5 ? ', …' : ''}`
+        : 'cancelled';
+  const ended = { kind: 'graph.ended', actor: cancelActor, subject: graphId, data: { state, failed } };
+  endGraphTask(tasks, graphId, { state, statusMessage, result: { graphId, state, stages: stages.length, failed } }, ended, events);
+}
