@@ -7,26 +7,21 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import type { Browser, Page } from 'playwright-core';
+import type { Client } from '@modelcontextprotocol/client';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRunner, type RunningRoom } from '../../src-main/server/runner';
-import { makeHome, REPO, type TestHome } from '../helpers/env';
-import { closeUi, launchChromium, openUi, outputFile } from './helpers/open-ui';
+import type { RunningRoom } from '../../src-main/server/runner';
+import { outputFile } from './helpers/open-ui';
+import { callTool, startUiRoom, type UiRoom } from './helpers/ui-room';
 
-let home: TestHome;
+let room: UiRoom;
 let runner: RunningRoom;
 let agent: Client;
-let browser: Browser;
 let page: Page;
 let work: string;
 const pageErrors: string[] = [];
 
-const tool = async <T>(name: string, args: Record<string, unknown>) => {
-  const r = (await agent.callTool({ name, arguments: args })) as { isError?: boolean; content: { text: string }[]; structuredContent: T };
-  if (r.isError) throw new Error(r.content[0]?.text);
-  return r.structuredContent;
-};
+const tool = <T>(name: string, args: Record<string, unknown>) => callTool<T>(agent, name, args);
 
 const node = (id: string) => page.locator(`.react-flow__node[data-id="${id}"] .stage-node`);
 const stateOf = (id: string) => node(id).getAttribute('data-state');
@@ -47,28 +42,15 @@ async function showGraph(graphId: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  if (!fs.existsSync(path.join(REPO, 'out/renderer/index.html'))) throw new Error('run `npm run build` first: the e2e tests load out/renderer');
-  home = makeHome();
-  work = path.join(home.root, 'work');
+  room = await startUiRoom({ pageErrors });
+  ({ runner, page } = room);
+  agent = room.agents[0] as Client;
+  work = path.join(room.home.root, 'work');
   fs.mkdirSync(work);
-  runner = await startRunner({ port: 0, paths: home.paths });
-  const added = await runner.engine.call(runner.engine.operator(), 'participant_add', { name: 'agent', capabilities: ['read', 'write'] });
-  agent = new Client({ name: 'e2e-agent', version: '1' }, { versionNegotiation: { mode: 'auto' } });
-  await agent.connect(new StreamableHTTPClientTransport(runner.mcpUrl, { requestInit: { headers: { Authorization: `Bearer ${added.token}` } } }));
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  page.on('pageerror', (e) => pageErrors.push(e.message));
-  await openUi(page, runner);
   await page.getByRole('button', { name: /Graphs/ }).click();
 }, 60_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await agent?.close();
-  if (runner) await closeUi(runner);
-  await runner?.close();
-  home?.cleanup();
-});
+afterAll(() => room?.close());
 
 describe('graphs in the browser', () => {
   let diamond: string;

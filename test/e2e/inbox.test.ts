@@ -6,35 +6,23 @@
  * reads); a participant added in Agents connects with the token shown once, and stops once revoked; the
  * history shows it all, filterable. Screenshots in light and dark go to test-output/. Needs `npm run build`.
  */
-import fs from 'node:fs';
-import path from 'node:path';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import type { Browser, Page } from 'playwright-core';
+import type { Client } from '@modelcontextprotocol/client';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HandoffView } from '../../src-main/common/handoff-dto';
-import { startRunner, type RunningRoom } from '../../src-main/server/runner';
-import { makeHome, REPO, type TestHome } from '../helpers/env';
-import { closeUi, launchChromium, openUi, outputFile } from './helpers/open-ui';
+import type { RunningRoom } from '../../src-main/server/runner';
+import { outputFile } from './helpers/open-ui';
+import { callTool, connectWithToken, startUiRoom, type UiRoom } from './helpers/ui-room';
 
-let home: TestHome;
+let room: UiRoom;
 let runner: RunningRoom;
 let asker: Client;
 let worker: Client;
-let browser: Browser;
 let page: Page;
 const pageErrors: string[] = [];
 
-async function connectAgent(token: string): Promise<Client> {
-  const client = new Client({ name: 'e2e-agent', version: '1' }, { versionNegotiation: { mode: 'auto' } });
-  await client.connect(new StreamableHTTPClientTransport(runner.mcpUrl, { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
-  return client;
-}
-
-async function tool<T>(client: Client, name: string, args: Record<string, unknown>): Promise<T> {
-  const r = (await client.callTool({ name, arguments: args })) as { isError?: boolean; content: { text: string }[]; structuredContent: T };
-  if (r.isError) throw new Error(r.content[0]?.text);
-  return r.structuredContent;
-}
+const connectAgent = (token: string) => connectWithToken(runner, token);
+const tool = callTool;
 
 /** A handoff from asker to worker, accepted by the worker. */
 async function acceptedHandoff(summary: string, extra: Record<string, unknown> = {}): Promise<HandoffView> {
@@ -48,43 +36,31 @@ const badge = () => page.getByTestId('inbox-badge');
 const notes = () => page.evaluate(() => (window as unknown as { __notes: string[] }).__notes);
 
 beforeAll(async () => {
-  if (!fs.existsSync(path.join(REPO, 'out/renderer/index.html'))) throw new Error('run `npm run build` first: the e2e tests load out/renderer');
-  home = makeHome();
-  runner = await startRunner({ port: 0, paths: home.paths });
-  const op = runner.engine.operator();
-  const a = await runner.engine.call(op, 'participant_add', { name: 'asker', capabilities: ['read', 'write'] });
-  const w = await runner.engine.call(op, 'participant_add', { name: 'worker', capabilities: ['read', 'write'] });
-  asker = await connectAgent(a.token);
-  worker = await connectAgent(w.token);
-  browser = await launchChromium();
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  await context.grantPermissions(['notifications']);
-  // record what the page asks of the Notifications API (the real constructor still runs)
-  await context.addInitScript(() => {
-    const Real = window.Notification;
-    const notes: string[] = [];
-    (window as unknown as { __notes: string[] }).__notes = notes;
-    class Recorded extends Real {
-      constructor(title: string, options?: NotificationOptions) {
-        super(title, options);
-        notes.push(`${title}: ${options?.body ?? ''}`);
-      }
-    }
-    Object.defineProperty(window, 'Notification', { value: Recorded, configurable: true, writable: true });
+  room = await startUiRoom({
+    pageErrors,
+    agents: ['asker', 'worker'],
+    async prepare(context) {
+      await context.grantPermissions(['notifications']);
+      // record what the page asks of the Notifications API (the real constructor still runs)
+      await context.addInitScript(() => {
+        const Real = window.Notification;
+        const notes: string[] = [];
+        (window as unknown as { __notes: string[] }).__notes = notes;
+        class Recorded extends Real {
+          constructor(title: string, options?: NotificationOptions) {
+            super(title, options);
+            notes.push(`${title}: ${options?.body ?? ''}`);
+          }
+        }
+        Object.defineProperty(window, 'Notification', { value: Recorded, configurable: true, writable: true });
+      });
+    },
   });
-  page = await context.newPage();
-  page.on('pageerror', (e) => pageErrors.push(e.message));
-  await openUi(page, runner);
+  ({ runner, page } = room);
+  [asker, worker] = room.agents as [Client, Client];
 }, 60_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await asker?.close();
-  await worker?.close();
-  if (runner) await closeUi(runner);
-  await runner?.close();
-  home?.cleanup();
-});
+afterAll(() => room?.close());
 
 describe('the inbox', () => {
   let handoff: HandoffView;

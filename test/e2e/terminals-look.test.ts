@@ -4,51 +4,34 @@
  * the link dropping and coming back, with the page showing "reconnecting" and then the engine's current state.
  * Needs `npm run build`.
  */
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import type { Browser, Page } from 'playwright-core';
+import type { Client } from '@modelcontextprotocol/client';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ShellView } from '../../src-main/common/methods/shells';
-import { startRunner, type RunningRoom } from '../../src-main/server/runner';
-import { makeHome, type TestHome } from '../helpers/env';
+import type { RunningRoom } from '../../src-main/server/runner';
 import { BASH } from '../shells/helpers';
-import { closeUi, launchChromium, openUi, outputFile, uiDoor } from './helpers/open-ui';
+import { outputFile, uiDoor } from './helpers/open-ui';
+import { callTool, startUiRoom, type UiRoom } from './helpers/ui-room';
 import { terminalText } from './helpers/page-terminal';
 
-let home: TestHome;
+let room: UiRoom;
 let runner: RunningRoom;
 let agent: Client;
-let browser: Browser;
 let page: Page;
 const pageErrors: string[] = [];
 const LONG_NAME = 'npm run test --watch packages/room-engine/src/shells/long-suite'; // 63 of 64 chars
 
-const openAsAgent = async (args: Record<string, unknown>) => {
-  const r = (await agent.callTool({ name: 'shell_open', arguments: { ...BASH, ...args } })) as { isError?: boolean; content: { text: string }[]; structuredContent: { shell: ShellView } };
-  if (r.isError) throw new Error(r.content[0]?.text);
-  return r.structuredContent.shell;
-};
+const openAsAgent = async (args: Record<string, unknown>) => (await callTool<{ shell: ShellView }>(agent, 'shell_open', { ...BASH, ...args })).shell;
 const typeAsAgent = (shellId: string, text: string) => agent.callTool({ name: 'shell_io', arguments: { shellId, text, wait: { until: 'idle', idleMs: 200 } } });
 
 beforeAll(async () => {
-  home = makeHome();
   // a small scrollback ring, so a shell's early output is gone by the time the page attaches
-  runner = await startRunner({ port: 0, paths: home.paths, limits: { shellScrollbackBytes: 16 * 1024 } });
-  const added = await runner.engine.call(runner.engine.operator(), 'participant_add', { name: 'builder-agent', capabilities: ['read', 'write'] });
-  agent = new Client({ name: 'e2e-agent', version: '1' }, { versionNegotiation: { mode: 'auto' } });
-  await agent.connect(new StreamableHTTPClientTransport(runner.mcpUrl, { requestInit: { headers: { Authorization: `Bearer ${added.token}` } } }));
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  page.on('pageerror', (e) => pageErrors.push(e.message));
-  await openUi(page, runner);
+  room = await startUiRoom({ pageErrors, agents: ['builder-agent'], limits: { shellScrollbackBytes: 16 * 1024 } });
+  ({ runner, page } = room);
+  agent = room.agents[0] as Client;
 }, 60_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await agent?.close();
-  if (runner) await closeUi(runner);
-  await runner?.close();
-  home?.cleanup();
-});
+afterAll(() => room?.close());
 
 describe('the terminals screen, populated', () => {
   it('shows an empty state before any shell, then every shell with its owner and status', async () => {

@@ -4,24 +4,20 @@
  * a resize of the page reaches the PTY, and a 50 MB flood streams without freezing the page or growing the
  * room's memory. Needs `npm run build` (the renderer bundle in out/renderer).
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import type { Browser, Page } from 'playwright-core';
+import type { Client } from '@modelcontextprotocol/client';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ShellIoResult, ShellView } from '../../src-main/common/methods/shells';
-import { startRunner, type RunningRoom } from '../../src-main/server/runner';
-import { makeHome, REPO, type TestHome } from '../helpers/env';
+import type { RunningRoom } from '../../src-main/server/runner';
 import { BASH } from '../shells/helpers';
-import { closeUi, launchChromium, openUi } from './helpers/open-ui';
+import { callTool, startUiRoom, type UiRoom } from './helpers/ui-room';
 import { terminalSize, terminalText, waitFor } from './helpers/page-terminal';
 
-let home: TestHome;
+let room: UiRoom;
 let runner: RunningRoom;
 let agent: Client;
-let browser: Browser;
 let page: Page;
 const pageErrors: string[] = [];
 
@@ -31,33 +27,15 @@ function collectGarbage(): void {
   (vm.runInNewContext('gc') as () => void)();
 }
 
-const structured = <T>(r: unknown) => (r as { structuredContent: T }).structuredContent;
-const tool = async <T>(name: string, args: Record<string, unknown>) => {
-  const r = (await agent.callTool({ name, arguments: args })) as { isError?: boolean; content: { text: string }[] };
-  if (r.isError) throw new Error(r.content[0]?.text);
-  return structured<T>(r);
-};
+const tool = <T>(name: string, args: Record<string, unknown>) => callTool<T>(agent, name, args);
 
 beforeAll(async () => {
-  if (!fs.existsSync(path.join(REPO, 'out/renderer/index.html'))) throw new Error('run `npm run build` first: the e2e tests load out/renderer');
-  home = makeHome();
-  runner = await startRunner({ port: 0, paths: home.paths });
-  const added = await runner.engine.call(runner.engine.operator(), 'participant_add', { name: 'agent', capabilities: ['read', 'write'] });
-  agent = new Client({ name: 'e2e-agent', version: '1' }, { versionNegotiation: { mode: 'auto' } });
-  await agent.connect(new StreamableHTTPClientTransport(runner.mcpUrl, { requestInit: { headers: { Authorization: `Bearer ${added.token}` } } }));
-  browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  page.on('pageerror', (e) => pageErrors.push(e.message));
-  await openUi(page, runner);
+  room = await startUiRoom({ pageErrors });
+  ({ runner, page } = room);
+  agent = room.agents[0] as Client;
 }, 60_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await agent?.close();
-  if (runner) await closeUi(runner);
-  await runner?.close();
-  home?.cleanup();
-});
+afterAll(() => room?.close());
 
 describe('terminals in the browser', () => {
   let shell: ShellView;
