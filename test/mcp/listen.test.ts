@@ -3,22 +3,18 @@ import http from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listenStats } from '../../src-main/mcp/listen';
-import { startRunner, type RunningRoom } from '../../src-main/server/runner';
-import { makeHome, type TestHome } from '../helpers/env';
+import type { RunningRoom } from '../../src-main/server/runner';
+import { startTestRunner, type TestRunner } from '../helpers/runner';
 
-let home: TestHome;
 let running: RunningRoom;
 let token: string;
 
+let runner: TestRunner;
 beforeAll(async () => {
-  home = makeHome();
-  running = await startRunner({ port: 0, paths: home.paths });
-  token = fs.readFileSync(running.tokenFile, 'utf8').trim();
+  runner = await startTestRunner();
+  ({ running, token } = runner);
 });
-afterAll(async () => {
-  await running.close();
-  home.cleanup();
-});
+afterAll(() => runner?.close());
 
 const TASKS_EXT = 'io.modelcontextprotocol/tasks';
 type Message = { id?: unknown; method?: string; params?: Record<string, unknown>; result?: unknown; error?: { code: number } };

@@ -5,22 +5,18 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRunner, type RunningRoom } from '../../src-main/server/runner';
-import { makeHome, type TestHome } from '../helpers/env';
+import type { RunningRoom } from '../../src-main/server/runner';
+import { startTestRunner, type TestRunner } from '../helpers/runner';
 
-let home: TestHome;
 let running: RunningRoom;
 let token: string;
 
+let runner: TestRunner;
 beforeAll(async () => {
-  home = makeHome();
-  running = await startRunner({ port: 0, paths: home.paths });
-  token = fs.readFileSync(running.tokenFile, 'utf8').trim();
+  runner = await startTestRunner();
+  ({ running, token } = runner);
 });
-afterAll(async () => {
-  await running.close();
-  home.cleanup();
-});
+afterAll(() => runner?.close());
 
 async function modernClient(): Promise<Client> {
   const client = new Client({ name: 'reader', version: '1' }, { versionNegotiation: { mode: 'auto' } });

@@ -5,22 +5,18 @@ import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { startRunner, type RunningRoom } from '../../src-main/server/runner';
-import { makeHome, type TestHome } from '../helpers/env';
+import type { RunningRoom } from '../../src-main/server/runner';
+import { startTestRunner, type TestRunner } from '../helpers/runner';
 
-let home: TestHome;
 let running: RunningRoom;
 let token: string;
 
+let runner: TestRunner;
 beforeAll(async () => {
-  home = makeHome();
-  running = await startRunner({ port: 0, paths: home.paths, extraTools: testFixtureTools, limits: { maxTaskResultWaiters: 2, taskListPage: 2 } });
-  token = fs.readFileSync(running.tokenFile, 'utf8').trim();
+  runner = await startTestRunner({ extraTools: testFixtureTools, limits: { maxTaskResultWaiters: 2, taskListPage: 2 } });
+  ({ running, token } = runner);
 });
-afterAll(async () => {
-  await running.close();
-  home.cleanup();
-});
+afterAll(() => runner?.close());
 
 const headers = (extra: Record<string, string> = {}) => ({
   'content-type': 'application/json',

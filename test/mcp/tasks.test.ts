@@ -1,25 +1,20 @@
 import { testFixtureTools } from '../../src-main/testing/test-fixtures';
-import fs from 'node:fs';
 import { resultFromTaskOutcome } from '@modelcontextprotocol/ext-tasks/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { startRunner, type RunningRoom } from '../../src-main/server/runner';
-import { makeHome, type TestHome } from '../helpers/env';
+import type { RunningRoom } from '../../src-main/server/runner';
 import { legacyTaskSession, modernTaskSession } from '../helpers/task-clients';
+import { startTestRunner, type TestRunner } from '../helpers/runner';
 
-let home: TestHome;
 let running: RunningRoom;
 let token: string;
 
+let runner: TestRunner;
 beforeAll(async () => {
-  home = makeHome();
-  running = await startRunner({ port: 0, paths: home.paths, extraTools: testFixtureTools });
-  token = fs.readFileSync(running.tokenFile, 'utf8').trim();
+  runner = await startTestRunner({ extraTools: testFixtureTools });
+  ({ running, token } = runner);
 });
-afterAll(async () => {
-  await running.close();
-  home.cleanup();
-});
+afterAll(() => runner?.close());
 
 const textOf = (r: unknown) => JSON.stringify((r as { content?: unknown }).content ?? r);
 

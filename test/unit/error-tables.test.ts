@@ -7,8 +7,9 @@ import { EXIT, EXIT_FOR_ERROR, exitCodeFor } from '../../src-main/cli/exit-codes
 import { ERROR_CODES, RoomError } from '../../src-main/common/errors';
 import { TASK_ERROR_CODES } from '../../src-main/common/task-record';
 import { RPC, RPC_FOR_ERROR } from '../../src-main/mcp/rpc-errors';
-import { startRunner, type RunningRoom } from '../../src-main/server/runner';
-import { makeHome, REPO, type TestHome } from '../helpers/env';
+import type { RunningRoom } from '../../src-main/server/runner';
+import { REPO } from '../helpers/env';
+import { startTestRunner, type TestRunner } from '../helpers/runner';
 
 describe('one error table per door', () => {
   it('every engine error code has an HTTP status, a JSON-RPC code and an exit code', () => {
@@ -50,18 +51,14 @@ describe('one error table per door', () => {
 });
 
 describe('the doors answer by the tables', () => {
-  let home: TestHome;
   let running: RunningRoom;
   let token: string;
+  let runner: TestRunner;
   beforeAll(async () => {
-    home = makeHome();
-    running = await startRunner({ port: 0, paths: home.paths });
-    token = fs.readFileSync(running.tokenFile, 'utf8').trim();
+    runner = await startTestRunner();
+    ({ running, token } = runner);
   });
-  afterAll(async () => {
-    await running.close();
-    home.cleanup();
-  });
+  afterAll(() => runner?.close());
 
   const post = (pathname: string, body: unknown, headers: Record<string, string>) =>
     fetch(new URL(pathname, running.baseUrl), {
