@@ -101,8 +101,10 @@ describe('graphs in the browser', () => {
     await page.getByRole('button', { name: 'Re-run graph' }).click();
     const rows = page.locator('.graph-row');
     await expect.poll(() => rows.count()).toBe(2);
-    const rerunId = await page.locator('.graph-row.active').getAttribute('data-graph-id');
-    expect(rerunId).not.toBe(diamond);
+    // the new row can arrive on the change feed a moment before the re-run's answer selects it
+    const activeId = () => page.locator('.graph-row.active').getAttribute('data-graph-id');
+    await expect.poll(activeId).not.toBe(diamond);
+    const rerunId = await activeId();
     // the gate file is still there, so the re-run goes straight through to the same failure
     await expect.poll(() => stateOf('c'), { timeout: 15_000 }).toBe('failed');
     await expect.poll(() => stateOf('d')).toBe('skipped');

@@ -59,7 +59,8 @@ describe('shell_open / shell_io', () => {
     const ok = await bench.io({ shellId: shell.id, text: "sleep 0.3; printf 'RE%sDY\\n' A; sleep 60\n", wait: { until: 'match', pattern: 'READY', timeoutMs: 20_000 } });
     expect(ok.wait).toMatchObject({ reason: 'matched', match: 'READY', effectiveTimeoutMs: 20_000 });
     expect(ok.alive).toBe(true);
-    await bench.io({ shellId: shell.id, input: [{ key: 'C-c' }] });
+    // wait for the prompt: typed-ahead text can be flushed by the terminal while C-c is handled
+    await bench.io({ shellId: shell.id, input: [{ key: 'C-c' }], wait: { until: 'idle', idleMs: 300 } });
     const bad = await bench.io({
       shellId: shell.id,
       text: "printf 'ER%s: boom\\n' ROR; sleep 0.2; printf 'DO%s\\n' NE\n",
