@@ -8,8 +8,9 @@ import { restrictToUser } from './platform/private-acl';
  * Files the runner creates are 0600 and its folders 0700, made with O_NOFOLLOW/O_EXCL so a planted
  * symlink is never followed. Existing files that are symlinks or readable by others are refused with a
  * message that says how to fix them. On Windows, where mode bits mean nothing, new folders and files are
- * restricted to the user by ACL instead (platform/private-acl.ts) and the mode checks are skipped. These helpers are never used on the SQLite files themselves
- * (opening and closing a descriptor on them would drop SQLite's POSIX locks); those are only lstat-ed.
+ * restricted to the user by ACL instead (platform/private-acl.ts) and the mode checks are skipped. These
+ * helpers are never used on the SQLite files themselves (opening and closing a descriptor on them would drop
+ * SQLite's POSIX locks); those are only lstat-ed.
  */
 
 export const FILE_MODE = 0o600;
