@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { platformFolders, resolvePaths } from '../../src-main/engine/config';
 import { defaultShell, type ShellHost } from '../../src-main/engine/platform/default-shell';
+import { stageLaunch } from '../../src-main/engine/platform/stage-command';
 import { privateAclCommand, restrictToUser } from '../../src-main/engine/platform/private-acl';
 
 /** Per-platform decisions, checked with fake platforms and environments from this (Linux) machine. */
@@ -86,5 +87,21 @@ describe('private files on Windows', () => {
   it('does nothing off Windows, and on Windows refuses to guess the user', () => {
     expect(() => restrictToUser('/nonexistent/file', 'file', 'linux', {})).not.toThrow();
     expect(() => restrictToUser('C:\\x', 'file', 'win32', {})).toThrow(/USERNAME is not set/);
+  });
+});
+
+describe('stage commands per platform', () => {
+  it('a command string runs in /bin/sh on POSIX and in cmd.exe (COMSPEC, verbatim, /d /s /c) on Windows; argv runs directly', () => {
+    expect(stageLaunch('make test && echo ok', { platform: 'linux', env: {} })).toEqual({ file: '/bin/sh', args: ['-c', 'make test && echo ok'], verbatim: false });
+    expect(stageLaunch('make test', { platform: 'darwin', env: {} }).file).toBe('/bin/sh');
+    expect(stageLaunch('npm test && echo "ok done"', { platform: 'win32', env: { ComSpec: 'D:\\tools\\cmd.exe' } })).toEqual({
+      file: 'D:\\tools\\cmd.exe',
+      args: ['/d', '/s', '/c', '"npm test && echo "ok done""'],
+      verbatim: true,
+    });
+    expect(stageLaunch('dir', { platform: 'win32', env: { SystemRoot: 'E:\\Win' } }).file).toBe('E:\\Win\\System32\\cmd.exe');
+    for (const platform of ['linux', 'win32'] as const) {
+      expect(stageLaunch(['node', 'a b.js'], { platform, env: {} })).toEqual({ file: 'node', args: ['a b.js'], verbatim: false });
+    }
   });
 });

@@ -48,7 +48,7 @@ const readiness = z
 export const stageSpec = z
   .object({
     id: stageId,
-    /** An argv array (run directly, no shell) or a shell string (run by /bin/sh -c). */
+    /** An argv array (run directly, no shell) or a shell string (run by /bin/sh -c; by cmd.exe /d /s /c on Windows). */
     command: z.union([
       z.string().min(1, 'command is empty').max(LIMITS.maxCommandLength),
       z.array(z.string().max(LIMITS.maxCommandLength)).min(1, 'command needs at least the program').max(256),

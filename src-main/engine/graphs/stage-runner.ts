@@ -4,6 +4,7 @@ import type { StageErrorCode, StageExit } from '../../common/graphs/stage-machin
 import { spawnTerminal, type Terminal } from '../terminal/pty';
 import type { StageTerminalHost } from '../terminal/stage-terminal';
 import type { StageLogWriter } from './stage-log';
+import { stageLaunch } from '../platform/stage-command';
 
 /** How one attempt of a stage is started. */
 export interface AttemptRequest {
@@ -61,7 +62,7 @@ function lineSplitter(onLine: ((line: string) => void) | undefined): (text: stri
 export function startAttempt(req: AttemptRequest): AttemptHandle {
   const env = tagEnv(req.env, req.tag);
   const spawnedAt = Date.now();
-  const [file, args] = typeof req.command === 'string' ? ['/bin/sh', ['-c', req.command]] : [req.command[0] as string, req.command.slice(1)];
+  const { file, args, verbatim } = stageLaunch(req.command);
   let endedBy: StageExit['endedBy'];
   let root: ProcessIdentity | undefined;
   const split = lineSplitter(req.onLine);
@@ -89,11 +90,11 @@ export function startAttempt(req: AttemptRequest): AttemptHandle {
   };
 
   if (req.tty) {
-    startPty(req, file, args, env, handle, split, finish, (e) => resolveDone({ code: null, signal: null, spawnError: e }));
+    startPty(req, file, verbatim ? args.join(' ') : args, env, handle, split, finish, (e) => resolveDone({ code: null, signal: null, spawnError: e }));
   } else {
     let child: ReturnType<typeof spawn>;
     try {
-      child = spawn(file, args, { cwd: req.cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      child = spawn(file, args, { cwd: req.cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'], windowsVerbatimArguments: verbatim });
     } catch (error) {
       resolveDone({ code: null, signal: null, spawnError: (error as Error).message });
       return handle;
@@ -131,7 +132,7 @@ export function startAttempt(req: AttemptRequest): AttemptHandle {
 function startPty(
   req: AttemptRequest,
   file: string,
-  args: string[],
+  args: string[] | string,
   env: NodeJS.ProcessEnv,
   handle: AttemptHandle,
   split: (text: string) => void,

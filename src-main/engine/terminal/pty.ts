@@ -31,7 +31,8 @@ export interface Terminal {
 
 export interface TerminalSpawn {
   file: string;
-  args: string[];
+  /** An argv array, or (Windows only) a command line passed to the program as written. */
+  args: string[] | string;
   cwd: string;
   env: NodeJS.ProcessEnv;
   cols: number;
