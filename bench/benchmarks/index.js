@@ -6,5 +6,6 @@ import graph from './graph.js';
 import handoffCycle from './handoff-cycle.js';
 import fanout from './fanout.js';
 import startup from './startup.js';
+import ui from './ui.js';
 
-export const BENCHMARKS = [mcpCall, shellRoundtrip, shellStream, graph, handoffCycle, fanout, startup];
+export const BENCHMARKS = [mcpCall, shellRoundtrip, shellStream, graph, handoffCycle, fanout, startup, ui];

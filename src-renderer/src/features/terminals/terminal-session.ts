@@ -143,6 +143,7 @@ export class TerminalSession {
   }
 
   private useWebgl(): void {
+    if (!hardwareWebgl()) return; // the DOM renderer draws instead
     try {
       const webgl = new WebglAddon();
       webgl.onContextLoss(() => webgl.dispose()); // falls back to the DOM renderer
@@ -183,4 +184,26 @@ export function describeExit(exit: ShellExitInfo): string {
 
 function openLink(uri: string): void {
   if (/^https?:\/\//i.test(uri)) window.open(uri, '_blank', 'noopener,noreferrer');
+}
+
+let webglChecked: boolean | undefined;
+
+/**
+ * Whether WebGL here runs on a GPU. Without one (a VM, a remote desktop, Chromium with --disable-gpu) it is
+ * emulated on the CPU and stalls on every read-back ("GPU stall due to ReadPixels" in the console while a
+ * flood is drawn): there the DOM renderer is the better choice. `failIfMajorPerformanceCaveat` refuses such a
+ * context, so the answer costs one throwaway canvas per page.
+ */
+function hardwareWebgl(): boolean {
+  if (webglChecked === undefined) {
+    try {
+      const canvas = document.createElement('canvas');
+      const gl = canvas.getContext('webgl2', { failIfMajorPerformanceCaveat: true });
+      webglChecked = gl !== null;
+      gl?.getExtension('WEBGL_lose_context')?.loseContext();
+    } catch {
+      webglChecked = false;
+    }
+  }
+  return webglChecked;
 }
