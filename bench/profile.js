@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Where the room process spends its time under one benchmark's load: runs `commonroom serve` with
 // --cpu-prof, drives it with a small workload, stops it (the profile is written on a clean exit) and prints
-// the self time by function (top N) and the idle share. usage: node bench/profile.js shell-roundtrip|mcp-call|handoff-cycle|graph [N]
+// the self time by function (top N) and the idle share. usage: node bench/profile.js shell-roundtrip|shell-stream|mcp-call|handoff-cycle|graph [N]
 import fs from 'node:fs';
 import path from 'node:path';
 import { callTool, closeAll, connect } from './lib/clients.js';
@@ -13,6 +13,14 @@ const workloads = {
     const { shell } = await callTool(client, 'shell_open', { shell: '/bin/sh', args: [], env: { PS1: '$ ' } });
     await callTool(client, 'shell_io', { shellId: shell.id, cursor: 0, wait: { until: 'match', pattern: '\\$ $', timeoutMs: 10_000 } });
     for (let i = 0; i < 200; i++) await callTool(client, 'shell_io', { shellId: shell.id, text: 'echo tok\n', wait: { until: 'match', pattern: '(^|\\$ )tok\\r?$' }, maxBytes: 1024 });
+    await closeAll([client]);
+  },
+  async 'shell-stream'(room) {
+    const client = await connect('2026', room.url, room.token);
+    const { shell } = await callTool(client, 'shell_open', { shell: '/bin/sh', args: [], env: { PS1: '$ ' } });
+    let r = await callTool(client, 'shell_io', { shellId: shell.id, text: "head -c 16000000 /dev/zero | tr '\\0' y; printf 'BENCH%s\\n' END\n", format: 'raw', maxBytes: 1024 * 1024 });
+    let tail = '';
+    while (!/BENCHEND/.test((tail = (tail + r.output).slice(-64)))) r = await callTool(client, 'shell_io', { shellId: shell.id, cursor: r.nextCursor, format: 'raw', maxBytes: 1024 * 1024 });
     await closeAll([client]);
   },
   async 'mcp-call'(room) {

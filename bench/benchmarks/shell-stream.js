@@ -9,6 +9,8 @@ import { alternate, fmt, median, spreadPct } from '../lib/stats.js';
 
 const MiB = 2 ** 20;
 const SHELL_ENV = { PS1: '$ ', TERM: 'xterm-256color', PATH: process.env.PATH ?? '/usr/bin:/bin' };
+// the largest page shell_io allows (1 MiB); BENCH_STREAM_PAGE_KIB=256 gives the page size before it was raised
+const PAGE = Number(process.env.BENCH_STREAM_PAGE_KIB ?? 1024) * 1024;
 const produce = (bytes) => `head -c ${bytes} /dev/zero | tr '\\0' y; printf 'BENCH%s\\n' END`;
 
 async function raw(bytes) {
@@ -23,7 +25,7 @@ async function raw(bytes) {
 /** One agent: sends the command, then reads pages by cursor until the end marker; counts what it missed. */
 async function agent(client, shellId, bytes) {
   const t = performance.now();
-  let r = await callTool(client, 'shell_io', { shellId, text: `${produce(bytes)}\n`, format: 'raw', maxBytes: 256 * 1024 });
+  let r = await callTool(client, 'shell_io', { shellId, text: `${produce(bytes)}\n`, format: 'raw', maxBytes: PAGE });
   let got = 0;
   let dropped = 0;
   let pages = 1;
@@ -33,7 +35,7 @@ async function agent(client, shellId, bytes) {
     tail = (tail + r.output).slice(-64);
     if (/BENCHEND/.test(tail)) break;
     const cursor = r.nextCursor;
-    r = await callTool(client, 'shell_io', { shellId, cursor, format: 'raw', maxBytes: 256 * 1024 });
+    r = await callTool(client, 'shell_io', { shellId, cursor, format: 'raw', maxBytes: PAGE });
     pages++;
     if (r.truncated || r.cursor > cursor) dropped += r.cursor - cursor;
   }

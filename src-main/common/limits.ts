@@ -42,7 +42,7 @@ export const LIMITS = {
   /** Input accepted in one shell_io call. */
   shellMaxInputBytes: 64 * 1024,
   /** Output returned by one shell_io call (default: shellDefaultReadBytes). */
-  shellMaxReadBytes: 256 * 1024,
+  shellMaxReadBytes: 1024 * 1024,
   shellDefaultReadBytes: 16 * 1024,
   /** A server-side wait never runs past this in a plain tool call (clients time out around 60 s). */
   shellMaxWaitMs: 45_000,

@@ -42,6 +42,13 @@ export class AuditRepo {
     const rows = this.pending;
     this.pending = [];
     const insert = this.db.prepare('INSERT INTO audit (at, participant, method, outcome, duration_ms) VALUES (?, ?, ?, ?, ?)');
+    // Audit rows record calls, not state: their commit skips the WAL fsync (synchronous=NORMAL for this one
+    // transaction; a killed process still loses nothing, the OS has the pages) and they become durable with
+    // the next state commit's fsync. An fsync per flush blocked the event loop — and with it the PTYs being
+    // read — for tens of ms per call on a busy disk (a quarter of the room's time while an agent read a flood).
+    const mode = this.db.pragma('synchronous', { simple: true }) as number;
+    const lighter = mode > 1;
+    if (lighter) this.db.pragma('synchronous = NORMAL');
     try {
       this.db.transaction(() => {
         for (const e of rows) insert.run(e.at, e.participant, e.method, e.outcome, e.durationMs);
@@ -50,6 +57,8 @@ export class AuditRepo {
     } catch (error) {
       this.pending = [...rows, ...this.pending].slice(-this.ringSize);
       throw error;
+    } finally {
+      if (lighter) this.db.pragma(`synchronous = ${mode}`);
     }
   }
 
