@@ -9,6 +9,8 @@ import type { AuditEntry } from '../../common/methods/audit';
 export class AuditRepo {
   private pending: Omit<AuditEntry, 'id'>[] = [];
   private scheduled = false;
+  /** The connection's own setting (FULL for a room), read once: restored after each audit commit. */
+  private syncMode: number | undefined;
 
   constructor(
     private readonly db: Database.Database,
@@ -46,9 +48,10 @@ export class AuditRepo {
     // transaction; a killed process still loses nothing, the OS has the pages) and they become durable with
     // the next state commit's fsync. An fsync per flush blocked the event loop — and with it the PTYs being
     // read — for tens of ms per call on a busy disk (a quarter of the room's time while an agent read a flood).
-    const mode = this.db.pragma('synchronous', { simple: true }) as number;
+    this.syncMode ??= this.db.pragma('synchronous', { simple: true }) as number;
+    const mode = this.syncMode;
     const lighter = mode > 1;
-    if (lighter) this.db.pragma('synchronous = NORMAL');
+    if (lighter) this.db.exec('PRAGMA synchronous = NORMAL');
     try {
       this.db.transaction(() => {
         for (const e of rows) insert.run(e.at, e.participant, e.method, e.outcome, e.durationMs);
@@ -58,7 +61,7 @@ export class AuditRepo {
       this.pending = [...rows, ...this.pending].slice(-this.ringSize);
       throw error;
     } finally {
-      if (lighter) this.db.pragma(`synchronous = ${mode}`);
+      if (lighter) this.db.exec(`PRAGMA synchronous = ${mode}`);
     }
   }
 
