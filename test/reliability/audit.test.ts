@@ -45,6 +45,8 @@ describe('the audit log', () => {
       expect(e.durationMs).toBeGreaterThanOrEqual(0);
     }
     expect(JSON.stringify(entries)).not.toMatch(/secret-value|hunter2/);
+    // audit rows commit without their own fsync, but the room's state commits keep synchronous=FULL
+    expect(running.engine.room.db.pragma('synchronous', { simple: true })).toBe(2);
   });
 
   it('pages newest first with cursor/nextCursor, and is bounded to the newest N rows', async () => {
