@@ -7,6 +7,7 @@ import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextproto
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningRoom } from '../../src-main/server/runner';
 import { startTestRunner, type TestRunner } from '../helpers/runner';
+import { BASH } from '../shells/helpers';
 
 let running: RunningRoom;
 let token: string;
@@ -95,7 +96,10 @@ describe('resources', () => {
 
   it('shell-log gives a shell’s lines by seq', async () => {
     const engine = running.engine;
-    const { shell } = await engine.call(engine.operator(), 'shell_open', { shell: '/bin/sh' });
+    const { shell } = await engine.call(engine.operator(), 'shell_open', BASH);
+    // typed before the first prompt, the command's echo and the prompt would interleave with its output
+    const ready = await engine.call(engine.operator(), 'shell_io', { shellId: shell.id, cursor: 0, wait: { until: 'match', pattern: 'PROMPT> ', timeoutMs: 30_000 } });
+    expect(ready.wait?.reason).toBe('matched');
     await engine.call(engine.operator(), 'shell_io', { shellId: shell.id, text: "printf 'AL%s\\nBE%s\\n' PHA TA\n", wait: { until: 'match', pattern: 'BETA' } });
     const client = await modernClient();
     try {
