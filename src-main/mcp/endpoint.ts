@@ -5,7 +5,7 @@ import type { Caller } from '../common/dto';
 import type { Engine } from '../engine/engine';
 import { sendRpcError } from '../net/http-json';
 import { LegacySessions, type LegacyLimits } from './legacy-sessions';
-import { handleListen } from './listen';
+import { cancelListen, handleListen } from './listen';
 import { missingCapability } from './method-capabilities';
 import { buildMcpServer } from './tools';
 import { RPC } from './rpc-errors';
@@ -19,6 +19,16 @@ function callerFrom(ctx: McpRequestContext): Caller {
   // the front door authenticates every request before the SDK sees it; reaching here without a caller is a bug
   if (!caller) throw new Error('modern MCP request without an authenticated caller');
   return caller;
+}
+
+/** A 2026 notifications/cancelled (no session) for one of the caller's listen streams: ends that stream. */
+function cancelsListen(req: http.IncomingMessage, body: unknown, caller: Caller): boolean {
+  if (req.headers['mcp-session-id'] !== undefined) return false;
+  const message = body as { method?: unknown; id?: unknown; params?: { requestId?: unknown } } | undefined;
+  if (message?.method !== 'notifications/cancelled' || message.id !== undefined) return false;
+  const requestId = message.params?.requestId;
+  if (typeof requestId !== 'string' && typeof requestId !== 'number') return false;
+  return cancelListen(caller.name, requestId);
 }
 
 /**
@@ -52,6 +62,10 @@ export class McpEndpoint {
       return sendRpcError(res, 405, RPC.transportRefused, `method ${req.method ?? ''} not allowed on /mcp: use POST (GET and DELETE for 2025 sessions)`, {
         Allow: 'GET, POST, DELETE',
       });
+    }
+    if (cancelsListen(req, body, caller)) {
+      res.writeHead(202).end();
+      return;
     }
     const probe = await toWebRequest(req, body);
     if (await isLegacyRequest(probe, body)) return this.legacy.handle(req, res, caller, body);
