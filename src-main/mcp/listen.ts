@@ -4,7 +4,7 @@ import type { Caller } from '../common/dto';
 import { isTerminalTask } from '../common/task-machine';
 import type { Engine } from '../engine/engine';
 import { sendRpcError } from '../net/http-json';
-import { parseResourceUri, readLog, watchResource } from './resources';
+import { mayReadMarkdown, parseResourceUri, readLog, watchResource } from './resources';
 import { toDetailedTaskV2 } from './task-wire';
 import { TASKS_EXTENSION } from './tasks-extension';
 import { SERVER_INFO } from './tools';
@@ -92,7 +92,7 @@ export function handleListen(engine: Engine, caller: Caller, req: http.IncomingM
   const uris = asked(filter.resourceSubscriptions, MAX_RESOURCE_SUBSCRIPTIONS).filter((uri) => {
     const parsed = parseResourceUri(engine, uri);
     if (!parsed) return false;
-    if (parsed.kind === 'markdown') return true;
+    if (parsed.kind === 'markdown') return mayReadMarkdown(caller);
     try {
       readLog(engine, caller, { ...parsed, limit: 1 });
       return true;

@@ -48,6 +48,41 @@ describe('resources', () => {
     }
   });
 
+  it('the room file needs "read" like everything else: refused on both eras and on a listen stream for a participant without it', async () => {
+    const engine = running.engine;
+    const writer = await engine.call(engine.operator(), 'participant_add', { name: 'writes-only', capabilities: ['write'] });
+    const uri = pathToFileURL(engine.room.location.markdownPath).toString();
+    for (const mode of ['auto', 'legacy'] as const) {
+      const client = new Client({ name: `no-read-${mode}`, version: '1' }, { versionNegotiation: { mode } });
+      await client.connect(new StreamableHTTPClientTransport(running.mcpUrl, { requestInit: { headers: { Authorization: `Bearer ${writer.token}` } } }));
+      try {
+        await expect(client.readResource({ uri })).rejects.toThrow(/needs the "read" capability/);
+        await expect(client.listResources()).rejects.toThrow(/needs the "read" capability/);
+        if (mode === 'legacy') await expect(client.subscribeResource({ uri })).rejects.toThrow(/needs the "read" capability/);
+      } finally {
+        await client.close();
+      }
+    }
+    const listen = await fetch(running.mcpUrl, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${writer.token}`,
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'subscriptions/listen',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 'room-file',
+        method: 'subscriptions/listen',
+        params: { notifications: { resourceSubscriptions: [uri] }, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } },
+      }),
+    });
+    expect(listen.status).toBe(403);
+    expect(await listen.text()).toMatch(/needs the \\"read\\" capability/);
+  });
+
   it('a task-log reader that disconnects mid-stream and resumes from its last seq sees every record exactly once', async () => {
     const engine = running.engine;
     const run = await engine.call(engine.operator(), 'tasks_run', {
