@@ -2,7 +2,7 @@ import type { GraphState } from '../../common/graphs/stage-machine';
 import type { TaskStatus } from '../../common/task-machine';
 import type { EventInput } from '../feature';
 import type { StageRecord } from '../store/graphs';
-import type { TaskService } from '../tasks/task-service';
+import type { TaskError, TaskService } from '../tasks/task-service';
 
 /**
  * A graph run's task row (its id is the graph id), written only through the task layer. While the graph runs,
@@ -40,12 +40,13 @@ export function noteGraphProgress(tasks: TaskService, graphId: string, stages: r
 export function endGraphTask(
   tasks: TaskService,
   graphId: string,
-  change: { state: GraphState; statusMessage: string; result: Record<string, unknown> },
+  change: { state: GraphState; statusMessage: string; result: Record<string, unknown>; error?: TaskError },
   ended: EventInput,
   events: EventInput[],
 ): void {
   const status: TaskStatus = change.state === 'completed' ? 'completed' : change.state === 'failed' ? 'failed' : 'cancelled';
-  if (!tasks.transition(graphId, { status, statusMessage: change.statusMessage, result: change.result }, ended)) events.push(ended);
+  const error = change.error && status === 'failed' ? { error: change.error } : {};
+  if (!tasks.transition(graphId, { status, statusMessage: change.statusMessage, result: change.result, ...error }, ended)) events.push(ended);
 }
 
 /**
