@@ -129,6 +129,34 @@ describe('resources', () => {
     }
   });
 
+  it('a task log read from before what the 2,000-event ring still holds says records were dropped, and from where', async () => {
+    const engine = running.engine;
+    const old = engine.tasks.create({ operation: 'test.ring', owner: 'operator', ttlMs: null, pollIntervalMs: 1000 });
+    // more than the ring holds, from elsewhere in the room: the old task's first events fall out of it
+    const flood = engine.room.db.transaction(() => {
+      for (let i = 0; i < 2100; i++) engine.room.events.append({ at: new Date().toISOString(), kind: 'test.noise', actor: null, subject: `noise-${i}`, data: {} });
+    });
+    flood();
+    engine.tasks.transition(old.id, { statusMessage: 'still here after the flood' });
+    const client = await modernClient();
+    try {
+      const first = pageOf(await client.readResource({ uri: `task-log://${old.id}?from=0` })) as Page & { truncated?: boolean; droppedBefore?: number };
+      expect(first.truncated).toBe(true);
+      expect(first.droppedBefore).toBe(engine.room.events.oldestId());
+      expect(first.records.length).toBeGreaterThan(0);
+      expect(first.records.every((r) => r.seq >= (first.droppedBefore ?? Infinity))).toBe(true);
+      // from the oldest seq still there, nothing is missing
+      const on = pageOf(await client.readResource({ uri: `task-log://${old.id}?from=${first.droppedBefore}` })) as Page & { truncated?: boolean };
+      expect(on.truncated).toBeUndefined();
+      // a task made after the flood lost nothing, even read from 0
+      const fresh = engine.tasks.create({ operation: 'test.ring', owner: 'operator', ttlMs: null, pollIntervalMs: 1000 });
+      const whole = pageOf(await client.readResource({ uri: `task-log://${fresh.id}?from=0` })) as Page & { truncated?: boolean };
+      expect(whole.truncated).toBeUndefined();
+    } finally {
+      await client.close();
+    }
+  });
+
   it('shell-log gives a shell’s lines by seq', async () => {
     const engine = running.engine;
     const { shell } = await engine.call(engine.operator(), 'shell_open', BASH);
