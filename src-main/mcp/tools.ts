@@ -12,6 +12,7 @@ import { registerResourceHandlers } from './resources';
 import { noteCreatedTask, registerLegacyTaskHandlers } from './tasks-legacy';
 import { registerModernTaskHandlers } from './tasks-modern';
 import { toTaskV1, toTaskV2 } from './task-wire';
+import { followGraphProgress } from './task-progress';
 import { gateTasksCapability, requireTasksVersion, sessionServesTasks } from './legacy-versions';
 import { declaresTasksExtension, missingTasksExtension, TASKS_EXTENSION } from './tasks-extension';
 
@@ -143,8 +144,12 @@ export function buildMcpServer(engine: Engine, caller: Caller, era: 'legacy' | '
       if (wantsTask) {
         const task = await callAsTask(engine, caller, tool, args);
         noteCreatedTask(server, task.id);
+        const progressToken = params._meta?.progressToken;
+        if (progressToken !== undefined) followGraphProgress(server, engine, caller, task.id, progressToken);
         // v2 validates every tools/call result as a CallToolResult: `content: []` lets the 2025 CreateTaskResult through
-        return { content: [], task: toTaskV1(task) } as never;
+        const created = toTaskV1(task);
+        // the task-log link rides on the result's _meta too: a task object's own _meta is not in the 2025 schema
+        return { content: [], task: created, _meta: created._meta } as never;
       }
       return (await callPlain(engine, caller, tool, args, ctx)) as never;
     }

@@ -11,8 +11,18 @@ import type { TaskError, TaskService } from '../tasks/task-service';
  * stage transition.
  */
 
-/** "2 running (build, test) · 1 pending · 3 completed", in the stages' order of appearance. */
+/** How many stages have ended (whatever the way) out of all: the graph's progress, done/total. */
+export function stagesDone(stages: readonly Pick<StageRecord, 'state'>[]): { done: number; total: number } {
+  return { done: stages.filter((s) => s.state !== 'pending' && s.state !== 'running').length, total: stages.length };
+}
+
+/** "3/6 stages done: 2 running (build, test) · 1 pending · 3 completed", in the stages' order of appearance. */
 export function progressMessage(stages: readonly Pick<StageRecord, 'stageId' | 'state'>[]): string {
+  const { done, total } = stagesDone(stages);
+  return `${done}/${total} stages done: ${stateCounts(stages)}`;
+}
+
+function stateCounts(stages: readonly Pick<StageRecord, 'stageId' | 'state'>[]): string {
   const byState = new Map<string, string[]>();
   for (const s of stages) {
     const ids = byState.get(s.state);

@@ -97,12 +97,22 @@ export class TaskLogs {
       ...(dropped !== null ? { truncated: true, droppedBefore: dropped } : {}),
       records: page.map((r) => {
         const { id: seq, at, kind, actor, data } = eventOf(r);
-        return { seq, at, kind, actor, data };
+        return { seq, at, kind, actor, data, ...stageLink(data) };
       }),
       nextSeq: last ? last.id + 1 : fromSeq,
       more: rows.length > limit,
     };
   }
+}
+
+/**
+ * A graph run's log is its events; each about a stage links that stage's own log (its output), so the graph's
+ * log is also the index of its stages' logs.
+ */
+function stageLink(data: unknown): { log?: string } {
+  const d = data as { graphId?: unknown; stageId?: unknown } | null;
+  if (typeof d?.graphId !== 'string' || typeof d.stageId !== 'string') return {};
+  return { log: `task-log://${encodeURIComponent(`${d.graphId}:${d.stageId}`)}` };
 }
 
 /** ids only grow and the ring drops from the oldest, so its first row says what is gone. */
