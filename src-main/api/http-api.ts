@@ -5,6 +5,7 @@ import { toPublicError } from '../common/errors';
 import type { Engine } from '../engine/engine';
 import { sendJson } from '../net/http-json';
 import { apiErrorBody, HTTP_STATUS } from './http-status';
+import { handleWorkspaceTask } from './workspace-task';
 
 /**
  * POST /api/<method> with a JSON object of arguments: the same contract methods as every other door,
@@ -12,6 +13,11 @@ import { apiErrorBody, HTTP_STATUS } from './http-status';
  */
 export class ApiRoute {
   constructor(private readonly engine: Engine) {}
+
+  /** GET /workspace/task?taskId=…: the task record, for recovery after a gap (see workspace-task.ts). */
+  handleWorkspaceTask(req: http.IncomingMessage, res: http.ServerResponse, caller: Caller): Promise<void> {
+    return handleWorkspaceTask(this.engine, req, res, caller);
+  }
 
   async handle(req: http.IncomingMessage, res: http.ServerResponse, caller: Caller, method: string, body: unknown): Promise<void> {
     if (req.method !== 'POST') {

@@ -5,7 +5,7 @@ import type { Caller } from '../common/dto';
 import type { Engine } from '../engine/engine';
 import { sendRpcError } from '../net/http-json';
 import { LegacySessions, type LegacyLimits } from './legacy-sessions';
-import { handleListen } from './listen';
+import { cancelListen, handleListen } from './listen';
 import { missingCapability } from './method-capabilities';
 import { buildMcpServer } from './tools';
 import { RPC } from './rpc-errors';
@@ -44,6 +44,16 @@ function isLegacy(req: http.IncomingMessage, body: unknown): boolean {
   return outcome.kind === 'legacy';
 }
 
+/** A 2026 notifications/cancelled (no session) for one of the caller's listen streams: ends that stream. */
+function cancelsListen(req: http.IncomingMessage, body: unknown, caller: Caller): boolean {
+  if (req.headers['mcp-session-id'] !== undefined) return false;
+  const message = body as { method?: unknown; id?: unknown; params?: { requestId?: unknown } } | undefined;
+  if (message?.method !== 'notifications/cancelled' || message.id !== undefined) return false;
+  const requestId = message.params?.requestId;
+  if (typeof requestId !== 'string' && typeof requestId !== 'number') return false;
+  return cancelListen(caller.name, requestId);
+}
+
 /**
  * /mcp for both eras on one URL. The SDK's own classifier routes each request: 2025-era traffic (initialize,
  * session ids, GET/DELETE) goes to sessionful legacy serving; 2026-07-28 traffic (per-request _meta envelope,
@@ -75,6 +85,10 @@ export class McpEndpoint {
       return sendRpcError(res, 405, RPC.transportRefused, `method ${req.method ?? ''} not allowed on /mcp: use POST (GET and DELETE for 2025 sessions)`, {
         Allow: 'GET, POST, DELETE',
       });
+    }
+    if (cancelsListen(req, body, caller)) {
+      res.writeHead(202).end();
+      return;
     }
     if (isLegacy(req, body)) return this.legacy.handle(req, res, caller, body);
     if ((body as { method?: unknown } | undefined)?.method === 'subscriptions/listen') {

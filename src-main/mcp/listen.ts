@@ -4,7 +4,7 @@ import type { Caller } from '../common/dto';
 import { isTerminalTask } from '../common/task-machine';
 import type { Engine } from '../engine/engine';
 import { sendRpcError } from '../net/http-json';
-import { parseResourceUri, readLog, watchResource } from './resources';
+import { mayReadMarkdown, parseResourceUri, readLog, watchResource } from './resources';
 import { toDetailedTaskV2 } from './task-wire';
 import { TASKS_EXTENSION } from './tasks-extension';
 import { SERVER_INFO } from './tools';
@@ -26,8 +26,24 @@ export const MAX_LISTENS = 512;
 /** The open streams by participant, so revoking one ends its streams at once. */
 const openStreams = new Map<string, Set<() => void>>();
 
+/** The open streams by participant and listen request id, so notifications/cancelled for that id ends it. */
+const byRequestId = new Map<string, Map<string, Set<() => void>>>();
+const idKey = (id: string | number) => JSON.stringify(id);
+
 export function endListensOf(participant: string): void {
   for (const end of [...(openStreams.get(participant) ?? [])]) end();
+}
+
+/**
+ * notifications/cancelled naming a listen request's id ends that participant's stream for it (seed 001: "sending
+ * notifications/cancelled for that request id ends the subscription"), without the final result: a cancelled
+ * request is never answered. Says whether a stream was ended.
+ */
+export function cancelListen(participant: string, requestId: string | number): boolean {
+  const ends = byRequestId.get(participant)?.get(idKey(requestId));
+  if (!ends || ends.size === 0) return false;
+  for (const end of [...ends]) end();
+  return true;
 }
 
 interface ListenBody {
@@ -76,7 +92,7 @@ export function handleListen(engine: Engine, caller: Caller, req: http.IncomingM
   const uris = asked(filter.resourceSubscriptions, MAX_RESOURCE_SUBSCRIPTIONS).filter((uri) => {
     const parsed = parseResourceUri(engine, uri);
     if (!parsed) return false;
-    if (parsed.kind === 'markdown') return true;
+    if (parsed.kind === 'markdown') return mayReadMarkdown(caller);
     try {
       readLog(engine, caller, { ...parsed, limit: 1 });
       return true;
@@ -99,12 +115,27 @@ export function handleListen(engine: Engine, caller: Caller, req: http.IncomingM
   };
   mine.add(endNow);
   openStreams.set(caller.name, mine);
+  const cancelled = () => {
+    cleanup();
+    res.end();
+  };
+  const sameId = id === null ? null : (byRequestId.get(caller.name) ?? new Map<string, Set<() => void>>());
+  if (sameId && id !== null) {
+    sameId.set(idKey(id), (sameId.get(idKey(id)) ?? new Set()).add(cancelled));
+    byRequestId.set(caller.name, sameId);
+  }
   const cleanup = () => {
     if (closed) return;
     closed = true;
     listenStats.active--;
     mine.delete(endNow);
     if (mine.size === 0) openStreams.delete(caller.name);
+    if (sameId && id !== null) {
+      const set = sameId.get(idKey(id));
+      set?.delete(cancelled);
+      if (set?.size === 0) sameId.delete(idKey(id));
+      if (sameId.size === 0) byRequestId.delete(caller.name);
+    }
     for (const stop of stops) stop();
     clearInterval(keepalive);
   };

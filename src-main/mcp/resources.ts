@@ -63,7 +63,16 @@ export function readLog(engine: Engine, caller: Caller, parsed: Extract<ParsedUr
   }
 }
 
-function readMarkdown(engine: Engine): string {
+/**
+ * The room file is read like everything else in the room: with `read`. The method table already asks it of
+ * resources/*; this check keeps it so for any path that reaches the file (a listen stream's subscriptions).
+ */
+export function mayReadMarkdown(caller: Caller): boolean {
+  return caller.capabilities.includes('read');
+}
+
+function readMarkdown(engine: Engine, caller: Caller): string {
+  if (!mayReadMarkdown(caller)) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `reading the room file needs the "read" capability, which ${caller.name} does not have`);
   const file = engine.room.location.markdownPath;
   const size = fs.statSync(file).size;
   if (size > MAX_MARKDOWN_BYTES) {
@@ -143,7 +152,7 @@ export function registerResourceHandlers(server: Server, engine: Engine, caller:
   server.setRequestHandler('resources/read', ({ params }) => {
     const parsed = parseResourceUri(engine, params.uri);
     if (!parsed) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown resource ${params.uri}: see resources/list and resources/templates/list`);
-    if (parsed.kind === 'markdown') return { contents: [{ uri: params.uri, mimeType: 'text/markdown', text: readMarkdown(engine) }] };
+    if (parsed.kind === 'markdown') return { contents: [{ uri: params.uri, mimeType: 'text/markdown', text: readMarkdown(engine, caller) }] };
     const page = readLog(engine, caller, parsed);
     return { contents: [{ uri: params.uri, mimeType: 'application/json', text: JSON.stringify(page) }] };
   });
@@ -157,6 +166,7 @@ export function registerResourceHandlers(server: Server, engine: Engine, caller:
     const parsed = parseResourceUri(engine, uri);
     if (!parsed) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown resource ${uri}`);
     if (parsed.kind !== 'markdown') readLog(engine, caller, parsed); // refuses what the caller may not read
+    else if (!mayReadMarkdown(caller)) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `subscribing to the room file needs the "read" capability, which ${caller.name} does not have`);
     if (!subscriptions.has(uri)) {
       if (subscriptions.size >= MAX_SUBSCRIPTIONS_PER_SESSION) {
         throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `at most ${MAX_SUBSCRIPTIONS_PER_SESSION} subscriptions per session: unsubscribe from some first`);

@@ -7,8 +7,19 @@ import { RPC, rpcError } from './rpc-errors';
  * The two wire shapes of one task record: 2025-11-25 core tasks (ttl, pollInterval) and the 2026-07-28
  * extension (ttlMs, pollIntervalMs, and the detailed form with inputRequests / result / error by status).
  */
+/**
+ * Where a task's partial output lives (seed 004: a task advertises its task-log:// resource). A vendor key in
+ * the task's `_meta`, since the protocol has no field for it; the URI is the resource to read or subscribe to.
+ */
+export const TASK_LOG_META_KEY = 'commonroom/taskLog';
+
+export function taskLogUri(taskId: string): string {
+  return `task-log://${encodeURIComponent(taskId)}`;
+}
+
 function taskCore(t: TaskRecord): Record<string, unknown> {
   return {
+    _meta: { [TASK_LOG_META_KEY]: taskLogUri(t.id) },
     taskId: t.id,
     status: t.status,
     ...(t.statusMessage ? { statusMessage: t.statusMessage } : {}),

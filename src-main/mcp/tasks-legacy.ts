@@ -5,6 +5,7 @@ import { isTerminalTask } from '../common/task-machine';
 import type { Engine } from '../engine/engine';
 import type { TaskRecord } from '../common/task-record';
 import { asTaskCall, toTaskV1 } from './task-wire';
+import { requireTasksVersion } from './legacy-versions';
 
 const TaskIdParams = z.object({ taskId: z.string().max(200) });
 
@@ -20,20 +21,26 @@ const resultWaiters = new WeakMap<Engine, number>();
 export function registerLegacyTaskHandlers(server: Server, engine: Engine, caller: Caller): void {
   const mine = new Set<string>();
 
-  server.setRequestHandler('tasks/get', { params: TaskIdParams }, ({ taskId }) => asTaskCall(() => toTaskV1(engine.tasks.get(caller, taskId))));
+  server.setRequestHandler('tasks/get', { params: TaskIdParams }, ({ taskId }) => {
+    requireTasksVersion(server, 'tasks/get');
+    return asTaskCall(() => toTaskV1(engine.tasks.get(caller, taskId)));
+  });
 
   server.setRequestHandler('tasks/list', { params: z.object({ cursor: z.string().max(512).optional() }) }, ({ cursor }) =>
     asTaskCall(() => {
+      requireTasksVersion(server, 'tasks/list');
       const page = engine.tasks.list(caller, cursor, engine.limits.taskListPage);
       return { tasks: page.tasks.map(toTaskV1), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
     }),
   );
 
-  server.setRequestHandler('tasks/cancel', { params: TaskIdParams }, ({ taskId }) =>
-    asTaskCall(async () => toTaskV1(await engine.tasks.cancel(caller, taskId))),
-  );
+  server.setRequestHandler('tasks/cancel', { params: TaskIdParams }, ({ taskId }) => {
+    requireTasksVersion(server, 'tasks/cancel');
+    return asTaskCall(async () => toTaskV1(await engine.tasks.cancel(caller, taskId)));
+  });
 
   server.setRequestHandler('tasks/result', { params: TaskIdParams }, async ({ taskId }, ctx) => {
+    requireTasksVersion(server, 'tasks/result');
     let task = await asTaskCall(() => engine.tasks.get(caller, taskId));
     const max = engine.limits.maxTaskResultWaiters;
     if ((resultWaiters.get(engine) ?? 0) >= max) {

@@ -12,6 +12,8 @@ import { registerResourceHandlers } from './resources';
 import { noteCreatedTask, registerLegacyTaskHandlers } from './tasks-legacy';
 import { registerModernTaskHandlers } from './tasks-modern';
 import { toTaskV1, toTaskV2 } from './task-wire';
+import { followGraphProgress } from './task-progress';
+import { gateTasksCapability, requireTasksVersion, sessionServesTasks } from './legacy-versions';
 import { declaresTasksExtension, missingTasksExtension, TASKS_EXTENSION } from './tasks-extension';
 
 export const SERVER_INFO = { name: 'commonroom', version: RUNNER_VERSION } as const;
@@ -106,22 +108,24 @@ export function buildMcpServer(engine: Engine, caller: Caller, era: 'legacy' | '
       : { tools: { listChanged: false }, resources: { subscribe: true, listChanged: false }, extensions: { [TASKS_EXTENSION]: {} } };
   const server = new Server(SERVER_INFO, { capabilities, instructions: INSTRUCTIONS });
   enforceCapabilities(server, caller);
+  if (era === 'legacy') gateTasksCapability(server);
 
   server.setRequestHandler('tools/list', () => {
+    const tasksOn = era === 'modern' || sessionServesTasks(server);
     const methods = toolsFor(engine, caller).map((name) => {
       const support = (CONTRACT[name] as MethodSpec).task?.support;
       return {
         name,
         description: CONTRACT[name].description,
         inputSchema: inputSchemaOf(name),
-        ...(support ? { execution: { taskSupport: support } } : {}),
+        ...(support && tasksOn ? { execution: { taskSupport: support } } : {}),
       };
     });
     const extra = extras.map((t) => ({
       name: t.name,
       description: t.description,
       inputSchema: t.inputSchema,
-      ...(t.taskSupport ? { execution: { taskSupport: t.taskSupport } } : {}),
+      ...(t.taskSupport && tasksOn ? { execution: { taskSupport: t.taskSupport } } : {}),
     }));
     return { tools: [...methods, ...extra] } as never;
   });
@@ -134,13 +138,18 @@ export function buildMcpServer(engine: Engine, caller: Caller, era: 'legacy' | '
 
     if (era === 'legacy') {
       const wantsTask = params.task !== undefined;
+      if (wantsTask) requireTasksVersion(server, 'a tools/call with task');
       if (wantsTask && tool.support === 'forbidden') throw new ProtocolError(ProtocolErrorCode.MethodNotFound, `${params.name} cannot run as a task`);
       if (!wantsTask && tool.support === 'required') throw new ProtocolError(ProtocolErrorCode.MethodNotFound, `${params.name} runs only as a task: send params.task`);
       if (wantsTask) {
         const task = await callAsTask(engine, caller, tool, args);
         noteCreatedTask(server, task.id);
+        const progressToken = params._meta?.progressToken;
+        if (progressToken !== undefined) followGraphProgress(server, engine, caller, task.id, progressToken);
         // v2 validates every tools/call result as a CallToolResult: `content: []` lets the 2025 CreateTaskResult through
-        return { content: [], task: toTaskV1(task) } as never;
+        const created = toTaskV1(task);
+        // the task-log link rides on the result's _meta too: a task object's own _meta is not in the 2025 schema
+        return { content: [], task: created, _meta: created._meta } as never;
       }
       return (await callPlain(engine, caller, tool, args, ctx)) as never;
     }

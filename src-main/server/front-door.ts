@@ -7,6 +7,7 @@ import type { McpEndpoint } from '../mcp/endpoint';
 import type { ApiRoute } from '../api/http-api';
 import { RPC } from '../mcp/rpc-errors';
 import { apiErrorBody, HTTP_STATUS } from '../api/http-status';
+import { WORKSPACE_TASK_PATH } from '../api/workspace-task';
 import { BodyTooLarge, BodyTooSlow, capConnections, nestsDeeperThan, readBody } from './request-guards';
 import type { Duplex } from 'node:stream';
 import { UI_SOCKET_PATH } from '../common/ui-protocol';
@@ -186,7 +187,8 @@ export class FrontDoor {
     }
     const isMcp = pathname === '/mcp';
     const isApi = pathname.startsWith('/api/');
-    if (!isMcp && !isApi) {
+    const isWorkspaceTask = pathname === WORKSPACE_TASK_PATH;
+    if (!isMcp && !isApi && !isWorkspaceTask) {
       if (pathname === '/' && req.method === 'GET') {
         return sendJson(res, 200, { name: 'commonroom', mcp: '/mcp', note: 'send requests to /mcp with a bearer token' });
       }
@@ -194,6 +196,7 @@ export class FrontDoor {
     }
     const caller = this.authenticate(req, res, isMcp);
     if (!caller) return;
+    if (isWorkspaceTask) return this.api.handleWorkspaceTask(req, res, caller);
 
     let body: unknown;
     if (req.method === 'POST') {

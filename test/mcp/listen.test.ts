@@ -205,6 +205,47 @@ describe('subscriptions/listen and participants', () => {
     expect(l.messages.some((m) => m.method === 'notifications/tasks')).toBe(false);
   });
 
+  it('notifications/cancelled for the listen request id ends that stream, unanswered; another id or another participant does not', async () => {
+    const other = await running.engine.call(running.engine.operator(), 'participant_add', { name: 'canceller-b', capabilities: ['read'] });
+    const task = bareTask();
+    const l = await listen({ taskIds: [task.id] });
+    try {
+      await until(() => l.messages.length >= 1, 'the acknowledgement');
+      const listenId = (l.messages[0]?.params?._meta as Record<string, unknown>)['io.modelcontextprotocol/subscriptionId'] as string;
+      const before = listenStats.active;
+      let ended = false;
+      void l.ended.then(() => (ended = true));
+      const cancel = (requestId: string, as = token) =>
+        fetch(running.mcpUrl, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            authorization: `Bearer ${as}`,
+            'mcp-protocol-version': '2026-07-28',
+            'mcp-method': 'notifications/cancelled',
+          },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            method: 'notifications/cancelled',
+            params: { requestId, reason: 'done listening', _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } },
+          }),
+        });
+      expect((await cancel('listen-not-this-one')).status).toBe(202);
+      expect((await cancel(listenId, other.token)).status).toBe(202);
+      // a task change after both: the stream still carries it
+      running.engine.tasks.transition(task.id, { status: 'working', statusMessage: 'still listening' });
+      await until(() => l.messages.some((m) => m.method === 'notifications/tasks'), 'a notification after the unrelated cancels');
+      expect(ended).toBe(false);
+      expect((await cancel(listenId)).status).toBe(202);
+      expect(await l.ended).toBe('end');
+      expect(l.messages.some((m) => m.id === listenId)).toBe(false); // a cancelled request gets no response
+      expect(listenStats.active).toBe(before - 1);
+    } finally {
+      l.req.destroy();
+    }
+  });
+
   it('a stream whose tasks had all ended already closes right after its acknowledgement', async () => {
     const task = bareTask();
     running.engine.tasks.transition(task.id, { status: 'completed', result: { content: [] } });

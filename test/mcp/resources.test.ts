@@ -7,6 +7,7 @@ import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextproto
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningRoom } from '../../src-main/server/runner';
 import { startTestRunner, type TestRunner } from '../helpers/runner';
+import { BASH } from '../shells/helpers';
 
 let running: RunningRoom;
 let token: string;
@@ -45,6 +46,41 @@ describe('resources', () => {
     } finally {
       await client.close();
     }
+  });
+
+  it('the room file needs "read" like everything else: refused on both eras and on a listen stream for a participant without it', async () => {
+    const engine = running.engine;
+    const writer = await engine.call(engine.operator(), 'participant_add', { name: 'writes-only', capabilities: ['write'] });
+    const uri = pathToFileURL(engine.room.location.markdownPath).toString();
+    for (const mode of ['auto', 'legacy'] as const) {
+      const client = new Client({ name: `no-read-${mode}`, version: '1' }, { versionNegotiation: { mode } });
+      await client.connect(new StreamableHTTPClientTransport(running.mcpUrl, { requestInit: { headers: { Authorization: `Bearer ${writer.token}` } } }));
+      try {
+        await expect(client.readResource({ uri })).rejects.toThrow(/needs the "read" capability/);
+        await expect(client.listResources()).rejects.toThrow(/needs the "read" capability/);
+        if (mode === 'legacy') await expect(client.subscribeResource({ uri })).rejects.toThrow(/needs the "read" capability/);
+      } finally {
+        await client.close();
+      }
+    }
+    const listen = await fetch(running.mcpUrl, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${writer.token}`,
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'subscriptions/listen',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 'room-file',
+        method: 'subscriptions/listen',
+        params: { notifications: { resourceSubscriptions: [uri] }, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } },
+      }),
+    });
+    expect(listen.status).toBe(403);
+    expect(await listen.text()).toMatch(/needs the \\"read\\" capability/);
   });
 
   it('a task-log reader that disconnects mid-stream and resumes from its last seq sees every record exactly once', async () => {
@@ -93,9 +129,40 @@ describe('resources', () => {
     }
   });
 
+  it('a task log read from before what the 2,000-event ring still holds says records were dropped, and from where', async () => {
+    const engine = running.engine;
+    const old = engine.tasks.create({ operation: 'test.ring', owner: 'operator', ttlMs: null, pollIntervalMs: 1000 });
+    // more than the ring holds, from elsewhere in the room: the old task's first events fall out of it
+    const flood = engine.room.db.transaction(() => {
+      for (let i = 0; i < 2100; i++) engine.room.events.append({ at: new Date().toISOString(), kind: 'test.noise', actor: null, subject: `noise-${i}`, data: {} });
+    });
+    flood();
+    engine.tasks.transition(old.id, { statusMessage: 'still here after the flood' });
+    const client = await modernClient();
+    try {
+      const first = pageOf(await client.readResource({ uri: `task-log://${old.id}?from=0` })) as Page & { truncated?: boolean; droppedBefore?: number };
+      expect(first.truncated).toBe(true);
+      expect(first.droppedBefore).toBe(engine.room.events.oldestId());
+      expect(first.records.length).toBeGreaterThan(0);
+      expect(first.records.every((r) => r.seq >= (first.droppedBefore ?? Infinity))).toBe(true);
+      // from the oldest seq still there, nothing is missing
+      const on = pageOf(await client.readResource({ uri: `task-log://${old.id}?from=${first.droppedBefore}` })) as Page & { truncated?: boolean };
+      expect(on.truncated).toBeUndefined();
+      // a task made after the flood lost nothing, even read from 0
+      const fresh = engine.tasks.create({ operation: 'test.ring', owner: 'operator', ttlMs: null, pollIntervalMs: 1000 });
+      const whole = pageOf(await client.readResource({ uri: `task-log://${fresh.id}?from=0` })) as Page & { truncated?: boolean };
+      expect(whole.truncated).toBeUndefined();
+    } finally {
+      await client.close();
+    }
+  });
+
   it('shell-log gives a shell’s lines by seq', async () => {
     const engine = running.engine;
-    const { shell } = await engine.call(engine.operator(), 'shell_open', { shell: '/bin/sh' });
+    const { shell } = await engine.call(engine.operator(), 'shell_open', BASH);
+    // typed before the first prompt, the command's echo and the prompt would interleave with its output
+    const ready = await engine.call(engine.operator(), 'shell_io', { shellId: shell.id, cursor: 0, wait: { until: 'match', pattern: 'PROMPT> ', timeoutMs: 30_000 } });
+    expect(ready.wait?.reason).toBe('matched');
     await engine.call(engine.operator(), 'shell_io', { shellId: shell.id, text: "printf 'AL%s\\nBE%s\\n' PHA TA\n", wait: { until: 'match', pattern: 'BETA' } });
     const client = await modernClient();
     try {

@@ -154,6 +154,13 @@ describe('durability of tasks across sessions and restarts', () => {
       try {
         const after = await call('tasks/get', { taskId: graphTask });
         expect(after.result?.status).toBe('failed');
+        // the graph's task says why, not only its stage: the runner restarted
+        expect(String(after.result?.statusMessage)).toMatch(/^RUNNER_RESTARTED: /);
+        expect(after.result?.error).toMatchObject({ code: -32603, data: { errorCode: 'RUNNER_RESTARTED', graphId: graphTask } });
+        const status = await call('tools/call', { name: 'tasks_status', arguments: { graphId: graphTask } }, 'tasks_status');
+        const graph = (status.result?.structuredContent as { graph: { state: string; error: { code: string } | null } }).graph;
+        expect(graph.state).toBe('failed');
+        expect(graph.error?.code).toBe('RUNNER_RESTARTED');
         expect((await call('tasks/get', { taskId: jobTask })).result?.status).toBe('failed');
       } finally {
         await stopServe(serve);

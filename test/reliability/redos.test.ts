@@ -20,9 +20,12 @@ beforeAll(async () => {
   await client.connect(new StreamableHTTPClientTransport(new URL(serve.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${serve.token}` } } }));
   shellId = structured<{ shell: { id: string } }>(await client.callTool({ name: 'shell_open', arguments: BASH })).shell.id;
   // no echo, and no newline after the output: the text is 36 "a", a "!" and the prompt, with no empty line for ^…$ to match
-  const quiet = await client.callTool({ name: 'shell_io', arguments: { shellId, text: 'stty -echo\n', wait: { until: 'idle', idleMs: 300 } } });
+  // each command is typed once the prompt is there: typed ahead, it would be echoed before stty turns echo off
+  const prompt = { until: 'match', pattern: 'PROMPT> ', timeoutMs: 30_000 };
+  await client.callTool({ name: 'shell_io', arguments: { shellId, cursor: 0, wait: prompt } });
+  const quiet = await client.callTool({ name: 'shell_io', arguments: { shellId, text: 'stty -echo\n', wait: prompt } });
   const start = structured<{ nextCursor: number }>(quiet).nextCursor;
-  const printed = await client.callTool({ name: 'shell_io', arguments: { shellId, cursor: start, text: `printf '%s!' ${'a'.repeat(36)}\n`, wait: { until: 'idle', idleMs: 300 } } });
+  const printed = await client.callTool({ name: 'shell_io', arguments: { shellId, cursor: start, text: `printf '%s!' ${'a'.repeat(36)}\n`, wait: { ...prompt, pattern: '!PROMPT> ' } } });
   // from the first "a" (ASCII, so characters are bytes): nothing before it, not even a line break
   from = start + structured<{ output: string }>(printed).output.indexOf('a');
 }, 60_000);

@@ -25,13 +25,25 @@ export async function shellBench(limits: Partial<Limits> = {}, home: TestHome = 
     home,
     engine,
     operator,
-    open: async (extra = {}, as = operator) => (await engine.call(as, 'shell_open', { ...BASH, ...extra })).shell,
+    open: async (extra = {}, as = operator) => {
+      const { shell } = await engine.call(as, 'shell_open', { ...BASH, ...extra });
+      // text typed before the first prompt is echoed ahead of it and the prompt lands inside the command's output:
+      // a test types only once its shell is ready (a test that opens another shell or prompt waits on its own)
+      if (extra.shell === undefined && extra.env === undefined && extra.args === undefined) await waitForPrompt(engine, as, shell.id);
+      return shell;
+    },
     io: (input, as = operator) => engine.call(as, 'shell_io', input),
     close: async () => {
       await engine.close();
       home.cleanup();
     },
   };
+}
+
+/** Waits until the bench's bash has printed its first prompt (from the start of its output). */
+export async function waitForPrompt(engine: Engine, as: Caller, shellId: string): Promise<void> {
+  const r = await engine.call(as, 'shell_io', { shellId, cursor: 0, wait: { until: 'match', pattern: 'PROMPT> ', timeoutMs: 30_000 } });
+  if (r.wait?.reason !== 'matched') throw new Error(`shell ${shellId} printed no prompt: ${r.wait?.reason}; output so far: ${r.output.slice(0, 200)}`);
 }
 
 /** Open descriptors of this process (PTY masters among them). */

@@ -117,6 +117,8 @@ export interface GraphView {
   durationMs: number | null;
   /** True once its logs were compressed into the room's artifact store. */
   logsSpooled: boolean;
+  /** Why the graph ended without completing, when the runner (not a stage) ended it: RUNNER_RESTARTED. */
+  error: { code: 'RUNNER_RESTARTED'; message: string } | null;
 }
 
 export interface LogRecord {

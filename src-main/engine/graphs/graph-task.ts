@@ -2,7 +2,7 @@ import type { GraphState } from '../../common/graphs/stage-machine';
 import type { TaskStatus } from '../../common/task-machine';
 import type { EventInput } from '../feature';
 import type { StageRecord } from '../store/graphs';
-import type { TaskService } from '../tasks/task-service';
+import type { TaskError, TaskService } from '../tasks/task-service';
 
 /**
  * A graph run's task row (its id is the graph id), written only through the task layer. While the graph runs,
@@ -11,8 +11,18 @@ import type { TaskService } from '../tasks/task-service';
  * stage transition.
  */
 
-/** "2 running (build, test) · 1 pending · 3 completed", in the stages' order of appearance. */
+/** How many stages have ended (whatever the way) out of all: the graph's progress, done/total. */
+export function stagesDone(stages: readonly Pick<StageRecord, 'state'>[]): { done: number; total: number } {
+  return { done: stages.filter((s) => s.state !== 'pending' && s.state !== 'running').length, total: stages.length };
+}
+
+/** "3/6 stages done: 2 running (build, test) · 1 pending · 3 completed", in the stages' order of appearance. */
 export function progressMessage(stages: readonly Pick<StageRecord, 'stageId' | 'state'>[]): string {
+  const { done, total } = stagesDone(stages);
+  return `${done}/${total} stages done: ${stateCounts(stages)}`;
+}
+
+function stateCounts(stages: readonly Pick<StageRecord, 'stageId' | 'state'>[]): string {
   const byState = new Map<string, string[]>();
   for (const s of stages) {
     const ids = byState.get(s.state);
@@ -40,12 +50,13 @@ export function noteGraphProgress(tasks: TaskService, graphId: string, stages: r
 export function endGraphTask(
   tasks: TaskService,
   graphId: string,
-  change: { state: GraphState; statusMessage: string; result: Record<string, unknown> },
+  change: { state: GraphState; statusMessage: string; result: Record<string, unknown>; error?: TaskError },
   ended: EventInput,
   events: EventInput[],
 ): void {
   const status: TaskStatus = change.state === 'completed' ? 'completed' : change.state === 'failed' ? 'failed' : 'cancelled';
-  if (!tasks.transition(graphId, { status, statusMessage: change.statusMessage, result: change.result }, ended)) events.push(ended);
+  const error = change.error && status === 'failed' ? { error: change.error } : {};
+  if (!tasks.transition(graphId, { status, statusMessage: change.statusMessage, result: change.result, ...error }, ended)) events.push(ended);
 }
 
 /**

@@ -58,7 +58,14 @@ export function graphView(g: GraphRecord, stages: readonly StageRecord[]): Graph
     endedAt: g.endedAt,
     durationMs: ms(g.startedAt, g.endedAt),
     logsSpooled: g.spooledAt !== null,
+    error: restartedError(stages),
   };
+}
+
+/** Only restart reconciliation writes RUNNER_RESTARTED, so a stage carrying it says the runner ended the graph. */
+function restartedError(stages: readonly StageRecord[]): GraphView['error'] {
+  const hit = stages.find((s) => s.errorCode === 'RUNNER_RESTARTED');
+  return hit ? { code: 'RUNNER_RESTARTED', message: 'the runner stopped while this graph ran; submit it again (tasks_rerun)' } : null;
 }
 
 export function schedStages(stages: readonly StageRecord[]): SchedStage[] {

@@ -71,12 +71,28 @@ export async function reconcileAfterRestart(ctx: EngineContext, repo: GraphRepo,
       const state = deriveGraphState(stages.map((s) => s.state as StageState));
       repo.setGraph(g.id, { state, endedAt: at, startedAt: g.startedAt ?? at });
       const ended = { kind: 'graph.ended', actor: null, subject: g.id, data: { state, reason: 'RUNNER_RESTARTED' } };
-      endGraphTask(tasks, g.id, { state, statusMessage: `the runner restarted: graph ${state}`, result: { graphId: g.id, state, stages: stages.length } }, ended, events);
+      // the graph and its task say why, not only the stage: a tasks/get after the restart reads the reason
+      const message = `RUNNER_RESTARTED: the runner stopped while this graph ran; submit it again (tasks_rerun)`;
+      endGraphTask(
+        tasks,
+        g.id,
+        {
+          state,
+          statusMessage: message,
+          result: { graphId: g.id, state, stages: stages.length, errorCode: 'RUNNER_RESTARTED' },
+          error: { code: RUNNER_RESTARTED_RPC_CODE, message, data: { errorCode: 'RUNNER_RESTARTED', graphId: g.id } },
+        },
+        ended,
+        events,
+      );
     }
     return { value: undefined, events };
   });
   return { stages: running.length, killed };
 }
+
+/** JSON-RPC's internal error: the work did not fail by itself, its runner went away. */
+const RUNNER_RESTARTED_RPC_CODE = -32603;
 
 function sweepTags(prefix: string): string[] {
   // each found process brings its own tag, so each tree is ended by its own tag

@@ -237,7 +237,9 @@ export class ShellRegistry {
         break;
       }
       const end = i > start && text[i - 1] === 0x0d ? i - 1 : i; // a terminal ends lines with CR LF
-      records.push({ seq: read.start + start, text: stripAnsi(text.subarray(start, end).toString('utf8')) });
+      // a CR at the start of a line moves nowhere (bash's "end bracketed paste" sequence ends with one before
+      // every command's output): it must not become an empty first line inside the record
+      records.push({ seq: read.start + start, text: stripAnsi(text.subarray(start, end).toString('utf8')).replace(/^\n+/, '') });
       start = i + 1;
     }
     if (!more && start < text.length && !session.alive && !read.more && records.length < limit) {

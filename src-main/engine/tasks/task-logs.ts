@@ -16,6 +16,13 @@ export interface LogPage {
   nextSeq: number;
   /** More records are already there past nextSeq. */
   more: boolean;
+  /**
+   * Records before the cursor are gone: the event ring (the newest 2,000 events) dropped some of this task's
+   * events before they were read. `droppedBefore` is the oldest seq still there. Re-read the task itself
+   * (tasks/get, GET /workspace/task) for where it stands.
+   */
+  truncated?: boolean;
+  droppedBefore?: number;
 }
 
 /** A feature's log source: answers for the ids it owns (a graph stage, …), null for the others. */
@@ -59,6 +66,17 @@ export class TaskLogs {
     });
   }
 
+  /**
+   * The oldest seq still in the ring when events this reader has not seen (from `fromSeq`) may have been
+   * dropped: the ring lost rows below the cursor (ids start at 1) and its oldest row is not older than the
+   * task, so some of the task's own events went with them. Null when nothing of it is missing.
+   */
+  private droppedBefore(fromSeq: number, taskCreatedAt: string): number | null {
+    const first = ringStart(this.ctx.room.db);
+    if (!first || first.id <= 1 || fromSeq >= first.id) return null;
+    return first.at >= taskCreatedAt ? first.id : null;
+  }
+
   read(caller: Caller, id: string, fromSeq: number, limit: number): LogPage {
     for (const reader of this.readers) {
       const page = reader.read(caller, id, fromSeq, limit);
@@ -74,15 +92,32 @@ export class TaskLogs {
       .all({ from: fromSeq, id: task.id, correlation: task.correlationId, take: limit + 1 }) as EventRow[];
     const page = rows.slice(0, limit);
     const last = page.at(-1);
+    const dropped = this.droppedBefore(fromSeq, task.createdAt);
     return {
+      ...(dropped !== null ? { truncated: true, droppedBefore: dropped } : {}),
       records: page.map((r) => {
         const { id: seq, at, kind, actor, data } = eventOf(r);
-        return { seq, at, kind, actor, data };
+        return { seq, at, kind, actor, data, ...stageLink(data) };
       }),
       nextSeq: last ? last.id + 1 : fromSeq,
       more: rows.length > limit,
     };
   }
+}
+
+/**
+ * A graph run's log is its events; each about a stage links that stage's own log (its output), so the graph's
+ * log is also the index of its stages' logs.
+ */
+function stageLink(data: unknown): { log?: string } {
+  const d = data as { graphId?: unknown; stageId?: unknown } | null;
+  if (typeof d?.graphId !== 'string' || typeof d.stageId !== 'string') return {};
+  return { log: `task-log://${encodeURIComponent(`${d.graphId}:${d.stageId}`)}` };
+}
+
+/** ids only grow and the ring drops from the oldest, so its first row says what is gone. */
+export function ringStart(db: EngineContext['room']['db']): { id: number; at: string } | undefined {
+  return db.prepare('SELECT id, at FROM events ORDER BY id LIMIT 1').get() as { id: number; at: string } | undefined;
 }
 
 export function unknownLog(): RoomError {
