@@ -1,6 +1,9 @@
 import { ScrollbackRing, type RingRead } from './scrollback-ring';
 import { killTree, processStartTime, type KillPlan, type ProcessIdentity } from '../process/process-tree';
 import { spawnTerminal, type Terminal, type TerminalExit, type TerminalSpawn } from '../terminal/pty';
+import { ScreenMirror } from '../terminal/screen-mirror';
+import { ShellMarks } from './shell-marks';
+import type { SentinelFamily } from './shell-integration';
 
 export type ShellExit = TerminalExit;
 
@@ -13,7 +16,26 @@ export interface ShellSpawn extends TerminalSpawn {
   scrollbackBytes: number;
   /** A tty graph stage shown as a shell: its lifetime belongs to the graph, not to shell_close. */
   stage?: string | undefined;
+  /** How shell_run finds a command's output and exit code (shell-integration.ts); none for a stage. */
+  integration?: { mode: 'marks' | 'sentinel'; family: SentinelFamily; nonce: string } | undefined;
+  /** The arguments asked for, before the integration added its own (what shell_list shows). */
+  shownArgs?: string[] | undefined;
+  /** Lines the screen mirror keeps above the screen. */
+  screenScrollbackLines?: number | undefined;
 }
+
+/** A command shell_run typed and has not seen the end of yet (shell-run.ts). */
+export interface ActiveRun {
+  command: string;
+  /** Output offset when it was typed: its marks come after. */
+  from: number;
+  mode: 'marks' | 'sentinel';
+  done: boolean;
+  interrupted: boolean;
+}
+
+/** The screen mirror's parser may lag this far behind before the PTY is held (as a viewer's would). */
+const SCREEN_HOLD_BYTES = 1024 * 1024;
 
 /** Someone watching the shell live (the app's terminal view): fed from the ring, paced by acknowledgements. */
 export interface ShellViewer {
@@ -54,6 +76,12 @@ export class ShellSession {
   rows: number;
   /** The newest inputs and who typed them (people and agents share shells). */
   readonly inputs: InputRecord[] = [];
+  /** The terminal's screen, fed the same bytes as the ring. */
+  readonly screen: ScreenMirror;
+  /** Prompt and command marks of this shell's integration (null without one: a graph stage). */
+  readonly marks: ShellMarks | null;
+  /** What shell_run is waiting on in this shell. */
+  activeRun: ActiveRun | null = null;
   private readonly term: Terminal;
   private readonly changeListeners = new Set<() => void>();
   private readonly viewers = new Set<ViewerState>();
@@ -74,10 +102,17 @@ export class ShellSession {
     this.cols = spec.cols;
     this.rows = spec.rows;
     this.startedAt = now;
+    this.screen = new ScreenMirror(spec.cols, spec.rows, spec.screenScrollbackLines ?? 200);
+    this.marks = spec.integration ? new ShellMarks(spec.integration.nonce) : null;
+    this.screen.onParsed(() => {
+      if (this.held) this.updateHold();
+    });
     this.term = adopted ?? spawnTerminal(spec);
     this.process = { pid: this.term.pid, startTime: processStartTime(this.term.pid) ?? '' };
     this.term.onData((bytes) => {
+      this.marks?.feed(bytes, this.ring.end);
       this.ring.append(bytes);
+      this.screen.write(bytes);
       this.lastOutputAt = Date.now();
       this.pumpViewers();
       this.updateHold();
@@ -114,6 +149,7 @@ export class ShellSession {
   resize(cols: number, rows: number): void {
     if (!this.alive) return;
     this.term.resize(cols, rows);
+    this.screen.resize(cols, rows);
     this.cols = cols;
     this.rows = rows;
   }
@@ -145,6 +181,7 @@ export class ShellSession {
     }
     const exit = await Promise.race([this.exited, new Promise<null>((r) => setTimeout(() => r(null), 2_000))]);
     this.destroyTerm();
+    this.screen.dispose();
     return exit ?? this.exit ?? { exitCode: null, signal: 'unknown' };
   }
 
@@ -181,7 +218,7 @@ export class ShellSession {
     if (!this.term.pause || !this.term.resume || !this.alive) return;
     const margin = Math.min(256 * 1024, Math.floor(this.ring.capacity / 4));
     const limit = this.ring.capacity - margin;
-    const hold = [...this.viewers].some((v) => !v.stalled && this.ring.end - v.cursor >= limit);
+    const hold = this.screen.pending > SCREEN_HOLD_BYTES || [...this.viewers].some((v) => !v.stalled && this.ring.end - v.cursor >= limit);
     if (hold && !this.held) {
       this.held = true;
       this.term.pause();
