@@ -66,6 +66,23 @@ describe.each(SHELLS)('shell_run in $name', ({ open, integration }) => {
   });
 });
 
+describe('bash with the user\'s own start-up files', () => {
+  it('runs ~/.bashrc (its aliases and PROMPT_COMMAND work) and still marks every command', { timeout: 60_000 }, async () => {
+    const home = bench.home.root;
+    fs.writeFileSync(`${home}/.bashrc`, "alias greet='printf \"hi %s\\n\"'\nPS1='RC> '\nPROMPT_COMMAND='__seen=yes'\n");
+    const shell = await bench.open({ shell: '/bin/bash', args: [], env: { HOME: home, HISTFILE: '/dev/null' } });
+    const r = await run({ shellId: shell.id, command: 'greet there; echo "pc=$__seen"', timeoutMs: 20_000 });
+    expect(r).toMatchObject({ status: 'finished', exitCode: 0, output: 'hi there\npc=yes\n', integration: 'marks' });
+    const failed = await run({ shellId: shell.id, command: 'false', timeoutMs: 20_000 });
+    expect(failed.exitCode).toBe(1);
+    // the user's prompt is what the person sees; shell_list shows the arguments asked for, not the integration's
+    const shot = await bench.io({ shellId: shell.id, format: 'screen' });
+    expect(shot.output).toContain('RC> ');
+    const listed = (await bench.engine.call(bench.operator, 'shell_list', {})).shells.find((s) => s.id === shell.id);
+    expect(listed?.command).toEqual(['/bin/bash']);
+  });
+});
+
 describe('shell_run refusals', () => {
   it('says what to do when nothing is running', async () => {
     const shell = await bench.open();

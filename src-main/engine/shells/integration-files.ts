@@ -19,11 +19,11 @@ if [ -n "$COMMONROOM_BASH_LOGIN" ]; then
   for __cr_f in ~/.bash_profile ~/.bash_login ~/.profile; do
     if [ -r "$__cr_f" ]; then . "$__cr_f"; break; fi
   done
-elif [ -z "$COMMONROOM_BASH_NORC" ]; then
-  [ -r /etc/bash.bashrc ] && . /etc/bash.bashrc
+else
+  # (Debian's bash has read /etc/bash.bashrc already; elsewhere ~/.bashrc reads the system file itself)
   [ -r ~/.bashrc ] && . ~/.bashrc
 fi
-unset COMMONROOM_BASH_LOGIN COMMONROOM_BASH_NORC __cr_f
+unset COMMONROOM_BASH_LOGIN __cr_f
 __cr_nonce=$COMMONROOM_MARK_NONCE
 unset COMMONROOM_MARK_NONCE
 if [ -n "$__cr_nonce" ]; then

@@ -23,8 +23,8 @@ export interface IntegrationInput {
   nonce: string;
   /** Where the start-up files are (integration-files.ts): `bash-init.sh` and `zsh/`. */
   dir: string;
-  /** The user's ZDOTDIR, when set (zsh reads its start-up files from there). */
-  userZdotdir?: string | undefined;
+  /** The shell's environment as asked for: ZDOTDIR (zsh), PS1 and PROMPT_COMMAND (bash --norc). */
+  userEnv?: Record<string, string | undefined>;
   pathSep?: '/' | '\\';
 }
 
@@ -49,11 +49,13 @@ export function integrationPlan(input: IntegrationInput): IntegrationPlan {
   const nonceEnv = { COMMONROOM_MARK_NONCE: input.nonce };
   if (kind === 'bash') {
     const bash = bashArgs(input.args);
+    if (bash?.norc) return { mode: 'marks', family, args: input.args, env: bashNorcEnv(input.nonce, input.userEnv ?? {}) };
     if (bash) return { mode: 'marks', family, args: ['--init-file', `${input.dir}${sep}bash-init.sh`, ...bash.args], env: { ...nonceEnv, ...bash.env } };
   }
   if (kind === 'zsh' && zshTakesStartupFiles(input.args)) {
     const env: Record<string, string> = { ...nonceEnv, ZDOTDIR: `${input.dir}${sep}zsh` };
-    if (input.userZdotdir) env.COMMONROOM_USER_ZDOTDIR = input.userZdotdir;
+    const userZdotdir = input.userEnv?.ZDOTDIR;
+    if (userZdotdir) env.COMMONROOM_USER_ZDOTDIR = userZdotdir;
     return { mode: 'marks', family, args: input.args, env };
   }
   if (family === 'cmd') {
@@ -66,18 +68,34 @@ export function integrationPlan(input: IntegrationInput): IntegrationPlan {
 }
 
 /**
- * bash reads `--init-file` only as an interactive, non-login shell: a login shell (-l) becomes a non-login
- * one whose init file reads the login files instead; --norc is honoured by the init file. A command (-c), a
- * script, stdin (-s) or the user's own rc file leave bash alone (null: sentinel).
+ * bash --norc reads no start-up file at all (not even an --init-file), so its hooks come in the environment:
+ * the marks around PS1, the C mark in PS0, the D mark in PROMPT_COMMAND (before the user's own).
  */
-function bashArgs(args: string[]): { args: string[]; env: Record<string, string> } | null {
+function bashNorcEnv(nonce: string, userEnv: Record<string, string | undefined>): Record<string, string> {
+  const mark = (kind: string) => `\\[\\033]133;${kind};cr=${nonce}\\007\\]`;
+  const ps1 = userEnv.PS1 ?? '\\s-\\v\\$ ';
+  const own = `printf '\\033]133;D;%s;cr=${nonce}\\007' "$?"`;
+  return {
+    PS1: `${mark('A')}${ps1}${mark('B')}`,
+    PS0: `${userEnv.PS0 ?? ''}\\033]133;C;cr=${nonce}\\007`,
+    PROMPT_COMMAND: userEnv.PROMPT_COMMAND ? `${own}; ${userEnv.PROMPT_COMMAND}` : own,
+  };
+}
+
+/**
+ * bash reads `--init-file` only as an interactive, non-login shell: a login shell (-l) becomes a non-login
+ * one whose init file reads the login files instead. With --norc the hooks come in the environment (norc). A
+ * command (-c), a script, stdin (-s) or the user's own rc file leave bash alone (null: sentinel).
+ */
+function bashArgs(args: string[]): { args: string[]; env: Record<string, string>; norc: boolean } | null {
   const out: string[] = [];
   const env: Record<string, string> = {};
   let login = false;
   let noProfile = false;
+  let norc = false;
   for (const arg of args) {
     if (arg === '--login' || arg === '-l') login = true;
-    else if (arg === '--norc') env.COMMONROOM_BASH_NORC = '1';
+    else if (arg === '--norc') norc = true;
     else if (arg === '--noprofile') {
       noProfile = true;
       out.push(arg);
@@ -91,7 +109,7 @@ function bashArgs(args: string[]): { args: string[]; env: Record<string, string>
     else return null; // a script
   }
   if (login && !noProfile) env.COMMONROOM_BASH_LOGIN = '1';
-  return { args: out, env };
+  return { args: out, env, norc };
 }
 
 /** zsh reads start-up files (so ZDOTDIR works) unless told not to (-f, --no-rcs) or given a command or script. */

@@ -122,7 +122,7 @@ export class ShellRegistry {
       args: options.args ?? [],
       nonce,
       dir: writeIntegrationFiles(path.join(this.ctx.room.paths.dataDir, 'shell-integration')),
-      userZdotdir: userEnv.ZDOTDIR,
+      userEnv,
       pathSep: path.sep as '/' | '\\',
     });
     const base: NodeJS.ProcessEnv = { ...userEnv, ...plan.env, TERM: 'xterm-256color', COLORTERM: 'truecolor' };

@@ -123,7 +123,9 @@ export async function runInShell(session: ShellSession, input: MethodInput<'shel
 function outputStart(session: ShellSession, marks: ShellMarks, run: ActiveRun): number | null {
   const c = marks.find('C', run.from);
   if (c) return c.end;
-  if (session.spec.integration?.family !== 'cmd') return null;
+  // no C mark: cmd prints none, nor does bash before 4.4 started with --norc (no PS0); then the output
+  // starts after the echoed line, once the end is known
+  if (session.spec.integration?.family !== 'cmd' && !marks.find('D', run.from)) return null;
   const read = session.read(run.from, 64 * 1024);
   const newline = read.bytes.indexOf(0x0a);
   return newline < 0 ? null : read.start + newline + 1;

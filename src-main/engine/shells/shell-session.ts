@@ -34,8 +34,6 @@ export interface ActiveRun {
   interrupted: boolean;
 }
 
-/** The screen mirror's parser may lag this far behind before the PTY is held (as a viewer's would). */
-const SCREEN_HOLD_BYTES = 1024 * 1024;
 
 /** Someone watching the shell live (the app's terminal view): fed from the ring, paced by acknowledgements. */
 export interface ShellViewer {
@@ -102,17 +100,14 @@ export class ShellSession {
     this.cols = spec.cols;
     this.rows = spec.rows;
     this.startedAt = now;
-    this.screen = new ScreenMirror(spec.cols, spec.rows, spec.screenScrollbackLines ?? 200);
+    this.screen = new ScreenMirror(this.ring, spec.cols, spec.rows, spec.screenScrollbackLines ?? 200);
     this.marks = spec.integration ? new ShellMarks(spec.integration.nonce) : null;
-    this.screen.onParsed(() => {
-      if (this.held) this.updateHold();
-    });
     this.term = adopted ?? spawnTerminal(spec);
     this.process = { pid: this.term.pid, startTime: processStartTime(this.term.pid) ?? '' };
     this.term.onData((bytes) => {
       this.marks?.feed(bytes, this.ring.end);
       this.ring.append(bytes);
-      this.screen.write(bytes);
+      this.screen.grew();
       this.lastOutputAt = Date.now();
       this.pumpViewers();
       this.updateHold();
@@ -218,7 +213,7 @@ export class ShellSession {
     if (!this.term.pause || !this.term.resume || !this.alive) return;
     const margin = Math.min(256 * 1024, Math.floor(this.ring.capacity / 4));
     const limit = this.ring.capacity - margin;
-    const hold = this.screen.pending > SCREEN_HOLD_BYTES || [...this.viewers].some((v) => !v.stalled && this.ring.end - v.cursor >= limit);
+    const hold = [...this.viewers].some((v) => !v.stalled && this.ring.end - v.cursor >= limit);
     if (hold && !this.held) {
       this.held = true;
       this.term.pause();

@@ -19,65 +19,83 @@ export interface ScreenSnapshot {
   offset: number;
 }
 
+/** Where the mirror reads its bytes: the shell's scrollback ring (absolute offsets, UTF-8-aligned reads). */
+export interface ByteSource {
+  readonly end: number;
+  readonly start: number;
+  read(cursor: number, maxBytes: number): { bytes: Buffer; next: number };
+}
+
+/** Output the emulator follows as it comes; a burst bigger than this (a flood) is parsed only when needed. */
+const LIVE_BYTES = 64 * 1024;
+/** After a flood, the emulator catches up on only this much of its end (the screen shows the end anyway). */
+const TAIL_BYTES = 256 * 1024;
+/** A flood is caught up once output has been quiet this long (or at once when someone reads the screen). */
+const QUIET_MS = 150;
+
 /**
- * A headless xterm fed the same bytes as a shell's scrollback ring, so reads can answer with the screen a
- * person sees (cursor moves, redraws, the alternate screen) and keys can follow the terminal's modes. Memory
- * is the screen plus `scrollback` lines. The parser runs asynchronously: `pending` is how far it is behind,
- * which the shell uses as backpressure (like a real terminal, a program cannot outrun the emulator without bound).
+ * A headless xterm that follows a shell's output (read from the same ring as every other consumer), so reads
+ * can answer with the screen a person sees (cursor moves, redraws, the alternate screen) and keys can follow
+ * the terminal's modes. Memory is the screen plus `scrollback` lines. Parsing costs far more than appending to
+ * the ring, so a flood is never parsed as it comes (that would slow the shell to the emulator's pace): the
+ * mirror skips to the flood's last TAIL_BYTES once the output is quiet or a reader asks, like a terminal that
+ * drops frames.
  */
 export class ScreenMirror {
   private readonly term: InstanceType<typeof HeadlessTerminal>;
-  private written = 0;
-  private parsed = 0;
+  /** Output offset up to which bytes were handed to the parser, and up to which they were parsed. */
+  private fed: number;
+  private parsed: number;
   private disposed = false;
-  private readonly drainListeners = new Set<() => void>();
+  private quietTimer: NodeJS.Timeout | undefined;
+  private lastGrowth = 0;
 
-  constructor(cols: number, rows: number, scrollback: number) {
+  constructor(
+    private readonly source: ByteSource,
+    cols: number,
+    rows: number,
+    scrollback: number,
+  ) {
     this.term = new HeadlessTerminal({ cols, rows, scrollback, allowProposedApi: true });
+    this.fed = this.parsed = source.end;
   }
 
-  /** Bytes handed to the parser and not yet parsed. */
-  get pending(): number {
-    return this.written - this.parsed;
-  }
-
-  /** Whether arrow keys must be sent in application mode; as of the bytes parsed so far (see `settled`). */
+  /** Whether arrow keys must be sent in application mode, as of the bytes parsed so far (see `settled`). */
   get applicationCursorKeys(): boolean {
     return this.term.modes.applicationCursorKeysMode;
   }
 
-  write(bytes: Buffer): void {
+  /** The source has new bytes: follow them now if they are few and the parser keeps up, else once it is quiet. */
+  grew(): void {
     if (this.disposed) return;
-    this.written += bytes.length;
-    const length = bytes.length;
-    this.term.write(bytes, () => {
-      this.parsed += length;
-      for (const listener of [...this.drainListeners]) listener();
-    });
-  }
-
-  /** Called whenever the parser catches up with some bytes. Returns an unsubscribe. */
-  onParsed(listener: () => void): () => void {
-    this.drainListeners.add(listener);
-    return () => this.drainListeners.delete(listener);
+    this.lastGrowth = Date.now();
+    if (this.source.end - this.fed <= LIVE_BYTES && this.fed - this.parsed <= LIVE_BYTES) {
+      this.catchUp();
+      return;
+    }
+    this.armQuiet(QUIET_MS);
   }
 
   resize(cols: number, rows: number): void {
-    if (!this.disposed) this.term.resize(cols, rows);
+    if (this.disposed) return;
+    this.catchUp();
+    this.term.resize(cols, rows);
   }
 
-  /** Resolves once every byte written so far is parsed. */
+  /** Resolves once the screen reflects every byte of the source so far. */
   settled(): Promise<void> {
-    if (this.disposed || this.pending === 0) return Promise.resolve();
+    if (this.disposed) return Promise.resolve();
+    this.catchUp();
+    if (this.parsed === this.fed) return Promise.resolve();
     return new Promise((resolve) => this.term.write('', () => resolve()));
   }
 
-  /** The screen after every byte written so far (and maybe a few more that arrived meanwhile: see `offset`). */
+  /** The screen as of the source's newest byte (`offset`). */
   async snapshot(): Promise<ScreenSnapshot> {
     await this.settled();
     const buffer = this.term.buffer.active;
     const lines: string[] = [];
-    for (let y = 0; y < this.term.rows; y++) lines.push(buffer.getLine(buffer.viewportY + y)?.translateToString(true) ?? '');
+    for (let y = 0; y < this.term.rows; y++) lines.push((buffer.getLine(buffer.viewportY + y)?.translateToString(true) ?? '').replace(/ +$/, ''));
     return {
       cols: this.term.cols,
       rows: this.term.rows,
@@ -85,7 +103,6 @@ export class ScreenMirror {
       cursor: { row: buffer.cursorY, col: buffer.cursorX },
       alternateScreen: buffer.type === 'alternate',
       applicationCursorKeys: this.applicationCursorKeys,
-      // fed every byte since the shell started, so the bytes parsed are the output offset the screen shows
       offset: this.parsed,
     };
   }
@@ -93,7 +110,32 @@ export class ScreenMirror {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
-    this.drainListeners.clear();
+    clearTimeout(this.quietTimer);
     this.term.dispose();
+  }
+
+  private catchUp(): void {
+    clearTimeout(this.quietTimer);
+    this.quietTimer = undefined;
+    const from = Math.max(this.fed, this.source.end - TAIL_BYTES, this.source.start);
+    if (from >= this.source.end) return;
+    const read = this.source.read(from, this.source.end - from);
+    if (read.next <= from) return;
+    this.fed = read.next;
+    const next = read.next;
+    this.term.write(read.bytes, () => {
+      this.parsed = Math.max(this.parsed, next);
+    });
+  }
+
+  private armQuiet(ms: number): void {
+    if (this.quietTimer) return;
+    this.quietTimer = setTimeout(() => {
+      this.quietTimer = undefined;
+      const quietFor = Date.now() - this.lastGrowth;
+      if (quietFor >= QUIET_MS) this.catchUp();
+      else this.armQuiet(QUIET_MS - quietFor);
+    }, ms);
+    this.quietTimer.unref();
   }
 }
