@@ -26,8 +26,12 @@ export interface ByteSource {
   read(cursor: number, maxBytes: number): { bytes: Buffer; next: number };
 }
 
-/** Output the emulator follows as it comes; a burst bigger than this (a flood) is parsed only when needed. */
+/**
+ * The emulator follows output as it comes while there is at most this much per RATE_WINDOW_MS; above that (a
+ * flood, a build log) it is parsed only when needed: parsing as it comes would cap the shell at the parser's pace.
+ */
 const LIVE_BYTES = 64 * 1024;
+const RATE_WINDOW_MS = 100;
 /** After a flood, the emulator catches up on only this much of its end (the screen shows the end anyway). */
 const TAIL_BYTES = 256 * 1024;
 /** A flood is caught up once output has been quiet this long (or at once when someone reads the screen). */
@@ -49,6 +53,8 @@ export class ScreenMirror {
   private disposed = false;
   private quietTimer: NodeJS.Timeout | undefined;
   private lastGrowth = 0;
+  private windowStart = 0;
+  private windowFrom = 0;
 
   constructor(
     private readonly source: ByteSource,
@@ -68,8 +74,14 @@ export class ScreenMirror {
   /** The source has new bytes: follow them now if they are few and the parser keeps up, else once it is quiet. */
   grew(): void {
     if (this.disposed) return;
-    this.lastGrowth = Date.now();
-    if (this.source.end - this.fed <= LIVE_BYTES && this.fed - this.parsed <= LIVE_BYTES) {
+    const now = Date.now();
+    this.lastGrowth = now;
+    if (now - this.windowStart >= RATE_WINDOW_MS) {
+      this.windowStart = now;
+      this.windowFrom = this.fed;
+    }
+    const calm = this.source.end - this.windowFrom <= LIVE_BYTES && this.fed - this.parsed <= LIVE_BYTES;
+    if (calm) {
       this.catchUp();
       return;
     }
