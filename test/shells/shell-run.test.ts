@@ -106,3 +106,13 @@ describe('shell_run refusals', () => {
     expect(r.nextCursor - r.cursor - r.omittedBytes).toBeLessThanOrEqual(100);
   });
 });
+
+describe('a run ended by someone else', () => {
+  it('a command interrupted with shell_io (a person pressing C-c) no longer blocks the next run', { timeout: 60_000 }, async () => {
+    const shell = await bench.open();
+    expect((await run({ shellId: shell.id, command: 'sleep 30', timeoutMs: 300 })).status).toBe('running');
+    await bench.io({ shellId: shell.id, input: [{ key: 'C-c' }], wait: { until: 'match', pattern: 'PROMPT> $' } });
+    const next = await run({ shellId: shell.id, command: "printf 'fr%s\\n' ee", timeoutMs: 20_000 });
+    expect(next).toMatchObject({ status: 'finished', exitCode: 0, output: 'free\n' });
+  });
+});

@@ -39,6 +39,8 @@ export async function runInShell(session: ShellSession, input: MethodInput<'shel
 
   if (input.command !== undefined) {
     if (!session.alive) throw new RoomError('CONFLICT', `shell ${session.id} has exited: open a new shell to run more`);
+    // a run that ended while nobody waited (C-c typed with shell_io, a person at the keyboard) is over
+    if (run && !run.done && endOf(session, marks, run) !== null) run.done = true;
     if (run && !run.done) {
       throw new RoomError('CONFLICT', `shell ${session.id} is still running ${JSON.stringify(run.command.slice(0, 80))}: call shell_run with only shellId to wait for it, or with interrupt: true to send C-c`);
     }
