@@ -83,7 +83,7 @@ if [[ -n $__cr_nonce ]]; then
   __cr_prompt() {
     [[ $PS1 == *"133;A;cr=$__cr_nonce"* ]] || PS1="%{"$'\e'"]133;A;cr=$__cr_nonce"$'\a'"%}$PS1%{"$'\e'"]133;B;cr=$__cr_nonce"$'\a'"%}"
   }
-  __cr_preexec() { printf '\033]133;C;cr=%s\007' $__cr_nonce }
+  __cr_preexec() { printf '\033]133;C;cr=%s\007' $__cr_nonce; }
   # the status mark first (it needs the command's $?), the prompt marks last (after any theme rebuilt PS1)
   precmd_functions=(__cr_precmd $precmd_functions __cr_prompt)
   preexec_functions=($preexec_functions __cr_preexec)

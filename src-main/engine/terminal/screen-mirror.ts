@@ -35,7 +35,7 @@ const RATE_WINDOW_MS = 100;
 /** After a flood, the emulator catches up on only this much of its end (the screen shows the end anyway). */
 const TAIL_BYTES = 256 * 1024;
 /** A flood is caught up once output has been quiet this long (or at once when someone reads the screen). */
-const QUIET_MS = 150;
+const QUIET_MS = 1_000;
 
 /**
  * A headless xterm that follows a shell's output (read from the same ring as every other consumer), so reads
