@@ -51,6 +51,13 @@ export const LIMITS = {
   shellWaitWindowBytes: 256 * 1024,
   /** Grace after each signal when closing a shell's tree. */
   shellCloseGraceMs: 500,
+  /** Lines a shell's screen mirror (format "screen") keeps above the screen: bounds its memory. */
+  shellScreenScrollbackLines: 200,
+  /**
+   * How long shell_run waits for a new shell's first prompt mark before it falls back to the sentinel (a
+   * user's rc that replaced the hooks), and how long after a run's end for the next prompt.
+   */
+  shellRunPromptWaitMs: 5_000,
   /** Live viewers (the app's terminals): pause a viewer above HIGH unacknowledged bytes, resume below LOW. */
   viewerHighWatermark: 512 * 1024,
   viewerLowWatermark: 64 * 1024,

@@ -34,14 +34,33 @@ const NAMED: Record<string, string> = {
   F12: '\u001b[24~',
 };
 
+/**
+ * Cursor keys in application mode (DECCKM, `ESC [ ? 1 h`: vim, less, readline's keypad mode ask for it): SS3
+ * instead of CSI, as xterm sends them.
+ */
+const APPLICATION_CURSOR: Record<string, string> = {
+  Up: '\u001bOA',
+  Down: '\u001bOB',
+  Right: '\u001bOC',
+  Left: '\u001bOD',
+  Home: '\u001bOH',
+  End: '\u001bOF',
+};
+
+export interface KeyModes {
+  /** The terminal is in application cursor-key mode (DECCKM). */
+  applicationCursorKeys?: boolean;
+}
+
 const CONTROL_PUNCTUATION: Record<string, number> = { '@': 0, '[': 27, '\\': 28, ']': 29, '^': 30, _: 31, '?': 127 };
 
 /**
  * `C-c` → ETX (0x03), `M-x` → ESC x, `C-M-a`/`M-C-a` → ESC 0x01, plus the named keys above.
- * Unknown names are refused with the list of what is accepted.
+ * Unknown names are refused with the list of what is accepted. Cursor keys follow the terminal's mode.
  */
-export function keyBytes(name: string): string {
-  const named = NAMED[name];
+export function keyBytes(name: string, modes: KeyModes = {}): string {
+  const lookup = (key: string): string | undefined => (modes.applicationCursorKeys ? (APPLICATION_CURSOR[key] ?? NAMED[key]) : NAMED[key]);
+  const named = lookup(name);
   if (named !== undefined) return named;
   let rest = name;
   let meta = false;
@@ -55,7 +74,7 @@ export function keyBytes(name: string): string {
       rest = rest.slice(2);
     } else break;
   }
-  let base: string | undefined = NAMED[rest];
+  let base: string | undefined = lookup(rest);
   if (base === undefined && rest.length === 1) {
     if (control) {
       const lower = rest.toLowerCase();

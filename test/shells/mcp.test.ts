@@ -51,6 +51,27 @@ describe('shells through a real MCP client over HTTP', () => {
     expect(listed.shells.map((s) => s.id)).not.toContain(opened.shell.id);
   });
 
+  it('shell_run answers output and exit codes 0, 1 and 130 (C-c); format "screen" answers the screen', { timeout: 60_000 }, async () => {
+    const tools = (await client.listTools()).tools;
+    const runTool = tools.find((t) => t.name === 'shell_run');
+    expect(Object.keys(runTool?.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['shellId', 'command', 'interrupt', 'timeoutMs']));
+    const opened = structured<{ shell: { id: string } }>(await client.callTool({ name: 'shell_open', arguments: { ...BASH, cols: 30, rows: 4 } }));
+    const shellId = opened.shell.id;
+    type Run = { status: string; exitCode: number | null; output: string; integration: string };
+    const call = async (args: Record<string, unknown>) => structured<Run>(await client.callTool({ name: 'shell_run', arguments: { shellId, timeoutMs: 20_000, ...args } }));
+    expect(await call({ command: "printf 'a%sc\\n' b" })).toMatchObject({ status: 'finished', exitCode: 0, output: 'abc\n', integration: 'marks' });
+    expect(await call({ command: 'false' })).toMatchObject({ status: 'finished', exitCode: 1, output: '' });
+    expect(await call({ command: 'sleep 30', timeoutMs: 300 })).toMatchObject({ status: 'running', exitCode: null });
+    expect(await call({ interrupt: true })).toMatchObject({ status: 'finished', exitCode: 130 });
+    await call({ command: "clear; printf 'x\\033[2;3Hy'" });
+    const shot = structured<{ output: string; screen: { cursor: { row: number; col: number } } }>(
+      await client.callTool({ name: 'shell_io', arguments: { shellId, format: 'screen' } }),
+    );
+    expect(shot.output.split('\n').slice(0, 2)).toEqual(['x', '  yPROMPT>']);
+    expect(shot.screen.cursor).toEqual({ row: 1, col: 11 });
+    await client.callTool({ name: 'shell_close', arguments: { shellId } });
+  });
+
   it('a refusal comes back as a tool error that says what to do', async () => {
     const r = (await client.callTool({ name: 'shell_io', arguments: { shellId: 'sh-000000-deadbeef00' } })) as { isError?: boolean; content: { text: string }[] };
     expect(r.isError).toBe(true);

@@ -38,6 +38,38 @@ export interface ShellView {
   lastInput: { by: string; at: string } | null;
 }
 
+/** The terminal's screen as a person sees it (format "screen"), rendered by a headless terminal emulator. */
+export interface ShellScreen {
+  cols: number;
+  rows: number;
+  /** Where the cursor stands, 0-based from the top-left cell. */
+  cursor: { row: number; col: number };
+  /** A full-screen program (vim, less, top) is on the alternate screen. */
+  alternateScreen: boolean;
+  /** Arrow keys are sent in application mode (ESC O A), as the program asked. */
+  applicationCursorKeys: boolean;
+}
+
+export interface ShellRunResult {
+  shellId: string;
+  /** finished: the command ended (exitCode is its code); running: still running at the timeout (it was left running); shellExited: the shell itself ended (exitCode is the shell's); cancelled: the call was cancelled (the command goes on). */
+  status: 'finished' | 'running' | 'shellExited' | 'cancelled';
+  exitCode: number | null;
+  /** The command's output, without the echoed command line and the shell's marks; the newest maxBytes of it. */
+  output: string;
+  /** Output offset where the command's output starts (read it all with shell_io from here). */
+  cursor: number;
+  /** Output offset where the returned output ends. */
+  nextCursor: number;
+  /** Bytes of output before `output` that were left out (longer than maxBytes, or no longer in the scrollback). */
+  omittedBytes: number;
+  /** How the end and the exit code were found: the shell's prompt marks (bash, zsh) or a sentinel typed after the command. */
+  integration: 'marks' | 'sentinel';
+  effectiveTimeoutMs: number;
+  /** What to do next, when the command did not finish. */
+  hint?: string;
+}
+
 export interface ShellIoResult {
   shellId: string;
   /** Output from `cursor` to `nextCursor`, ANSI-stripped (format "text") or as the terminal sent it ("raw"). */
@@ -56,6 +88,8 @@ export interface ShellIoResult {
     match?: string;
     effectiveTimeoutMs: number;
   } | null;
+  /** format "screen" only: the screen's size, cursor and modes (`output` is its text, one line per row). */
+  screen?: ShellScreen;
 }
 
 export const SHELL_METHODS = {
@@ -86,7 +120,8 @@ export const SHELL_METHODS = {
       `\`truncated\`. Optional server-side \`wait\`: {until:"match", pattern, stopPatterns} | {until:"idle", idleMs} | ` +
       `{until:"exit"}, each with timeoutMs (clamped to ${LIMITS.shellMaxWaitMs} ms); patterns match ANSI-stripped ` +
       'output (^ and $ at line ends), and the terminal echoes your input, so choose a pattern your command line does not contain. ' +
-      `${AGENT_PATTERN_SYNTAX} Optional \`resize\`.`,
+      `${AGENT_PATTERN_SYNTAX} Optional \`resize\`. \`format\`: "text" (ANSI stripped, default), "raw", or "screen": the ` +
+      'terminal\'s current screen as a person sees it (one line per row, with `screen.cursor`), the way to read vim, less, top or redrawing progress bars.',
     capability: 'write',
     input: z
       .object({
@@ -96,8 +131,28 @@ export const SHELL_METHODS = {
         resize: z.object({ cols: z.number().int().min(2).max(1000), rows: z.number().int().min(2).max(500) }).strict().optional(),
         cursor: z.number().int().min(0).optional(),
         maxBytes: z.number().int().min(1).max(LIMITS.shellMaxReadBytes).optional(),
-        format: z.enum(['text', 'raw']).optional(),
+        format: z.enum(['text', 'raw', 'screen']).optional(),
         wait: shellWaitSchema.optional(),
+      })
+      .strict(),
+    mcpTool: true,
+  },
+  shell_run: {
+    description:
+      'Run one command in a shell at its prompt and answer its output (without the echoed command line) and its exit code. ' +
+      'bash and zsh shells opened here mark their prompts (OSC 133); other shells get a sentinel typed after the command. ' +
+      `Waits at most timeoutMs (default ${LIMITS.shellDefaultWaitMs}, clamped to ${LIMITS.shellMaxWaitMs}); a command still running then ` +
+      'is left running (status "running"): call shell_run again with only shellId to keep waiting, or with interrupt: true to send C-c ' +
+      '(exit code 130). For full-screen programs use shell_io with format "screen".',
+    capability: 'write',
+    input: z
+      .object({
+        shellId,
+        command: z.string().min(1).max(LIMITS.shellMaxInputBytes).optional().describe('The command line to run; omit it to keep waiting for the one still running.'),
+        interrupt: z.boolean().optional().describe('Send C-c to the command still running, then wait for its end.'),
+        timeoutMs: z.number().int().min(0).max(86_400_000).optional().describe(`How long to wait for the end; above ${LIMITS.shellMaxWaitMs} it is clamped.`),
+        maxBytes: z.number().int().min(1).max(LIMITS.shellMaxReadBytes).optional().describe('At most this much output (the newest part).'),
+        format: z.enum(['text', 'raw']).optional().describe('"text" (ANSI stripped, default) or "raw".'),
       })
       .strict(),
     mcpTool: true,
@@ -119,6 +174,7 @@ export const SHELL_METHODS = {
 export interface ShellOutputs {
   shell_open: { shell: ShellView };
   shell_io: ShellIoResult;
+  shell_run: ShellRunResult;
   shell_close: { shellId: string; exit: { exitCode: number | null; signal: string | null }; alreadyExited: boolean };
   shell_list: { shells: ShellView[] };
 }

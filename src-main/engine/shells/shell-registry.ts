@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Caller } from '../../common/dto';
@@ -11,6 +12,8 @@ import { defaultShell } from '../platform/default-shell';
 import type { StageTerminal, StageTerminalHost } from '../terminal/stage-terminal';
 import { GrowthSignal } from '../growth-signal';
 import { ShellSession, type ShellExit, type ShellViewer } from './shell-session';
+import { integrationPlan } from './shell-integration';
+import { writeIntegrationFiles } from './integration-files';
 
 export interface OpenShell {
   name?: string | undefined;
@@ -112,7 +115,17 @@ export class ShellRegistry {
     if (!fs.existsSync(file)) throw new RoomError('INVALID_INPUT', `shell ${file} does not exist: give a full path such as /bin/bash`);
     const id = this.ctx.ids.shellId(this.epoch);
     const tag = procTags.shell(this.ctx.room.id, id);
-    const base: NodeJS.ProcessEnv = { ...process.env, ...options.env, TERM: 'xterm-256color', COLORTERM: 'truecolor' };
+    const nonce = randomBytes(8).toString('hex');
+    const userEnv = { ...process.env, ...options.env };
+    const plan = integrationPlan({
+      file,
+      args: options.args ?? [],
+      nonce,
+      dir: writeIntegrationFiles(path.join(this.ctx.room.paths.dataDir, 'shell-integration')),
+      userEnv,
+      pathSep: path.sep as '/' | '\\',
+    });
+    const base: NodeJS.ProcessEnv = { ...userEnv, ...plan.env, TERM: 'xterm-256color', COLORTERM: 'truecolor' };
     if (!base.LANG && !base.LC_ALL && !base.LC_CTYPE) base.LANG = 'C.UTF-8';
     let session: ShellSession;
     try {
@@ -122,13 +135,16 @@ export class ShellRegistry {
           name: options.name ?? path.basename(file),
           owner: caller.name,
           file,
-          args: options.args ?? [],
+          args: plan.args,
+          shownArgs: options.args ?? [],
           cwd,
           env: tagEnv(base, tag),
           cols: options.cols ?? 120,
           rows: options.rows ?? 32,
           tag,
           scrollbackBytes: this.limits.shellScrollbackBytes,
+          screenScrollbackLines: this.limits.shellScreenScrollbackLines,
+          integration: { mode: plan.mode, family: plan.family, nonce },
         },
         this.now(),
       );
@@ -151,6 +167,7 @@ export class ShellRegistry {
     const keep = this.limits.keepEndedShells;
     for (const old of ended.slice(0, Math.max(0, ended.length - keep))) {
       this.shells.delete(old.id);
+      old.screen.dispose();
       this.rememberClosed(old);
     }
     this.changed(); // a shell ended (and maybe an old one was let go)
@@ -269,7 +286,7 @@ export function viewOf(s: ShellSession): ShellView {
     name: s.spec.name,
     owner: s.spec.owner,
     cwd: s.spec.cwd,
-    command: [s.spec.file, ...s.spec.args],
+    command: [s.spec.file, ...(s.spec.shownArgs ?? s.spec.args)],
     pid: s.process.pid,
     startedAt: s.startedAt,
     alive: s.alive,

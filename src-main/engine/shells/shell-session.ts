@@ -1,6 +1,9 @@
 import { ScrollbackRing, type RingRead } from './scrollback-ring';
 import { killTree, processStartTime, type KillPlan, type ProcessIdentity } from '../process/process-tree';
 import { spawnTerminal, type Terminal, type TerminalExit, type TerminalSpawn } from '../terminal/pty';
+import { ScreenMirror } from '../terminal/screen-mirror';
+import { ShellMarks } from './shell-marks';
+import type { SentinelFamily } from './shell-integration';
 
 export type ShellExit = TerminalExit;
 
@@ -13,7 +16,24 @@ export interface ShellSpawn extends TerminalSpawn {
   scrollbackBytes: number;
   /** A tty graph stage shown as a shell: its lifetime belongs to the graph, not to shell_close. */
   stage?: string | undefined;
+  /** How shell_run finds a command's output and exit code (shell-integration.ts); none for a stage. */
+  integration?: { mode: 'marks' | 'sentinel'; family: SentinelFamily; nonce: string } | undefined;
+  /** The arguments asked for, before the integration added its own (what shell_list shows). */
+  shownArgs?: string[] | undefined;
+  /** Lines the screen mirror keeps above the screen. */
+  screenScrollbackLines?: number | undefined;
 }
+
+/** A command shell_run typed and has not seen the end of yet (shell-run.ts). */
+export interface ActiveRun {
+  command: string;
+  /** Output offset when it was typed: its marks come after. */
+  from: number;
+  mode: 'marks' | 'sentinel';
+  done: boolean;
+  interrupted: boolean;
+}
+
 
 /** Someone watching the shell live (the app's terminal view): fed from the ring, paced by acknowledgements. */
 export interface ShellViewer {
@@ -54,6 +74,12 @@ export class ShellSession {
   rows: number;
   /** The newest inputs and who typed them (people and agents share shells). */
   readonly inputs: InputRecord[] = [];
+  /** The terminal's screen, fed the same bytes as the ring. */
+  readonly screen: ScreenMirror;
+  /** Prompt and command marks of this shell's integration (null without one: a graph stage). */
+  readonly marks: ShellMarks | null;
+  /** What shell_run is waiting on in this shell. */
+  activeRun: ActiveRun | null = null;
   private readonly term: Terminal;
   private readonly changeListeners = new Set<() => void>();
   private readonly viewers = new Set<ViewerState>();
@@ -74,10 +100,14 @@ export class ShellSession {
     this.cols = spec.cols;
     this.rows = spec.rows;
     this.startedAt = now;
+    this.screen = new ScreenMirror(this.ring, spec.cols, spec.rows, spec.screenScrollbackLines ?? 200);
+    this.marks = spec.integration ? new ShellMarks(spec.integration.nonce) : null;
     this.term = adopted ?? spawnTerminal(spec);
     this.process = { pid: this.term.pid, startTime: processStartTime(this.term.pid) ?? '' };
     this.term.onData((bytes) => {
+      this.marks?.feed(bytes, this.ring.end);
       this.ring.append(bytes);
+      this.screen.grew();
       this.lastOutputAt = Date.now();
       this.pumpViewers();
       this.updateHold();
@@ -114,6 +144,7 @@ export class ShellSession {
   resize(cols: number, rows: number): void {
     if (!this.alive) return;
     this.term.resize(cols, rows);
+    this.screen.resize(cols, rows);
     this.cols = cols;
     this.rows = rows;
   }
@@ -145,6 +176,7 @@ export class ShellSession {
     }
     const exit = await Promise.race([this.exited, new Promise<null>((r) => setTimeout(() => r(null), 2_000))]);
     this.destroyTerm();
+    this.screen.dispose();
     return exit ?? this.exit ?? { exitCode: null, signal: 'unknown' };
   }
 

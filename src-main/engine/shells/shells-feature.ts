@@ -8,9 +8,10 @@ import { PatternError } from '../../common/safe-pattern';
 import type { CallContext, EngineContext, Feature } from '../feature';
 import { compilePatterns, waitForOutput } from './output-wait';
 import type { ShellRegistry } from './shell-registry';
+import { runInShell } from './shell-run';
 import { viewOf } from './shell-registry';
 
-type ShellMethods = 'shell_open' | 'shell_io' | 'shell_close' | 'shell_list';
+type ShellMethods = 'shell_open' | 'shell_io' | 'shell_run' | 'shell_close' | 'shell_list';
 
 /** shell_open / shell_io / shell_close / shell_list over the room's shell registry. */
 export function shellsFeature(ctx: EngineContext, shells: ShellRegistry, limits: Limits): Feature<ShellMethods> {
@@ -19,7 +20,10 @@ export function shellsFeature(ctx: EngineContext, shells: ShellRegistry, limits:
     // everything is checked before any byte is sent: a refused call changes nothing
     const parts: string[] = [];
     if (input.text !== undefined) parts.push(input.text);
-    for (const item of input.input ?? []) parts.push('text' in item ? item.text : keyBytes(item.key));
+    // cursor keys depend on the mode the program set: let the screen mirror catch up with the output first
+    if (input.input?.some((item) => 'key' in item)) await session.screen.settled();
+    const modes = { applicationCursorKeys: session.screen.applicationCursorKeys };
+    for (const item of input.input ?? []) parts.push('text' in item ? item.text : keyBytes(item.key, modes));
     const bytes = parts.join('');
     if (Buffer.byteLength(bytes) > limits.shellMaxInputBytes) {
       throw new RoomError('LIMIT_EXCEEDED', `input is larger than ${limits.shellMaxInputBytes} bytes: send it in smaller pieces`);
@@ -50,6 +54,11 @@ export function shellsFeature(ctx: EngineContext, shells: ShellRegistry, limits:
       });
     }
 
+    if (input.format === 'screen') {
+      const shot = await session.screen.snapshot();
+      const { lines, offset, ...screen } = shot;
+      return { shellId: session.id, output: lines.join('\n'), cursor: offset, nextCursor: offset, more: false, truncated: false, alive: session.alive, exit: session.exit, wait, screen };
+    }
     const read = session.read(input.cursor ?? before, input.maxBytes ?? limits.shellDefaultReadBytes);
     const text = read.bytes.toString('utf8');
     return {
@@ -70,6 +79,15 @@ export function shellsFeature(ctx: EngineContext, shells: ShellRegistry, limits:
     handlers: {
       shell_open: (caller, input) => ({ shell: viewOf(shells.open(caller, input)) }),
       shell_io: io,
+      shell_run: (caller, input, call) =>
+        runInShell(shells.get(caller, input.shellId), input, {
+          timeoutMs: Math.min(input.timeoutMs ?? limits.shellDefaultWaitMs, limits.shellMaxWaitMs),
+          promptWaitMs: limits.shellRunPromptWaitMs,
+          maxBytes: input.maxBytes ?? limits.shellDefaultReadBytes,
+          by: caller.name,
+          now: () => ctx.now(),
+          signal: call.signal,
+        }),
       shell_close: async (caller, input) => {
         const { exit, alreadyExited } = await shells.close(caller, input.shellId);
         return { shellId: input.shellId, exit, alreadyExited };
