@@ -5,7 +5,8 @@ import { print, type CeCommand } from '../command';
 import { callAsOperator, readAs } from '../room-client';
 import { connectSnippets, OAUTH_401_HINT, WEB_CLIENT_NOTE } from '../../common/connect-snippets';
 import { findRunningRoom } from '../../engine/index';
-import { portFromEnv } from '../../server/runner';
+import { LIMITS } from '../../common/limits';
+import { parsePort } from '../../common/port';
 
 function participantLine(p: ParticipantView): string {
   const state = p.revokedAt ? `revoked ${p.revokedAt}` : 'active';
@@ -16,7 +17,9 @@ function participantLine(p: ParticipantView): string {
 function mcpUrlOf(room: string | undefined): { url: string; running: boolean } {
   const running = findRunningRoom(room);
   if (running) return { url: new URL('/mcp', running.endpoint).toString(), running: true };
-  return { url: `http://127.0.0.1:${portFromEnv()}/mcp`, running: false };
+  // not server/runner's portFromEnv: importing the server would load the whole MCP door into every ce command
+  const port = parsePort(process.env.COMMONROOM_PORT ?? '') ?? LIMITS.defaultPort;
+  return { url: `http://127.0.0.1:${port}/mcp`, running: false };
 }
 
 function addedText(p: ParticipantView, token: string, endpoint: { url: string; running: boolean }): string {

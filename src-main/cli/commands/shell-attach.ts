@@ -5,7 +5,7 @@ import { findRunningRoom } from '../../engine/index';
 import { noExtra, UsageError } from '../args';
 import type { CeCommand } from '../command';
 import { EXIT } from '../exit-codes';
-import { ShellLink } from '../shell-link';
+import type { ShellLink } from '../shell-link';
 
 /** Ctrl-] (as telnet and `docker attach`): it is not otherwise useful in a shell, unlike Ctrl-B (tmux's prefix). */
 const DETACH_BYTE = 0x1d;
@@ -136,6 +136,8 @@ export const SHELL_ATTACH_COMMAND: CeCommand = {
     }
     const running = findRunningRoom(room);
     if (!running) throw new RoomError('UNAVAILABLE', 'no room process is running for this room: shells live only inside one (start it with "commonroom serve")');
+    // loaded here, not at start: the WebSocket client is for this command only
+    const { ShellLink } = await import('../shell-link');
     const link = await ShellLink.open(running.endpoint, running.token);
     try {
       const { shells } = await link.call('shell_list', {});
