@@ -57,7 +57,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     args = parseArgs([...argv.slice(0, at), ...argv.slice(at + 1)], { ...command.options, ...GLOBAL_OPTIONS });
   } catch (error) {
-    if (error instanceof UsageError) throw new UsageError(`${error.message} for "ce ${name}"; see "ce ${name} --help"`);
+    if (error instanceof UsageError) throw new UsageError(`${error.message}; see "ce ${name} --help"`);
     throw error;
   }
   // commands read their arguments after the command word, as positional[1..]
