@@ -1,5 +1,6 @@
 import pty from 'node-pty';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { stripAnsi } from '../../src-main/common/ansi';
 import { Engine, Room } from '../../src-main/engine/index';
 import { BIN_CE, makeHome, type TestHome } from '../helpers/env';
 import { runCe } from '../helpers/serve';
@@ -91,7 +92,7 @@ describe('ce answer', () => {
     term.onData((d) => (out += d));
     const exited = new Promise<number>((resolve) => term.onExit(({ exitCode }) => resolve(exitCode)));
     // readline draws its prompt with cursor moves: compare the text a person sees
-    const plain = () => out.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
+    const plain = () => stripAnsi(out);
     const answer = async (prompt: RegExp, text: string) => {
       await expect.poll(plain, { timeout: 20_000 }).toMatch(prompt);
       out = '';
