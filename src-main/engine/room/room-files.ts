@@ -107,9 +107,8 @@ export function explainFolderError(error: unknown, location: RoomLocation, readi
   if (reading) {
     return new RoomError(
       'UNAVAILABLE',
-      `cannot read the room ${location.databasePath} (${code}): ${why}, and SQLite must be able to open its files there ` +
-        `(${path.basename(location.databasePath)}-shm too): make the folder ${dir} readable and writable by you (chmod u+rwx ${dir}), ` +
-        'or read it while its room process runs',
+      `cannot open the room ${location.databasePath} (${code}): SQLite must create its ${path.basename(location.databasePath)}-shm file ` +
+        `beside it, but the folder ${dir} ${why.replace(/^it is /, 'is ')}: make the folder writable (chmod u+rwx ${dir}), or move the room to a folder you own`,
     );
   }
   return new RoomError(
