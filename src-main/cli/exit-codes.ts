@@ -8,6 +8,8 @@ export const EXIT = {
   refused: 1,
   /** The command line itself is wrong: an unknown command or option, a missing argument. */
   usage: 2,
+  /** Stopped by Ctrl-C (SIGINT) before it was done, as shells report it (128 + 2). */
+  interrupted: 130,
 } as const;
 
 /**

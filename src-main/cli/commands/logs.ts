@@ -2,6 +2,7 @@ import type { LogRecord, StageView } from '../../common/methods/graphs';
 import { LIMITS } from '../../common/limits';
 import { noExtra, stringFlag, UsageError } from '../args';
 import type { CeCommand } from '../command';
+import { EXIT } from '../exit-codes';
 import { openReaderSession, type RoomReaderSession } from '../room-client';
 
 const isEnded = (state: string) => state !== 'pending' && state !== 'running';
@@ -139,7 +140,7 @@ export const LOGS_COMMAND: CeCommand = {
     const onSigint = () => {
       interrupted = true;
       process.stderr.write(`\ninterrupted; resume with: ${follower.resumeHint()}\n`);
-      process.exit(130);
+      process.exit(EXIT.interrupted);
     };
     process.on('SIGINT', onSigint);
     try {
