@@ -37,15 +37,20 @@ export class UiSocketDoor {
 
   constructor(
     private readonly engine: Engine,
-    private readonly auth: UiAuth,
+    /** The browser UI's cookie check; absent where no browser UI is served (the Electron app). */
+    private readonly auth: UiAuth | undefined,
     private readonly options: UiSocketOptions,
   ) {
     this.maxQueued = options.maxQueuedBytes ?? 16 * 1024 * 1024;
     this.wss = new WebSocketServer({ noServer: true, maxPayload: options.maxMessageBytes, perMessageDeflate: false, clientTracking: true });
   }
 
-  handleUpgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer, port: number): void {
-    if (!this.auth.hasCookie(req, port)) {
+  /**
+   * `operatorByToken`: the front door already authenticated a local program (`ce shell attach`, no Origin)
+   * by the operator's bearer token, so no UI cookie is needed.
+   */
+  handleUpgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer, port: number, operatorByToken = false): void {
+    if (!operatorByToken && !this.auth?.hasCookie(req, port)) {
       return refuseUpgrade(socket, 401, 'Unauthorized', 'not signed in to this room\'s UI: open the "UI" URL (with its token) that "commonroom serve" printed');
     }
     this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws));

@@ -1,52 +1,68 @@
+import { RUNNER_VERSION } from '../common/version';
 import { parseArgs, stringFlag, UsageError } from './args';
-import { runCli } from './exit-codes';
+import { EXIT, runCli } from './exit-codes';
 import type { CeCommand } from './command';
-import { AUDIT_COMMANDS } from './commands/audit';
-import { HANDOFF_COMMANDS } from './commands/handoffs';
-import { GRAPH_COMMANDS } from './commands/graphs';
-import { PARTICIPANT_COMMANDS } from './commands/participants';
-import { ROOM_COMMANDS } from './commands/room';
-import { SHELL_COMMANDS } from './commands/shells';
+import { commandHelp, GLOBAL_OPTIONS, overallHelp } from './help';
+import { CE_COMMANDS } from './commands/index';
 
-/** Every `ce` command; a feature adds its list here. */
-const COMMANDS: CeCommand[] = [...ROOM_COMMANDS, ...PARTICIPANT_COMMANDS, ...SHELL_COMMANDS, ...HANDOFF_COMMANDS, ...GRAPH_COMMANDS, ...AUDIT_COMMANDS];
+/** Where the command word is: the first argument that is not an option (nor the value of --room). */
+function commandIndex(argv: readonly string[]): number {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === '--') return i + 1 < argv.length ? i + 1 : -1;
+    if (arg === '--room') i++;
+    else if (!arg.startsWith('-')) return i;
+  }
+  return -1;
+}
 
-/** Flags any command may take. Commands read their own from the same parse. */
-const FLAGS = {
-  room: 'string',
-  can: 'string',
-  participant: 'string',
-  reason: 'string',
-  stage: 'string',
-  cursor: 'string',
-  limit: 'string',
-  wait: 'boolean',
-  json: 'boolean',
-  help: 'boolean',
-} as const;
-
-const USAGE = `usage: ce <command> [--room FILE.md] [--json]
-
-${COMMANDS.flatMap((c) => c.usage).join('\n')}
-
---room FILE.md picks the room (default: $COMMONROOM_ROOM, else your default room).
-Every command goes through the running room process when one serves the room; else reads use the room
-file read-only and changes open the room for the length of the command.`;
+function find(name: string): CeCommand {
+  const command = CE_COMMANDS.find((c) => c.name === name);
+  if (!command) throw new UsageError(`unknown command ${JSON.stringify(name)}: run "ce --help" for the list`);
+  return command;
+}
 
 async function main(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, FLAGS);
+  const at = commandIndex(argv);
+  const wantsHelp = argv.includes('--help') || argv.includes('-h');
+  if (at < 0) {
+    if (argv.includes('--version')) {
+      process.stdout.write(`${RUNNER_VERSION}\n`);
+      return EXIT.ok;
+    }
+    if (wantsHelp) {
+      process.stdout.write(`${overallHelp(CE_COMMANDS)}\n`);
+      return EXIT.ok;
+    }
+    if (argv.length > 0) parseArgs(argv, { ...GLOBAL_OPTIONS, version: 'boolean' }); // names the unknown option
+    process.stderr.write(`${overallHelp(CE_COMMANDS)}\n`);
+    return EXIT.usage;
+  }
+  const name = argv[at] as string;
+  if (name === 'help') {
+    const topic = argv[at + 1];
+    process.stdout.write(`${topic === undefined ? overallHelp(CE_COMMANDS) : commandHelp(find(topic))}\n`);
+    return EXIT.ok;
+  }
+  if (name === 'version') {
+    process.stdout.write(`${RUNNER_VERSION}\n`);
+    return EXIT.ok;
+  }
+  const command = find(name);
+  if (wantsHelp) {
+    process.stdout.write(`${commandHelp(command)}\n`);
+    return EXIT.ok;
+  }
+  let args;
+  try {
+    args = parseArgs([...argv.slice(0, at), ...argv.slice(at + 1)], { ...command.options, ...GLOBAL_OPTIONS });
+  } catch (error) {
+    if (error instanceof UsageError) throw new UsageError(`${error.message}; see "ce ${name} --help"`);
+    throw error;
+  }
+  // commands read their arguments after the command word, as positional[1..]
+  args.positional.unshift(name);
   const room = stringFlag(args, 'room') ?? (process.env.COMMONROOM_ROOM || undefined);
-  const [name] = args.positional;
-  if (args.flags.help || name === 'help') {
-    console.log(USAGE);
-    return 0;
-  }
-  if (name === undefined) {
-    console.error(USAGE);
-    return 2;
-  }
-  const command = COMMANDS.find((c) => c.name === name);
-  if (!command) throw new UsageError(`unknown command ${JSON.stringify(name)}; run "ce help"`);
   return command.run(args, room);
 }
 

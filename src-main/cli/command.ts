@@ -1,14 +1,26 @@
-import type { ParsedArgs } from './args';
+import type { OptionSpec, ParsedArgs } from './args';
 
-/** One `ce` command: a feature adds its commands in cli/commands/<feature>.ts and lists them in ce.ts. */
+/**
+ * One `ce` command, in its own file under cli/commands/, listed in ce.ts. `--help` is built from these
+ * fields (help.ts), so what a command accepts and what it documents cannot drift apart.
+ */
 export interface CeCommand {
-  /** The words that select it, e.g. "participant" or "graphs". */
+  /** The word that selects it, e.g. "participant" or "graphs". */
   name: string;
-  /** One or more usage lines for `ce help`. */
-  usage: string[];
+  /** Its forms, without options every command takes (`ce approve ID [--reason TEXT]`). */
+  synopsis: string[];
+  /** One line for `ce --help`. */
+  summary: string;
+  /** Options of this command only (--room, --json and --help are everyone's). */
+  options?: Record<string, OptionSpec>;
+  /** What `--help` says beyond the synopsis: exit codes, what happens when no room process runs… */
+  details?: string[];
+  /** Command lines a person can copy. */
+  examples?: string[];
   run(args: ParsedArgs, room: string | undefined): Promise<number>;
 }
 
 export function print(args: ParsedArgs, value: unknown, human: () => string): void {
-  console.log(args.flags.json ? JSON.stringify(value, null, 2) : human());
+  if (args.flags.json) process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  else process.stdout.write(`${human()}\n`);
 }

@@ -8,6 +8,8 @@ export const EXIT = {
   refused: 1,
   /** The command line itself is wrong: an unknown command or option, a missing argument. */
   usage: 2,
+  /** Stopped by Ctrl-C (SIGINT) before it was done, as shells report it (128 + 2). */
+  interrupted: 130,
 } as const;
 
 /**
@@ -35,17 +37,35 @@ export function exitCodeFor(error: unknown): number {
   return EXIT.refused;
 }
 
+/** Resolves once everything written to `stream` so far has been handed to the OS (a pipe may lag behind). */
+function flushed(stream: NodeJS.WriteStream): Promise<void> {
+  return new Promise((resolve) => {
+    if (stream.destroyed || !stream.writable) return resolve();
+    stream.write('', () => resolve());
+  });
+}
+
 /**
  * Runs a CLI's main and exits with its code; a thrown error is printed as `<program>: <message>` (the stack
  * only with COMMONROOM_DEBUG) and exits with the code from the table. The one error handler of both CLIs.
+ * It exits only once stdout and stderr have drained: on a pipe, writes are asynchronous, and exiting at once
+ * would cut `ce … --json | …` after the pipe's first 64 KiB.
  */
 export function runCli(program: string, main: (argv: string[]) => Promise<number>): void {
-  main(process.argv.slice(2)).then(
-    (code) => process.exit(code),
-    (error: unknown) => {
-      console.error(`${program}: ${error instanceof Error ? error.message : String(error)}`);
-      if (process.env.COMMONROOM_DEBUG && error instanceof Error && !(error instanceof UsageError)) console.error(error.stack);
-      process.exit(exitCodeFor(error));
-    },
-  );
+  // a reader that went away (`ce … | head`) is not an error of the command: stop quietly
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE') process.exit(typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok);
+      throw error;
+    });
+  }
+  const finish = (code: number) => {
+    process.exitCode = code;
+    void Promise.all([flushed(process.stdout), flushed(process.stderr)]).then(() => process.exit(code));
+  };
+  main(process.argv.slice(2)).then(finish, (error: unknown) => {
+    process.stderr.write(`${program}: ${error instanceof Error ? error.message : String(error)}\n`);
+    if (process.env.COMMONROOM_DEBUG && error instanceof Error && !(error instanceof UsageError)) process.stderr.write(`${error.stack ?? ''}\n`);
+    finish(exitCodeFor(error));
+  });
 }

@@ -22,7 +22,8 @@ export async function callAsOperator<M extends MethodName>(
       // the holder record was stale (the process is gone): fall through and open the room ourselves
     }
   }
-  const engine = await Engine.start(Room.open({ markdown: roomArg, paths }));
+  // an existing room only: a mistyped --room must not become a new room with its own operator token
+  const engine = await Engine.start(Room.open({ markdown: roomArg, paths, mustExist: true }));
   try {
     return await engine.call(engine.operator(), method, input);
   } finally {
@@ -60,6 +61,35 @@ export async function readAs<M extends MethodName>(
   }
 }
 
+/**
+ * A reader held for the length of a command that reads many times (following a log): the running room process
+ * over HTTP when one serves the room, else one read-only engine over the room file, opened once. `signal`
+ * abandons a long wait (HTTP only: an in-process wait ends at its own deadline).
+ */
+export interface RoomReaderSession {
+  call<M extends MethodName>(method: M, input: MethodInput<M>, signal?: AbortSignal): Promise<MethodOutputs[M]>;
+  /** Whether it talks to a room process (live changes wake its waits) rather than to the file. */
+  readonly live: boolean;
+  close(): Promise<void>;
+}
+
+export async function openReaderSession(roomArg: string | undefined, paths: Paths = resolvePaths()): Promise<RoomReaderSession> {
+  const running = findRunningRoom(roomArg, paths);
+  if (running) {
+    return {
+      live: true,
+      call: (method, input, signal) => callOverHttp(running.endpoint, running.token, method, input, undefined, signal),
+      close: async () => undefined,
+    };
+  }
+  const engine = await Engine.start(Room.openReadOnly({ markdown: roomArg, paths }));
+  return {
+    live: false,
+    call: (method, input) => engine.call(engine.operator(), method, input),
+    close: () => engine.close(),
+  };
+}
+
 /** Whether a live room process serves the room (a room that does not exist yet has none). */
 export function roomIsServed(roomArg: string | undefined, paths: Paths = resolvePaths()): boolean {
   return findRunningRoom(roomArg, paths) !== null;
@@ -82,19 +112,25 @@ export async function callRunningRoomAsOperator<M extends MethodName>(
   }
 }
 
-class ConnectionRefused extends Error {}
+class ConnectionRefused extends Error {
+  constructor() {
+    super("the room process recorded for this room does not answer (it ended): run the command again");
+  }
+}
 
-async function callOverHttp<M extends MethodName>(endpoint: string, token: string, method: M, input: unknown, participant?: string): Promise<MethodOutputs[M]> {
+async function callOverHttp<M extends MethodName>(endpoint: string, token: string, method: M, input: unknown, participant?: string, signal?: AbortSignal): Promise<MethodOutputs[M]> {
   let response: Response;
   try {
     response = await fetch(new URL(`/api/${method}`, endpoint), {
       method: 'POST',
+      ...(signal ? { signal } : {}),
       headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, ...(participant === undefined ? {} : { [ACT_AS_HEADER]: participant }) },
       body: JSON.stringify(input),
     });
   } catch (error) {
     const code = (error as { cause?: { code?: string } }).cause?.code;
     if (code === 'ECONNREFUSED') throw new ConnectionRefused();
+    if (signal?.aborted) throw error;
     throw new RoomError('UNAVAILABLE', `the room process at ${endpoint} did not answer: ${(error as Error).message}`);
   }
   const body = (await response.json().catch(() => null)) as { result?: unknown; error?: { code?: string; message?: string } } | null;

@@ -1,6 +1,8 @@
 import { LIMITS } from '../common/limits';
 import { RUNNER_VERSION } from '../common/version';
 import fs from 'node:fs';
+import { connectSnippets } from '../common/connect-snippets';
+import { isLoopbackHost, refuseHostMessage } from '../server/front-door';
 import { portFromEnv, startRunner, type RunnerOptions, type RunningRoom } from '../server/runner';
 import { parseArgs, portFlag, stringFlag, UsageError } from './args';
 
@@ -11,18 +13,25 @@ Starts the room process without a window: the engine and the MCP endpoint.
   --port N         TCP port on loopback (default $COMMONROOM_PORT, else ${LIMITS.defaultPort}; 0 picks a free port)
   --host H         127.0.0.1 (default), ::1 or localhost; Commonroom never listens on other addresses`;
 
-/** What `serve` prints once it listens: where to connect and where the token is. */
-export function describeRunning(running: RunningRoom): string {
+/**
+ * What `serve` prints once it listens: where to connect, where the operator token is (the person's, for `ce`
+ * and the UI), and how to give an agent a token of its own. It never suggests handing the operator token to an
+ * agent: with it, an agent could approve its own work.
+ */
+export function describeRunning(running: RunningRoom, roomArg?: string): string {
   const info = running.engine.room;
   const url = running.mcpUrl.toString();
+  const room = roomArg === undefined ? '' : ` --room ${info.location.markdownPath}`;
+  const [claudeCode] = connectSnippets(url, '<its token>');
   return [
     `Commonroom ${RUNNER_VERSION} is serving the room ${info.location.markdownPath}`,
     `  MCP endpoint:   ${url}`,
-    `  operator token: ${running.tokenFile}`,
+    `  operator token: ${running.tokenFile}  (yours, for ce and the UI: never give it to an agent, it could approve its own work)`,
     ...(running.uiUrl ? [`  open the UI:    ${running.uiUrl.toString()}  (a sign-in link for this run only: keep it private)`] : []),
-    `  connect Claude Code:`,
-    `    claude mcp add --transport http commonroom ${url} --header "Authorization: Bearer $(cat ${running.tokenFile})"`,
-    `  give an agent its own token: ce participant add NAME --can read,write`,
+    `  connect an agent with a token of its own:`,
+    `    ce participant add claude${room} --can read,write     (prints its token once, and how to connect each client)`,
+    `    ${claudeCode?.text ?? ''}`,
+    `  Claude Desktop, Cursor, Codex, other clients: "ce participant add --help", or "Connect an agent" in the README`,
     `Press Ctrl-C to stop.`,
   ].join('\n');
 }
@@ -44,11 +53,16 @@ export async function serve(argv: readonly string[]): Promise<number> {
     console.log(SERVE_USAGE);
     return 0;
   }
-  if (args.positional.length > 0) throw new Error(`unexpected argument ${JSON.stringify(args.positional[0])}\n${SERVE_USAGE}`);
+  if (args.positional.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(args.positional[0])}\n${SERVE_USAGE}`);
+  // every option is checked before the room is touched: a refused command creates nothing
+  const host = stringFlag(args, 'host') ?? '127.0.0.1';
+  if (!isLoopbackHost(host)) throw new UsageError(refuseHostMessage(host));
+  const port = portFlag(args, portFromEnv());
+  const roomArg = stringFlag(args, 'room') ?? (process.env.COMMONROOM_ROOM || undefined);
   const running = await startRunner({
-    room: stringFlag(args, 'room') ?? (process.env.COMMONROOM_ROOM || undefined),
-    host: stringFlag(args, 'host') ?? '127.0.0.1',
-    port: portFlag(args, portFromEnv()),
+    room: roomArg,
+    host,
+    port,
     ...(args.flags['test-fixtures'] ? { extraTools: await loadTestFixtures() } : {}),
   });
   if (args.flags['test-fixtures']) console.log('test fixtures are ON: the conformance fixture tools are served (never use this for real work)');
@@ -73,6 +87,6 @@ export async function serve(argv: readonly string[]): Promise<number> {
     process.on('SIGTERM', stop);
     process.on('SIGHUP', stop);
     // printed only once the signal handlers are in place: whoever reads the endpoint may stop us at once
-    console.log(describeRunning(running));
+    console.log(describeRunning(running, roomArg));
   });
 }

@@ -14,9 +14,12 @@ import { UI_SOCKET_PATH } from '../common/ui-protocol';
 import type { UiStatic } from '../bridge/ui-static';
 import { refuseUpgrade, type UiSocketDoor } from '../bridge/ui-socket';
 
-/** The browser UI under `commonroom serve`: its files and its WebSocket (absent in the Electron app). */
+/**
+ * The UI door over HTTP: the browser UI's files (under `commonroom serve` only) and its WebSocket, which the
+ * browser opens with its cookie and `ce shell attach` with the operator's bearer token (also in the app).
+ */
 export interface UiDoors {
-  files: UiStatic;
+  files: UiStatic | undefined;
   socket: UiSocketDoor;
 }
 
@@ -41,6 +44,10 @@ const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1']);
 
 export function isLoopbackHost(host: string): boolean {
   return LOOPBACK_HOSTS.has(host);
+}
+
+export function refuseHostMessage(host: string): string {
+  return `refusing to listen on ${host}: Commonroom serves loopback only (127.0.0.1, ::1 or localhost); to reach it from elsewhere, put a transport of your choice in front of it (an SSH tunnel, say)`;
 }
 
 function bearerToken(req: http.IncomingMessage): string | null {
@@ -104,6 +111,19 @@ export class FrontDoor {
       return refuseUpgrade(socket, 403, 'Forbidden', `forbidden Host header ${JSON.stringify(host ?? '')}`);
     }
     const origin = req.headers.origin;
+    const token = bearerToken(req);
+    if (origin === undefined && token !== null) {
+      // a local program (ce shell attach), not a page: browsers always send an Origin on a WebSocket upgrade,
+      // so no web page can take this path; the operator's token stands in for the UI cookie
+      const caller = this.engine.authenticate(token);
+      if (!caller) return refuseUpgrade(socket, 401, 'Unauthorized', 'invalid or revoked bearer token');
+      if (caller.role !== 'operator') {
+        return refuseUpgrade(socket, 403, 'Forbidden', 'only the operator token may attach to the UI socket (it acts as the operator)');
+      }
+      const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+      if (!this.ui || path !== UI_SOCKET_PATH) return refuseUpgrade(socket, 404, 'Not Found', `no WebSocket at ${path}`);
+      return this.ui.socket.handleUpgrade(req, socket, head, this.port, true);
+    }
     if (typeof origin !== 'string' || origin.toLowerCase() !== `http://${host.toLowerCase()}`) {
       return refuseUpgrade(socket, 403, 'Forbidden', `forbidden Origin ${JSON.stringify(origin ?? '')}: only the Commonroom UI served here may open its socket`);
     }
@@ -116,7 +136,7 @@ export class FrontDoor {
   async listen(): Promise<URL> {
     const { host, port } = this.options;
     if (!isLoopbackHost(host)) {
-      throw new Error(`refusing to listen on ${host}: Commonroom serves loopback only (127.0.0.1, ::1 or localhost)`);
+      throw new Error(refuseHostMessage(host));
     }
     await new Promise<void>((resolve, reject) => {
       const onError = (error: NodeJS.ErrnoException) => {
@@ -181,7 +201,7 @@ export class FrontDoor {
       return sendRpcError(res, 400, RPC.invalidRequest, 'the request target must be a path (like /mcp), not an absolute URL or "*"');
     }
     const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
-    if (this.ui && (pathname === '/ui' || pathname.startsWith('/ui/'))) {
+    if (this.ui?.files && (pathname === '/ui' || pathname.startsWith('/ui/'))) {
       if (pathname === UI_SOCKET_PATH) return sendJson(res, 426, { error: { code: 'INVALID_INPUT', message: 'this is a WebSocket: connect with ws://' } }, { Upgrade: 'websocket' });
       return this.ui.files.handle(req, res, this.port);
     }

@@ -5,7 +5,7 @@ import { ApiRoute } from '../api/http-api';
 import { McpEndpoint } from '../mcp/endpoint';
 import type { ExtraTool } from '../mcp/extra-tools';
 import { endListensOf } from '../mcp/listen';
-import { FrontDoor } from './front-door';
+import { FrontDoor, isLoopbackHost, refuseHostMessage } from './front-door';
 import { UiAuth } from '../bridge/ui-auth';
 import { UiSocketDoor } from '../bridge/ui-socket';
 import { UiStatic, defaultRendererDir } from '../bridge/ui-static';
@@ -58,6 +58,9 @@ export function portFromEnv(env: NodeJS.ProcessEnv = process.env): number {
  * `commonroom serve` and the Electron main process both start exactly this.
  */
 export async function startRunner(options: RunnerOptions = {}): Promise<RunningRoom> {
+  const host = options.host ?? '127.0.0.1';
+  // refused before the room is touched: a bad --host must not create a room (or its token) first
+  if (!isLoopbackHost(host)) throw new Error(refuseHostMessage(host));
   const room = Room.open({ markdown: options.room, ...(options.paths ? { paths: options.paths } : {}), ...(options.clock ? { clock: options.clock } : {}) });
   const limits = { ...LIMITS, ...options.limits };
   const engine = await Engine.start(room, limits);
@@ -69,17 +72,15 @@ export async function startRunner(options: RunnerOptions = {}): Promise<RunningR
     replayMessages: limits.legacyReplayMessages,
     extraTools: options.extraTools?.(engine) ?? [],
   });
-  const host = options.host ?? '127.0.0.1';
   const port = options.port ?? limits.defaultPort;
   const uiAuth = options.browserUi === false ? undefined : new UiAuth();
   // the socket needs the MCP URL for its hello, known once the port is bound: it reads it lazily
   let mcpUrlText = '';
-  const ui = uiAuth
-    ? {
-        files: new UiStatic(uiAuth, options.rendererDir ?? defaultRendererDir()),
-        socket: new UiSocketDoor(engine, uiAuth, { mcpUrl: () => mcpUrlText, maxMessageBytes: limits.maxBodyBytes }),
-      }
-    : undefined;
+  // the socket is served in the app too: `ce shell attach` reaches shells through it with the operator token
+  const ui = {
+    files: uiAuth ? new UiStatic(uiAuth, options.rendererDir ?? defaultRendererDir()) : undefined,
+    socket: new UiSocketDoor(engine, uiAuth, { mcpUrl: () => mcpUrlText, maxMessageBytes: limits.maxBodyBytes }),
+  };
   const door = new FrontDoor(
     engine,
     mcp,

@@ -70,10 +70,13 @@ describe('commonroom serve', () => {
     }
   });
 
-  it('refuses to listen on anything but loopback', () => {
+  it('refuses to listen on anything but loopback, before creating anything', () => {
     const r = runCommonroom(home, ['serve', '--host', '0.0.0.0', '--port', '0']);
-    expect(r.status).toBe(1);
+    expect(r.status).toBe(2);
     expect(r.stderr).toContain('loopback only');
+    // no room, no database, no operator token: the option was checked before the room was touched
+    expect(fs.existsSync(home.paths.dataDir)).toBe(false);
+    expect(fs.existsSync(home.paths.configDir)).toBe(false);
   });
 
   it('refuses unknown options and a bad port with usage errors', () => {
@@ -89,6 +92,8 @@ describe('commonroom serve', () => {
       const r = runCommonroom(home, ['serve', '--port', '0']);
       expect(r.status).toBe(1);
       expect(r.stderr).toContain(`pid ${first.proc.pid}`);
+      // and where it serves: the endpoint to use instead
+      expect(r.stderr).toContain(`its MCP endpoint is ${first.mcpUrl}`);
     } finally {
       await stopServe(first);
     }
@@ -125,6 +130,7 @@ describe('ce participant', () => {
   });
 
   it('works without a running room process by opening the room itself', () => {
+    expect(runCe(home, ['init']).status).toBe(0);
     const added = runCe(home, ['participant', 'add', 'solo', '--can', 'read']);
     expect(added.status, added.stderr).toBe(0);
     expect(added.stdout).toMatch(/token \(shown once, store it now\): cr_/);
@@ -134,6 +140,7 @@ describe('ce participant', () => {
   });
 
   it('refuses bad input with a clear message and writes nothing', () => {
+    runCe(home, ['init']);
     runCe(home, ['participant', 'add', 'first', '--can', 'read']);
     const unknownCap = runCe(home, ['participant', 'add', 'x', '--can', 'read,fly']);
     expect(unknownCap.status).toBe(1);

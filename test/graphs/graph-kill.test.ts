@@ -146,6 +146,7 @@ describe('kill test', () => {
       const env = { ...other, env: { ...other.env, COMMONROOM_ROOM: room } };
       const file = path.join(other.root, 'g.json');
       fs.writeFileSync(file, JSON.stringify({ stages: [{ id: 'one', command: 'echo first' }, { id: 'two', command: ['sh', '-c', 'echo second'], dependsOn: ['one'] }] }));
+      expect(runCe(env, ['init']).status).toBe(0); // ce run holds an existing room; it never creates one
       const run = runCe(env, ['run', file]);
       expect(run.stderr).toBe('');
       expect(run.status).toBe(0);

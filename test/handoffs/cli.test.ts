@@ -137,6 +137,8 @@ describe('ce handoff commands', () => {
   });
 
   it('against a room no process holds (ce opens it as writer, then lets go)', { timeout: 180_000 }, async () => {
+    // only serve or ce init create a room: every other command refuses one that does not exist
+    expect(runCe(home, ['init']).status).toBe(0);
     await walk(offline);
     Room.open({ paths: home.paths }).close();
   });

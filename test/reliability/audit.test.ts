@@ -76,7 +76,8 @@ describe('the audit log', () => {
   it('"ce audit" prints the log for the operator', () => {
     const cli = makeHome();
     try {
-      // ce reads never create a room; a change does (and is audited when its process closes the room)
+      // only serve and ce init create a room; a change opens it (and is audited when its process closes the room)
+      expect(runCe(cli, ['init']).status).toBe(0);
       expect(runCe(cli, ['participant', 'add', 'reader', '--can', 'read']).status).toBe(0);
       const out = runCe(cli, ['audit']);
       expect(out.status, out.stderr).toBe(0);

@@ -5,7 +5,13 @@ import { callAsOperator } from '../room-client';
 export const AUDIT_COMMANDS: CeCommand[] = [
   {
     name: 'audit',
-    usage: ['ce audit [--cursor N] [--limit N]                            the audit log, newest first (who, method, outcome, duration)'],
+    synopsis: ['ce audit [--cursor CURSOR] [--limit N]'],
+    summary: 'the audit log, newest first: who called which method, the outcome and how long it took',
+    options: {
+      cursor: { type: 'string', value: 'CURSOR', help: 'read on from where the previous page ended (it prints the next cursor)' },
+      limit: { type: 'string', value: 'N', help: 'entries per page, 1 to 500' },
+    },
+    examples: ['ce audit --limit 20', 'ce audit --json | jq \'.entries[] | select(.outcome != "ok")\''],
     async run(args, room) {
       const cursor = typeof args.flags.cursor === 'string' ? args.flags.cursor : undefined;
       const rawLimit = typeof args.flags.limit === 'string' ? args.flags.limit : undefined;

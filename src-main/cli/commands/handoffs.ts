@@ -1,5 +1,6 @@
 import type { EventView, HandoffView, TaskView } from '../../common/handoff-dto';
 import { stringFlag, UsageError, type ParsedArgs } from '../args';
+import { formFields } from '../answer-form';
 import { print, type CeCommand } from '../command';
 import { callAsOperator, readAs } from '../room-client';
 
@@ -37,7 +38,11 @@ function taskLines(t: TaskView): string[] {
     `created:     ${t.createdAt}   updated: ${t.lastUpdatedAt}`,
     `ttl:         ${t.ttl === null ? 'none' : `${t.ttl} ms`}   poll: ${t.pollInterval} ms   correlation: ${t.correlationId}`,
   ];
-  for (const [key, r] of Object.entries(t.inputRequests ?? {})) lines.push(`input asked: ${key}: ${r.params.message}`);
+  for (const [key, r] of Object.entries(t.inputRequests ?? {})) {
+    lines.push(`input asked: ${key}: ${r.params.message}`);
+    const fields = formFields(r.params.requestedSchema).map((f) => `${f.name} (${f.choices ? f.choices.join('|') : f.type}${f.required ? ', required' : ''})`);
+    if (fields.length > 0) lines.push(`             fields: ${fields.join(', ')}`);
+  }
   if (t.error) lines.push(`error:       ${t.error.code} ${t.error.message}`);
   return lines;
 }
@@ -59,6 +64,8 @@ function handoffLines(h: HandoffView): string[] {
   if (h.decision) lines.push(`decision:    ${h.decision.approved ? 'approved' : 'rejected'} by ${h.decision.by}${h.decision.reason ? `: ${h.decision.reason}` : ''}`);
   if (h.cancellation) lines.push(`cancelled:   by ${h.cancellation.by ?? 'the runner'}${h.cancellation.reason ? `: ${h.cancellation.reason}` : ''}`);
   lines.push(...(h.task ? taskLines(h.task) : [`task:        ${h.taskId} (deleted after its TTL; the result above remains)`]));
+  const asked = Object.keys(h.task?.inputRequests ?? {});
+  if (asked.length > 0) lines.push(`answer with: ce answer ${h.id}${asked.length > 1 ? ' [KEY]' : ''}   (prompts in a terminal; or --set FIELD=VALUE, --decline)`);
   return lines;
 }
 
@@ -67,7 +74,10 @@ const eventLine = (e: EventView) => `${String(e.id).padStart(6)}  ${e.at}  ${e.k
 export const HANDOFF_COMMANDS: CeCommand[] = [
   {
     name: 'handoffs',
-    usage: ['ce handoffs                                                  list the handoffs'],
+    synopsis: ['ce handoffs'],
+    summary: 'list the handoffs, newest first: id, status, task status, who, summary',
+    details: ['Through the room process when one runs, else from the room file read-only (nothing is written).'],
+    examples: ['ce handoffs', 'ce handoffs --json > handoffs.json'],
     async run(args, room) {
       if (args.positional.length > 1) throw new UsageError(`unexpected argument ${JSON.stringify(args.positional[1])}`);
       const { handoffs } = await readAs(room, 'handoff_list', { limit: 200 });
@@ -77,7 +87,9 @@ export const HANDOFF_COMMANDS: CeCommand[] = [
   },
   {
     name: 'handoff',
-    usage: ['ce handoff ID                                                a handoff, its result and its task'],
+    synopsis: ['ce handoff ID'],
+    summary: 'one handoff: its result, its task, and the input it asks for (answer with "ce answer")',
+    examples: ['ce handoff h_0123', 'ce handoff h_0123 --json'],
     async run(args, room) {
       const id = idArg(args, 'ce handoff ID');
       const { handoff } = await readAs(room, 'handoff_get', { handoff_id: id });
@@ -87,7 +99,9 @@ export const HANDOFF_COMMANDS: CeCommand[] = [
   },
   {
     name: 'handoff-events',
-    usage: ["ce handoff-events ID                                         a handoff's events, oldest first"],
+    synopsis: ['ce handoff-events ID'],
+    summary: "a handoff's events, oldest first",
+    examples: ['ce handoff-events h_0123'],
     async run(args, room) {
       const id = idArg(args, 'ce handoff-events ID');
       const events: EventView[] = [];
@@ -104,7 +118,12 @@ export const HANDOFF_COMMANDS: CeCommand[] = [
   },
   {
     name: 'task',
-    usage: ['ce task ID --participant NAME                                a task, as NAME may see it'],
+    synopsis: ['ce task ID --participant NAME'],
+    summary: 'a task, as NAME may see it (NAME\'s read rights apply)',
+    options: {
+  participant: { type: 'string', value: 'NAME', help: "whose rights to use (a task id alone is not authorization)" },
+    },
+    examples: ['ce task t_0123 --participant claude'],
     async run(args, room) {
       const usage = 'ce task ID --participant NAME';
       const id = idArg(args, usage);
@@ -117,7 +136,13 @@ export const HANDOFF_COMMANDS: CeCommand[] = [
   },
   {
     name: 'task-cancel',
-    usage: ["ce task-cancel ID --participant NAME [--reason TEXT]         cancel a handoff's task with NAME's rights"],
+    synopsis: ['ce task-cancel ID --participant NAME [--reason TEXT]'],
+    summary: "cancel a handoff's task with NAME's rights",
+    options: {
+  participant: { type: 'string', value: 'NAME', help: "whose rights to use (a task id alone is not authorization)" },
+      reason: { type: 'string', value: 'TEXT', help: 'why (kept with the cancellation)' },
+    },
+    examples: ['ce task-cancel t_0123 --participant claude --reason "not needed any more"'],
     async run(args, room) {
       const usage = 'ce task-cancel ID --participant NAME';
       const id = idArg(args, usage);
@@ -130,7 +155,10 @@ export const HANDOFF_COMMANDS: CeCommand[] = [
   },
   {
     name: 'approve',
-    usage: ['ce approve ID [--reason TEXT]                                approve a handoff whose result is ready'],
+    synopsis: ['ce approve ID [--reason TEXT]'],
+    summary: 'approve a handoff whose result is ready (as the operator)',
+    options: { reason: { type: 'string', value: 'TEXT', help: 'a note kept with the decision' } },
+    examples: ['ce approve h_0123', 'ce approve h_0123 --reason "tests pass"'],
     async run(args, room) {
       const id = idArg(args, 'ce approve ID');
       const reason = stringFlag(args, 'reason');
@@ -141,7 +169,10 @@ export const HANDOFF_COMMANDS: CeCommand[] = [
   },
   {
     name: 'reject',
-    usage: ['ce reject ID --reason TEXT                                   reject a handoff whose result is ready'],
+    synopsis: ['ce reject ID --reason TEXT'],
+    summary: 'reject a handoff whose result is ready, saying why',
+    options: { reason: { type: 'string', value: 'TEXT', help: 'why: the assignee reads it (required)' } },
+    examples: ['ce reject h_0123 --reason "the migration is missing"'],
     async run(args, room) {
       const id = idArg(args, 'ce reject ID --reason TEXT');
       const reason = stringFlag(args, 'reason');

@@ -3,20 +3,50 @@ import type { ParticipantView } from '../../common/dto';
 import { UsageError } from '../args';
 import { print, type CeCommand } from '../command';
 import { callAsOperator, readAs } from '../room-client';
+import { connectSnippets, OAUTH_401_HINT, WEB_CLIENT_NOTE } from '../../common/connect-snippets';
+import { findRunningRoom } from '../../engine/index';
+import { LIMITS } from '../../common/limits';
+import { parsePort } from '../../common/port';
 
 function participantLine(p: ParticipantView): string {
   const state = p.revokedAt ? `revoked ${p.revokedAt}` : 'active';
   return `${p.name.padEnd(24)} ${p.role.padEnd(9)} ${p.capabilities.join(',').padEnd(26)} ${state}`;
 }
 
+/** The endpoint agents connect to: the running room process's, else where `commonroom serve` listens by default. */
+function mcpUrlOf(room: string | undefined): { url: string; running: boolean } {
+  const running = findRunningRoom(room);
+  if (running) return { url: new URL('/mcp', running.endpoint).toString(), running: true };
+  // not server/runner's portFromEnv: importing the server would load the whole MCP door into every ce command
+  const port = parsePort(process.env.COMMONROOM_PORT ?? '') ?? LIMITS.defaultPort;
+  return { url: `http://127.0.0.1:${port}/mcp`, running: false };
+}
+
+function addedText(p: ParticipantView, token: string, endpoint: { url: string; running: boolean }): string {
+  const lines = [`added ${p.name} (${p.capabilities.join(',')})`, `token (shown once, store it now): ${token}`, ''];
+  if (!endpoint.running) lines.push(`(no room process serves this room now: the snippets assume "commonroom serve" on ${endpoint.url})`);
+  for (const s of connectSnippets(endpoint.url, token)) lines.push(`${s.label} — ${s.where}:`, ...s.text.split('\n').map((l) => `  ${l}`), '');
+  lines.push(OAUTH_401_HINT);
+  return lines.join('\n');
+}
+
 export const PARTICIPANT_COMMANDS: CeCommand[] = [
   {
     name: 'participant',
-    usage: [
-      'ce participant add NAME --can read,write[,approve,operate]   add an agent; prints its token once',
-      'ce participant list                                          list participants',
-      "ce participant revoke NAME                                   revoke a participant's token",
+    synopsis: ['ce participant add NAME --can read,write[,approve,operate]', 'ce participant list', 'ce participant revoke NAME'],
+    summary: "add an agent (its own token, printed once), list participants, or revoke one's token",
+    options: { can: { type: 'string', value: 'CAPS', help: 'what it may do, comma-separated: read, write, approve, operate' } },
+    details: [
+      'Give each agent its own token with only what it needs: read,write lets it open shells, run graphs and hand',
+      'work over, but not approve results (approve) nor act on everyone\'s graphs (operate). Never give an agent',
+      'the operator token: it could approve its own work.',
+      '',
+      'It prints the token once, with a snippet for each client (Claude Code, Claude Desktop, Cursor, Codex and',
+      'any Streamable HTTP client) filled in with the endpoint and that token.',
+      WEB_CLIENT_NOTE,
+      OAUTH_401_HINT,
     ],
+    examples: ['ce participant add claude --can read,write', 'ce participant list', 'ce participant revoke claude'],
     async run(args, room) {
       const [, sub, name, ...extra] = args.positional;
       if (extra.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])}`);
@@ -26,12 +56,7 @@ export const PARTICIPANT_COMMANDS: CeCommand[] = [
           const can = typeof args.flags.can === 'string' ? args.flags.can : undefined;
           if (!can) throw new UsageError('ce participant add NAME --can read,write: say what it may do with --can');
           const created = await callAsOperator(room, 'participant_add', { name, capabilities: parseCapabilities(can) });
-          print(args, created, () =>
-            [
-              `added ${created.participant.name} (${created.participant.capabilities.join(',')})`,
-              `token (shown once, store it now): ${created.token}`,
-            ].join('\n'),
-          );
+          print(args, created, () => addedText(created.participant, created.token, mcpUrlOf(room)));
           return 0;
         }
         case 'list': {

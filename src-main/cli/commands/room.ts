@@ -4,7 +4,9 @@ import { readAs } from '../room-client';
 export const ROOM_COMMANDS: CeCommand[] = [
   {
     name: 'info',
-    usage: ["ce info                                                      the room's paths, schema and counts"],
+    synopsis: ['ce info'],
+    summary: "the room's paths, schema version and counts",
+    examples: ['ce info', 'ce info --room ~/notes/project.md --json'],
     async run(args, room) {
       const info = await readAs(room, 'room_info', {});
       print(args, info, () =>

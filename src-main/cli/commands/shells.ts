@@ -5,7 +5,9 @@ import { callRunningRoomAsOperator } from '../room-client';
 export const SHELL_COMMANDS: CeCommand[] = [
   {
     name: 'shells',
-    usage: ['ce shells                                                    the live shells of the running room process'],
+    synopsis: ['ce shells'],
+    summary: 'the live shells of the running room process (attach to one with "ce shell attach")',
+    examples: ['ce shells', 'ce shells --json'],
     async run(args, room) {
       const out = await callRunningRoomAsOperator(room, 'shell_list', {});
       if (out === null) {

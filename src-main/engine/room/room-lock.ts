@@ -41,7 +41,7 @@ export class RoomLock {
   }
 }
 
-export function roomLockedError(databasePath: string, holder: { pid: number; startedAt: string } | null): RoomError {
+export function roomLockedError(databasePath: string, holder: { pid: number; startedAt: string; endpoint?: string | null } | null): RoomError {
   if (holder === null) {
     return new RoomError(
       'ROOM_LOCKED',
@@ -50,8 +50,11 @@ export function roomLockedError(databasePath: string, holder: { pid: number; sta
   }
   return new RoomError(
     'ROOM_LOCKED',
-    `the room ${databasePath} is already open in another room process (pid ${holder.pid}, since ${holder.startedAt}); ` +
-      `stop that process, or use it: its endpoint serves this room`,
-    { pid: holder.pid, startedAt: holder.startedAt },
+    `the room ${databasePath} is already open in another room process (pid ${holder.pid}, since ${holder.startedAt}` +
+      `${holder.endpoint ? `, serving ${holder.endpoint}` : ', not serving an endpoint'}); ` +
+      (holder.endpoint
+        ? `use it (its MCP endpoint is ${new URL('/mcp', holder.endpoint).toString()}; "ce" commands go through it), or stop that process first`
+        : 'stop that process first, or wait for it to end'),
+    { pid: holder.pid, startedAt: holder.startedAt, endpoint: holder.endpoint ?? null },
   );
 }

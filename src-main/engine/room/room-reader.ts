@@ -28,8 +28,8 @@ export class RoomReader {
 
   static open(options: { markdown?: string | undefined; paths?: Paths } = {}): RoomReader {
     const paths = options.paths ?? resolvePaths();
-    const location = locateRoom(options.markdown, paths);
-    return new RoomReader(location, openReaderDatabase(location));
+    const location = locateRoom(options.markdown, paths, false);
+    return new RoomReader(location, openReaderDatabase(location, options.markdown === undefined));
   }
 
   /** Who holds the room, when a live process does. */

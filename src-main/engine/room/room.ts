@@ -10,7 +10,18 @@ import { ensureOperatorToken } from './operator-token';
 import { ParticipantRepo } from '../store/participants';
 import { RoomLock, roomLockedError } from './room-lock';
 import { TaskRepo } from '../store/tasks';
-import { checkDatabaseFiles, createMarkdownIfMissing, locateRoom, openReaderDatabase, readRunner, type RoomLocation, type RunnerRecord } from './room-files';
+import {
+  checkDatabaseFiles,
+  createMarkdownIfMissing,
+  explainFolderError,
+  locateRoom,
+  noRoomError,
+  openReaderDatabase,
+  readRunner,
+  roomExists,
+  type RoomLocation,
+  type RunnerRecord,
+} from './room-files';
 import { RoomReader } from './room-reader';
 import { isAlive } from '../process/process-tree';
 import { sqliteBindingOptions } from '../store/native-binding';
@@ -23,6 +34,11 @@ export interface OpenRoomOptions {
   markdown?: string | undefined;
   paths?: Paths;
   clock?: () => Date;
+  /**
+   * Open only a room that exists (NOT_FOUND otherwise, with nothing created): for every opener but the one
+   * that starts a room (`commonroom serve`, the app, `ce init`), so a mistyped path never mints a new room.
+   */
+  mustExist?: boolean;
 }
 
 function applyPragmas(db: Database.Database): void {
@@ -88,8 +104,8 @@ export class Room {
    */
   static openReadOnly(options: OpenRoomOptions = {}): Room {
     const paths = options.paths ?? resolvePaths();
-    const location = locateRoom(options.markdown, paths);
-    const db = openReaderDatabase(location);
+    const location = locateRoom(options.markdown, paths, false);
+    const db = openReaderDatabase(location, options.markdown === undefined);
     try {
       checkSchemaReadable(db, location.databasePath);
       return new Room(location, paths, null, db, options.clock ?? (() => new Date()));
@@ -102,10 +118,16 @@ export class Room {
   /** Opens (creating if needed) a room as its only writer, or fails at once naming the holder. */
   static open(options: OpenRoomOptions = {}): Room {
     const paths = options.paths ?? resolvePaths();
-    const location = locateRoom(options.markdown, paths);
-    createMarkdownIfMissing(location.markdownPath);
-    checkDatabaseFiles(location.databasePath);
-    const lock = RoomLock.tryAcquire(location.lockPath);
+    const location = locateRoom(options.markdown, paths, !options.mustExist);
+    if (options.mustExist && !roomExists(location)) throw noRoomError(location, options.markdown === undefined);
+    let lock: RoomLock | null;
+    try {
+      createMarkdownIfMissing(location.markdownPath);
+      checkDatabaseFiles(location.databasePath);
+      lock = RoomLock.tryAcquire(location.lockPath);
+    } catch (error) {
+      throw explainFolderError(error, location, false);
+    }
     if (lock === null) throw roomLockedError(location.databasePath, RoomReader.holderOf(location));
     let db: Database.Database | undefined;
     try {
@@ -117,7 +139,7 @@ export class Room {
     } catch (error) {
       db?.close();
       lock.release();
-      throw error;
+      throw explainFolderError(error, location, false);
     }
   }
 

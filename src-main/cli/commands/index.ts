@@ -1,0 +1,29 @@
+import type { CeCommand } from '../command';
+import { ANSWER_COMMAND } from './answer';
+import { AUDIT_COMMANDS } from './audit';
+import { GRAPH_COMMANDS } from './graphs';
+import { HANDOFF_CANCEL_COMMAND } from './handoff-cancel';
+import { HANDOFF_COMMANDS } from './handoffs';
+import { INIT_COMMAND } from './init';
+import { LOGS_COMMAND } from './logs';
+import { PARTICIPANT_COMMANDS } from './participants';
+import { ROOM_COMMANDS } from './room';
+import { RUN_COMMAND } from './run';
+import { SHELL_ATTACH_COMMAND } from './shell-attach';
+import { SHELL_COMMANDS } from './shells';
+
+/** Every `ce` command, in the order `ce --help` lists them; a feature adds its own here. */
+export const CE_COMMANDS: CeCommand[] = [
+  INIT_COMMAND,
+  ...ROOM_COMMANDS,
+  ...PARTICIPANT_COMMANDS,
+  ...SHELL_COMMANDS,
+  SHELL_ATTACH_COMMAND,
+  ...HANDOFF_COMMANDS,
+  ANSWER_COMMAND,
+  HANDOFF_CANCEL_COMMAND,
+  ...GRAPH_COMMANDS,
+  RUN_COMMAND,
+  LOGS_COMMAND,
+  ...AUDIT_COMMANDS,
+];
