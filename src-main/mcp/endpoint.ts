@@ -8,6 +8,7 @@ import { LegacySessions, type LegacyLimits } from './legacy-sessions';
 import { handleListen } from './listen';
 import { missingCapability } from './method-capabilities';
 import { buildMcpServer } from './tools';
+import { callNameOf } from './call-name';
 import { RPC } from './rpc-errors';
 
 export interface McpEndpointOptions extends LegacyLimits {
@@ -53,6 +54,8 @@ export class McpEndpoint {
         Allow: 'GET, POST, DELETE',
       });
     }
+    const called = callNameOf(body);
+    if (called) this.engine.presence.called(caller.name, called);
     const probe = await toWebRequest(req, body);
     if (await isLegacyRequest(probe, body)) return this.legacy.handle(req, res, caller, body);
     if ((body as { method?: unknown } | undefined)?.method === 'subscriptions/listen') {

@@ -99,9 +99,11 @@ export function handleListen(engine: Engine, caller: Caller, req: http.IncomingM
   };
   mine.add(endNow);
   openStreams.set(caller.name, mine);
+  const leave = engine.presence.connected(caller.name);
   const cleanup = () => {
     if (closed) return;
     closed = true;
+    leave();
     listenStats.active--;
     mine.delete(endNow);
     if (mine.size === 0) openStreams.delete(caller.name);
