@@ -23,11 +23,13 @@ export function ParticipantsTable(props: {
       <tbody>
         {props.participants.map((p) => (
           <tr key={p.name} className={p.revokedAt ? 'revoked' : ''} data-participant={p.name}>
-            <td className="person-name">
-              <span className="truncate" title={p.name}>
-                {p.name}
-              </span>
-              {p.role === 'operator' && <span className="role-tag">you</span>}
+            <td>
+              <div className="person-name">
+                <span className="truncate" title={p.name}>
+                  {p.name}
+                </span>
+                {p.role === 'operator' && <span className="role-tag">you</span>}
+              </div>
             </td>
             <td>
               {p.capabilities.map((c) => (

@@ -11,14 +11,15 @@ export function PresenceCell(props: { presence: ParticipantPresence | undefined;
   return (
     <>
       <td data-testid="presence" data-connected={connected ? 'yes' : 'no'} className="nowrap">
-        <span className={`presence-dot ${connected ? 'on' : ''}`} aria-hidden="true" />
+        {!props.operator && <span className={`presence-dot ${connected ? 'on' : ''}`} aria-hidden="true" />}
         {connection}
       </td>
       <td data-testid="last-call" className="last-call">
         {p?.lastCall && p.lastCallAt ? (
-          <span title={p.lastCallAt}>
-            <code className="truncate">{p.lastCall}</code> <span className="muted">{new Date(p.lastCallAt).toLocaleTimeString()}</span>
-          </span>
+          <div className="last-call-text" title={`${p.lastCall} at ${p.lastCallAt}`}>
+            <code className="truncate">{p.lastCall}</code>
+            <span className="muted small">{new Date(p.lastCallAt).toLocaleTimeString()}</span>
+          </div>
         ) : (
           <span className="muted">none yet</span>
         )}

@@ -18,6 +18,9 @@ const MINIMAP_COLOUR: Record<string, string> = {
   skipped: '#b0b4ba',
 };
 
+/** A small graph is seen whole: the minimap (orientation in a big one) would only cover part of it. */
+const MINIMAP_FROM = 30;
+
 /** The selected graph's stages as a DAG: ELK's layered layout (off the main thread), live states, pan/zoom/fit/minimap. */
 export function GraphDag(props: { graphId: string; stages: GraphTopologyNode[]; selectedStageId: string | null; onSelect(id: string): void }): React.JSX.Element {
   const { stages, selectedStageId } = props;
@@ -88,7 +91,7 @@ export function GraphDag(props: { graphId: string; stages: GraphTopologyNode[]; 
         <Background gap={24} size={1} />
         <Controls showInteractive={false} fitViewOptions={{ padding: 0.08 }} onFitView={() => setMoved(true)} />
         <ViewFraming stages={stages} drawing={laid?.layout ?? { width: 0, height: 0 }} moved={moved} />
-        <MiniMap pannable zoomable nodeColor={(n) => MINIMAP_COLOUR[(n.data as { stage: GraphTopologyNode }).stage.state] ?? '#999'} />
+        {stages.length >= MINIMAP_FROM && <MiniMap pannable zoomable nodeColor={(n) => MINIMAP_COLOUR[(n.data as { stage: GraphTopologyNode }).stage.state] ?? '#999'} />}
       </ReactFlow>
     </div>
   );
