@@ -89,7 +89,7 @@ export function GraphDag(props: { graphId: string; stages: GraphTopologyNode[]; 
         onMoveStart={(event) => event && setMoved(true)}
       >
         <Background gap={24} size={1} />
-        <Controls showInteractive={false} fitViewOptions={{ padding: 0.08 }} onFitView={() => setMoved(true)} />
+        <Controls showInteractive={false} fitViewOptions={{ padding: 0.08, maxZoom: 1 }} onFitView={() => setMoved(true)} />
         <ViewFraming stages={stages} drawing={laid?.layout ?? { width: 0, height: 0 }} moved={moved} />
         {stages.length >= MINIMAP_FROM && <MiniMap pannable zoomable nodeColor={(n) => MINIMAP_COLOUR[(n.data as { stage: GraphTopologyNode }).stage.state] ?? '#999'} />}
       </ReactFlow>

@@ -27,7 +27,7 @@ export function ViewFraming(props: { stages: readonly GraphTopologyNode[]; drawi
     if (!view) return;
     const options =
       view.kind === 'all'
-        ? { padding: 0.08 }
+        ? { padding: 0.08, maxZoom: 1 }
         : { nodes: view.ids.map((id) => ({ id })), minZoom: READABLE_ZOOM, maxZoom: 1, padding: 0.2 };
     const frame = requestAnimationFrame(() => void fitView({ ...options, ...(first ? {} : { duration: 150 }) }));
     return () => cancelAnimationFrame(frame);
