@@ -5,7 +5,7 @@ import { SHELL_FRAME_MS, type ClientMessage, type ServerMessage, type UiError } 
 import type { Engine } from '../engine/engine';
 import { parseClientMessage } from './ui-messages';
 import { ShellStream } from './ui-shell-stream';
-import { SHELLS_CHANGED } from '../engine/index';
+import { PRESENCE_CHANGED, SHELLS_CHANGED } from '../engine/index';
 
 export interface UiSessionOptions {
   /** The MCP endpoint agents connect to (shown by the UI). */
@@ -58,9 +58,12 @@ export class UiSession {
         if (!this.closed) this.send({ t: 'shells.changed' });
       });
     });
+    // presence is throttled by the engine already: one hint per announcement
+    const offPresence = this.engine.presence.changes.on(PRESENCE_CHANGED, () => this.send({ t: 'presence.changed' }));
     this.unsubscribe = () => {
       offEvents();
       offShells();
+      offPresence();
     };
   }
 

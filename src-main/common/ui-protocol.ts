@@ -54,6 +54,11 @@ export type ServerMessage =
    * the shells' own signal (shells are not committed state, so they are not in the event feed). Re-read shell_list.
    */
   | { t: 'shells.changed' }
+  /**
+   * Who is connected or what they called last changed (volatile presence, throttled by the engine; not in the
+   * event feed because calls are not committed state). Re-read participant_activity.
+   */
+  | { t: 'presence.changed' }
   /** The shell ended (or was closed): no more data will come for it. */
   | { t: 'shell.exit'; shellId: string; exitCode: number | null; signal: string | null }
   /** Attaching failed (unknown shell, not allowed, ...). */

@@ -12,6 +12,7 @@ import { auditFeature, recordCall } from './audit-feature';
 import { handoffsFeature } from './handoffs/handoffs-feature';
 import { graphsFeature } from './graphs/graphs-feature';
 import { participantsFeature } from './participants-feature';
+import { Presence } from './presence';
 import { Revocations } from './revocation';
 import { roomFeature } from './room-feature';
 import { ShellRegistry } from './shells/shell-registry';
@@ -32,7 +33,7 @@ function buildFeatures(engine: Engine): Feature[] {
   const { ctx, limits } = engine;
   return [
     roomFeature(ctx),
-    participantsFeature(ctx),
+    participantsFeature(ctx, engine.presence),
     shellsFeature(ctx, engine.shells, limits),
     handoffsFeature(ctx, engine.tasks),
     graphsFeature(ctx, engine.tasks, engine.shells.stageTerminalHost(), engine.taskLogs),
@@ -68,6 +69,8 @@ export class Engine {
   readonly jobs: TaskJobs;
   /** task-log:// records for every task (graph stages register their own reader). */
   readonly taskLogs: TaskLogs;
+  /** Who is connected now and their last call (volatile; the MCP door reports it). */
+  readonly presence: Presence;
 
   constructor(
     readonly room: Room,
@@ -81,6 +84,7 @@ export class Engine {
     this.tasks = new TaskService(this.ctx);
     this.jobs = new TaskJobs(this.tasks);
     this.taskLogs = new TaskLogs(this.ctx, this.tasks);
+    this.presence = new Presence(() => room.now());
     this.shells = new ShellRegistry(this.ctx, path.dirname(room.location.markdownPath));
     this.features = buildFeatures(this);
     const handlers: Partial<Record<MethodName, unknown>> = {};
@@ -184,6 +188,7 @@ export class Engine {
       if (this.room.readOnly) return this.room.close(); // nothing was started, nothing may be written
       try {
         this.revocations.close();
+        this.presence.close();
         this.jobs.close();
         for (const feature of [...this.features].reverse()) {
           try {

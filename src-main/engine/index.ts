@@ -10,6 +10,7 @@ export { findRunningRoom, type RunningRoomEndpoint } from './room/running-room';
 export { resolvePaths, type Paths } from './config';
 /** What a live shell viewer (the UI door) implements and gets back: output paced by acknowledgements. */
 export { SHELLS_CHANGED, type ShellAttachment } from './shells/shell-registry';
+export { PRESENCE_CHANGED } from './presence';
 export type { ShellExit, ShellViewer } from './shells/shell-session';
 /** Bearer-token helpers (256 random bits, compared by hash), for doors that mint a credential of their own. */
 export { hashToken, looksLikeToken, mintToken, sameHash } from './tokens';

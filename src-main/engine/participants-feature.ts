@@ -2,13 +2,14 @@ import type { MethodInput, MethodOutputs } from '../common/contract';
 import type { Caller } from '../common/dto';
 import { RoomError } from '../common/errors';
 import type { EngineContext, Feature } from './feature';
+import type { Presence } from './presence';
 import { toView } from './store/participants';
 import { hashToken, mintToken } from './tokens';
 
-type ParticipantMethods = 'participant_list' | 'participant_add' | 'participant_revoke';
+type ParticipantMethods = 'participant_list' | 'participant_add' | 'participant_revoke' | 'participant_activity';
 
-/** Participants and their tokens: add (token shown once), list, revoke. */
-export function participantsFeature(ctx: EngineContext): Feature<ParticipantMethods> {
+/** Participants and their tokens: add (token shown once), list, revoke; and who is connected now (presence). */
+export function participantsFeature(ctx: EngineContext, presence: Presence): Feature<ParticipantMethods> {
   const { room } = ctx;
 
   function add(caller: Caller, input: MethodInput<'participant_add'>): MethodOutputs['participant_add'] {
@@ -53,6 +54,7 @@ export function participantsFeature(ctx: EngineContext): Feature<ParticipantMeth
       participant_list: () => ({ participants: room.participants.list().map(toView) }),
       participant_add: add,
       participant_revoke: revoke,
+      participant_activity: () => ({ participants: room.participants.list().map((p) => presence.of(p.name)) }),
     },
   };
 }

@@ -8,6 +8,7 @@ import { LegacySessions, type LegacyLimits } from './legacy-sessions';
 import { cancelListen, handleListen } from './listen';
 import { missingCapability } from './method-capabilities';
 import { buildMcpServer } from './tools';
+import { callNameOf } from './call-name';
 import { RPC } from './rpc-errors';
 
 export interface McpEndpointOptions extends LegacyLimits {
@@ -86,6 +87,8 @@ export class McpEndpoint {
         Allow: 'GET, POST, DELETE',
       });
     }
+    const called = callNameOf(body);
+    if (called) this.engine.presence.called(caller.name, called);
     if (cancelsListen(req, body, caller)) {
       res.writeHead(202).end();
       return;

@@ -26,6 +26,8 @@ interface Session {
   lastSeen: number;
   /** Requests still open (a waiting tasks/result, the GET stream): a session in use is never idle. */
   inFlight: number;
+  /** Ends this session's part in the participant's presence (safe to call twice). */
+  release: () => void;
 }
 
 /**
@@ -97,14 +99,13 @@ export class LegacySessions {
       eventStore: new BoundedEventStore(this.limits.replayMessages),
       retryInterval: 1000,
       onsessioninitialized: (id) => {
-        this.sessions.set(id, { transport, callerName: caller.name, lastSeen: this.now(), inFlight: 0 });
+        const release = this.engine.presence.connected(caller.name);
+        this.sessions.set(id, { transport, callerName: caller.name, lastSeen: this.now(), inFlight: 0, release });
       },
-      onsessionclosed: (id) => {
-        this.sessions.delete(id);
-      },
+      onsessionclosed: (id) => this.forget(id),
     });
     transport.onclose = () => {
-      if (transport.sessionId) this.sessions.delete(transport.sessionId);
+      if (transport.sessionId) this.forget(transport.sessionId);
     };
     // the place is taken before the first await, so concurrent initializes cannot pass the caps together
     this.opening.set(caller.name, (this.opening.get(caller.name) ?? 0) + 1);
@@ -141,9 +142,15 @@ export class LegacySessions {
     for (const [id, s] of this.sessions) if (s.inFlight === 0 && s.lastSeen < cutoff) void this.closeSession(id);
   }
 
+  /** The session ended: it leaves the table and the participant's presence. */
+  private forget(id: string): void {
+    this.sessions.get(id)?.release();
+    this.sessions.delete(id);
+  }
+
   private async closeSession(id: string): Promise<void> {
     const session = this.sessions.get(id);
-    this.sessions.delete(id);
+    this.forget(id);
     try {
       await session?.transport.close();
     } catch {

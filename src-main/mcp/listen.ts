@@ -124,9 +124,11 @@ export function handleListen(engine: Engine, caller: Caller, req: http.IncomingM
     sameId.set(idKey(id), (sameId.get(idKey(id)) ?? new Set()).add(cancelled));
     byRequestId.set(caller.name, sameId);
   }
+  const leave = engine.presence.connected(caller.name);
   const cleanup = () => {
     if (closed) return;
     closed = true;
+    leave();
     listenStats.active--;
     mine.delete(endNow);
     if (mine.size === 0) openStreams.delete(caller.name);

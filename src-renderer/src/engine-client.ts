@@ -65,6 +65,7 @@ export class EngineClient {
   private readonly eventListeners = new Set<(event: EventView) => void>();
   private readonly stateListeners = new Set<(state: ConnectionState) => void>();
   private readonly shellsListeners = new Set<() => void>();
+  private readonly presenceListeners = new Set<() => void>();
   private readonly helloListeners = new Set<(hello: Hello) => void>();
   private current: ConnectionState = 'connecting';
   private hello: Hello | null = null;
@@ -98,6 +99,12 @@ export class EngineClient {
   onShellsChanged(listener: () => void): () => void {
     this.shellsListeners.add(listener);
     return () => this.shellsListeners.delete(listener);
+  }
+
+  /** Who is connected, or their last call, changed (a volatile hint: re-read participant_activity). */
+  onPresenceChanged(listener: () => void): () => void {
+    this.presenceListeners.add(listener);
+    return () => this.presenceListeners.delete(listener);
   }
 
   /** Committed events, as hints that something changed. Returns an unsubscribe. */
@@ -170,6 +177,9 @@ export class EngineClient {
         return;
       case 'shells.changed':
         for (const l of [...this.shellsListeners]) l();
+        return;
+      case 'presence.changed':
+        for (const l of [...this.presenceListeners]) l();
         return;
       case 'shell.data': {
         const entry = this.attached.get(message.shellId);

@@ -161,7 +161,7 @@ describe('graphs in the browser', () => {
     expect(await stateOf('repl')).toBe('cancelled');
   });
 
-  it('a graph of 256 stages (the room’s limit) is laid out and stays interactive', async () => {
+  it('a graph of 256 stages is laid out and stays interactive', async () => {
     // a lattice of 16 layers of 16: each stage depends on two of the layer before
     const stages = [];
     for (let layer = 0; layer < 16; layer++) {
@@ -172,16 +172,17 @@ describe('graphs in the browser', () => {
     }
     const run = await tool<{ graphId: string }>('tasks_run', { name: 'lattice of 256 stages', maxParallel: 8, stages });
     await showGraph(run.graphId);
-    await node('s0-0').waitFor({ timeout: 30_000 });
+    // a graph this big opens focused at a readable zoom (initial-view.ts); fit view shows it whole
+    await page.getByTestId('dag-focus-note').waitFor({ timeout: 60_000 });
     await page.getByRole('button', { name: /fit view/i }).click();
     await node('s0-3').click();
     await expect.poll(() => page.locator('.stage-panel-head h3').innerText()).toBe('s0-3');
     // still live: the lattice ends and the page shows it
-    await expect.poll(() => page.getByTestId('graph-state').innerText(), { timeout: 60_000 }).toContain('completed');
+    await expect.poll(() => page.getByTestId('graph-state').innerText(), { timeout: 150_000 }).toContain('completed');
     await page.screenshot({ path: outputFile('graphs-lattice-light.png') });
     await page.emulateMedia({ colorScheme: 'dark' });
     await page.screenshot({ path: outputFile('graphs-lattice-dark.png') });
     await page.emulateMedia({ colorScheme: 'light' });
     expect(pageErrors).toEqual([]);
-  }, 120_000);
+  }, 300_000);
 });

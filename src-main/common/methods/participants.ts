@@ -29,6 +29,13 @@ export const PARTICIPANT_METHODS = {
       .strict(),
     mcpTool: false,
   },
+  participant_activity: {
+    description: 'Which participants are connected now (open MCP sessions and listen streams) and the last call each made since the runner started.',
+    capability: 'operate',
+    input: z.object({}).strict(),
+    mcpTool: false,
+    readOnly: true,
+  },
   participant_revoke: {
     description: 'Revoke a participant: its token stops working at once.',
     capability: 'operate',
@@ -41,4 +48,17 @@ export interface ParticipantOutputs {
   participant_list: { participants: ParticipantView[] };
   participant_add: ParticipantCreated;
   participant_revoke: { participant: ParticipantView; changed: boolean };
+  participant_activity: { participants: ParticipantPresence[] };
+}
+
+/**
+ * A participant's live presence (volatile, in memory): its open MCP connections (2025 sessions and listen
+ * streams; a 2026 client that only makes calls holds none between them) and its last call through the MCP door.
+ */
+export interface ParticipantPresence {
+  name: string;
+  connections: number;
+  /** A tool's name for tools/call, else the protocol method (e.g. "tasks/get"); null: none since the runner started. */
+  lastCall: string | null;
+  lastCallAt: string | null;
 }

@@ -1,19 +1,24 @@
 /**
  * The room's participants (participant_list, operator only), re-read when the link opens and on every
- * participant.* hint of the change feed. Adding returns the token, which is kept only by the screen that
- * shows it once.
+ * participant.* hint of the change feed; their presence (participant_activity: connected now, last call)
+ * re-read on the room's presence hints, which the engine throttles. Adding returns the token, which is kept
+ * only by the screen that shows it once.
  */
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { Capability } from '../../../src-main/common/capabilities';
 import type { ParticipantView } from '../../../src-main/common/dto';
+import type { ParticipantPresence } from '../../../src-main/common/methods/participants';
 import type { EngineClient } from '../engine-client';
 import { coalesced, describeError } from './coalesced-read';
 
 export interface ParticipantsSlice {
   participants: ParticipantView[];
+  /** Presence by participant name (absent: not read yet). */
+  presence: Record<string, ParticipantPresence>;
   loaded: boolean;
   error: string | null;
   refresh(): Promise<void>;
+  refreshPresence(): Promise<void>;
   /** Adds an agent; resolves to its token (shown once), or null when refused (the error says why). */
   add(name: string, capabilities: Capability[]): Promise<string | null>;
   revoke(name: string): Promise<void>;
@@ -30,11 +35,21 @@ export function createParticipantsStore(client: EngineClient): StoreApi<Particip
         set({ error: describeError(error, 'could not read the participants') });
       }
     });
+    const readPresence = coalesced(async () => {
+      try {
+        const { participants } = await client.call('participant_activity', {});
+        set({ presence: Object.fromEntries(participants.map((p) => [p.name, p])) });
+      } catch (error) {
+        set({ error: describeError(error, 'could not read who is connected') });
+      }
+    });
     return {
       participants: [],
+      presence: {},
       loaded: false,
       error: null,
       refresh: read,
+      refreshPresence: readPresence,
       async add(name, capabilities) {
         try {
           const created = await client.call('participant_add', { name, capabilities });
@@ -58,14 +73,19 @@ export function createParticipantsStore(client: EngineClient): StoreApi<Particip
       dismissError: () => set({ error: null }),
     };
   });
+  const readAll = () => {
+    void store.getState().refresh();
+    void store.getState().refreshPresence();
+  };
   const offs = [
     client.onState((state) => {
-      if (state === 'open') void store.getState().refresh();
+      if (state === 'open') readAll();
     }),
     client.on((event) => {
-      if (event.kind.startsWith('participant.')) void store.getState().refresh();
+      if (event.kind.startsWith('participant.')) readAll();
     }),
+    client.onPresenceChanged(() => void store.getState().refreshPresence()),
   ];
-  if (client.state === 'open') void store.getState().refresh();
+  if (client.state === 'open') readAll();
   return Object.assign(store, { dispose: () => offs.forEach((off) => off()) });
 }

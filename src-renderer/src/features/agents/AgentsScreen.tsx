@@ -4,6 +4,8 @@ import { useConnection } from '../../room-context';
 import { useParticipants, participantsStoreOf } from '../../stores/feature-stores';
 import { useRoom } from '../../room-context';
 import { TokenOnce } from './TokenOnce';
+import { ParticipantsTable } from './ParticipantsTable';
+import './agents.css';
 import '../inbox/inbox.css';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
@@ -12,6 +14,7 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 export function AgentsScreen(): React.JSX.Element {
   const hello = useConnection((s) => s.hello);
   const participants = useParticipants((s) => s.participants);
+  const presence = useParticipants((s) => s.presence);
   const loaded = useParticipants((s) => s.loaded);
   const error = useParticipants((s) => s.error);
   const store = participantsStoreOf(useRoom().client);
@@ -78,42 +81,7 @@ export function AgentsScreen(): React.JSX.Element {
         {!loaded ? (
           <p className="muted">Reading participants…</p>
         ) : (
-          <table className="people">
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th>Role</th>
-                <th>Capabilities</th>
-                <th>Added</th>
-                <th />
-              </tr>
-            </thead>
-            <tbody>
-              {participants.map((p) => (
-                <tr key={p.name} className={p.revokedAt ? 'revoked' : ''} data-participant={p.name}>
-                  <td>{p.name}</td>
-                  <td>{p.role}</td>
-                  <td>
-                    {p.capabilities.map((c) => (
-                      <span key={c} className="cap">
-                        {c}
-                      </span>
-                    ))}
-                  </td>
-                  <td title={p.createdAt}>{new Date(p.createdAt).toLocaleString()}</td>
-                  <td>
-                    {p.revokedAt ? (
-                      <span className="muted">revoked</span>
-                    ) : p.role === 'agent' ? (
-                      <button type="button" className="danger" onClick={() => void revoke(p.name)}>
-                        Revoke
-                      </button>
-                    ) : null}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <ParticipantsTable participants={participants} presence={presence} onRevoke={(who) => void revoke(who)} />
         )}
       </section>
     </div>

@@ -1,9 +1,10 @@
-import { useEffect, useMemo, useRef, useState } from 'react';
-import { Background, Controls, MiniMap, ReactFlow, useReactFlow, useStore as useFlowStore, type Edge } from '@xyflow/react';
+import { useEffect, useMemo, useState } from 'react';
+import { Background, Controls, MiniMap, ReactFlow, type Edge } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
 import type { GraphTopologyNode } from '../../../../src-main/common/methods/graphs';
 import { layoutStages, NODE_HEIGHT, NODE_WIDTH, type LaidOut } from './elk-layout';
 import { StageNode, type StageFlowNode } from './StageNode';
+import { ViewFraming } from './ViewFraming';
 
 const NODE_TYPES = { stage: StageNode };
 
@@ -17,6 +18,9 @@ const MINIMAP_COLOUR: Record<string, string> = {
   skipped: '#b0b4ba',
 };
 
+/** A small graph is seen whole: the minimap (orientation in a big one) would only cover part of it. */
+const MINIMAP_FROM = 30;
+
 /** The selected graph's stages as a DAG: ELK's layered layout (off the main thread), live states, pan/zoom/fit/minimap. */
 export function GraphDag(props: { graphId: string; stages: GraphTopologyNode[]; selectedStageId: string | null; onSelect(id: string): void }): React.JSX.Element {
   const { stages, selectedStageId } = props;
@@ -24,6 +28,7 @@ export function GraphDag(props: { graphId: string; stages: GraphTopologyNode[]; 
   const structure = useMemo(() => JSON.stringify(stages.map((s) => [s.id, s.dependsOn])), [stages]);
   const [laid, setLaid] = useState<{ structure: string; layout: LaidOut } | null>(null);
   const [layoutError, setLayoutError] = useState<string | null>(null);
+  const [moved, setMoved] = useState(false);
 
   useEffect(() => {
     let live = true;
@@ -75,36 +80,19 @@ export function GraphDag(props: { graphId: string; stages: GraphTopologyNode[]; 
         edges={edges}
         nodeTypes={NODE_TYPES}
         colorMode="system"
-        fitView
         minZoom={0.05}
         maxZoom={2}
         onlyRenderVisibleElements={stages.length > 120}
         nodesDraggable={false}
         nodesConnectable={false}
         onNodeClick={(_, node) => props.onSelect(node.id)}
+        onMoveStart={(event) => event && setMoved(true)}
       >
         <Background gap={24} size={1} />
-        <Controls showInteractive={false} />
-        <RefitOnResize />
-        <MiniMap pannable zoomable nodeColor={(n) => MINIMAP_COLOUR[(n.data as { stage: GraphTopologyNode }).stage.state] ?? '#999'} />
+        <Controls showInteractive={false} fitViewOptions={{ padding: 0.08, maxZoom: 1 }} onFitView={() => setMoved(true)} />
+        <ViewFraming stages={stages} drawing={laid?.layout ?? { width: 0, height: 0 }} moved={moved} />
+        {stages.length >= MINIMAP_FROM && <MiniMap pannable zoomable nodeColor={(n) => MINIMAP_COLOUR[(n.data as { stage: GraphTopologyNode }).stage.state] ?? '#999'} />}
       </ReactFlow>
     </div>
   );
-}
-
-/** Fits the graph again when its canvas changes size (the stage panel opened or closed, the window was resized). */
-function RefitOnResize(): null {
-  const { fitView } = useReactFlow();
-  const width = useFlowStore((s) => s.width);
-  const height = useFlowStore((s) => s.height);
-  const first = useRef(true);
-  useEffect(() => {
-    if (first.current) {
-      first.current = false;
-      return;
-    }
-    const frame = requestAnimationFrame(() => void fitView({ duration: 150 }));
-    return () => cancelAnimationFrame(frame);
-  }, [width, height, fitView]);
-  return null;
 }

@@ -85,7 +85,7 @@ function GraphDetail(props: { onOpenTerminal(): void }): React.JSX.Element {
       {error && <ErrorLine text={error} onDismiss={() => store.getState().dismissError()} />}
       {notice && !error && <div className="notice-line" role="status">{notice}</div>}
       <div className="graph-body">
-        <GraphDag graphId={graph.graphId} stages={topology.stages} selectedStageId={selectedStageId} onSelect={(id) => store.getState().selectStage(id)} />
+        <GraphDag key={graph.graphId} graphId={graph.graphId} stages={topology.stages} selectedStageId={selectedStageId} onSelect={(id) => store.getState().selectStage(id)} />
         {node && (
           <StagePanel
             key={`${graph.graphId}:${node.id}`}

@@ -10,6 +10,9 @@ export const NODE_HEIGHT = 64;
 
 export interface LaidOut {
   positions: Map<string, { x: number; y: number }>;
+  /** The whole drawing's size (for choosing the initial view before anything is drawn). */
+  width: number;
+  height: number;
 }
 
 let elk: InstanceType<typeof ELK> | null = null;
@@ -35,5 +38,11 @@ export async function layoutStages(stages: readonly { id: string; dependsOn: rea
   });
   const positions = new Map<string, { x: number; y: number }>();
   for (const child of result.children ?? []) positions.set(child.id, { x: child.x ?? 0, y: child.y ?? 0 });
-  return { positions };
+  let width = 0;
+  let height = 0;
+  for (const { x, y } of positions.values()) {
+    width = Math.max(width, x + NODE_WIDTH);
+    height = Math.max(height, y + NODE_HEIGHT);
+  }
+  return { positions, width, height };
 }

@@ -31,7 +31,7 @@ export function HandoffTimeline(props: { handoffId: string; version: string }): 
         {page.events.map((e) => (
           <li key={e.id}>
             <span className="ev-kind">{e.kind.replace(/^handoff\./, '')}</span>
-            <span className="ev-actor">{e.actor ?? 'room'}</span>
+            <span className="ev-actor truncate" title={e.actor ?? 'room'}>{e.actor ?? 'room'}</span>
             <time className="muted" dateTime={e.at} title={e.at}>
               {new Date(e.at).toLocaleTimeString()}
             </time>

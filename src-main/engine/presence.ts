@@ -1,0 +1,83 @@
+/**
+ * Which participants are connected now and what each called last: volatile, in memory only (a call is never a
+ * SQLite write), reported by the MCP door (sessions and listen streams opened and closed, each request's
+ * method). Changes are announced through `changes` at most once per `throttleMs`, so a chatty agent costs the
+ * UI one re-read per interval, never one per call.
+ */
+import type { ParticipantPresence } from '../common/methods/participants';
+import { GrowthSignal } from './growth-signal';
+
+/** The key `changes` fires under. */
+export const PRESENCE_CHANGED = 'presence';
+/** Longest method text kept for a last call (a tool name, a JSON-RPC method). */
+const MAX_CALL_TEXT = 80;
+
+interface Entry {
+  connections: number;
+  lastCallAt: string | null;
+  lastCall: string | null;
+}
+
+export class Presence {
+  readonly changes = new GrowthSignal();
+  private readonly byName = new Map<string, Entry>();
+  private timer: NodeJS.Timeout | null = null;
+  private lastFiredMs = -Infinity;
+
+  constructor(
+    private readonly now: () => string,
+    private readonly throttleMs = 500,
+    private readonly monotonicMs: () => number = () => performance.now(),
+  ) {}
+
+  /** A connection of `name` opened (a 2025 session, a listen stream). Returns its release, safe to call twice. */
+  connected(name: string): () => void {
+    this.entry(name).connections++;
+    this.changed();
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const entry = this.byName.get(name);
+      if (entry) entry.connections = Math.max(0, entry.connections - 1);
+      this.changed();
+    };
+  }
+
+  /** `name` made a call (a tool's name, or the protocol method). */
+  called(name: string, what: string): void {
+    const entry = this.entry(name);
+    entry.lastCall = what.slice(0, MAX_CALL_TEXT);
+    entry.lastCallAt = this.now();
+    this.changed();
+  }
+
+  /** What is known of `name` (nothing yet: not connected, no call since this runner started). */
+  of(name: string): ParticipantPresence {
+    const entry = this.byName.get(name);
+    return { name, connections: entry?.connections ?? 0, lastCall: entry?.lastCall ?? null, lastCallAt: entry?.lastCallAt ?? null };
+  }
+
+  close(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  private entry(name: string): Entry {
+    let entry = this.byName.get(name);
+    if (!entry) this.byName.set(name, (entry = { connections: 0, lastCall: null, lastCallAt: null }));
+    return entry;
+  }
+
+  /** Announces a change: at once when the last announcement is older than the throttle, else once at its end. */
+  private changed(): void {
+    if (this.timer) return;
+    const wait = Math.max(0, this.lastFiredMs + this.throttleMs - this.monotonicMs());
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.lastFiredMs = this.monotonicMs();
+      this.changes.fire(PRESENCE_CHANGED);
+    }, wait);
+    this.timer.unref();
+  }
+}

@@ -1,0 +1,60 @@
+import { useState } from 'react';
+import { useConnection } from '../../room-context';
+import './first-run.css';
+
+/** The CLI way to add an agent, for people who live in a terminal (the same as Agents → Add). */
+const CLI_ADD = 'npx ce participant add claude --can read,write';
+
+/**
+ * What a new room shows first (no agent added yet, nothing running): where agents connect and the three steps
+ * to connect one, so the person is never left looking at empty lists.
+ */
+export function FirstRun(props: { onAddAgent(): void; onOpenShell(): void }): React.JSX.Element {
+  const hello = useConnection((s) => s.hello);
+  const [copied, setCopied] = useState(false);
+  const url = hello?.mcpUrl ?? '';
+
+  async function copy(): Promise<void> {
+    try {
+      await navigator.clipboard.writeText(url);
+      setCopied(true);
+    } catch {
+      setCopied(false);
+    }
+  }
+
+  return (
+    <section className="first-run" data-testid="first-run" aria-label="Get started">
+      <h2>Your room is ready</h2>
+      <p className="muted">Agents that speak MCP over HTTP (Claude Code, Cursor, Codex…) connect to this endpoint, on this machine only:</p>
+      <div className="first-run-endpoint">
+        <code data-testid="first-run-endpoint">{url || 'connecting…'}</code>
+        <button type="button" className="small" disabled={!url} onClick={() => void copy()}>
+          {copied ? 'Copied' : 'Copy'}
+        </button>
+      </div>
+      <ol className="first-run-steps">
+        <li>
+          <strong>Add an agent.</strong> Each agent gets its own token, with only what it needs. It is shown once.
+        </li>
+        <li>
+          <strong>Paste the snippet</strong> for your client (Claude Code, Claude Desktop, Cursor, Codex or plain HTTP).
+        </li>
+        <li>
+          <strong>Watch here.</strong> Its shells, task graphs and handoffs show up live; results wait in your Inbox.
+        </li>
+      </ol>
+      <div className="first-run-actions">
+        <button type="button" className="primary" onClick={props.onAddAgent}>
+          Add an agent
+        </button>
+        <button type="button" onClick={props.onOpenShell} disabled={!url}>
+          Open a shell myself
+        </button>
+      </div>
+      <p className="muted small">
+        From a terminal instead: <code>{CLI_ADD}</code>
+      </p>
+    </section>
+  );
+}

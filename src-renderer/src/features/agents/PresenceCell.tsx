@@ -1,0 +1,29 @@
+import type { ParticipantPresence } from '../../../../src-main/common/methods/participants';
+
+/**
+ * Two cells: connected now (open MCP sessions and listen streams) and the last call since the runner started.
+ * The operator works through this window and `ce`, which are not MCP connections: it shows a dash.
+ */
+export function PresenceCell(props: { presence: ParticipantPresence | undefined; revoked: boolean; operator: boolean }): React.JSX.Element {
+  const p = props.presence;
+  const connected = !props.revoked && (p?.connections ?? 0) > 0;
+  const connection = props.operator ? '—' : connected ? (p && p.connections > 1 ? `connected · ${p.connections}` : 'connected') : 'not connected';
+  return (
+    <>
+      <td data-testid="presence" data-connected={connected ? 'yes' : 'no'} className="nowrap">
+        {!props.operator && <span className={`presence-dot ${connected ? 'on' : ''}`} aria-hidden="true" />}
+        {connection}
+      </td>
+      <td data-testid="last-call" className="last-call">
+        {p?.lastCall && p.lastCallAt ? (
+          <div className="last-call-text" title={`${p.lastCall} at ${p.lastCallAt}`}>
+            <code className="truncate">{p.lastCall}</code>
+            <span className="muted small">{new Date(p.lastCallAt).toLocaleTimeString()}</span>
+          </div>
+        ) : (
+          <span className="muted">none yet</span>
+        )}
+      </td>
+    </>
+  );
+}

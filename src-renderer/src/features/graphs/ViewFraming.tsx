@@ -1,0 +1,44 @@
+import { useEffect, useRef, useState } from 'react';
+import { Panel, useReactFlow, useStore as useFlowStore } from '@xyflow/react';
+import type { GraphTopologyNode } from '../../../../src-main/common/methods/graphs';
+import { chooseInitialView, focusNote, READABLE_ZOOM, type Extent, type InitialView } from './initial-view';
+
+/**
+ * Frames the graph when its canvas first has a size, and again when the canvas changes size (the stage panel
+ * opened, the window was resized): the whole graph when it is readable at fit, else a readable zoom on what
+ * matters (initial-view.ts), with a note saying so. The choice is made once per graph shown.
+ */
+export function ViewFraming(props: { stages: readonly GraphTopologyNode[]; drawing: Extent; moved: boolean }): React.JSX.Element | null {
+  const { fitView } = useReactFlow();
+  const width = useFlowStore((s) => s.width);
+  const height = useFlowStore((s) => s.height);
+  const chosen = useRef<InitialView | null>(null);
+  const [note, setNote] = useState<string | null>(null);
+  const { stages, drawing } = props;
+
+  useEffect(() => {
+    if (width <= 0 || height <= 0) return;
+    const first = chosen.current === null;
+    if (first) {
+      chosen.current = chooseInitialView(stages, drawing, { width, height });
+      setNote(focusNote(chosen.current, stages.length));
+    }
+    const view = chosen.current;
+    if (!view) return;
+    const options =
+      view.kind === 'all'
+        ? { padding: 0.08, maxZoom: 1 }
+        : { nodes: view.ids.map((id) => ({ id })), minZoom: READABLE_ZOOM, maxZoom: 1, padding: 0.2 };
+    const frame = requestAnimationFrame(() => void fitView({ ...options, ...(first ? {} : { duration: 150 }) }));
+    return () => cancelAnimationFrame(frame);
+    // the stages' states change live; the framing follows the canvas size only
+  }, [width, height, fitView]);
+
+  // once the person moves the view themselves the note no longer describes it
+  if (!note || props.moved) return null;
+  return (
+    <Panel position="top-left" className="dag-focus-note" data-testid="dag-focus-note">
+      {note}
+    </Panel>
+  );
+}

@@ -1,0 +1,161 @@
+/**
+ * Every screen with a populated room, in real Chromium through the runner's own door, at 1280×800 and
+ * 1920×1080 in light and dark (saved to test-output/ for a person to look at): the first start (an empty room
+ * shows the endpoint and how to connect an agent); then agents played by real MCP clients fill the room
+ * (shells, a failed diamond graph with a very long name, handoffs with a markdown result and an input
+ * request, a participant with a very long name). Agents shows who is connected now and their last call: a
+ * 2025 MCP session connects and calls (connected, its tool), disconnects (not connected); another is revoked
+ * from the page (not connected). Needs `npm run build`.
+ */
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { HandoffView } from '../../src-main/common/handoff-dto';
+import type { RunningRoom } from '../../src-main/server/runner';
+import { BASH } from '../shells/helpers';
+import { outputFile } from './helpers/open-ui';
+import { callTool, startUiRoom, type UiRoom } from './helpers/ui-room';
+
+let room: UiRoom;
+let runner: RunningRoom;
+let page: Page;
+const pageErrors: string[] = [];
+const LONG_AGENT = 'claude-code-on-the-build-machine-in-the-basement-with-long-name'; // 63 of 64 chars
+const LONG_GRAPH = 'nightly: build every package, run the unit and integration suites, then package the installers for all platforms';
+const SIZES = [[1280, 800], [1920, 1080]] as const;
+const clients: Client[] = [];
+
+/** A 2025-era MCP client (a session from initialize until closed) with its own token. */
+async function legacyAgent(name: string): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+  const added = await runner.engine.call(runner.engine.operator(), 'participant_add', { name, capabilities: ['read', 'write'] });
+  const client = new Client({ name, version: '1' }, { versionNegotiation: { mode: 'legacy' } });
+  const transport = new StreamableHTTPClientTransport(runner.mcpUrl, { requestInit: { headers: { Authorization: `Bearer ${added.token}` } } });
+  await client.connect(transport);
+  clients.push(client);
+  return { client, transport };
+}
+
+/** Saves the screen at both sizes in both themes, after `ready` (which waits for what the picture must show). */
+async function shoot(name: string, ready: () => Promise<unknown>): Promise<void> {
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    for (const [width, height] of SIZES) {
+      await page.setViewportSize({ width, height });
+      await ready();
+      await page.waitForTimeout(250); // layout settles (a picture, not an assertion)
+      await page.screenshot({ path: outputFile(`look-${name}-${scheme}-${width}x${height}.png`) });
+    }
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.emulateMedia({ colorScheme: 'light' });
+}
+
+const go = (screen: RegExp) => page.getByRole('button', { name: screen }).first().click();
+const row = (name: string) => page.locator(`tr[data-participant="${name}"]`);
+
+beforeAll(async () => {
+  room = await startUiRoom({ pageErrors, agents: [] });
+  ({ runner, page } = room);
+}, 60_000);
+
+afterAll(async () => {
+  for (const c of clients) await c.close().catch(() => undefined);
+  await room?.close();
+});
+
+describe('first start', () => {
+  it('an empty room shows its endpoint and how to connect an agent', async () => {
+    await page.getByTestId('first-run').waitFor();
+    expect(await page.getByTestId('first-run-endpoint').innerText()).toBe(runner.mcpUrl.toString());
+    await shoot('first-run', () => page.getByTestId('first-run').waitFor());
+    await page.getByRole('button', { name: 'Add an agent' }).click();
+    await page.getByLabel('Name').waitFor();
+    await go(/Terminals/);
+  });
+});
+
+describe('agents: connected now and their last call', () => {
+  it('a 2025 session shows connected with its last call, then not connected once closed', async () => {
+    const { client, transport } = await legacyAgent('builder');
+    await page.getByTestId('first-run').waitFor({ state: 'detached' });
+    await callTool(client, 'shell_list', {});
+    await go(/Agents/);
+    await expect.poll(() => row('builder').getByTestId('presence').getAttribute('data-connected')).toBe('yes');
+    await expect.poll(() => row('builder').getByTestId('last-call').innerText()).toContain('shell_list');
+    await transport.terminateSession();
+    await expect.poll(() => row('builder').getByTestId('presence').getAttribute('data-connected')).toBe('no');
+    expect(await row('builder').getByTestId('last-call').innerText()).toContain('shell_list');
+  });
+
+  it('revoking a connected agent from the page ends its session: not connected', async () => {
+    await legacyAgent('short-lived');
+    await expect.poll(() => row('short-lived').getByTestId('presence').getAttribute('data-connected')).toBe('yes');
+    page.once('dialog', (d) => void d.accept());
+    await row('short-lived').getByRole('button', { name: 'Revoke' }).click();
+    await page.locator('tr[data-participant="short-lived"].revoked').waitFor();
+    await expect.poll(() => row('short-lived').getByTestId('presence').getAttribute('data-connected')).toBe('no');
+  });
+});
+
+describe('every screen, populated', () => {
+  it('terminals, graphs, inbox, agents and activity at both sizes in both themes', async () => {
+    const { client: worker } = await legacyAgent(LONG_AGENT);
+    const { client: asker } = await legacyAgent('asker');
+    const shell = (await callTool<{ shell: { id: string } }>(worker, 'shell_open', { ...BASH, name: 'build: npm run build --workspaces --if-present' })).shell;
+    await worker.callTool({ name: 'shell_io', arguments: { shellId: shell.id, text: "printf 'compiling %s\\n' engine mcp renderer; printf 'built in 4.2s\\n'\n", wait: { until: 'idle', idleMs: 200 } } });
+    const graph = await callTool<{ graphId: string }>(worker, 'tasks_run', {
+      name: LONG_GRAPH,
+      stages: [
+        { id: 'build', command: ['sh', '-c', 'echo built'] },
+        { id: 'unit-tests', command: ['sh', '-c', 'echo ok'], dependsOn: ['build'] },
+        { id: 'integration-tests-against-the-staging-database', command: ['sh', '-c', 'echo connection refused >&2; exit 2'], dependsOn: ['build'] },
+        { id: 'package', command: 'true', dependsOn: ['unit-tests', 'integration-tests-against-the-staging-database'] },
+      ],
+    });
+    const { handoff } = await callTool<{ handoff: HandoffView }>(asker, 'handoff_create', {
+      summary: 'Review the migration plan for the billing tables before Friday’s release, including the rollback steps and the backfill batch size',
+      to: LONG_AGENT,
+      constraints: 'No downtime. Keep the old columns for a week.',
+    });
+    await callTool(worker, 'handoff_accept', { handoff_id: handoff.id });
+    await callTool(worker, 'handoff_complete', {
+      handoff_id: handoff.id,
+      result: '## Plan\n\n1. Add the new columns\n2. Backfill in batches of `10,000`\n3. Switch reads\n\n| step | risk |\n| --- | --- |\n| backfill | load |\n\n> Rollback: drop the new columns.',
+      artifacts: [{ uri: 'file:///work/plan.md', name: 'plan.md', mediaType: 'text/markdown' }],
+    });
+    const asking = (await callTool<{ handoff: HandoffView }>(asker, 'handoff_create', { summary: 'Which region should the cache live in?', to: LONG_AGENT })).handoff;
+    await callTool(worker, 'handoff_accept', { handoff_id: asking.id });
+    await callTool(worker, 'handoff_request_input', { handoff_id: asking.id, requests: { region: { message: 'Pick a region', requested_schema: { type: 'object', properties: { region: { type: 'string', enum: ['eu-west', 'us-east'] } }, required: ['region'] } } } });
+
+    await go(/Terminals/);
+    await page.locator(`.shell-item[data-shell-id="${shell.id}"]`).click();
+    await shoot('terminals', () => page.locator('.terminal-host .xterm-screen').waitFor());
+
+    await go(/Graphs/);
+    await page.locator(`.graph-row[data-graph-id="${graph.graphId}"]`).click();
+    await expect.poll(() => page.getByTestId('graph-state').innerText(), { timeout: 20_000 }).toContain('failed');
+    await shoot('graphs-list', () => page.locator('.graph-row').first().waitFor());
+    await page.locator('.react-flow__node[data-id="integration-tests-against-the-staging-database"]').click();
+    await expect.poll(() => page.getByTestId('stage-log').innerText()).toContain('connection refused');
+    await shoot('graphs-diamond', () => page.getByTestId('stage-log').waitFor());
+
+    await go(/Inbox/);
+    await page.locator(`.inbox-item[data-handoff-id="${handoff.id}"]`).click();
+    await page.locator(`.handoff-detail[data-handoff-id="${handoff.id}"] [data-testid="handoff-timeline"]`).waitFor();
+    await shoot('inbox-result', () => page.locator(`.handoff-detail[data-handoff-id="${handoff.id}"]`).waitFor());
+    await page.locator(`.inbox-item[data-handoff-id="${asking.id}"]`).click();
+    await shoot('inbox-input', () => page.locator('form[data-request-key="region"]').waitFor());
+
+    await go(/Agents/);
+    await expect.poll(() => row(LONG_AGENT).getByTestId('presence').getAttribute('data-connected')).toBe('yes');
+    const name = row(LONG_AGENT).locator('.person-name .truncate');
+    expect(await name.getAttribute('title')).toBe(LONG_AGENT);
+    // cut with an ellipsis, not overflowing its column
+    expect(await name.evaluate((el) => el.scrollWidth > el.clientWidth)).toBe(true);
+    await shoot('agents', () => row(LONG_AGENT).waitFor());
+
+    await go(/Activity/);
+    await shoot('activity', () => page.locator('li[data-event-kind]').first().waitFor());
+    expect(pageErrors).toEqual([]);
+  }, 240_000);
+});

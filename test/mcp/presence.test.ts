@@ -1,0 +1,109 @@
+/**
+ * Participants' presence through the MCP door, with real SDK clients: a 2025 session counts as connected from
+ * initialize until it is closed (DELETE) or its participant is revoked; every request's tool or method is its
+ * last call; the UI door hears a hint when presence changes. And the engine's throttle: a burst of calls is
+ * one announcement per interval, never one per call.
+ */
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { ServerMessage } from '../../src-main/common/ui-protocol';
+import { UiSession } from '../../src-main/bridge/ui-session';
+import { Presence, PRESENCE_CHANGED } from '../../src-main/engine/presence';
+import type { RunningRoom } from '../../src-main/server/runner';
+import { startTestRunner, type TestRunner } from '../helpers/runner';
+
+let runner: TestRunner;
+let running: RunningRoom;
+
+beforeAll(async () => {
+  runner = await startTestRunner();
+  ({ running } = runner);
+});
+afterAll(() => runner?.close());
+
+const operator = () => running.engine.operator();
+async function presenceOf(name: string) {
+  const { participants } = await running.engine.call(operator(), 'participant_activity', {});
+  return participants.find((p) => p.name === name);
+}
+
+async function connect(name: string, mode: 'legacy' | 'auto'): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+  const added = await running.engine.call(operator(), 'participant_add', { name, capabilities: ['read', 'write'] });
+  const client = new Client({ name, version: '1' }, { versionNegotiation: { mode } });
+  const transport = new StreamableHTTPClientTransport(running.mcpUrl, { requestInit: { headers: { Authorization: `Bearer ${added.token}` } } });
+  await client.connect(transport);
+  return { client, transport };
+}
+
+describe('presence through the MCP door', () => {
+  it('a 2025 session is connected from initialize until the client closes it, and its last call is its tool', async () => {
+    const hints: ServerMessage[] = [];
+    const ui = new UiSession(running.engine, (m) => m.t === 'presence.changed' && hints.push(m), { mcpUrl: running.mcpUrl.toString() });
+    ui.open();
+    expect(await presenceOf('session-agent')).toBeUndefined();
+    const { client, transport } = await connect('session-agent', 'legacy');
+    expect(await presenceOf('session-agent')).toMatchObject({ connections: 1, lastCall: 'initialize' });
+    await client.callTool({ name: 'shell_list', arguments: {} });
+    const seen = await presenceOf('session-agent');
+    expect(seen).toMatchObject({ connections: 1, lastCall: 'shell_list' });
+    expect(Date.parse(seen?.lastCallAt ?? '')).not.toBeNaN();
+    await vi.waitFor(() => expect(hints.length).toBeGreaterThan(0));
+
+    await transport.terminateSession();
+    await client.close();
+    await vi.waitFor(async () => expect((await presenceOf('session-agent'))?.connections).toBe(0));
+    // the last call outlives the connection
+    expect((await presenceOf('session-agent'))?.lastCall).toBe('shell_list');
+    ui.close();
+  });
+
+  it('revoking a participant ends its sessions: it reads not connected at once', async () => {
+    const { client } = await connect('revoked-agent', 'legacy');
+    expect((await presenceOf('revoked-agent'))?.connections).toBe(1);
+    await running.engine.call(operator(), 'participant_revoke', { name: 'revoked-agent' });
+    await vi.waitFor(async () => expect((await presenceOf('revoked-agent'))?.connections).toBe(0));
+    await client.close().catch(() => undefined);
+  });
+
+  it('a 2026 client holds no connection between calls, but its calls are its last call', async () => {
+    const { client } = await connect('stateless-agent', 'auto');
+    await client.callTool({ name: 'handoff_list', arguments: {} });
+    expect(await presenceOf('stateless-agent')).toMatchObject({ connections: 0, lastCall: 'handoff_list' });
+    await client.close();
+  });
+
+  it('participant_activity is the operator’s: an agent may not read it', async () => {
+    const agent = running.engine.participantAs(operator(), 'stateless-agent');
+    await expect(running.engine.call(agent, 'participant_activity', {})).rejects.toMatchObject({ code: 'FORBIDDEN' });
+  });
+});
+
+describe('presence announcements', () => {
+  it('a burst of calls is announced once per throttle interval, the last state included', () => {
+    vi.useFakeTimers();
+    try {
+      let clock = 1_000;
+      const presence = new Presence(() => new Date(clock).toISOString(), 500, () => clock);
+      let fired = 0;
+      presence.changes.on(PRESENCE_CHANGED, () => fired++);
+      const release = presence.connected('a');
+      for (let i = 0; i < 100; i++) presence.called('a', `tool_${i}`);
+      vi.advanceTimersByTime(0);
+      expect(fired).toBe(1);
+      for (let i = 0; i < 100; i++) presence.called('a', `again_${i}`);
+      clock += 100;
+      vi.advanceTimersByTime(100);
+      expect(fired).toBe(1); // still inside the interval
+      clock += 400;
+      vi.advanceTimersByTime(400);
+      expect(fired).toBe(2); // one trailing announcement for the whole burst
+      expect(presence.of('a')).toMatchObject({ connections: 1, lastCall: 'again_99' });
+      release();
+      release(); // twice is once
+      expect(presence.of('a').connections).toBe(0);
+      presence.close();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
