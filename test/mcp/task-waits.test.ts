@@ -52,6 +52,8 @@ describe('2025 tasks/result waits', () => {
     const { post } = await session();
     const taskId = await longTask(post);
     const waiting = [post({ jsonrpc: '2.0', id: 'w1', method: 'tasks/result', params: { taskId } }), post({ jsonrpc: '2.0', id: 'w2', method: 'tasks/result', params: { taskId } })];
+    // both waits have reached the server once their event streams opened (a loaded machine may take a while)
+    await Promise.all(waiting);
     await new Promise((r) => setTimeout(r, 200));
     const third = await post({ jsonrpc: '2.0', id: 'w3', method: 'tasks/result', params: { taskId } });
     const text = await third.text();
