@@ -68,6 +68,8 @@ export async function startRunner(options: RunnerOptions = {}): Promise<RunningR
     idleMs: limits.legacySessionIdleMs,
     replayMessages: limits.legacyReplayMessages,
     extraTools: options.extraTools?.(engine) ?? [],
+    // idle sessions are measured on the room's clock, so a test that moves it reaches the idle time
+    ...(options.clock ? { now: () => (options.clock as () => Date)().getTime() } : {}),
   });
   const host = options.host ?? '127.0.0.1';
   const port = options.port ?? limits.defaultPort;

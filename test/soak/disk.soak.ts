@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { canMountTmpfs, expectFullDiskHandled, runFullDisk } from './disk';
 import { report } from './scale';
 
