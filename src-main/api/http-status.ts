@@ -15,6 +15,8 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   ROOM_UNSAFE: 500,
   ROOM_TOO_NEW: 500,
   UNAVAILABLE: 503,
+  // 507 Insufficient Storage: the server cannot store what the request needs
+  DISK_FULL: 507,
   INTERNAL: 500,
 };
 

@@ -27,6 +27,7 @@ export const EXIT_FOR_ERROR: Record<ErrorCode, number> = {
   ROOM_UNSAFE: EXIT.refused,
   ROOM_TOO_NEW: EXIT.refused,
   UNAVAILABLE: EXIT.refused,
+  DISK_FULL: EXIT.refused,
   INTERNAL: EXIT.refused,
 };
 

@@ -6,7 +6,23 @@ export interface RoomInfo {
   schemaVersion: number;
   runnerVersion: string;
   counts: { participants: number; events: number };
+  /** Whether the runner can write right now: `degraded` lists what fails (a full disk) until it works again. */
+  health: RunnerHealthView;
 }
+
+/** One thing the runner cannot do right now, and since when. */
+export interface HealthProblem {
+  /** `store`: changes to the room fail; `graphs`: stage changes wait to be applied (retried with backoff). */
+  area: 'store' | 'graphs';
+  /** A stable code (DISK_FULL, or the underlying error's code). */
+  code: string;
+  message: string;
+  since: string;
+  /** Failed tries since `since`. */
+  failures: number;
+}
+
+export type RunnerHealthView = { state: 'ok' } | { state: 'degraded'; problems: HealthProblem[] };
 
 export interface ParticipantView {
   name: string;

@@ -13,6 +13,8 @@ export const ERROR_CODES = [
   'ROOM_UNSAFE',
   'ROOM_TOO_NEW',
   'UNAVAILABLE',
+  /** The disk holding the room (or a stage's log) has no space left: the change was not made. */
+  'DISK_FULL',
   'INTERNAL',
 ] as const;
 
@@ -41,5 +43,13 @@ export function toPublicError(value: unknown): { code: ErrorCode; message: strin
       ? { code: value.code, message: value.message }
       : { code: value.code, message: value.message, details: value.details };
   }
+  // the engine names the folder (Engine.call); anything that reached a door another way still says what to do
+  if (isDiskFullError(value)) return { code: 'DISK_FULL', message: "the disk holding the room is full: free space on it, then try again (this change was not made)" };
   return { code: 'INTERNAL', message: 'internal error: the runner logged the details' };
+}
+
+/** SQLite's "database or disk is full" and the OS's "no space left" / "quota exceeded", as thrown by Node. */
+export function isDiskFullError(value: unknown): boolean {
+  const code = (value as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_FULL' || code === 'ENOSPC' || code === 'EDQUOT';
 }

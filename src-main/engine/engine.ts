@@ -26,6 +26,7 @@ import { AuditRepo } from './store/audit';
 import type { Room } from './room/room';
 import { hashToken, looksLikeToken } from './tokens';
 import { randomIds, type IdSource } from './ids';
+import { diskFullRefusal } from './runner-health';
 
 
 /** Every feature of the runner, in start order. A new capability adds itself here. */
@@ -80,7 +81,7 @@ export class Engine {
     this.limits = { ...LIMITS, ...limits };
     this.ctx = makeContext(room, this.bus, { ids: options.ids ?? randomIds, limits: this.limits });
     this.revocations = new Revocations(this.bus, room.participants);
-    this.audit = new AuditRepo(room.db, this.limits.auditRingSize);
+    this.audit = new AuditRepo(room.db, this.limits.auditRingSize, (error) => this.ctx.health.failed('store', error));
     this.tasks = new TaskService(this.ctx);
     this.jobs = new TaskJobs(this.tasks);
     this.taskLogs = new TaskLogs(this.ctx, this.tasks);
@@ -153,7 +154,9 @@ export class Engine {
       const output = await this.dispatch(caller, method, rawInput, call);
       if (!this.room.readOnly) recordCall(this.audit, at, caller, method, started, undefined);
       return output;
-    } catch (error) {
+    } catch (thrown) {
+      // a full disk is a clear refusal naming the folder, never an internal error with a stack
+      const error = diskFullRefusal(thrown, path.dirname(this.room.location.markdownPath));
       if (!this.room.readOnly) recordCall(this.audit, at, caller, method, started, error);
       throw error;
     }

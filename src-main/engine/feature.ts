@@ -1,10 +1,12 @@
+import path from 'node:path';
 import type { MethodInput, MethodName, MethodOutputs } from '../common/contract';
 import type { Caller } from '../common/dto';
-import { RoomError } from '../common/errors';
+import { isDiskFullError, RoomError } from '../common/errors';
 import type { Limits } from '../common/limits';
 import type { EventBus, RoomEvent } from './event-bus';
 import type { IdSource } from './ids';
 import type { Room } from './room/room';
+import { RunnerHealth } from './runner-health';
 
 /** Per-call context from the door: the client's cancellation (a closed request, notifications/cancelled). */
 export interface CallContext {
@@ -31,6 +33,8 @@ export interface EngineContext {
   elapsedMs(): number;
   ids: IdSource;
   limits: Limits;
+  /** What the runner cannot do right now (a full disk): kept in memory, shown by room_info. */
+  health: RunnerHealth;
   /**
    * Runs `fn` in one BEGIN IMMEDIATE transaction, appends the events it returns in the same transaction,
    * and publishes them after the commit. Nothing is published when `fn` throws (nothing was written).
@@ -64,38 +68,49 @@ export interface Feature<K extends MethodName = MethodName> {
 export function makeContext(room: Room, bus: EventBus, deps: { ids: IdSource; limits: Limits }): EngineContext {
   // events emitted by writes inside the running commit (null: no commit is running)
   let emitted: EventInput[] | null = null;
+  const health = new RunnerHealth(() => room.now(), path.dirname(room.location.markdownPath));
   return {
     room,
     bus,
     ids: deps.ids,
     limits: deps.limits,
+    health,
     now: () => room.now(),
     elapsedMs: () => performance.now(),
     commit<T>(fn: () => { value: T; events: EventInput[] }): T {
       if (room.readOnly) throw readOnlyRefusal('this change');
       const at = room.now();
-      const { value, published } = room.db
-        .transaction(() => {
-          const outer = emitted;
-          emitted = [];
-          let out: { value: T; events: EventInput[] };
-          let inputs: EventInput[];
-          try {
-            out = fn();
-            inputs = [...out.events, ...emitted];
-          } finally {
-            emitted = outer;
-          }
-          const rows: RoomEvent[] = inputs.map((e) => {
-            const data = e.data ?? {};
-            const id = room.events.append({ at, kind: e.kind, actor: e.actor, subject: e.subject, data });
-            return { id, at, kind: e.kind, actor: e.actor, subject: e.subject, data };
-          });
-          return { value: out.value, published: rows };
-        })
-        .immediate();
-      for (const event of published) bus.publish(event);
-      return value;
+      const outermost = emitted === null;
+      let committed: { value: T; published: RoomEvent[] };
+      try {
+        committed = room.db
+          .transaction(() => {
+            const outer = emitted;
+            emitted = [];
+            let out: { value: T; events: EventInput[] };
+            let inputs: EventInput[];
+            try {
+              out = fn();
+              inputs = [...out.events, ...emitted];
+            } finally {
+              emitted = outer;
+            }
+            const rows: RoomEvent[] = inputs.map((e) => {
+              const data = e.data ?? {};
+              const id = room.events.append({ at, kind: e.kind, actor: e.actor, subject: e.subject, data });
+              return { id, at, kind: e.kind, actor: e.actor, subject: e.subject, data };
+            });
+            return { value: out.value, published: rows };
+          })
+          .immediate();
+      } catch (error) {
+        // rolled back: nothing of it was written; a full disk is recorded (one log line while it lasts)
+        if (outermost && isDiskFullError(error)) health.failed('store', error);
+        throw error;
+      }
+      if (outermost) health.ok('store', 'changes to the room are stored');
+      for (const event of committed.published) bus.publish(event);
+      return committed.value;
     },
     emit(event: EventInput): void {
       if (emitted === null) throw new Error('an event is emitted only inside ctx.commit');

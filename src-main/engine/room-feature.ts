@@ -19,6 +19,7 @@ export function roomFeature(ctx: EngineContext): Feature<'room_info'> {
           schemaVersion: room.schemaVersion,
           runnerVersion: RUNNER_VERSION,
           counts: { participants: room.participants.countLive(), events: room.events.count() },
+          health: ctx.health.view(),
         };
       },
     },

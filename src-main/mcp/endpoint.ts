@@ -13,6 +13,8 @@ import { RPC } from './rpc-errors';
 
 export interface McpEndpointOptions extends LegacyLimits {
   maxBodyBytes: number;
+  /** Milliseconds of the clock idle sessions are measured on (tests move it; default Date.now). */
+  now?: () => number;
 }
 
 function callerFrom(ctx: McpRequestContext): Caller {
@@ -69,7 +71,7 @@ export class McpEndpoint {
     private readonly engine: Engine,
     options: McpEndpointOptions,
   ) {
-    this.legacy = new LegacySessions(engine, options);
+    this.legacy = new LegacySessions(engine, options, options.now);
     this.modern = createMcpHandler((ctx) => buildMcpServer(this.engine, callerFrom(ctx), 'modern', options.extraTools), {
       legacy: 'reject',
       maxRequestBodySize: options.maxBodyBytes,

@@ -42,6 +42,7 @@ export const RPC_FOR_ERROR: Record<ErrorCode, number> = {
   ROOM_UNSAFE: RPC.internalError,
   ROOM_TOO_NEW: RPC.internalError,
   UNAVAILABLE: RPC.internalError,
+  DISK_FULL: RPC.internalError,
   INTERNAL: RPC.internalError,
 };
 

@@ -1,5 +1,5 @@
 import { ProtocolError } from '@modelcontextprotocol/server';
-import { isRoomError } from '../common/errors';
+import { isDiskFullError, isRoomError, toPublicError } from '../common/errors';
 import type { TaskRecord } from '../common/task-record';
 import { RPC, rpcError } from './rpc-errors';
 
@@ -61,7 +61,13 @@ export function taskProtocolError(error: unknown): ProtocolError {
   if (isRoomError(error) && error.code !== 'INTERNAL') {
     return rpcError(error.code, error.code === 'NOT_FOUND' ? 'unknown task' : error.message);
   }
-  console.error('[mcp] task request failed:', error);
+  if (isDiskFullError(error)) {
+    const pub = toPublicError(error);
+    return rpcError(pub.code, pub.message);
+  }
+  // one line: a client must not be able to fill the log with stack traces (COMMONROOM_DEBUG shows them)
+  console.error(`[mcp] task request failed: ${error instanceof Error ? error.message.split('\n')[0] : 'non-error thrown'}`);
+  if (process.env.COMMONROOM_DEBUG) console.error(error);
   return rpcError('INTERNAL', 'internal error: the runner logged the details');
 }
 

@@ -71,6 +71,8 @@ export async function startRunner(options: RunnerOptions = {}): Promise<RunningR
     idleMs: limits.legacySessionIdleMs,
     replayMessages: limits.legacyReplayMessages,
     extraTools: options.extraTools?.(engine) ?? [],
+    // idle sessions are measured on the room's clock, so a test that moves it reaches the idle time
+    ...(options.clock ? { now: () => (options.clock as () => Date)().getTime() } : {}),
   });
   const port = options.port ?? limits.defaultPort;
   const uiAuth = options.browserUi === false ? undefined : new UiAuth();

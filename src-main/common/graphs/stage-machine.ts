@@ -5,7 +5,18 @@ export const STAGE_STATES = ['pending', 'running', 'completed', 'failed', 'cance
 export type StageState = (typeof STAGE_STATES)[number];
 
 /** Why a stage did not complete. */
-export const STAGE_ERROR_CODES = ['EXIT_NONZERO', 'SIGNAL', 'TIMEOUT', 'SPAWN_FAILED', 'UPSTREAM_FAILED', 'CANCELLED', 'RUNNER_RESTARTED'] as const;
+export const STAGE_ERROR_CODES = [
+  'EXIT_NONZERO',
+  'SIGNAL',
+  'TIMEOUT',
+  'SPAWN_FAILED',
+  'UPSTREAM_FAILED',
+  'CANCELLED',
+  'RUNNER_RESTARTED',
+  // the runner could not write the stage's log (no space left; another I/O error) and ended it
+  'DISK_FULL',
+  'LOG_WRITE_FAILED',
+] as const;
 export type StageErrorCode = (typeof STAGE_ERROR_CODES)[number];
 
 export const GRAPH_STATES = ['pending', 'running', 'completed', 'failed', 'cancelled'] as const;
@@ -52,13 +63,16 @@ export interface StageExit {
   code: number | null;
   signal: string | null;
   /** Why the runner ended it, when it did. */
-  endedBy?: 'cancel' | 'timeout' | 'service-stop' | 'readiness-timeout' | undefined;
+  endedBy?: 'cancel' | 'timeout' | 'service-stop' | 'readiness-timeout' | 'disk-full' | 'log-failed' | undefined;
 }
 
 /** How an attempt's end reads: the state it leads to and why. */
 export function classifyExit(exit: StageExit): { state: StageState; errorCode: StageErrorCode | null } {
   if (exit.endedBy === 'cancel') return { state: 'cancelled', errorCode: 'CANCELLED' };
   if (exit.endedBy === 'timeout' || exit.endedBy === 'readiness-timeout') return { state: 'failed', errorCode: 'TIMEOUT' };
+  // output nobody can read back is not a result anyone can trust: the stage fails and says why
+  if (exit.endedBy === 'disk-full') return { state: 'failed', errorCode: 'DISK_FULL' };
+  if (exit.endedBy === 'log-failed') return { state: 'failed', errorCode: 'LOG_WRITE_FAILED' };
   // a long-running stage the runner stopped because nothing needs it any more did its job
   if (exit.endedBy === 'service-stop') return { state: 'completed', errorCode: null };
   if (exit.code === 0) return { state: 'completed', errorCode: null };
@@ -66,7 +80,10 @@ export function classifyExit(exit: StageExit): { state: StageState; errorCode: S
   return { state: 'failed', errorCode: 'EXIT_NONZERO' };
 }
 
-/** Failures that another attempt may fix. A cancel, an upstream failure or a restart is never retried. */
+/**
+ * Failures that another attempt may fix. A cancel, an upstream failure or a restart is never retried, nor a
+ * log that could not be written (another attempt on the same full disk would fail the same way).
+ */
 export function isRetryable(code: StageErrorCode | null): boolean {
   return code === 'EXIT_NONZERO' || code === 'SIGNAL' || code === 'TIMEOUT' || code === 'SPAWN_FAILED';
 }

@@ -5,7 +5,7 @@ import type { RoomInfo } from '../dto';
 export const ROOM_METHODS = {
   room_info: {
     description:
-      'Describe this Commonroom room: its markdown and database paths, schema version, runner version and counts.',
+      'Describe this Commonroom room: its markdown and database paths, schema version, runner version, counts, and its health (degraded while it cannot write, e.g. a full disk).',
     capability: 'read',
     input: z.object({}).strict(),
     mcpTool: true,

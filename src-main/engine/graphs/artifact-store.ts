@@ -6,6 +6,7 @@ import { checkPrivateFile, ensurePrivateDir, writePrivateFile } from '../fs-safe
 import type { GraphRecord, GraphRepo } from '../store/graphs';
 import type { EngineContext } from '../feature';
 import { readLogFile } from './stage-log';
+import { isDiskFullError } from '../../common/errors';
 
 /**
  * The room's retained artifact store: `<room>.md.commonroom.d/artifacts/<graphId>/<stageId>.log.gz`, each
@@ -57,7 +58,9 @@ export function spoolEnded(ctx: EngineContext, repo: GraphRepo, artifactRoot: st
       spoolGraph(ctx, repo, g, artifactRoot);
       done.push(g.id);
     } catch (error) {
-      console.error(`[graphs] spooling the logs of graph ${g.id} failed (they stay readable where they are):`, error);
+      // a full disk is the runner's health (one line while it lasts), not a stack per graph per pass
+      if (isDiskFullError(error)) ctx.health.failed('store', error);
+      else console.error(`[graphs] spooling the logs of graph ${g.id} failed (they stay readable where they are):`, error);
     }
   }
   return done;

@@ -9,6 +9,7 @@ import { stageTaskId } from './graph-views';
 import { probeUntilReady } from './readiness-probe';
 import { StageLogWriter } from './stage-log';
 import { startAttempt, type AttemptEnd, type AttemptHandle } from './stage-runner';
+import { isDiskFullError } from '../../common/errors';
 import { compileAgentPattern } from '../../common/safe-pattern';
 
 export interface SupervisorOptions {
@@ -44,6 +45,17 @@ export type Signal =
   | { kind: 'retry'; graphId: string; stageId: string; attempt: number };
 
 const key = (graphId: string, stageId: string) => `${graphId}\u0000${stageId}`;
+
+/** How a failed log write ends its stage: no space left is DISK_FULL, any other I/O error LOG_WRITE_FAILED. */
+function endReasonFor(error: NodeJS.ErrnoException): 'disk-full' | 'log-failed' {
+  return isDiskFullError(error) ? 'disk-full' : 'log-failed';
+}
+
+/** The reason on the stage, naming the folder to free space in. */
+function describeLogFailure(error: NodeJS.ErrnoException, logPath: string): string {
+  if (isDiskFullError(error)) return `no space left on the disk holding ${path.dirname(logPath)}: free space there, then run the graph again`;
+  return `${error.code ?? 'I/O error'} writing ${logPath}: ${(error.message.split('\n')[0] ?? '').slice(0, 200)}`;
+}
 
 /** The runner's environment minus its own variables; a stage never inherits the runner's tag. */
 function baseEnv(): NodeJS.ProcessEnv {
@@ -139,13 +151,18 @@ export class AttemptSupervisor {
     if (!log) {
       ensurePrivateDir(path.dirname(s.logPath));
       const grew = this.options.logGrew;
-      log = StageLogWriter.create(s.logPath, this.options.logCapBytes, this.options.now, grew ? () => grew(s.graphId, s.stageId) : undefined);
+      log = StageLogWriter.create(s.logPath, this.options.logCapBytes, this.options.now, grew ? () => grew(s.graphId, s.stageId) : undefined, (error) => {
+        // the stage's output can no longer be recorded: end its live attempt (it fails DISK_FULL or LOG_WRITE_FAILED)
+        void this.live.get(k)?.scope.cancel({ reason: endReasonFor(error) });
+      });
       this.logs.set(k, log);
     }
     const spec = s.spec;
     const readiness = spec.readiness;
     const display = typeof spec.command === 'string' ? spec.command : JSON.stringify(spec.command);
     log.write('runner', `[attempt ${s.attempt} of ${s.maxAttempts}: ${display.slice(0, 500)}]\n`);
+    const logFailure = log.failure;
+    if (logFailure) return this.notStarted(s, endReasonFor(logFailure), describeLogFailure(logFailure, s.logPath));
     let ready = false;
     const markReady = () => {
       if (ready) return;
@@ -196,9 +213,29 @@ export class AttemptSupervisor {
       live.stopProbe.abort();
       if (this.live.get(k) === live) this.live.delete(k);
       live.scope.detach();
-      this.signal({ kind: 'exit', graphId: s.graphId, stageId: s.stageId, attempt: s.attempt, end });
+      const failure = log.failure;
+      const logEnded = end.endedBy === 'disk-full' || end.endedBy === 'log-failed';
+      this.signal({ kind: 'exit', graphId: s.graphId, stageId: s.stageId, attempt: s.attempt, end: logEnded && failure ? { ...end, logError: describeLogFailure(failure, s.logPath) } : end });
     });
     return live;
+  }
+
+  /** An attempt whose process was never started (its log cannot be written): it ends at once, through the usual exit path. */
+  private notStarted(s: StageRecord, endedBy: 'disk-full' | 'log-failed', logError: string): Live {
+    const end: AttemptEnd = { code: null, signal: null, endedBy, logError };
+    const handle: AttemptHandle = { pid: null, startTime: null, done: Promise.resolve(end), end: () => Promise.resolve() };
+    void handle.done.then(() => this.signal({ kind: 'exit', graphId: s.graphId, stageId: s.stageId, attempt: s.attempt, end }));
+    return {
+      graphId: s.graphId,
+      stageId: s.stageId,
+      attempt: s.attempt,
+      handle,
+      graceMs: 0,
+      timers: [],
+      stopProbe: new AbortController(),
+      // nothing to end: a scope of its own, outside the tree
+      scope: new CancelScope(),
+    };
   }
 
   /**

@@ -8,6 +8,7 @@ import { stageTaskId } from './graph-views';
 import { finishGraphTask, noteGraphProgress } from './graph-task';
 import type { TaskService } from '../tasks/task-service';
 import { StageCache } from './stage-cache';
+import { TickBackoff } from './tick-backoff';
 
 /** The longest a started attempt's pid waits for a tick to write it (a stage's exit usually brings one sooner). */
 const PID_RECORD_MS = 50;
@@ -32,6 +33,7 @@ export class GraphRuntime {
   /** Graphs whose whole cancel was asked for (durably: their pending stages are cancelled in the same tick). */
   private readonly cancelling = new Map<string, string>();
   private tickQueued = false;
+  private readonly backoff: TickBackoff;
   /** Attempts started whose pid is not written yet (the next tick writes them). */
   private readonly unrecorded: Live[] = [];
   private pidTimer: NodeJS.Timeout | undefined;
@@ -43,6 +45,7 @@ export class GraphRuntime {
     private readonly options: RuntimeOptions,
   ) {
     this.cache = new StageCache(repo);
+    this.backoff = new TickBackoff(ctx.health, () => this.scheduleTick());
     this.attempts = new AttemptSupervisor({ ...options, now: () => ctx.now() }, (signal) => {
       this.signals.push(signal);
       this.scheduleTick();
@@ -55,20 +58,23 @@ export class GraphRuntime {
   }
 
   scheduleTick(): void {
-    if (this.tickQueued || this.closed) return;
+    // while a failed tick backs off, its retry timer brings the next one (a full disk is not hammered)
+    if (this.tickQueued || this.closed || this.backoff.waiting) return;
     this.tickQueued = true;
     // setImmediate, not a microtask: exits that arrive in the same I/O turn are batched into one commit
     setImmediate(() => {
       this.tickQueued = false;
-      try {
-        this.tick();
-      } catch (error) {
-        // a failed commit (a full disk, a locked database) must not take the runner down or lose the exits
-        // it was applying: they were put back, and the tick is tried again shortly
-        console.error('[graphs] applying stage changes failed, retrying:', error);
-        setTimeout(() => this.scheduleTick(), 1000).unref();
-      }
+      this.tryTick();
     });
+  }
+
+  /** Applies what is pending if it can; a failure was recorded and will be retried (see `tick`). */
+  tryTick(): void {
+    try {
+      this.tick();
+    } catch {
+      // recorded by tick: the changes were put back and a retry is scheduled
+    }
   }
 
   /**
@@ -125,10 +131,14 @@ export class GraphRuntime {
     try {
       this.applyTick(signals, pids);
     } catch (error) {
+      // a failed commit (a full disk, a locked database) must not take the runner down or lose the exits it
+      // was applying: they are put back and tried again after a bounded, growing wait
       this.signals.unshift(...signals);
       this.unrecorded.unshift(...pids);
+      this.backoff.failed(error);
       throw error;
     }
+    this.backoff.succeeded();
   }
 
   /** A commit whose failure (rolled back) also drops the cached rows its writes had already changed. */
@@ -302,6 +312,7 @@ export class GraphRuntime {
     this.tick();
     this.closed = true;
     clearTimeout(this.pidTimer);
+    this.backoff.close();
     this.attempts.close();
   }
 }

@@ -100,7 +100,8 @@ export function graphsFeature(ctx: EngineContext, tasks: TaskService, terminalHo
       });
       return { value: undefined, events: [] };
     });
-    runtime.tick();
+    // the graph is committed (acknowledged): a failure to start it now is retried by the runtime, not an error here
+    runtime.tryTick();
     const g = repo.graph(id);
     return {
       graphId: id,

@@ -9,7 +9,9 @@ import { utf8Decoder } from '../terminal/utf8';
  * A stage's log: one JSON record per line, {q: seq, s: o|e|r, t: time, d: text}, appended in arrival order
  * from stdout, stderr and the runner's own notes. Lines make a torn last record (after kill -9) easy to drop
  * rather than misparse. The file is created 0600 with O_EXCL|O_NOFOLLOW in a 0700 folder; once `capBytes`
- * is reached, later output is dropped and one runner record says so.
+ * is reached, later output is dropped and one runner record says so. When a write fails (a full disk), the
+ * writer stops writing, counts what it could not write and tells its owner once (the supervisor ends the stage
+ * with DISK_FULL); when it closes it tries to leave one runner record saying how much was lost.
  */
 const STREAM_CODE = { stdout: 'o', stderr: 'e', runner: 'r' } as const;
 const STREAM_NAME: Record<string, LogRecord['stream']> = { o: 'stdout', e: 'stderr', r: 'runner' };
@@ -21,6 +23,9 @@ export class StageLogWriter {
   private seq = 0;
   private bytes = 0;
   private capped = false;
+  /** The first failed write (nothing is written after it), and how many bytes of records were not written. */
+  private failedWith: NodeJS.ErrnoException | undefined;
+  private lostBytes = 0;
   private readonly decoders = { stdout: utf8Decoder(), stderr: utf8Decoder() };
 
   private constructor(
@@ -29,12 +34,19 @@ export class StageLogWriter {
     private readonly capBytes: number,
     private readonly now: () => string,
     private readonly onAppend: (() => void) | undefined,
+    private readonly onFailure: ((error: NodeJS.ErrnoException) => void) | undefined,
   ) {
     this.fd = fd;
   }
 
   /** Creates the log; refuses anything already at the path (a planted symlink included). */
-  static create(path: string, capBytes: number, now: () => string, onAppend?: () => void): StageLogWriter {
+  static create(
+    path: string,
+    capBytes: number,
+    now: () => string,
+    onAppend?: () => void,
+    onFailure?: (error: NodeJS.ErrnoException) => void,
+  ): StageLogWriter {
     if (checkPrivateFile(path) === 'present') {
       throw new RoomError('ROOM_UNSAFE', `${path} already exists; a stage log is always a new file: remove it and run again`);
     }
@@ -44,7 +56,7 @@ export class StageLogWriter {
       FILE_MODE,
     );
     restrictToUser(path, 'file');
-    return new StageLogWriter(path, fd, capBytes, now, onAppend);
+    return new StageLogWriter(path, fd, capBytes, now, onAppend, onFailure);
   }
 
   /** Raw bytes from a pipe or a PTY: decoded so a UTF-8 character split across chunks stays whole. */
@@ -58,8 +70,17 @@ export class StageLogWriter {
     for (let i = 0; i < text.length; i += MAX_RECORD_CHARS) this.append(stream, text.slice(i, i + MAX_RECORD_CHARS));
   }
 
+  /** Why writing this log failed, if it did. */
+  get failure(): NodeJS.ErrnoException | undefined {
+    return this.failedWith;
+  }
+
   private append(stream: LogRecord['stream'], text: string): void {
     if (this.fd === null || this.capped) return;
+    if (this.failedWith) {
+      this.lostBytes += Buffer.byteLength(text);
+      return;
+    }
     let line = `${JSON.stringify({ q: ++this.seq, s: STREAM_CODE[stream], t: this.now(), d: text })}\n`;
     if (this.bytes + Buffer.byteLength(line) > this.capBytes) {
       this.capped = true;
@@ -70,9 +91,12 @@ export class StageLogWriter {
       // the in-process "grew" signal: readers following the log wait on it, never on a timer
       this.onAppend?.();
     } catch (error) {
-      // a full disk must not take the runner down: stop logging this stage and say why on stderr
-      console.error(`[graphs] writing ${this.path} failed, logging stops for this stage:`, error);
-      this.close();
+      // a full disk must not take the runner down: stop writing (a partial record may be left; readers drop
+      // it), and tell the owner once; one line in the runner's log, no stack
+      this.failedWith = error as NodeJS.ErrnoException;
+      this.lostBytes += Buffer.byteLength(text);
+      console.error(`[graphs] writing ${this.path} failed (${this.failedWith.code ?? this.failedWith.message}): the stage is ended`);
+      this.onFailure?.(this.failedWith);
     }
   }
 
@@ -84,6 +108,15 @@ export class StageLogWriter {
     }
     const fd = this.fd;
     this.fd = null;
+    if (this.failedWith) {
+      // best effort (space may be back by now): a reader sees that output is missing, not a log that just stops
+      const note = `[${this.lostBytes} bytes of output were not logged: writing this log failed (${this.failedWith.code ?? 'I/O error'})]`;
+      try {
+        fs.writeSync(fd, `\n${JSON.stringify({ q: ++this.seq, s: 'r', t: this.now(), d: note })}\n`);
+      } catch {
+        // still failing: the stage's errorCode says what happened
+      }
+    }
     // the records are written (readers see them now); the fsync only narrows the crash window, so it runs on
     // libuv's thread pool and the file is closed after it, instead of blocking the tick ~10 ms per stage
     fs.fsync(fd, () => fs.close(fd, () => undefined));

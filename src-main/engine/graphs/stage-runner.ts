@@ -28,6 +28,8 @@ export interface AttemptRequest {
 export interface AttemptEnd extends StageExit {
   /** The process could not be started at all. */
   spawnError?: string;
+  /** Why the stage's log could not be written (with `endedBy` disk-full or log-failed). */
+  logError?: string;
 }
 
 /** A running attempt: its identity, its end, and the one way to end it early. */
@@ -167,6 +169,9 @@ export function describeEnd(e: AttemptEnd, code: StageErrorCode | null): string 
       return 'did not become ready in time and was ended';
     case 'service-stop':
       return 'was stopped: nothing needs it any more';
+    case 'disk-full':
+    case 'log-failed':
+      return `was ended: its log could not be written (${e.logError ?? 'an I/O error'})`;
     default:
       break;
   }

@@ -1,4 +1,4 @@
-import { RoomError } from '../../common/errors';
+import { isDiskFullError, RoomError } from '../../common/errors';
 import { CONTRACT, type MethodInput } from '../../common/contract';
 import { describeInvalidInput } from '../../common/validation';
 import type { HandoffResult } from '../../common/handoff-dto';
@@ -102,7 +102,9 @@ export function handoffsFeature(ctx: EngineContext, tasks: TaskService): Feature
         try {
           sweepHandoffTasks(ctx, tasks);
         } catch (error) {
-          console.error('[handoffs] TTL sweep failed:', error);
+          // a full disk is the runner's health (one line while it lasts), not a stack per sweep
+          if (isDiskFullError(error)) ctx.health.failed('store', error);
+          else console.error('[handoffs] TTL sweep failed:', error);
         }
       }, ctx.limits.handoffSweepIntervalMs);
       // the sweeper must never keep a process (a one-shot ce command) alive

@@ -15,6 +15,11 @@ export class AuditRepo {
   constructor(
     private readonly db: Database.Database,
     private readonly ringSize: number,
+    /** Told when a write fails (the runner's health dedups it: one log line while a full disk lasts, not one per call). */
+    private readonly onWriteFailed: (error: unknown, kept: number) => void = (error, kept) => {
+      const code = (error as { code?: string }).code ?? (error as Error).message;
+      console.error(`[audit] writing the audit log failed (${code}); ${kept} row(s) kept for the next write`);
+    },
   ) {}
 
   append(e: Omit<AuditEntry, 'id'>): void {
@@ -26,14 +31,13 @@ export class AuditRepo {
 
   /**
    * A failed write (a full disk: SQLITE_FULL) must not take the runner down from a timer: the rows stay pending
-   * (bounded by the ring size) for the next write, and one line without a stack says why.
+   * (bounded by the ring size) for the next write, and the failure is reported without a stack.
    */
   private flushOrKeep(): void {
     try {
       this.flush();
     } catch (error) {
-      const code = (error as { code?: string }).code ?? (error as Error).message;
-      console.error(`[audit] writing the audit log failed (${code}); ${this.pending.length} row(s) kept for the next write`);
+      this.onWriteFailed(error, this.pending.length);
     }
   }
 
