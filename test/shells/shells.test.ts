@@ -56,7 +56,9 @@ describe('shell_open / shell_io', () => {
   it('a match wait returns when the text appears; a stop pattern ends it as a failure', async () => {
     const shell = await bench.open();
     // printf keeps the pattern out of the echoed command line
-    const ok = await bench.io({ shellId: shell.id, text: "sleep 0.3; printf 'RE%sDY\\n' A; sleep 60\n", wait: { until: 'match', pattern: 'READY', timeoutMs: 20_000 } });
+    // the command goes on after the match (sleep 3); if the C-c below lands between two commands of the list
+    // (bash's own process group in front) the sleep is not interrupted, so it must end on its own soon
+    const ok = await bench.io({ shellId: shell.id, text: "sleep 0.3; printf 'RE%sDY\\n' A; sleep 3\n", wait: { until: 'match', pattern: 'READY', timeoutMs: 20_000 } });
     expect(ok.wait).toMatchObject({ reason: 'matched', match: 'READY', effectiveTimeoutMs: 20_000 });
     expect(ok.alive).toBe(true);
     // wait for the prompt: typed-ahead text can be flushed by the terminal while C-c is handled
@@ -64,7 +66,7 @@ describe('shell_open / shell_io', () => {
     const bad = await bench.io({
       shellId: shell.id,
       text: "printf 'ER%s: boom\\n' ROR; sleep 0.2; printf 'DO%s\\n' NE\n",
-      wait: { until: 'match', pattern: 'DONE', stopPatterns: ['ERROR: \\w+'] },
+      wait: { until: 'match', pattern: 'DONE', stopPatterns: ['ERROR: \\w+'], timeoutMs: 20_000 },
     });
     expect(bad.wait).toMatchObject({ reason: 'stopped', match: 'ERROR: boom' });
   });
