@@ -12,6 +12,11 @@ const participantName = z
   .max(LIMITS.maxParticipantNameLength)
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'a participant name: letters, digits, ".", "_" or "-"');
 const inputKey = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'keys are 1-64 letters, digits, ".", "_" or "-"');
+const idempotencyKey = z
+  .string()
+  .min(1)
+  .max(LIMITS.maxIdempotencyKeyLength)
+  .describe('repeating a call with the same key (same participant) returns the original handoff instead of a second one');
 const reason = z.string().min(1).max(LIMITS.maxReasonChars, `a reason is at most ${LIMITS.maxReasonChars} characters`);
 
 const artifactRef = z
@@ -57,9 +62,14 @@ export const HANDOFF_METHODS = {
           .max(LIMITS.maxHandoffConstraintsChars, `constraints are at most ${LIMITS.maxHandoffConstraintsChars} characters: move the rest into an artifact`)
           .optional(),
         artifacts: artifacts.optional(),
-        idempotency_key: z.string().min(1).max(LIMITS.maxIdempotencyKeyLength).optional(),
+        idempotency_key: idempotencyKey.optional(),
+        idempotencyKey: idempotencyKey.optional().describe('the same as idempotency_key (either spelling; both must agree if both are given)'),
       })
-      .strict(),
+      .strict()
+      .refine((v) => v.idempotency_key === undefined || v.idempotencyKey === undefined || v.idempotency_key === v.idempotencyKey, {
+        message: 'idempotency_key and idempotencyKey are two spellings of one key and differ here: send only one of them',
+        path: ['idempotencyKey'],
+      }),
     mcpTool: true,
     // MCP Tasks clients may get the handoff's task back instead of the handoff
     task: { support: 'optional', taskIdOf: (output) => (output as { handoff: { taskId: string } }).handoff.taskId },
@@ -67,7 +77,7 @@ export const HANDOFF_METHODS = {
   handoff_accept: {
     description: 'Accept an open handoff addressed to you (or to anyone). You become its assignee; its task stays working.',
     capability: 'write',
-    input: z.object({ handoff_id: handoffId }).strict(),
+    input: z.object({ handoffId: handoffId }).strict(),
     mcpTool: true,
   },
   handoff_request_input: {
@@ -77,14 +87,14 @@ export const HANDOFF_METHODS = {
     capability: 'write',
     input: z
       .object({
-        handoff_id: handoffId,
+        handoffId: handoffId,
         requests: keyedMap(
           z
             .object({
               message: z.string().min(1).max(LIMITS.maxInputMessageChars),
-              requested_schema: z
+              requestedSchema: z
                 .record(z.string(), z.unknown())
-                .refine((s) => JSON.stringify(s).length <= 16_384, 'a requested_schema is at most 16 KiB of JSON')
+                .refine((s) => JSON.stringify(s).length <= 16_384, 'a requestedSchema is at most 16 KiB of JSON')
                 .optional()
                 .describe('JSON Schema of the answer (an elicitation form); default: one string field "answer"'),
             })
@@ -101,7 +111,7 @@ export const HANDOFF_METHODS = {
     capability: 'write',
     input: z
       .object({
-        handoff_id: handoffId,
+        handoffId: handoffId,
         answers: keyedMap(
           z
             .object({
@@ -124,7 +134,7 @@ export const HANDOFF_METHODS = {
     capability: 'write',
     input: z
       .object({
-        handoff_id: handoffId,
+        handoffId: handoffId,
         result: z
           .string()
           .max(LIMITS.maxHandoffResultBytes, `a result is at most ${LIMITS.maxHandoffResultBytes} bytes: put the rest in an artifact and reference it`)
@@ -140,7 +150,7 @@ export const HANDOFF_METHODS = {
   handoff_get: {
     description: 'Read a handoff and its task: the authority on where the work stands.',
     capability: 'read',
-    input: z.object({ handoff_id: handoffId }).strict(),
+    input: z.object({ handoffId: handoffId }).strict(),
     mcpTool: true,
     readOnly: true,
   },
@@ -159,38 +169,38 @@ export const HANDOFF_METHODS = {
   handoff_events: {
     description: "A handoff's events after an event id, oldest first, paged. Read these after a gap; the live stream is not a cursor.",
     capability: 'read',
-    input: z.object({ handoff_id: handoffId, ...page }).strict(),
+    input: z.object({ handoffId: handoffId, ...page }).strict(),
     mcpTool: true,
     readOnly: true,
   },
   handoff_approve: {
     description: 'Approve the result of a handoff in result_ready (needs the approve capability). The task is left as it is.',
     capability: 'approve',
-    input: z.object({ handoff_id: handoffId, reason: reason.optional() }).strict(),
+    input: z.object({ handoffId: handoffId, reason: reason.optional() }).strict(),
     mcpTool: true,
   },
   handoff_reject: {
     description: 'Reject the result of a handoff in result_ready, saying why (needs the approve capability). The task is left as it is.',
     capability: 'approve',
-    input: z.object({ handoff_id: handoffId, reason }).strict(),
+    input: z.object({ handoffId: handoffId, reason }).strict(),
     mcpTool: true,
   },
   handoff_cancel: {
     description: 'Cancel a handoff before it has a result (its owner, or a participant who can approve). Its task becomes cancelled.',
     capability: 'write',
-    input: z.object({ handoff_id: handoffId, reason: reason.optional() }).strict(),
+    input: z.object({ handoffId: handoffId, reason: reason.optional() }).strict(),
     mcpTool: true,
   },
   handoff_task_cancel_as: {
     description: "Operator only (ce task-cancel): cancel a handoff's task on behalf of a named participant, with that participant's rights.",
     capability: 'operate',
-    input: z.object({ task_id: z.string().min(1).max(64), participant: participantName, reason: reason.optional() }).strict(),
+    input: z.object({ taskId: z.string().min(1).max(64), participant: participantName, reason: reason.optional() }).strict(),
     mcpTool: false,
   },
   task_get: {
     description: 'Read a task of any kind (a handoff execution, a graph run, a job) as the caller may see it: unknown and not visible are one answer.',
     capability: 'read',
-    input: z.object({ task_id: z.string().min(1).max(64) }).strict(),
+    input: z.object({ taskId: z.string().min(1).max(64) }).strict(),
     mcpTool: false,
     readOnly: true,
   },
