@@ -54,7 +54,7 @@ describe('terminals in the browser', () => {
     await page.keyboard.type('echo hi');
     await page.keyboard.press('Enter');
     const seen = await waitFor(async () => {
-      const io = await tool<ShellIoResult>('shell_io', { shellId: shell.id, cursor: 0 });
+      const io = await tool<ShellIoResult>('shell_io', { shellId: shell.id, cursor: 'start' });
       return /\r?\nhi\r?\n/.test(io.output) ? io : null;
     });
     expect(seen.output).toContain('echo hi');

@@ -103,7 +103,7 @@ describe('kill test', () => {
         for (const id of ['quick', 'second']) {
           if (by[id]?.state !== 'completed') continue;
           tally.completedStages++;
-          const log = await api<{ log: { records: { stream: string; text: string }[] } }>('tasks_status', { graphId: run.graphId, stageId: id, logCursor: 0 });
+          const log = await api<{ log: { records: { stream: string; text: string }[] } }>('tasks_status', { graphId: run.graphId, stageId: id, cursor: 'start' });
           expect(log.log.records.filter((r) => r.stream === 'stdout').map((r) => r.text).join('')).toBe(`${id} ${round} done\n`);
         }
       } finally {

@@ -330,7 +330,7 @@ describe('visibility', () => {
     const first = await bench.call(alice, 'handoff_events', { handoffId: id, limit: 1 });
     expect(first.events.map((e) => e.kind)).toEqual(['handoff.created']);
     expect(first.more).toBe(true);
-    const second = await bench.call(alice, 'handoff_events', { handoffId: id, after: first.nextAfter, limit: 1 });
+    const second = await bench.call(alice, 'handoff_events', { handoffId: id, cursor: first.nextCursor, limit: 1 });
     expect(second.events.map((e) => e.kind)).toEqual(['handoff.accepted']);
     expect(second.more).toBe(false);
   });

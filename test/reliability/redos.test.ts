@@ -2,14 +2,15 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeHome, type TestHome } from '../helpers/env';
 import { startServe, stopServe, type ServeProcess } from '../helpers/serve';
-import { BASH, sleep } from '../shells/helpers';
+import { BASH, offsetOf, sleep } from '../shells/helpers';
+import { encodeCursor } from '../../src-main/engine/paging';
 
 // The runner runs in its own process (the built CLI): a stalled event loop there cannot stall this test's.
 let home: TestHome;
 let serve: ServeProcess;
 let client: Client;
 let shellId: string;
-let from: number;
+let from: string;
 
 const structured = <T>(r: unknown) => (r as { structuredContent: T }).structuredContent;
 
@@ -21,10 +22,10 @@ beforeAll(async () => {
   shellId = structured<{ shell: { id: string } }>(await client.callTool({ name: 'shell_open', arguments: BASH })).shell.id;
   // no echo, and no newline after the output: the text is 36 "a", a "!" and the prompt, with no empty line for ^…$ to match
   const quiet = await client.callTool({ name: 'shell_io', arguments: { shellId, text: 'stty -echo\n', wait: { until: 'idle', idleMs: 300 } } });
-  const start = structured<{ nextCursor: number }>(quiet).nextCursor;
+  const start = structured<{ nextCursor: string }>(quiet).nextCursor;
   const printed = await client.callTool({ name: 'shell_io', arguments: { shellId, cursor: start, text: `printf '%s!' ${'a'.repeat(36)}\n`, wait: { until: 'idle', idleMs: 300 } } });
   // from the first "a" (ASCII, so characters are bytes): nothing before it, not even a line break
-  from = start + structured<{ output: string }>(printed).output.indexOf('a');
+  from = encodeCursor('shell', shellId, [offsetOf(start, shellId) + structured<{ output: string }>(printed).output.indexOf('a')]);
 }, 60_000);
 afterAll(async () => {
   await client?.close().catch(() => undefined);

@@ -70,7 +70,14 @@ export const HANDOFF_COMMANDS: CeCommand[] = [
     usage: ['ce handoffs                                                  list the handoffs'],
     async run(args, room) {
       if (args.positional.length > 1) throw new UsageError(`unexpected argument ${JSON.stringify(args.positional[1])}`);
-      const { handoffs } = await readAs(room, 'handoff_list', { limit: 200 });
+      // every page: the list is complete, however many handoffs the room holds
+      const handoffs: HandoffView[] = [];
+      let cursor: string | null = null;
+      do {
+        const page: { handoffs: HandoffView[]; nextCursor: string | null } = await readAs(room, 'handoff_list', { limit: 200, ...(cursor ? { cursor } : {}) });
+        handoffs.push(...page.handoffs);
+        cursor = page.nextCursor;
+      } while (cursor !== null);
       print(args, { handoffs }, () => (handoffs.length === 0 ? 'no handoffs' : handoffs.map(handoffLine).join('\n')));
       return 0;
     },
@@ -94,7 +101,7 @@ export const HANDOFF_COMMANDS: CeCommand[] = [
       let next = await readAs(room, 'handoff_events', { handoffId: id, limit: 200 });
       events.push(...next.events);
       while (next.more) {
-        next = await readAs(room, 'handoff_events', { handoffId: id, after: next.nextAfter, limit: 200 });
+        next = await readAs(room, 'handoff_events', { handoffId: id, cursor: next.nextCursor, limit: 200 });
         events.push(...next.events);
       }
       const page = { ...next, events };

@@ -4,6 +4,7 @@ import type { GraphState, StageErrorCode, StageState } from '../graphs/stage-mac
 import { LIMITS } from '../limits';
 import { AGENT_PATTERN_SYNTAX } from '../safe-pattern';
 import type { MethodSpec } from '../method-spec';
+import { cursorParam, limitParam } from '../paging';
 
 const graphId = z.string().uuid('a graph id is the UUID tasks_run returned');
 
@@ -30,17 +31,26 @@ export const GRAPH_METHODS = {
   tasks_status: {
     description:
       'State of a graph (progress done/total, timings, each stage) or, with stageId, of one stage with a bounded slice of ' +
-      'its log: omit logCursor for the tail, pass the returned cursor to read on; "more" says whether more is already there. ' +
+      'its log: omit cursor for the tail, pass the returned log.nextCursor as cursor to read on; "more" says whether more is already there. ' +
       `waitMs (at most ${LIMITS.maxStatusWaitMs} ms) answers as soon as something changes instead of polling in a tight loop.`,
     capability: 'read',
     input: z
       .object({
         graphId,
         stageId: stageId.optional(),
-        logCursor: z.number().int().min(0).optional(),
-        logMaxBytes: z.number().int().min(1).max(LIMITS.maxLogReadBytes).optional(),
-        /** Wait up to this long (clamped) for something new: a state change, or (with stageId and logCursor) new log output. */
-        waitMs: z.number().int().min(0).max(LIMITS.maxStatusWaitMs).optional(),
+        cursor: cursorParam("read the tail of the stage's log").optional().describe(
+          'with stageId: opaque, the log.nextCursor of the previous answer, passed back unchanged; "start" reads the log from its ' +
+            "beginning; omit it to read the tail of the stage's log",
+        ),
+        maxBytes: z.number().int().min(1).max(LIMITS.maxLogReadBytes).optional().describe(`with stageId: at most this many bytes of log per answer (at most ${LIMITS.maxLogReadBytes})`),
+        /** Wait up to this long (clamped) for something new: a state change, or (with stageId and cursor) new log output. */
+        waitMs: z
+          .number()
+          .int()
+          .min(0)
+          .max(LIMITS.maxStatusWaitMs)
+          .optional()
+          .describe('answer as soon as something changes (a state change or, with stageId and cursor, new log output), waiting at most this long'),
       })
       .strict(),
     mcpTool: true,
@@ -51,8 +61,8 @@ export const GRAPH_METHODS = {
     capability: 'read',
     input: z
       .object({
-        limit: z.number().int().min(1).max(LIMITS.maxGraphListPage).optional(),
-        cursor: z.string().max(200).optional(),
+        limit: limitParam(LIMITS.maxGraphListPage, 20, 'graphs').optional(),
+        cursor: cursorParam('start from the newest graph').optional(),
       })
       .strict(),
     mcpTool: true,
@@ -128,8 +138,8 @@ export interface LogRecord {
 
 export interface LogSlice {
   records: LogRecord[];
-  /** Pass as logCursor to read on. */
-  cursor: number;
+  /** Pass as `cursor` (with the same stageId) to read on. */
+  nextCursor: string;
   /** More is already there past `cursor`. */
   more: boolean;
   /** Total bytes of the log so far. */

@@ -3,6 +3,7 @@ import type { EventPage, HandoffView, TaskView } from '../handoff-dto';
 import { HANDOFF_STATUSES } from '../handoff-machine';
 import { LIMITS } from '../limits';
 import type { MethodSpec } from '../method-spec';
+import { cursorParam, limitParam } from '../paging';
 import { utf8ByteLength } from '../text-size';
 
 const handoffId = z.string().min(1).max(64).describe('the handoff id handoff_create returned (h_…)');
@@ -40,8 +41,8 @@ function keyedMap<V extends z.ZodType>(value: V, max: number, what: string) {
 }
 
 const page = {
-  after: z.number().int().min(0).optional().describe('return events with an id greater than this (0 or omitted: from the oldest kept)'),
-  limit: z.number().int().min(1).max(LIMITS.maxEventPage).optional().describe(`page size, default 50, at most ${LIMITS.maxEventPage}`),
+  cursor: cursorParam('start from the oldest event kept').optional(),
+  limit: limitParam(LIMITS.maxEventPage, 50, 'events').optional(),
 };
 
 export const HANDOFF_METHODS = {
@@ -155,12 +156,14 @@ export const HANDOFF_METHODS = {
     readOnly: true,
   },
   handoff_list: {
-    description: 'List the handoffs you have a part in (all of them, if you can approve), newest first; open ones addressed to anyone included.',
+    description: 'List the handoffs you have a part in (all of them, if you can approve), newest first; open ones addressed to anyone included. ' +
+      'Paged: pass the nextCursor of one page as cursor for the next (null: that was the last page).',
     capability: 'read',
     input: z
       .object({
-        status: z.enum(HANDOFF_STATUSES).optional(),
-        limit: z.number().int().min(1).max(200).optional(),
+        status: z.enum(HANDOFF_STATUSES).optional().describe('only handoffs in this status'),
+        cursor: cursorParam('start from the newest handoff').optional(),
+        limit: limitParam(200, 50, 'handoffs').optional(),
       })
       .strict(),
     mcpTool: true,
@@ -220,7 +223,7 @@ export interface HandoffOutputs {
   handoff_answer_input: { handoff: HandoffView };
   handoff_complete: { handoff: HandoffView };
   handoff_get: { handoff: HandoffView };
-  handoff_list: { handoffs: HandoffView[] };
+  handoff_list: { handoffs: HandoffView[]; nextCursor: string | null };
   handoff_events: EventPage;
   handoff_approve: { handoff: HandoffView };
   handoff_reject: { handoff: HandoffView };

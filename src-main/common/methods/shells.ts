@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { LIMITS } from '../limits';
 import { AGENT_PATTERN_SYNTAX } from '../safe-pattern';
 import type { MethodSpec } from '../method-spec';
+import { cursorParam } from '../paging';
 
 const shellId = z.string().min(1).max(64);
 const path = z.string().min(1).max(4096);
@@ -11,7 +12,12 @@ const inputItem = z.union([
   z.object({ key: z.string().min(1).max(32) }).strict(),
 ]);
 
-const timeoutMs = z.number().int().min(0).max(LIMITS.shellMaxWaitMs).optional();
+const timeoutMs = z
+  .number()
+  .int()
+  .min(0)
+  .optional()
+  .describe(`give up waiting after this long; clamped to ${LIMITS.shellMaxWaitMs} ms (the answer's wait.effectiveTimeoutMs says what was used)`);
 const pattern = z.string().min(1).max(1000);
 
 export const shellWaitSchema = z.discriminatedUnion('until', [
@@ -33,7 +39,7 @@ export interface ShellView {
   signal: string | null;
   cols: number;
   rows: number;
-  /** Bytes of output so far (also the cursor just after the newest byte). */
+  /** Bytes of output so far. */
   outputBytes: number;
   lastInput: { by: string; at: string } | null;
 }
@@ -42,8 +48,10 @@ export interface ShellIoResult {
   shellId: string;
   /** Output from `cursor` to `nextCursor`, ANSI-stripped (format "text") or as the terminal sent it ("raw"). */
   output: string;
-  cursor: number;
-  nextCursor: number;
+  /** Where `output` begins (opaque, like every cursor). */
+  cursor: string;
+  /** Pass as `cursor` to read on. */
+  nextCursor: string;
   /** More output is waiting after nextCursor: call again with it. */
   more: boolean;
   /** The cursor asked for had already left the scrollback: output before `cursor` is lost. */
@@ -94,7 +102,7 @@ export const SHELL_METHODS = {
         text: z.string().max(LIMITS.shellMaxInputBytes).optional(),
         input: z.array(inputItem).max(256).optional(),
         resize: z.object({ cols: z.number().int().min(2).max(1000), rows: z.number().int().min(2).max(500) }).strict().optional(),
-        cursor: z.number().int().min(0).optional(),
+        cursor: cursorParam('read from where the output stood before your input; "start" reads from the oldest output kept').optional(),
         maxBytes: z.number().int().min(1).max(LIMITS.shellMaxReadBytes).optional(),
         format: z.enum(['text', 'raw']).optional(),
         wait: shellWaitSchema.optional(),

@@ -73,7 +73,7 @@ export function handoffsFeature(ctx: EngineContext, tasks: TaskService): Feature
       handoff_answer_input: (caller, input) => ({ handoff: actions.answerInput(caller, input) }),
       handoff_complete: (caller, input) => ({ handoff: actions.complete(caller, input) }),
       handoff_get: (caller, input) => ({ handoff: q.get(caller, input.handoffId) }),
-      handoff_list: (caller, input) => ({ handoffs: q.list(caller, input) }),
+      handoff_list: (caller, input) => q.list(caller, input),
       handoff_events: (caller, input) => q.events(caller, input.handoffId, input),
       handoff_approve: (caller, input) => ({ handoff: actions.decide(caller, input.handoffId, true, input.reason ?? null) }),
       handoff_reject: (caller, input) => ({ handoff: actions.decide(caller, input.handoffId, false, input.reason) }),
