@@ -6,7 +6,14 @@ import { AGENT_PATTERN_SYNTAX } from '../safe-pattern';
 import type { MethodSpec } from '../method-spec';
 import { cursorParam, limitParam } from '../paging';
 
-const graphId = z.string().uuid('a graph id is the UUID tasks_run returned');
+// gr_… since ids carry their kind; a UUID in rooms made before that (stored ids are never rewritten)
+const graphId = z
+  .string()
+  .regex(
+    /^(gr_[A-Za-z0-9_-]{16,43}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/,
+    'a graph id is the graphId tasks_run returned (gr_…; tasks_list shows the graphs you may see)',
+  )
+  .describe('the graphId tasks_run returned (gr_…)');
 
 /**
  * Task graphs. Running and cancelling need `write` (a stage is a process on the person's machine); reading

@@ -6,7 +6,7 @@ import type { MethodSpec } from '../method-spec';
 import { cursorParam, limitParam } from '../paging';
 import { utf8ByteLength } from '../text-size';
 
-const handoffId = z.string().min(1).max(64).describe('the handoff id handoff_create returned (h_…)');
+const handoffId = z.string().min(1).max(64).describe('the handoff id handoff_create returned (hf_…)');
 const participantName = z
   .string()
   .min(1)
