@@ -44,7 +44,7 @@ export const GRAPH_METHODS = {
     input: z
       .object({
         graphId,
-        stageId: stageId.optional(),
+        stageId: stageId.optional().describe('one stage: its state and a slice of its log'),
         cursor: cursorParam("read the tail of the stage's log").optional().describe(
           'with stageId: opaque, the log.nextCursor of the previous answer, passed back unchanged; "start" reads the log from its ' +
             "beginning; omit it to read the tail of the stage's log",
@@ -80,7 +80,7 @@ export const GRAPH_METHODS = {
       'Cancel a whole graph, or one stage with stageId: pending stages become cancelled, running ones get SIGINT, then ' +
       'SIGTERM, then SIGKILL (whole process tree). Answers what changed; an ended graph or stage is left as it was.',
     capability: 'write',
-    input: z.object({ graphId, stageId: stageId.optional() }).strict(),
+    input: z.object({ graphId, stageId: stageId.optional().describe('cancel only this stage') }).strict(),
     mcpTool: true,
   },
   tasks_rerun: {

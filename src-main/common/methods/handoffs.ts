@@ -18,13 +18,21 @@ const idempotencyKey = z
   .min(1)
   .max(LIMITS.maxIdempotencyKeyLength)
   .describe('repeating a call with the same key (same participant) returns the original handoff instead of a second one');
-const reason = z.string().min(1).max(LIMITS.maxReasonChars, `a reason is at most ${LIMITS.maxReasonChars} characters`);
+const reason = z
+  .string()
+  .min(1)
+  .max(LIMITS.maxReasonChars, `a reason is at most ${LIMITS.maxReasonChars} characters`)
+  .describe('why, in a sentence for the people involved');
 
 const artifactRef = z
   .object({
-    uri: z.string().min(1).max(LIMITS.maxArtifactUriLength, `an artifact URI is at most ${LIMITS.maxArtifactUriLength} characters`),
-    name: z.string().min(1).max(256).optional(),
-    mediaType: z.string().min(1).max(128).optional(),
+    uri: z
+      .string()
+      .min(1)
+      .max(LIMITS.maxArtifactUriLength, `an artifact URI is at most ${LIMITS.maxArtifactUriLength} characters`)
+      .describe('where it is: a file path, URL or commit'),
+    name: z.string().min(1).max(256).optional().describe('a name for people'),
+    mediaType: z.string().min(1).max(128).optional().describe('its media type, e.g. text/markdown'),
   })
   .strict();
 const artifacts = z
@@ -56,12 +64,14 @@ export const HANDOFF_METHODS = {
         summary: z
           .string()
           .min(1)
-          .max(LIMITS.maxHandoffSummaryChars, `a summary is at most ${LIMITS.maxHandoffSummaryChars} characters: put the detail in constraints or an artifact`),
+          .max(LIMITS.maxHandoffSummaryChars, `a summary is at most ${LIMITS.maxHandoffSummaryChars} characters: put the detail in constraints or an artifact`)
+          .describe('what to do, in a sentence or two'),
         to: participantName.optional().describe('the participant who should do it; omit to let anyone accept it'),
         constraints: z
           .string()
           .max(LIMITS.maxHandoffConstraintsChars, `constraints are at most ${LIMITS.maxHandoffConstraintsChars} characters: move the rest into an artifact`)
-          .optional(),
+          .optional()
+          .describe('limits and details the work must respect'),
         artifacts: artifacts.optional(),
         idempotency_key: idempotencyKey.optional(),
         idempotencyKey: idempotencyKey.optional().describe('the same as idempotency_key (either spelling; both must agree if both are given)'),
@@ -92,7 +102,7 @@ export const HANDOFF_METHODS = {
         requests: keyedMap(
           z
             .object({
-              message: z.string().min(1).max(LIMITS.maxInputMessageChars),
+              message: z.string().min(1).max(LIMITS.maxInputMessageChars).describe('the question, for the person who answers'),
               requestedSchema: z
                 .record(z.string(), z.unknown())
                 .refine((s) => JSON.stringify(s).length <= 16_384, 'a requestedSchema is at most 16 KiB of JSON')
@@ -102,7 +112,7 @@ export const HANDOFF_METHODS = {
             .strict(),
           LIMITS.maxInputRequests,
           'input request',
-        ),
+        ).describe('the questions, by a key of your choice: {key: {message, requestedSchema?}}'),
       })
       .strict(),
     mcpTool: true,
@@ -116,16 +126,17 @@ export const HANDOFF_METHODS = {
         answers: keyedMap(
           z
             .object({
-              action: z.enum(['accept', 'decline', 'cancel']),
+              action: z.enum(['accept', 'decline', 'cancel']).describe('accept (with content), decline or cancel'),
               content: z
                 .record(z.string(), z.unknown())
                 .refine((c) => JSON.stringify(c).length <= 65_536, 'an answer is at most 64 KiB of JSON')
-                .optional(),
+                .optional()
+                .describe('with accept: the answer, matching the request\'s requestedSchema'),
             })
             .strict(),
           LIMITS.maxInputRequests,
           'answer',
-        ),
+        ).describe('the answers, by the keys of the requests: {key: {action, content?}}'),
       })
       .strict(),
     mcpTool: true,
@@ -142,7 +153,8 @@ export const HANDOFF_METHODS = {
           .refine(
             (text) => utf8ByteLength(text) <= LIMITS.maxHandoffResultBytes,
             `a result is at most ${LIMITS.maxHandoffResultBytes} bytes of UTF-8: put the rest in an artifact and reference it`,
-          ),
+          )
+          .describe('the result, as markdown'),
         artifacts: artifacts.optional(),
       })
       .strict(),
