@@ -26,10 +26,10 @@ function describeIssue(issue: Issue, base: PropertyKey[]): string {
   return `${where}: ${issue.message.replace(/^Invalid input: /, '')}`;
 }
 
-/** A name for one branch of a union, from what it asked for: `{key}` for an object missing key, `a string`… */
+/** A name for one branch of a union, from what it asked for: `{key}` for an object form whose key is missing or wrong, `a string`… */
 function formName(branch: readonly Issue[], index: number): string {
-  const missing = branch.find((i) => i.code === 'invalid_type' && i.path.length === 1 && /received undefined$/.test(i.message));
-  if (missing) return `{${String(missing.path[0])}}`;
+  const field = branch.find((i) => i.code === 'invalid_type' && i.path.length === 1);
+  if (field) return `{${String(field.path[0])}}`;
   const root = branch.find((i) => i.code === 'invalid_type' && i.path.length === 0);
   if (root && root.code === 'invalid_type') return `${/^[aeiou]/.test(root.expected) ? 'an' : 'a'} ${root.expected}`;
   return `form ${index + 1}`;
