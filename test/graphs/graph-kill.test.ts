@@ -151,7 +151,7 @@ describe('kill test', () => {
       expect(run.status).toBe(0);
       expect(run.stdout).toMatch(/running in the foreground/);
       expect(run.stdout).toMatch(/two\s+completed/);
-      const id = /graph ([0-9a-f-]{36})/.exec(run.stdout)?.[1] as string;
+      const id = /graph (gr_[A-Za-z0-9_-]{22})/.exec(run.stdout)?.[1] as string;
       const shown = runCe(env, ['graph', id, '--stage', 'two']);
       expect(shown.stdout).toMatch(/log \(spooled/);
       expect(shown.stdout).toMatch(/^second$/m);
