@@ -28,14 +28,16 @@ async function agent(client, shellId, bytes) {
   let dropped = 0;
   let pages = 1;
   let tail = '';
+  // cursors are opaque base64url of [kind, shell, offset]: the bench reads the offset to count bytes and gaps
+  const at = (cursor) => JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))[2];
   for (;;) {
-    got += r.nextCursor - r.cursor;
+    got += at(r.nextCursor) - at(r.cursor);
     tail = (tail + r.output).slice(-64);
     if (/BENCHEND/.test(tail)) break;
     const cursor = r.nextCursor;
     r = await callTool(client, 'shell_io', { shellId, cursor, format: 'raw', maxBytes: 256 * 1024 });
     pages++;
-    if (r.truncated || r.cursor > cursor) dropped += r.cursor - cursor;
+    if (r.truncated || at(r.cursor) > at(cursor)) dropped += at(r.cursor) - at(cursor);
   }
   return { ms: performance.now() - t, got, dropped, pages };
 }
