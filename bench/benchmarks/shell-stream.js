@@ -1,6 +1,7 @@
 // shell-stream: a command writes V bytes through a shell; an agent reads them by cursor with shell_io as
 // fast as it can (largest pages), against raw node-pty in this process reading the same command's output.
 // Also the room process's memory from /proc: VmRSS before, VmHWM (peak) after.
+import { Buffer } from 'node:buffer';
 import { performance } from 'node:perf_hooks';
 import * as pty from 'node-pty';
 import { callTool, closeAll, connect } from '../lib/clients.js';
