@@ -19,7 +19,7 @@ async function open(label, outDir) {
   const operator = engine.operator();
   const token = fs.readFileSync(engine.room.operatorTokenFile, 'utf8').trim();
   const { shell } = await engine.call(operator, 'shell_open', { shell: '/bin/sh', args: [], env: { PS1: '$ ' } });
-  await engine.call(operator, 'shell_io', { shellId: shell.id, cursor: 0, wait: { until: 'match', pattern: '\\$ $', timeoutMs: 10_000 } });
+  await engine.call(operator, 'shell_io', { shellId: shell.id, cursor: 'start', wait: { until: 'match', pattern: '\\$ $', timeoutMs: 10_000 } });
   return { label, engine, operator, token, shellId: shell.id };
 }
 

@@ -11,7 +11,7 @@ const workloads = {
   async 'shell-roundtrip'(room) {
     const client = await connect('2026', room.url, room.token);
     const { shell } = await callTool(client, 'shell_open', { shell: '/bin/sh', args: [], env: { PS1: '$ ' } });
-    await callTool(client, 'shell_io', { shellId: shell.id, cursor: 0, wait: { until: 'match', pattern: '\\$ $', timeoutMs: 10_000 } });
+    await callTool(client, 'shell_io', { shellId: shell.id, cursor: 'start', wait: { until: 'match', pattern: '\\$ $', timeoutMs: 10_000 } });
     for (let i = 0; i < 200; i++) await callTool(client, 'shell_io', { shellId: shell.id, text: 'echo tok\n', wait: { until: 'match', pattern: '(^|\\$ )tok\\r?$' }, maxBytes: 1024 });
     await closeAll([client]);
   },
@@ -50,9 +50,9 @@ const workloads = {
     const agent = await connect('2026', room.url, agentToken);
     for (let i = 0; i < 100; i++) {
       const { handoff } = await callTool(operator, 'handoff_create', { summary: 'p', to: 'agent' });
-      await callTool(agent, 'handoff_accept', { handoff_id: handoff.id });
-      await callTool(agent, 'handoff_complete', { handoff_id: handoff.id, result: 'r' });
-      await callTool(operator, 'handoff_approve', { handoff_id: handoff.id });
+      await callTool(agent, 'handoff_accept', { handoffId: handoff.id });
+      await callTool(agent, 'handoff_complete', { handoffId: handoff.id, result: 'r' });
+      await callTool(operator, 'handoff_approve', { handoffId: handoff.id });
     }
     await closeAll([operator, agent]);
   },

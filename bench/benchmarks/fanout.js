@@ -73,7 +73,7 @@ export default {
       const agent = await connect('2026', room.url, agentToken, 'agent');
       clients = [operator, agent];
       const { handoff } = await callTool(operator, 'handoff_create', { summary: 'fanout', to: 'agent' });
-      await callTool(agent, 'handoff_accept', { handoff_id: handoff.id });
+      await callTool(agent, 'handoff_accept', { handoffId: handoff.id });
 
       const ours = deliveryTracker(subscribers);
       const base = deliveryTracker(subscribers);
@@ -89,8 +89,8 @@ export default {
         for (let e = 0; e < events; e++) {
           const key = `q${k++}`;
           if (e % 2 === 0) {
-            all.push(...(await ours.event(status('input_required'), () => callTool(agent, 'handoff_request_input', { handoff_id: handoff.id, requests: { [key]: { message: 'go on?' } } }))));
-            all.push(...(await ours.event(status('working'), () => callTool(operator, 'handoff_answer_input', { handoff_id: handoff.id, answers: { [key]: { action: 'accept', content: { answer: 'yes' } } } }))));
+            all.push(...(await ours.event(status('input_required'), () => callTool(agent, 'handoff_request_input', { handoffId: handoff.id, requests: { [key]: { message: 'go on?' } } }))));
+            all.push(...(await ours.event(status('working'), () => callTool(operator, 'handoff_answer_input', { handoffId: handoff.id, answers: { [key]: { action: 'accept', content: { answer: 'yes' } } } }))));
           }
         }
         return all;

@@ -36,9 +36,9 @@ export default {
         try {
           const cycle = async () => {
             const { handoff } = await callTool(operator, 'handoff_create', { summary: 'benchmark cycle', to: 'agent' });
-            await callTool(agent, 'handoff_accept', { handoff_id: handoff.id });
-            await callTool(agent, 'handoff_complete', { handoff_id: handoff.id, result: 'done' });
-            await callTool(operator, 'handoff_approve', { handoff_id: handoff.id });
+            await callTool(agent, 'handoff_accept', { handoffId: handoff.id });
+            await callTool(agent, 'handoff_complete', { handoffId: handoff.id, result: 'done' });
+            await callTool(operator, 'handoff_approve', { handoffId: handoff.id });
           };
           const fourNoops = async () => {
             for (let i = 0; i < 4; i++) await callTool(base, 'noop', {});

@@ -50,7 +50,7 @@ export default {
         try {
           for (const [tool, args] of [
             ['room_info', {}],
-            ['handoff_get', { handoff_id: handoffId }],
+            ['handoff_get', { handoffId: handoffId }],
           ]) {
             for (const n of levels) {
               await load(ours.slice(0, n), tool, args, Math.min(ms, 200)); // warm-up, both sides

@@ -70,7 +70,7 @@ export default {
       const per = smoke ? 5 : 60;
       const rounds = smoke ? 1 : 4;
       // the first prompt, as for the raw shell
-      await callTool(client, 'shell_io', { shellId: shell.id, cursor: 0, wait: { until: 'match', pattern: '\\$ $', timeoutMs: 10_000 } });
+      await callTool(client, 'shell_io', { shellId: shell.id, cursor: 'start', wait: { until: 'match', pattern: '\\$ $', timeoutMs: 10_000 } });
       await oursRoundtrips(client, shell.id, smoke ? 2 : 10); // warm-up
       await rawRoundtrips(smoke ? 2 : 10);
       const r = await alternate(

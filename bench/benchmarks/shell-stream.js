@@ -1,6 +1,7 @@
 // shell-stream: a command writes V bytes through a shell; an agent reads them by cursor with shell_io as
 // fast as it can (largest pages), against raw node-pty in this process reading the same command's output.
 // Also the room process's memory from /proc: VmRSS before, VmHWM (peak) after.
+import { Buffer } from 'node:buffer';
 import { performance } from 'node:perf_hooks';
 import * as pty from 'node-pty';
 import { callTool, closeAll, connect } from '../lib/clients.js';
@@ -30,14 +31,16 @@ async function agent(client, shellId, bytes) {
   let dropped = 0;
   let pages = 1;
   let tail = '';
+  // cursors are opaque base64url of [kind, shell, offset]: the bench reads the offset to count bytes and gaps
+  const at = (cursor) => JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))[2];
   for (;;) {
-    got += r.nextCursor - r.cursor;
+    got += at(r.nextCursor) - at(r.cursor);
     tail = (tail + r.output).slice(-64);
     if (/BENCHEND/.test(tail)) break;
     const cursor = r.nextCursor;
     r = await callTool(client, 'shell_io', { shellId, cursor, format: 'raw', maxBytes: PAGE });
     pages++;
-    if (r.truncated || r.cursor > cursor) dropped += r.cursor - cursor;
+    if (r.truncated || at(r.cursor) > at(cursor)) dropped += at(r.cursor) - at(cursor);
   }
   return { ms: performance.now() - t, got, dropped, pages };
 }

@@ -21,9 +21,9 @@ try {
   if (!agent) throw new Error('could not add the filler participant');
   for (let i = 0; i < handoffs; i++) {
     const { handoff } = await engine.call(operator, 'handoff_create', { summary: `history ${i}`, to: 'filler' });
-    await engine.call(agent, 'handoff_accept', { handoff_id: handoff.id });
-    await engine.call(agent, 'handoff_complete', { handoff_id: handoff.id, result: `result ${i}` });
-    await engine.call(operator, 'handoff_approve', { handoff_id: handoff.id });
+    await engine.call(agent, 'handoff_accept', { handoffId: handoff.id });
+    await engine.call(agent, 'handoff_complete', { handoffId: handoff.id, result: `result ${i}` });
+    await engine.call(operator, 'handoff_approve', { handoffId: handoff.id });
   }
   const ids = [];
   for (let i = 0; i < graphs; i++) {

@@ -24,7 +24,7 @@ export async function handleWorkspaceTask(engine: Engine, req: http.IncomingMess
   try {
     const actAs = req.headers[ACT_AS_HEADER];
     const as = typeof actAs === 'string' ? engine.participantAs(caller, actAs) : caller;
-    sendJson(res, 200, { result: await engine.call(as, 'task_get', { task_id: id }) });
+    sendJson(res, 200, { result: await engine.call(as, 'task_get', { taskId: id }) });
   } catch (error) {
     const pub = toPublicError(error);
     if (pub.code === 'INTERNAL') console.error(`[api] ${WORKSPACE_TASK_PATH} failed:`, error);

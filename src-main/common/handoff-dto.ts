@@ -83,8 +83,8 @@ export interface EventView {
 /** A page of events after a cursor. `oldestRetainedId` tells a reader whether the ring dropped part of its gap. */
 export interface EventPage {
   events: EventView[];
-  /** Pass as `after` for the next page. */
-  nextAfter: number;
+  /** Pass as `cursor` for the next page (always given: the feed grows; `more` says whether more is already there). */
+  nextCursor: string;
   more: boolean;
   oldestRetainedId: number | null;
 }

@@ -3,6 +3,7 @@ import type { Caller } from '../common/dto';
 import { toPublicError } from '../common/errors';
 import type { Feature } from './feature';
 import type { AuditRepo } from './store/audit';
+import { decodeCursor, encodeCursor, numberAt } from './paging';
 
 /** audit_list: the audit ring, newest first, for operators. */
 export function auditFeature(audit: AuditRepo): Feature<'audit_list'> {
@@ -10,9 +11,11 @@ export function auditFeature(audit: AuditRepo): Feature<'audit_list'> {
     name: 'audit',
     handlers: {
       audit_list: (_caller, input) => {
-        const page = audit.page(input.cursor === undefined ? null : Number(input.cursor), input.limit ?? 100);
+        const restart = 'start from the newest entry';
+        const before = input.cursor === undefined ? null : numberAt(decodeCursor(input.cursor, 'audit', '', restart), 0, restart);
+        const page = audit.page(before, input.limit ?? 100);
         const last = page.entries.at(-1);
-        return { entries: page.entries, ...(page.more && last ? { nextCursor: String(last.id) } : {}) };
+        return { entries: page.entries, nextCursor: page.more && last ? encodeCursor('audit', '', [last.id]) : null };
       },
     },
   };

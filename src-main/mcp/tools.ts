@@ -4,6 +4,7 @@ import { CONTRACT, isMethodName, type MethodName, type MethodSpec } from '../com
 import type { Caller } from '../common/dto';
 import { toPublicError } from '../common/errors';
 import { RUNNER_VERSION } from '../common/version';
+import { TOOL_SURFACE } from '../common/tool-surface';
 import type { Engine } from '../engine/engine';
 import type { TaskRecord } from '../common/task-record';
 import type { ExtraTool, TaskSupport } from './extra-tools';
@@ -20,7 +21,8 @@ export const SERVER_INFO = { name: 'commonroom', version: RUNNER_VERSION } as co
 
 const INSTRUCTIONS =
   'Commonroom is a local runner shared by agents and the person at the desktop. ' +
-  'Call room_info to see the room. Every tool answers JSON text and the same object as structured content.';
+  'Call room_info to see the room. Every tool answers structured content, and the same object as one line of JSON text. ' +
+  'Lists and logs page alike: pass the nextCursor of one answer as cursor to the next.';
 
 type JsonSchemaObject = { type: 'object'; [key: string]: unknown };
 
@@ -35,6 +37,25 @@ function inputSchemaOf(method: MethodName): JsonSchemaObject {
     inputSchemas.set(method, schema);
   }
   return schema;
+}
+
+/** A method's outputSchema (what its structuredContent holds), generated once from the contract's surface table. */
+const outputSchemas = new Map<MethodName, JsonSchemaObject>();
+function outputSchemaOf(method: MethodName): JsonSchemaObject {
+  let schema = outputSchemas.get(method);
+  if (!schema) {
+    const generated = z.toJSONSchema(TOOL_SURFACE[method].output, { target: 'draft-2020-12' }) as Record<string, unknown>;
+    delete generated.$schema;
+    schema = { ...generated, type: 'object' };
+    outputSchemas.set(method, schema);
+  }
+  return schema;
+}
+
+/** MCP tool annotations from the contract's hints (a client may ask the person before a destructive call). */
+function annotationsOf(method: MethodName) {
+  const { hints } = TOOL_SURFACE[method];
+  return { readOnlyHint: hints.readOnly, destructiveHint: hints.destructive, idempotentHint: hints.idempotent, openWorldHint: hints.openWorld };
 }
 
 /** The MCP tools a caller sees: contract methods offered as tools that its capabilities allow. */
@@ -56,8 +77,9 @@ function resolveTool(engine: Engine, caller: Caller, name: string, extras: reado
   return extra ? { kind: 'extra', tool: extra, support: extra.taskSupport ?? 'forbidden' } : null;
 }
 
+/** The structured answer, and the same object as one compact line of JSON for clients that read only text. */
 function textResult(result: Record<string, unknown>) {
-  return { content: [{ type: 'text' as const, text: JSON.stringify(result, null, 2) }], structuredContent: result };
+  return { content: [{ type: 'text' as const, text: JSON.stringify(result) }], structuredContent: result };
 }
 
 /** Runs a tool as an ordinary request/response call. Engine refusals become tool errors the model can read. */
@@ -118,6 +140,8 @@ export function buildMcpServer(engine: Engine, caller: Caller, era: 'legacy' | '
         name,
         description: CONTRACT[name].description,
         inputSchema: inputSchemaOf(name),
+        outputSchema: outputSchemaOf(name),
+        annotations: annotationsOf(name),
         ...(support && tasksOn ? { execution: { taskSupport: support } } : {}),
       };
     });

@@ -21,13 +21,13 @@ async function handoffAskingInput(): Promise<string> {
     const alice = engine.participantAs(op, 'alice');
     const bob = engine.participantAs(op, 'bob');
     const { handoff } = await engine.call(alice, 'handoff_create', { summary: 'deploy it', to: 'bob' });
-    await engine.call(bob, 'handoff_accept', { handoff_id: handoff.id });
+    await engine.call(bob, 'handoff_accept', { handoffId: handoff.id });
     await engine.call(bob, 'handoff_request_input', {
-      handoff_id: handoff.id,
+      handoffId: handoff.id,
       requests: {
         target: {
           message: 'Where to?',
-          requested_schema: {
+          requestedSchema: {
             type: 'object',
             properties: { env: { type: 'string', enum: ['staging', 'prod'] }, replicas: { type: 'integer', title: 'Replicas' } },
             required: ['env', 'replicas'],

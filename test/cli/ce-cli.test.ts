@@ -82,7 +82,7 @@ describe('ce --json is complete when piped', () => {
       for (let i = 0; i < 200; i++) {
         const { handoff } = await engine.call(alice, 'handoff_create', { summary: `handoff ${i}`, constraints: `${i} `.padEnd(7_000, 'x') });
         // cancelled at once: at most 32 handoff tasks may be working in a room
-        await engine.call(alice, 'handoff_cancel', { handoff_id: handoff.id });
+        await engine.call(alice, 'handoff_cancel', { handoffId: handoff.id });
       }
     } finally {
       await engine.close();

@@ -63,15 +63,15 @@ describe('ce reads go through the engine contract', () => {
       const engine = await Engine.start(Room.openReadOnly({ paths: home.paths }));
       try {
         const op = engine.operator();
-        expect((await engine.call(op, 'task_get', { task_id: taskId })).task.taskId).toBe(taskId);
+        expect((await engine.call(op, 'task_get', { taskId: taskId })).task.taskId).toBe(taskId);
         const mute = engine.participantAs(op, 'mute');
-        expect(await refusal(() => engine.call(mute, 'task_get', { task_id: taskId }))).toMatchObject({ code: 'FORBIDDEN' });
+        expect(await refusal(() => engine.call(mute, 'task_get', { taskId: taskId }))).toMatchObject({ code: 'FORBIDDEN' });
         expect(await refusal(() => engine.call(op, 'participant_add', { name: 'eve', capabilities: ['read'] }))).toMatchObject({
           code: 'UNAVAILABLE',
           message: expect.stringMatching(/participant_add changes the room, but the room is open read-only/),
         });
         // input is checked as on every door
-        expect(await refusal(() => engine.call(op, 'task_get', { task_id: '' }))).toMatchObject({ code: 'INVALID_INPUT' });
+        expect(await refusal(() => engine.call(op, 'task_get', { taskId: '' }))).toMatchObject({ code: 'INVALID_INPUT' });
       } finally {
         await engine.close();
       }

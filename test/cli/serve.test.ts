@@ -177,7 +177,7 @@ describe('ce shells', () => {
       expect(opened.status).toBe(200);
       const listed = runCe(home, ['shells']);
       expect(listed.status, listed.stderr).toBe(0);
-      expect(listed.stdout).toMatch(/sh-[0-9a-f]{6}-[0-9a-f]{10}\s+listed\s+operator\s+pid \d+\s+alive/);
+      expect(listed.stdout).toMatch(/sh_[0-9a-f]{16}\s+listed\s+operator\s+pid \d+\s+alive/);
     } finally {
       await stopServe(serve);
     }

@@ -109,8 +109,8 @@ describe('the renderer under file:// with the desktop bridge', () => {
 
   it('a result that arrives raises a desktop notification, and the badge counts it', async () => {
     const { handoff } = await engine.call(as('asker'), 'handoff_create', { summary: 'Ship the release notes', to: 'worker' });
-    await engine.call(as('worker'), 'handoff_accept', { handoff_id: handoff.id });
-    await engine.call(as('worker'), 'handoff_complete', { handoff_id: handoff.id, result: 'Done: **notes** attached.' });
+    await engine.call(as('worker'), 'handoff_accept', { handoffId: handoff.id });
+    await engine.call(as('worker'), 'handoff_complete', { handoffId: handoff.id, result: 'Done: **notes** attached.' });
     await expect.poll(() => page.getByTestId('inbox-badge').innerText(), { timeout: 15_000 }).toBe('1');
     await expect
       .poll(() => page.evaluate(() => (window as unknown as { __notes: string[] }).__notes))

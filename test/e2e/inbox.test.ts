@@ -27,11 +27,11 @@ const tool = callTool;
 /** A handoff from asker to worker, accepted by the worker. */
 async function acceptedHandoff(summary: string, extra: Record<string, unknown> = {}): Promise<HandoffView> {
   const { handoff } = await tool<{ handoff: HandoffView }>(asker, 'handoff_create', { summary, to: 'worker', ...extra });
-  await tool(worker, 'handoff_accept', { handoff_id: handoff.id });
+  await tool(worker, 'handoff_accept', { handoffId: handoff.id });
   return handoff;
 }
 
-const get = async (client: Client, id: string) => (await tool<{ handoff: HandoffView }>(client, 'handoff_get', { handoff_id: id })).handoff;
+const get = async (client: Client, id: string) => (await tool<{ handoff: HandoffView }>(client, 'handoff_get', { handoffId: id })).handoff;
 const badge = () => page.getByTestId('inbox-badge');
 const notes = () => page.evaluate(() => (window as unknown as { __notes: string[] }).__notes);
 
@@ -68,11 +68,11 @@ describe('the inbox', () => {
   it('an input request appears with a badge and a notification, and the answer in its form reaches the agent', async () => {
     handoff = await acceptedHandoff('Pick the release colour', { constraints: 'Only colours the brand allows.', artifacts: [{ uri: 'https://example.invalid/brand.pdf', name: 'brand' }] });
     await tool(worker, 'handoff_request_input', {
-      handoff_id: handoff.id,
+      handoffId: handoff.id,
       requests: {
         choice: {
           message: 'Which colour and how many?',
-          requested_schema: {
+          requestedSchema: {
             type: 'object',
             properties: { colour: { type: 'string', enum: ['red', 'blue'] }, count: { type: 'integer', title: 'Count' }, urgent: { type: 'boolean', title: 'Urgent' } },
             required: ['colour', 'count'],
@@ -107,7 +107,7 @@ describe('the inbox', () => {
   });
 
   it('a result waits for approval: reject without a reason is refused, approve with a note is what the agent reads', async () => {
-    await tool(worker, 'handoff_complete', { handoff_id: handoff.id, result: '# Blue\n\nThree **blue** banners.\n\n<script>window.__owned = 1</script>\n\n![logo](https://example.invalid/logo.png)', artifacts: [{ uri: 'git:abc123' }] });
+    await tool(worker, 'handoff_complete', { handoffId: handoff.id, result: '# Blue\n\nThree **blue** banners.\n\n<script>window.__owned = 1</script>\n\n![logo](https://example.invalid/logo.png)', artifacts: [{ uri: 'git:abc123' }] });
     await expect.poll(() => badge().innerText()).toBe('1');
     await expect.poll(async () => (await notes()).length).toBe(2);
     const detail = page.locator(`.handoff-detail[data-handoff-id="${handoff.id}"]`);
@@ -138,9 +138,9 @@ describe('the inbox', () => {
 
   it('keyboard: j/k move between items and a approves the chosen one', async () => {
     const first = await acceptedHandoff('First result');
-    await tool(worker, 'handoff_complete', { handoff_id: first.id, result: 'one' });
+    await tool(worker, 'handoff_complete', { handoffId: first.id, result: 'one' });
     const second = await acceptedHandoff('Second result');
-    await tool(worker, 'handoff_complete', { handoff_id: second.id, result: 'two' });
+    await tool(worker, 'handoff_complete', { handoffId: second.id, result: 'two' });
     await expect.poll(() => badge().innerText()).toBe('2');
     // newest first: the second is chosen; j moves to the first, k back
     await page.locator(`.inbox-item[data-handoff-id="${second.id}"]`).click();
@@ -220,12 +220,12 @@ describe('the look', () => {
       artifacts: [{ uri: 'git:9f2c1e7', name: 'plan commit' }],
     });
     await tool(worker, 'handoff_complete', {
-      handoff_id: pending.id,
+      handoffId: pending.id,
       result: '## Plan\n\n1. Add the new columns\n2. Backfill in batches of `10,000`\n3. Switch reads\n\n> Rollback: drop the new columns.',
       artifacts: [{ uri: 'file:///work/plan.md', name: 'plan.md', mediaType: 'text/markdown' }],
     });
     const asking = await acceptedHandoff('Which region should the cache live in?');
-    await tool(worker, 'handoff_request_input', { handoff_id: asking.id, requests: { region: { message: 'Pick a region', requested_schema: { type: 'object', properties: { region: { type: 'string', enum: ['eu-west', 'us-east'] }, note: { type: 'string' } }, required: ['region'] } } } });
+    await tool(worker, 'handoff_request_input', { handoffId: asking.id, requests: { region: { message: 'Pick a region', requestedSchema: { type: 'object', properties: { region: { type: 'string', enum: ['eu-west', 'us-east'] }, note: { type: 'string' } }, required: ['region'] } } } });
     await page.getByRole('button', { name: /Inbox/ }).click();
     await page.locator(`.inbox-item[data-handoff-id="${pending.id}"]`).click();
     await page.locator(`.handoff-detail[data-handoff-id="${pending.id}"]`).getByTestId('handoff-timeline').waitFor();

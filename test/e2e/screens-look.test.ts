@@ -117,15 +117,15 @@ describe('every screen, populated', () => {
       to: LONG_AGENT,
       constraints: 'No downtime. Keep the old columns for a week.',
     });
-    await callTool(worker, 'handoff_accept', { handoff_id: handoff.id });
+    await callTool(worker, 'handoff_accept', { handoffId: handoff.id });
     await callTool(worker, 'handoff_complete', {
-      handoff_id: handoff.id,
+      handoffId: handoff.id,
       result: '## Plan\n\n1. Add the new columns\n2. Backfill in batches of `10,000`\n3. Switch reads\n\n| step | risk |\n| --- | --- |\n| backfill | load |\n\n> Rollback: drop the new columns.',
       artifacts: [{ uri: 'file:///work/plan.md', name: 'plan.md', mediaType: 'text/markdown' }],
     });
     const asking = (await callTool<{ handoff: HandoffView }>(asker, 'handoff_create', { summary: 'Which region should the cache live in?', to: LONG_AGENT })).handoff;
-    await callTool(worker, 'handoff_accept', { handoff_id: asking.id });
-    await callTool(worker, 'handoff_request_input', { handoff_id: asking.id, requests: { region: { message: 'Pick a region', requested_schema: { type: 'object', properties: { region: { type: 'string', enum: ['eu-west', 'us-east'] } }, required: ['region'] } } } });
+    await callTool(worker, 'handoff_accept', { handoffId: asking.id });
+    await callTool(worker, 'handoff_request_input', { handoffId: asking.id, requests: { region: { message: 'Pick a region', requestedSchema: { type: 'object', properties: { region: { type: 'string', enum: ['eu-west', 'us-east'] } }, required: ['region'] } } } });
 
     await go(/Terminals/);
     await page.locator(`.shell-item[data-shell-id="${shell.id}"]`).click();

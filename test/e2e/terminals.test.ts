@@ -4,6 +4,7 @@
  * a resize of the page reaches the PTY, and a 50 MB flood streams without freezing the page or growing the
  * room's memory. Needs `npm run build` (the renderer bundle in out/renderer).
  */
+import { encodeCursor } from '../../src-main/engine/paging';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import type { Client } from '@modelcontextprotocol/client';
@@ -54,7 +55,7 @@ describe('terminals in the browser', () => {
     await page.keyboard.type('echo hi');
     await page.keyboard.press('Enter');
     const seen = await waitFor(async () => {
-      const io = await tool<ShellIoResult>('shell_io', { shellId: shell.id, cursor: 0 });
+      const io = await tool<ShellIoResult>('shell_io', { shellId: shell.id, cursor: 'start' });
       return /\r?\nhi\r?\n/.test(io.output) ? io : null;
     });
     expect(seen.output).toContain('echo hi');
@@ -114,7 +115,7 @@ describe('terminals in the browser', () => {
     // the agent sees the end of the flood in the tail of the output
     await waitFor(async () => {
       const end = (await runner.engine.call(runner.engine.operator(), 'shell_list', {})).shells.find((s) => s.id === shell.id)?.outputBytes ?? 0;
-      const tail = await tool<ShellIoResult>('shell_io', { shellId: shell.id, cursor: Math.max(0, end - 4096) });
+      const tail = await tool<ShellIoResult>('shell_io', { shellId: shell.id, cursor: encodeCursor('shell', shell.id, [Math.max(0, end - 4096)]) });
       return tail.output.includes('FLOOD-DONE') ? tail : null;
     }, 120_000);
     await expect.poll(() => terminalText(page, shell.id), { timeout: 60_000 }).toContain('FLOOD-DONE');

@@ -59,10 +59,10 @@ describe('an illegal task transition is refused with nothing written, from every
 
   it('handoff: completing a handoff whose task already ended is refused, and neither row nor event is written', async () => {
     const { handoff } = await bench.call(alice, 'handoff_create', { summary: 'write the report', to: 'bob' });
-    await bench.call(bob, 'handoff_accept', { handoff_id: handoff.id });
+    await bench.call(bob, 'handoff_accept', { handoffId: handoff.id });
     const taskId = handoff.taskId;
     expect(bench.engine.tasks.transition(taskId, { status: 'cancelled', statusMessage: 'ended elsewhere' })).toBe(true);
-    const error = await refused(db(), () => bench.call(bob, 'handoff_complete', { handoff_id: handoff.id, result: 'done' }));
+    const error = await refused(db(), () => bench.call(bob, 'handoff_complete', { handoffId: handoff.id, result: 'done' }));
     expect(error.code).toBe('CONFLICT');
     expect(error.message).toMatch(/cancelled/);
   });

@@ -48,7 +48,7 @@ export async function openBench(): Promise<GraphBench> {
       return found;
     },
     async logText(graphId, stageId) {
-      const out = (await bench.engine.call(bench.engine.operator(), 'tasks_status', { graphId, stageId, logCursor: 0, logMaxBytes: 65536 })) as {
+      const out = (await bench.engine.call(bench.engine.operator(), 'tasks_status', { graphId, stageId, cursor: 'start', maxBytes: 65536 })) as {
         log: { records: { stream: string; text: string }[] };
       };
       return out.log.records.filter((r) => r.stream !== 'runner').map((r) => r.text).join('');

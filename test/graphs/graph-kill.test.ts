@@ -103,7 +103,7 @@ describe('kill test', () => {
         for (const id of ['quick', 'second']) {
           if (by[id]?.state !== 'completed') continue;
           tally.completedStages++;
-          const log = await api<{ log: { records: { stream: string; text: string }[] } }>('tasks_status', { graphId: run.graphId, stageId: id, logCursor: 0 });
+          const log = await api<{ log: { records: { stream: string; text: string }[] } }>('tasks_status', { graphId: run.graphId, stageId: id, cursor: 'start' });
           expect(log.log.records.filter((r) => r.stream === 'stdout').map((r) => r.text).join('')).toBe(`${id} ${round} done\n`);
         }
       } finally {
@@ -152,7 +152,7 @@ describe('kill test', () => {
       expect(run.status).toBe(0);
       expect(run.stdout).toMatch(/running in the foreground/);
       expect(run.stdout).toMatch(/two\s+completed/);
-      const id = /graph ([0-9a-f-]{36})/.exec(run.stdout)?.[1] as string;
+      const id = /graph (gr_[A-Za-z0-9_-]{22})/.exec(run.stdout)?.[1] as string;
       const shown = runCe(env, ['graph', id, '--stage', 'two']);
       expect(shown.stdout).toMatch(/log \(spooled/);
       expect(shown.stdout).toMatch(/^second$/m);

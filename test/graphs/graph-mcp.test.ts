@@ -58,7 +58,7 @@ describe('task graphs through a real MCP client', () => {
         { id: 'd', command: 'echo d', dependsOn: ['b', 'c'] },
       ],
     });
-    expect(run.graphId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(run.graphId).toMatch(/^gr_[A-Za-z0-9_-]{22}$/);
     expect(run.stages.map((s) => s.state)).toEqual(['running', 'pending', 'pending', 'pending']);
 
     const topo = await ok<{ stages: { id: string; state: string; waitingOn: { stages: { id: string }[] } | null; dependents: string[] }[] }>(operator, 'tasks_graph', { graphId: run.graphId });
@@ -139,7 +139,7 @@ describe('task graphs through a real MCP client', () => {
     const second = await ok<{ graphs: { graphId: string }[] }>(operator, 'tasks_list', { limit: 2, cursor: first.nextCursor });
     expect(second.graphs[0]?.graphId).toBe(ids[0]);
     const bad = await call(operator, 'tasks_list', { cursor: 'garbage' });
-    expect(bad.content[0]?.text).toMatch(/INVALID_INPUT: cursor is not one tasks_list returned/);
+    expect(bad.content[0]?.text).toMatch(/INVALID_INPUT: cursor is not one this runner gave out: .*omit cursor to start from the newest graph/);
   });
 
   it('approve sees every graph but cancelling another participant\'s graph needs operate', async () => {

@@ -201,13 +201,13 @@ describe('logs', () => {
     expect(fs.statSync(logPath).mode & 0o777).toBe(0o600);
     expect(fs.statSync(path.dirname(logPath)).mode & 0o777).toBe(0o700);
     const records: { stream: string; text: string; seq: number }[] = [];
-    let cursor = 0;
+    let cursor = 'start';
     for (let i = 0; i < 100; i++) {
-      const r = (await b.engine.call(b.engine.operator(), 'tasks_status', { graphId: out.graphId, stageId: 'talk', logCursor: cursor, logMaxBytes: 200 })) as {
-        log: { records: typeof records; cursor: number; more: boolean };
+      const r = (await b.engine.call(b.engine.operator(), 'tasks_status', { graphId: out.graphId, stageId: 'talk', cursor, maxBytes: 200 })) as {
+        log: { records: typeof records; nextCursor: string; more: boolean };
       };
       records.push(...r.log.records);
-      cursor = r.log.cursor;
+      cursor = r.log.nextCursor;
       if (!r.log.more) break;
     }
     const seqs = records.map((r) => r.seq);
@@ -217,7 +217,7 @@ describe('logs', () => {
     expect(text('stdout')).toBe(Array.from({ length: 10 }, (_, i) => `out ${i + 1}\n`).join(''));
     expect(text('stderr')).toBe(Array.from({ length: 10 }, (_, i) => `err ${i + 1}\n`).join(''));
     // the tail (no cursor) ends with the last record
-    const tail = (await b.engine.call(b.engine.operator(), 'tasks_status', { graphId: out.graphId, stageId: 'talk', logMaxBytes: 300 })) as { log: { records: { text: string }[]; more: boolean } };
+    const tail = (await b.engine.call(b.engine.operator(), 'tasks_status', { graphId: out.graphId, stageId: 'talk', maxBytes: 300 })) as { log: { records: { text: string }[]; more: boolean } };
     expect(tail.log.records.at(-1)?.text).toMatch(/exited with code 0/);
     expect(tail.log.more).toBe(false);
   });
@@ -227,15 +227,15 @@ describe('logs', () => {
     const call = (input: Record<string, unknown>) =>
       b.engine.call(b.engine.operator(), 'tasks_status', { graphId: out.graphId, ...input }) as Promise<{
         graph: { state: string };
-        log?: { records: { stream: string; text: string }[]; cursor: number };
+        log?: { records: { stream: string; text: string }[]; nextCursor: string };
         waitedMs?: number;
       }>;
-    let cursor = 0;
+    let cursor = 'start';
     let seen = '';
     for (let i = 0; i < 20 && !seen.includes('late'); i++) {
-      const r = await call({ stageId: 'slow', logCursor: cursor, waitMs: 20_000 });
+      const r = await call({ stageId: 'slow', cursor, waitMs: 20_000 });
       seen += r.log?.records.filter((x) => x.stream === 'stdout').map((x) => x.text).join('') ?? '';
-      cursor = r.log?.cursor ?? cursor;
+      cursor = r.log?.nextCursor ?? cursor;
       expect(r.waitedMs).toBeLessThan(20_000);
     }
     expect(seen).toBe('early\nlate\n');

@@ -62,8 +62,8 @@ async function walk(act: Act) {
   addAgent('carol', ['read', 'write']);
   const create = async (summary: string) => ((await act(alice, 'handoff_create', { summary, to: 'bob' })) as { handoff: HandoffView }).handoff;
   const finish = async (id: string) => {
-    await act(bob, 'handoff_accept', { handoff_id: id });
-    await act(bob, 'handoff_complete', { handoff_id: id, result: `result of ${id}` });
+    await act(bob, 'handoff_accept', { handoffId: id });
+    await act(bob, 'handoff_complete', { handoffId: id, result: `result of ${id}` });
   };
   const one = await create('first: approve me');
   const two = await create('second: reject me');

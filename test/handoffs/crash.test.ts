@@ -25,8 +25,8 @@ async function prepare(stage: 'accepted' | 'result_ready'): Promise<{ id: string
     const bob = engine.authenticate((await engine.call(op, 'participant_add', { name: 'bob', capabilities: ['read', 'write'] })).token);
     if (!alice || !bob) throw new Error('tokens did not authenticate');
     const { handoff } = await engine.call(alice, 'handoff_create', { summary: 'crash me', to: 'bob' });
-    await engine.call(bob, 'handoff_accept', { handoff_id: handoff.id });
-    if (stage === 'result_ready') await engine.call(bob, 'handoff_complete', { handoff_id: handoff.id, result: 'the result' });
+    await engine.call(bob, 'handoff_accept', { handoffId: handoff.id });
+    if (stage === 'result_ready') await engine.call(bob, 'handoff_complete', { handoffId: handoff.id, result: 'the result' });
     return { id: handoff.id, taskId: handoff.taskId };
   } finally {
     await engine.close();

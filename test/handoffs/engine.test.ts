@@ -28,8 +28,8 @@ async function created(to: string | null = 'bob', extra: Record<string, unknown>
 
 async function toResultReady() {
   const id = await created();
-  await bench.call(bob, 'handoff_accept', { handoff_id: id });
-  await bench.call(bob, 'handoff_complete', { handoff_id: id, result: 'done: notes in NOTES.md' });
+  await bench.call(bob, 'handoff_accept', { handoffId: id });
+  await bench.call(bob, 'handoff_complete', { handoffId: id, result: 'done: notes in NOTES.md' });
   return id;
 }
 
@@ -60,13 +60,13 @@ describe('a handoff and its task', () => {
     });
 
     bench.clock.advance(1000);
-    const accepted = (await bench.call(bob, 'handoff_accept', { handoff_id: h.id })).handoff;
+    const accepted = (await bench.call(bob, 'handoff_accept', { handoffId: h.id })).handoff;
     expect(accepted.status).toBe('accepted');
     expect(accepted.assignee).toBe('bob');
     // no extra "accepted" task status: the task stays working and records the assignee
     expect(accepted.task).toMatchObject({ status: 'working', assignee: 'bob' });
 
-    const done = (await bench.call(bob, 'handoff_complete', { handoff_id: h.id, result: 'notes written', artifacts: [{ uri: 'file:///repo/NOTES.md' }] })).handoff;
+    const done = (await bench.call(bob, 'handoff_complete', { handoffId: h.id, result: 'notes written', artifacts: [{ uri: 'file:///repo/NOTES.md' }] })).handoff;
     expect(done.status).toBe('result_ready');
     expect(done.task?.status).toBe('completed');
     expect(done.result).toMatchObject({ text: 'notes written', completedBy: 'bob', artifacts: [{ uri: 'file:///repo/NOTES.md' }] });
@@ -74,7 +74,7 @@ describe('a handoff and its task', () => {
 
     const taskRowBefore = db().prepare('SELECT * FROM tasks WHERE id = ?').get(h.taskId);
     bench.clock.advance(1000);
-    const approved = (await bench.call(bench.op, 'handoff_approve', { handoff_id: h.id, reason: 'good' })).handoff;
+    const approved = (await bench.call(bench.op, 'handoff_approve', { handoffId: h.id, reason: 'good' })).handoff;
     expect(approved.status).toBe('approved');
     expect(approved.decision).toMatchObject({ approved: true, by: 'operator', reason: 'good' });
     // approval is a separate decision: the task row is exactly as it was, updated_at included
@@ -83,11 +83,11 @@ describe('a handoff and its task', () => {
 
   it('input requests: keyed, answered by the owner, the task back to working only when all are answered', async () => {
     const id = await created();
-    await bench.call(bob, 'handoff_accept', { handoff_id: id });
+    await bench.call(bob, 'handoff_accept', { handoffId: id });
     const asked = (
       await bench.call(bob, 'handoff_request_input', {
-        handoff_id: id,
-        requests: { tone: { message: 'formal or casual?' }, length: { message: 'how long?', requested_schema: { type: 'object', properties: { words: { type: 'number' } } } } },
+        handoffId: id,
+        requests: { tone: { message: 'formal or casual?' }, length: { message: 'how long?', requestedSchema: { type: 'object', properties: { words: { type: 'number' } } } } },
       })
     ).handoff;
     expect(asked.task?.status).toBe('input_required');
@@ -97,17 +97,17 @@ describe('a handoff and its task', () => {
       params: { mode: 'form', message: 'formal or casual?', requestedSchema: { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] } },
     });
 
-    const wrongKey = await refused(db(), () => bench.call(alice, 'handoff_answer_input', { handoff_id: id, answers: { colour: { action: 'accept' } } }));
+    const wrongKey = await refused(db(), () => bench.call(alice, 'handoff_answer_input', { handoffId: id, answers: { colour: { action: 'accept' } } }));
     expect(wrongKey.message).toMatch(/no outstanding input request "colour"; outstanding: tone, length/);
-    const notOwner = await refused(db(), () => bench.call(carol, 'handoff_answer_input', { handoff_id: id, answers: { tone: { action: 'accept' } } }));
+    const notOwner = await refused(db(), () => bench.call(carol, 'handoff_answer_input', { handoffId: id, answers: { tone: { action: 'accept' } } }));
     expect(notOwner.code).toBe('NOT_FOUND');
     // bob is the assignee, not the owner, and cannot approve: he cannot answer his own question
-    expect((await refused(db(), () => bench.call(bob, 'handoff_answer_input', { handoff_id: id, answers: { tone: { action: 'accept' } } }))).code).toBe('FORBIDDEN');
+    expect((await refused(db(), () => bench.call(bob, 'handoff_answer_input', { handoffId: id, answers: { tone: { action: 'accept' } } }))).code).toBe('FORBIDDEN');
 
-    const half = (await bench.call(alice, 'handoff_answer_input', { handoff_id: id, answers: { tone: { action: 'accept', content: { answer: 'casual' } } } })).handoff;
+    const half = (await bench.call(alice, 'handoff_answer_input', { handoffId: id, answers: { tone: { action: 'accept', content: { answer: 'casual' } } } })).handoff;
     expect(half.task?.status).toBe('input_required');
     expect(Object.keys(half.task?.inputRequests ?? {})).toEqual(['length']);
-    const all = (await bench.call(bench.op, 'handoff_answer_input', { handoff_id: id, answers: { length: { action: 'decline' } } })).handoff;
+    const all = (await bench.call(bench.op, 'handoff_answer_input', { handoffId: id, answers: { length: { action: 'decline' } } })).handoff;
     expect(all.task?.status).toBe('working');
     expect(all.task?.inputRequests).toBeUndefined();
     expect(all.inputAnswers.tone).toMatchObject({ action: 'accept', content: { answer: 'casual' }, answeredBy: 'alice' });
@@ -116,24 +116,24 @@ describe('a handoff and its task', () => {
 
   it('input keys are plain keys, even ones that name Object.prototype members', async () => {
     const id = await created();
-    await bench.call(bob, 'handoff_accept', { handoff_id: id });
-    const e = await refused(db(), () => bench.call(alice, 'handoff_answer_input', { handoff_id: id, answers: { constructor: { action: 'accept' as const } } }));
+    await bench.call(bob, 'handoff_accept', { handoffId: id });
+    const e = await refused(db(), () => bench.call(alice, 'handoff_answer_input', { handoffId: id, answers: { constructor: { action: 'accept' as const } } }));
     expect(e.code).toBe('CONFLICT');
-    await bench.call(bob, 'handoff_request_input', { handoff_id: id, requests: { constructor: { message: 'which class?' } } });
-    const wrong = await refused(db(), () => bench.call(alice, 'handoff_answer_input', { handoff_id: id, answers: { toString: { action: 'accept' as const } } }));
+    await bench.call(bob, 'handoff_request_input', { handoffId: id, requests: { constructor: { message: 'which class?' } } });
+    const wrong = await refused(db(), () => bench.call(alice, 'handoff_answer_input', { handoffId: id, answers: { toString: { action: 'accept' as const } } }));
     expect(wrong.message).toMatch(/no outstanding input request "toString"; outstanding: constructor/);
-    const answered = (await bench.call(alice, 'handoff_answer_input', { handoff_id: id, answers: { constructor: { action: 'accept' as const, content: { answer: 'Room' } } } })).handoff;
+    const answered = (await bench.call(alice, 'handoff_answer_input', { handoffId: id, answers: { constructor: { action: 'accept' as const, content: { answer: 'Room' } } } })).handoff;
     expect(answered.task?.status).toBe('working');
     expect(answered.inputAnswers.constructor).toMatchObject({ action: 'accept', content: { answer: 'Room' } });
   });
 
   it('a handoff to anyone: another participant accepts it; the owner cannot', async () => {
     const id = await created(null);
-    expect((await refused(db(), () => bench.call(alice, 'handoff_accept', { handoff_id: id }))).message).toMatch(/another participant accepts it/);
-    const taken = (await bench.call(carol, 'handoff_accept', { handoff_id: id })).handoff;
+    expect((await refused(db(), () => bench.call(alice, 'handoff_accept', { handoffId: id }))).message).toMatch(/another participant accepts it/);
+    const taken = (await bench.call(carol, 'handoff_accept', { handoffId: id })).handoff;
     expect(taken.assignee).toBe('carol');
     // once taken, bob no longer has a part in it
-    expect((await refused(db(), () => bench.call(bob, 'handoff_get', { handoff_id: id }))).code).toBe('NOT_FOUND');
+    expect((await refused(db(), () => bench.call(bob, 'handoff_get', { handoffId: id }))).code).toBe('NOT_FOUND');
   });
 
   it('refuses an addressee that does not exist, is the caller, or cannot write', async () => {
@@ -197,19 +197,19 @@ describe('every illegal transition is refused, naming the state, with nothing wr
   function act(action: Action, id: string): Promise<unknown> {
     switch (action) {
       case 'accept':
-        return bench.call(bob, 'handoff_accept', { handoff_id: id });
+        return bench.call(bob, 'handoff_accept', { handoffId: id });
       case 'request_input':
-        return bench.call(bob, 'handoff_request_input', { handoff_id: id, requests: { q: { message: 'which one?' } } });
+        return bench.call(bob, 'handoff_request_input', { handoffId: id, requests: { q: { message: 'which one?' } } });
       case 'answer_input':
-        return bench.call(alice, 'handoff_answer_input', { handoff_id: id, answers: { q: { action: 'accept', content: { answer: 'this one' } } } });
+        return bench.call(alice, 'handoff_answer_input', { handoffId: id, answers: { q: { action: 'accept', content: { answer: 'this one' } } } });
       case 'complete':
-        return bench.call(bob, 'handoff_complete', { handoff_id: id, result: 'the result' });
+        return bench.call(bob, 'handoff_complete', { handoffId: id, result: 'the result' });
       case 'approve':
-        return bench.call(bench.op, 'handoff_approve', { handoff_id: id });
+        return bench.call(bench.op, 'handoff_approve', { handoffId: id });
       case 'reject':
-        return bench.call(bench.op, 'handoff_reject', { handoff_id: id, reason: 'not it' });
+        return bench.call(bench.op, 'handoff_reject', { handoffId: id, reason: 'not it' });
       case 'cancel':
-        return bench.call(alice, 'handoff_cancel', { handoff_id: id });
+        return bench.call(alice, 'handoff_cancel', { handoffId: id });
     }
   }
 
@@ -231,16 +231,16 @@ describe('every illegal transition is refused, naming the state, with nothing wr
   it('from open', async () => {
     const id = await created();
     for (const [method, input, pattern] of [
-      ['handoff_request_input', { handoff_id: id, requests: { q: { message: 'm' } } }, /is open/],
-      ['handoff_answer_input', { handoff_id: id, answers: { q: { action: 'accept' } } }, /is open/],
-      ['handoff_complete', { handoff_id: id, result: 'r' }, /is open: accept it before/],
+      ['handoff_request_input', { handoffId: id, requests: { q: { message: 'm' } } }, /is open/],
+      ['handoff_answer_input', { handoffId: id, answers: { q: { action: 'accept' } } }, /is open/],
+      ['handoff_complete', { handoffId: id, result: 'r' }, /is open: accept it before/],
     ] as const) {
       const e = await refused(db(), () => bench.call(method === 'handoff_answer_input' ? alice : bob, method, input as never));
       expect(e.code, method).toBe('CONFLICT');
       expect(e.message, method).toMatch(pattern);
     }
     for (const method of ['handoff_approve', 'handoff_reject'] as const) {
-      const e = await refused(db(), () => bench.call(bench.op, method, { handoff_id: id, reason: 'why' }));
+      const e = await refused(db(), () => bench.call(bench.op, method, { handoffId: id, reason: 'why' }));
       expect(e.code).toBe('CONFLICT');
       expect(e.message).toMatch(/handoff that is open/);
     }
@@ -248,45 +248,45 @@ describe('every illegal transition is refused, naming the state, with nothing wr
 
   it('from accepted (working and input_required)', async () => {
     const id = await created();
-    await bench.call(bob, 'handoff_accept', { handoff_id: id });
-    expect((await refused(db(), () => bench.call(bob, 'handoff_accept', { handoff_id: id }))).message).toMatch(/is accepted: only an open handoff/);
-    expect((await refused(db(), () => bench.call(alice, 'handoff_answer_input', { handoff_id: id, answers: { q: { action: 'accept' } } }))).message).toMatch(/task is working/);
-    expect((await refused(db(), () => bench.call(bench.op, 'handoff_approve', { handoff_id: id }))).message).toMatch(/is accepted/);
-    await bench.call(bob, 'handoff_request_input', { handoff_id: id, requests: { q: { message: 'm' } } });
-    expect((await refused(db(), () => bench.call(bob, 'handoff_request_input', { handoff_id: id, requests: { r: { message: 'm' } } }))).message).toMatch(/already input_required/);
-    expect((await refused(db(), () => bench.call(bob, 'handoff_complete', { handoff_id: id, result: 'r' }))).message).toMatch(/input_required/);
+    await bench.call(bob, 'handoff_accept', { handoffId: id });
+    expect((await refused(db(), () => bench.call(bob, 'handoff_accept', { handoffId: id }))).message).toMatch(/is accepted: only an open handoff/);
+    expect((await refused(db(), () => bench.call(alice, 'handoff_answer_input', { handoffId: id, answers: { q: { action: 'accept' } } }))).message).toMatch(/task is working/);
+    expect((await refused(db(), () => bench.call(bench.op, 'handoff_approve', { handoffId: id }))).message).toMatch(/is accepted/);
+    await bench.call(bob, 'handoff_request_input', { handoffId: id, requests: { q: { message: 'm' } } });
+    expect((await refused(db(), () => bench.call(bob, 'handoff_request_input', { handoffId: id, requests: { r: { message: 'm' } } }))).message).toMatch(/already input_required/);
+    expect((await refused(db(), () => bench.call(bob, 'handoff_complete', { handoffId: id, result: 'r' }))).message).toMatch(/input_required/);
     // the wrong role is refused too, after the state allowed the move
-    await bench.call(alice, 'handoff_answer_input', { handoff_id: id, answers: { q: { action: 'accept' } } });
-    expect((await refused(db(), () => bench.call(alice, 'handoff_complete', { handoff_id: id, result: 'r' }))).code).toBe('FORBIDDEN');
-    expect((await refused(db(), () => bench.call(alice, 'handoff_request_input', { handoff_id: id, requests: { z: { message: 'm' } } }))).code).toBe('FORBIDDEN');
-    expect((await refused(db(), () => bench.call(bob, 'handoff_cancel', { handoff_id: id }))).code).toBe('FORBIDDEN');
+    await bench.call(alice, 'handoff_answer_input', { handoffId: id, answers: { q: { action: 'accept' } } });
+    expect((await refused(db(), () => bench.call(alice, 'handoff_complete', { handoffId: id, result: 'r' }))).code).toBe('FORBIDDEN');
+    expect((await refused(db(), () => bench.call(alice, 'handoff_request_input', { handoffId: id, requests: { z: { message: 'm' } } }))).code).toBe('FORBIDDEN');
+    expect((await refused(db(), () => bench.call(bob, 'handoff_cancel', { handoffId: id }))).code).toBe('FORBIDDEN');
   });
 
   it('from result_ready: a second completion does not replace the result; cancel is refused', async () => {
     const id = await toResultReady();
-    const e = await refused(db(), () => bench.call(bob, 'handoff_complete', { handoff_id: id, result: 'a different result' }));
+    const e = await refused(db(), () => bench.call(bob, 'handoff_complete', { handoffId: id, result: 'a different result' }));
     expect(e.code).toBe('CONFLICT');
     expect(e.message).toMatch(/result_ready: it already has a result, and a second completion does not replace it/);
-    expect((await bench.call(alice, 'handoff_get', { handoff_id: id })).handoff.result?.text).toBe('done: notes in NOTES.md');
-    expect((await refused(db(), () => bench.call(alice, 'handoff_cancel', { handoff_id: id }))).message).toMatch(/result_ready: its result is ready: approve or reject it instead/);
-    expect((await refused(db(), () => bench.call(bob, 'handoff_accept', { handoff_id: id }))).message).toMatch(/result_ready/);
+    expect((await bench.call(alice, 'handoff_get', { handoffId: id })).handoff.result?.text).toBe('done: notes in NOTES.md');
+    expect((await refused(db(), () => bench.call(alice, 'handoff_cancel', { handoffId: id }))).message).toMatch(/result_ready: its result is ready: approve or reject it instead/);
+    expect((await refused(db(), () => bench.call(bob, 'handoff_accept', { handoffId: id }))).message).toMatch(/result_ready/);
   });
 
   it('from approved, rejected and cancelled', async () => {
     const approved = await toResultReady();
-    await bench.call(bench.op, 'handoff_approve', { handoff_id: approved });
+    await bench.call(bench.op, 'handoff_approve', { handoffId: approved });
     const rejected = await toResultReady();
-    await bench.call(bench.op, 'handoff_reject', { handoff_id: rejected, reason: 'wrong file' });
+    await bench.call(bench.op, 'handoff_reject', { handoffId: rejected, reason: 'wrong file' });
     const cancelled = await created();
-    const c = (await bench.call(alice, 'handoff_cancel', { handoff_id: cancelled, reason: 'not needed' })).handoff;
+    const c = (await bench.call(alice, 'handoff_cancel', { handoffId: cancelled, reason: 'not needed' })).handoff;
     expect(c.task).toMatchObject({ status: 'cancelled', statusMessage: 'not needed' });
     for (const [id, state] of [[approved, 'approved'], [rejected, 'rejected'], [cancelled, 'cancelled']] as const) {
       for (const [caller, method, input] of [
-        [bob, 'handoff_accept', { handoff_id: id }],
-        [bob, 'handoff_complete', { handoff_id: id, result: 'again' }],
-        [bench.op, 'handoff_approve', { handoff_id: id }],
-        [bench.op, 'handoff_reject', { handoff_id: id, reason: 'r' }],
-        [alice, 'handoff_cancel', { handoff_id: id }],
+        [bob, 'handoff_accept', { handoffId: id }],
+        [bob, 'handoff_complete', { handoffId: id, result: 'again' }],
+        [bench.op, 'handoff_approve', { handoffId: id }],
+        [bench.op, 'handoff_reject', { handoffId: id, reason: 'r' }],
+        [alice, 'handoff_cancel', { handoffId: id }],
       ] as const) {
         const e = await refused(db(), () => bench.call(caller, method, input as never));
         expect(e.code, `${method} on ${state}`).toBe('CONFLICT');
@@ -297,24 +297,24 @@ describe('every illegal transition is refused, naming the state, with nothing wr
 
   it('approval without the approve capability is refused', async () => {
     const id = await toResultReady();
-    const e = await refused(db(), () => bench.call(alice, 'handoff_approve', { handoff_id: id }));
+    const e = await refused(db(), () => bench.call(alice, 'handoff_approve', { handoffId: id }));
     expect(e.code).toBe('FORBIDDEN');
     expect(e.message).toMatch(/needs the "approve" capability/);
-    expect((await refused(db(), () => bench.call(bob, 'handoff_reject', { handoff_id: id, reason: 'no' }))).code).toBe('FORBIDDEN');
+    expect((await refused(db(), () => bench.call(bob, 'handoff_reject', { handoffId: id, reason: 'no' }))).code).toBe('FORBIDDEN');
   });
 });
 
 describe('visibility', () => {
   it('unknown and not-visible ids give the same NOT_FOUND; approvers see everything', async () => {
     const id = await created();
-    const hidden = await refused(db(), () => bench.call(carol, 'handoff_get', { handoff_id: id }));
-    const unknown = await refused(db(), () => bench.call(carol, 'handoff_get', { handoff_id: 'h_nope' }));
+    const hidden = await refused(db(), () => bench.call(carol, 'handoff_get', { handoffId: id }));
+    const unknown = await refused(db(), () => bench.call(carol, 'handoff_get', { handoffId: 'h_nope' }));
     expect(hidden.code).toBe('NOT_FOUND');
     expect(hidden.message.replace(id, 'ID')).toBe(unknown.message.replace('h_nope', 'ID'));
     for (const method of ['handoff_accept', 'handoff_cancel', 'handoff_events'] as const) {
-      expect((await refused(db(), () => bench.call(carol, method, { handoff_id: id }))).code, method).toBe('NOT_FOUND');
+      expect((await refused(db(), () => bench.call(carol, method, { handoffId: id }))).code, method).toBe('NOT_FOUND');
     }
-    expect((await bench.call(bench.op, 'handoff_get', { handoff_id: id })).handoff.id).toBe(id);
+    expect((await bench.call(bench.op, 'handoff_get', { handoffId: id })).handoff.id).toBe(id);
     expect((await bench.call(carol, 'handoff_list', {})).handoffs).toEqual([]);
     expect((await bench.call(bob, 'handoff_list', {})).handoffs.map((h) => h.id)).toEqual([id]);
     expect((await bench.call(bench.op, 'handoff_list', { status: 'open' })).handoffs.map((h) => h.id)).toEqual([id]);
@@ -322,15 +322,15 @@ describe('visibility', () => {
 
   it("workspace_history leaves out handoffs the caller has no part in; handoff_events pages by id", async () => {
     const id = await created();
-    await bench.call(bob, 'handoff_accept', { handoff_id: id });
+    await bench.call(bob, 'handoff_accept', { handoffId: id });
     const kinds = async (c: Caller) => (await bench.call(c, 'workspace_history', { limit: 200 })).events.map((e) => e.kind);
     expect(await kinds(carol)).not.toContain('handoff.created');
     expect(await kinds(bob)).toEqual(expect.arrayContaining(['handoff.created', 'handoff.accepted']));
     expect(await kinds(bench.op)).toEqual(expect.arrayContaining(['handoff.created', 'handoff.accepted']));
-    const first = await bench.call(alice, 'handoff_events', { handoff_id: id, limit: 1 });
+    const first = await bench.call(alice, 'handoff_events', { handoffId: id, limit: 1 });
     expect(first.events.map((e) => e.kind)).toEqual(['handoff.created']);
     expect(first.more).toBe(true);
-    const second = await bench.call(alice, 'handoff_events', { handoff_id: id, after: first.nextAfter, limit: 1 });
+    const second = await bench.call(alice, 'handoff_events', { handoffId: id, cursor: first.nextCursor, limit: 1 });
     expect(second.events.map((e) => e.kind)).toEqual(['handoff.accepted']);
     expect(second.more).toBe(false);
   });
@@ -365,7 +365,7 @@ describe('idempotency and limits', () => {
     const repeat = await bench.call(alice, 'handoff_create', { summary: 'job 5', idempotency_key: 'job-5' });
     expect(repeat).toMatchObject({ created: false, handoff: { id: ids[5] } });
     expect(counts(db())).toEqual(before);
-    await bench.call(alice, 'handoff_cancel', { handoff_id: ids[0] as string });
+    await bench.call(alice, 'handoff_cancel', { handoffId: ids[0] as string });
     expect((await bench.call(alice, 'handoff_create', { summary: 'now it fits' })).created).toBe(true);
   });
 
@@ -382,14 +382,14 @@ describe('idempotency and limits', () => {
     expect(tooMany.message).toMatch(/at most 32 artifact references/);
 
     const id = await created();
-    await bench.call(bob, 'handoff_accept', { handoff_id: id });
-    const big = await refused(db(), () => bench.call(bob, 'handoff_complete', { handoff_id: id, result: 'r'.repeat(256 * 1024 + 1) }));
+    await bench.call(bob, 'handoff_accept', { handoffId: id });
+    const big = await refused(db(), () => bench.call(bob, 'handoff_complete', { handoffId: id, result: 'r'.repeat(256 * 1024 + 1) }));
     expect(big.code).toBe('INVALID_INPUT');
     expect(big.message).toMatch(/a result is at most 262144 bytes/);
     // bytes, not characters: 87,382 three-byte characters are 262,146 bytes
-    const wide = await refused(db(), () => bench.call(bob, 'handoff_complete', { handoff_id: id, result: '€'.repeat(87_382) }));
+    const wide = await refused(db(), () => bench.call(bob, 'handoff_complete', { handoffId: id, result: '€'.repeat(87_382) }));
     expect(wide.message).toMatch(/bytes of UTF-8/);
-    const exact = await bench.call(bob, 'handoff_complete', { handoff_id: id, result: 'r'.repeat(256 * 1024) });
+    const exact = await bench.call(bob, 'handoff_complete', { handoffId: id, result: 'r'.repeat(256 * 1024) });
     expect(exact.handoff.result?.text.length).toBe(256 * 1024);
   });
 });
@@ -406,10 +406,10 @@ describe('the event ring and the live bus', () => {
     expect(ids[0]).toBe(max - 1999);
     expect(db().prepare('SELECT data FROM events WHERE id = ?').pluck().get(max)).toBe('{"i":2099}');
     // the created event is gone; the handoff and its task are not, and a reader can tell it missed events
-    const page = await bench.call(alice, 'handoff_events', { handoff_id: id });
+    const page = await bench.call(alice, 'handoff_events', { handoffId: id });
     expect(page.events).toEqual([]);
     expect(page.oldestRetainedId).toBe(max - 1999);
-    expect((await bench.call(alice, 'handoff_get', { handoff_id: id })).handoff.task?.status).toBe('working');
+    expect((await bench.call(alice, 'handoff_get', { handoffId: id })).handoff.task?.status).toBe('working');
   });
 
   it('publishes after the commit, and publishes nothing for a refused call', async () => {
@@ -419,7 +419,7 @@ describe('the event ring and the live bus', () => {
       seen.push({ event, committed: row !== undefined && !db().inTransaction });
     });
     const id = await created();
-    await refused(db(), () => bench.call(bob, 'handoff_complete', { handoff_id: id, result: 'too early' }));
+    await refused(db(), () => bench.call(bob, 'handoff_complete', { handoffId: id, result: 'too early' }));
     await new Promise((r) => setTimeout(r, 20));
     off();
     expect(seen.map((s) => s.event.kind)).toEqual(['handoff.created']);

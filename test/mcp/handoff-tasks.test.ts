@@ -33,8 +33,8 @@ async function work(taskId: string, ask: boolean) {
   const engine = running.engine;
   const handoff = (await engine.call(running.engine.operator(), 'handoff_list', {})).handoffs.find((h) => h.taskId === taskId);
   if (!handoff) throw new Error('handoff not found');
-  await engine.call(worker, 'handoff_accept', { handoff_id: handoff.id });
-  if (ask) await engine.call(worker, 'handoff_request_input', { handoff_id: handoff.id, requests: { colour: { message: 'Which colour?' } } });
+  await engine.call(worker, 'handoff_accept', { handoffId: handoff.id });
+  if (ask) await engine.call(worker, 'handoff_request_input', { handoffId: handoff.id, requests: { colour: { message: 'Which colour?' } } });
   return handoff.id;
 }
 
@@ -52,9 +52,9 @@ describe('handoff_create as a task', () => {
       const settled = ex.settle();
       // the worker finishes once the answer arrived
       await running.engine.tasks.waitFor(ex.handle.taskId, (t) => t.status === 'working' && t.inputRequests === null);
-      const answered = await running.engine.call(worker, 'handoff_get', { handoff_id: handoffId });
+      const answered = await running.engine.call(worker, 'handoff_get', { handoffId: handoffId });
       expect(answered.handoff.inputAnswers.colour?.content).toEqual({ answer: 'teal' });
-      await running.engine.call(worker, 'handoff_complete', { handoff_id: handoffId, result: 'painted it teal' });
+      await running.engine.call(worker, 'handoff_complete', { handoffId: handoffId, result: 'painted it teal' });
       const { outcome } = await settled;
       expect(outcome.status).toBe('completed');
       expect(textOf(resultFromTaskOutcome(outcome))).toContain('painted it teal');
@@ -73,7 +73,7 @@ describe('handoff_create as a task', () => {
       const handoffId = await work(ex.handle.taskId, true);
       const result = client.request({ method: 'tasks/result', params: { taskId: ex.handle.taskId } }, z.looseObject({}));
       await running.engine.tasks.waitFor(ex.handle.taskId, (t) => t.status === 'working' && t.inputRequests === null);
-      await running.engine.call(worker, 'handoff_complete', { handoff_id: handoffId, result: 'fence is ochre' });
+      await running.engine.call(worker, 'handoff_complete', { handoffId: handoffId, result: 'fence is ochre' });
       expect(textOf(await result)).toContain('fence is ochre');
     } finally {
       await close();

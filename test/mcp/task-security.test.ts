@@ -195,11 +195,11 @@ describe('workspace_history', () => {
     await engine.tasks.waitFor(mine.taskId, (t) => t.status === 'completed');
     await engine.tasks.waitFor(theirs.taskId, (t) => t.status === 'completed');
     const events: { kind: string; subject: string | null; data: unknown }[] = [];
-    let after = 0;
+    let cursor: string | undefined;
     for (let i = 0; i < 50; i++) {
-      const page = await engine.call(b, 'workspace_history', { after, limit: 200 });
+      const page = await engine.call(b, 'workspace_history', { ...(cursor ? { cursor } : {}), limit: 200 });
       events.push(...page.events);
-      after = page.nextAfter;
+      cursor = page.nextCursor;
       if (!page.more) break;
     }
     const text = JSON.stringify(events);

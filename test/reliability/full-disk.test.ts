@@ -123,7 +123,7 @@ describe.skipIf(!TMPFS)('a full disk under a running room (4 MiB tmpfs)', () => 
     expect(((await engine.call(op, 'room_info', {})) as RoomInfo).health).toEqual({ state: 'ok' });
 
     // the log's tail says that output went missing
-    const log = await engine.call(op, 'tasks_status', { graphId, stageId: 'talk', logMaxBytes: 65_536 });
+    const log = await engine.call(op, 'tasks_status', { graphId, stageId: 'talk', maxBytes: 65_536 });
     const runnerNotes = (log as { log: { records: { stream: string; text: string }[] } }).log.records.filter((r) => r.stream === 'runner').map((r) => r.text);
     expect(runnerNotes.join('')).toMatch(/\[\d+ bytes of output were not logged: writing this log failed \(ENOSPC\)\]/);
 

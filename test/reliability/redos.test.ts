@@ -2,14 +2,15 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeHome, type TestHome } from '../helpers/env';
 import { startServe, stopServe, type ServeProcess } from '../helpers/serve';
-import { BASH, sleep } from '../shells/helpers';
+import { BASH, offsetOf, sleep } from '../shells/helpers';
+import { encodeCursor } from '../../src-main/engine/paging';
 
 // The runner runs in its own process (the built CLI): a stalled event loop there cannot stall this test's.
 let home: TestHome;
 let serve: ServeProcess;
 let client: Client;
 let shellId: string;
-let from: number;
+let from: string;
 
 const structured = <T>(r: unknown) => (r as { structuredContent: T }).structuredContent;
 
@@ -22,12 +23,12 @@ beforeAll(async () => {
   // no echo, and no newline after the output: the text is 36 "a", a "!" and the prompt, with no empty line for ^…$ to match
   // each command is typed once the prompt is there: typed ahead, it would be echoed before stty turns echo off
   const prompt = { until: 'match', pattern: 'PROMPT> ', timeoutMs: 30_000 };
-  await client.callTool({ name: 'shell_io', arguments: { shellId, cursor: 0, wait: prompt } });
+  await client.callTool({ name: 'shell_io', arguments: { shellId, cursor: 'start', wait: prompt } });
   const quiet = await client.callTool({ name: 'shell_io', arguments: { shellId, text: 'stty -echo\n', wait: prompt } });
-  const start = structured<{ nextCursor: number }>(quiet).nextCursor;
+  const start = structured<{ nextCursor: string }>(quiet).nextCursor;
   const printed = await client.callTool({ name: 'shell_io', arguments: { shellId, cursor: start, text: `printf '%s!' ${'a'.repeat(36)}\n`, wait: { ...prompt, pattern: '!PROMPT> ' } } });
   // from the first "a" (ASCII, so characters are bytes): nothing before it, not even a line break
-  from = start + structured<{ output: string }>(printed).output.indexOf('a');
+  from = encodeCursor('shell', shellId, [offsetOf(start, shellId) + structured<{ output: string }>(printed).output.indexOf('a')]);
 }, 60_000);
 afterAll(async () => {
   await client?.close().catch(() => undefined);

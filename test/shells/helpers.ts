@@ -5,6 +5,7 @@ import type { Limits } from '../../src-main/common/limits';
 import { Engine } from '../../src-main/engine/engine';
 import { Room } from '../../src-main/engine/room/room';
 import { makeHome, type TestHome } from '../helpers/env';
+import { decodeCursor } from '../../src-main/engine/paging';
 
 /** A real engine on a real room in a temp home, with a predictable bash for shells. */
 export interface ShellBench {
@@ -68,3 +69,8 @@ export function zombieChildren(): number[] {
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The byte offset inside a shell_io cursor (tests compare positions; agents treat cursors as opaque). */
+export function offsetOf(cursor: string, shellId: string): number {
+  return Number(decodeCursor(cursor, 'shell', shellId, 'start again')[0]);
+}

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MethodInput } from '../../src-main/common/contract';
 import { RoomError } from '../../src-main/common/errors';
-import { BASH, shellBench, type ShellBench } from './helpers';
+import { BASH, offsetOf, shellBench, type ShellBench } from './helpers';
 
 let bench: ShellBench;
 beforeAll(async () => {
@@ -34,7 +34,7 @@ describe.each(SHELLS)('shell_run in $name', ({ open, integration }) => {
     const code = await run({ shellId: shell.id, command: '(exit 42)', timeoutMs: 20_000 });
     expect(code.exitCode).toBe(42);
     // the output is exactly what shell_io reads between the run's cursors, marks stripped
-    const again = await bench.io({ shellId: shell.id, cursor: ok.cursor, maxBytes: ok.nextCursor - ok.cursor });
+    const again = await bench.io({ shellId: shell.id, cursor: ok.cursor, maxBytes: offsetOf(ok.nextCursor, shell.id) - offsetOf(ok.cursor, shell.id) });
     expect(again.output).toBe('one\ntwo\n');
   });
 
@@ -103,7 +103,7 @@ describe('shell_run refusals', () => {
     expect(r.exitCode).toBe(0);
     expect(r.output.endsWith('1999\n2000\n')).toBe(true);
     expect(r.omittedBytes).toBeGreaterThan(5000);
-    expect(r.nextCursor - r.cursor - r.omittedBytes).toBeLessThanOrEqual(100);
+    expect(offsetOf(r.nextCursor, shell.id) - offsetOf(r.cursor, shell.id) - r.omittedBytes).toBeLessThanOrEqual(100);
   });
 });
 

@@ -21,7 +21,7 @@ describe('a tty graph stage is a live shell', () => {
     }
     if (!shell) throw new Error('the tty stage never appeared as a shell');
     expect(shell.owner).toBe('operator');
-    const prompt = await bench.io({ shellId: shell.id, cursor: 0, wait: { until: 'match', pattern: 'NAME\\?' } });
+    const prompt = await bench.io({ shellId: shell.id, cursor: 'start', wait: { until: 'match', pattern: 'NAME\\?' } });
     expect(prompt.wait?.reason).toBe('matched');
     await expect(engine.call(operator, 'shell_close', { shellId: shell.id })).rejects.toThrow(/tasks_cancel/);
     const answered = await bench.io({ shellId: shell.id, text: 'teal\r', wait: { until: 'match', pattern: 'got teal' } });
@@ -56,7 +56,7 @@ describe('a tty graph stage is a live shell', () => {
     expect(shell.owner).toBe('stage-owner');
     expect((await engine.call(asB, 'shell_list', {})).shells.map((s) => s.id)).not.toContain(shell.id);
     await expect(engine.call(asB, 'shell_io', { shellId: shell.id, text: 'no\r' })).rejects.toThrow(/unknown shell/);
-    const euro = await bench.io({ shellId: shell.id, cursor: 0, wait: { until: 'match', pattern: 'x€y' } }, asA);
+    const euro = await bench.io({ shellId: shell.id, cursor: 'start', wait: { until: 'match', pattern: 'x€y' } }, asA);
     expect(euro.wait?.reason).toBe('matched');
     const answered = await bench.io({ shellId: shell.id, text: 'teal\r', wait: { until: 'match', pattern: 'ok teal' } }, asA);
     expect(answered.wait?.reason).toBe('matched');

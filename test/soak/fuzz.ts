@@ -82,7 +82,7 @@ export async function runFuzz(perTool: number, framing: number, redos: number): 
     await fc.assert(
       fc.asyncProperty(pattern, async (p) => {
         try {
-          await engine.call(who, 'shell_io', { shellId: shell.id, cursor: 0, wait: { until: 'match', pattern: p, timeoutMs: 20 } });
+          await engine.call(who, 'shell_io', { shellId: shell.id, cursor: 'start', wait: { until: 'match', pattern: p, timeoutMs: 20 } });
         } catch (e) {
           if (!(e instanceof RoomError) || e.code === 'INTERNAL') note(`shell wait ${JSON.stringify(p)}: ${String(e)}`);
         }

@@ -60,7 +60,7 @@ async function workload(kind: 'creator' | 'worker' | 'graphs', client: ToolClien
         }
         const [id, status] = pick;
         const tool = status === 'open' ? 'handoff_accept' : 'handoff_complete';
-        const { handoff } = await client.call<{ handoff: { status: string } }>(tool, tool === 'handoff_accept' ? { handoff_id: id } : { handoff_id: id, result: `done ${id}` });
+        const { handoff } = await client.call<{ handoff: { status: string } }>(tool, tool === 'handoff_accept' ? { handoffId: id } : { handoffId: id, result: `done ${id}` });
         ledger.handoffs.set(id, handoff.status);
         tally.ackedHandoffChanges++;
       } else {

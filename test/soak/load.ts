@@ -111,13 +111,13 @@ export async function runLoad(clients: number, callsPerClient: number, listeners
           if (kind === 0 && !inFlight(me)) await create(i, k);
           else if (kind === 1 && incoming.length > 0) {
             const h = incoming.shift() as Handoff;
-            if (await timed(me, 'handoff_accept', c, { handoff_id: h.id })) working.push(h);
+            if (await timed(me, 'handoff_accept', c, { handoffId: h.id })) working.push(h);
           } else if (kind === 2 && working.length > 0) {
             const h = working.shift() as Handoff;
-            if (await timed(me, 'handoff_complete', c, { handoff_id: h.id, result: 'done' })) live.delete(h.id);
+            if (await timed(me, 'handoff_complete', c, { handoffId: h.id, result: 'done' })) live.delete(h.id);
           }
-          else if (kind === 3 && own.length > 0) await timed(me, 'handoff_get', c, { handoff_id: (own[k % own.length] as Handoff).id });
-          else if (kind === 4 && own.length > 0) await timed(me, 'handoff_events', c, { handoff_id: (own[k % own.length] as Handoff).id });
+          else if (kind === 3 && own.length > 0) await timed(me, 'handoff_get', c, { handoffId: (own[k % own.length] as Handoff).id });
+          else if (kind === 4 && own.length > 0) await timed(me, 'handoff_events', c, { handoffId: (own[k % own.length] as Handoff).id });
           else await timed(me, 'workspace_history', c, { limit: 20 });
         }
       }),

@@ -82,7 +82,7 @@ describe('the doors answer by the tables', () => {
       const r = await post(`/api/${method}`, input, { authorization: `Bearer ${token}` });
       return { status: r.status, code: ((await r.json()) as { error?: { code: string } }).error?.code };
     };
-    expect(await call('handoff_get', { handoff_id: 'h_nope' })).toEqual({ status: HTTP_STATUS.NOT_FOUND, code: 'NOT_FOUND' });
+    expect(await call('handoff_get', { handoffId: 'h_nope' })).toEqual({ status: HTTP_STATUS.NOT_FOUND, code: 'NOT_FOUND' });
     expect(await call('participant_add', { name: 'bad name!', capabilities: ['read'] })).toEqual({ status: HTTP_STATUS.INVALID_INPUT, code: 'INVALID_INPUT' });
     expect(await call('participant_revoke', { name: 'operator' })).toEqual({ status: HTTP_STATUS.FORBIDDEN, code: 'FORBIDDEN' });
     const anonymous = await post('/api/room_info', {}, {});

@@ -87,13 +87,13 @@ describe('inbox store', () => {
 describe('activity store', () => {
   it('reads on from its cursor and says when the room dropped older events', async () => {
     const pages: EventPage[] = [
-      { events: [event(5, 'handoff.created'), event(6, 'handoff.accepted')], nextAfter: 6, more: false, oldestRetainedId: 5 },
-      { events: [event(7, 'handoff.completed')], nextAfter: 7, more: false, oldestRetainedId: 5 },
+      { events: [event(5, 'handoff.created'), event(6, 'handoff.accepted')], nextCursor: 'c6', more: false, oldestRetainedId: 5 },
+      { events: [event(7, 'handoff.completed')], nextCursor: 'c7', more: false, oldestRetainedId: 5 },
     ];
     const transport = new FakeUiTransport();
     const afters: unknown[] = [];
     transport.answer = (method, input) => {
-      afters.push((input as { after: number }).after);
+      afters.push((input as { cursor?: string }).cursor);
       return pages.shift();
     };
     const activity = createActivityStore(new EngineClient(transport));
@@ -103,7 +103,7 @@ describe('activity store', () => {
     expect(activity.getState().dropped).toBe(true);
     transport.deliver({ t: 'event', event: event(7, 'handoff.completed') });
     await settle();
-    expect(afters).toEqual([0, 6]);
+    expect(afters).toEqual([undefined, 'c6']);
     expect(activity.getState().events.map((e) => e.id)).toEqual([5, 6, 7]);
   });
 });

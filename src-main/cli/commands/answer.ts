@@ -78,7 +78,7 @@ export const ANSWER_COMMAND: CeCommand = {
     const [, id, wanted] = args.positional;
     if (!id) throw new UsageError('ce answer ID: the handoff id is missing (see "ce handoffs")');
     noExtra(args, 3);
-    const { handoff } = await readAs(room, 'handoff_get', { handoff_id: id });
+    const { handoff } = await readAs(room, 'handoff_get', { handoffId: id });
     const outstanding = Object.entries(handoff.task?.inputRequests ?? {});
     if (outstanding.length === 0) throw new RoomError('CONFLICT', `handoff ${id} asks for no input now (its task is ${handoff.task?.status ?? 'gone'})`);
     let chosen = outstanding;
@@ -97,7 +97,7 @@ export const ANSWER_COMMAND: CeCommand = {
     } else {
       for (const [key, request] of chosen) answers[key] = await askInTerminal(key, request);
     }
-    const out = await callAsOperator(room, 'handoff_answer_input', { handoff_id: id, answers });
+    const out = await callAsOperator(room, 'handoff_answer_input', { handoffId: id, answers });
     print(args, out, () => {
       const left = Object.keys(out.handoff.task?.inputRequests ?? {});
       const said = Object.entries(answers).map(([k, a]) => `${k}: ${a.action}`).join(', ');

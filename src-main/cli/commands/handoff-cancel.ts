@@ -14,7 +14,7 @@ export const HANDOFF_CANCEL_COMMAND: CeCommand = {
     if (!id) throw new UsageError('ce handoff-cancel ID: the handoff id is missing (see "ce handoffs")');
     noExtra(args, 2);
     const reason = stringFlag(args, 'reason');
-    const out = await callAsOperator(room, 'handoff_cancel', { handoff_id: id, ...(reason ? { reason } : {}) });
+    const out = await callAsOperator(room, 'handoff_cancel', { handoffId: id, ...(reason ? { reason } : {}) });
     print(args, out, () => `cancelled ${id} (its task is ${out.handoff.task?.status ?? 'gone'})`);
     return 0;
   },

@@ -80,7 +80,14 @@ export const HANDOFF_COMMANDS: CeCommand[] = [
     examples: ['ce handoffs', 'ce handoffs --json > handoffs.json'],
     async run(args, room) {
       if (args.positional.length > 1) throw new UsageError(`unexpected argument ${JSON.stringify(args.positional[1])}`);
-      const { handoffs } = await readAs(room, 'handoff_list', { limit: 200 });
+      // every page: the list is complete, however many handoffs the room holds
+      const handoffs: HandoffView[] = [];
+      let cursor: string | null = null;
+      do {
+        const page: { handoffs: HandoffView[]; nextCursor: string | null } = await readAs(room, 'handoff_list', { limit: 200, ...(cursor ? { cursor } : {}) });
+        handoffs.push(...page.handoffs);
+        cursor = page.nextCursor;
+      } while (cursor !== null);
       print(args, { handoffs }, () => (handoffs.length === 0 ? 'no handoffs' : handoffs.map(handoffLine).join('\n')));
       return 0;
     },
@@ -92,7 +99,7 @@ export const HANDOFF_COMMANDS: CeCommand[] = [
     examples: ['ce handoff h_0123', 'ce handoff h_0123 --json'],
     async run(args, room) {
       const id = idArg(args, 'ce handoff ID');
-      const { handoff } = await readAs(room, 'handoff_get', { handoff_id: id });
+      const { handoff } = await readAs(room, 'handoff_get', { handoffId: id });
       print(args, { handoff }, () => handoffLines(handoff).join('\n'));
       return 0;
     },
@@ -105,10 +112,10 @@ export const HANDOFF_COMMANDS: CeCommand[] = [
     async run(args, room) {
       const id = idArg(args, 'ce handoff-events ID');
       const events: EventView[] = [];
-      let next = await readAs(room, 'handoff_events', { handoff_id: id, limit: 200 });
+      let next = await readAs(room, 'handoff_events', { handoffId: id, limit: 200 });
       events.push(...next.events);
       while (next.more) {
-        next = await readAs(room, 'handoff_events', { handoff_id: id, after: next.nextAfter, limit: 200 });
+        next = await readAs(room, 'handoff_events', { handoffId: id, cursor: next.nextCursor, limit: 200 });
         events.push(...next.events);
       }
       const page = { ...next, events };
@@ -129,7 +136,7 @@ export const HANDOFF_COMMANDS: CeCommand[] = [
       const id = idArg(args, usage);
       const name = participantFlag(args, usage);
       // read with NAME's rights: its capabilities (read) and its view of tasks apply, not the operator's
-      const { task } = await readAs(room, 'task_get', { task_id: id }, { participant: name });
+      const { task } = await readAs(room, 'task_get', { taskId: id }, { participant: name });
       print(args, { task }, () => taskLines(task).join('\n'));
       return 0;
     },
@@ -148,7 +155,7 @@ export const HANDOFF_COMMANDS: CeCommand[] = [
       const id = idArg(args, usage);
       const participant = participantFlag(args, usage);
       const reason = stringFlag(args, 'reason');
-      const out = await callAsOperator(room, 'handoff_task_cancel_as', { task_id: id, participant, ...(reason ? { reason } : {}) });
+      const out = await callAsOperator(room, 'handoff_task_cancel_as', { taskId: id, participant, ...(reason ? { reason } : {}) });
       print(args, out, () => `cancelled task ${id} (handoff ${out.handoff.id} is ${out.handoff.status})`);
       return 0;
     },
@@ -162,7 +169,7 @@ export const HANDOFF_COMMANDS: CeCommand[] = [
     async run(args, room) {
       const id = idArg(args, 'ce approve ID');
       const reason = stringFlag(args, 'reason');
-      const out = await callAsOperator(room, 'handoff_approve', { handoff_id: id, ...(reason ? { reason } : {}) });
+      const out = await callAsOperator(room, 'handoff_approve', { handoffId: id, ...(reason ? { reason } : {}) });
       print(args, out, () => `approved ${id}`);
       return 0;
     },
@@ -177,7 +184,7 @@ export const HANDOFF_COMMANDS: CeCommand[] = [
       const id = idArg(args, 'ce reject ID --reason TEXT');
       const reason = stringFlag(args, 'reason');
       if (!reason) throw new UsageError('ce reject ID --reason TEXT: say why with --reason, so the assignee can act on it');
-      const out = await callAsOperator(room, 'handoff_reject', { handoff_id: id, reason });
+      const out = await callAsOperator(room, 'handoff_reject', { handoffId: id, reason });
       print(args, out, () => `rejected ${id}: ${reason}`);
       return 0;
     },

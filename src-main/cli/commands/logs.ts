@@ -16,20 +16,20 @@ function parseTarget(target: string): { graphId: string; stageId: string | undef
   return { graphId: target.slice(0, colon), stageId };
 }
 
-/** Cursors as `--cursor`: one number for a stage, `stage=N,stage=N` for a whole graph. */
-function parseCursors(raw: string | undefined, stageId: string | undefined): Map<string, number> {
-  const cursors = new Map<string, number>();
+/** Cursors as `--cursor`: one (opaque, as ce logs printed it) for a stage, `stage=C,stage=C` for a whole graph. */
+function parseCursors(raw: string | undefined, stageId: string | undefined): Map<string, string> {
+  const cursors = new Map<string, string>();
   if (raw === undefined) return cursors;
-  const bad = () => new UsageError(`--cursor ${raw}: ${stageId ? 'a number (the cursor ce logs printed)' : 'STAGE=N pairs, comma-separated (as ce logs printed them)'}`);
+  const bad = () => new UsageError(`--cursor ${raw}: ${stageId ? 'the cursor ce logs printed' : 'STAGE=CURSOR pairs, comma-separated (as ce logs printed them)'}`);
   if (stageId !== undefined) {
-    if (!/^\d+$/.test(raw)) throw bad();
-    cursors.set(stageId, Number(raw));
+    if (!/^[A-Za-z0-9_-]+$/.test(raw)) throw bad();
+    cursors.set(stageId, raw);
     return cursors;
   }
   for (const part of raw.split(',')) {
-    const m = /^([A-Za-z0-9._-]+)=(\d+)$/.exec(part);
+    const m = /^([A-Za-z0-9._-]+)=([A-Za-z0-9_-]+)$/.exec(part);
     if (!m) throw bad();
-    cursors.set(m[1] as string, Number(m[2]));
+    cursors.set(m[1] as string, m[2] as string);
   }
   return cursors;
 }
@@ -49,14 +49,14 @@ function render(records: LogRecord[], prefix: string): string {
  * change among the graph and its running stages; the other waits are abandoned. No timer polls.
  */
 class LogFollower {
-  readonly cursors: Map<string, number>;
+  readonly cursors: Map<string, string>;
   private readonly prefixed: boolean;
 
   constructor(
     readonly session: RoomReaderSession,
     private readonly graphId: string,
     private readonly stageId: string | undefined,
-    cursors: Map<string, number>,
+    cursors: Map<string, string>,
   ) {
     this.cursors = cursors;
     this.prefixed = stageId === undefined;
@@ -74,12 +74,12 @@ class LogFollower {
   /** Prints everything a stage has past its cursor. */
   private async drain(stage: string): Promise<void> {
     for (;;) {
-      const cursor = this.cursors.get(stage) ?? 0;
-      const out = await this.session.call('tasks_status', { graphId: this.graphId, stageId: stage, logCursor: cursor, logMaxBytes: LIMITS.maxLogReadBytes });
+      const cursor = this.cursors.get(stage) ?? 'start';
+      const out = await this.session.call('tasks_status', { graphId: this.graphId, stageId: stage, cursor, maxBytes: LIMITS.maxLogReadBytes });
       if (!('log' in out)) return;
       if (out.log.records.length > 0) process.stdout.write(render(out.log.records, this.prefixed ? `${stage} | ` : ''));
-      this.cursors.set(stage, out.log.cursor);
-      if (!out.log.more || out.log.cursor === cursor) return;
+      this.cursors.set(stage, out.log.nextCursor);
+      if (!out.log.more || out.log.nextCursor === cursor) return;
     }
   }
 
@@ -97,7 +97,7 @@ class LogFollower {
     const waits: Promise<unknown>[] = [this.stages(LIMITS.maxStatusWaitMs, abort.signal)];
     // the front door caps connections per client: follow at most a few stages' output at once (the rest show on the next change)
     for (const stage of running.slice(0, 8)) {
-      waits.push(this.session.call('tasks_status', { graphId: this.graphId, stageId: stage, logCursor: this.cursors.get(stage) ?? 0, waitMs: LIMITS.maxStatusWaitMs }, abort.signal));
+      waits.push(this.session.call('tasks_status', { graphId: this.graphId, stageId: stage, cursor: this.cursors.get(stage) ?? 'start', waitMs: LIMITS.maxStatusWaitMs }, abort.signal));
     }
     try {
       await Promise.race(waits);
@@ -109,7 +109,7 @@ class LogFollower {
 
   resumeHint(): string {
     const target = this.stageId === undefined ? this.graphId : `${this.graphId}:${this.stageId}`;
-    const cursor = this.stageId === undefined ? [...this.cursors].map(([s, c]) => `${s}=${c}`).join(',') : String(this.cursors.get(this.stageId) ?? 0);
+    const cursor = this.stageId === undefined ? [...this.cursors].map(([s, c]) => `${s}=${c}`).join(',') : (this.cursors.get(this.stageId) ?? '');
     return cursor ? `ce logs ${target} --follow --cursor ${cursor}` : `ce logs ${target} --follow`;
   }
 }
@@ -128,7 +128,7 @@ export const LOGS_COMMAND: CeCommand = {
     'Interrupted (Ctrl-C) or ended, it prints on stderr the command that resumes exactly where it stopped.',
     'Exit code: 0 once everything was printed (with --follow: once it ended), 1 if the graph is unknown.',
   ],
-  examples: ['ce logs 5b0c…:test', 'ce logs 5b0c… --follow', 'ce logs 5b0c…:build -f --cursor 4096'],
+  examples: ['ce logs gr_5b0c…:test', 'ce logs gr_5b0c… --follow', 'ce logs gr_5b0c…:build -f --cursor WyJsb2c…'],
   async run(args, room) {
     const [, target] = args.positional;
     if (!target) throw new UsageError('ce logs GRAPH[:STAGE]: say which graph (see "ce graphs")');

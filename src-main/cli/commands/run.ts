@@ -67,7 +67,7 @@ export async function failedStageOutput(read: ReadStatus, end: Status): Promise<
   const failed = end.stages.filter((s) => s.state === 'failed' && s.errorCode !== 'UPSTREAM_FAILED');
   const out: FailedStageOutput[] = [];
   for (const s of failed) {
-    const status = await read({ graphId: end.graph.graphId, stageId: s.id, logMaxBytes: FAILED_TAIL_BYTES });
+    const status = await read({ graphId: end.graph.graphId, stageId: s.id, maxBytes: FAILED_TAIL_BYTES });
     if (!('log' in status)) continue;
     const text = status.log.records.map((r) => (r.stream === 'stdout' ? r.text : r.text.replace(/^(?=.)/gm, r.stream === 'stderr' ? '! ' : '# '))).join('');
     out.push({ stage: s.id, errorCode: s.errorCode, exitCode: s.exitCode, output: text, truncated: status.log.size > FAILED_TAIL_BYTES });

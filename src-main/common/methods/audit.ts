@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { MethodSpec } from '../method-spec';
+import { cursorParam, limitParam } from '../paging';
 
 /** One audited call: who, which method, when, the outcome ("ok" or the error code) and its duration. Never arguments. */
 export interface AuditEntry {
@@ -17,11 +18,11 @@ export const AUDIT_METHODS = {
       'The audit log, newest first: every call to the runner (who, method, when, outcome or error code, duration; never ' +
       'arguments). Paged: pass the nextCursor of one page as cursor to get the next. Needs the operate capability.',
     capability: 'operate',
-    input: z.object({ cursor: z.string().regex(/^\d{1,15}$/, 'a cursor is the nextCursor of a previous page').optional(), limit: z.number().int().min(1).max(500).optional() }).strict(),
+    input: z.object({ cursor: cursorParam('start from the newest entry').optional(), limit: limitParam(500, 100, 'entries').optional() }).strict(),
     mcpTool: true,
   },
 } satisfies Record<string, MethodSpec>;
 
 export interface AuditOutputs {
-  audit_list: { entries: AuditEntry[]; nextCursor?: string };
+  audit_list: { entries: AuditEntry[]; nextCursor: string | null };
 }

@@ -4,8 +4,16 @@ import type { GraphState, StageErrorCode, StageState } from '../graphs/stage-mac
 import { LIMITS } from '../limits';
 import { AGENT_PATTERN_SYNTAX } from '../safe-pattern';
 import type { MethodSpec } from '../method-spec';
+import { cursorParam, limitParam } from '../paging';
 
-const graphId = z.string().uuid('a graph id is the UUID tasks_run returned');
+// gr_… since ids carry their kind; a UUID in rooms made before that (stored ids are never rewritten)
+const graphId = z
+  .string()
+  .regex(
+    /^(gr_[A-Za-z0-9_-]{16,43}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/,
+    'a graph id is the graphId tasks_run returned (gr_…; tasks_list shows the graphs you may see)',
+  )
+  .describe('the graphId tasks_run returned (gr_…)');
 
 /**
  * Task graphs. Running and cancelling need `write` (a stage is a process on the person's machine); reading
@@ -30,17 +38,26 @@ export const GRAPH_METHODS = {
   tasks_status: {
     description:
       'State of a graph (progress done/total, timings, each stage) or, with stageId, of one stage with a bounded slice of ' +
-      'its log: omit logCursor for the tail, pass the returned cursor to read on; "more" says whether more is already there. ' +
+      'its log: omit cursor for the tail, pass the returned log.nextCursor as cursor to read on; "more" says whether more is already there. ' +
       `waitMs (at most ${LIMITS.maxStatusWaitMs} ms) answers as soon as something changes instead of polling in a tight loop.`,
     capability: 'read',
     input: z
       .object({
         graphId,
-        stageId: stageId.optional(),
-        logCursor: z.number().int().min(0).optional(),
-        logMaxBytes: z.number().int().min(1).max(LIMITS.maxLogReadBytes).optional(),
-        /** Wait up to this long (clamped) for something new: a state change, or (with stageId and logCursor) new log output. */
-        waitMs: z.number().int().min(0).max(LIMITS.maxStatusWaitMs).optional(),
+        stageId: stageId.optional().describe('one stage: its state and a slice of its log'),
+        cursor: cursorParam("read the tail of the stage's log").optional().describe(
+          'with stageId: opaque, the log.nextCursor of the previous answer, passed back unchanged; "start" reads the log from its ' +
+            "beginning; omit it to read the tail of the stage's log",
+        ),
+        maxBytes: z.number().int().min(1).max(LIMITS.maxLogReadBytes).optional().describe(`with stageId: at most this many bytes of log per answer (at most ${LIMITS.maxLogReadBytes})`),
+        /** Wait up to this long (clamped) for something new: a state change, or (with stageId and cursor) new log output. */
+        waitMs: z
+          .number()
+          .int()
+          .min(0)
+          .max(LIMITS.maxStatusWaitMs)
+          .optional()
+          .describe('answer as soon as something changes (a state change or, with stageId and cursor, new log output), waiting at most this long'),
       })
       .strict(),
     mcpTool: true,
@@ -51,8 +68,8 @@ export const GRAPH_METHODS = {
     capability: 'read',
     input: z
       .object({
-        limit: z.number().int().min(1).max(LIMITS.maxGraphListPage).optional(),
-        cursor: z.string().max(200).optional(),
+        limit: limitParam(LIMITS.maxGraphListPage, 20, 'graphs').optional(),
+        cursor: cursorParam('start from the newest graph').optional(),
       })
       .strict(),
     mcpTool: true,
@@ -63,7 +80,7 @@ export const GRAPH_METHODS = {
       'Cancel a whole graph, or one stage with stageId: pending stages become cancelled, running ones get SIGINT, then ' +
       'SIGTERM, then SIGKILL (whole process tree). Answers what changed; an ended graph or stage is left as it was.',
     capability: 'write',
-    input: z.object({ graphId, stageId: stageId.optional() }).strict(),
+    input: z.object({ graphId, stageId: stageId.optional().describe('cancel only this stage') }).strict(),
     mcpTool: true,
   },
   tasks_rerun: {
@@ -130,8 +147,8 @@ export interface LogRecord {
 
 export interface LogSlice {
   records: LogRecord[];
-  /** Pass as logCursor to read on. */
-  cursor: number;
+  /** Pass as `cursor` (with the same stageId) to read on. */
+  nextCursor: string;
   /** More is already there past `cursor`. */
   more: boolean;
   /** Total bytes of the log so far. */

@@ -3,22 +3,36 @@ import type { EventPage, HandoffView, TaskView } from '../handoff-dto';
 import { HANDOFF_STATUSES } from '../handoff-machine';
 import { LIMITS } from '../limits';
 import type { MethodSpec } from '../method-spec';
+import { cursorParam, limitParam } from '../paging';
 import { utf8ByteLength } from '../text-size';
 
-const handoffId = z.string().min(1).max(64).describe('the handoff id handoff_create returned (h_…)');
+const handoffId = z.string().min(1).max(64).describe('the handoff id handoff_create returned (hf_…)');
 const participantName = z
   .string()
   .min(1)
   .max(LIMITS.maxParticipantNameLength)
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'a participant name: letters, digits, ".", "_" or "-"');
 const inputKey = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'keys are 1-64 letters, digits, ".", "_" or "-"');
-const reason = z.string().min(1).max(LIMITS.maxReasonChars, `a reason is at most ${LIMITS.maxReasonChars} characters`);
+const idempotencyKey = z
+  .string()
+  .min(1)
+  .max(LIMITS.maxIdempotencyKeyLength)
+  .describe('repeating a call with the same key (same participant) returns the original handoff instead of a second one');
+const reason = z
+  .string()
+  .min(1)
+  .max(LIMITS.maxReasonChars, `a reason is at most ${LIMITS.maxReasonChars} characters`)
+  .describe('why, in a sentence for the people involved');
 
 const artifactRef = z
   .object({
-    uri: z.string().min(1).max(LIMITS.maxArtifactUriLength, `an artifact URI is at most ${LIMITS.maxArtifactUriLength} characters`),
-    name: z.string().min(1).max(256).optional(),
-    mediaType: z.string().min(1).max(128).optional(),
+    uri: z
+      .string()
+      .min(1)
+      .max(LIMITS.maxArtifactUriLength, `an artifact URI is at most ${LIMITS.maxArtifactUriLength} characters`)
+      .describe('where it is: a file path, URL or commit'),
+    name: z.string().min(1).max(256).optional().describe('a name for people'),
+    mediaType: z.string().min(1).max(128).optional().describe('its media type, e.g. text/markdown'),
   })
   .strict();
 const artifacts = z
@@ -35,8 +49,8 @@ function keyedMap<V extends z.ZodType>(value: V, max: number, what: string) {
 }
 
 const page = {
-  after: z.number().int().min(0).optional().describe('return events with an id greater than this (0 or omitted: from the oldest kept)'),
-  limit: z.number().int().min(1).max(LIMITS.maxEventPage).optional().describe(`page size, default 50, at most ${LIMITS.maxEventPage}`),
+  cursor: cursorParam('start from the oldest event kept').optional(),
+  limit: limitParam(LIMITS.maxEventPage, 50, 'events').optional(),
 };
 
 export const HANDOFF_METHODS = {
@@ -50,16 +64,23 @@ export const HANDOFF_METHODS = {
         summary: z
           .string()
           .min(1)
-          .max(LIMITS.maxHandoffSummaryChars, `a summary is at most ${LIMITS.maxHandoffSummaryChars} characters: put the detail in constraints or an artifact`),
+          .max(LIMITS.maxHandoffSummaryChars, `a summary is at most ${LIMITS.maxHandoffSummaryChars} characters: put the detail in constraints or an artifact`)
+          .describe('what to do, in a sentence or two'),
         to: participantName.optional().describe('the participant who should do it; omit to let anyone accept it'),
         constraints: z
           .string()
           .max(LIMITS.maxHandoffConstraintsChars, `constraints are at most ${LIMITS.maxHandoffConstraintsChars} characters: move the rest into an artifact`)
-          .optional(),
+          .optional()
+          .describe('limits and details the work must respect'),
         artifacts: artifacts.optional(),
-        idempotency_key: z.string().min(1).max(LIMITS.maxIdempotencyKeyLength).optional(),
+        idempotency_key: idempotencyKey.optional(),
+        idempotencyKey: idempotencyKey.optional().describe('the same as idempotency_key (either spelling; both must agree if both are given)'),
       })
-      .strict(),
+      .strict()
+      .refine((v) => v.idempotency_key === undefined || v.idempotencyKey === undefined || v.idempotency_key === v.idempotencyKey, {
+        message: 'idempotency_key and idempotencyKey are two spellings of one key and differ here: send only one of them',
+        path: ['idempotencyKey'],
+      }),
     mcpTool: true,
     // MCP Tasks clients may get the handoff's task back instead of the handoff
     task: { support: 'optional', taskIdOf: (output) => (output as { handoff: { taskId: string } }).handoff.taskId },
@@ -67,7 +88,7 @@ export const HANDOFF_METHODS = {
   handoff_accept: {
     description: 'Accept an open handoff addressed to you (or to anyone). You become its assignee; its task stays working.',
     capability: 'write',
-    input: z.object({ handoff_id: handoffId }).strict(),
+    input: z.object({ handoffId: handoffId }).strict(),
     mcpTool: true,
   },
   handoff_request_input: {
@@ -77,21 +98,21 @@ export const HANDOFF_METHODS = {
     capability: 'write',
     input: z
       .object({
-        handoff_id: handoffId,
+        handoffId: handoffId,
         requests: keyedMap(
           z
             .object({
-              message: z.string().min(1).max(LIMITS.maxInputMessageChars),
-              requested_schema: z
+              message: z.string().min(1).max(LIMITS.maxInputMessageChars).describe('the question, for the person who answers'),
+              requestedSchema: z
                 .record(z.string(), z.unknown())
-                .refine((s) => JSON.stringify(s).length <= 16_384, 'a requested_schema is at most 16 KiB of JSON')
+                .refine((s) => JSON.stringify(s).length <= 16_384, 'a requestedSchema is at most 16 KiB of JSON')
                 .optional()
                 .describe('JSON Schema of the answer (an elicitation form); default: one string field "answer"'),
             })
             .strict(),
           LIMITS.maxInputRequests,
           'input request',
-        ),
+        ).describe('the questions, by a key of your choice: {key: {message, requestedSchema?}}'),
       })
       .strict(),
     mcpTool: true,
@@ -101,20 +122,21 @@ export const HANDOFF_METHODS = {
     capability: 'write',
     input: z
       .object({
-        handoff_id: handoffId,
+        handoffId: handoffId,
         answers: keyedMap(
           z
             .object({
-              action: z.enum(['accept', 'decline', 'cancel']),
+              action: z.enum(['accept', 'decline', 'cancel']).describe('accept (with content), decline or cancel'),
               content: z
                 .record(z.string(), z.unknown())
                 .refine((c) => JSON.stringify(c).length <= 65_536, 'an answer is at most 64 KiB of JSON')
-                .optional(),
+                .optional()
+                .describe('with accept: the answer, matching the request\'s requestedSchema'),
             })
             .strict(),
           LIMITS.maxInputRequests,
           'answer',
-        ),
+        ).describe('the answers, by the keys of the requests: {key: {action, content?}}'),
       })
       .strict(),
     mcpTool: true,
@@ -124,14 +146,15 @@ export const HANDOFF_METHODS = {
     capability: 'write',
     input: z
       .object({
-        handoff_id: handoffId,
+        handoffId: handoffId,
         result: z
           .string()
           .max(LIMITS.maxHandoffResultBytes, `a result is at most ${LIMITS.maxHandoffResultBytes} bytes: put the rest in an artifact and reference it`)
           .refine(
             (text) => utf8ByteLength(text) <= LIMITS.maxHandoffResultBytes,
             `a result is at most ${LIMITS.maxHandoffResultBytes} bytes of UTF-8: put the rest in an artifact and reference it`,
-          ),
+          )
+          .describe('the result, as markdown'),
         artifacts: artifacts.optional(),
       })
       .strict(),
@@ -140,17 +163,19 @@ export const HANDOFF_METHODS = {
   handoff_get: {
     description: 'Read a handoff and its task: the authority on where the work stands.',
     capability: 'read',
-    input: z.object({ handoff_id: handoffId }).strict(),
+    input: z.object({ handoffId: handoffId }).strict(),
     mcpTool: true,
     readOnly: true,
   },
   handoff_list: {
-    description: 'List the handoffs you have a part in (all of them, if you can approve), newest first; open ones addressed to anyone included.',
+    description: 'List the handoffs you have a part in (all of them, if you can approve), newest first; open ones addressed to anyone included. ' +
+      'Paged: pass the nextCursor of one page as cursor for the next (null: that was the last page).',
     capability: 'read',
     input: z
       .object({
-        status: z.enum(HANDOFF_STATUSES).optional(),
-        limit: z.number().int().min(1).max(200).optional(),
+        status: z.enum(HANDOFF_STATUSES).optional().describe('only handoffs in this status'),
+        cursor: cursorParam('start from the newest handoff').optional(),
+        limit: limitParam(200, 50, 'handoffs').optional(),
       })
       .strict(),
     mcpTool: true,
@@ -159,38 +184,38 @@ export const HANDOFF_METHODS = {
   handoff_events: {
     description: "A handoff's events after an event id, oldest first, paged. Read these after a gap; the live stream is not a cursor.",
     capability: 'read',
-    input: z.object({ handoff_id: handoffId, ...page }).strict(),
+    input: z.object({ handoffId: handoffId, ...page }).strict(),
     mcpTool: true,
     readOnly: true,
   },
   handoff_approve: {
     description: 'Approve the result of a handoff in result_ready (needs the approve capability). The task is left as it is.',
     capability: 'approve',
-    input: z.object({ handoff_id: handoffId, reason: reason.optional() }).strict(),
+    input: z.object({ handoffId: handoffId, reason: reason.optional() }).strict(),
     mcpTool: true,
   },
   handoff_reject: {
     description: 'Reject the result of a handoff in result_ready, saying why (needs the approve capability). The task is left as it is.',
     capability: 'approve',
-    input: z.object({ handoff_id: handoffId, reason }).strict(),
+    input: z.object({ handoffId: handoffId, reason }).strict(),
     mcpTool: true,
   },
   handoff_cancel: {
     description: 'Cancel a handoff before it has a result (its owner, or a participant who can approve). Its task becomes cancelled.',
     capability: 'write',
-    input: z.object({ handoff_id: handoffId, reason: reason.optional() }).strict(),
+    input: z.object({ handoffId: handoffId, reason: reason.optional() }).strict(),
     mcpTool: true,
   },
   handoff_task_cancel_as: {
     description: "Operator only (ce task-cancel): cancel a handoff's task on behalf of a named participant, with that participant's rights.",
     capability: 'operate',
-    input: z.object({ task_id: z.string().min(1).max(64), participant: participantName, reason: reason.optional() }).strict(),
+    input: z.object({ taskId: z.string().min(1).max(64), participant: participantName, reason: reason.optional() }).strict(),
     mcpTool: false,
   },
   task_get: {
     description: 'Read a task of any kind (a handoff execution, a graph run, a job) as the caller may see it: unknown and not visible are one answer.',
     capability: 'read',
-    input: z.object({ task_id: z.string().min(1).max(64) }).strict(),
+    input: z.object({ taskId: z.string().min(1).max(64) }).strict(),
     mcpTool: false,
     readOnly: true,
   },
@@ -210,7 +235,7 @@ export interface HandoffOutputs {
   handoff_answer_input: { handoff: HandoffView };
   handoff_complete: { handoff: HandoffView };
   handoff_get: { handoff: HandoffView };
-  handoff_list: { handoffs: HandoffView[] };
+  handoff_list: { handoffs: HandoffView[]; nextCursor: string | null };
   handoff_events: EventPage;
   handoff_approve: { handoff: HandoffView };
   handoff_reject: { handoff: HandoffView };

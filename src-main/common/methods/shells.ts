@@ -2,22 +2,28 @@ import { z } from 'zod';
 import { LIMITS } from '../limits';
 import { AGENT_PATTERN_SYNTAX } from '../safe-pattern';
 import type { MethodSpec } from '../method-spec';
+import { cursorParam } from '../paging';
 
-const shellId = z.string().min(1).max(64);
+const shellId = z.string().min(1).max(64).describe('the shell id shell_open returned (sh_…; shell_list shows them)');
 const path = z.string().min(1).max(4096);
 
 const inputItem = z.union([
-  z.object({ text: z.string().max(LIMITS.shellMaxInputBytes) }).strict(),
-  z.object({ key: z.string().min(1).max(32) }).strict(),
+  z.object({ text: z.string().max(LIMITS.shellMaxInputBytes).describe('text typed as is') }).strict(),
+  z.object({ key: z.string().min(1).max(32).describe('a key: "C-c", "Enter", "Tab", "Escape", "Up", …') }).strict(),
 ]);
 
-const timeoutMs = z.number().int().min(0).max(LIMITS.shellMaxWaitMs).optional();
-const pattern = z.string().min(1).max(1000);
+const timeoutMs = z
+  .number()
+  .int()
+  .min(0)
+  .optional()
+  .describe(`give up waiting after this long; clamped to ${LIMITS.shellMaxWaitMs} ms (the answer's wait.effectiveTimeoutMs says what was used)`);
+const pattern = z.string().min(1).max(1000).describe('a regular expression matched against ANSI-stripped output');
 
 export const shellWaitSchema = z.discriminatedUnion('until', [
-  z.object({ until: z.literal('match'), pattern, stopPatterns: z.array(pattern).max(16).optional(), timeoutMs }).strict(),
-  z.object({ until: z.literal('idle'), idleMs: z.number().int().min(10).max(LIMITS.shellMaxWaitMs), timeoutMs }).strict(),
-  z.object({ until: z.literal('exit'), timeoutMs }).strict(),
+  z.object({ until: z.literal('match').describe('until pattern matches'), pattern, stopPatterns: z.array(pattern).max(16).optional().describe('stop early when one of these matches (e.g. an error)'), timeoutMs }).strict(),
+  z.object({ until: z.literal('idle').describe('until the output is quiet'), idleMs: z.number().int().min(10).max(LIMITS.shellMaxWaitMs).describe('quiet for this long'), timeoutMs }).strict(),
+  z.object({ until: z.literal('exit').describe('until the shell exits'), timeoutMs }).strict(),
 ]);
 
 export interface ShellView {
@@ -33,7 +39,7 @@ export interface ShellView {
   signal: string | null;
   cols: number;
   rows: number;
-  /** Bytes of output so far (also the cursor just after the newest byte). */
+  /** Bytes of output so far. */
   outputBytes: number;
   lastInput: { by: string; at: string } | null;
 }
@@ -57,10 +63,10 @@ export interface ShellRunResult {
   exitCode: number | null;
   /** The command's output, without the echoed command line and the shell's marks; the newest maxBytes of it. */
   output: string;
-  /** Output offset where the command's output starts (read it all with shell_io from here). */
-  cursor: number;
-  /** Output offset where the returned output ends. */
-  nextCursor: number;
+  /** Where the command's output starts (opaque; read it all with shell_io from here). */
+  cursor: string;
+  /** Where the returned output ends (opaque; shell_io reads on from here). */
+  nextCursor: string;
   /** Bytes of output before `output` that were left out (longer than maxBytes, or no longer in the scrollback). */
   omittedBytes: number;
   /** How the end and the exit code were found: the shell's prompt marks (bash, zsh) or a sentinel typed after the command. */
@@ -74,8 +80,10 @@ export interface ShellIoResult {
   shellId: string;
   /** Output from `cursor` to `nextCursor`, ANSI-stripped (format "text") or as the terminal sent it ("raw"). */
   output: string;
-  cursor: number;
-  nextCursor: number;
+  /** Where `output` begins (opaque, like every cursor). */
+  cursor: string;
+  /** Pass as `cursor` to read on. */
+  nextCursor: string;
   /** More output is waiting after nextCursor: call again with it. */
   more: boolean;
   /** The cursor asked for had already left the scrollback: output before `cursor` is lost. */
@@ -100,13 +108,13 @@ export const SHELL_METHODS = {
     capability: 'write',
     input: z
       .object({
-        name: z.string().min(1).max(64).optional(),
-        cwd: path.optional(),
-        shell: path.optional(),
-        args: z.array(z.string().max(4096)).max(32).optional(),
-        env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).max(128), z.string().max(8192)).optional(),
-        cols: z.number().int().min(2).max(1000).optional(),
-        rows: z.number().int().min(2).max(500).optional(),
+        name: z.string().min(1).max(64).optional().describe('a name people see in the terminal list'),
+        cwd: path.optional().describe("working folder (default: the room's folder)"),
+        shell: path.optional().describe('the program to run (default: your $SHELL)'),
+        args: z.array(z.string().max(4096)).max(32).optional().describe('its arguments'),
+        env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).max(128), z.string().max(8192)).optional().describe('environment variables to set (at most 64)'),
+        cols: z.number().int().min(2).max(1000).optional().describe('terminal width (default 120)'),
+        rows: z.number().int().min(2).max(500).optional().describe('terminal height (default 32)'),
       })
       .strict()
       .refine((v) => Object.keys(v.env ?? {}).length <= 64, { message: 'at most 64 environment variables', path: ['env'] }),
@@ -126,13 +134,17 @@ export const SHELL_METHODS = {
     input: z
       .object({
         shellId,
-        text: z.string().max(LIMITS.shellMaxInputBytes).optional(),
-        input: z.array(inputItem).max(256).optional(),
-        resize: z.object({ cols: z.number().int().min(2).max(1000), rows: z.number().int().min(2).max(500) }).strict().optional(),
-        cursor: z.number().int().min(0).optional(),
-        maxBytes: z.number().int().min(1).max(LIMITS.shellMaxReadBytes).optional(),
-        format: z.enum(['text', 'raw', 'screen']).optional(),
-        wait: shellWaitSchema.optional(),
+        text: z.string().max(LIMITS.shellMaxInputBytes).optional().describe('text to type ("\\n" runs a command)'),
+        input: z.array(inputItem).max(256).optional().describe('input items sent in order after text: {text} or {key}'),
+        resize: z
+          .object({ cols: z.number().int().min(2).max(1000).describe('columns'), rows: z.number().int().min(2).max(500).describe('rows') })
+          .strict()
+          .optional()
+          .describe('resize the terminal first'),
+        cursor: cursorParam('read from where the output stood before your input; "start" reads from the oldest output kept').optional(),
+        maxBytes: z.number().int().min(1).max(LIMITS.shellMaxReadBytes).optional().describe(`at most this many bytes of output per answer (at most ${LIMITS.shellMaxReadBytes})`),
+        format: z.enum(['text', 'raw', 'screen']).optional().describe('text (default): ANSI-stripped; raw: as the terminal sent it; screen: the terminal\'s current screen as a person sees it (one line per row, with the cursor)'),
+        wait: shellWaitSchema.optional().describe('wait on the server before answering: {until: "match" | "idle" | "exit", …}'),
       })
       .strict(),
     mcpTool: true,

@@ -2,13 +2,15 @@ import zlib from 'node:zlib';
 import { RoomError } from '../../common/errors';
 import { waitingOnIn, type SchedStage } from '../../common/graphs/graph-scheduler';
 import { STAGE_STATES, type StageState } from '../../common/graphs/stage-machine';
-import type { GraphOutputs, GraphTopologyNode, GraphView, LogSlice, StageView } from '../../common/methods/graphs';
+import type { GraphOutputs, GraphTopologyNode, GraphView, StageView } from '../../common/methods/graphs';
 import type { Limits } from '../../common/limits';
 import type { Caller } from '../../common/dto';
 import { readPrivateBuffer } from '../fs-safe';
 import { GRAPH_OPERATION } from '../tasks/operations';
 import { canSeeTask } from '../tasks/task-visibility';
-import { readLogSlice, sliceLog } from './stage-log';
+import { readLogSlice, sliceLog, type ByteLogSlice } from './stage-log';
+import { decodeCursor, encodeCursor, numberAt, stringAt } from '../paging';
+import { START_CURSOR } from '../../common/paging';
 import type { GraphRecord, GraphRepo, StageRecord } from '../store/graphs';
 
 /**
@@ -99,7 +101,7 @@ export function unpackArtifact(file: string, maxLogBytes: number): Buffer {
   return packed ? zlib.gunzipSync(packed, { maxOutputLength: maxLogBytes + 1024 * 1024 }) : Buffer.alloc(0);
 }
 
-export function readStageLog(repo: GraphRepo, s: StageRecord, cursor: number | undefined, maxBytes: number, maxLogBytes: number): LogSlice {
+export function readStageLog(repo: GraphRepo, s: StageRecord, cursor: number | undefined, maxBytes: number, maxLogBytes: number): ByteLogSlice {
   const artifact = repo.artifact(s.graphId, s.stageId);
   if (artifact) return sliceLog(unpackArtifact(artifact.path, maxLogBytes), cursor, maxBytes, true);
   return readLogSlice(s.logPath, cursor, maxBytes);
@@ -108,7 +110,7 @@ export function readStageLog(repo: GraphRepo, s: StageRecord, cursor: number | u
 export function statusOf(
   repo: GraphRepo,
   caller: Caller,
-  input: { graphId: string; stageId?: string | undefined; logCursor?: number | undefined; logMaxBytes?: number | undefined },
+  input: { graphId: string; stageId?: string | undefined; cursor?: string | undefined; maxBytes?: number | undefined },
   // the engine passes its own; the default is for the CLI reading a room file without a room process
   limits: Pick<Limits, 'defaultLogReadBytes' | 'maxStageLogBytes'>,
   /** The runner's own copy of a running graph's rows (a status poll of a 10,000-stage graph need not read them all). */
@@ -119,7 +121,16 @@ export function statusOf(
   const graph = graphView(g, stages);
   if (input.stageId === undefined) return { graph, stages: stages.map(stageView) };
   const s = stageOf(stages, g.id, input.stageId);
-  return { graph, stage: stageView(s), log: readStageLog(repo, s, input.logCursor, input.logMaxBytes ?? limits.defaultLogReadBytes, limits.maxStageLogBytes) };
+  const from = input.cursor === undefined ? undefined : stageLogOffset(input.cursor, g.id, s.stageId);
+  const { cursor, ...slice } = readStageLog(repo, s, from, input.maxBytes ?? limits.defaultLogReadBytes, limits.maxStageLogBytes);
+  return { graph, stage: stageView(s), log: { ...slice, nextCursor: encodeCursor('stage-log', `${g.id}:${s.stageId}`, [cursor]) } };
+}
+
+/** The byte offset inside a tasks_status log cursor, which must be one this stage's log gave out. */
+export function stageLogOffset(cursor: string, graphId: string, stageId: string): number {
+  if (cursor === START_CURSOR) return 0;
+  const restart = "read the tail of the stage's log";
+  return numberAt(decodeCursor(cursor, 'stage-log', `${graphId}:${stageId}`, restart), 0, restart);
 }
 
 export function topologyOf(repo: GraphRepo, caller: Caller, graphId: string): GraphOutputs['tasks_graph'] {
@@ -143,27 +154,19 @@ export function topologyOf(repo: GraphRepo, caller: Caller, graphId: string): Gr
   return { graph: graphView(g, stages), stages: nodes, order: stages.map((s) => s.stageId) };
 }
 
-function encodeCursor(g: GraphRecord): string {
-  return Buffer.from(JSON.stringify({ c: g.createdAt, i: g.id })).toString('base64url');
-}
-
-function decodeCursor(cursor: string): { createdAt: string; id: string } {
-  try {
-    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { c?: unknown; i?: unknown };
-    if (typeof v.c === 'string' && typeof v.i === 'string') return { createdAt: v.c, id: v.i };
-  } catch {
-    // fall through to the clear error
-  }
-  throw new RoomError('INVALID_INPUT', 'cursor is not one tasks_list returned: omit it to start from the newest graph');
+function graphListPosition(cursor: string): { createdAt: string; id: string } {
+  const restart = 'start from the newest graph';
+  const position = decodeCursor(cursor, 'graphs', '', restart);
+  return { createdAt: stringAt(position, 0, restart), id: stringAt(position, 1, restart) };
 }
 
 export function listOf(repo: GraphRepo, caller: Caller, input: { limit?: number | undefined; cursor?: string | undefined }): GraphOutputs['tasks_list'] {
   const limit = input.limit ?? 20;
-  const rows = repo.list(canSeeAll(caller) ? null : caller.name, limit + 1, input.cursor ? decodeCursor(input.cursor) : undefined);
+  const rows = repo.list(canSeeAll(caller) ? null : caller.name, limit + 1, input.cursor ? graphListPosition(input.cursor) : undefined);
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return {
     graphs: page.map((g) => graphView(g, repo.stages(g.id))),
-    nextCursor: rows.length > limit && last ? encodeCursor(last) : null,
+    nextCursor: rows.length > limit && last ? encodeCursor('graphs', '', [last.createdAt, last.id]) : null,
   };
 }

@@ -14,7 +14,7 @@ import { ensurePrivateDir } from '../fs-safe';
 import { GraphRepo } from '../store/graphs';
 import { spoolEnded } from './artifact-store';
 import { GraphRuntime } from './graph-runtime';
-import { graphView, listOf, stageTaskId, statusOf, topologyOf, visibleGraph } from './graph-views';
+import { graphView, listOf, stageLogOffset, stageTaskId, statusOf, topologyOf, visibleGraph } from './graph-views';
 import { reconcileAfterRestart } from './reconcile';
 import { GrowthSignal } from '../growth-signal';
 import { GRAPH_OPERATION } from '../tasks/operations';
@@ -188,13 +188,13 @@ export function graphsFeature(ctx: EngineContext, tasks: TaskService, terminalHo
       tasks_status: async (caller, input) => {
         if (!input.waitMs) return statusOf(repo, caller, input, limits, live);
         const first = statusOf(repo, caller, input, limits, live); // refuses an unknown graph before waiting
-        const following = 'log' in first && input.logCursor !== undefined;
+        const following = 'log' in first && input.cursor !== undefined;
         if ((first.graph.state !== 'pending' && first.graph.state !== 'running') || ('log' in first && following && first.log.records.length > 0)) {
           return { ...first, waitedMs: 0 };
         }
         const started = ctx.elapsedMs();
         const logPath = following ? repo.stages(input.graphId).find((x) => x.stageId === input.stageId)?.logPath : undefined;
-        const cursor = input.logCursor ?? 0;
+        const cursor = input.cursor !== undefined && input.stageId !== undefined ? stageLogOffset(input.cursor, input.graphId, input.stageId) : 0;
         const follow = logPath && input.stageId !== undefined ? { stageTaskId: stageTaskId(input.graphId, input.stageId), check: () => logSize(logPath) > cursor } : null;
         await waitForChange(input.graphId, input.waitMs, follow);
         return { ...statusOf(repo, caller, input, limits, live), waitedMs: Math.round(ctx.elapsedMs() - started) };

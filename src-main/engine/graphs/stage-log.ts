@@ -1,5 +1,8 @@
 import fs from 'node:fs';
 import type { LogRecord, LogSlice } from '../../common/methods/graphs';
+
+/** A log slice as the engine reads it: `cursor` is the byte offset after the slice (callers get it encoded as nextCursor). */
+export type ByteLogSlice = Omit<LogSlice, 'nextCursor'> & { cursor: number };
 import { RoomError } from '../../common/errors';
 import { checkPrivateFile, FILE_MODE, readPrivateBuffer } from '../fs-safe';
 import { restrictToUser } from '../platform/private-acl';
@@ -133,7 +136,7 @@ export function readLogFile(path: string): Buffer {
  * record boundary); with one, from there on. Only whole records are returned; an unparsable line (a torn
  * write) is skipped.
  */
-export function sliceLog(buf: Buffer, cursor: number | undefined, maxBytes: number, spooled: boolean): LogSlice {
+export function sliceLog(buf: Buffer, cursor: number | undefined, maxBytes: number, spooled: boolean): ByteLogSlice {
   return sliceWindow(buf, 0, buf.length, cursor, maxBytes, spooled);
 }
 
@@ -144,7 +147,7 @@ const WINDOW_SLACK = 6 * MAX_RECORD_CHARS + 256;
  * The same slice read straight from a log file, touching only the bytes it needs (a tail of an 8 MiB log
  * reads kilobytes, not the whole file). Missing file: an empty slice.
  */
-export function readLogSlice(path: string, cursor: number | undefined, maxBytes: number): LogSlice {
+export function readLogSlice(path: string, cursor: number | undefined, maxBytes: number): ByteLogSlice {
   if (checkPrivateFile(path) === 'absent') return { records: [], cursor: 0, more: false, size: 0, spooled: false };
   const fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
   try {
@@ -165,7 +168,7 @@ export function readLogSlice(path: string, cursor: number | undefined, maxBytes:
 }
 
 /** `window` holds the log's bytes from offset `base`; offsets in and out are absolute. */
-function sliceWindow(window: Buffer, base: number, size: number, cursor: number | undefined, maxBytes: number, spooled: boolean): LogSlice {
+function sliceWindow(window: Buffer, base: number, size: number, cursor: number | undefined, maxBytes: number, spooled: boolean): ByteLogSlice {
   const at = (abs: number) => abs - base;
   let start: number;
   if (cursor === undefined) {

@@ -56,7 +56,7 @@ export class HandoffActions {
 
   create(caller: Caller, input: MethodInput<'handoff_create'>): { handoff: HandoffView; created: boolean } {
     const { handoffs, tasks } = this.q;
-    const key = input.idempotency_key ?? null;
+    const key = input.idempotency_key ?? input.idempotencyKey ?? null;
     const to = input.to ?? null;
     // one transaction for the lookup and the insert: the key, the addressee and the cap are judged on what is
     // committed, and a repeat finds the original instead of tripping the unique index
@@ -104,7 +104,7 @@ export class HandoffActions {
   }
 
   requestInput(caller: Caller, input: MethodInput<'handoff_request_input'>): HandoffView {
-    return this.act(caller, input.handoff_id, 'request_input', (h) => {
+    return this.act(caller, input.handoffId, 'request_input', (h) => {
       this.mustBeAssignee(caller, h, 'request input');
       const requests: Record<string, InputRequest> = {};
       for (const [key, r] of Object.entries(input.requests)) {
@@ -114,7 +114,7 @@ export class HandoffActions {
         }
         requests[key] = {
           method: 'elicitation/create',
-          params: { mode: 'form', message: r.message, requestedSchema: r.requested_schema ?? DEFAULT_INPUT_SCHEMA },
+          params: { mode: 'form', message: r.message, requestedSchema: r.requestedSchema ?? DEFAULT_INPUT_SCHEMA },
         };
       }
       return { handoff: {}, task: { inputRequests: requests }, data: { keys: Object.keys(requests) } };
@@ -125,7 +125,7 @@ export class HandoffActions {
     const keys = Object.keys(input.answers);
     return this.act(
       caller,
-      input.handoff_id,
+      input.handoffId,
       'answer_input',
       (h, task) => {
         if (h.owner !== caller.name && !canApprove(caller)) {
@@ -160,7 +160,7 @@ export class HandoffActions {
   }
 
   complete(caller: Caller, input: MethodInput<'handoff_complete'>): HandoffView {
-    return this.act(caller, input.handoff_id, 'complete', (h) => {
+    return this.act(caller, input.handoffId, 'complete', (h) => {
       this.mustBeAssignee(caller, h, 'complete it');
       const result: HandoffResult = { text: input.result, artifacts: input.artifacts ?? [], completedBy: caller.name, completedAt: this.ctx.now() };
       // the same result on both rows: the task's goes with its TTL, the handoff's copy stays

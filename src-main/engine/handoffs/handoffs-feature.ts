@@ -46,7 +46,7 @@ export function handoffsFeature(ctx: EngineContext, tasks: TaskService): Feature
       const answers = Object.fromEntries(Object.entries(responses).filter(([key]) => Object.hasOwn(waiting, key)));
       if (Object.keys(answers).length === 0) return;
       // the same bounds as handoff_answer_input: an answer through tasks/update is no bigger or looser
-      const parsed = CONTRACT.handoff_answer_input.input.safeParse({ handoff_id: handoffOf(task.id).id, answers });
+      const parsed = CONTRACT.handoff_answer_input.input.safeParse({ handoffId: handoffOf(task.id).id, answers });
       if (!parsed.success) throw describeInvalidInput('tasks/update', parsed.error);
       actions.answerInput(caller, parsed.data as MethodInput<'handoff_answer_input'>);
     },
@@ -68,16 +68,16 @@ export function handoffsFeature(ctx: EngineContext, tasks: TaskService): Feature
     name: 'handoffs',
     handlers: {
       handoff_create: (caller, input) => actions.create(caller, input),
-      handoff_accept: (caller, input) => ({ handoff: actions.accept(caller, input.handoff_id) }),
+      handoff_accept: (caller, input) => ({ handoff: actions.accept(caller, input.handoffId) }),
       handoff_request_input: (caller, input) => ({ handoff: actions.requestInput(caller, input) }),
       handoff_answer_input: (caller, input) => ({ handoff: actions.answerInput(caller, input) }),
       handoff_complete: (caller, input) => ({ handoff: actions.complete(caller, input) }),
-      handoff_get: (caller, input) => ({ handoff: q.get(caller, input.handoff_id) }),
-      handoff_list: (caller, input) => ({ handoffs: q.list(caller, input) }),
-      handoff_events: (caller, input) => q.events(caller, input.handoff_id, input),
-      handoff_approve: (caller, input) => ({ handoff: actions.decide(caller, input.handoff_id, true, input.reason ?? null) }),
-      handoff_reject: (caller, input) => ({ handoff: actions.decide(caller, input.handoff_id, false, input.reason) }),
-      handoff_cancel: (caller, input) => ({ handoff: actions.cancel(caller, input.handoff_id, input.reason ?? null) }),
+      handoff_get: (caller, input) => ({ handoff: q.get(caller, input.handoffId) }),
+      handoff_list: (caller, input) => q.list(caller, input),
+      handoff_events: (caller, input) => q.events(caller, input.handoffId, input),
+      handoff_approve: (caller, input) => ({ handoff: actions.decide(caller, input.handoffId, true, input.reason ?? null) }),
+      handoff_reject: (caller, input) => ({ handoff: actions.decide(caller, input.handoffId, false, input.reason) }),
+      handoff_cancel: (caller, input) => ({ handoff: actions.cancel(caller, input.handoffId, input.reason ?? null) }),
       handoff_task_cancel_as: (_operator, input) => {
         // the operator speaks for a named participant (ce task-cancel): that participant's rights apply, not the operator's
         const record = ctx.room.participants.byName(input.participant);
@@ -86,14 +86,14 @@ export function handoffsFeature(ctx: EngineContext, tasks: TaskService): Feature
         }
         const as = toCaller(record);
         // the same view that participant would have: a task it may not see is an unknown task
-        const task = q.task(as, input.task_id);
+        const task = q.task(as, input.taskId);
         const h = task.operation === HANDOFF_OPERATION ? q.handoffs.byTask(task.taskId) : null;
-        if (!h) throw unknownTask(input.task_id);
+        if (!h) throw unknownTask(input.taskId);
         if (!as.capabilities.includes('write')) throw new RoomError('FORBIDDEN', `${as.name} lacks the "write" capability needed to cancel`);
         const handoff = actions.cancel(as, h.id, input.reason ?? null);
         return { handoff, task: handoff.task };
       },
-      task_get: (caller, input) => ({ task: q.task(caller, input.task_id) }),
+      task_get: (caller, input) => ({ task: q.task(caller, input.taskId) }),
       workspace_history: (caller, input) => q.history(caller, input),
     },
     start() {

@@ -9,6 +9,7 @@ import { canSeeTask } from '../tasks/task-visibility';
 import { eventOf, type EventRow } from '../store/events';
 import { handoffView, taskView } from './views';
 import { HANDOFF_OPERATION } from '../tasks/operations';
+import { decodeCursor, encodeCursor, numberAt, stringAt } from '../paging';
 
 const DEFAULT_PAGE = 50;
 
@@ -60,8 +61,22 @@ export class HandoffQueries {
     return this.view(this.visibleRecord(caller, id));
   }
 
-  list(caller: Caller, options: { status?: HandoffStatus | undefined; limit?: number | undefined }): HandoffView[] {
-    return this.handoffs.listVisible(viewerOf(caller), { status: options.status, limit: options.limit ?? 50 }).map((h) => this.view(h));
+  /** Newest first, a page at a time: the cursor holds the (created_at, id) of the last handoff of the previous page. */
+  list(
+    caller: Caller,
+    options: { status?: HandoffStatus | undefined; limit?: number | undefined; cursor?: string | undefined },
+  ): { handoffs: HandoffView[]; nextCursor: string | null } {
+    const limit = options.limit ?? DEFAULT_PAGE;
+    const restart = 'start from the newest handoff';
+    const position = options.cursor === undefined ? null : decodeCursor(options.cursor, 'handoffs', options.status ?? '', restart);
+    const before = position ? { createdAt: stringAt(position, 0, restart), id: stringAt(position, 1, restart) } : null;
+    const rows = this.handoffs.listVisible(viewerOf(caller), { status: options.status, limit: limit + 1, before });
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    return {
+      handoffs: page.map((h) => this.view(h)),
+      nextCursor: rows.length > limit && last ? encodeCursor('handoffs', options.status ?? '', [last.createdAt, last.id]) : null,
+    };
   }
 
   /** A task the caller may see: a handoff's task when the handoff is visible; another kind by the one task rule. */
@@ -77,12 +92,14 @@ export class HandoffQueries {
     return taskView(task);
   }
 
-  events(caller: Caller, handoffId: string, page: { after?: number | undefined; limit?: number | undefined }): EventPage {
+  events(caller: Caller, handoffId: string, page: { cursor?: string | undefined; limit?: number | undefined }): EventPage {
     this.visibleRecord(caller, handoffId);
     return this.page(
       'SELECT * FROM events WHERE subject = @subject AND id > @after ORDER BY id LIMIT @take',
       { subject: handoffId },
       page,
+      'events',
+      handoffId,
     );
   }
 
@@ -91,7 +108,7 @@ export class HandoffQueries {
    * the handoff, a graph's and a task's for their owner (and assignee), participant changes for operators.
    * Operators and approvers see everything.
    */
-  history(caller: Caller, page: { after?: number | undefined; limit?: number | undefined }): EventPage {
+  history(caller: Caller, page: { cursor?: string | undefined; limit?: number | undefined }): EventPage {
     const operate = caller.capabilities.includes('operate') ? 1 : 0;
     return this.page(
       `SELECT e.* FROM events e WHERE e.id > @after AND (
@@ -106,15 +123,25 @@ export class HandoffQueries {
        ORDER BY e.id LIMIT @take`,
       { ...viewerParams(viewerOf(caller)), operate },
       page,
+      'history',
+      caller.name,
     );
   }
 
-  private page(sql: string, params: Record<string, unknown>, page: { after?: number | undefined; limit?: number | undefined }): EventPage {
-    const after = page.after ?? 0;
+  /** Events after the cursor's event id, oldest first. A cursor is bound to its feed (this handoff, or this caller's history). */
+  private page(
+    sql: string,
+    params: Record<string, unknown>,
+    page: { cursor?: string | undefined; limit?: number | undefined },
+    kind: 'events' | 'history',
+    scope: string,
+  ): EventPage {
+    const restart = 'start from the oldest event kept';
+    const after = page.cursor === undefined ? 0 : numberAt(decodeCursor(page.cursor, kind, scope, restart), 0, restart);
     const limit = page.limit ?? DEFAULT_PAGE;
     const rows = this.db.prepare(sql).all({ ...params, after, take: limit + 1 }) as EventRow[];
     const events = rows.slice(0, limit).map(toEvent);
     const oldest = (this.db.prepare('SELECT min(id) AS id FROM events').get() as { id: number | null }).id;
-    return { events, nextAfter: events.at(-1)?.id ?? after, more: rows.length > limit, oldestRetainedId: oldest };
+    return { events, nextCursor: encodeCursor(kind, scope, [events.at(-1)?.id ?? after]), more: rows.length > limit, oldestRetainedId: oldest };
   }
 }

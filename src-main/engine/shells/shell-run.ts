@@ -2,6 +2,7 @@ import type { MethodInput } from '../../common/contract';
 import { stripAnsi } from '../../common/ansi';
 import { RoomError } from '../../common/errors';
 import type { ShellRunResult } from '../../common/methods/shells';
+import { encodeCursor } from '../paging';
 import type { ShellMarks } from './shell-marks';
 import { sentinelLine, statusProbeLine } from './shell-integration';
 import type { ActiveRun, ShellSession } from './shell-session';
@@ -96,8 +97,8 @@ export async function runInShell(session: ShellSession, input: MethodInput<'shel
       status,
       exitCode,
       output: input.format === 'raw' ? text : stripAnsi(text),
-      cursor: from,
-      nextCursor: read.next,
+      cursor: encodeCursor('shell', session.id, [from]),
+      nextCursor: encodeCursor('shell', session.id, [read.next]),
       omittedBytes: read.start - from,
       integration: current.mode,
       effectiveTimeoutMs: options.timeoutMs,

@@ -10,6 +10,8 @@ import { compilePatterns, waitForOutput } from './output-wait';
 import type { ShellRegistry } from './shell-registry';
 import { runInShell } from './shell-run';
 import { viewOf } from './shell-registry';
+import { decodeCursor, encodeCursor, numberAt } from '../paging';
+import { START_CURSOR } from '../../common/paging';
 
 type ShellMethods = 'shell_open' | 'shell_io' | 'shell_run' | 'shell_close' | 'shell_list';
 
@@ -40,6 +42,7 @@ export function shellsFeature(ctx: EngineContext, shells: ShellRegistry, limits:
       throw new RoomError('CONFLICT', `shell ${session.id} has exited (${describeExit(session.exit)}): its output can still be read; open a new shell to run more`);
     }
 
+    const from = input.cursor === undefined ? undefined : shellOffset(input.cursor, session.id);
     const before = session.ring.end;
     if (input.resize) session.resize(input.resize.cols, input.resize.rows);
     if (bytes.length > 0) session.write(bytes, caller.name, ctx.now());
@@ -47,7 +50,7 @@ export function shellsFeature(ctx: EngineContext, shells: ShellRegistry, limits:
     let wait: MethodOutputs['shell_io']['wait'] = null;
     if (input.wait) {
       const timeoutMs = Math.min(input.wait.timeoutMs ?? limits.shellDefaultWaitMs, limits.shellMaxWaitMs);
-      wait = await waitForOutput(session, input.cursor ?? before, input.wait, {
+      wait = await waitForOutput(session, from ?? before, input.wait, {
         timeoutMs,
         windowBytes: limits.shellWaitWindowBytes,
         signal: call.signal,
@@ -57,15 +60,15 @@ export function shellsFeature(ctx: EngineContext, shells: ShellRegistry, limits:
     if (input.format === 'screen') {
       const shot = await session.screen.snapshot();
       const { lines, offset, ...screen } = shot;
-      return { shellId: session.id, output: lines.join('\n'), cursor: offset, nextCursor: offset, more: false, truncated: false, alive: session.alive, exit: session.exit, wait, screen };
+      return { shellId: session.id, output: lines.join('\n'), cursor: encodeCursor('shell', session.id, [offset]), nextCursor: encodeCursor('shell', session.id, [offset]), more: false, truncated: false, alive: session.alive, exit: session.exit, wait, screen };
     }
-    const read = session.read(input.cursor ?? before, input.maxBytes ?? limits.shellDefaultReadBytes);
+    const read = session.read(from ?? before, input.maxBytes ?? limits.shellDefaultReadBytes);
     const text = read.bytes.toString('utf8');
     return {
       shellId: session.id,
       output: input.format === 'raw' ? text : stripAnsi(text),
-      cursor: read.start,
-      nextCursor: read.next,
+      cursor: encodeCursor('shell', session.id, [read.start]),
+      nextCursor: encodeCursor('shell', session.id, [read.next]),
       more: read.more,
       truncated: read.truncated,
       alive: session.alive,
@@ -105,4 +108,11 @@ export function shellsFeature(ctx: EngineContext, shells: ShellRegistry, limits:
 function describeExit(exit: { exitCode: number | null; signal: string | null } | null): string {
   if (!exit) return 'running';
   return exit.signal ? `killed by ${exit.signal}` : `exit code ${exit.exitCode}`;
+}
+
+/** The byte offset inside a shell_io cursor, which must be one this shell gave out. */
+function shellOffset(cursor: string, shellId: string): number {
+  if (cursor === START_CURSOR) return 0;
+  const restart = 'read from where the output stands before your input';
+  return numberAt(decodeCursor(cursor, 'shell', shellId, restart), 0, restart);
 }

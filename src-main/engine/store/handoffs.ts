@@ -123,13 +123,24 @@ export class HandoffRepo {
   }
 
   /** Newest first. */
-  listVisible(viewer: Viewer, options: { status?: HandoffStatus | undefined; limit: number }): HandoffRecord[] {
+  /** Newest first; `before`: only those older than this (created_at, id), for the next page. */
+  listVisible(
+    viewer: Viewer,
+    options: { status?: HandoffStatus | undefined; limit: number; before?: { createdAt: string; id: string } | null },
+  ): HandoffRecord[] {
     const rows = this.db
       .prepare(
         `SELECT * FROM handoffs h WHERE ${VISIBLE_TO} AND (@status IS NULL OR h.status = @status)
+           AND (@beforeAt IS NULL OR h.created_at < @beforeAt OR (h.created_at = @beforeAt AND h.id < @beforeId))
          ORDER BY h.created_at DESC, h.id DESC LIMIT @limit`,
       )
-      .all({ ...viewerParams(viewer), status: options.status ?? null, limit: options.limit }) as Row[];
+      .all({
+        ...viewerParams(viewer),
+        status: options.status ?? null,
+        limit: options.limit,
+        beforeAt: options.before?.createdAt ?? null,
+        beforeId: options.before?.id ?? null,
+      }) as Row[];
     return rows.map(toRecord);
   }
 

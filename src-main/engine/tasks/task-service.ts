@@ -4,6 +4,7 @@ import { isTerminalTask, nextTaskStatus, type TaskStatus } from '../../common/ta
 import type { RoomEvent } from '../event-bus';
 import type { EngineContext, EventInput } from '../feature';
 import type { TaskChange as StoreTaskChange, TaskRecord } from '../store/tasks';
+import { decodeCursor, encodeCursor, stringAt } from '../paging';
 import { canSeeTask } from './task-visibility';
 
 /** What a kind of task (its `operation`) tells the task layer so every door can serve it the same way. */
@@ -66,19 +67,15 @@ export class TaskService {
   list(caller: Caller, cursor: string | undefined, limit: number): { tasks: TaskRecord[]; nextCursor?: string } {
     let before: { createdAt: string; id: string } | undefined;
     if (cursor !== undefined) {
-      try {
-        const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-        if (!Array.isArray(parsed) || typeof parsed[0] !== 'string' || typeof parsed[1] !== 'string') throw new Error('shape');
-        before = { createdAt: parsed[0], id: parsed[1] };
-      } catch {
-        throw new RoomError('INVALID_INPUT', 'invalid cursor: pass back the nextCursor of a previous answer');
-      }
+      const restart = 'start from your newest task';
+      const position = decodeCursor(cursor, 'tasks', '', restart);
+      before = { createdAt: stringAt(position, 0, restart), id: stringAt(position, 1, restart) };
     }
     const rows = this.ctx.room.tasks.listFor(caller.name, { limit: limit + 1, ...(before ? { before } : {}) });
     const page = rows.slice(0, limit);
     const last = page.at(-1);
     return rows.length > limit && last
-      ? { tasks: page, nextCursor: Buffer.from(JSON.stringify([last.createdAt, last.id])).toString('base64url') }
+      ? { tasks: page, nextCursor: encodeCursor('tasks', '', [last.createdAt, last.id]) }
       : { tasks: page };
   }
 

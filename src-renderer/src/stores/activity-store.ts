@@ -22,28 +22,33 @@ export interface ActivitySlice {
 }
 
 export function createActivityStore(client: EngineClient): StoreApi<ActivitySlice> & { dispose(): void } {
-  let cursor = 0;
+  // the feed's opaque cursor, and the id of the newest event read (to tell whether the ring dropped any since)
+  let cursor: string | undefined;
+  let lastId = 0;
   let restart = true;
   const store = createStore<ActivitySlice>((set, get) => {
     const read = coalesced(async () => {
       try {
         const fresh = restart;
-        let after = fresh ? 0 : cursor;
+        let next = fresh ? undefined : cursor;
+        let after = fresh ? 0 : lastId;
         let events = fresh ? [] : get().events;
         let dropped = fresh ? false : get().dropped;
         for (let pages = 0; pages < 50; pages++) {
-          const page = await client.call('workspace_history', { after, limit: 200 });
+          const page = await client.call('workspace_history', { ...(next ? { cursor: next } : {}), limit: 200 });
           // the ring lost events between our cursor and its oldest kept one
           if (page.oldestRetainedId !== null && page.oldestRetainedId > after + 1) dropped = true;
           if (page.events.length > 0) events = [...events, ...page.events];
-          after = page.nextAfter;
+          after = page.events.at(-1)?.id ?? after;
+          next = page.nextCursor;
           if (!page.more) break;
         }
         if (events.length > KEEP_EVENTS) {
           events = events.slice(events.length - KEEP_EVENTS);
           dropped = true;
         }
-        cursor = after;
+        cursor = next;
+        lastId = after;
         restart = false;
         set({ events, dropped, loaded: true, error: null });
       } catch (error) {

@@ -20,7 +20,8 @@ const LOG_WAIT_MS = 20_000;
 export interface StageLog {
   stageId: string;
   records: LogRecord[];
-  cursor: number;
+  /** Opaque: the log.nextCursor of the last read. */
+  cursor: string;
   spooled: boolean;
   /** Records were dropped from the front to keep the panel bounded. */
   truncated: boolean;
@@ -105,7 +106,7 @@ export function createGraphsStore(client: EngineClient): StoreApi<GraphsSlice> &
       const result = await client.call('tasks_status', {
         graphId,
         stageId,
-        ...(prior ? { logCursor: prior.cursor } : {}),
+        ...(prior ? { cursor: prior.cursor } : {}),
         ...(waitMs !== undefined && prior ? { waitMs } : {}),
       });
       if (get().selectedGraphId !== graphId || get().selectedStageId !== stageId || !('log' in result)) return false;
@@ -115,7 +116,7 @@ export function createGraphsStore(client: EngineClient): StoreApi<GraphsSlice> &
       const truncated = (current?.truncated ?? false) || records.length > MAX_LOG_RECORDS;
       if (records.length > MAX_LOG_RECORDS) records = records.slice(-MAX_LOG_RECORDS);
       set({
-        log: { stageId, records, cursor: result.log.cursor, spooled: result.log.spooled, truncated },
+        log: { stageId, records, cursor: result.log.nextCursor, spooled: result.log.spooled, truncated },
         stages: get().stages.map((s) => (s.id === stageId ? result.stage : s)),
       });
       if (result.log.more) return readLog();

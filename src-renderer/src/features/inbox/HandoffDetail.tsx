@@ -42,8 +42,8 @@ export const HandoffDetail = forwardRef<DecisionHandle, { handoff: HandoffView; 
 
   async function decide(approved: boolean, text: string): Promise<void> {
     try {
-      if (approved) await client.call('handoff_approve', { handoff_id: h.id, ...(text ? { reason: text } : {}) });
-      else await client.call('handoff_reject', { handoff_id: h.id, reason: text });
+      if (approved) await client.call('handoff_approve', { handoffId: h.id, ...(text ? { reason: text } : {}) });
+      else await client.call('handoff_reject', { handoffId: h.id, reason: text });
       setError(null);
     } catch (e) {
       setError(describeError(e, approved ? 'could not approve' : 'could not reject'));
@@ -53,7 +53,7 @@ export const HandoffDetail = forwardRef<DecisionHandle, { handoff: HandoffView; 
 
   async function answer(key: string, action: 'accept' | 'decline' | 'cancel', content?: Record<string, unknown>): Promise<void> {
     try {
-      await client.call('handoff_answer_input', { handoff_id: h.id, answers: { [key]: { action, ...(content ? { content } : {}) } } });
+      await client.call('handoff_answer_input', { handoffId: h.id, answers: { [key]: { action, ...(content ? { content } : {}) } } });
       setError(null);
     } catch (e) {
       setError(describeError(e, 'could not send the answer'));
@@ -65,7 +65,7 @@ export const HandoffDetail = forwardRef<DecisionHandle, { handoff: HandoffView; 
     const reason = window.prompt('Why cancel it? (optional, the owner reads this)') ?? null;
     if (reason === null) return;
     try {
-      await client.call('handoff_cancel', { handoff_id: h.id, ...(reason.trim() ? { reason: reason.trim().slice(0, 2000) } : {}) });
+      await client.call('handoff_cancel', { handoffId: h.id, ...(reason.trim() ? { reason: reason.trim().slice(0, 2000) } : {}) });
       setError(null);
     } catch (e) {
       setError(describeError(e, 'could not cancel'));

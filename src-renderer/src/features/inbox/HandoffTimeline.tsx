@@ -10,7 +10,7 @@ export function HandoffTimeline(props: { handoffId: string; version: string }): 
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
     let live = true;
-    client.call('handoff_events', { handoff_id: props.handoffId, limit: 200 }).then(
+    client.call('handoff_events', { handoffId: props.handoffId, limit: 200 }).then(
       (p) => live && (setPage(p), setError(null)),
       (e: unknown) => live && setError(describeError(e, 'could not read its events')),
     );

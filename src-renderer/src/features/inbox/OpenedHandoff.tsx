@@ -15,7 +15,7 @@ export const OpenedHandoff = forwardRef<DecisionHandle, { id: string; onChanged(
   useEffect(() => {
     let live = true;
     const read = () =>
-      client.call('handoff_get', { handoff_id: id }).then(
+      client.call('handoff_get', { handoffId: id }).then(
         (r) => live && (setHandoff(r.handoff), setError(null)),
         (e: unknown) => live && setError(describeError(e, `could not read ${id}`)),
       );
