@@ -59,7 +59,7 @@ describe('ce logs', () => {
     expect(one.status, one.stderr).toBe(0);
     expect(one.stdout).toMatch(/^line-1\nline-2\n! oops\n/m);
     expect(one.stdout).not.toContain('from-b');
-    const cursor = /--cursor (\d+)/.exec(one.stderr)?.[1];
+    const cursor = /--cursor ([A-Za-z0-9_-]+)/.exec(one.stderr)?.[1];
     expect(one.stderr).toContain(`ended; read on later with: ce logs ${graphId}:a --follow --cursor ${cursor}`);
     // resuming from that cursor repeats nothing
     const resumed = runCe(home, ['logs', `${graphId}:a`, '--cursor', cursor as string]);

@@ -24,7 +24,7 @@ const LONG_NAME = 'npm run test --watch packages/room-engine/src/shells/long-sui
 const openAsAgent = async (args: Record<string, unknown>) => {
   const { shell } = await callTool<{ shell: ShellView }>(agent, 'shell_open', { ...BASH, ...args });
   // typed before the first prompt, a command's echo and the prompt would land inside its output
-  await callTool(agent, 'shell_io', { shellId: shell.id, cursor: 0, wait: { until: 'match', pattern: 'PROMPT> ', timeoutMs: 30_000 } });
+  await callTool(agent, 'shell_io', { shellId: shell.id, cursor: 'start', wait: { until: 'match', pattern: 'PROMPT> ', timeoutMs: 30_000 } });
   return shell;
 };
 const typeAsAgent = (shellId: string, text: string) => agent.callTool({ name: 'shell_io', arguments: { shellId, text, wait: { until: 'idle', idleMs: 200 } } });

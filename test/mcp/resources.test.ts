@@ -161,7 +161,7 @@ describe('resources', () => {
     const engine = running.engine;
     const { shell } = await engine.call(engine.operator(), 'shell_open', BASH);
     // typed before the first prompt, the command's echo and the prompt would interleave with its output
-    const ready = await engine.call(engine.operator(), 'shell_io', { shellId: shell.id, cursor: 0, wait: { until: 'match', pattern: 'PROMPT> ', timeoutMs: 30_000 } });
+    const ready = await engine.call(engine.operator(), 'shell_io', { shellId: shell.id, cursor: 'start', wait: { until: 'match', pattern: 'PROMPT> ', timeoutMs: 30_000 } });
     expect(ready.wait?.reason).toBe('matched');
     await engine.call(engine.operator(), 'shell_io', { shellId: shell.id, text: "printf 'AL%s\\nBE%s\\n' PHA TA\n", wait: { until: 'match', pattern: 'BETA' } });
     const client = await modernClient();

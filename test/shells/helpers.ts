@@ -43,7 +43,7 @@ export async function shellBench(limits: Partial<Limits> = {}, home: TestHome = 
 
 /** Waits until the bench's bash has printed its first prompt (from the start of its output). */
 export async function waitForPrompt(engine: Engine, as: Caller, shellId: string): Promise<void> {
-  const r = await engine.call(as, 'shell_io', { shellId, cursor: 0, wait: { until: 'match', pattern: 'PROMPT> ', timeoutMs: 30_000 } });
+  const r = await engine.call(as, 'shell_io', { shellId, cursor: 'start', wait: { until: 'match', pattern: 'PROMPT> ', timeoutMs: 30_000 } });
   if (r.wait?.reason !== 'matched') throw new Error(`shell ${shellId} printed no prompt: ${r.wait?.reason}; output so far: ${r.output.slice(0, 200)}`);
 }
 
