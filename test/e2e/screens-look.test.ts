@@ -142,6 +142,10 @@ describe('every screen, populated', () => {
     await go(/Inbox/);
     await page.locator(`.inbox-item[data-handoff-id="${handoff.id}"]`).click();
     await page.locator(`.handoff-detail[data-handoff-id="${handoff.id}"] [data-testid="handoff-timeline"]`).waitFor();
+    // GitHub-flavoured markdown: the agent's table is a table, not a line of pipes
+    const result = page.locator(`.handoff-detail[data-handoff-id="${handoff.id}"] [data-testid="result"]`);
+    expect(await result.locator('table th').allInnerTexts()).toEqual(['step', 'risk']);
+    expect(await result.locator('table td').allInnerTexts()).toEqual(['backfill', 'load']);
     await shoot('inbox-result', () => page.locator(`.handoff-detail[data-handoff-id="${handoff.id}"]`).waitFor());
     await page.locator(`.inbox-item[data-handoff-id="${asking.id}"]`).click();
     await shoot('inbox-input', () => page.locator('form[data-request-key="region"]').waitFor());

@@ -1,15 +1,17 @@
 import ReactMarkdown from 'react-markdown';
 import rehypeSanitize from 'rehype-sanitize';
+import remarkGfm from 'remark-gfm';
 import type { ArtifactRef } from '../../../../src-main/common/handoff-dto';
 
 /**
- * An agent's result as sanitized markdown. Images are shown as their text (never loaded): nothing an agent
+ * An agent's result as sanitized markdown (GitHub's flavour: tables, task lists, strikethrough, autolinks). Images are shown as their text (never loaded): nothing an agent
  * wrote makes this window fetch anything.
  */
 export function ResultMarkdown(props: { text: string }): React.JSX.Element {
   return (
     <div className="markdown" data-testid="result">
       <ReactMarkdown
+        remarkPlugins={[remarkGfm]}
         rehypePlugins={[rehypeSanitize]}
         components={{
           img: ({ alt, src }) => <span className="muted">[image {alt ? `“${alt}”` : ''} {typeof src === 'string' ? src : ''}]</span>,
