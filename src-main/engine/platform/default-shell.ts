@@ -23,14 +23,22 @@ export function defaultShell(host: ShellHost = realHost): string {
   if (host.platform === 'win32') {
     const win = path.win32;
     const programFiles = env.ProgramFiles ?? env.PROGRAMFILES ?? 'C:\\Program Files';
-    const systemRoot = env.SystemRoot ?? env.SYSTEMROOT ?? 'C:\\Windows';
     const candidates = [
       win.join(programFiles, 'PowerShell', '7', 'pwsh.exe'),
-      win.join(systemRoot, 'System32', 'WindowsPowerShell', 'v1.0', 'powershell.exe'),
+      win.join(windowsRoot(env), 'System32', 'WindowsPowerShell', 'v1.0', 'powershell.exe'),
     ];
     for (const c of candidates) if (exists(c)) return c;
-    return env.ComSpec ?? env.COMSPEC ?? win.join(systemRoot, 'System32', 'cmd.exe');
+    return windowsCommandInterpreter(env);
   }
   const posix = host.platform === 'darwin' ? ['/bin/zsh', '/bin/bash', '/bin/sh'] : ['/bin/bash', '/bin/sh'];
   return posix.find((f) => exists(f)) ?? '/bin/sh';
+}
+
+function windowsRoot(env: NodeJS.ProcessEnv): string {
+  return env.SystemRoot ?? env.SYSTEMROOT ?? 'C:\\Windows';
+}
+
+/** Windows' command interpreter: COMSPEC when set, else cmd.exe in System32. */
+export function windowsCommandInterpreter(env: NodeJS.ProcessEnv): string {
+  return env.ComSpec ?? env.COMSPEC ?? path.win32.join(windowsRoot(env), 'System32', 'cmd.exe');
 }

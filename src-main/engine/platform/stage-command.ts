@@ -1,4 +1,4 @@
-import path from 'node:path';
+import { windowsCommandInterpreter } from './default-shell';
 
 /** How a stage's command is started: the program, its arguments, and whether they are passed as written. */
 export interface StageLaunch {
@@ -20,7 +20,5 @@ export function stageLaunch(
 ): StageLaunch {
   if (typeof command !== 'string') return { file: command[0] as string, args: command.slice(1), verbatim: false };
   if (host.platform !== 'win32') return { file: '/bin/sh', args: ['-c', command], verbatim: false };
-  const systemRoot = host.env.SystemRoot ?? host.env.SYSTEMROOT ?? 'C:\\Windows';
-  const comspec = host.env.ComSpec ?? host.env.COMSPEC ?? path.win32.join(systemRoot, 'System32', 'cmd.exe');
-  return { file: comspec, args: ['/d', '/s', '/c', `"${command}"`], verbatim: true };
+  return { file: windowsCommandInterpreter(host.env), args: ['/d', '/s', '/c', `"${command}"`], verbatim: true };
 }
