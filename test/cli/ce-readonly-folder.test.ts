@@ -6,10 +6,13 @@ import { BIN_CE, BIN_COMMONROOM, makeHome, type TestHome } from '../helpers/env'
 
 /**
  * Permissions mean nothing to root, so these run the CLI as "nobody" (uid 65534) against folders it may not
- * write; they need the test itself to run as root (the CI box does) and are skipped otherwise.
+ * write; they need the test itself to run as root (the CI box does) and a checkout "nobody" can read (not one
+ * inside a private 0700 folder such as `mktemp -d` makes), and are skipped otherwise.
  */
 const NOBODY = 65534;
 const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+const nobodyCanRun =
+  asRoot && spawnSync(process.execPath, ['-e', `require('fs').accessSync(${JSON.stringify(BIN_CE)}, 4)`], { uid: NOBODY, gid: NOBODY }).status === 0;
 
 let home: TestHome;
 let nobodyHome: string;
@@ -27,7 +30,7 @@ function asNobody(bin: string, args: string[]) {
   return spawnSync(process.execPath, [bin, ...args], { uid: NOBODY, gid: NOBODY, env, encoding: 'utf8', timeout: 30_000 });
 }
 
-describe.skipIf(!asRoot)('a room in a folder you cannot write', () => {
+describe.skipIf(!nobodyCanRun)('a room in a folder you cannot write', () => {
   it('serve and ce init name the folder and the fix, and create nothing', () => {
     const folder = path.join(home.root, 'shared');
     fs.mkdirSync(folder, { mode: 0o755 }); // root's: nobody may read it, not write it
