@@ -10,7 +10,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningRoom } from '../../src-main/server/runner';
-import { outputFile } from './helpers/open-ui';
+import { graphViewSettled, outputFile } from './helpers/open-ui';
 import { callTool, startUiRoom, type UiRoom } from './helpers/ui-room';
 
 let room: UiRoom;
@@ -81,7 +81,7 @@ describe('a graph of 500 stages', () => {
       for (const [width, height] of [[1280, 800], [1920, 1080]] as const) {
         await page.setViewportSize({ width, height });
         await expect.poll(async () => (await page.getByTestId('graph-dag').boundingBox())?.width ?? 0).toBeGreaterThan(width / 2);
-        await page.waitForTimeout(300); // the refit animates (a screenshot, not an assertion)
+        await graphViewSettled(page);
         await page.screenshot({ path: outputFile(`graphs-500-${scheme}-${width}x${height}.png`) });
       }
     }
@@ -120,9 +120,12 @@ describe('a graph of 500 stages', () => {
     await expect.poll(async () => (await viewport()).x).not.toBe(moved.x);
 
     await page.getByRole('button', { name: /fit view/i }).click();
+    const chosen = await viewport();
     await node('s0-12').click();
     await expect.poll(() => page.locator('.stage-panel-head h3').innerText()).toBe('s0-12');
     await expect.poll(() => page.getByTestId('stage-log').innerText(), { timeout: 15_000 }).toContain('broken');
+    // the panel narrowed the canvas, but the view the person chose is kept, not refitted
+    expect(await viewport()).toEqual(chosen);
     // the view stays live: cancelling the graph reaches every node
     await page.getByRole('button', { name: 'Cancel graph' }).click();
     await expect.poll(() => page.getByTestId('graph-state').innerText(), { timeout: 60_000 }).toMatch(/failed|cancelled/);

@@ -11,7 +11,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningRoom } from '../../src-main/server/runner';
-import { outputFile } from './helpers/open-ui';
+import { graphViewSettled, outputFile } from './helpers/open-ui';
 import { callTool, startUiRoom, type UiRoom } from './helpers/ui-room';
 
 let room: UiRoom;
@@ -175,15 +175,10 @@ describe('graphs in the browser', () => {
     // a graph this big opens focused at a readable zoom (initial-view.ts); fit view shows it whole
     await page.getByTestId('dag-focus-note').waitFor({ timeout: 60_000 });
     await page.getByRole('button', { name: /fit view/i }).click();
-    // in the full suite on a loaded machine Playwright's actionability wait (the node "stable" across frames)
-    // never settled while the lattice ran and re-rendered; the person's outcome is what counts: a click where
-    // the node is drawn opens its panel (retried, as a person would click again)
-    await expect
-      .poll(async () => {
-        await node('s0-3').click({ timeout: 5_000, force: true }).catch(() => undefined);
-        return page.locator('.stage-panel-head h3').innerText({ timeout: 1_000 }).catch(() => '');
-      }, { timeout: 60_000 })
-      .toBe('s0-3');
+    // the person chose the view: it stays put while the lattice runs (no refit as the header's counts change)
+    await graphViewSettled(page);
+    await node('s0-3').click();
+    await expect.poll(() => page.locator('.stage-panel-head h3').innerText()).toBe('s0-3');
     // still live: the lattice ends and the page shows it
     await expect.poll(() => page.getByTestId('graph-state').innerText(), { timeout: 150_000 }).toContain('completed');
     await page.screenshot({ path: outputFile('graphs-lattice-light.png') });

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HandoffView } from '../../src-main/common/handoff-dto';
 import type { RunningRoom } from '../../src-main/server/runner';
 import { BASH } from '../shells/helpers';
-import { outputFile } from './helpers/open-ui';
+import { graphViewSettled, outputFile } from './helpers/open-ui';
 import { callTool, startUiRoom, type UiRoom } from './helpers/ui-room';
 
 let room: UiRoom;
@@ -135,6 +135,7 @@ describe('every screen, populated', () => {
     await page.locator(`.graph-row[data-graph-id="${graph.graphId}"]`).click();
     await expect.poll(() => page.getByTestId('graph-state').innerText(), { timeout: 20_000 }).toContain('failed');
     await shoot('graphs-list', () => page.locator('.graph-row').first().waitFor());
+    await graphViewSettled(page); // shoot() resized the window: the view is framed again first
     await page.locator('.react-flow__node[data-id="integration-tests-against-the-staging-database"]').click();
     await expect.poll(() => page.getByTestId('stage-log').innerText()).toContain('connection refused');
     await shoot('graphs-diamond', () => page.getByTestId('stage-log').waitFor());

@@ -49,3 +49,20 @@ export function outputFile(name: string): string {
   fs.mkdirSync(TEST_OUTPUT, { recursive: true });
   return path.join(TEST_OUTPUT, name);
 }
+
+/**
+ * Waits until the graph canvas is framed for its current size (or the person moved the view, after which it is
+ * never refitted): a click after a resize then lands where the node is drawn, not where it was a frame ago.
+ */
+export async function graphViewSettled(page: Page, timeout = 30_000): Promise<void> {
+  await page.waitForFunction(
+    () => {
+      const dag = document.querySelector<HTMLElement>('[data-testid="graph-dag"]');
+      const flow = dag?.querySelector<HTMLElement>('.react-flow');
+      if (!dag || !flow) return false;
+      return dag.dataset.view === 'moved' || dag.dataset.view === `${flow.offsetWidth}x${flow.offsetHeight}`;
+    },
+    undefined,
+    { timeout },
+  );
+}

@@ -29,6 +29,7 @@ export function GraphDag(props: { graphId: string; stages: GraphTopologyNode[]; 
   const [laid, setLaid] = useState<{ structure: string; layout: LaidOut } | null>(null);
   const [layoutError, setLayoutError] = useState<string | null>(null);
   const [moved, setMoved] = useState(false);
+  const [framedFor, setFramedFor] = useState('');
 
   useEffect(() => {
     let live = true;
@@ -73,7 +74,8 @@ export function GraphDag(props: { graphId: string; stages: GraphTopologyNode[]; 
   if (layoutError) return <div className="inline-error" role="alert">Could not lay out the graph: {layoutError}</div>;
   if (nodes.length === 0) return <div className="muted pad">Laying out {stages.length} stages…</div>;
   return (
-    <div className="graph-dag" data-testid="graph-dag">
+    // data-view: "moved" once the person moved the view, else the canvas size ("WxH") it was last framed for
+    <div className="graph-dag" data-testid="graph-dag" data-view={moved ? 'moved' : framedFor}>
       <ReactFlow
         key={`${props.graphId}:${structure.length}`}
         nodes={nodes}
@@ -90,7 +92,7 @@ export function GraphDag(props: { graphId: string; stages: GraphTopologyNode[]; 
       >
         <Background gap={24} size={1} />
         <Controls showInteractive={false} fitViewOptions={{ padding: 0.08, maxZoom: 1 }} onFitView={() => setMoved(true)} />
-        <ViewFraming stages={stages} drawing={laid?.layout ?? { width: 0, height: 0 }} moved={moved} />
+        <ViewFraming stages={stages} drawing={laid?.layout ?? { width: 0, height: 0 }} moved={moved} onFramed={setFramedFor} />
         {stages.length >= MINIMAP_FROM && <MiniMap pannable zoomable nodeColor={(n) => MINIMAP_COLOUR[(n.data as { stage: GraphTopologyNode }).stage.state] ?? '#999'} />}
       </ReactFlow>
     </div>
