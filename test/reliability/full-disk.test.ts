@@ -105,6 +105,9 @@ describe.skipIf(!TMPFS)('a full disk under a running room (4 MiB tmpfs)', () => 
     const refusedRun = await callError(engine.call(op, 'tasks_run', { stages: [{ id: 'x', command: 'true' }] }));
     expect(refusedRun.code).toBe('DISK_FULL');
 
+    // the stage's own output hit the full disk (on a loaded machine an earlier commit — the attempt's pid — can
+    // make the room degraded before the stage has printed anything; freeing the disk then would let it print)
+    await expect.poll(() => logged.some((l) => l.includes(`${graphId}/talk.log failed (ENOSPC)`)), { timeout: 30_000 }).toBe(true);
     fs.rmSync(path.join(mnt, 'ballast'));
 
     // space is back: the graph ends by itself (the tick's backoff is at most 15 s; a loaded CI box needs more
@@ -114,7 +117,7 @@ describe.skipIf(!TMPFS)('a full disk under a running room (4 MiB tmpfs)', () => 
       .poll(async () => {
         ended = (await engine.call(op, 'tasks_status', { graphId })) as GraphStatus;
         return ended.graph.state;
-      }, { timeout: 90_000, interval: 200 })
+      }, { timeout: 90_000, interval: 500 })
       .toBe('failed');
     const [talk, after] = ended.stages;
     expect(talk).toMatchObject({ id: 'talk', state: 'failed', errorCode: 'DISK_FULL' });
