@@ -104,6 +104,9 @@ export class ShellSession {
     this.marks = spec.integration ? new ShellMarks(spec.integration.nonce) : null;
     this.term = adopted ?? spawnTerminal(spec);
     this.process = { pid: this.term.pid, startTime: processStartTime(this.term.pid) ?? '' };
+    // bigger chunks in a flood (pty.ts), but never more than half the margin the backpressure below keeps, so a
+    // viewer being held back cannot be overrun by one chunk
+    this.term.readAhead?.(Math.min(64 * 1024, Math.floor(this.holdMargin() / 2)));
     // runs for every PTY read (≈ 4 KiB each on Linux, thousands per second in a flood): nothing here allocates
     // or scans more than the chunk unless a viewer or waiter is there to need it
     this.term.onData((bytes) => {
@@ -221,8 +224,7 @@ export class ShellSession {
    */
   private updateHold(): void {
     if (!this.term.pause || !this.term.resume || !this.alive) return;
-    const margin = Math.min(256 * 1024, Math.floor(this.ring.capacity / 4));
-    const limit = this.ring.capacity - margin;
+    const limit = this.ring.capacity - this.holdMargin();
     let hold = false;
     for (const v of this.viewers) if (!v.stalled && this.ring.end - v.cursor >= limit) hold = true;
     if (hold && !this.held) {
@@ -240,6 +242,11 @@ export class ShellSession {
       }, this.stallMs);
       this.stallTimer.unref();
     }
+  }
+
+  /** How far from the ring's capacity a viewer's backlog holds the PTY. */
+  private holdMargin(): number {
+    return Math.min(256 * 1024, Math.floor(this.ring.capacity / 4));
   }
 
   private releaseHold(): void {
