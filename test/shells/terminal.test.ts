@@ -35,6 +35,34 @@ describe('the one terminal model (engine/terminal/pty.ts)', () => {
     expect(chunks.map((c) => c.toString('utf8')).join('')).not.toBe('x€y');
   });
 
+  it('with read-ahead on, a flood arrives whole and in order, in bigger chunks, while the loop is busy and paused at times', async () => {
+    const term = spawnTerminal({ file: '/bin/sh', args: ['-c', 'seq 1 200000'], cwd: os.tmpdir(), env: { PATH: process.env.PATH, LANG: 'C.UTF-8' }, cols: 80, rows: 24 });
+    term.readAhead?.(64 * 1024);
+    const chunks: Buffer[] = [];
+    let received = 0;
+    term.onData((bytes) => {
+      chunks.push(bytes);
+      received += bytes.length;
+      // a reader that holds the PTY now and then (flow control), like a live viewer
+      if (received % 7 === 0) {
+        term.pause?.();
+        setTimeout(() => term.resume?.(), 2);
+      }
+    });
+    // an event loop busy building answers: the writer fills the kernel's buffer and blocks meanwhile
+    const busy = setInterval(() => {
+      const until = Date.now() + 5;
+      while (Date.now() < until);
+    }, 10);
+    const exit = await new Promise<TerminalExit>((resolve) => term.onExit(resolve));
+    clearInterval(busy);
+    expect(exit).toEqual({ exitCode: 0, signal: null });
+    const expected = Array.from({ length: 200000 }, (_, i) => `${i + 1}\r\n`).join('');
+    expect(Buffer.concat(chunks).toString('latin1')).toBe(expected);
+    // it did read ahead (a plain PTY read is at most a few KiB on Linux)
+    if (process.platform === 'linux') expect(Math.max(...chunks.map((c) => c.length))).toBeGreaterThan(16 * 1024);
+  });
+
   it('reports an exit code, or the signal by name (never both)', async () => {
     expect((await run('exit 7')).exit).toEqual({ exitCode: 7, signal: null });
     expect((await run('kill -TERM $$')).exit).toEqual({ exitCode: null, signal: 'SIGTERM' });

@@ -77,4 +77,17 @@ describe('ScrollbackRing', () => {
     expect(text(r)).toBe('cd');
     expect(r.truncated).toBe(true);
   });
+  it('readText answers the same range and text as read, also across the buffer end and mid-character', () => {
+    const ring = new ScrollbackRing(16);
+    const samples = ['ab', '😀', 'cdé', '漢字', 'x', '😀😀', 'yz'];
+    for (let round = 0; round < 12; round++) {
+      ring.append(Buffer.from(samples[round % samples.length]!));
+      for (let cursor = 0; cursor <= ring.end; cursor++) {
+        for (const max of [1, 3, 7, 16]) {
+          const { bytes, ...range } = ring.read(cursor, max);
+          expect(ring.readText(cursor, max)).toEqual({ ...range, text: bytes.toString('utf8') });
+        }
+      }
+    }
+  });
 });

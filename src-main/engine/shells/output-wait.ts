@@ -27,10 +27,29 @@ export interface CompiledPatterns {
   stops: AgentPattern[];
 }
 
+/**
+ * Compiled patterns by source, newest use last: an agent repeats the same few waits (a prompt, a marker), and
+ * compiling one with re2js costs more than the rest of a shell_io call (≈ 5 % of the room's CPU per call in the
+ * shell-roundtrip profile, compiled twice). A compiled pattern holds no state between matches, so it is shared.
+ */
+const compiled = new Map<string, AgentPattern>();
+const COMPILED_KEEP = 128;
+
+function compileCached(source: string): AgentPattern {
+  let re = compiled.get(source);
+  if (re) {
+    compiled.delete(source);
+  } else {
+    re = compileAgentPattern(source, { multiline: true });
+    if (compiled.size >= COMPILED_KEEP) compiled.delete(compiled.keys().next().value as string);
+  }
+  compiled.set(source, re);
+  return re;
+}
+
 /** Compiles an agent's patterns with RE2 (linear time); a bad one throws PatternError (the caller turns it into INVALID_INPUT). */
 export function compilePatterns(spec: { pattern: string; stopPatterns?: string[] | undefined }): CompiledPatterns {
-  const compile = (p: string) => compileAgentPattern(p, { multiline: true });
-  return { match: compile(spec.pattern), stops: (spec.stopPatterns ?? []).map(compile) };
+  return { match: compileCached(spec.pattern), stops: (spec.stopPatterns ?? []).map(compileCached) };
 }
 
 /**
@@ -42,10 +61,10 @@ export function waitForOutput(
   session: ShellSession,
   from: number,
   spec: WaitSpec,
-  options: { timeoutMs: number; windowBytes: number; signal?: AbortSignal | undefined; checkEveryMs?: number },
+  options: { timeoutMs: number; windowBytes: number; signal?: AbortSignal | undefined; checkEveryMs?: number; patterns?: CompiledPatterns },
 ): Promise<WaitOutcome> {
   const effectiveTimeoutMs = options.timeoutMs;
-  const compiled = spec.until === 'match' ? compilePatterns(spec) : null;
+  const patterns = spec.until === 'match' ? (options.patterns ?? compilePatterns(spec)) : null;
   const checkEveryMs = options.checkEveryMs ?? 20;
 
   return new Promise<WaitOutcome>((resolve) => {
@@ -66,16 +85,16 @@ export function waitForOutput(
     };
 
     const checkPatterns = (): boolean => {
-      if (!compiled) return false;
+      if (!patterns) return false;
       const start = Math.max(from, session.ring.end - options.windowBytes);
-      const text = stripAnsi(session.read(start, options.windowBytes).bytes.toString('utf8'));
+      const text = stripAnsi(session.readText(start, options.windowBytes).text);
       let best: { reason: 'matched' | 'stopped'; pattern: string; match: string; index: number } | undefined;
       const consider = (re: AgentPattern, reason: 'matched' | 'stopped') => {
         const m = re.find(text);
         if (m && (!best || m.index < best.index)) best = { reason, pattern: re.source, match: m.text, index: m.index };
       };
-      for (const stop of compiled.stops) consider(stop, 'stopped');
-      consider(compiled.match, 'matched');
+      for (const stop of patterns.stops) consider(stop, 'stopped');
+      consider(patterns.match, 'matched');
       if (!best) return false;
       finish({ reason: best.reason, pattern: best.pattern, match: best.match.slice(0, 1000) });
       return true;
@@ -94,7 +113,7 @@ export function waitForOutput(
         return;
       }
       armIdle();
-      if (!compiled || checkTimer !== undefined) return;
+      if (!patterns || checkTimer !== undefined) return;
       // an answer is usually the first output after the echo, so checks run at once: the first of each period,
       // and a few more while the text is small; the rest wait for the period's end, so a flood of output still
       // costs at most one large check per checkEveryMs

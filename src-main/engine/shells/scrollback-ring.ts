@@ -17,6 +17,9 @@ export interface RingRead {
   more: boolean;
 }
 
+/** A read decoded as UTF-8 (`readText`): the range of `RingRead`, its text instead of its bytes. */
+export type RingTextRead = Omit<RingRead, 'bytes'> & { text: string };
+
 /** Is `b` a UTF-8 continuation byte (10xxxxxx)? */
 const isContinuation = (b: number) => (b & 0xc0) === 0x80;
 
@@ -64,6 +67,23 @@ export class ScrollbackRing {
 
   /** Reads up to `maxBytes` from `cursor`, aligned to UTF-8 character boundaries. */
   read(cursor: number, maxBytes: number): RingRead {
+    const range = this.range(cursor, maxBytes);
+    return { ...range, bytes: this.copy(range.start, range.next) };
+  }
+
+  /**
+   * The same range as `read`, decoded as UTF-8 straight from the ring: a 1 MiB page is one string, not a copy
+   * of the bytes and then a string (only a range that wraps around the buffer's end is copied first).
+   */
+  readText(cursor: number, maxBytes: number): RingTextRead {
+    const range = this.range(cursor, maxBytes);
+    const pos = range.start % this.capacity;
+    const length = range.next - range.start;
+    const text = pos + length <= this.capacity ? this.buffer.toString('utf8', pos, pos + length) : this.copy(range.start, range.next).toString('utf8');
+    return { ...range, text };
+  }
+
+  private range(cursor: number, maxBytes: number): Omit<RingRead, 'bytes'> {
     const requested = Math.max(0, Math.min(cursor, this.total));
     let from = Math.max(requested, this.start);
     const truncated = requested < this.start;
@@ -71,7 +91,7 @@ export class ScrollbackRing {
     while (from < this.total && isContinuation(this.byteAt(from))) from++;
     let to = Math.min(this.total, from + Math.max(0, maxBytes));
     to = this.backOffIncomplete(from, to);
-    return { start: from, next: to, bytes: this.copy(from, to), truncated, more: to < this.total };
+    return { start: from, next: to, truncated, more: to < this.total };
   }
 
   private byteAt(offset: number): number {
@@ -92,7 +112,8 @@ export class ScrollbackRing {
 
   private copy(from: number, to: number): Buffer {
     const length = to - from;
-    const out = Buffer.alloc(length);
+    // every byte is written below: no need to zero it first
+    const out = Buffer.allocUnsafe(length);
     const pos = from % this.capacity;
     const first = Math.min(length, this.capacity - pos);
     this.buffer.copy(out, 0, pos, pos + first);

@@ -17,6 +17,7 @@ export interface ShellMark {
 }
 
 const INTRO = Buffer.from('\u001b]133;', 'latin1');
+const EMPTY = Buffer.alloc(0);
 /** A mark longer than this is not ours (ours are < 64 bytes): scanning stops looking for its end. */
 const MAX_MARK_BYTES = 256;
 /** Marks remembered per shell: a run needs the few since it started. */
@@ -37,7 +38,7 @@ export function parseMarkPayload(payload: string, nonce: string): { kind: MarkKi
 export class ShellMarks {
   readonly marks: ShellMark[] = [];
   /** Bytes of a mark (or of its intro) cut by the end of the previous chunk, and the offset they start at. */
-  private carry = Buffer.alloc(0);
+  private carry = EMPTY;
   private carryAt = 0;
 
   constructor(readonly nonce: string) {}
@@ -46,7 +47,7 @@ export class ShellMarks {
   feed(chunk: Buffer, offset: number): ShellMark[] {
     const data = this.carry.length > 0 ? Buffer.concat([this.carry, chunk]) : chunk;
     const base = this.carry.length > 0 ? this.carryAt : offset;
-    this.carry = Buffer.alloc(0);
+    this.carry = EMPTY;
     const found: ShellMark[] = [];
     let from = 0;
     for (;;) {
@@ -87,6 +88,7 @@ export class ShellMarks {
   }
 
   private remember(found: ShellMark[]): ShellMark[] {
+    if (found.length === 0) return found;
     this.marks.push(...found);
     if (this.marks.length > KEEP_MARKS) this.marks.splice(0, this.marks.length - KEEP_MARKS);
     return found;

@@ -90,8 +90,8 @@ export async function runInShell(session: ShellSession, input: MethodInput<'shel
   const result = (status: ShellRunResult['status'], exitCode: number | null, stop: number, hint?: string): ShellRunResult => {
     const from = start ?? stop;
     const to = Math.max(from, probeFrom !== null ? Math.min(stop, probeFrom) : stop);
-    const read = session.read(Math.max(from, to - options.maxBytes), to - Math.max(from, to - options.maxBytes));
-    const text = read.bytes.toString('utf8');
+    const read = session.readText(Math.max(from, to - options.maxBytes), to - Math.max(from, to - options.maxBytes));
+    const text = read.text;
     return {
       shellId: session.id,
       status,

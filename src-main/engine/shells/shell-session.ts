@@ -1,4 +1,4 @@
-import { ScrollbackRing, type RingRead } from './scrollback-ring';
+import { ScrollbackRing, type RingRead, type RingTextRead } from './scrollback-ring';
 import { killTree, processStartTime, type KillPlan, type ProcessIdentity } from '../process/process-tree';
 import { spawnTerminal, type Terminal, type TerminalExit, type TerminalSpawn } from '../terminal/pty';
 import { ScreenMirror } from '../terminal/screen-mirror';
@@ -104,13 +104,21 @@ export class ShellSession {
     this.marks = spec.integration ? new ShellMarks(spec.integration.nonce) : null;
     this.term = adopted ?? spawnTerminal(spec);
     this.process = { pid: this.term.pid, startTime: processStartTime(this.term.pid) ?? '' };
+    // bigger chunks in a flood (pty.ts), but never more than half the margin the backpressure below keeps, so a
+    // viewer being held back cannot be overrun by one chunk
+    this.term.readAhead?.(Math.min(64 * 1024, Math.floor(this.holdMargin() / 2)));
+    // runs for every PTY read (≈ 4 KiB each on Linux, thousands per second in a flood): nothing here allocates
+    // or scans more than the chunk unless a viewer or waiter is there to need it
     this.term.onData((bytes) => {
       this.marks?.feed(bytes, this.ring.end);
       this.ring.append(bytes);
-      this.screen.grew();
-      this.lastOutputAt = Date.now();
-      this.pumpViewers();
-      this.updateHold();
+      const now = Date.now();
+      this.screen.grew(now);
+      this.lastOutputAt = now;
+      if (this.viewers.size > 0 || this.held) {
+        this.pumpViewers();
+        this.updateHold();
+      }
       this.notify();
     });
     this.exited = new Promise<ShellExit>((resolve) => {
@@ -151,6 +159,11 @@ export class ShellSession {
 
   read(cursor: number, maxBytes: number): RingRead {
     return this.ring.read(cursor, maxBytes);
+  }
+
+  /** `read`, decoded (without copying the bytes first). */
+  readText(cursor: number, maxBytes: number): RingTextRead {
+    return this.ring.readText(cursor, maxBytes);
   }
 
   /** Called on every output and on exit; returns an unsubscribe. */
@@ -211,9 +224,9 @@ export class ShellSession {
    */
   private updateHold(): void {
     if (!this.term.pause || !this.term.resume || !this.alive) return;
-    const margin = Math.min(256 * 1024, Math.floor(this.ring.capacity / 4));
-    const limit = this.ring.capacity - margin;
-    const hold = [...this.viewers].some((v) => !v.stalled && this.ring.end - v.cursor >= limit);
+    const limit = this.ring.capacity - this.holdMargin();
+    let hold = false;
+    for (const v of this.viewers) if (!v.stalled && this.ring.end - v.cursor >= limit) hold = true;
     if (hold && !this.held) {
       this.held = true;
       this.term.pause();
@@ -229,6 +242,11 @@ export class ShellSession {
       }, this.stallMs);
       this.stallTimer.unref();
     }
+  }
+
+  /** How far from the ring's capacity a viewer's backlog holds the PTY. */
+  private holdMargin(): number {
+    return Math.min(256 * 1024, Math.floor(this.ring.capacity / 4));
   }
 
   private releaseHold(): void {
@@ -259,6 +277,8 @@ export class ShellSession {
   }
 
   private notify(): void {
+    if (this.changeListeners.size === 0) return;
+    // a copy: a listener may unsubscribe others or subscribe new ones (those hear the next change, not this one)
     for (const listener of [...this.changeListeners]) listener();
   }
 

@@ -6,7 +6,7 @@ import { stripAnsi } from '../../common/ansi';
 import { keyBytes } from '../../common/shell-keys';
 import { PatternError } from '../../common/safe-pattern';
 import type { CallContext, EngineContext, Feature } from '../feature';
-import { compilePatterns, waitForOutput } from './output-wait';
+import { compilePatterns, waitForOutput, type CompiledPatterns } from './output-wait';
 import type { ShellRegistry } from './shell-registry';
 import { runInShell } from './shell-run';
 import { viewOf } from './shell-registry';
@@ -30,9 +30,10 @@ export function shellsFeature(ctx: EngineContext, shells: ShellRegistry, limits:
     if (Buffer.byteLength(bytes) > limits.shellMaxInputBytes) {
       throw new RoomError('LIMIT_EXCEEDED', `input is larger than ${limits.shellMaxInputBytes} bytes: send it in smaller pieces`);
     }
+    let patterns: CompiledPatterns | undefined;
     if (input.wait?.until === 'match') {
       try {
-        compilePatterns(input.wait);
+        patterns = compilePatterns(input.wait);
       } catch (error) {
         if (!(error instanceof PatternError)) throw error;
         throw new RoomError('INVALID_INPUT', `invalid wait pattern: ${error.message}`);
@@ -54,6 +55,7 @@ export function shellsFeature(ctx: EngineContext, shells: ShellRegistry, limits:
         timeoutMs,
         windowBytes: limits.shellWaitWindowBytes,
         signal: call.signal,
+        ...(patterns ? { patterns } : {}),
       });
     }
 
@@ -62,11 +64,10 @@ export function shellsFeature(ctx: EngineContext, shells: ShellRegistry, limits:
       const { lines, offset, ...screen } = shot;
       return { shellId: session.id, output: lines.join('\n'), cursor: encodeCursor('shell', session.id, [offset]), nextCursor: encodeCursor('shell', session.id, [offset]), more: false, truncated: false, alive: session.alive, exit: session.exit, wait, screen };
     }
-    const read = session.read(from ?? before, input.maxBytes ?? limits.shellDefaultReadBytes);
-    const text = read.bytes.toString('utf8');
+    const read = session.readText(from ?? before, input.maxBytes ?? limits.shellDefaultReadBytes);
     return {
       shellId: session.id,
-      output: input.format === 'raw' ? text : stripAnsi(text),
+      output: input.format === 'raw' ? read.text : stripAnsi(read.text),
       cursor: encodeCursor('shell', session.id, [read.start]),
       nextCursor: encodeCursor('shell', session.id, [read.next]),
       more: read.more,

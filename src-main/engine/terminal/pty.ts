@@ -1,4 +1,5 @@
 import * as pty from 'node-pty';
+import fs from 'node:fs';
 import os from 'node:os';
 
 /**
@@ -27,6 +28,11 @@ export interface Terminal {
   /** Stop / restart reading the PTY (the writer blocks meanwhile): backpressure from a live viewer. */
   pause?(): void;
   resume?(): void;
+  /**
+   * After each PTY read, read on at once what is already waiting, up to `maxBytes` more, and hand it over as
+   * one chunk (0, the default: off). See `readAhead` below for why.
+   */
+  readAhead?(maxBytes: number): void;
 }
 
 export interface TerminalSpawn {
@@ -49,6 +55,44 @@ export function signalName(n: number | null | undefined): string | null {
 export { utf8Decoder, type Utf8Decoder } from './utf8';
 
 type Killable = { kill: (signal?: string) => void; destroy?: () => void };
+/** node-pty's UnixTerminal internals read here: the master's descriptor and the stream libuv reads it with. */
+type UnixInternals = { _fd?: unknown; _socket?: { readableLength?: number; isPaused?: () => boolean } };
+
+/**
+ * A PTY read gives at most what the line discipline holds (≈ 4 KiB on Linux), and libuv reads a descriptor
+ * once per event-loop turn. When the loop is busy (building a large answer), the writer fills the kernel's
+ * small buffer and blocks, and afterwards every 4 KiB costs a whole loop turn. Reading on synchronously from the
+ * same (non-blocking: node-pty sets O_NONBLOCK on the master) descriptor until it is empty takes what waits in
+ * one turn, in order: only this thread reads it, and only while node-pty's stream holds nothing back (not
+ * paused, nothing buffered), so no byte can overtake an earlier one. Measured with raw node-pty and a loop
+ * busy 10 ms in 20: 3.1 → 5.5 MiB/s. Unix only (Windows' ConPTY is a pipe with its own reader).
+ */
+function readAheadOf(term: unknown, isDestroyed: () => boolean): ((chunk: Buffer, maxBytes: number) => Buffer) | null {
+  const internals = term as UnixInternals;
+  const fd = internals._fd;
+  const socket = internals._socket;
+  if (process.platform === 'win32' || typeof fd !== 'number' || !socket) return null;
+  let scratch: Buffer | null = null;
+  return (chunk, maxBytes) => {
+    if (maxBytes <= 0 || isDestroyed() || (socket.readableLength ?? 1) > 0 || socket.isPaused?.() !== false) return chunk;
+    scratch ??= Buffer.allocUnsafe(64 * 1024);
+    const parts: Buffer[] = [chunk];
+    let total = chunk.length;
+    for (let budget = maxBytes; budget > 0; ) {
+      let n = 0;
+      try {
+        n = fs.readSync(fd, scratch, 0, Math.min(scratch.length, budget), null);
+      } catch {
+        break; // EAGAIN: nothing waits; EIO: the other side closed, which libuv's own read reports next
+      }
+      if (n <= 0) break;
+      parts.push(Buffer.from(scratch.subarray(0, n)));
+      total += n;
+      budget -= n;
+    }
+    return parts.length === 1 ? chunk : Buffer.concat(parts, total);
+  };
+}
 
 /**
  * Spawns `file` in a PTY, in its own session and process group. Throws when it cannot be started. Once the
@@ -85,6 +129,15 @@ export function spawnTerminal(spec: TerminalSpawn): Terminal {
     for (const listener of [...exitListeners]) listener(exit);
     destroy();
   });
+  // one subscription to node-pty, fanned out: every listener sees the same chunks, read ahead once
+  const dataListeners = new Set<(bytes: Buffer) => void>();
+  const readMore = readAheadOf(term, () => destroyed);
+  let readAheadBytes = 0;
+  term.onData((data: string | Buffer) => {
+    let bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+    if (readMore && readAheadBytes > 0) bytes = readMore(bytes, readAheadBytes);
+    for (const listener of [...dataListeners]) listener(bytes);
+  });
   return {
     pid: term.pid,
     write: (data) => {
@@ -99,9 +152,12 @@ export function spawnTerminal(spec: TerminalSpawn): Terminal {
     resume: () => {
       if (!destroyed) term.resume();
     },
+    readAhead: (maxBytes) => {
+      readAheadBytes = Math.max(0, maxBytes);
+    },
     onData: (listener) => {
-      const d = term.onData((data: string | Buffer) => listener(typeof data === 'string' ? Buffer.from(data, 'utf8') : data));
-      return () => d.dispose();
+      dataListeners.add(listener);
+      return () => dataListeners.delete(listener);
     },
     onExit: (listener) => {
       exitListeners.add(listener);

@@ -72,9 +72,8 @@ export class ScreenMirror {
   }
 
   /** The source has new bytes: follow them now if they are few and the parser keeps up, else once it is quiet. */
-  grew(): void {
+  grew(now = Date.now()): void {
     if (this.disposed) return;
-    const now = Date.now();
     this.lastGrowth = now;
     if (now - this.windowStart >= RATE_WINDOW_MS) {
       this.windowStart = now;
