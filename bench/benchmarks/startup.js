@@ -47,7 +47,7 @@ function firstCall(url, token, tool) {
   });
 }
 
-async function oursStartup(home) {
+export async function oursStartup(home) {
   const t = performance.now();
   const room = await startRoom(home);
   await firstCall(room.url, room.token, 'room_info');
@@ -56,7 +56,7 @@ async function oursStartup(home) {
   return ms;
 }
 
-async function bareStartup() {
+export async function bareStartup() {
   const t = performance.now();
   const bare = await startBare();
   await firstCall(bare.url, bare.token, 'noop');
