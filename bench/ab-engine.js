@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { setImmediate } from 'node:timers';
 import { alternate, fmtMs, percentile } from './lib/stats.js';
 
 const [beforeDir, afterDir] = process.argv.slice(2).map((d) => path.resolve(d));

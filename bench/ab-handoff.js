@@ -41,7 +41,7 @@ async function openRoom(label, bin) {
   };
   return { label, cycle, close };
 }
-const sides = [await openRoom('current'), ...(await Promise.all(bins.map((b, i) => openRoom(path.relative(process.cwd(), b), b))))];
+const sides = [await openRoom('current'), ...(await Promise.all(bins.map((b) => openRoom(path.relative(process.cwd(), b), b))))];
 const bare = await startBare();
 const base = await connect(era, bare.url, bare.token, 'baseline');
 const fourNoops = async () => {
