@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { setImmediate } from 'node:timers';
 import { alternate, fmtMs, percentile } from './lib/stats.js';
 
 const [beforeDir, afterDir] = process.argv.slice(2).map((d) => path.resolve(d));
@@ -20,7 +21,8 @@ async function open(label, outDir) {
   const token = fs.readFileSync(engine.room.operatorTokenFile, 'utf8').trim();
   const { shell } = await engine.call(operator, 'shell_open', { shell: '/bin/sh', args: [], env: { PS1: '$ ' } });
   await engine.call(operator, 'shell_io', { shellId: shell.id, cursor: 'start', wait: { until: 'match', pattern: '\\$ $', timeoutMs: 10_000 } });
-  return { label, engine, operator, token, shellId: shell.id };
+  const { token: agentToken } = await engine.call(operator, 'participant_add', { name: 'agent', capabilities: ['read', 'write'] });
+  return { label, engine, operator, agent: engine.authenticate(agentToken), token, shellId: shell.id };
 }
 
 const timed = async (n, fn) => {
@@ -40,12 +42,22 @@ const authAndInfo = (s) => () => {
   return s.engine.call(s.operator, 'room_info', {});
 };
 
+// the handoff-cycle benchmark's four calls (each one commit, fsynced) and every call's audit row
+const handoffCycle = (s) => async () => {
+  const { handoff } = await s.engine.call(s.operator, 'handoff_create', { summary: 'benchmark cycle', to: 'agent' });
+  await s.engine.call(s.agent, 'handoff_accept', { handoffId: handoff.id });
+  await s.engine.call(s.agent, 'handoff_complete', { handoffId: handoff.id, result: 'done' });
+  await s.engine.call(s.operator, 'handoff_approve', { handoffId: handoff.id });
+  await new Promise((resolve) => setImmediate(resolve)); // the audit flush of the turn
+};
+
 const before = await open('before', beforeDir);
 const after = await open('after', afterDir);
 try {
   for (const [name, make, n, rounds] of [
     ['shell_io echo tok → match', roundtrip, 40, 6],
     ['authenticate + room_info', authAndInfo, 2000, 6],
+    ['handoff cycle (4 calls, 4 commits)', handoffCycle, 200, 6],
   ]) {
     await timed(Math.min(n, 20), make(before));
     await timed(Math.min(n, 20), make(after));

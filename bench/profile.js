@@ -89,4 +89,5 @@ console.log(`${name}: ${(total / 1000).toFixed(0)} ms profiled, idle ${((idle / 
 for (const [key, us] of [...self].filter(([k]) => k !== '(idle)').sort((a, b) => b[1] - a[1]).slice(0, Number(top))) {
   console.log(`${((us / (total - idle)) * 100).toFixed(1).padStart(5)}% of busy  ${key}`);
 }
+if (process.env.BENCH_KEEP_PROFILE) fs.copyFileSync(path.join(dir, file), process.env.BENCH_KEEP_PROFILE);
 home.cleanup();

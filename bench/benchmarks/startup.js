@@ -2,6 +2,7 @@
 // request), on an empty room and on a room with history; against the bare v2 SDK server from spawn to its
 // first answered no-op call, and `node -e 0` (the floor: starting Node at all).
 import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -47,22 +48,35 @@ function firstCall(url, token, tool) {
   });
 }
 
-async function oursStartup(home) {
+/** CPU time (user + system) a process has used so far, in ms, from /proc (NaN where there is none). */
+export function cpuMsOf(pid) {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10; // clock ticks of 10 ms (USER_HZ 100)
+  } catch {
+    return NaN;
+  }
+}
+
+/** Spawn → first answered room_info, in ms; `withCpu`: {ms, cpuMs} (the process's CPU time until then). */
+export async function oursStartup(home, withCpu = false) {
   const t = performance.now();
   const room = await startRoom(home);
   await firstCall(room.url, room.token, 'room_info');
   const ms = performance.now() - t;
+  const cpuMs = cpuMsOf(room.pid);
   await room.stop();
-  return ms;
+  return withCpu ? { ms, cpuMs } : ms;
 }
 
-async function bareStartup() {
+export async function bareStartup(withCpu = false) {
   const t = performance.now();
   const bare = await startBare();
   await firstCall(bare.url, bare.token, 'noop');
   const ms = performance.now() - t;
+  const cpuMs = cpuMsOf(bare.pid);
   await bare.stop();
-  return ms;
+  return withCpu ? { ms, cpuMs } : ms;
 }
 
 async function nodeStartup() {

@@ -1,6 +1,7 @@
 import type http from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer, type WebSocket } from 'ws';
+import { createRequire } from 'node:module';
+import type { WebSocketServer, WebSocket } from 'ws';
 import type { ServerMessage } from '../common/ui-protocol';
 import type { Engine } from '../engine/engine';
 import type { UiAuth } from './ui-auth';
@@ -32,7 +33,8 @@ export function refuseUpgrade(socket: Duplex, status: number, reason: string, me
  * The front door has already checked Host and Origin; this checks the UI cookie.
  */
 export class UiSocketDoor {
-  private readonly wss: WebSocketServer;
+  /** Made on the first upgrade: `ws` is loaded then, not while the room process starts (~120 ms of modules). */
+  private wss: WebSocketServer | undefined;
   private readonly maxQueued: number;
 
   constructor(
@@ -42,7 +44,14 @@ export class UiSocketDoor {
     private readonly options: UiSocketOptions,
   ) {
     this.maxQueued = options.maxQueuedBytes ?? 16 * 1024 * 1024;
-    this.wss = new WebSocketServer({ noServer: true, maxPayload: options.maxMessageBytes, perMessageDeflate: false, clientTracking: true });
+  }
+
+  private server(): WebSocketServer {
+    if (!this.wss) {
+      const { WebSocketServer: Server } = createRequire(import.meta.url)('ws') as typeof import('ws');
+      this.wss = new Server({ noServer: true, maxPayload: this.options.maxMessageBytes, perMessageDeflate: false, clientTracking: true });
+    }
+    return this.wss;
   }
 
   /**
@@ -53,7 +62,7 @@ export class UiSocketDoor {
     if (!operatorByToken && !this.auth?.hasCookie(req, port)) {
       return refuseUpgrade(socket, 401, 'Unauthorized', 'not signed in to this room\'s UI: open the "UI" URL (with its token) that "commonroom serve" printed');
     }
-    this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws));
+    this.server().handleUpgrade(req, socket, head, (ws) => this.accept(ws));
   }
 
   private accept(ws: WebSocket): void {
@@ -90,7 +99,9 @@ export class UiSocketDoor {
 
   /** Closes every UI connection (the room process is stopping). */
   async close(): Promise<void> {
-    for (const ws of this.wss.clients) ws.terminate();
-    await new Promise<void>((resolve) => this.wss.close(() => resolve()));
+    const wss = this.wss;
+    if (!wss) return;
+    for (const ws of wss.clients) ws.terminate();
+    await new Promise<void>((resolve) => wss.close(() => resolve()));
   }
 }

@@ -22,132 +22,143 @@ const READ: ToolHints = { readOnly: true, destructive: false, idempotent: true, 
 const ADD: ToolHints = { readOnly: false, destructive: false, idempotent: false, openWorld: false };
 const RUN: ToolHints = { readOnly: false, destructive: true, idempotent: false, openWorld: true };
 
-const view = (what: string) => z.looseObject({}).describe(what);
-const views = (what: string) => z.array(z.looseObject({})).describe(what);
-const nextCursor = z.string().nullable().describe('pass as cursor for the next page; null: this was the last page');
-const feedCursor = z.string().describe('pass as cursor to read on (the feed grows: call again later for more)');
-const more = z.boolean().describe('more is already there past nextCursor');
-const eventPage = {
-  events: views('events, oldest first: {id, at, kind, actor, subject, data}'),
-  nextCursor: feedCursor,
-  more,
-  oldestRetainedId: z.number().nullable().describe('the oldest event id the room still keeps (older ones were dropped)'),
-};
-const graphRun = {
-  graphId: z.string().describe('the graph id (gr_…)'),
-  taskId: z.string().describe('its task id (the same as graphId)'),
-  state: z.string().describe('the graph state'),
-  stages: views('each stage: {id, state}'),
-};
-const exit = z.object({ exitCode: z.number().nullable(), signal: z.string().nullable() });
-
 interface Surface {
   hints: ToolHints;
   output: z.ZodObject;
 }
 
-/** Every method's surface; the compile-time check below keeps it in step with the contract. */
-export const TOOL_SURFACE = {
-  room_info: {
-    hints: READ,
-    output: z.object({
-      room: view('{markdownPath, databasePath, id, createdAt}'),
-      schemaVersion: z.number(),
-      runnerVersion: z.string(),
-      counts: view('{participants, events}'),
-      health: view("the runner's health: {state: ok} or {state: degraded, problems: [{area, code, message, since, tries}]}"),
-    }),
-  },
-  participant_list: { hints: READ, output: z.object({ participants: views('each participant') }) },
-  participant_activity: { hints: READ, output: z.object({ participants: views('each participant: {name, connections, lastCall}') }) },
-  participant_add: { hints: ADD, output: z.object({ participant: view('the participant'), token: z.string().describe('its bearer token, shown once') }) },
-  participant_revoke: {
-    hints: { ...ADD, destructive: true, idempotent: true },
-    output: z.object({ participant: view('the participant'), changed: z.boolean() }),
-  },
-  shell_open: { hints: { ...RUN, destructive: false }, output: z.object({ shell: view('the shell: {id, name, owner, cwd, pid, alive, cols, rows, …}') }) },
-  shell_io: {
-    hints: RUN,
-    output: z.object({
-      shellId: z.string(),
-      output: z.string().describe('the output read, from cursor to nextCursor'),
-      cursor: z.string().describe('where output begins'),
-      nextCursor: feedCursor,
-      more,
-      truncated: z.boolean().describe('output before cursor had already left the scrollback'),
-      alive: z.boolean(),
-      exit: exit.nullable(),
-      wait: view('how the wait ended: {reason, pattern?, match?, effectiveTimeoutMs}').nullable(),
-      screen: view('format "screen" only: {cols, rows, cursor: {row, col}, alternateScreen, applicationCursorKeys}').optional(),
-    }),
-  },
-  shell_run: {
-    hints: RUN,
-    output: z.object({
-      shellId: z.string(),
-      status: z.enum(['finished', 'running', 'shellExited', 'cancelled']).describe('finished: exitCode is the command\'s; running: left running at the timeout'),
-      exitCode: z.number().nullable(),
-      output: z.string().describe("the command's output without the echoed command line (its newest maxBytes)"),
-      cursor: z.string().describe("where the command's output starts (shell_io reads it all from here)"),
-      nextCursor: z.string().describe('where the returned output ends'),
-      omittedBytes: z.number().describe('output before `output` that was left out'),
-      integration: z.enum(['marks', 'sentinel']).describe('how the end and exit code were found'),
-      effectiveTimeoutMs: z.number(),
-      hint: z.string().optional().describe('what to do next when the command did not finish'),
-    }),
-  },
-  shell_close: {
-    hints: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
-    output: z.object({ shellId: z.string(), exit, alreadyExited: z.boolean() }),
-  },
-  shell_list: { hints: READ, output: z.object({ shells: views('each shell you can see') }) },
-  handoff_create: { hints: ADD, output: z.object({ handoff: view('the handoff and its task'), created: z.boolean().describe('false: an earlier call with this idempotency key') }) },
-  handoff_accept: { hints: ADD, output: z.object({ handoff: view('the handoff') }) },
-  handoff_request_input: { hints: ADD, output: z.object({ handoff: view('the handoff') }) },
-  handoff_answer_input: { hints: ADD, output: z.object({ handoff: view('the handoff') }) },
-  handoff_complete: { hints: ADD, output: z.object({ handoff: view('the handoff') }) },
-  handoff_get: { hints: READ, output: z.object({ handoff: view('the handoff and its task') }) },
-  handoff_list: { hints: READ, output: z.object({ handoffs: views('handoffs, newest first'), nextCursor }) },
-  handoff_events: { hints: READ, output: z.object(eventPage) },
-  handoff_approve: { hints: ADD, output: z.object({ handoff: view('the handoff') }) },
-  handoff_reject: { hints: ADD, output: z.object({ handoff: view('the handoff') }) },
-  handoff_cancel: { hints: { ...ADD, destructive: true }, output: z.object({ handoff: view('the handoff') }) },
-  handoff_task_cancel_as: {
-    hints: { ...ADD, destructive: true },
-    output: z.object({ handoff: view('the handoff'), task: view('its task').nullable() }),
-  },
-  task_get: { hints: READ, output: z.object({ task: view('the task') }) },
-  workspace_history: { hints: READ, output: z.object(eventPage) },
-  tasks_run: { hints: RUN, output: z.object(graphRun) },
-  tasks_rerun: { hints: RUN, output: z.object(graphRun) },
-  tasks_status: {
-    hints: READ,
-    output: z.object({
-      graph: view('the graph: {graphId, state, progress {done, total, byState}, timings, …}'),
-      stages: views('without stageId: each stage').optional(),
-      stage: view('with stageId: the stage').optional(),
-      log: view("with stageId: a slice of the stage's log: {records, nextCursor, more, size, spooled}").optional(),
-      waitedMs: z.number().optional().describe('with waitMs: how long the call waited'),
-    }),
-  },
-  tasks_list: { hints: READ, output: z.object({ graphs: views('graphs, newest first'), nextCursor }) },
-  tasks_cancel: {
-    hints: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
-    output: z.object({
-      graphId: z.string(),
-      changed: views('stages that changed: {id, from, to}'),
-      unchanged: views('stages left as they were: {id, state}'),
-      message: z.string(),
-      graph: view('the graph'),
-    }),
-  },
-  tasks_graph: { hints: READ, output: z.object({ graph: view('the graph'), stages: views('each stage with its dependencies'), order: z.array(z.string()) }) },
-  audit_list: { hints: READ, output: z.object({ entries: views('audited calls, newest first'), nextCursor }) },
-} satisfies Record<MethodName, Surface>;
+/**
+ * Every method's surface, built on first use (the first tools/list), not when the room process starts: ~45 zod
+ * schemas that only a tool listing reads. The compile-time check below keeps it in step with the contract.
+ */
+function buildToolSurface() {
+  const view = (what: string) => z.looseObject({}).describe(what);
+  const views = (what: string) => z.array(z.looseObject({})).describe(what);
+  const nextCursor = z.string().nullable().describe('pass as cursor for the next page; null: this was the last page');
+  const feedCursor = z.string().describe('pass as cursor to read on (the feed grows: call again later for more)');
+  const more = z.boolean().describe('more is already there past nextCursor');
+  const eventPage = {
+    events: views('events, oldest first: {id, at, kind, actor, subject, data}'),
+    nextCursor: feedCursor,
+    more,
+    oldestRetainedId: z.number().nullable().describe('the oldest event id the room still keeps (older ones were dropped)'),
+  };
+  const graphRun = {
+    graphId: z.string().describe('the graph id (gr_…)'),
+    taskId: z.string().describe('its task id (the same as graphId)'),
+    state: z.string().describe('the graph state'),
+    stages: views('each stage: {id, state}'),
+  };
+  const exit = z.object({ exitCode: z.number().nullable(), signal: z.string().nullable() });
+  return {
+    room_info: {
+      hints: READ,
+      output: z.object({
+        room: view('{markdownPath, databasePath, id, createdAt}'),
+        schemaVersion: z.number(),
+        runnerVersion: z.string(),
+        counts: view('{participants, events}'),
+        health: view("the runner's health: {state: ok} or {state: degraded, problems: [{area, code, message, since, tries}]}"),
+      }),
+    },
+    participant_list: { hints: READ, output: z.object({ participants: views('each participant') }) },
+    participant_activity: { hints: READ, output: z.object({ participants: views('each participant: {name, connections, lastCall}') }) },
+    participant_add: { hints: ADD, output: z.object({ participant: view('the participant'), token: z.string().describe('its bearer token, shown once') }) },
+    participant_revoke: {
+      hints: { ...ADD, destructive: true, idempotent: true },
+      output: z.object({ participant: view('the participant'), changed: z.boolean() }),
+    },
+    shell_open: { hints: { ...RUN, destructive: false }, output: z.object({ shell: view('the shell: {id, name, owner, cwd, pid, alive, cols, rows, …}') }) },
+    shell_io: {
+      hints: RUN,
+      output: z.object({
+        shellId: z.string(),
+        output: z.string().describe('the output read, from cursor to nextCursor'),
+        cursor: z.string().describe('where output begins'),
+        nextCursor: feedCursor,
+        more,
+        truncated: z.boolean().describe('output before cursor had already left the scrollback'),
+        alive: z.boolean(),
+        exit: exit.nullable(),
+        wait: view('how the wait ended: {reason, pattern?, match?, effectiveTimeoutMs}').nullable(),
+        screen: view('format "screen" only: {cols, rows, cursor: {row, col}, alternateScreen, applicationCursorKeys}').optional(),
+      }),
+    },
+    shell_run: {
+      hints: RUN,
+      output: z.object({
+        shellId: z.string(),
+        status: z.enum(['finished', 'running', 'shellExited', 'cancelled']).describe('finished: exitCode is the command\'s; running: left running at the timeout'),
+        exitCode: z.number().nullable(),
+        output: z.string().describe("the command's output without the echoed command line (its newest maxBytes)"),
+        cursor: z.string().describe("where the command's output starts (shell_io reads it all from here)"),
+        nextCursor: z.string().describe('where the returned output ends'),
+        omittedBytes: z.number().describe('output before `output` that was left out'),
+        integration: z.enum(['marks', 'sentinel']).describe('how the end and exit code were found'),
+        effectiveTimeoutMs: z.number(),
+        hint: z.string().optional().describe('what to do next when the command did not finish'),
+      }),
+    },
+    shell_close: {
+      hints: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
+      output: z.object({ shellId: z.string(), exit, alreadyExited: z.boolean() }),
+    },
+    shell_list: { hints: READ, output: z.object({ shells: views('each shell you can see') }) },
+    handoff_create: { hints: ADD, output: z.object({ handoff: view('the handoff and its task'), created: z.boolean().describe('false: an earlier call with this idempotency key') }) },
+    handoff_accept: { hints: ADD, output: z.object({ handoff: view('the handoff') }) },
+    handoff_request_input: { hints: ADD, output: z.object({ handoff: view('the handoff') }) },
+    handoff_answer_input: { hints: ADD, output: z.object({ handoff: view('the handoff') }) },
+    handoff_complete: { hints: ADD, output: z.object({ handoff: view('the handoff') }) },
+    handoff_get: { hints: READ, output: z.object({ handoff: view('the handoff and its task') }) },
+    handoff_list: { hints: READ, output: z.object({ handoffs: views('handoffs, newest first'), nextCursor }) },
+    handoff_events: { hints: READ, output: z.object(eventPage) },
+    handoff_approve: { hints: ADD, output: z.object({ handoff: view('the handoff') }) },
+    handoff_reject: { hints: ADD, output: z.object({ handoff: view('the handoff') }) },
+    handoff_cancel: { hints: { ...ADD, destructive: true }, output: z.object({ handoff: view('the handoff') }) },
+    handoff_task_cancel_as: {
+      hints: { ...ADD, destructive: true },
+      output: z.object({ handoff: view('the handoff'), task: view('its task').nullable() }),
+    },
+    task_get: { hints: READ, output: z.object({ task: view('the task') }) },
+    workspace_history: { hints: READ, output: z.object(eventPage) },
+    tasks_run: { hints: RUN, output: z.object(graphRun) },
+    tasks_rerun: { hints: RUN, output: z.object(graphRun) },
+    tasks_status: {
+      hints: READ,
+      output: z.object({
+        graph: view('the graph: {graphId, state, progress {done, total, byState}, timings, …}'),
+        stages: views('without stageId: each stage').optional(),
+        stage: view('with stageId: the stage').optional(),
+        log: view("with stageId: a slice of the stage's log: {records, nextCursor, more, size, spooled}").optional(),
+        waitedMs: z.number().optional().describe('with waitMs: how long the call waited'),
+      }),
+    },
+    tasks_list: { hints: READ, output: z.object({ graphs: views('graphs, newest first'), nextCursor }) },
+    tasks_cancel: {
+      hints: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
+      output: z.object({
+        graphId: z.string(),
+        changed: views('stages that changed: {id, from, to}'),
+        unchanged: views('stages left as they were: {id, state}'),
+        message: z.string(),
+        graph: view('the graph'),
+      }),
+    },
+    tasks_graph: { hints: READ, output: z.object({ graph: view('the graph'), stages: views('each stage with its dependencies'), order: z.array(z.string()) }) },
+    audit_list: { hints: READ, output: z.object({ entries: views('audited calls, newest first'), nextCursor }) },
+  } satisfies Record<MethodName, Surface>;
+}
+
+let built: ReturnType<typeof buildToolSurface> | undefined;
+export function toolSurface(): ReturnType<typeof buildToolSurface> {
+  built ??= buildToolSurface();
+  return built;
+}
+type ToolSurface = ReturnType<typeof buildToolSurface>;
 
 // Compile-time guard: a surface for every method, and each answer's top-level keys exactly the method's.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 type KeysOf<T> = T extends unknown ? keyof T : never;
-type SurfaceKeys = { [M in MethodName]: Same<keyof z.infer<(typeof TOOL_SURFACE)[M]['output']>, KeysOf<MethodOutputs[M]>> };
+type SurfaceKeys = { [M in MethodName]: Same<keyof z.infer<ToolSurface[M]['output']>, KeysOf<MethodOutputs[M]>> };
 export const SURFACE_MATCHES_OUTPUTS: false extends SurfaceKeys[MethodName] ? never : true = true;
-export const SURFACE_COVERS_METHODS: Same<keyof typeof TOOL_SURFACE, MethodName> = true;
+export const SURFACE_COVERS_METHODS: Same<keyof ToolSurface, MethodName> = true;

@@ -25,7 +25,8 @@ import { toCaller } from './store/participants';
 import { AuditRepo } from './store/audit';
 import type { Room } from './room/room';
 import { hashToken, looksLikeToken } from './tokens';
-import { randomIds, type IdSource } from './ids';
+import { procTags, randomIds, type IdSource } from './ids';
+import { findTagged } from './process/process-tree';
 import { diskFullRefusal } from './runner-health';
 
 
@@ -105,7 +106,10 @@ export class Engine {
     try {
       const failed = TaskJobs.reconcile(engine.tasks, () => room.tasks.liveIds(JOB_OPERATION));
       if (failed > 0) console.error(`[tasks] ${failed} job(s) of a previous runner read failed (RUNNER_RESTARTED)`);
-      for (const feature of engine.features) await feature.start?.();
+      // one look at the process table for every feature's leftovers (shells, stages): a /proc scan reads every
+      // process on the machine, and each feature made its own before the first answer
+      const startup = { tagged: findTagged(procTags.roomPrefix(room.id), { prefix: true }) };
+      for (const feature of engine.features) await feature.start?.(startup);
     } catch (error) {
       await engine.close();
       throw error;

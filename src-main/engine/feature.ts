@@ -5,6 +5,7 @@ import { isDiskFullError, RoomError } from '../common/errors';
 import type { Limits } from '../common/limits';
 import type { EventBus, RoomEvent } from './event-bus';
 import type { IdSource } from './ids';
+import type { TaggedProcess } from './process/process-tree';
 import type { Room } from './room/room';
 import { RunnerHealth } from './runner-health';
 
@@ -58,10 +59,16 @@ export interface EventInput {
  * A capability of the runner: the contract methods it implements, and its lifecycle. `start` runs once the
  * room is open (restart reconciliation goes there); `close` runs before the room closes, newest feature first.
  */
+/** What every feature's start is handed: one look at the process table serves all of them. */
+export interface FeatureStartup {
+  /** Live processes carrying one of this room's tags (a previous runner's leftovers), looked up once at start. */
+  readonly tagged: readonly TaggedProcess[];
+}
+
 export interface Feature<K extends MethodName = MethodName> {
   name: string;
   handlers: Handlers<K>;
-  start?(): void | Promise<void>;
+  start?(startup: FeatureStartup): void | Promise<void>;
   close?(): void | Promise<void>;
 }
 

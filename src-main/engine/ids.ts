@@ -54,6 +54,8 @@ export function isShellIdOfEpoch(id: string, epoch?: string): boolean {
  * what an earlier one left behind. The prefixes are what restart reconciliation sweeps.
  */
 export const procTags = {
+  /** Every tag of the room's processes (shells and stages): the one look at start reads these. */
+  roomPrefix: (roomId: string) => `${roomId}:`,
   stagePrefix: (roomId: string) => `${roomId}:stage:`,
   stage: (roomId: string, graphId: string, stageId: string, attempt: number) => `${roomId}:stage:${graphId}:${stageId}:${attempt}`,
   shellPrefix: (roomId: string) => `${roomId}:shell:`,

@@ -4,7 +4,7 @@ import { CONTRACT, isMethodName, type MethodName, type MethodSpec } from '../com
 import type { Caller } from '../common/dto';
 import { toPublicError } from '../common/errors';
 import { RUNNER_VERSION } from '../common/version';
-import { TOOL_SURFACE } from '../common/tool-surface';
+import { toolSurface } from '../common/tool-surface';
 import type { Engine } from '../engine/engine';
 import type { TaskRecord } from '../common/task-record';
 import type { ExtraTool, TaskSupport } from './extra-tools';
@@ -44,7 +44,7 @@ const outputSchemas = new Map<MethodName, JsonSchemaObject>();
 function outputSchemaOf(method: MethodName): JsonSchemaObject {
   let schema = outputSchemas.get(method);
   if (!schema) {
-    const generated = z.toJSONSchema(TOOL_SURFACE[method].output, { target: 'draft-2020-12' }) as Record<string, unknown>;
+    const generated = z.toJSONSchema(toolSurface()[method].output, { target: 'draft-2020-12' }) as Record<string, unknown>;
     delete generated.$schema;
     schema = { ...generated, type: 'object' };
     outputSchemas.set(method, schema);
@@ -54,7 +54,7 @@ function outputSchemaOf(method: MethodName): JsonSchemaObject {
 
 /** MCP tool annotations from the contract's hints (a client may ask the person before a destructive call). */
 function annotationsOf(method: MethodName) {
-  const { hints } = TOOL_SURFACE[method];
+  const { hints } = toolSurface()[method];
   return { readOnlyHint: hints.readOnly, destructiveHint: hints.destructive, idempotentHint: hints.idempotent, openWorldHint: hints.openWorld };
 }
 

@@ -6,6 +6,7 @@ import { RoomError } from '../../src-main/common/errors';
 import { LATEST_SCHEMA } from '../../src-main/engine/store/migrations';
 import { Engine } from '../../src-main/engine/engine';
 import { Room, RoomReader } from '../../src-main/engine/room/room';
+import { EventRepo } from '../../src-main/engine/store/events';
 import { makeHome, type TestHome } from '../helpers/env';
 import { startServe, stopServe } from '../helpers/serve';
 
@@ -218,6 +219,33 @@ describe('migrations', () => {
       } finally {
         home.cleanup();
       }
+    }
+  });
+});
+
+describe('the event ring', () => {
+  it('keeps exactly the newest N events, in order, across a reopen', () => {
+    const home = makeHome();
+    try {
+      const md = path.join(home.root, 'ring.md');
+      let room = Room.open({ markdown: md, paths: home.paths });
+      const ring = new EventRepo(room.db, 5);
+      const before = room.events.count();
+      const ids: number[] = [];
+      for (let i = 0; i < 12; i++) ids.push(ring.append({ at: room.now(), kind: 'test.ring', actor: null, subject: `e${i}`, data: { i } }));
+      expect(before).toBeGreaterThan(0); // the operator's creation is an event too
+      expect(ring.count()).toBe(5);
+      expect(ring.oldestId()).toBe(ids[7]);
+      room.close();
+      room = Room.open({ markdown: md, paths: home.paths });
+      const again = new EventRepo(room.db, 5);
+      const next = again.append({ at: room.now(), kind: 'test.ring', actor: null, subject: 'e12' });
+      expect(next).toBe((ids[11] as number) + 1);
+      const subjects = (room.db.prepare('SELECT subject FROM events ORDER BY id').all() as { subject: string }[]).map((r) => r.subject);
+      expect(subjects).toEqual(['e8', 'e9', 'e10', 'e11', 'e12']);
+      room.close();
+    } finally {
+      home.cleanup();
     }
   });
 });

@@ -204,8 +204,8 @@ export function graphsFeature(ctx: EngineContext, tasks: TaskService, terminalHo
       tasks_rerun: rerun,
       tasks_graph: (caller, input) => topologyOf(repo, caller, input.graphId),
     },
-    async start() {
-      const { stages, killed } = await reconcileAfterRestart(ctx, repo, tasks, runtime.tagPrefix);
+    async start(startup) {
+      const { stages, killed } = await reconcileAfterRestart(ctx, repo, tasks, runtime.tagPrefix, startup.tagged);
       if (stages > 0 || killed > 0) console.error(`[graphs] restart reconciliation: ${stages} running stage(s) failed as RUNNER_RESTARTED, ${killed} orphaned process(es) ended`);
       const expired = () => void spoolEnded(ctx, repo, artifactRoot, { now: ctx.now(), retentionMs: limits.graphLogRetentionMs });
       expired();

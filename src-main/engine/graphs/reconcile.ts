@@ -1,7 +1,7 @@
 import { decide } from '../../common/graphs/graph-scheduler';
 import { deriveGraphState, type StageState } from '../../common/graphs/stage-machine';
 import type { EngineContext, EventInput } from '../feature';
-import { findTagged, isAlive, killTree, type ProcessIdentity } from '../process/process-tree';
+import { findTagged, isAlive, killTree, type ProcessIdentity, type TaggedProcess } from '../process/process-tree';
 import type { GraphRepo, StageRecord } from '../store/graphs';
 import { schedStages, stageTaskId } from './graph-views';
 import { endGraphTask } from './graph-task';
@@ -14,7 +14,16 @@ import type { TaskService } from '../tasks/task-service';
  * stage becomes failed/RUNNER_RESTARTED, its dependents skipped, and stages that never started skipped too:
  * a graph does not resume on its own after a restart (submit it again). Nothing stays running.
  */
-export async function reconcileAfterRestart(ctx: EngineContext, repo: GraphRepo, tasks: TaskService, tagPrefix: string): Promise<{ stages: number; killed: number }> {
+export async function reconcileAfterRestart(
+  ctx: EngineContext,
+  repo: GraphRepo,
+  tasks: TaskService,
+  tagPrefix: string,
+  /** The room's tagged processes as the engine's start found them (else looked up here, once). */
+  tagged: readonly TaggedProcess[] = findTagged(tagPrefix, { prefix: true }),
+): Promise<{ stages: number; killed: number }> {
+  // one look serves every stage (a look per running stage read every process on the machine each time)
+  const ours = tagged.filter((p) => p.tag.startsWith(tagPrefix));
   const graphs = repo.unfinished();
   const running: StageRecord[] = graphs.flatMap((g) => repo.stages(g.id).filter((s) => s.state === 'running'));
   const plan = { signals: ['SIGTERM', 'SIGKILL'] as NodeJS.Signals[], graceMs: 1000 };
@@ -25,14 +34,15 @@ export async function reconcileAfterRestart(ctx: EngineContext, repo: GraphRepo,
     const root: ProcessIdentity | undefined = s.pid !== null && s.pidStart !== null ? { pid: s.pid, startTime: s.pidStart } : undefined;
     // the group is signalled only while its leader is provably the same process (a recycled pgid is left alone)
     const pgid = root && isAlive(root) ? root.pid : undefined;
-    const found = findTagged(s.procTag).length + (pgid !== undefined ? 1 : 0);
+    const found = ours.filter((p) => p.tag === s.procTag).length + (pgid !== undefined ? 1 : 0);
     if (found === 0) continue;
     killed += found;
     ends.push(killTree({ tag: s.procTag, pgid, root }, plan));
   }
   // anything else of this room's stages still tagged (e.g. an attempt whose row moved on): nothing of ours may run now
   const known = new Set(running.map((s) => s.procTag));
-  const strays = [...new Set(sweepTags(tagPrefix))].filter((t) => !known.has(t));
+  // each found process brings its own tag, so each tree is ended by its own tag
+  const strays = [...new Set(ours.map((p) => p.tag))].filter((t) => !known.has(t));
   killed += strays.length;
   ends.push(...strays.map((tag) => killTree({ tag }, plan)));
   await Promise.all(ends);
@@ -93,8 +103,3 @@ export async function reconcileAfterRestart(ctx: EngineContext, repo: GraphRepo,
 
 /** JSON-RPC's internal error: the work did not fail by itself, its runner went away. */
 const RUNNER_RESTARTED_RPC_CODE = -32603;
-
-function sweepTags(prefix: string): string[] {
-  // each found process brings its own tag, so each tree is ended by its own tag
-  return findTagged(prefix, { prefix: true }).map((p) => p.tag);
-}

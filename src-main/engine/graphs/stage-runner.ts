@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { childProcess } from '../platform/child-process';
 import { killTree, processStartTime, findLeftovers, tagEnv, type ProcessIdentity } from '../process/process-tree';
 import type { StageErrorCode, StageExit } from '../../common/graphs/stage-machine';
 import { spawnTerminal, type Terminal } from '../terminal/pty';
@@ -94,9 +94,9 @@ export function startAttempt(req: AttemptRequest): AttemptHandle {
   if (req.tty) {
     startPty(req, file, verbatim ? args.join(' ') : args, env, handle, split, finish, (e) => resolveDone({ code: null, signal: null, spawnError: e }));
   } else {
-    let child: ReturnType<typeof spawn>;
+    let child: ReturnType<ReturnType<typeof childProcess>['spawn']>;
     try {
-      child = spawn(file, args, { cwd: req.cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'], windowsVerbatimArguments: verbatim });
+      child = childProcess().spawn(file, args, { cwd: req.cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'], windowsVerbatimArguments: verbatim });
     } catch (error) {
       resolveDone({ code: null, signal: null, spawnError: (error as Error).message });
       return handle;

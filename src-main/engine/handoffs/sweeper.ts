@@ -1,4 +1,4 @@
-import { isTerminalTask } from '../../common/task-machine';
+import { isTerminalTask, type TaskStatus } from '../../common/task-machine';
 import type { EngineContext } from '../feature';
 import type { TaskService } from '../tasks/task-service';
 import { HandoffActions } from './handoff-actions';
@@ -21,12 +21,15 @@ export function sweepHandoffTasks(ctx: EngineContext, tasks: TaskService): Sweep
   const actions = new HandoffActions(ctx, tasks);
   const now = ctx.room.clock().getTime();
   const report: SweepReport = { expired: [], deleted: [] };
-  const ids = ctx.room.db
-    .prepare('SELECT id FROM tasks WHERE operation = ? AND ttl_ms IS NOT NULL ORDER BY created_at')
-    .pluck()
-    .all(HANDOFF_OPERATION) as string[];
-  for (const id of ids) {
-    const task = actions.q.tasks.get(id);
+  // the TTL columns alone, in one query: only the rows due are read in full (a room keeps its ended handoffs
+  // for a TTL, so reading every one at each sweep — and before the first answer at start — grew with history)
+  const rows = ctx.room.db
+    .prepare('SELECT id, status, created_at AS createdAt, updated_at AS updatedAt, ttl_ms AS ttlMs FROM tasks WHERE operation = ? AND ttl_ms IS NOT NULL ORDER BY created_at')
+    .all(HANDOFF_OPERATION) as { id: string; status: TaskStatus; createdAt: string; updatedAt: string; ttlMs: number }[];
+  for (const row of rows) {
+    const due = isTerminalTask(row.status) ? Date.parse(row.updatedAt) + row.ttlMs <= now : Date.parse(row.createdAt) + row.ttlMs <= now;
+    if (!due) continue;
+    const task = actions.q.tasks.get(row.id);
     if (!task || task.ttlMs === null) continue;
     if (!isTerminalTask(task.status)) {
       if (Date.parse(task.createdAt) + task.ttlMs <= now) {

@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { childProcess } from './child-process';
 
 /**
  * Private files on Windows. Mode bits mean nothing there (Node reports 0666 for every writable file and
@@ -25,5 +25,5 @@ export function restrictToUser(target: string, kind: 'file' | 'dir', platform: N
   const name = env.USERNAME;
   if (!name) throw new Error(`cannot restrict ${target} to the current user: USERNAME is not set`);
   const [file, args] = privateAclCommand(target, { domain: env.USERDOMAIN, name }, kind);
-  execFileSync(file, args, { windowsHide: true, stdio: 'ignore' });
+  childProcess().execFileSync(file, args, { windowsHide: true, stdio: 'ignore' });
 }

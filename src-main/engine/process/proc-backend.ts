@@ -96,6 +96,20 @@ export const procBackend: ProcessBackend = {
     }
     return rows;
   },
+  listTagged() {
+    const rows: ProcessRow[] = [];
+    for (const name of fs.readdirSync('/proc')) {
+      if (!/^\d+$/.test(name)) continue;
+      const pid = Number(name);
+      if (pid === process.pid) continue;
+      // most processes carry no tag: their environ is the only read (stat only for the tagged few)
+      const tag = readTag(pid);
+      if (tag === null) continue;
+      const row = readRow(pid, false);
+      if (row) rows.push({ ...row, tag });
+    }
+    return rows;
+  },
   // reading /proc costs no process and little time: the synchronous read is fine
   listAsync() {
     return Promise.resolve(this.list());

@@ -80,7 +80,8 @@ export function isAlive(p: number | ProcessIdentity): boolean {
 /** Live processes whose tag equals `tag`, or starts with it when `prefix` is true (none on Windows: no tags). */
 export function findTagged(tag: string, options: { prefix?: boolean } = {}): TaggedProcess[] {
   const found: TaggedProcess[] = [];
-  for (const r of processBackend().list()) {
+  const backend = processBackend();
+  for (const r of backend.listTagged?.() ?? backend.list()) {
     if (!r.zombie && r.tag !== null && tagMatches(r.tag, tag, options.prefix ?? false)) found.push({ pid: r.pid, startTime: r.startTime, tag: r.tag });
   }
   return found;

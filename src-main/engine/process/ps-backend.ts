@@ -1,4 +1,4 @@
-import { execFile, execFileSync } from 'node:child_process';
+import { childProcess } from '../platform/child-process';
 import { PROC_TAG_ENV, type ProcessBackend, type ProcessRow } from './process-table';
 import { signalPosix } from './posix-signal';
 
@@ -69,7 +69,7 @@ const PS_OPTIONS = {
 
 function runPs(args: string[]): string {
   try {
-    return execFileSync('ps', args, { ...PS_OPTIONS, stdio: ['ignore', 'pipe', 'ignore'] });
+    return childProcess().execFileSync('ps', args, { ...PS_OPTIONS, stdio: ['ignore', 'pipe', 'ignore'] });
   } catch (error) {
     // ps exits 1 when -p matched nothing: that is an empty table, not a failure
     const out = (error as { stdout?: unknown }).stdout;
@@ -80,7 +80,7 @@ function runPs(args: string[]): string {
 
 function runPsAsync(args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile('ps', args, PS_OPTIONS, (error, stdout) => {
+    childProcess().execFile('ps', args, PS_OPTIONS, (error, stdout) => {
       if (error && typeof stdout !== 'string') reject(error);
       else resolve(stdout);
     });

@@ -1,4 +1,4 @@
-import { execFile, execFileSync } from 'node:child_process';
+import { childProcess } from '../platform/child-process';
 import type { ProcessBackend, ProcessIdentity, ProcessRow } from './process-table';
 
 /**
@@ -61,13 +61,13 @@ export function windowsKillCommands(targets: ProcessIdentity[], signal: NodeJS.S
 
 function readTable(): ProcessRow[] {
   const [file, args] = windowsTableCommand();
-  return parseWindowsTable(execFileSync(file, args, { encoding: 'utf8', windowsHide: true, maxBuffer: 64 * 1024 * 1024 }));
+  return parseWindowsTable(childProcess().execFileSync(file, args, { encoding: 'utf8', windowsHide: true, maxBuffer: 64 * 1024 * 1024 }));
 }
 
 function readTableAsync(): Promise<ProcessRow[]> {
   const [file, args] = windowsTableCommand();
   return new Promise((resolve, reject) => {
-    execFile(file, args, { encoding: 'utf8', windowsHide: true, maxBuffer: 64 * 1024 * 1024 }, (error, stdout) => {
+    childProcess().execFile(file, args, { encoding: 'utf8', windowsHide: true, maxBuffer: 64 * 1024 * 1024 }, (error, stdout) => {
       if (error) reject(error);
       else resolve(parseWindowsTable(stdout));
     });
@@ -83,7 +83,7 @@ export const windowsBackend: ProcessBackend = {
   signal(targets, signal) {
     for (const [file, args] of windowsKillCommands(targets, signal, readTable())) {
       try {
-        execFileSync(file, args, { windowsHide: true, stdio: 'ignore' });
+        childProcess().execFileSync(file, args, { windowsHide: true, stdio: 'ignore' });
       } catch {
         // taskkill exits non-zero when one of the pids is already gone; the next look decides
       }

@@ -7,7 +7,7 @@ import { stripAnsi } from '../../common/ansi';
 import type { ShellView } from '../../common/methods/shells';
 import type { EngineContext } from '../feature';
 import { isShellIdOfEpoch, procTags } from '../ids';
-import { findTagged, killTree, tagEnv } from '../process/process-tree';
+import { findTagged, killTree, tagEnv, type TaggedProcess } from '../process/process-tree';
 import { defaultShell } from '../platform/default-shell';
 import type { StageTerminal, StageTerminalHost } from '../terminal/stage-terminal';
 import { GrowthSignal } from '../growth-signal';
@@ -228,8 +228,10 @@ export class ShellRegistry {
    * Processes a previous runner's shells left behind when it died without closing them (kill -9: the PTY
    * hangup ends most, but not nohup or setsid children). Shells are volatile, so their leftovers are ended.
    */
-  async reapOrphans(): Promise<number> {
-    const orphans = findTagged(procTags.shellPrefix(this.ctx.room.id), { prefix: true });
+  async reapOrphans(tagged?: readonly TaggedProcess[]): Promise<number> {
+    const prefix = procTags.shellPrefix(this.ctx.room.id);
+    // `tagged`: the room's processes as the engine's start found them (else looked up here)
+    const orphans = tagged ? tagged.filter((p) => p.tag.startsWith(prefix)) : findTagged(prefix, { prefix: true });
     if (orphans.length === 0) return 0;
     await killTree({ tag: procTags.shellPrefix(this.ctx.room.id), prefix: true }, { signals: ['SIGTERM', 'SIGKILL'], graceMs: this.limits.shellCloseGraceMs });
     return orphans.length;

@@ -98,8 +98,8 @@ export function shellsFeature(ctx: EngineContext, shells: ShellRegistry, limits:
       },
       shell_list: (caller) => ({ shells: shells.list(caller) }),
     },
-    start: async () => {
-      const reaped = await shells.reapOrphans();
+    start: async (startup) => {
+      const reaped = await shells.reapOrphans(startup.tagged);
       if (reaped > 0) console.error(`[shells] ended ${reaped} process(es) left by the shells of a runner that died`);
     },
     close: () => shells.closeAll(),

@@ -58,8 +58,11 @@ export class AuditRepo {
     if (lighter) this.db.exec('PRAGMA synchronous = NORMAL');
     try {
       this.db.transaction(() => {
-        for (const e of rows) insert.run(e.at, e.participant, e.method, e.outcome, e.durationMs);
-        this.db.prepare('DELETE FROM audit WHERE id < (SELECT id FROM audit ORDER BY id DESC LIMIT 1 OFFSET ?)').run(this.ringSize - 1);
+        let last = 0;
+        for (const e of rows) last = Number(insert.run(e.at, e.participant, e.method, e.outcome, e.durationMs).lastInsertRowid);
+        // AUTOINCREMENT ids with only the oldest ever deleted have no gaps: the ring is a rowid range (a subquery
+        // stepping over ringSize = 10,000 index entries cost ~0.2 ms on every call's flush)
+        this.db.prepare('DELETE FROM audit WHERE id <= ?').run(last - this.ringSize);
       })();
     } catch (error) {
       this.pending = [...rows, ...this.pending].slice(-this.ringSize);

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -48,6 +49,21 @@ function packageRoot(): string {
   return process.cwd();
 }
 
+/**
+ * Plain Node: the package's own Release build named directly, so better-sqlite3 skips `bindings`, which finds
+ * it by probing a dozen paths (and parsing a stack trace) before the first answer. Undefined elsewhere (then
+ * `bindings` searches as before).
+ */
+function packageBuild(): string | undefined {
+  if ((process.versions as { electron?: string }).electron) return undefined;
+  try {
+    const built = path.join(path.dirname(createRequire(import.meta.url).resolve('better-sqlite3/package.json')), 'build', 'Release', 'better_sqlite3.node');
+    return fs.existsSync(built) ? built : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 let chosen: { nativeBinding?: string } | undefined;
 
 /** Options to spread into every `new Database(...)` of this process. */
@@ -61,7 +77,8 @@ export function sqliteBindingOptions(): { nativeBinding?: string } {
       root: packageRoot(),
       exists: (f) => fs.existsSync(f),
     });
-    chosen = binding ? { nativeBinding: binding } : {};
+    const own = binding ?? packageBuild();
+    chosen = own ? { nativeBinding: own } : {};
   }
   return chosen;
 }

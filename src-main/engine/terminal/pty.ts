@@ -1,6 +1,14 @@
-import * as pty from 'node-pty';
+import type * as NodePty from 'node-pty';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
+
+let nodePty: typeof NodePty | undefined;
+/** node-pty (native, CommonJS) is loaded on the first terminal, not when the room process starts. */
+function pty(): typeof NodePty {
+  nodePty ??= createRequire(import.meta.url)('node-pty') as typeof NodePty;
+  return nodePty;
+}
 
 /**
  * The runner's one terminal model, and the only importer of node-pty (an ESLint rule keeps it so). Shells and
@@ -99,7 +107,7 @@ function readAheadOf(term: unknown, isDestroyed: () => boolean): ((chunk: Buffer
  * process exited and every exit listener heard it, the PTY is freed.
  */
 export function spawnTerminal(spec: TerminalSpawn): Terminal {
-  const term = pty.spawn(spec.file, spec.args, {
+  const term = pty().spawn(spec.file, spec.args, {
     name: 'xterm-256color',
     cols: spec.cols,
     rows: spec.rows,

@@ -1,7 +1,16 @@
-import xtermHeadless from '@xterm/headless';
+import { createRequire } from 'node:module';
+import type xtermHeadless from '@xterm/headless';
 
-// @xterm/headless is CommonJS without named-export hints: Node sees only its default export
-const { Terminal: HeadlessTerminal } = xtermHeadless;
+type HeadlessTerminalClass = (typeof xtermHeadless)['Terminal'];
+let headlessTerminal: HeadlessTerminalClass | undefined;
+/**
+ * @xterm/headless (CommonJS) is loaded on the first shell's mirror, not when the room process starts: it is
+ * ~120 ms of module loading that a room answering calls without a shell never needs.
+ */
+function HeadlessTerminal(): HeadlessTerminalClass {
+  headlessTerminal ??= (createRequire(import.meta.url)('@xterm/headless') as typeof xtermHeadless).Terminal;
+  return headlessTerminal;
+}
 
 /** The terminal's screen as a person sees it: what `format: "screen"` reads answer. */
 export interface ScreenSnapshot {
@@ -46,7 +55,7 @@ const QUIET_MS = 1_000;
  * drops frames.
  */
 export class ScreenMirror {
-  private readonly term: InstanceType<typeof HeadlessTerminal>;
+  private readonly term: InstanceType<HeadlessTerminalClass>;
   /** Output offset up to which bytes were handed to the parser, and up to which they were parsed. */
   private fed: number;
   private parsed: number;
@@ -62,7 +71,7 @@ export class ScreenMirror {
     rows: number,
     scrollback: number,
   ) {
-    this.term = new HeadlessTerminal({ cols, rows, scrollback, allowProposedApi: true });
+    this.term = new (HeadlessTerminal())({ cols, rows, scrollback, allowProposedApi: true });
     this.fed = this.parsed = source.end;
   }
 

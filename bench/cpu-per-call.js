@@ -1,0 +1,61 @@
+#!/usr/bin/env node
+// CPU time the server process spends per call (utime + stime from /proc/<pid>/stat), which a loaded machine
+// disturbs far less than wall time: the handoff cycle's four calls on the room (current out/, or BIN) against
+// four no-op calls on the bare server, with the same clients of one era. The room's figure includes its
+// commits' fsyncs only as the CPU they cost; their wait is what `handoff-cycle` adds on top.
+// usage: node bench/cpu-per-call.js [2025|2026] [CYCLES] [BIN]
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { startBare } from './lib/bare.js';
+import { callTool, closeAll, connect } from './lib/clients.js';
+import { addParticipant, makeHome, startRoom } from './lib/room.js';
+import { median } from './lib/stats.js';
+
+const [era = '2026', cyclesArg = '100', bin] = process.argv.slice(2);
+const cycles = Number(cyclesArg);
+const tick = 1000 / 100; // ms per clock tick (USER_HZ is 100 on Linux)
+const cpuMs = (pid) => {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * tick;
+};
+async function measure(pid, n, once) {
+  const c0 = cpuMs(pid);
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) await once();
+  return { cpu: (cpuMs(pid) - c0) / n, wall: (performance.now() - t0) / n };
+}
+const home = makeHome('cpu');
+if (bin) home.bin = path.resolve(bin);
+const room = await startRoom(home);
+const bare = await startBare();
+try {
+  const agentToken = addParticipant(home, 'agent', 'read,write');
+  const operator = await connect(era, room.url, room.token, 'operator');
+  const agent = await connect(era, room.url, agentToken, 'agent');
+  const base = await connect(era, bare.url, bare.token, 'baseline');
+  const cycle = async () => {
+    const { handoff } = await callTool(operator, 'handoff_create', { summary: 'benchmark cycle', to: 'agent' });
+    await callTool(agent, 'handoff_accept', { handoffId: handoff.id });
+    await callTool(agent, 'handoff_complete', { handoffId: handoff.id, result: 'done' });
+    await callTool(operator, 'handoff_approve', { handoffId: handoff.id });
+  };
+  const fourNoops = async () => {
+    for (let i = 0; i < 4; i++) await callTool(base, 'noop', {});
+  };
+  await measure(room.pid, 20, cycle);
+  await measure(bare.pid, 20, fourNoops);
+  const r = { room: [], bare: [] };
+  for (let round = 0; round < 4; round++) {
+    r.room.push(await measure(room.pid, cycles / 4, cycle));
+    r.bare.push(await measure(bare.pid, cycles / 4, fourNoops));
+  }
+  const m = (side, k) => median(r[side].map((x) => x[k]));
+  console.log(`${era}, load ${os.loadavg()[0].toFixed(1)}: room CPU ${m('room', 'cpu').toFixed(1)} ms/cycle (wall ${m('room', 'wall').toFixed(1)} ms); bare ${m('bare', 'cpu').toFixed(1)} ms per four no-ops (wall ${m('bare', 'wall').toFixed(1)} ms)`);
+  await closeAll([operator, agent, base]);
+} finally {
+  await bare.stop();
+  await room.stop();
+  home.cleanup();
+}
