@@ -4,65 +4,23 @@
 // through a live terminal (`terminal`). Prints the self time by function (top N) of each.
 // With --trace, a performance trace of the page instead of its JS profile: time by trace event (layout,
 // style, paint, script…) on the renderer's main thread, which is where the JS profile's "(program)" goes.
-// usage: node bench/profile-ui.js graph|terminal [N] [--trace]
+// With --cpu-only, neither: the CPU time each process used (from /proc), which a loaded machine does not skew.
+// usage: node bench/profile-ui.js graph|terminal [N] [--trace|--cpu-only]
 import fs from 'node:fs';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_FLAGS, SHELL_ENV, drawGraph, lattice, viewStream } from './benchmarks/ui.js';
 import { callTool, closeAll, connect } from './lib/clients.js';
+import { cpuOfTree, cpuSince, summarize, summarizeTrace, TRACE_CATEGORIES } from './lib/profiles.js';
 import { makeHome, startRoom } from './lib/room.js';
 
 const args = process.argv.slice(2);
 const trace = args.includes('--trace');
-const [what, top = '25'] = args.filter((a) => a !== '--trace');
+const quiet = args.includes('--cpu-only'); // no profiler or trace: only the CPU time each process used
+const [what, top = '25'] = args.filter((a) => !a.startsWith('--'));
 if (what !== 'graph' && what !== 'terminal') {
   console.error('usage: node bench/profile-ui.js graph|terminal [TOP]');
   process.exit(2);
-}
-
-function summarize(label, profile, n) {
-  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
-  const self = new Map();
-  const dt = profile.timeDeltas;
-  for (let i = 0; i < profile.samples.length; i++) {
-    const f = byId.get(profile.samples[i]).callFrame;
-    const key = `${f.functionName || '(anonymous)'} ${f.url ? `${path.basename(f.url).slice(0, 40)}:${f.lineNumber + 1}:${f.columnNumber + 1}` : ''}`.trim();
-    self.set(key, (self.get(key) ?? 0) + (dt[i] ?? 0));
-  }
-  const total = [...self.values()].reduce((a, b) => a + b, 0);
-  const idle = self.get('(idle)') ?? 0;
-  console.log(`\n${label}: ${(total / 1000).toFixed(0)} ms profiled, idle ${((idle / total) * 100).toFixed(0)}%, busy ${((total - idle) / 1000).toFixed(0)} ms`);
-  for (const [key, us] of [...self].filter(([k]) => k !== '(idle)').sort((a, b) => b[1] - a[1]).slice(0, n)) {
-    console.log(`${((us / (total - idle)) * 100).toFixed(1).padStart(5)}% of busy  ${key}`);
-  }
-}
-
-/** Self time of complete trace events on the busiest thread (the renderer's main thread), by name. */
-function summarizeTrace(events, n) {
-  const byThread = new Map();
-  for (const e of events) {
-    if (e.ph !== 'X' || typeof e.dur !== 'number') continue;
-    const key = `${e.pid}:${e.tid}`;
-    if (!byThread.has(key)) byThread.set(key, []);
-    byThread.get(key).push(e);
-  }
-  const threads = [...byThread].map(([key, list]) => [key, list, list.reduce((a, e) => a + e.dur, 0)]).sort((a, b) => b[2] - a[2]);
-  for (const [key, list] of threads.slice(0, 2)) {
-    // self time: an event's duration minus that of the events nested directly inside it
-    list.sort((a, b) => a.ts - b.ts || b.dur - a.dur);
-    const self = new Map();
-    const stack = [];
-    for (const e of list) {
-      while (stack.length > 0 && stack.at(-1).ts + stack.at(-1).dur <= e.ts) stack.pop();
-      const parent = stack.at(-1);
-      if (parent) self.set(parent.name, (self.get(parent.name) ?? 0) - e.dur);
-      self.set(e.name, (self.get(e.name) ?? 0) + e.dur);
-      stack.push(e);
-    }
-    const total = [...self.values()].reduce((a, b) => a + b, 0);
-    console.log(`\ntrace thread ${key}: ${(total / 1000).toFixed(0)} ms in events`);
-    for (const [name, us] of [...self].sort((a, b) => b[1] - a[1]).slice(0, n)) console.log(`${((us / total) * 100).toFixed(1).padStart(5)}%  ${(us / 1000).toFixed(0).padStart(7)} ms  ${name}`);
-  }
 }
 
 const home = makeHome('profile-ui');
@@ -86,8 +44,10 @@ try {
   cdp.on('Tracing.dataCollected', (e) => events.push(...e.value));
   const tracingDone = new Promise((resolve) => cdp.on('Tracing.tracingComplete', resolve));
   const start = () =>
-    trace
-      ? cdp.send('Tracing.start', { traceConfig: { includedCategories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'blink', 'cc', 'v8'] }, transferMode: 'ReportEvents' })
+    quiet
+      ? Promise.resolve()
+      : trace
+      ? cdp.send('Tracing.start', { traceConfig: { includedCategories: TRACE_CATEGORIES }, transferMode: 'ReportEvents' })
       : cdp.send('Profiler.start');
   if (what === 'graph') {
     const submit = async (name, stages) => {
@@ -110,10 +70,14 @@ try {
     await page.waitForFunction((id) => globalThis.commonroomInspect?.terminalText(id, 5) !== null, shell.id);
     await start();
     const bytes = Number(process.env.BENCH_UI_MB ?? 10) * 1_000_000;
+    const cpu = [cpuOfTree(process.pid), cpuOfTree(room.pid)];
     const ms = await viewStream(page, client, shell.id, bytes);
-    console.log(`terminal showed ${bytes / 1e6} MB in ${ms.toFixed(0)} ms (${((bytes / 1e6) / (ms / 1000)).toFixed(1)} MB/s)`);
+    const used = { ...cpuSince(cpu[0], cpuOfTree(process.pid)), room: Object.values(cpuSince(cpu[1], cpuOfTree(room.pid))).reduce((a, b) => a + b, 0) };
+    console.log(`terminal showed ${bytes / 1e6} MB in ${ms.toFixed(0)} ms (${((bytes / 1e6) / (ms / 1000)).toFixed(1)} MB/s); CPU ms used meanwhile: ${JSON.stringify(used)}`);
   }
-  if (trace) {
+  if (quiet) {
+    // nothing was recorded
+  } else if (trace) {
     await cdp.send('Tracing.end');
     await tracingDone;
     pageTrace = events;
@@ -127,7 +91,7 @@ try {
   await room.stop();
 }
 if (pageTrace) summarizeTrace(pageTrace, Number(top));
-else summarize('page (Chromium renderer, main thread)', pageProfile, Number(top));
+else if (pageProfile) summarize('page (Chromium renderer, main thread)', pageProfile, Number(top));
 const file = fs.readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
 summarize('room process (whole run, including start)', JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')), Number(top));
 home.cleanup();

@@ -11,6 +11,7 @@ import { WebglAddon } from '@xterm/addon-webgl';
 import { Terminal } from '@xterm/xterm';
 import type { EngineClient, ShellAttachment, ShellExitInfo } from '../../engine-client';
 import { ShellInput } from './shell-input';
+import { TerminalFeed } from './terminal-feed';
 import { registerTerminal } from './terminal-inspect';
 import { TERMINAL_THEMES, onSchemeChange, systemScheme } from './terminal-theme';
 
@@ -28,6 +29,7 @@ export class TerminalSession {
   private readonly fit = new FitAddon();
   private readonly search = new SearchAddon();
   private readonly attachment: ShellAttachment;
+  private readonly feed: TerminalFeed;
   private readonly input: ShellInput;
   private readonly cleanups: Array<() => void> = [];
   private resizeTimer: ReturnType<typeof setTimeout> | null = null;
@@ -77,18 +79,19 @@ export class TerminalSession {
     this.cleanups.push(() => observer.disconnect());
     this.refit();
 
+    this.feed = new TerminalFeed(this.term);
     this.attachment = client.attachShell(shellId, {
       data: (bytes, truncated, ack) => {
         if (this.disposed) return;
         if (truncated) {
-          this.term.write(TRUNCATED_MARK);
+          this.feed.note(TRUNCATED_MARK);
           events.truncated();
         }
-        this.term.write(bytes, ack);
+        this.feed.push(bytes, ack);
       },
       exit: (exit) => {
         this.alive = false;
-        this.term.write(`\r\n\x1b[2m── ${describeExit(exit)} ──\x1b[0m\r\n`);
+        this.feed.note(`\r\n\x1b[2m── ${describeExit(exit)} ──\x1b[0m\r\n`);
         events.exited(exit);
       },
       error: (error) => events.failed(error.message),
@@ -138,6 +141,7 @@ export class TerminalSession {
     this.disposed = true;
     if (this.resizeTimer) clearTimeout(this.resizeTimer);
     this.attachment.detach();
+    this.feed.stop();
     for (const cleanup of this.cleanups.splice(0)) cleanup();
     this.term.dispose();
   }
