@@ -60,7 +60,8 @@ try {
     await page.getByRole('button', { name: /Graphs/ }).click();
     await page.locator(`.graph-row[data-graph-id="${bigId}"]`).waitFor();
     await page.locator(`.graph-row[data-graph-id="${smallId}"]`).click();
-    await page.locator('.react-flow__node').first().waitFor();
+    // the list may have opened the big one first: its layout runs in the same worker, ahead of the small one's
+    await page.locator('.react-flow__node').first().waitFor({ timeout: 300_000 });
     await start();
     console.log(`graph drawn in ${(await drawGraph(page, smallId, bigId)).toFixed(0)} ms`);
   } else {
