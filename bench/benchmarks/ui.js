@@ -15,13 +15,16 @@ import { makeHome, startRoom } from '../lib/room.js';
 import { alternate, fmt, fmtMs, median, spreadPct } from '../lib/stats.js';
 
 const MiB = 2 ** 20;
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
-const SHELL_ENV = { PS1: '$ ', TERM: 'xterm-256color', PATH: process.env.PATH ?? '/usr/bin:/bin' };
-// lines of 100 `y`, so the terminal has real rows to draw (not one endless wrapped line)
-const produce = (bytes) => `head -c ${bytes} /dev/zero | tr '\\0' y | fold -w 100; printf 'BENCH%s\\n' END`;
+export const CHROMIUM = '/usr/bin/chromium';
+export const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
+export const SHELL_ENV = { PS1: '$ ', TERM: 'xterm-256color', PATH: process.env.PATH ?? '/usr/bin:/bin' };
+// lines of 100 `y`, so the terminal has real rows to draw (not one endless wrapped line); each run ends with
+// its own marker, on a line of its own (after the last line of `y`, which has no newline, it would wrap at
+// the terminal's width), since the previous run's may still be on the screen while the page catches up
+let runs = 0;
+const produce = (bytes, marker = `END${++runs}`) => `head -c ${bytes} /dev/zero | tr '\\0' y | fold -w 100; printf '\\nBENCH%s\\n' ${marker}`;
 
-function lattice(rows, cols) {
+export function lattice(rows, cols) {
   const stages = [];
   for (let r = 0; r < rows; r++) {
     for (let c = 0; c < cols; c++) {
@@ -77,7 +80,7 @@ async function bareDraw(page, rows, cols) {
 }
 
 /** Click the small graph, then the big one, and time until the big one's nodes are painted. */
-async function drawGraph(page, smallId, bigId) {
+export async function drawGraph(page, smallId, bigId) {
   await page.locator(`.graph-row[data-graph-id="${smallId}"]`).click();
   await page.locator('.react-flow__node').first().waitFor();
   const t = performance.now();
@@ -99,13 +102,16 @@ async function rawStream(bytes) {
 }
 
 /** Sends the command through MCP while the page shows the shell; time until the terminal shows the marker. */
-async function viewStream(page, client, shellId, bytes) {
+export async function viewStream(page, client, shellId, bytes) {
   await callTool(client, 'shell_io', { shellId, text: 'clear\n', wait: { until: 'idle', idleMs: 200 } });
+  // the page has drawn everything before (the screen is clear), so no earlier backlog is timed
+  await page.waitForFunction((id) => !/y{50}/.test(globalThis.commonroomInspect?.terminalText(id, 5) ?? 'y'.repeat(50)), shellId, { timeout: 600_000, polling: 50 });
   const t = performance.now();
-  await callTool(client, 'shell_io', { shellId, text: `${produce(bytes)}\n` });
+  const marker = `END${++runs}`;
+  await callTool(client, 'shell_io', { shellId, text: `${produce(bytes, marker)}\n` });
   await page.waitForFunction(
-    (id) => /BENCHEND/.test(globalThis.commonroomInspect?.terminalText(id, 5) ?? ''),
-    shellId,
+    ([id, end]) => (globalThis.commonroomInspect?.terminalText(id, 5) ?? '').includes(end),
+    [shellId, `BENCH${marker}`],
     { timeout: 600_000, polling: 50 },
   );
   return performance.now() - t;

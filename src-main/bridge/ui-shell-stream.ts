@@ -1,8 +1,11 @@
 import type { ServerMessage } from '../common/ui-protocol';
 import type { ShellAttachment, ShellExit, ShellViewer } from '../engine/index';
 
-/** Largest raw slice one `shell.data` frame carries (a flood is cut into frames, never one huge message). */
-export const MAX_FRAME_BYTES = 64 * 1024;
+/**
+ * Largest raw slice one `shell.data` frame carries (a flood is cut into frames, never one huge message). At
+ * 64 KiB a 10 MB flood was ~160 messages, each a task of its own for the page (parse, decode, a chance to draw).
+ */
+export const MAX_FRAME_BYTES = 256 * 1024;
 
 /**
  * One attached shell of one UI connection: output the engine hands over (already paced by acknowledgements,
@@ -49,7 +52,9 @@ export class ShellStream implements ShellViewer {
     this.pendingBytes += bytes.length;
     this.sentEnd = offset + bytes.length;
     this.maxPendingBytes = Math.max(this.maxPendingBytes, this.pendingBytes);
-    this.timer ??= setTimeout(() => this.flush(), this.frameMs);
+    // a full frame goes at once (a flood resumed by an ack is already here: waiting would only idle the page)
+    if (this.pendingBytes >= MAX_FRAME_BYTES) this.flush();
+    else this.timer ??= setTimeout(() => this.flush(), this.frameMs);
   }
 
   onExit(exit: ShellExit): void {

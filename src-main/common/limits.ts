@@ -58,9 +58,13 @@ export const LIMITS = {
    * user's rc that replaced the hooks), and how long after a run's end for the next prompt.
    */
   shellRunPromptWaitMs: 5_000,
-  /** Live viewers (the app's terminals): pause a viewer above HIGH unacknowledged bytes, resume below LOW. */
-  viewerHighWatermark: 512 * 1024,
-  viewerLowWatermark: 64 * 1024,
+  /**
+   * Live viewers (the app's terminals): pause a viewer above HIGH unacknowledged bytes, resume below LOW. The
+   * page parses what it holds in writes of up to 512 KiB and acknowledges them when parsed, so with LOW at
+   * 3/4 of HIGH the next batch is on its way while the page parses one (at 64 KiB it ran dry between refills).
+   */
+  viewerHighWatermark: 1024 * 1024,
+  viewerLowWatermark: 768 * 1024,
   /**
    * A viewer about to lose unread output from the ring holds the PTY back (nothing lost, VS Code style), but
    * only while it keeps acknowledging: one silent this long stops holding (it is told `truncated` instead).

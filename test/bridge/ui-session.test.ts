@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServerMessage } from '../../src-main/common/ui-protocol';
 import { UiSession } from '../../src-main/bridge/ui-session';
+import { MAX_FRAME_BYTES } from '../../src-main/bridge/ui-shell-stream';
 import { shellBench, sleep, type ShellBench } from '../shells/helpers';
 
 let bench: ShellBench;
@@ -193,7 +194,7 @@ describe('UI session: live shells', () => {
       const high = flood.engine.limits.viewerHighWatermark;
       expect(session.maxPendingBytes).toBeLessThanOrEqual(high);
       expect(maxConsumerQueue).toBeLessThanOrEqual(high);
-      expect(frames.every((f) => Buffer.from(f.data, 'base64').length <= 64 * 1024)).toBe(true);
+      expect(frames.every((f) => Buffer.from(f.data, 'base64').length <= MAX_FRAME_BYTES)).toBe(true);
     } finally {
       await flood.close();
     }

@@ -37,7 +37,7 @@ describe('engine client', () => {
     expect(client.state).toBe('open');
   });
 
-  it('acknowledges the bytes a terminal rendered, and only once', () => {
+  it('acknowledges the bytes a terminal rendered, and only once', async () => {
     const { transport, client } = connected();
     const acks: Array<() => void> = [];
     const seen: string[] = [];
@@ -47,10 +47,30 @@ describe('engine client', () => {
     expect(seen).toEqual(['héllo']);
     acks[0]!();
     acks[0]!();
+    await Promise.resolve();
     expect(transport.sent.filter((m) => m.t === 'shell.ack')).toEqual([{ t: 'shell.ack', shellId: 'sh-1', bytes: 6 }]);
+    acks[0]!();
+    await Promise.resolve();
+    expect(transport.sent.filter((m) => m.t === 'shell.ack')).toHaveLength(1);
   });
 
-  it('after a reconnect, an attached shell resumes after the last byte received, and stale acks are not sent', () => {
+  it('frames a terminal rendered in one turn are acknowledged in one message', async () => {
+    const { transport, client } = connected();
+    const acks: Array<() => void> = [];
+    client.attachShell('sh-1', { data: (_b, _t, ack) => acks.push(ack) });
+    transport.deliver({ t: 'shell.data', shellId: 'sh-1', cursor: 0, data: b64('0123456789') });
+    transport.deliver({ t: 'shell.data', shellId: 'sh-1', cursor: 10, data: b64('abcde') });
+    transport.deliver({ t: 'shell.data', shellId: 'sh-1', cursor: 15, data: b64('xyz') });
+    acks[0]!();
+    acks[1]!();
+    await Promise.resolve();
+    expect(transport.sent.filter((m) => m.t === 'shell.ack')).toEqual([{ t: 'shell.ack', shellId: 'sh-1', bytes: 15 }]);
+    acks[2]!();
+    await Promise.resolve();
+    expect(transport.sent.filter((m) => m.t === 'shell.ack').at(-1)).toEqual({ t: 'shell.ack', shellId: 'sh-1', bytes: 3 });
+  });
+
+  it('after a reconnect, an attached shell resumes after the last byte received, and stale acks are not sent', async () => {
     const { transport, client } = connected();
     const acks: Array<() => void> = [];
     client.attachShell('sh-1', { data: (_b, _t, ack) => acks.push(ack) });
@@ -59,6 +79,7 @@ describe('engine client', () => {
     transport.link('open');
     expect(transport.sent.filter((m) => m.t === 'shell.attach').at(-1)).toEqual({ t: 'shell.attach', shellId: 'sh-1', from: 110 });
     acks[0]!(); // rendered after the link changed: the new link never sent these bytes
+    await Promise.resolve();
     expect(transport.sent.some((m) => m.t === 'shell.ack')).toBe(false);
   });
 

@@ -57,19 +57,19 @@ export function GraphDag(props: { graphId: string; stages: GraphTopologyNode[]; 
     }));
   }, [laid, structure, stages, selectedStageId]);
 
-  const edges = useMemo<Edge[]>(
-    () =>
-      stages.flatMap((s) =>
-        s.dependsOn.map((d) => ({
-          id: `${d}->${s.id}`,
-          source: d,
-          target: s.id,
-          animated: s.state === 'running',
-          className: `edge-${stages.find((x) => x.id === d)?.state ?? 'pending'}`,
-        })),
-      ),
-    [stages],
-  );
+  const edges = useMemo<Edge[]>(() => {
+    // one lookup table, not a search of every stage per edge (2,000 edges × 1,000 stages on a 25×40 lattice)
+    const stateOf = new Map(stages.map((s) => [s.id, s.state]));
+    return stages.flatMap((s) =>
+      s.dependsOn.map((d) => ({
+        id: `${d}->${s.id}`,
+        source: d,
+        target: s.id,
+        animated: s.state === 'running',
+        className: `edge-${stateOf.get(d) ?? 'pending'}`,
+      })),
+    );
+  }, [stages]);
 
   if (layoutError) return <div className="inline-error" role="alert">Could not lay out the graph: {layoutError}</div>;
   if (nodes.length === 0) return <div className="muted pad">Laying out {stages.length} stages…</div>;
