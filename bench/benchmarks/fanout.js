@@ -1,10 +1,13 @@
 // fanout: 100 subscriptions/listen streams on one handoff task while its status changes (the assignee asks
-// for input, the owner answers: each call commits an event and a task change). Delivery latency: from the
-// call being sent to each subscriber receiving the notification. Baseline: the bare server broadcasting one
-// POSTed message to 100 plain SSE streams, timed the same way.
+// for input, the owner answers: each call commits an event and a task change), then 100 UI sockets (the door
+// the app's pages use, signed in with the operator's token as `ce shell attach` does) receiving the same calls'
+// events from the one change feed. Delivery latency: from the call being sent to each subscriber receiving the
+// notification or event. Baseline: the bare server broadcasting one POSTed message to 100 plain SSE streams,
+// timed the same way.
 import { clearTimeout, setTimeout } from 'node:timers';
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
+import WebSocket from 'ws';
 import { startBare } from '../lib/bare.js';
 import { callTool, closeAll, connect } from '../lib/clients.js';
 import { addParticipant, makeHome, startRoom } from '../lib/room.js';
@@ -54,6 +57,23 @@ function post(url, token, body) {
   });
 }
 
+/** A UI socket as a page opens it (operator bearer, no Origin: the CLI's way in); resolves after the door's hello. */
+function openUiSocket(roomUrl, token, onMessage) {
+  const url = new URL('/ui/socket', roomUrl);
+  url.protocol = 'ws:';
+  const ws = new WebSocket(url, { headers: { authorization: `Bearer ${token}` }, perMessageDeflate: false });
+  return new Promise((resolve, reject) => {
+    ws.once('error', reject);
+    ws.once('unexpected-response', (_req, res) => reject(new Error(`the UI socket was refused: HTTP ${res.statusCode}`)));
+    ws.on('message', (data) => {
+      const at = performance.now();
+      const message = JSON.parse(data.toString());
+      if (message.t === 'hello') resolve({ close: () => ws.close() });
+      else onMessage(message, at);
+    });
+  });
+}
+
 export default {
   name: 'fanout',
   async run({ smoke, log }) {
@@ -64,6 +84,7 @@ export default {
     const room = await startRoom(home);
     const bare = await startBare();
     const streams = [];
+    const listens = [];
     let clients = [];
     try {
       const agentToken = addParticipant(home, 'agent', 'read,write');
@@ -79,7 +100,7 @@ export default {
       const base = deliveryTracker(subscribers);
       for (let i = 0; i < subscribers; i++) {
         const token = i < subscribers / 2 ? room.token : watcherToken;
-        streams.push(await listenTasks(room.url, token, [handoff.taskId], (m, at) => ours.onMessage({ ...m, __sub: i }, at)));
+        listens.push(await listenTasks(room.url, token, [handoff.taskId], (m, at) => ours.onMessage({ ...m, __sub: i }, at)));
         streams.push(await openSse(new URL('/fanout', bare.url), { token: bare.token, onMessage: (m, at) => base.onMessage({ ...m, __sub: i }, at) }));
       }
       let k = 0;
@@ -107,6 +128,31 @@ export default {
       await oursRound();
       await baseRound();
       const r = await alternate(rounds, oursRound, baseRound);
+      // the same calls' events, to UI sockets; the listen streams are closed first (one client address may hold
+      // at most 128 connections, and all of these come from 127.0.0.1)
+      for (const l of listens.splice(0)) l.close();
+      const sockets = [];
+      const ui = deliveryTracker(subscribers);
+      for (let i = 0; i < subscribers; i++) sockets.push(await openUiSocket(room.url, room.token, (m, at) => ui.onMessage({ ...m, __sub: i }, at)));
+      streams.push(...sockets);
+      const kind = (k) => (m) => m.t === 'event' && m.event?.kind === k && m.event?.subject === handoff.id;
+      const uiRound = async () => {
+        const all = [];
+        for (let e = 0; e < events; e++) {
+          const key = `q${k++}`;
+          if (e % 2 === 0) {
+            all.push(...(await ui.event(kind('handoff.input_requested'), () => callTool(agent, 'handoff_request_input', { handoffId: handoff.id, requests: { [key]: { message: 'go on?' } } }))));
+            all.push(...(await ui.event(kind('handoff.input_answered'), () => callTool(operator, 'handoff_answer_input', { handoffId: handoff.id, answers: { [key]: { action: 'accept', content: { answer: 'yes' } } } }))));
+          }
+        }
+        return all;
+      };
+      await uiRound();
+      const u = await alternate(rounds, uiRound, baseRound);
+      const uo = u.ours.flat();
+      const ub = u.baseline.flat();
+      const [u50, u99, ub50, ub99] = [percentile(uo, 50), percentile(uo, 99), percentile(ub, 50), percentile(ub, 99)];
+      log(`${subscribers} UI sockets: p50 ${fmtMs(u50)} p99 ${fmtMs(u99)}; bare SSE p50 ${fmtMs(ub50)} p99 ${fmtMs(ub99)}`);
       const o = r.ours.flat();
       const b = r.baseline.flat();
       const [o50, o99, b50, b99] = [percentile(o, 50), percentile(o, 99), percentile(b, 50), percentile(b, 99)];
@@ -122,17 +168,17 @@ export default {
           figures: { subscribers, eventsPerRound: events, samples: o.length, o50, o99, b50, b99 },
         },
         {
-          name: 'fanout UI sockets',
-          ours: 'not measured',
-          baseline: '',
-          ratio: '',
-          goal: '',
+          name: `fanout ${subscribers} UI sockets`,
+          ours: `p50 ${fmtMs(u50)} p99 ${fmtMs(u99)}`,
+          baseline: `p50 ${fmtMs(ub50)} p99 ${fmtMs(ub99)} bare SSE`,
+          ratio: `p50 ${fmt(u50 / ub50, 1)}× p99 ${fmt(u99 / ub99, 1)}× ±${fmt(spreadPct(u.ours.map((x) => percentile(x, 50))), 0)}%`,
+          goal: 'none set',
           met: null,
-          figures: { why: 'the UI door is being built' },
+          figures: { subscribers, eventsPerRound: events, samples: uo.length, o50: u50, o99: u99, b50: ub50, b99: ub99 },
         },
       ];
     } finally {
-      for (const s of streams) s.close();
+      for (const s of [...listens, ...streams]) s.close();
       await closeAll(clients);
       await bare.stop();
       await room.stop();
