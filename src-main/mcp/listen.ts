@@ -6,6 +6,7 @@ import type { Engine } from '../engine/engine';
 import { sendRpcError } from '../net/http-json';
 import { mayReadMarkdown, parseResourceUri, readLog, watchResource } from './resources';
 import { toDetailedTaskV2 } from './task-wire';
+import type { TaskRecord } from '../common/task-record';
 import { TASKS_EXTENSION } from './tasks-extension';
 import { SERVER_INFO } from './tools';
 import { RPC } from './rpc-errors';
@@ -175,26 +176,41 @@ export function handleListen(engine: Engine, caller: Caller, req: http.IncomingM
   if (uris.length === 0 && taskIds.every((t) => isTerminalTask(engine.tasks.find(caller, t)?.status ?? 'completed'))) return finish();
 
   const watched = new Set(taskIds);
-  const allEnded = () => taskIds.every((t) => {
-    const task = engine.tasks.find(caller, t);
+  const allEnded = (changed: TaskRecord) => taskIds.every((t) => {
+    const task = t === changed.id ? changed : engine.tasks.find(caller, t);
     return !task || isTerminalTask(task.status);
   });
   if (taskIds.length > 0) {
     stops.push(
-      engine.tasks.onChange((taskId) => {
+      engine.tasks.onChange((taskId, eventId) => {
         if (!watched.has(taskId) || closed) return;
-        let task;
-        try {
-          task = engine.tasks.get(caller, taskId);
-        } catch {
-          return; // deleted after its TTL: nothing more to say about it
-        }
-        write({ jsonrpc: '2.0', method: 'notifications/tasks', params: stamp(toDetailedTaskV2(task, (t) => engine.tasks.resultOf(t))) });
-        if (uris.length === 0 && allEnded()) finish();
+        const change = readChange(engine, caller, taskId, eventId);
+        if (!change) return; // deleted after its TTL: nothing more to say about it
+        write({ jsonrpc: '2.0', method: 'notifications/tasks', params: stamp(change.view) });
+        if (uris.length === 0 && allEnded(change.task)) finish();
       }),
     );
   }
   for (const uri of uris) {
     stops.push(watchResource(engine, caller, uri, () => write({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: stamp({ uri }) })));
   }
+}
+
+/**
+ * One committed task change as every listen stream sends it. The bus calls each stream's listener in one
+ * synchronous dispatch, so the row and its wire view are read once per event (keyed by the event's id: a change
+ * committed while a dispatch runs is read afresh) and each stream only checks that its participant may see the
+ * task; 100 streams on one task re-read and re-built it 100 times before.
+ */
+let lastChange: { engine: Engine; eventId: number; taskId: string; task: TaskRecord; view: Record<string, unknown> } | null = null;
+
+function readChange(engine: Engine, caller: Caller, taskId: string, eventId: number): { task: TaskRecord; view: Record<string, unknown> } | null {
+  const last = lastChange;
+  if (last && last.engine === engine && last.eventId === eventId && last.taskId === taskId) {
+    return engine.tasks.canSee(caller, last.task) ? last : null;
+  }
+  const task = engine.tasks.find(caller, taskId);
+  if (!task) return null; // unknown to this participant, or deleted: the next stream reads for itself
+  lastChange = { engine, eventId, taskId, task, view: toDetailedTaskV2(task, (t) => engine.tasks.resultOf(t)) };
+  return lastChange;
 }

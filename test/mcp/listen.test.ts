@@ -167,6 +167,30 @@ describe('subscriptions/listen', () => {
     expect(await l.ended).toBe('end');
   });
 
+  it('streams of two participants on one task each get every change in order, fresh, under their own subscription id', async () => {
+    const other = await running.engine.call(running.engine.operator(), 'participant_add', { name: 'listener-op', capabilities: ['read', 'operate'] });
+    const task = bareTask();
+    const streams = [await listen({ taskIds: [task.id] }), await listen({ taskIds: [task.id] }, { as: other.token }), await listen({ taskIds: [task.id] })];
+    await until(() => streams.every((l) => l.messages.length >= 1), 'every acknowledgement');
+    const question = { method: 'elicitation/create', params: { mode: 'form', message: 'go on?', requestedSchema: { type: 'object' } } };
+    const seen = (status: string) => streams.every((l) => l.messages.some((m) => m.method === 'notifications/tasks' && m.params?.status === status));
+    // the feed is delivered after the commit's turn (a stream reads the state as of its delivery): one change at a time
+    running.engine.tasks.transition(task.id, { status: 'input_required', inputRequests: { q: question } });
+    await until(() => seen('input_required'), 'input_required on every stream');
+    running.engine.tasks.transition(task.id, { status: 'working', statusMessage: 'answered' });
+    await until(() => seen('working'), 'working on every stream');
+    running.engine.tasks.transition(task.id, { status: 'completed', result: { content: [] } });
+    for (const l of streams) expect(await l.ended).toBe('end');
+    for (const l of streams) {
+      const subscriptionId = (l.messages[0]?.params?._meta as Record<string, unknown>)['io.modelcontextprotocol/subscriptionId'];
+      const notes = l.messages.filter((m) => m.method === 'notifications/tasks');
+      // one read per change is shared by the streams: each still sees each state once, in order
+      expect(notes.map((m) => m.params?.status)).toEqual(['input_required', 'working', 'completed']);
+      expect(notes.every((m) => (m.params?._meta as Record<string, unknown>)['io.modelcontextprotocol/subscriptionId'] === subscriptionId)).toBe(true);
+    }
+    expect(new Set(streams.map((l) => (l.messages[0]?.params?._meta as Record<string, unknown>)['io.modelcontextprotocol/subscriptionId'])).size).toBe(3);
+  });
+
   it('with 50 listeners, one that stops reading is dropped and the others keep receiving', async () => {
     const quiet = bareTask();
     const noisy = bareTask();

@@ -143,12 +143,12 @@ export class TaskService {
 
   /**
    * The one change feed for tasks: `listener` hears the id of every task a committed event is about (every
-   * task write records one event carrying `data.taskId`). Rolled-back writes publish nothing.
+   * task write records one event carrying `data.taskId`), and that event's id. Rolled-back writes publish nothing.
    */
-  onChange(listener: (taskId: string) => void): () => void {
+  onChange(listener: (taskId: string, eventId: number) => void): () => void {
     return this.ctx.bus.subscribe((event) => {
       const taskId = taskIdOf(event);
-      if (taskId !== null) listener(taskId);
+      if (taskId !== null) listener(taskId, event.id);
     });
   }
 
