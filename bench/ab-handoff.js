@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { startBare } from './lib/bare.js';
-import { callTool, closeAll, connect } from './lib/clients.js';
+import { closeAll, connect, handoffCycle, noops } from './lib/clients.js';
 import { addParticipant, makeHome, startRoom } from './lib/room.js';
 import { median } from './lib/stats.js';
 
@@ -28,12 +28,7 @@ async function openRoom(label, bin) {
   const agentToken = addParticipant(home, 'agent', 'read,write');
   const operator = await connect(era, room.url, room.token, 'operator');
   const agent = await connect(era, room.url, agentToken, 'agent');
-  const cycle = async () => {
-    const { handoff } = await callTool(operator, 'handoff_create', { summary: 'benchmark cycle', to: 'agent' });
-    await callTool(agent, 'handoff_accept', { handoffId: handoff.id });
-    await callTool(agent, 'handoff_complete', { handoffId: handoff.id, result: 'done' });
-    await callTool(operator, 'handoff_approve', { handoffId: handoff.id });
-  };
+  const cycle = () => handoffCycle(operator, agent);
   const close = async () => {
     await closeAll([operator, agent]);
     await room.stop();
@@ -44,9 +39,7 @@ async function openRoom(label, bin) {
 const sides = [await openRoom('current'), ...(await Promise.all(bins.map((b) => openRoom(path.relative(process.cwd(), b), b))))];
 const bare = await startBare();
 const base = await connect(era, bare.url, bare.token, 'baseline');
-const fourNoops = async () => {
-  for (let i = 0; i < 4; i++) await callTool(base, 'noop', {});
-};
+const fourNoops = () => noops(base);
 try {
   const runs = new Map([...sides.map((s) => [s.label, []]), ['bare', []]]);
   const all = [...sides.map((s) => [s.label, s.cycle]), ['bare', fourNoops]];

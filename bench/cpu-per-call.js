@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { startBare } from './lib/bare.js';
-import { callTool, closeAll, connect } from './lib/clients.js';
+import { closeAll, connect, handoffCycle, noops } from './lib/clients.js';
 import { addParticipant, makeHome, startRoom } from './lib/room.js';
 import { median } from './lib/stats.js';
 
@@ -35,15 +35,8 @@ try {
   const operator = await connect(era, room.url, room.token, 'operator');
   const agent = await connect(era, room.url, agentToken, 'agent');
   const base = await connect(era, bare.url, bare.token, 'baseline');
-  const cycle = async () => {
-    const { handoff } = await callTool(operator, 'handoff_create', { summary: 'benchmark cycle', to: 'agent' });
-    await callTool(agent, 'handoff_accept', { handoffId: handoff.id });
-    await callTool(agent, 'handoff_complete', { handoffId: handoff.id, result: 'done' });
-    await callTool(operator, 'handoff_approve', { handoffId: handoff.id });
-  };
-  const fourNoops = async () => {
-    for (let i = 0; i < 4; i++) await callTool(base, 'noop', {});
-  };
+  const cycle = () => handoffCycle(operator, agent);
+  const fourNoops = () => noops(base);
   await measure(room.pid, 20, cycle);
   await measure(bare.pid, 20, fourNoops);
   const r = { room: [], bare: [] };

@@ -2,7 +2,7 @@
 // MCP calls, on both eras, against four no-op calls on the bare v2 SDK server with the same client.
 import { performance } from 'node:perf_hooks';
 import { startBare } from '../lib/bare.js';
-import { callTool, closeAll, connect } from '../lib/clients.js';
+import { closeAll, connect, handoffCycle, noops } from '../lib/clients.js';
 import { addParticipant, makeHome, startRoom } from '../lib/room.js';
 import { alternate, fmt, fmtMs, median, spreadPct } from '../lib/stats.js';
 
@@ -34,15 +34,8 @@ export default {
         const agent = await connect(era, room.url, agentToken, 'agent');
         const base = await connect(era, bare.url, bare.token, 'baseline');
         try {
-          const cycle = async () => {
-            const { handoff } = await callTool(operator, 'handoff_create', { summary: 'benchmark cycle', to: 'agent' });
-            await callTool(agent, 'handoff_accept', { handoffId: handoff.id });
-            await callTool(agent, 'handoff_complete', { handoffId: handoff.id, result: 'done' });
-            await callTool(operator, 'handoff_approve', { handoffId: handoff.id });
-          };
-          const fourNoops = async () => {
-            for (let i = 0; i < 4; i++) await callTool(base, 'noop', {});
-          };
+          const cycle = () => handoffCycle(operator, agent);
+          const fourNoops = () => noops(base);
           await cycles(Math.min(ms, 300), cycle);
           await cycles(Math.min(ms, 300), fourNoops);
           const r = await alternate(

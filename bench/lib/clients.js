@@ -52,3 +52,19 @@ export async function callTool(client, name, args = {}) {
     return text;
   }
 }
+
+/**
+ * One handoff cycle as the `handoff-cycle` benchmark times it: the operator creates a handoff to the agent,
+ * the agent accepts and completes it, the operator approves it (four tool calls, four commits).
+ */
+export async function handoffCycle(operator, agent) {
+  const { handoff } = await callTool(operator, 'handoff_create', { summary: 'benchmark cycle', to: 'agent' });
+  await callTool(agent, 'handoff_accept', { handoffId: handoff.id });
+  await callTool(agent, 'handoff_complete', { handoffId: handoff.id, result: 'done' });
+  await callTool(operator, 'handoff_approve', { handoffId: handoff.id });
+}
+
+/** `count` no-op calls on the bare server, one after another: the baseline of a handoff cycle is four. */
+export async function noops(base, count = 4) {
+  for (let i = 0; i < count; i++) await callTool(base, 'noop', {});
+}
