@@ -105,17 +105,19 @@ export default {
       }
       let k = 0;
       const status = (s) => (m) => m.method === 'notifications/tasks' && m.params?.status === s;
-      const oursRound = async () => {
+      /** A round of `events` changes: the assignee asks for input, the owner answers; `tracker` times each delivery. */
+      const askAndAnswer = (tracker, asked, answered) => async () => {
         const all = [];
         for (let e = 0; e < events; e++) {
           const key = `q${k++}`;
           if (e % 2 === 0) {
-            all.push(...(await ours.event(status('input_required'), () => callTool(agent, 'handoff_request_input', { handoffId: handoff.id, requests: { [key]: { message: 'go on?' } } }))));
-            all.push(...(await ours.event(status('working'), () => callTool(operator, 'handoff_answer_input', { handoffId: handoff.id, answers: { [key]: { action: 'accept', content: { answer: 'yes' } } } }))));
+            all.push(...(await tracker.event(asked, () => callTool(agent, 'handoff_request_input', { handoffId: handoff.id, requests: { [key]: { message: 'go on?' } } }))));
+            all.push(...(await tracker.event(answered, () => callTool(operator, 'handoff_answer_input', { handoffId: handoff.id, answers: { [key]: { action: 'accept', content: { answer: 'yes' } } } }))));
           }
         }
         return all;
       };
+      const oursRound = askAndAnswer(ours, status('input_required'), status('working'));
       let n = 0;
       const baseRound = async () => {
         const all = [];
@@ -135,18 +137,8 @@ export default {
       const ui = deliveryTracker(subscribers);
       for (let i = 0; i < subscribers; i++) sockets.push(await openUiSocket(room.url, room.token, (m, at) => ui.onMessage({ ...m, __sub: i }, at)));
       streams.push(...sockets);
-      const kind = (k) => (m) => m.t === 'event' && m.event?.kind === k && m.event?.subject === handoff.id;
-      const uiRound = async () => {
-        const all = [];
-        for (let e = 0; e < events; e++) {
-          const key = `q${k++}`;
-          if (e % 2 === 0) {
-            all.push(...(await ui.event(kind('handoff.input_requested'), () => callTool(agent, 'handoff_request_input', { handoffId: handoff.id, requests: { [key]: { message: 'go on?' } } }))));
-            all.push(...(await ui.event(kind('handoff.input_answered'), () => callTool(operator, 'handoff_answer_input', { handoffId: handoff.id, answers: { [key]: { action: 'accept', content: { answer: 'yes' } } } }))));
-          }
-        }
-        return all;
-      };
+      const event = (kind) => (m) => m.t === 'event' && m.event?.kind === kind && m.event?.subject === handoff.id;
+      const uiRound = askAndAnswer(ui, event('handoff.input_requested'), event('handoff.input_answered'));
       await uiRound();
       const u = await alternate(rounds, uiRound, baseRound);
       const uo = u.ours.flat();
