@@ -52,6 +52,15 @@ function readNumber(file: string): number | null {
   }
 }
 
+/** The pids /proc lists, this process's own left out (the runner never signals itself). */
+function* otherPids(): Generator<number> {
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const pid = Number(name);
+    if (pid !== process.pid) yield pid;
+  }
+}
+
 let pidMax: number | null | undefined;
 /** A bound no fork rate reaches: pids handed out per millisecond (used to rule out a whole wrap of the pid space). */
 const MAX_FORKS_PER_MS = 20;
@@ -69,10 +78,8 @@ function listNewerThan(root: ProcessIdentity, spawnedAtMs: number): ProcessRow[]
   if (Date.now() - spawnedAtMs >= pidMax / MAX_FORKS_PER_MS) return null;
   const rootStart = Number(root.startTime);
   const rows: ProcessRow[] = [];
-  for (const name of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    const pid = Number(name);
-    if (pid < root.pid || pid > last || pid === process.pid) continue;
+  for (const pid of otherPids()) {
+    if (pid < root.pid || pid > last) continue;
     const row = readRow(pid, false);
     if (!row || row.startOrder < rootStart) continue;
     row.tag = readTag(pid);
@@ -87,10 +94,7 @@ export const procBackend: ProcessBackend = {
   pollMs: 25,
   list() {
     const rows: ProcessRow[] = [];
-    for (const name of fs.readdirSync('/proc')) {
-      if (!/^\d+$/.test(name)) continue;
-      const pid = Number(name);
-      if (pid === process.pid) continue;
+    for (const pid of otherPids()) {
       const row = readRow(pid, true);
       if (row) rows.push(row);
     }
@@ -98,10 +102,7 @@ export const procBackend: ProcessBackend = {
   },
   listTagged() {
     const rows: ProcessRow[] = [];
-    for (const name of fs.readdirSync('/proc')) {
-      if (!/^\d+$/.test(name)) continue;
-      const pid = Number(name);
-      if (pid === process.pid) continue;
+    for (const pid of otherPids()) {
       // most processes carry no tag: their environ is the only read (stat only for the tagged few)
       const tag = readTag(pid);
       if (tag === null) continue;
