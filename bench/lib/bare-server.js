@@ -3,12 +3,18 @@
 // @modelcontextprotocol/node, both eras from one createMcpHandler, the SDK's default stateless posture for
 // 2025 clients) with a no-op tool, on node:http, behind the same loopback Host/Origin checks and a bearer
 // token. It also serves a bare SSE broadcast (GET /fanout streams, POST /emit) as the baseline of `fanout`.
+// `durable_noop` is the floor of a call that changes state: it commits one row to a SQLite file opened as the
+// room opens its own (WAL, synchronous=FULL: one fsync per commit), in the same temporary folder as the rooms.
 // Prints one JSON line {"port":N} once it listens.
 import http from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
 import { Buffer } from 'node:buffer';
 import { createMcpHandler, localhostAllowedHostnames, localhostAllowedOrigins, McpServer, validateHostHeader, validateOriginHeader } from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
+import { createRequire } from 'node:module';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { z } from 'zod';
 
 const expected = Buffer.from(`Bearer ${process.env.BENCH_TOKEN ?? 'bench'}`);
@@ -17,11 +23,30 @@ const authorized = (header) => {
   return got.length === expected.length && timingSafeEqual(got, expected);
 };
 
+/** Opened on the first durable call, so that the `startup` baseline does not load better-sqlite3. */
+let durable = null;
+function durableInsert() {
+  if (!durable) {
+    const Database = createRequire(import.meta.url)('better-sqlite3');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'commonroom-bench-bare-'));
+    const db = new Database(path.join(dir, 'bare.db'));
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+    db.exec('CREATE TABLE calls (id INTEGER PRIMARY KEY, at INTEGER NOT NULL)');
+    durable = { dir, db, insert: db.prepare('INSERT INTO calls (at) VALUES (?)') };
+  }
+  durable.insert.run(Date.now());
+}
+
 const handler = createMcpHandler(() => {
   const server = new McpServer({ name: 'bare-baseline', version: '1.0.0' });
   server.registerTool('noop', { description: 'does nothing', inputSchema: z.object({}).passthrough() }, async () => ({
     content: [{ type: 'text', text: 'ok' }],
   }));
+  server.registerTool('durable_noop', { description: 'commits one row (fsync) and does nothing else', inputSchema: z.object({}).passthrough() }, async () => {
+    durableInsert();
+    return { content: [{ type: 'text', text: 'ok' }] };
+  });
   return server;
 });
 const mcp = toNodeHandler(handler);
@@ -51,4 +76,10 @@ const server = http.createServer((req, res) => {
   void mcp(req, res);
 });
 server.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ port: server.address().port })));
-process.on('SIGTERM', () => process.exit(0));
+process.on('SIGTERM', () => {
+  if (durable) {
+    durable.db.close();
+    fs.rmSync(durable.dir, { recursive: true, force: true });
+  }
+  process.exit(0);
+});

@@ -65,6 +65,6 @@ export async function handoffCycle(operator, agent) {
 }
 
 /** `count` no-op calls on the bare server, one after another: the baseline of a handoff cycle is four. */
-export async function noops(base, count = 4) {
-  for (let i = 0; i < count; i++) await callTool(base, 'noop', {});
+export async function noops(base, count = 4, tool = 'noop') {
+  for (let i = 0; i < count; i++) await callTool(base, tool, {});
 }
