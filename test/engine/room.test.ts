@@ -223,6 +223,46 @@ describe('migrations', () => {
   });
 });
 
+describe('schema 6 (sweep indexes)', () => {
+  it('gives tasks a room already holds their TTL due time, and the sweeps find due rows through indexes', async () => {
+    const { migrate } = await import('../../src-main/engine/store/migrations');
+    const home = makeHome();
+    try {
+      const md = path.join(home.root, 'v5.md');
+      const old = new Database(`${md}.commonroom.db`);
+      fs.chmodSync(`${md}.commonroom.db`, 0o600);
+      migrate(old, 'old', 5);
+      const insert = old.prepare(
+        `INSERT INTO tasks (id, operation, owner, status, created_at, updated_at, ttl_ms, poll_interval_ms, correlation_id)
+         VALUES (?, 'handoff.execute', 'alice', ?, '2026-11-30T10:00:00.250Z', '2026-11-30T18:30:00.750Z', ?, 1000, 'c')`,
+      );
+      insert.run('tk_running', 'working', 60_000);
+      insert.run('tk_ended', 'completed', 60_000);
+      insert.run('tk_forever', 'working', null);
+      old.close();
+      const room = Room.open({ markdown: md, paths: home.paths });
+      try {
+        const due = Object.fromEntries(
+          (room.db.prepare('SELECT id, due_at FROM tasks ORDER BY id').all() as { id: string; due_at: number | null }[]).map((r) => [r.id, r.due_at]),
+        );
+        // running: one TTL after creation; ended: one TTL after its last update; no TTL: never due
+        expect(due).toEqual({
+          tk_running: Date.parse('2026-11-30T10:00:00.250Z') + 60_000,
+          tk_ended: Date.parse('2026-11-30T18:30:00.750Z') + 60_000,
+          tk_forever: null,
+        });
+        const plan = (sql: string) => (room.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail).join('; ');
+        expect(plan("SELECT id FROM tasks WHERE due_at <= 0 AND operation = 'handoff.execute'")).toContain('USING INDEX tasks_due');
+        expect(plan('SELECT * FROM graphs WHERE ended_at IS NOT NULL AND spooled_at IS NULL')).toContain('USING INDEX graphs_unspooled');
+      } finally {
+        room.close();
+      }
+    } finally {
+      home.cleanup();
+    }
+  });
+});
+
 describe('the event ring', () => {
   it('keeps exactly the newest N events, in order, across a reopen', () => {
     const home = makeHome();
