@@ -1,16 +1,14 @@
 // startup: `commonroom serve` from spawn until its first answered tool call (room_info, one raw 2026
 // request), on an empty room and on a room with history; against the bare v2 SDK server from spawn to its
 // first answered no-op call, and `node -e 0` (the floor: starting Node at all).
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { startBare } from '../lib/bare.js';
+import { historyRoom } from '../lib/history-room.js';
 import { makeHome, startRoom } from '../lib/room.js';
 import { alternate, fmt, fmtMs, median, spreadPct } from '../lib/stats.js';
-
-const FILL_ROOM = path.join(import.meta.dirname, '../lib/fill-room.js');
 
 /** One 2026-era tools/call as a bare HTTP request (no SDK handshake: the era needs none). */
 function firstCall(url, token, tool) {
@@ -89,15 +87,14 @@ export default {
   name: 'startup',
   async run({ smoke, log }) {
     const rounds = smoke ? 1 : 4;
-    const [handoffs, graphs] = smoke ? [3, 1] : [600, 60];
+    const [events, graphs] = smoke ? [10, 1] : [100_000, 10_000];
     const empty = makeHome('startup-empty');
     const large = makeHome('startup-large');
     try {
       await oursStartup(empty); // creates the room: what is measured is reopening it
-      const t = performance.now();
-      const fill = spawnSync(process.execPath, [FILL_ROOM, large.roomFile, String(handoffs), String(graphs)], { env: large.env, encoding: 'utf8' });
-      if (fill.status !== 0) throw new Error(`filling the room failed: ${fill.stdout}${fill.stderr}`);
-      log(`filled a room with ${handoffs} handoff cycles and ${graphs} graphs in ${fmt((performance.now() - t) / 1000, 0)} s`);
+      const filled = historyRoom(large, { events, graphs, fresh: smoke });
+      const made = filled.cached ? 'copied the cached room' : 'filled a room';
+      log(`${made} with ${filled.events} events (${filled.handoffs} handoff cycles) and ${filled.graphs} graphs in ${fmt(filled.seconds, 0)} s`);
       await bareStartup(); // warm the file cache for both
       await oursStartup(large);
       const r = await alternate(
@@ -122,13 +119,13 @@ export default {
           figures: { rounds: r },
         },
         {
-          name: `startup room with history (${handoffs} handoffs, ${graphs} graphs)`,
+          name: `startup room with history (${filled.events} events, ${filled.graphs} graphs)`,
           ours: fmtMs(l),
           baseline,
           ratio: `${fmt(l / b, 2)}× bare, ${fmt(l / e, 2)}× empty ±${fmt(spreadPct(r.ours.map((x) => x.large)), 0)}%`,
           goal: '≤ 1.1× bare, flat in history, ≤ 1 s',
           met: l / b <= 1.1 && l / e <= 1.1 && l <= 1000,
-          figures: { handoffs, graphs },
+          figures: { ...filled },
         },
       ];
     } finally {

@@ -1,13 +1,24 @@
 #!/usr/bin/env node
-// Fills a room with history for the `startup` benchmark: `handoffs` full handoff cycles (create, accept,
-// complete, approve: several events each) and `graphs` one-stage graphs run to the end. Runs the shipped
-// engine in this process (out/main/bench-entry.js), so it cannot run while a room process holds the room.
-// usage: fill-room.js ROOM.md HANDOFFS GRAPHS   (COMMONROOM_DATA_DIR / COMMONROOM_CONFIG_DIR from the environment)
+// Fills a room with history for the `startup` benchmark: one-stage graphs run to the end, and full handoff
+// cycles (create, accept, complete, approve: about four events each). Runs the shipped engine in this process
+// (out/main/bench-entry.js), so it cannot run while a room process holds the room.
+// usage: fill-room.js ROOM.md HANDOFFS GRAPHS          HANDOFFS cycles and GRAPHS graphs
+//        fill-room.js ROOM.md --events N --graphs G   G graphs, then cycles until N events were appended
+//                                                     (the room's event ring keeps the newest; ids count all)
+// (COMMONROOM_DATA_DIR / COMMONROOM_CONFIG_DIR from the environment)
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { REPO } from './room.js';
 
-const [markdown, handoffs, graphs] = [process.argv[2], Number(process.argv[3]), Number(process.argv[4])];
+const ACTIVE = 16; // graphs a room lets run at once (maxActiveGraphs)
+const markdown = process.argv[2];
+const flag = (name) => {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? Number(process.argv[i + 1]) : null;
+};
+const byEvents = flag('--events');
+const graphs = byEvents === null ? Number(process.argv[4]) : (flag('--graphs') ?? 0);
+const handoffs = byEvents === null ? Number(process.argv[3]) : Infinity;
 const { Engine, Room } = await import(path.join(REPO, 'out/main/bench-entry.js'));
 const paths = { dataDir: process.env.COMMONROOM_DATA_DIR, configDir: process.env.COMMONROOM_CONFIG_DIR };
 const room = Room.open({ markdown, paths });
@@ -19,21 +30,25 @@ try {
   const { token } = await engine.call(operator, 'participant_add', { name: 'filler', capabilities: ['read', 'write'] });
   const agent = token ? engine.authenticate(token) : null;
   if (!agent) throw new Error('could not add the filler participant');
-  for (let i = 0; i < handoffs; i++) {
+  // as many graphs at once as a room lets run, the oldest awaited before the next starts
+  const inFlight = [];
+  for (let i = 0; i < graphs; i++) {
+    if (inFlight.length >= ACTIVE) await waitEnded([inFlight.shift()]);
+    const r = await engine.call(operator, 'tasks_run', { name: `history-${i}`, maxParallel: 1, stages: [{ id: 'only', command: ['true'] }] });
+    inFlight.push(r.graphId);
+  }
+  await waitEnded(inFlight);
+  const lastEvent = room.db.prepare('SELECT max(id) AS id FROM events');
+  let cycles = 0;
+  for (; cycles < handoffs; cycles++) {
+    if (byEvents !== null && cycles % 50 === 0 && (lastEvent.get().id ?? 0) >= byEvents) break;
+    const i = cycles;
     const { handoff } = await engine.call(operator, 'handoff_create', { summary: `history ${i}`, to: 'filler' });
     await engine.call(agent, 'handoff_accept', { handoffId: handoff.id });
     await engine.call(agent, 'handoff_complete', { handoffId: handoff.id, result: `result ${i}` });
     await engine.call(operator, 'handoff_approve', { handoffId: handoff.id });
   }
-  const ids = [];
-  for (let i = 0; i < graphs; i++) {
-    const r = await engine.call(operator, 'tasks_run', { name: `history-${i}`, maxParallel: 1, stages: [{ id: 'only', command: ['true'] }] });
-    ids.push(r.graphId);
-    // a few at a time, so the machine is not flooded with processes
-    if (ids.length % 8 === 0) await waitEnded(ids.slice(-8));
-  }
-  await waitEnded(ids);
-  console.log(JSON.stringify({ handoffs, graphs }));
+  console.log(JSON.stringify({ handoffs: cycles, graphs, events: lastEvent.get().id ?? 0 }));
 } finally {
   await engine.close();
 }
@@ -43,7 +58,7 @@ async function waitEnded(graphIds) {
     for (;;) {
       const status = await engine.call(engine.operator(), 'tasks_status', { graphId });
       if (status.graph.endedAt) break;
-      await sleep(10);
+      await sleep(2);
     }
   }
 }
