@@ -4,7 +4,7 @@
 // time by process kind (from /proc: the node room, sh, head, tr) and this process's own CPU (the viewer's
 // decoding and acks); then the room's CPU profile (self time).
 // usage: node bench/profile-viewer.js [ROUNDS] [TOP] (BENCH_STREAM_MIB, default 64; PROFILE=0 skips --cpu-prof;
-// BENCH_BIN=path/to/bin/commonroom.js profiles another build)
+// PROFILE=perf (see below); BENCH_BIN=path/to/bin/commonroom.js profiles another build)
 import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -17,13 +17,16 @@ const [rounds = '3', top = '30'] = process.argv.slice(2);
 const bytes = Number(process.env.BENCH_STREAM_MIB ?? 64) * 2 ** 20;
 const SHELL_ENV = { PS1: '$ ', TERM: 'xterm-256color', PATH: process.env.PATH ?? '/usr/bin:/bin' };
 const produce = (n) => `head -c ${n} /dev/zero | tr '\\0' y; printf 'BENCH%s\\n' END`;
-const profiling = process.env.PROFILE !== '0';
+// PROFILE=perf: no V8 profile; the room writes /tmp/perf-PID.map for `perf record -p PID` (kernel time too)
+const profiling = process.env.PROFILE !== '0' && process.env.PROFILE !== 'perf';
 const home = makeHome('profile-viewer');
 const dir = path.join(home.root, 'prof');
 if (profiling) home.nodeArgs = ['--cpu-prof', '--cpu-prof-dir', dir];
+if (process.env.PROFILE === 'perf') home.nodeArgs = ['--perf-basic-prof'];
 if (process.env.BENCH_BIN) home.bin = path.resolve(process.env.BENCH_BIN);
 const room = await startRoom(home);
 const client = await connect('2026', room.url, room.token);
+console.log(`room pid ${room.pid}`);
 try {
   const { shell } = await callTool(client, 'shell_open', { shell: '/bin/sh', args: [], env: SHELL_ENV, name: 'viewer' });
   const viewer = await UiViewer.open(room.url, room.token);
