@@ -4,7 +4,6 @@
 // while the shell writes BENCH_UI_MB (10) MB. Per round: wall time and the room process's CPU time (from /proc,
 // which a loaded machine does not skew the way it skews wall time); then the room's CPU profile (self time).
 // usage: node bench/profile-ui-socket.js [ROUNDS] [TOP]
-import { Buffer } from 'node:buffer';
 import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -13,6 +12,7 @@ import { SHELL_ENV } from './benchmarks/ui.js';
 import { callTool, closeAll, connect } from './lib/clients.js';
 import { cpuOfTree, cpuSince, summarize } from './lib/profiles.js';
 import { makeHome, startRoom } from './lib/room.js';
+import { decodeFrame } from './lib/ui-viewer.js';
 
 const [rounds = '3', top = '25'] = process.argv.slice(2);
 const bytes = Number(process.env.BENCH_UI_MB ?? 10) * 1_000_000;
@@ -26,10 +26,10 @@ try {
   const ws = new WebSocket(`ws://${room.url.host}/ui/socket`, { headers: { authorization: `Bearer ${room.token}` }, perMessageDeflate: false, maxPayload: 64 * 2 ** 20 });
   let text = '';
   let received = 0;
-  ws.on('message', (data) => {
-    const message = JSON.parse(data.toString());
+  ws.on('message', (data, isBinary) => {
+    const message = decodeFrame(data, isBinary); // binary frames now, base64 in JSON before (either build)
     if (message.t !== 'shell.data') return;
-    const chunk = Buffer.from(message.data, 'base64');
+    const chunk = message.bytes;
     received += chunk.length;
     text = (text + chunk.toString('latin1')).slice(-64);
     ws.send(JSON.stringify({ t: 'shell.ack', shellId: shell.id, bytes: chunk.length }));

@@ -4,6 +4,14 @@ import type { Engine } from '../engine/engine';
 import { UiSession } from '../bridge/ui-session';
 import { isTrustedSender, type IpcSenderEvent } from './trusted-url';
 
+/**
+ * The bytes of a `shell.data` message in a buffer of their own: structured clone copies a view's whole
+ * underlying buffer, and a frame is often a slice of a larger one.
+ */
+function ownBytes(data: Uint8Array): Uint8Array {
+  return data.byteOffset === 0 && data.byteLength === data.buffer.byteLength ? data : new Uint8Array(data);
+}
+
 /** The part of a WebContents the UI door uses. */
 export interface UiSender {
   id: number;
@@ -89,7 +97,7 @@ export class UiIpc {
     const room = this.room();
     if (!room) return undefined; // not open yet: the renderer retries on its "reconnecting" path
     const session = new UiSession(room.engine, (m) => {
-      if (!sender.isDestroyed()) sender.send(IPC_UI_MESSAGE, m);
+      if (!sender.isDestroyed()) sender.send(IPC_UI_MESSAGE, m.t === 'shell.data' ? { ...m, data: ownBytes(m.data) } : m);
     }, { mcpUrl: room.mcpUrl.toString() });
     this.sessions.set(sender.id, session);
     if (!this.watched.has(sender.id)) {

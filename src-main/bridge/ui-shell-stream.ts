@@ -9,7 +9,7 @@ export const MAX_FRAME_BYTES = 256 * 1024;
 
 /**
  * One attached shell of one UI connection: output the engine hands over (already paced by acknowledgements,
- * so never more than the high watermark unacknowledged) is batched for `frameMs` and sent as base64 frames.
+ * so never more than the high watermark unacknowledged) is batched for `frameMs` and sent as frames of raw bytes.
  * The exit is reported only after the viewer was sent every byte before it.
  */
 export class ShellStream implements ShellViewer {
@@ -75,7 +75,7 @@ export class ShellStream implements ShellViewer {
       let truncated = this.pendingTruncated;
       for (let at = 0; at < all.length; at += MAX_FRAME_BYTES) {
         const slice = all.subarray(at, at + MAX_FRAME_BYTES);
-        const frame: ServerMessage = { t: 'shell.data', shellId: this.shellId, cursor: this.pendingStart + at, data: slice.toString('base64') };
+        const frame: ServerMessage = { t: 'shell.data', shellId: this.shellId, cursor: this.pendingStart + at, data: slice };
         if (truncated) frame.truncated = true;
         truncated = false;
         this.send(frame);

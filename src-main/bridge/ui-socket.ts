@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import { createRequire } from 'node:module';
 import type { WebSocketServer, WebSocket } from 'ws';
 import type { ServerMessage } from '../common/ui-protocol';
+import { encodeShellFrame } from '../common/ui-shell-frame';
 import type { Engine } from '../engine/engine';
 import type { UiAuth } from './ui-auth';
 import { UiSession } from './ui-session';
@@ -29,7 +30,8 @@ export function refuseUpgrade(socket: Duplex, status: number, reason: string, me
 }
 
 /**
- * The browser UI's WebSocket (UI_SOCKET_PATH): JSON messages of common/ui-protocol.ts, one UiSession per socket.
+ * The browser UI's WebSocket (UI_SOCKET_PATH): JSON messages of common/ui-protocol.ts (shell output binary, see
+ * common/ui-shell-frame.ts), one UiSession per socket.
  * The front door has already checked Host and Origin; this checks the UI cookie.
  */
 export class UiSocketDoor {
@@ -72,7 +74,8 @@ export class UiSocketDoor {
         ws.close(1013, 'the UI is not reading its messages: reconnect');
         return;
       }
-      ws.send(JSON.stringify(message));
+      // shell output as binary (no base64, no JSON around megabytes); everything else as JSON text
+      ws.send(message.t === 'shell.data' ? encodeShellFrame(message) : JSON.stringify(message));
     };
     const session = new UiSession(this.engine, send, { mcpUrl: this.options.mcpUrl() });
     ws.on('message', (data, isBinary) => {

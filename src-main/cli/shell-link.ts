@@ -2,11 +2,12 @@ import WebSocket from 'ws';
 import type { MethodInput, MethodName, MethodOutputs } from '../common/contract';
 import { RoomError } from '../common/errors';
 import { UI_SOCKET_PATH, type ClientMessage, type ServerMessage } from '../common/ui-protocol';
+import { decodeShellFrame } from '../common/ui-shell-frame';
 
 /**
  * The UI door's WebSocket as a local program uses it: the same messages as the app's renderer
  * (common/ui-protocol.ts), authenticated with the operator's bearer token instead of the browser's cookie.
- * Calls are contract methods as the operator; shell output arrives as acknowledged frames.
+ * Calls are contract methods as the operator; shell output arrives as acknowledged binary frames.
  */
 export class ShellLink {
   private nextId = 1;
@@ -16,13 +17,18 @@ export class ShellLink {
   private onClosed: ((error: Error) => void) | undefined;
 
   private constructor(private readonly ws: WebSocket) {
-    ws.on('message', (data) => {
-      let message: ServerMessage;
-      try {
-        message = JSON.parse(data.toString()) as ServerMessage;
-      } catch {
-        return;
+    ws.on('message', (data: Buffer, isBinary) => {
+      let message: ServerMessage | null;
+      if (isBinary) {
+        message = decodeShellFrame(data); // shell output (common/ui-shell-frame.ts)
+      } else {
+        try {
+          message = JSON.parse(data.toString()) as ServerMessage;
+        } catch {
+          return;
+        }
       }
+      if (!message) return;
       if (message.t === 'result') {
         const call = this.pending.get(message.id);
         this.pending.delete(message.id);

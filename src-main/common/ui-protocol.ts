@@ -2,7 +2,8 @@
  * The UI door's wire protocol: what the renderer and the room process say to each other, the same over Electron
  * IPC (through the preload) and over the browser's WebSocket under `commonroom serve`. Calls are contract methods
  * (CONTRACT in contract.ts) made as the operator; events are the one change feed (committed EventViews); shell
- * bytes take their own fast path with flow control (acknowledged bytes), never the event ring.
+ * bytes take their own fast path with flow control (acknowledged bytes), never the event ring. Every message is
+ * JSON text on the WebSocket except `shell.data`, which is binary (ui-shell-frame.ts).
  *
  * Pure TypeScript: imported by the bridge (main side), the preload and the renderer.
  */
@@ -45,10 +46,11 @@ export type ServerMessage =
   /** A committed event from the one change feed. Events are hints: the engine's state is the truth. */
   | { t: 'event'; event: EventView }
   /**
-   * Output of an attached shell, batched. `data` is base64 of the raw bytes; `cursor` is the absolute byte
-   * offset of its first byte; `truncated` says bytes before `cursor` were lost from the scrollback ring.
+   * Output of an attached shell, batched. `data` is the raw bytes; `cursor` is the absolute byte offset of its
+   * first byte; `truncated` says bytes before `cursor` were lost from the scrollback ring. On the WebSocket this
+   * one message is binary (ui-shell-frame.ts: a small JSON header, then the bytes); over IPC it is this object.
    */
-  | { t: 'shell.data'; shellId: string; cursor: number; data: string; truncated?: boolean }
+  | { t: 'shell.data'; shellId: string; cursor: number; data: Uint8Array; truncated?: boolean }
   /**
    * The room's shells changed (one opened, ended, was closed or adopted from a tty stage): a volatile hint from
    * the shells' own signal (shells are not committed state, so they are not in the event feed). Re-read shell_list.

@@ -186,7 +186,7 @@ export class EngineClient {
       case 'shell.data': {
         const entry = this.attached.get(message.shellId);
         if (!entry) return;
-        const bytes = decodeBase64(message.data);
+        const bytes = message.data;
         entry.next = message.cursor + bytes.length;
         const generation = entry.generation;
         let acked = false;
@@ -234,15 +234,4 @@ export class EngineClient {
     this.current = state;
     for (const l of [...this.stateListeners]) l(state);
   }
-}
-
-/** Chromium ≥ 140 decodes base64 natively (the atob loop below was ~5 % of the page's time in a flood). */
-const fromBase64 = (Uint8Array as unknown as { fromBase64?: (data: string) => Uint8Array }).fromBase64;
-
-function decodeBase64(data: string): Uint8Array {
-  if (fromBase64) return fromBase64(data);
-  const binary = atob(data);
-  const bytes = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-  return bytes;
 }

@@ -141,6 +141,25 @@ describe('argument validation on IPC', () => {
     w.destroy();
   });
 
+  it('sends shell output as raw bytes, each frame in a buffer of its own (IPC clones a view\'s whole buffer)', async () => {
+    const w = window(FILE_URL);
+    w.open();
+    w.send({ t: 'call', id: 7, method: 'shell_open', input: { shell: '/bin/sh', args: [], env: { PS1: '$ ', PATH: process.env.PATH ?? '/usr/bin:/bin' } } });
+    await expect.poll(() => result(w.inbox, 7), { timeout: 10_000 }).toMatchObject({ ok: true });
+    const shellId = (result(w.inbox, 7) as { value: { shell: { id: string } } }).value.shell.id;
+    w.send({ t: 'shell.attach', shellId, from: 0 });
+    w.send({ t: 'call', id: 8, method: 'shell_io', input: { shellId, text: "printf 'caf\\303\\251 %s\\n' ok; exit\n" } });
+    await expect.poll(() => w.inbox.find((m) => m.t === 'shell.exit'), { timeout: 10_000 }).toBeTruthy();
+    const frames = w.inbox.filter((m): m is Extract<ServerMessage, { t: 'shell.data' }> => m.t === 'shell.data');
+    expect(frames.length).toBeGreaterThan(0);
+    for (const f of frames) {
+      expect(f.data).toBeInstanceOf(Uint8Array);
+      expect(f.data.byteOffset === 0 && f.data.byteLength === f.data.buffer.byteLength).toBe(true);
+    }
+    expect(Buffer.concat(frames.map((f) => f.data)).toString('utf8')).toContain('café ok\r\n');
+    w.destroy();
+  });
+
   it('a closed window stops receiving events', async () => {
     const w = window(FILE_URL);
     w.open();

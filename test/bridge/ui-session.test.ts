@@ -109,7 +109,7 @@ describe('UI session: live shells', () => {
     const exit = await c.next((m): m is Extract<ServerMessage, { t: 'shell.exit' }> => m.t === 'shell.exit');
     expect(exit).toEqual({ t: 'shell.exit', shellId: shell.id, exitCode: 3, signal: null });
     const frames = c.inbox.filter(isData);
-    const text = Buffer.concat(frames.map((f) => Buffer.from(f.data, 'base64'))).toString();
+    const text = Buffer.concat(frames.map((f) => Buffer.from(f.data))).toString();
     expect(text).toContain('heyllo');
     expect(frames[0]?.cursor).toBe(0);
     expect(c.inbox.indexOf(exit)).toBeGreaterThan(c.inbox.indexOf(frames.at(-1) as Data));
@@ -123,7 +123,7 @@ describe('UI session: live shells', () => {
     const shell = await bench.open();
     c.session.handle({ t: 'shell.attach', shellId: shell.id });
     await bench.io({ shellId: shell.id, text: 'echo one\n', wait: { until: 'match', pattern: '^one', timeoutMs: 10_000 } });
-    await c.next((m): m is Data => isData(m) && Buffer.from(m.data, 'base64').toString().includes('one'));
+    await c.next((m): m is Data => isData(m) && Buffer.from(m.data).toString().includes('one'));
     c.session.handle({ t: 'shell.detach', shellId: shell.id });
     expect(c.session.attached).toEqual([]);
     const count = c.inbox.filter(isData).length;
@@ -152,7 +152,7 @@ describe('UI session: live shells', () => {
       const outputEnd = () => flood.engine.shells.get(flood.operator, shellId).ring.end;
       const session: UiSession = new UiSession(flood.engine, (m) => {
         if (m.t !== 'shell.data') return;
-        const bytes = Buffer.from(m.data, 'base64');
+        const bytes = Buffer.from(m.data);
         if (m.truncated) problems.push(`truncated at ${m.cursor}`);
         if (m.cursor !== expectedCursor) problems.push(`gap ${expectedCursor}→${m.cursor}`);
         expectedCursor = m.cursor + bytes.length;
@@ -183,7 +183,7 @@ describe('UI session: live shells', () => {
       const total = 20 * 1024 * 1024;
       await flood.io({ shellId, text: `yes | head -c ${total}; printf '\\nFIN%s\\n' ISHED\n` });
       const deadline = Date.now() + 220_000;
-      while (!(received === expectedCursor && Buffer.from(frames.at(-1)?.data ?? '', 'base64').toString().includes('FINISHED'))) {
+      while (!(received === expectedCursor && Buffer.from(frames.at(-1)?.data ?? new Uint8Array()).toString().includes('FINISHED'))) {
         if (Date.now() > deadline) throw new Error(`flood did not finish: ${received} bytes received`);
         await sleep(50);
       }
@@ -194,7 +194,7 @@ describe('UI session: live shells', () => {
       const high = flood.engine.limits.viewerHighWatermark;
       expect(session.maxPendingBytes).toBeLessThanOrEqual(high);
       expect(maxConsumerQueue).toBeLessThanOrEqual(high);
-      expect(frames.every((f) => Buffer.from(f.data, 'base64').length <= MAX_FRAME_BYTES)).toBe(true);
+      expect(frames.every((f) => Buffer.from(f.data).length <= MAX_FRAME_BYTES)).toBe(true);
     } finally {
       await flood.close();
     }

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { ServerMessage } from '../../src-main/common/ui-protocol';
+import { decodeShellFrame, type ShellDataMessage } from '../../src-main/common/ui-shell-frame';
 import { startRunner, type RunningRoom } from '../../src-main/server/runner';
 import { makeHome } from '../helpers/env';
 
@@ -154,6 +155,44 @@ describe('the UI WebSocket', () => {
     // a message that is not the protocol ends the connection with a reason
     const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
     ws.send('{not json');
+    expect(await closed).toBe(1007);
+  });
+
+  it('sends shell output as binary frames of raw bytes, whole and in order under flow control; a client may not send binary', { timeout: 60_000 }, async () => {
+    const r = await openSocket({ Cookie: cookie, Origin: origin });
+    const ws = r.ws as WebSocket;
+    const texts: ServerMessage[] = [];
+    const frames: ShellDataMessage[] = [];
+    let next = 0;
+    const gaps: string[] = [];
+    let shellId = '';
+    ws.on('message', (d: Buffer, isBinary) => {
+      if (!isBinary) return void texts.push(JSON.parse(d.toString()) as ServerMessage);
+      const frame = decodeShellFrame(d);
+      if (!frame) return void gaps.push('a binary message that is not a shell frame');
+      if (frame.cursor !== next || frame.truncated) gaps.push(`at ${next}: frame at ${frame.cursor}${frame.truncated ? ' (truncated)' : ''}`);
+      next = frame.cursor + frame.data.length;
+      frames.push(frame);
+      // acknowledged as a terminal does once it drew the bytes: without acks the room would stop after 1 MiB
+      ws.send(JSON.stringify({ t: 'shell.ack', shellId, bytes: frame.data.length }));
+    });
+    ws.send(JSON.stringify({ t: 'call', id: 1, method: 'shell_open', input: { shell: '/bin/sh', args: [], env: { PS1: '$ ', PATH: process.env.PATH ?? '/usr/bin:/bin' } } }));
+    await expect.poll(() => texts.find((m) => m.t === 'result' && m.id === 1), { timeout: 10_000 }).toMatchObject({ ok: true });
+    const result = texts.find((m) => m.t === 'result' && m.id === 1) as { value: { shell: { id: string } } };
+    shellId = result.value.shell.id;
+    ws.send(JSON.stringify({ t: 'shell.attach', shellId, from: 0 }));
+    const size = 3 * 1024 * 1024; // three times the high watermark: the room must wait for acks to send it all
+    ws.send(JSON.stringify({ t: 'call', id: 2, method: 'shell_io', input: { shellId, text: `head -c ${size} /dev/zero | tr '\\0' y; echo; echo FIN$((1+1)); exit\n` } }));
+    await expect.poll(() => texts.find((m) => m.t === 'shell.exit' && m.shellId === shellId), { timeout: 50_000 }).toBeTruthy();
+    expect(gaps).toEqual([]);
+    expect(frames[0]?.cursor).toBe(0);
+    expect(frames.every((f) => f.shellId === shellId)).toBe(true);
+    const text = Buffer.concat(frames.map((f) => f.data)).toString('latin1');
+    expect(text).toContain(`${'y'.repeat(size)}\r\nFIN2\r\n`);
+    expect(text.split('y').length - 1).toBe(size + 1); // the output, and the y of the echoed command line
+    // what a client sends stays JSON text: a binary message ends the connection
+    const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
+    ws.send(Buffer.from(JSON.stringify({ t: 'shell.detach', shellId })));
     expect(await closed).toBe(1007);
   });
 

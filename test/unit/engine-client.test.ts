@@ -4,7 +4,8 @@ import { backoffDelay, RECONNECT } from '../../src-renderer/src/transports/backo
 import { takePiece, ShellInput } from '../../src-renderer/src/features/terminals/shell-input';
 import { FakeUiTransport, settle } from './fake-ui-transport';
 
-const b64 = (text: string) => Buffer.from(text).toString('base64');
+// shell.data carries raw bytes (over the WebSocket as a binary frame, over IPC as this object)
+const bytesOf = (text: string) => new Uint8Array(Buffer.from(text));
 
 function connected() {
   const transport = new FakeUiTransport();
@@ -43,7 +44,7 @@ describe('engine client', () => {
     const seen: string[] = [];
     client.attachShell('sh-1', { data: (bytes, _t, ack) => (seen.push(Buffer.from(bytes).toString()), acks.push(ack)) });
     expect(transport.sent).toContainEqual({ t: 'shell.attach', shellId: 'sh-1', from: 0 });
-    transport.deliver({ t: 'shell.data', shellId: 'sh-1', cursor: 0, data: b64('héllo') });
+    transport.deliver({ t: 'shell.data', shellId: 'sh-1', cursor: 0, data: bytesOf('héllo') });
     expect(seen).toEqual(['héllo']);
     acks[0]!();
     acks[0]!();
@@ -58,9 +59,9 @@ describe('engine client', () => {
     const { transport, client } = connected();
     const acks: Array<() => void> = [];
     client.attachShell('sh-1', { data: (_b, _t, ack) => acks.push(ack) });
-    transport.deliver({ t: 'shell.data', shellId: 'sh-1', cursor: 0, data: b64('0123456789') });
-    transport.deliver({ t: 'shell.data', shellId: 'sh-1', cursor: 10, data: b64('abcde') });
-    transport.deliver({ t: 'shell.data', shellId: 'sh-1', cursor: 15, data: b64('xyz') });
+    transport.deliver({ t: 'shell.data', shellId: 'sh-1', cursor: 0, data: bytesOf('0123456789') });
+    transport.deliver({ t: 'shell.data', shellId: 'sh-1', cursor: 10, data: bytesOf('abcde') });
+    transport.deliver({ t: 'shell.data', shellId: 'sh-1', cursor: 15, data: bytesOf('xyz') });
     acks[0]!();
     acks[1]!();
     await Promise.resolve();
@@ -74,7 +75,7 @@ describe('engine client', () => {
     const { transport, client } = connected();
     const acks: Array<() => void> = [];
     client.attachShell('sh-1', { data: (_b, _t, ack) => acks.push(ack) });
-    transport.deliver({ t: 'shell.data', shellId: 'sh-1', cursor: 100, data: b64('0123456789') });
+    transport.deliver({ t: 'shell.data', shellId: 'sh-1', cursor: 100, data: bytesOf('0123456789') });
     transport.link('reconnecting');
     transport.link('open');
     expect(transport.sent.filter((m) => m.t === 'shell.attach').at(-1)).toEqual({ t: 'shell.attach', shellId: 'sh-1', from: 110 });
@@ -89,7 +90,7 @@ describe('engine client', () => {
     const attachment = client.attachShell('sh-1', { data: (b) => seen.push(b.length) });
     attachment.detach();
     expect(transport.sent.at(-1)).toEqual({ t: 'shell.detach', shellId: 'sh-1' });
-    transport.deliver({ t: 'shell.data', shellId: 'sh-1', cursor: 0, data: b64('late') });
+    transport.deliver({ t: 'shell.data', shellId: 'sh-1', cursor: 0, data: bytesOf('late') });
     transport.link('reconnecting');
     transport.link('open');
     expect(seen).toEqual([]);

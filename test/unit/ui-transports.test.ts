@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ServerMessage } from '../../src-main/common/ui-protocol';
+import { encodeShellFrame } from '../../src-main/common/ui-shell-frame';
 import { IpcTransport, ipcBridge } from '../../src-renderer/src/transports/ipc-transport';
 import { WebSocketTransport, socketUrl } from '../../src-renderer/src/transports/websocket-transport';
 
@@ -8,7 +9,8 @@ class FakeSocket {
   readyState = 0;
   sent: string[] = [];
   onopen: (() => void) | null = null;
-  onmessage: ((e: { data: string }) => void) | null = null;
+  binaryType = 'blob';
+  onmessage: ((e: { data: unknown }) => void) | null = null;
   onclose: (() => void) | null = null;
   constructor(readonly url: string) {}
   send(data: string) {
@@ -84,6 +86,21 @@ describe('WebSocket transport', () => {
     socket!.onmessage?.({ data: JSON.stringify({ t: 'shell.exit', shellId: 'b', exitCode: 0, signal: null }) });
     expect(socket!.sent).toEqual([JSON.stringify({ t: 'shell.detach', shellId: 'b' })]);
     expect(got).toEqual([{ t: 'shell.exit', shellId: 'b', exitCode: 0, signal: null }]);
+    transport.close();
+  });
+
+  it('reads shell output from binary frames (raw bytes, no base64) and ignores binary that is not a frame', () => {
+    let socket: FakeSocket | undefined;
+    const transport = new WebSocketTransport('ws://h/ui/socket', (url) => (socket = new FakeSocket(url)) as unknown as WebSocket);
+    const got: ServerMessage[] = [];
+    transport.onMessage((m) => got.push(m));
+    socket!.open();
+    expect(socket!.binaryType).toBe('arraybuffer');
+    const bytes = new Uint8Array([0x68, 0xc3, 0xa9, 0x00, 0xff]);
+    const frame = encodeShellFrame({ t: 'shell.data', shellId: 'sh-1', cursor: 42, data: bytes, truncated: true });
+    socket!.onmessage?.({ data: frame.slice().buffer });
+    socket!.onmessage?.({ data: new Uint8Array([0, 0, 0, 9, 1, 2]).buffer });
+    expect(got).toEqual([{ t: 'shell.data', shellId: 'sh-1', cursor: 42, data: bytes, truncated: true }]);
     transport.close();
   });
 });

@@ -91,7 +91,7 @@ function attach(link: ShellLink, shell: ShellView): Promise<number> {
     link.on((message) => {
       if (done || !('shellId' in message) || message.shellId !== shell.id) return;
       if (message.t === 'shell.data') {
-        const bytes = Buffer.from(message.data, 'base64');
+        const bytes = message.data;
         // acknowledged once the terminal took it: the room process sends more only as fast as we draw
         stdout.write(bytes, () => link.send({ t: 'shell.ack', shellId: shell.id, bytes: bytes.length }));
       } else if (message.t === 'shell.exit') {

@@ -66,6 +66,11 @@ type Killable = { kill: (signal?: string) => void; destroy?: () => void };
 /** node-pty's UnixTerminal internals read here: the master's descriptor and the stream libuv reads it with. */
 type UnixInternals = { _fd?: unknown; _socket?: { readableLength?: number; isPaused?: () => boolean } };
 
+/** Most a read-ahead takes in one go (shells ask for at most this much). */
+const READ_AHEAD_MAX = 64 * 1024;
+/** What one read of a Linux PTY master gives while output waits (the line discipline's 4 KiB buffer, less one). */
+const FULL_PTY_READ = 4095;
+
 /**
  * A PTY read gives at most what the line discipline holds (≈ 4 KiB on Linux), and libuv reads a descriptor
  * once per event-loop turn. When the loop is busy (building a large answer), the writer fills the kernel's
@@ -83,22 +88,28 @@ function readAheadOf(term: unknown, isDestroyed: () => boolean): ((chunk: Buffer
   let scratch: Buffer | null = null;
   return (chunk, maxBytes) => {
     if (maxBytes <= 0 || isDestroyed() || (socket.readableLength ?? 1) > 0 || socket.isPaused?.() !== false) return chunk;
-    scratch ??= Buffer.allocUnsafe(64 * 1024);
-    const parts: Buffer[] = [chunk];
-    let total = chunk.length;
-    for (let budget = maxBytes; budget > 0; ) {
+    scratch ??= Buffer.allocUnsafe(READ_AHEAD_MAX);
+    const budget = Math.min(scratch.length, maxBytes);
+    let filled = 0;
+    while (filled < budget) {
       let n = 0;
       try {
-        n = fs.readSync(fd, scratch, 0, Math.min(scratch.length, budget), null);
+        n = fs.readSync(fd, scratch, filled, budget - filled, null);
       } catch {
         break; // EAGAIN: nothing waits; EIO: the other side closed, which libuv's own read reports next
       }
       if (n <= 0) break;
-      parts.push(Buffer.from(scratch.subarray(0, n)));
-      total += n;
-      budget -= n;
+      filled += n;
+      // a read shorter than the line discipline's buffer emptied what waited: one more would most often fail
+      // with EAGAIN, which costs an exception (a stack captured) every time; the writer's next bytes come with
+      // the next loop turn
+      if (n < FULL_PTY_READ) break;
     }
-    return parts.length === 1 ? chunk : Buffer.concat(parts, total);
+    if (filled === 0) return chunk;
+    const out = Buffer.allocUnsafe(chunk.length + filled);
+    chunk.copy(out, 0);
+    scratch.copy(out, chunk.length, 0, filled);
+    return out;
   };
 }
 

@@ -4,6 +4,7 @@
  * 'reconnecting' until it is back.
  */
 import { UI_SOCKET_PATH, type ClientMessage, type ServerMessage, type UiTransport } from '../../../src-main/common/ui-protocol';
+import { decodeShellFrame } from '../../../src-main/common/ui-shell-frame';
 import { backoffDelay } from './backoff';
 
 type LinkState = 'open' | 'reconnecting' | 'closed';
@@ -59,13 +60,22 @@ export class WebSocketTransport implements UiTransport {
       this.attempt = 0;
       this.emitState('open');
     };
-    socket.onmessage = (e) => {
-      let message: ServerMessage;
-      try {
-        message = JSON.parse(String(e.data)) as ServerMessage;
-      } catch {
-        return; // not ours: the door only sends JSON
+    // shell output arrives as binary messages (ui-shell-frame.ts), read without a copy from an ArrayBuffer
+    socket.binaryType = 'arraybuffer';
+    socket.onmessage = (e: { data: unknown }) => {
+      let message: ServerMessage | null;
+      if (typeof e.data === 'string') {
+        try {
+          message = JSON.parse(e.data) as ServerMessage;
+        } catch {
+          return; // not ours: the door's text messages are JSON
+        }
+      } else if (e.data instanceof ArrayBuffer) {
+        message = decodeShellFrame(new Uint8Array(e.data));
+      } else {
+        return;
       }
+      if (!message) return;
       for (const l of [...this.messageListeners]) l(message);
     };
     socket.onclose = () => {

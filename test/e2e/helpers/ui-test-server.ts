@@ -11,6 +11,7 @@ import path from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { ClientMessage, ServerMessage } from '../../../src-main/common/ui-protocol';
 import { UI_PATH, UI_SOCKET_PATH } from '../../../src-main/common/ui-protocol';
+import { encodeShellFrame } from '../../../src-main/common/ui-shell-frame';
 import type { Engine } from '../../../src-main/engine/engine';
 import type { ShellAttachment } from '../../../src-main/engine/shells/shell-registry';
 import { REPO } from '../../helpers/env';
@@ -61,7 +62,8 @@ export async function startUiTestServer(engine: Engine, mcpUrl: string): Promise
 function serveSocket(ws: WebSocket, engine: Engine, mcpUrl: string): void {
   const operator = engine.operator();
   const attached = new Map<string, ShellAttachment>();
-  const send = (m: ServerMessage) => ws.readyState === ws.OPEN && ws.send(JSON.stringify(m));
+  // as the real door: shell output as binary frames, everything else as JSON text
+  const send = (m: ServerMessage) => ws.readyState === ws.OPEN && ws.send(m.t === 'shell.data' ? encodeShellFrame(m) : JSON.stringify(m));
   const unsubscribe = engine.bus.subscribe((event) => send({ t: 'event', event }));
   send({ t: 'hello', operator: operator.name, mcpUrl, room: 'e2e room', version: 'test' });
 
@@ -79,7 +81,7 @@ function serveSocket(ws: WebSocket, engine: Engine, mcpUrl: string): void {
         attached.set(
           shellId,
           engine.shells.attach(operator, shellId, {
-            onData: (bytes, cursor, truncated) => send({ t: 'shell.data', shellId, cursor, data: bytes.toString('base64'), ...(truncated ? { truncated } : {}) }),
+            onData: (bytes, cursor, truncated) => send({ t: 'shell.data', shellId, cursor, data: bytes, ...(truncated ? { truncated } : {}) }),
             onExit: (exit) => send({ t: 'shell.exit', shellId, exitCode: exit.exitCode, signal: exit.signal }),
           }, m.from ?? 0),
         );
