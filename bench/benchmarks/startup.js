@@ -63,16 +63,19 @@ export async function oursStartup(home, withCpu = false) {
   const t = performance.now();
   const room = await startRoom(home);
   await firstCall(room.url, room.token, 'room_info');
+  home.onAnswer?.();
   const ms = performance.now() - t;
   const cpuMs = cpuMsOf(room.pid);
   await room.stop();
   return withCpu ? { ms, cpuMs } : ms;
 }
 
-export async function bareStartup(withCpu = false) {
+/** `opts.nodeArgs`: Node flags for the bare server (e.g. --cpu-prof); `opts.onAnswer`: called at its first answer. */
+export async function bareStartup(withCpu = false, opts = {}) {
   const t = performance.now();
-  const bare = await startBare();
+  const bare = await startBare(opts.nodeArgs);
   await firstCall(bare.url, bare.token, 'noop');
+  opts.onAnswer?.();
   const ms = performance.now() - t;
   const cpuMs = cpuMsOf(bare.pid);
   await bare.stop();
