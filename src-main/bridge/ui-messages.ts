@@ -1,25 +1,28 @@
 import { z } from 'zod';
 import type { ClientMessage } from '../common/ui-protocol';
+import { lazily } from '../common/lazily';
 
 /**
  * What the room process accepts from a renderer, checked before anything runs (the protocol's ClientMessage,
- * as a schema). Method inputs are checked again by the contract's own schemas inside `engine.call`.
+ * as a schema). Method inputs are checked again by the contract's own schemas inside `engine.call`. Built on
+ * the first message (a room process that no UI connects to never needs it).
  */
-const shellId = z.string().min(1).max(128);
-
-export const clientMessageSchema = z.discriminatedUnion('t', [
-  z
-    .object({
-      t: z.literal('call'),
-      id: z.number().int().min(-Number.MAX_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER),
-      method: z.string().min(1).max(64),
-      input: z.unknown().optional(),
-    })
-    .strict(),
-  z.object({ t: z.literal('shell.attach'), shellId, from: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional() }).strict(),
-  z.object({ t: z.literal('shell.detach'), shellId }).strict(),
-  z.object({ t: z.literal('shell.ack'), shellId, bytes: z.number().int().min(0).max(2 ** 32) }).strict(),
-]);
+const clientMessageSchema = lazily(() => {
+  const shellId = z.string().min(1).max(128);
+  return z.discriminatedUnion('t', [
+    z
+      .object({
+        t: z.literal('call'),
+        id: z.number().int().min(-Number.MAX_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER),
+        method: z.string().min(1).max(64),
+        input: z.unknown().optional(),
+      })
+      .strict(),
+    z.object({ t: z.literal('shell.attach'), shellId, from: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional() }).strict(),
+    z.object({ t: z.literal('shell.detach'), shellId }).strict(),
+    z.object({ t: z.literal('shell.ack'), shellId, bytes: z.number().int().min(0).max(2 ** 32) }).strict(),
+  ]);
+});
 
 export type ParsedClientMessage =
   | { ok: true; message: ClientMessage }
@@ -27,7 +30,7 @@ export type ParsedClientMessage =
 
 /** Parses one message, saying what was wrong in words a developer of the renderer can act on. */
 export function parseClientMessage(raw: unknown): ParsedClientMessage {
-  const parsed = clientMessageSchema.safeParse(raw);
+  const parsed = clientMessageSchema().safeParse(raw);
   if (parsed.success) return { ok: true, message: parsed.data as ClientMessage };
   const issue = parsed.error.issues[0];
   const where = issue && issue.path.length > 0 ? ` at ${issue.path.join('.')}` : '';

@@ -27,7 +27,7 @@ export interface MethodOutputs extends RoomOutputs, ParticipantOutputs, ShellOut
 
 export type Contract = typeof CONTRACT;
 export type MethodName = keyof Contract;
-export type MethodInput<M extends MethodName> = z.infer<Contract[M]['input']>;
+export type MethodInput<M extends MethodName> = z.infer<ReturnType<Contract[M]['input']>>;
 
 export const METHOD_NAMES = Object.keys(CONTRACT) as MethodName[];
 

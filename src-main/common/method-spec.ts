@@ -6,7 +6,8 @@ export interface MethodSpec<I extends z.ZodType = z.ZodType> {
   description: string;
   /** The capability a caller needs. */
   capability: Capability;
-  input: I;
+  /** The input's schema, built on first use (`lazily`): most methods are never called in a given run. */
+  input: () => I;
   /** Offered to agents as an MCP tool. */
   mcpTool: boolean;
   /**

@@ -172,7 +172,7 @@ export class Engine {
       throw new RoomError('FORBIDDEN', `${method} needs the "${spec.capability}" capability, which ${caller.name} does not have`);
     }
     if (this.room.readOnly && !(spec as { readOnly?: true }).readOnly) throw readOnlyRefusal(method);
-    const parsed = spec.input.safeParse(rawInput ?? {});
+    const parsed = spec.input().safeParse(rawInput ?? {});
     if (!parsed.success) throw describeInvalidInput(method, parsed.error);
     const handler = this.handlers[method] as unknown as MethodHandler<M>;
     return this.revocations.guard(caller, call.signal, (signal) => handler(caller, parsed.data as never, { ...call, signal }));

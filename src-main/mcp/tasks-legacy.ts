@@ -6,8 +6,10 @@ import type { Engine } from '../engine/engine';
 import type { TaskRecord } from '../common/task-record';
 import { asTaskCall, toTaskV1 } from './task-wire';
 import { requireTasksVersion } from './legacy-versions';
+import { lazily } from '../common/lazily';
 
-const TaskIdParams = z.object({ taskId: z.string().max(200) });
+// built on the first 2025 session's server (2026 requests never need it)
+const TaskIdParams = lazily(() => z.object({ taskId: z.string().max(200) }));
 
 /** tasks/result calls waiting at once, per engine (every session counts): the next is refused, not queued. */
 const resultWaiters = new WeakMap<Engine, number>();
@@ -21,7 +23,7 @@ const resultWaiters = new WeakMap<Engine, number>();
 export function registerLegacyTaskHandlers(server: Server, engine: Engine, caller: Caller): void {
   const mine = new Set<string>();
 
-  server.setRequestHandler('tasks/get', { params: TaskIdParams }, ({ taskId }) => {
+  server.setRequestHandler('tasks/get', { params: TaskIdParams() }, ({ taskId }) => {
     requireTasksVersion(server, 'tasks/get');
     return asTaskCall(() => toTaskV1(engine.tasks.get(caller, taskId)));
   });
@@ -34,12 +36,12 @@ export function registerLegacyTaskHandlers(server: Server, engine: Engine, calle
     }),
   );
 
-  server.setRequestHandler('tasks/cancel', { params: TaskIdParams }, ({ taskId }) => {
+  server.setRequestHandler('tasks/cancel', { params: TaskIdParams() }, ({ taskId }) => {
     requireTasksVersion(server, 'tasks/cancel');
     return asTaskCall(async () => toTaskV1(await engine.tasks.cancel(caller, taskId)));
   });
 
-  server.setRequestHandler('tasks/result', { params: TaskIdParams }, async ({ taskId }, ctx) => {
+  server.setRequestHandler('tasks/result', { params: TaskIdParams() }, async ({ taskId }, ctx) => {
     requireTasksVersion(server, 'tasks/result');
     let task = await asTaskCall(() => engine.tasks.get(caller, taskId));
     const max = engine.limits.maxTaskResultWaiters;

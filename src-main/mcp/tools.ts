@@ -31,7 +31,7 @@ const inputSchemas = new Map<MethodName, JsonSchemaObject>();
 function inputSchemaOf(method: MethodName): JsonSchemaObject {
   let schema = inputSchemas.get(method);
   if (!schema) {
-    const generated = z.toJSONSchema(CONTRACT[method].input, { target: 'draft-2020-12' }) as Record<string, unknown>;
+    const generated = z.toJSONSchema(CONTRACT[method].input(), { target: 'draft-2020-12' }) as Record<string, unknown>;
     delete generated.$schema;
     schema = { ...generated, type: 'object' };
     inputSchemas.set(method, schema);

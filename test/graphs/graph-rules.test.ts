@@ -49,7 +49,7 @@ describe('graph validation', () => {
 });
 
 describe('graph schema', () => {
-  const ok = (v: unknown) => graphSpec.safeParse(v).success;
+  const ok = (v: unknown) => graphSpec().safeParse(v).success;
   it('accepts argv and shell commands, readiness of each kind', () => {
     expect(ok({ stages: [{ id: 'a', command: ['echo', 'hi'] }, { id: 'b', command: 'echo hi', readiness: { log: 'ready' } }] })).toBe(true);
     expect(ok({ stages: [{ id: 'a', command: 'x', readiness: { port: 3000 } }, { id: 'b', command: 'x', readiness: { url: 'http://127.0.0.1:1/' } }] })).toBe(true);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { MethodSpec } from '../method-spec';
+import { lazily } from '../lazily';
 import { cursorParam, limitParam } from '../paging';
 
 /** One audited call: who, which method, when, the outcome ("ok" or the error code) and its duration. Never arguments. */
@@ -18,7 +19,7 @@ export const AUDIT_METHODS = {
       'The audit log, newest first: every call to the runner (who, method, when, outcome or error code, duration; never ' +
       'arguments). Paged: pass the nextCursor of one page as cursor to get the next. Needs the operate capability.',
     capability: 'operate',
-    input: z.object({ cursor: cursorParam('start from the newest entry').optional(), limit: limitParam(500, 100, 'entries').optional() }).strict(),
+    input: lazily(() => z.object({ cursor: cursorParam('start from the newest entry').optional(), limit: limitParam(500, 100, 'entries').optional() }).strict()),
     mcpTool: true,
   },
 } satisfies Record<string, MethodSpec>;

@@ -4,16 +4,19 @@ import type { GraphState, StageErrorCode, StageState } from '../graphs/stage-mac
 import { LIMITS } from '../limits';
 import { AGENT_PATTERN_SYNTAX } from '../safe-pattern';
 import type { MethodSpec } from '../method-spec';
+import { lazily } from '../lazily';
 import { cursorParam, limitParam } from '../paging';
 
 // gr_… since ids carry their kind; a UUID in rooms made before that (stored ids are never rewritten)
-const graphId = z
-  .string()
-  .regex(
-    /^(gr_[A-Za-z0-9_-]{16,43}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/,
-    'a graph id is the graphId tasks_run returned (gr_…; tasks_list shows the graphs you may see)',
-  )
-  .describe('the graphId tasks_run returned (gr_…)');
+const graphId = lazily(() =>
+  z
+    .string()
+    .regex(
+      /^(gr_[A-Za-z0-9_-]{16,43}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/,
+      'a graph id is the graphId tasks_run returned (gr_…; tasks_list shows the graphs you may see)',
+    )
+    .describe('the graphId tasks_run returned (gr_…)'),
+);
 
 /**
  * Task graphs. Running and cancelling need `write` (a stage is a process on the person's machine); reading
@@ -41,10 +44,10 @@ export const GRAPH_METHODS = {
       'its log: omit cursor for the tail, pass the returned log.nextCursor as cursor to read on; "more" says whether more is already there. ' +
       `waitMs (at most ${LIMITS.maxStatusWaitMs} ms) answers as soon as something changes instead of polling in a tight loop.`,
     capability: 'read',
-    input: z
+    input: lazily(() => z
       .object({
-        graphId,
-        stageId: stageId.optional().describe('one stage: its state and a slice of its log'),
+        graphId: graphId(),
+        stageId: stageId().optional().describe('one stage: its state and a slice of its log'),
         cursor: cursorParam("read the tail of the stage's log").optional().describe(
           'with stageId: opaque, the log.nextCursor of the previous answer, passed back unchanged; "start" reads the log from its ' +
             "beginning; omit it to read the tail of the stage's log",
@@ -59,19 +62,19 @@ export const GRAPH_METHODS = {
           .optional()
           .describe('answer as soon as something changes (a state change or, with stageId and cursor, new log output), waiting at most this long'),
       })
-      .strict(),
+      .strict()),
     mcpTool: true,
     readOnly: true,
   },
   tasks_list: {
     description: "The room's task graphs you may see, newest first. Pass the returned nextCursor to page on.",
     capability: 'read',
-    input: z
+    input: lazily(() => z
       .object({
         limit: limitParam(LIMITS.maxGraphListPage, 20, 'graphs').optional(),
         cursor: cursorParam('start from the newest graph').optional(),
       })
-      .strict(),
+      .strict()),
     mcpTool: true,
     readOnly: true,
   },
@@ -80,7 +83,7 @@ export const GRAPH_METHODS = {
       'Cancel a whole graph, or one stage with stageId: pending stages become cancelled, running ones get SIGINT, then ' +
       'SIGTERM, then SIGKILL (whole process tree). Answers what changed; an ended graph or stage is left as it was.',
     capability: 'write',
-    input: z.object({ graphId, stageId: stageId.optional().describe('cancel only this stage') }).strict(),
+    input: lazily(() => z.object({ graphId: graphId(), stageId: stageId().optional().describe('cancel only this stage') }).strict()),
     mcpTool: true,
   },
   tasks_rerun: {
@@ -88,13 +91,13 @@ export const GRAPH_METHODS = {
       'Run an ended graph again: submits a new graph with the same spec (name, stages, maxParallel, onFailure), owned by ' +
       'you. Returns the new graph like tasks_run. A graph still pending or running is refused: cancel it first or wait.',
     capability: 'write',
-    input: z.object({ graphId }).strict(),
+    input: lazily(() => z.object({ graphId: graphId() }).strict()),
     mcpTool: true,
   },
   tasks_graph: {
     description: 'The topology of a graph: each stage with its dependencies and state, and for a pending stage what it waits on.',
     capability: 'read',
-    input: z.object({ graphId }).strict(),
+    input: lazily(() => z.object({ graphId: graphId() }).strict()),
     mcpTool: true,
     readOnly: true,
   },

@@ -3,55 +3,66 @@ import type { EventPage, HandoffView, TaskView } from '../handoff-dto';
 import { HANDOFF_STATUSES } from '../handoff-machine';
 import { LIMITS } from '../limits';
 import type { MethodSpec } from '../method-spec';
+import { lazily } from '../lazily';
 import { cursorParam, limitParam } from '../paging';
 import { utf8ByteLength } from '../text-size';
 
-const handoffId = z.string().min(1).max(64).describe('the handoff id handoff_create returned (hf_…)');
-const participantName = z
-  .string()
-  .min(1)
-  .max(LIMITS.maxParticipantNameLength)
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'a participant name: letters, digits, ".", "_" or "-"');
-const inputKey = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'keys are 1-64 letters, digits, ".", "_" or "-"');
-const idempotencyKey = z
-  .string()
-  .min(1)
-  .max(LIMITS.maxIdempotencyKeyLength)
-  .describe('repeating a call with the same key (same participant) returns the original handoff instead of a second one');
-const reason = z
-  .string()
-  .min(1)
-  .max(LIMITS.maxReasonChars, `a reason is at most ${LIMITS.maxReasonChars} characters`)
-  .describe('why, in a sentence for the people involved');
+const handoffId = lazily(() => z.string().min(1).max(64).describe('the handoff id handoff_create returned (hf_…)'));
+const participantName = lazily(() =>
+  z
+    .string()
+    .min(1)
+    .max(LIMITS.maxParticipantNameLength)
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'a participant name: letters, digits, ".", "_" or "-"'),
+);
+const inputKey = lazily(() => z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'keys are 1-64 letters, digits, ".", "_" or "-"'));
+const idempotencyKey = lazily(() =>
+  z
+    .string()
+    .min(1)
+    .max(LIMITS.maxIdempotencyKeyLength)
+    .describe('repeating a call with the same key (same participant) returns the original handoff instead of a second one'),
+);
+const reason = lazily(() =>
+  z
+    .string()
+    .min(1)
+    .max(LIMITS.maxReasonChars, `a reason is at most ${LIMITS.maxReasonChars} characters`)
+    .describe('why, in a sentence for the people involved'),
+);
 
-const artifactRef = z
-  .object({
-    uri: z
-      .string()
-      .min(1)
-      .max(LIMITS.maxArtifactUriLength, `an artifact URI is at most ${LIMITS.maxArtifactUriLength} characters`)
-      .describe('where it is: a file path, URL or commit'),
-    name: z.string().min(1).max(256).optional().describe('a name for people'),
-    mediaType: z.string().min(1).max(128).optional().describe('its media type, e.g. text/markdown'),
-  })
-  .strict();
-const artifacts = z
-  .array(artifactRef)
-  .max(LIMITS.maxArtifactRefs, `at most ${LIMITS.maxArtifactRefs} artifact references: point at a folder or an index instead`)
-  .describe('references to files, URLs or commits; stored as given, never fetched');
+const artifactRef = lazily(() =>
+  z
+    .object({
+      uri: z
+        .string()
+        .min(1)
+        .max(LIMITS.maxArtifactUriLength, `an artifact URI is at most ${LIMITS.maxArtifactUriLength} characters`)
+        .describe('where it is: a file path, URL or commit'),
+      name: z.string().min(1).max(256).optional().describe('a name for people'),
+      mediaType: z.string().min(1).max(128).optional().describe('its media type, e.g. text/markdown'),
+    })
+    .strict(),
+);
+const artifacts = lazily(() =>
+  z
+    .array(artifactRef())
+    .max(LIMITS.maxArtifactRefs, `at most ${LIMITS.maxArtifactRefs} artifact references: point at a folder or an index instead`)
+    .describe('references to files, URLs or commits; stored as given, never fetched'),
+);
 
 /** A keyed map with a bounded number of entries (zod records have no size bound of their own). */
 function keyedMap<V extends z.ZodType>(value: V, max: number, what: string) {
   return z
-    .record(inputKey, value)
+    .record(inputKey(), value)
     .refine((m) => Object.keys(m).length >= 1, `give at least one ${what}`)
     .refine((m) => Object.keys(m).length <= max, `at most ${max} ${what}s at once`);
 }
 
-const page = {
+const page = lazily(() => ({
   cursor: cursorParam('start from the oldest event kept').optional(),
   limit: limitParam(LIMITS.maxEventPage, 50, 'events').optional(),
-};
+}));
 
 export const HANDOFF_METHODS = {
   handoff_create: {
@@ -59,28 +70,28 @@ export const HANDOFF_METHODS = {
       'Hand work to another participant (or to anyone, when "to" is omitted). Creates the handoff and its task (working). ' +
       'Repeating a call with the same idempotency_key returns the original handoff and task.',
     capability: 'write',
-    input: z
+    input: lazily(() => z
       .object({
         summary: z
           .string()
           .min(1)
           .max(LIMITS.maxHandoffSummaryChars, `a summary is at most ${LIMITS.maxHandoffSummaryChars} characters: put the detail in constraints or an artifact`)
           .describe('what to do, in a sentence or two'),
-        to: participantName.optional().describe('the participant who should do it; omit to let anyone accept it'),
+        to: participantName().optional().describe('the participant who should do it; omit to let anyone accept it'),
         constraints: z
           .string()
           .max(LIMITS.maxHandoffConstraintsChars, `constraints are at most ${LIMITS.maxHandoffConstraintsChars} characters: move the rest into an artifact`)
           .optional()
           .describe('limits and details the work must respect'),
-        artifacts: artifacts.optional(),
-        idempotency_key: idempotencyKey.optional(),
-        idempotencyKey: idempotencyKey.optional().describe('the same as idempotency_key (either spelling; both must agree if both are given)'),
+        artifacts: artifacts().optional(),
+        idempotency_key: idempotencyKey().optional(),
+        idempotencyKey: idempotencyKey().optional().describe('the same as idempotency_key (either spelling; both must agree if both are given)'),
       })
       .strict()
       .refine((v) => v.idempotency_key === undefined || v.idempotencyKey === undefined || v.idempotency_key === v.idempotencyKey, {
         message: 'idempotency_key and idempotencyKey are two spellings of one key and differ here: send only one of them',
         path: ['idempotencyKey'],
-      }),
+      })),
     mcpTool: true,
     // MCP Tasks clients may get the handoff's task back instead of the handoff
     task: { support: 'optional', taskIdOf: (output) => (output as { handoff: { taskId: string } }).handoff.taskId },
@@ -88,7 +99,7 @@ export const HANDOFF_METHODS = {
   handoff_accept: {
     description: 'Accept an open handoff addressed to you (or to anyone). You become its assignee; its task stays working.',
     capability: 'write',
-    input: z.object({ handoffId: handoffId }).strict(),
+    input: lazily(() => z.object({ handoffId: handoffId() }).strict()),
     mcpTool: true,
   },
   handoff_request_input: {
@@ -96,9 +107,9 @@ export const HANDOFF_METHODS = {
       'As the assignee, ask for input before you can finish (e.g. a question for the person). The task becomes input_required ' +
       'until every keyed request is answered with handoff_answer_input.',
     capability: 'write',
-    input: z
+    input: lazily(() => z
       .object({
-        handoffId: handoffId,
+        handoffId: handoffId(),
         requests: keyedMap(
           z
             .object({
@@ -114,15 +125,15 @@ export const HANDOFF_METHODS = {
           'input request',
         ).describe('the questions, by a key of your choice: {key: {message, requestedSchema?}}'),
       })
-      .strict(),
+      .strict()),
     mcpTool: true,
   },
   handoff_answer_input: {
     description: "Answer a handoff's outstanding input requests by key (the handoff's owner, or a participant who can approve).",
     capability: 'write',
-    input: z
+    input: lazily(() => z
       .object({
-        handoffId: handoffId,
+        handoffId: handoffId(),
         answers: keyedMap(
           z
             .object({
@@ -138,15 +149,15 @@ export const HANDOFF_METHODS = {
           'answer',
         ).describe('the answers, by the keys of the requests: {key: {action, content?}}'),
       })
-      .strict(),
+      .strict()),
     mcpTool: true,
   },
   handoff_complete: {
     description: 'As the assignee, finish the work with a result. The task completes and the handoff waits for approval (result_ready).',
     capability: 'write',
-    input: z
+    input: lazily(() => z
       .object({
-        handoffId: handoffId,
+        handoffId: handoffId(),
         result: z
           .string()
           .max(LIMITS.maxHandoffResultBytes, `a result is at most ${LIMITS.maxHandoffResultBytes} bytes: put the rest in an artifact and reference it`)
@@ -155,15 +166,15 @@ export const HANDOFF_METHODS = {
             `a result is at most ${LIMITS.maxHandoffResultBytes} bytes of UTF-8: put the rest in an artifact and reference it`,
           )
           .describe('the result, as markdown'),
-        artifacts: artifacts.optional(),
+        artifacts: artifacts().optional(),
       })
-      .strict(),
+      .strict()),
     mcpTool: true,
   },
   handoff_get: {
     description: 'Read a handoff and its task: the authority on where the work stands.',
     capability: 'read',
-    input: z.object({ handoffId: handoffId }).strict(),
+    input: lazily(() => z.object({ handoffId: handoffId() }).strict()),
     mcpTool: true,
     readOnly: true,
   },
@@ -171,58 +182,58 @@ export const HANDOFF_METHODS = {
     description: 'List the handoffs you have a part in (all of them, if you can approve), newest first; open ones addressed to anyone included. ' +
       'Paged: pass the nextCursor of one page as cursor for the next (null: that was the last page).',
     capability: 'read',
-    input: z
+    input: lazily(() => z
       .object({
         status: z.enum(HANDOFF_STATUSES).optional().describe('only handoffs in this status'),
         cursor: cursorParam('start from the newest handoff').optional(),
         limit: limitParam(200, 50, 'handoffs').optional(),
       })
-      .strict(),
+      .strict()),
     mcpTool: true,
     readOnly: true,
   },
   handoff_events: {
     description: "A handoff's events after an event id, oldest first, paged. Read these after a gap; the live stream is not a cursor.",
     capability: 'read',
-    input: z.object({ handoffId: handoffId, ...page }).strict(),
+    input: lazily(() => z.object({ handoffId: handoffId(), ...page() }).strict()),
     mcpTool: true,
     readOnly: true,
   },
   handoff_approve: {
     description: 'Approve the result of a handoff in result_ready (needs the approve capability). The task is left as it is.',
     capability: 'approve',
-    input: z.object({ handoffId: handoffId, reason: reason.optional() }).strict(),
+    input: lazily(() => z.object({ handoffId: handoffId(), reason: reason().optional() }).strict()),
     mcpTool: true,
   },
   handoff_reject: {
     description: 'Reject the result of a handoff in result_ready, saying why (needs the approve capability). The task is left as it is.',
     capability: 'approve',
-    input: z.object({ handoffId: handoffId, reason }).strict(),
+    input: lazily(() => z.object({ handoffId: handoffId(), reason: reason() }).strict()),
     mcpTool: true,
   },
   handoff_cancel: {
     description: 'Cancel a handoff before it has a result (its owner, or a participant who can approve). Its task becomes cancelled.',
     capability: 'write',
-    input: z.object({ handoffId: handoffId, reason: reason.optional() }).strict(),
+    input: lazily(() => z.object({ handoffId: handoffId(), reason: reason().optional() }).strict()),
     mcpTool: true,
   },
   handoff_task_cancel_as: {
     description: "Operator only (ce task-cancel): cancel a handoff's task on behalf of a named participant, with that participant's rights.",
     capability: 'operate',
-    input: z.object({ taskId: z.string().min(1).max(64), participant: participantName, reason: reason.optional() }).strict(),
+    input: lazily(() => z.object({ taskId: z.string().min(1).max(64), participant: participantName(), reason: reason().optional() }).strict()),
     mcpTool: false,
   },
   task_get: {
     description: 'Read a task of any kind (a handoff execution, a graph run, a job) as the caller may see it: unknown and not visible are one answer.',
     capability: 'read',
-    input: z.object({ taskId: z.string().min(1).max(64) }).strict(),
+    input: lazily(() => z.object({ taskId: z.string().min(1).max(64) }).strict()),
     mcpTool: false,
     readOnly: true,
   },
   workspace_history: {
     description: "The room's events after an event id, oldest first, paged (handoff events only for handoffs you may see).",
     capability: 'read',
-    input: z.object(page).strict(),
+    input: lazily(() => z.object(page()).strict()),
     mcpTool: true,
     readOnly: true,
   },

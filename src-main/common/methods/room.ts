@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { MethodSpec } from '../method-spec';
+import { lazily } from '../lazily';
 import type { RoomInfo } from '../dto';
 
 export const ROOM_METHODS = {
@@ -7,7 +8,7 @@ export const ROOM_METHODS = {
     description:
       'Describe this Commonroom room: its markdown and database paths, schema version, runner version, counts, and its health (degraded while it cannot write, e.g. a full disk).',
     capability: 'read',
-    input: z.object({}).strict(),
+    input: lazily(() => z.object({}).strict()),
     mcpTool: true,
     readOnly: true,
   },

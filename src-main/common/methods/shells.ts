@@ -2,29 +2,36 @@ import { z } from 'zod';
 import { LIMITS } from '../limits';
 import { AGENT_PATTERN_SYNTAX } from '../safe-pattern';
 import type { MethodSpec } from '../method-spec';
+import { lazily } from '../lazily';
 import { cursorParam } from '../paging';
 
-const shellId = z.string().min(1).max(64).describe('the shell id shell_open returned (sh_…; shell_list shows them)');
-const path = z.string().min(1).max(4096);
+const shellId = lazily(() => z.string().min(1).max(64).describe('the shell id shell_open returned (sh_…; shell_list shows them)'));
+const path = lazily(() => z.string().min(1).max(4096));
 
-const inputItem = z.union([
-  z.object({ text: z.string().max(LIMITS.shellMaxInputBytes).describe('text typed as is') }).strict(),
-  z.object({ key: z.string().min(1).max(32).describe('a key: "C-c", "Enter", "Tab", "Escape", "Up", …') }).strict(),
-]);
+const inputItem = lazily(() =>
+  z.union([
+    z.object({ text: z.string().max(LIMITS.shellMaxInputBytes).describe('text typed as is') }).strict(),
+    z.object({ key: z.string().min(1).max(32).describe('a key: "C-c", "Enter", "Tab", "Escape", "Up", …') }).strict(),
+  ]),
+);
 
-const timeoutMs = z
-  .number()
-  .int()
-  .min(0)
-  .optional()
-  .describe(`give up waiting after this long; clamped to ${LIMITS.shellMaxWaitMs} ms (the answer's wait.effectiveTimeoutMs says what was used)`);
-const pattern = z.string().min(1).max(1000).describe('a regular expression matched against ANSI-stripped output');
+const timeoutMs = lazily(() =>
+  z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe(`give up waiting after this long; clamped to ${LIMITS.shellMaxWaitMs} ms (the answer's wait.effectiveTimeoutMs says what was used)`),
+);
+const pattern = lazily(() => z.string().min(1).max(1000).describe('a regular expression matched against ANSI-stripped output'));
 
-export const shellWaitSchema = z.discriminatedUnion('until', [
-  z.object({ until: z.literal('match').describe('until pattern matches'), pattern, stopPatterns: z.array(pattern).max(16).optional().describe('stop early when one of these matches (e.g. an error)'), timeoutMs }).strict(),
-  z.object({ until: z.literal('idle').describe('until the output is quiet'), idleMs: z.number().int().min(10).max(LIMITS.shellMaxWaitMs).describe('quiet for this long'), timeoutMs }).strict(),
-  z.object({ until: z.literal('exit').describe('until the shell exits'), timeoutMs }).strict(),
-]);
+export const shellWaitSchema = lazily(() =>
+  z.discriminatedUnion('until', [
+    z.object({ until: z.literal('match').describe('until pattern matches'), pattern: pattern(), stopPatterns: z.array(pattern()).max(16).optional().describe('stop early when one of these matches (e.g. an error)'), timeoutMs: timeoutMs() }).strict(),
+    z.object({ until: z.literal('idle').describe('until the output is quiet'), idleMs: z.number().int().min(10).max(LIMITS.shellMaxWaitMs).describe('quiet for this long'), timeoutMs: timeoutMs() }).strict(),
+    z.object({ until: z.literal('exit').describe('until the shell exits'), timeoutMs: timeoutMs() }).strict(),
+  ]),
+);
 
 export interface ShellView {
   id: string;
@@ -106,18 +113,18 @@ export const SHELL_METHODS = {
       'Open a persistent PTY shell (the person at the desktop can watch and type too). Returns its id. ' +
       'Defaults: your $SHELL, the room folder, 120x32. Shells end when the runner restarts.',
     capability: 'write',
-    input: z
+    input: lazily(() => z
       .object({
         name: z.string().min(1).max(64).optional().describe('a name people see in the terminal list'),
-        cwd: path.optional().describe("working folder (default: the room's folder)"),
-        shell: path.optional().describe('the program to run (default: your $SHELL)'),
+        cwd: path().optional().describe("working folder (default: the room's folder)"),
+        shell: path().optional().describe('the program to run (default: your $SHELL)'),
         args: z.array(z.string().max(4096)).max(32).optional().describe('its arguments'),
         env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).max(128), z.string().max(8192)).optional().describe('environment variables to set (at most 64)'),
         cols: z.number().int().min(2).max(1000).optional().describe('terminal width (default 120)'),
         rows: z.number().int().min(2).max(500).optional().describe('terminal height (default 32)'),
       })
       .strict()
-      .refine((v) => Object.keys(v.env ?? {}).length <= 64, { message: 'at most 64 environment variables', path: ['env'] }),
+      .refine((v) => Object.keys(v.env ?? {}).length <= 64, { message: 'at most 64 environment variables', path: ['env'] })),
     mcpTool: true,
   },
   shell_io: {
@@ -131,11 +138,11 @@ export const SHELL_METHODS = {
       `${AGENT_PATTERN_SYNTAX} Optional \`resize\`. \`format\`: "text" (ANSI stripped, default), "raw", or "screen": the ` +
       'terminal\'s current screen as a person sees it (one line per row, with `screen.cursor`), the way to read vim, less, top or redrawing progress bars.',
     capability: 'write',
-    input: z
+    input: lazily(() => z
       .object({
-        shellId,
+        shellId: shellId(),
         text: z.string().max(LIMITS.shellMaxInputBytes).optional().describe('text to type ("\\n" runs a command)'),
-        input: z.array(inputItem).max(256).optional().describe('input items sent in order after text: {text} or {key}'),
+        input: z.array(inputItem()).max(256).optional().describe('input items sent in order after text: {text} or {key}'),
         resize: z
           .object({ cols: z.number().int().min(2).max(1000).describe('columns'), rows: z.number().int().min(2).max(500).describe('rows') })
           .strict()
@@ -144,9 +151,9 @@ export const SHELL_METHODS = {
         cursor: cursorParam('read from where the output stood before your input; "start" reads from the oldest output kept').optional(),
         maxBytes: z.number().int().min(1).max(LIMITS.shellMaxReadBytes).optional().describe(`at most this many bytes of output per answer (at most ${LIMITS.shellMaxReadBytes})`),
         format: z.enum(['text', 'raw', 'screen']).optional().describe('text (default): ANSI-stripped; raw: as the terminal sent it; screen: the terminal\'s current screen as a person sees it (one line per row, with the cursor)'),
-        wait: shellWaitSchema.optional().describe('wait on the server before answering: {until: "match" | "idle" | "exit", …}'),
+        wait: shellWaitSchema().optional().describe('wait on the server before answering: {until: "match" | "idle" | "exit", …}'),
       })
-      .strict(),
+      .strict()),
     mcpTool: true,
   },
   shell_run: {
@@ -157,28 +164,28 @@ export const SHELL_METHODS = {
       'is left running (status "running"): call shell_run again with only shellId to keep waiting, or with interrupt: true to send C-c ' +
       '(exit code 130). For full-screen programs use shell_io with format "screen".',
     capability: 'write',
-    input: z
+    input: lazily(() => z
       .object({
-        shellId,
+        shellId: shellId(),
         command: z.string().min(1).max(LIMITS.shellMaxInputBytes).optional().describe('The command line to run; omit it to keep waiting for the one still running.'),
         interrupt: z.boolean().optional().describe('Send C-c to the command still running, then wait for its end.'),
         timeoutMs: z.number().int().min(0).max(86_400_000).optional().describe(`How long to wait for the end; above ${LIMITS.shellMaxWaitMs} it is clamped.`),
         maxBytes: z.number().int().min(1).max(LIMITS.shellMaxReadBytes).optional().describe('At most this much output (the newest part).'),
         format: z.enum(['text', 'raw']).optional().describe('"text" (ANSI stripped, default) or "raw".'),
       })
-      .strict(),
+      .strict()),
     mcpTool: true,
   },
   shell_close: {
     description: 'Close a shell: ends its whole process tree (SIGHUP, SIGTERM, then SIGKILL) and reports how it ended.',
     capability: 'write',
-    input: z.object({ shellId }).strict(),
+    input: lazily(() => z.object({ shellId: shellId() }).strict()),
     mcpTool: true,
   },
   shell_list: {
     description: 'List the shells you can see: id, name, owner, cwd, pid, start time, alive or exit status, size.',
     capability: 'read',
-    input: z.object({}).strict(),
+    input: lazily(() => z.object({}).strict()),
     mcpTool: true,
   },
 } satisfies Record<string, MethodSpec>;

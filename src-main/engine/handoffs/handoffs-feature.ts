@@ -46,7 +46,7 @@ export function handoffsFeature(ctx: EngineContext, tasks: TaskService): Feature
       const answers = Object.fromEntries(Object.entries(responses).filter(([key]) => Object.hasOwn(waiting, key)));
       if (Object.keys(answers).length === 0) return;
       // the same bounds as handoff_answer_input: an answer through tasks/update is no bigger or looser
-      const parsed = CONTRACT.handoff_answer_input.input.safeParse({ handoffId: handoffOf(task.id).id, answers });
+      const parsed = CONTRACT.handoff_answer_input.input().safeParse({ handoffId: handoffOf(task.id).id, answers });
       if (!parsed.success) throw describeInvalidInput('tasks/update', parsed.error);
       actions.answerInput(caller, parsed.data as MethodInput<'handoff_answer_input'>);
     },

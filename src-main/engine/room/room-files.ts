@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { RoomError } from '../../common/errors';
 import { databasePathFor, defaultRoomMarkdown, lockPathFor, type Paths } from '../config';
 import { checkPrivateFile, ensurePrivateDir, FILE_MODE } from '../fs-safe';
-import { sqliteBindingOptions } from '../store/native-binding';
+import { openDatabase } from '../store/native-binding';
 
 /** Where a room's files are and what its holder record says: shared by the writer and the readers. */
 export interface RoomLocation {
@@ -124,7 +124,7 @@ export function openReaderDatabase(location: RoomLocation, isDefault = false): D
   if (!roomExists(location)) throw noRoomError(location, isDefault);
   let db: Database.Database | undefined;
   try {
-    db = new Database(location.databasePath, { readonly: true, fileMustExist: true, timeout: 5000, ...sqliteBindingOptions() });
+    db = openDatabase(location.databasePath, { readonly: true, fileMustExist: true, timeout: 5000 });
     // opening is lazy about the WAL index: touch the schema so a folder that cannot hold -shm fails here
     db.prepare('SELECT count(*) FROM sqlite_master').get();
     return db;

@@ -1,5 +1,5 @@
-import Database from 'better-sqlite3';
-import { sqliteBindingOptions } from '../store/native-binding';
+import type Database from 'better-sqlite3';
+import { openDatabase } from '../store/native-binding';
 import { RoomError } from '../../common/errors';
 import { checkPrivateFile, withPrivateUmask } from '../fs-safe';
 
@@ -18,7 +18,7 @@ export class RoomLock {
   /** Takes the lock at once, or returns null when another connection holds it. */
   static tryAcquire(lockPath: string): RoomLock | null {
     checkPrivateFile(lockPath);
-    const db = withPrivateUmask(() => new Database(lockPath, { timeout: 0, ...sqliteBindingOptions() }));
+    const db = withPrivateUmask(() => openDatabase(lockPath, { timeout: 0 }));
     try {
       db.pragma('journal_mode = DELETE');
       db.exec('BEGIN IMMEDIATE');

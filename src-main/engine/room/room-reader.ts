@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { resolvePaths, type Paths } from '../config';
 import { EventRepo } from '../store/events';
 import { schemaVersionOf } from '../store/migrations';
@@ -7,7 +7,7 @@ import { ParticipantRepo } from '../store/participants';
 import { TaskRepo } from '../store/tasks';
 import { locateRoom, openReaderDatabase, readRunner, type RoomLocation, type RunnerRecord } from './room-files';
 import { isAlive } from '../process/process-tree';
-import { sqliteBindingOptions } from '../store/native-binding';
+import { openDatabase } from '../store/native-binding';
 
 /** Read-only access for the CLI while a room process may be running. Never takes the lock. */
 export class RoomReader {
@@ -37,7 +37,7 @@ export class RoomReader {
     if (!fs.existsSync(location.databasePath)) return null;
     let db: Database.Database | undefined;
     try {
-      db = new Database(location.databasePath, { readonly: true, fileMustExist: true, timeout: 1000, ...sqliteBindingOptions() });
+      db = openDatabase(location.databasePath, { readonly: true, fileMustExist: true, timeout: 1000 });
       const runner = readRunner(db);
       return runner && isAlive(runner.pid) ? runner : null;
     } catch {

@@ -1,5 +1,5 @@
 import { randomIds } from '../ids';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { RoomError } from '../../common/errors';
 import { operatorTokenPath, resolvePaths, type Paths } from '../config';
 import { ensurePrivateDir, withPrivateUmask } from '../fs-safe';
@@ -24,7 +24,7 @@ import {
 } from './room-files';
 import { RoomReader } from './room-reader';
 import { isAlive } from '../process/process-tree';
-import { sqliteBindingOptions } from '../store/native-binding';
+import { openDatabase } from '../store/native-binding';
 
 export { locateRoom, type RoomLocation, type RunnerRecord } from './room-files';
 export { RoomReader } from './room-reader';
@@ -149,7 +149,7 @@ export class Room {
     if (lock === null) throw roomLockedError(location.databasePath, RoomReader.holderOf(location));
     let db: Database.Database | undefined;
     try {
-      db = withPrivateUmask(() => new Database(location.databasePath, { timeout: 5000, ...sqliteBindingOptions() }));
+      db = withPrivateUmask(() => openDatabase(location.databasePath, { timeout: 5000 }));
       applyPragmas(db);
       cacheStatements(db);
       migrate(db, location.databasePath);

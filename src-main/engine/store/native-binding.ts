@@ -1,3 +1,4 @@
+import type Database from 'better-sqlite3';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -67,7 +68,7 @@ function packageBuild(): string | undefined {
 let chosen: { nativeBinding?: string } | undefined;
 
 /** Options to spread into every `new Database(...)` of this process. */
-export function sqliteBindingOptions(): { nativeBinding?: string } {
+function sqliteBindingOptions(): { nativeBinding?: string } {
   if (!chosen) {
     const binding = selectSqliteBinding({
       versions: process.versions as { electron?: string },
@@ -81,4 +82,16 @@ export function sqliteBindingOptions(): { nativeBinding?: string } {
     chosen = own ? { nativeBinding: own } : {};
   }
   return chosen;
+}
+
+let sqlite: typeof Database | undefined;
+
+/**
+ * Opens a better-sqlite3 connection with this process's binding. The package is loaded through `require`: a
+ * static ESM import of this CommonJS package makes Node first scan its source for named exports (loading
+ * cjs-module-lexer, which nothing else at start needs), ~5 ms of CPU before the room's first answer.
+ */
+export function openDatabase(file: string, options: Database.Options): Database.Database {
+  sqlite ??= createRequire(import.meta.url)('better-sqlite3') as typeof Database;
+  return new sqlite(file, { ...options, ...sqliteBindingOptions() });
 }
