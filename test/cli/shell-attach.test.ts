@@ -32,7 +32,13 @@ async function api<T>(serve: ServeProcess, method: string, body: unknown): Promi
   return json.result;
 }
 
-const attachCommand = (name: string) => `'${process.execPath}' '${BIN_CE}' shell attach ${name}; echo "CE-EXIT=$?"; stty -a`;
+/**
+ * `ce shell attach NAME` in a terminal, then what the terminal looks like after it. `hold`: the terminal waits
+ * for one more line before it ends, so its last output is read before the PTY closes (node-pty may lose output
+ * a process writes just before it exits, which a loaded machine showed).
+ */
+const attachCommand = (name: string, hold = false) =>
+  `'${process.execPath}' '${BIN_CE}' shell attach ${name}; echo "CE-EXIT=$?"; stty -a${hold ? '; echo STTY-DONE; read _' : ''}`;
 
 describe('ce shell attach', () => {
   let home: TestHome;
@@ -48,7 +54,7 @@ describe('ce shell attach', () => {
 
   it('types into a live shell, follows a resize, passes Ctrl-C on, detaches with Ctrl-] and restores the terminal', async () => {
     const { shell } = await api<{ shell: { id: string } }>(serve, 'shell_open', { name: 'work', shell: '/bin/sh', env: { PS1: 'READY$ ' } });
-    const t = openTerminal(home, attachCommand('work'));
+    const t = openTerminal(home, attachCommand('work', true));
     try {
       await expect.poll(() => t.screen(), { timeout: 20_000 }).toContain('attached to work');
       await expect.poll(() => t.screen(), { timeout: 20_000 }).toContain('READY$ ');
@@ -79,10 +85,12 @@ describe('ce shell attach', () => {
       expect(t.screen()).toContain('detached from work');
       expect(t.screen()).toContain('\x1b[?1049l'); // an alternate screen a program left on is switched off
       // after ce: the terminal is back in cooked mode with echo (stty prints "-icanon"/"-echo" when they are off)
-      await expect.poll(() => t.screen(), { timeout: 10_000 }).toMatch(/\bicanon\b/);
+      await expect.poll(() => t.screen(), { timeout: 20_000 }).toContain('STTY-DONE');
       const stty = t.screen().slice(t.screen().indexOf('CE-EXIT=0'));
+      expect(stty).toMatch(/\bicanon\b/);
       expect(stty).not.toMatch(/-icanon\b/);
       expect(stty).not.toMatch(/(^|\s)-echo(\s|$)/);
+      t.term.write('\r'); // a line in cooked mode ends the terminal's `read`
       expect(await t.exited).toBe(0);
       // the shell lives on after a detach
       expect(await size()).toBeDefined();
