@@ -2,6 +2,7 @@
 // An A/B of two builds of the engine in one process, without HTTP: for hot-path fixes whose effect is
 // smaller than the noise of a loaded machine's HTTP round trips. usage: node bench/ab-engine.js OUT_BEFORE OUT_AFTER
 // (each an `out/` folder of `npm run build`; copy the "before" one inside this checkout so node_modules resolve).
+// AB_ONLY=TEXT runs only the rows whose name contains TEXT.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -36,10 +37,11 @@ const timed = async (n, fn) => {
 };
 const roundtrip = (s) => () =>
   s.engine.call(s.operator, 'shell_io', { shellId: s.shellId, text: 'echo tok\n', wait: { until: 'match', pattern: '(^|\\$ )tok\\r?$' }, maxBytes: 1024 });
-// what every request does before and in room_info: the token lookup, then the call
-const authAndInfo = (s) => () => {
+// what every request does before and in room_info: the token lookup, then the call, then its turn's audit flush
+const authAndInfo = (s) => async () => {
   s.engine.authenticate(s.token);
-  return s.engine.call(s.operator, 'room_info', {});
+  await s.engine.call(s.operator, 'room_info', {});
+  await new Promise((resolve) => setImmediate(resolve));
 };
 
 // the handoff-cycle benchmark's four calls (each one commit, fsynced) and every call's audit row
@@ -58,7 +60,7 @@ try {
     ['shell_io echo tok → match', roundtrip, 40, 6],
     ['authenticate + room_info', authAndInfo, 2000, 6],
     ['handoff cycle (4 calls, 4 commits)', handoffCycle, 200, 6],
-  ]) {
+  ].filter(([name]) => !process.env.AB_ONLY || name.includes(process.env.AB_ONLY))) {
     await timed(Math.min(n, 20), make(before));
     await timed(Math.min(n, 20), make(after));
     const r = await alternate(rounds, () => timed(n, make(after)), () => timed(n, make(before)));

@@ -81,7 +81,7 @@ export async function oursStartup(home, withCpu = false) {
 /** `opts.nodeArgs`: Node flags for the bare server (e.g. --cpu-prof); `opts.onAnswer`: called at its first answer. */
 export async function bareStartup(withCpu = false, opts = {}) {
   const t = performance.now();
-  const bare = await startBare(opts.nodeArgs);
+  const bare = await startBare({ nodeArgs: opts.nodeArgs });
   await firstCall(bare.url, bare.token, 'noop');
   opts.onAnswer?.();
   const ms = performance.now() - t;

@@ -6,7 +6,8 @@ import { performance } from 'node:perf_hooks';
 export const BARE_SERVER = path.join(import.meta.dirname, 'bare-server.js');
 export const BARE_TOKEN = 'bare-baseline-token';
 
-export async function startBare(nodeArgs = []) {
+/** nodeArgs: flags for its node (e.g. --cpu-prof, as `bench/mcp-call-cpu.js` and `bench/profile-startup.js` profile it). */
+export async function startBare({ nodeArgs = [] } = {}) {
   const started = performance.now();
   const proc = spawn(process.execPath, [...nodeArgs, BARE_SERVER], { env: { ...process.env, BENCH_TOKEN: BARE_TOKEN }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';

@@ -2,6 +2,7 @@
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
+import { performance } from 'node:perf_hooks';
 
 const auth = (token) => ({ requestInit: { headers: { Authorization: `Bearer ${token}` } } });
 
@@ -67,4 +68,21 @@ export async function handoffCycle(operator, agent) {
 /** `count` no-op calls on the bare server, one after another: the baseline of a handoff cycle is four. */
 export async function noops(base, count = 4, tool = 'noop') {
   for (let i = 0; i < count; i++) await callTool(base, tool, {});
+}
+
+/** Every client calls `tool` in a loop for `ms`: calls/s and each call's latency (ms), as `mcp-call` times them. */
+export async function callLoop(clients, tool, args, ms) {
+  const latencies = [];
+  const started = performance.now();
+  const deadline = started + ms;
+  await Promise.all(
+    clients.map(async (client) => {
+      while (performance.now() < deadline) {
+        const t = performance.now();
+        await callTool(client, tool, args);
+        latencies.push(performance.now() - t);
+      }
+    }),
+  );
+  return { rate: latencies.length / ((performance.now() - started) / 1000), calls: latencies.length, latencies };
 }

@@ -25,8 +25,10 @@ export function makeHome(label = 'room') {
 
 /** Spawns `commonroom serve` on a free port and resolves once its banner names the endpoint and token file. */
 export async function startRoom(home, extraArgs = []) {
-  // home.bin: another build of the CLI (an A/B of two builds in one run, e.g. bench/ab-graph.js)
-  const proc = spawn(process.execPath, [...(home.nodeArgs ?? []), home.bin ?? BIN_COMMONROOM, 'serve', '--room', home.roomFile, '--port', '0', ...extraArgs], {
+  // home.bin: another build of the CLI (an A/B of two builds in one run, e.g. bench/ab-graph.js); BENCH_BIN: the
+  // same for a whole benchmark run (the "before" figures of a change, e.g. `BENCH_BIN=.tmp/before.mjs npm run bench -- mcp-call`)
+  const bin = home.bin ?? (process.env.BENCH_BIN ? path.resolve(process.env.BENCH_BIN) : BIN_COMMONROOM);
+  const proc = spawn(process.execPath, [...(home.nodeArgs ?? []), bin, 'serve', '--room', home.roomFile, '--port', '0', ...extraArgs], {
     env: home.env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

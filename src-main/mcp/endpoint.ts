@@ -1,5 +1,5 @@
 import type http from 'node:http';
-import { classifyInboundRequest, createMcpHandler, type McpRequestContext } from '@modelcontextprotocol/server';
+import { createMcpHandler, type McpRequestContext } from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import type { Caller } from '../common/dto';
 import type { Engine } from '../engine/engine';
@@ -10,6 +10,7 @@ import { missingCapability } from './method-capabilities';
 import { buildMcpServer } from './tools';
 import { callNameOf } from './call-name';
 import { RPC } from './rpc-errors';
+import { isLegacyPost } from './era';
 
 export interface McpEndpointOptions extends LegacyLimits {
   maxBodyBytes: number;
@@ -22,29 +23,6 @@ function callerFrom(ctx: McpRequestContext): Caller {
   // the front door authenticates every request before the SDK sees it; reaching here without a caller is a bug
   if (!caller) throw new Error('modern MCP request without an authenticated caller');
   return caller;
-}
-
-/** One header as the web `Headers.get` reads it (repeated values joined by ", "). */
-function header(req: http.IncomingMessage, name: string): string | undefined {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value.join(', ') : value;
-}
-
-/**
- * The SDK's own era classifier (the one `isLegacyRequest` and `createMcpHandler` use), fed the body the front
- * door already parsed and the three headers it reads: no web `Request` is built just to ask (≈ 9 % of a call's
- * CPU in the mcp-call profile).
- */
-function isLegacy(req: http.IncomingMessage, body: unknown): boolean {
-  if (body === undefined) return true; // as the SDK: a POST without a JSON body is the 2025 transport's to answer
-  const outcome = classifyInboundRequest({
-    httpMethod: 'POST',
-    protocolVersionHeader: header(req, 'mcp-protocol-version'),
-    mcpMethodHeader: header(req, 'mcp-method'),
-    mcpNameHeader: header(req, 'mcp-name'),
-    body,
-  });
-  return outcome.kind === 'legacy';
 }
 
 /** A 2026 notifications/cancelled (no session) for one of the caller's listen streams: ends that stream. */
@@ -95,7 +73,7 @@ export class McpEndpoint {
       res.writeHead(202).end();
       return;
     }
-    if (isLegacy(req, body)) return this.legacy.handle(req, res, caller, body);
+    if (isLegacyPost(req, body)) return this.legacy.handle(req, res, caller, body);
     if ((body as { method?: unknown } | undefined)?.method === 'subscriptions/listen') {
       const refusal = missingCapability(caller, 'subscriptions/listen');
       if (refusal) return sendRpcError(res, 403, refusal.code, refusal.message, {}, (body as { id?: string | number }).id ?? null);

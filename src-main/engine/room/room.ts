@@ -77,7 +77,8 @@ export class Room {
   ) {
     this.db = db;
     this.readOnly = lock === null;
-    this.participants = new ParticipantRepo(db);
+    // the lock holder is the rows' only writer: it may keep token lookups (a read-only room may not)
+    this.participants = new ParticipantRepo(db, !this.readOnly);
     this.events = new EventRepo(db);
     this.tasks = new TaskRepo(db);
     this.startedAt = clock().toISOString();

@@ -11,6 +11,7 @@ export class AuditRepo {
   private scheduled = false;
   /** The connection's own setting (FULL for a room), read once: restored after each audit commit. */
   private syncMode: number | undefined;
+  private writeTransaction: ((rows: Omit<AuditEntry, 'id'>[]) => void) | undefined;
 
   constructor(
     private readonly db: Database.Database,
@@ -47,7 +48,6 @@ export class AuditRepo {
     if (this.pending.length === 0 || !this.db.open) return;
     const rows = this.pending;
     this.pending = [];
-    const insert = this.db.prepare('INSERT INTO audit (at, participant, method, outcome, duration_ms) VALUES (?, ?, ?, ?, ?)');
     // Audit rows record calls, not state: their commit skips the WAL fsync (synchronous=NORMAL for this one
     // transaction; a killed process still loses nothing, the OS has the pages) and they become durable with
     // the next state commit's fsync. An fsync per flush blocked the event loop — and with it the PTYs being
@@ -55,21 +55,29 @@ export class AuditRepo {
     this.syncMode ??= this.db.pragma('synchronous', { simple: true }) as number;
     const mode = this.syncMode;
     const lighter = mode > 1;
-    if (lighter) this.db.exec('PRAGMA synchronous = NORMAL');
+    // the pragmas as (cached) statements: an exec compiled them again on every flush, i.e. every loop turn with a call
+    if (lighter) this.db.prepare('PRAGMA synchronous = NORMAL').run();
     try {
-      this.db.transaction(() => {
-        let last = 0;
-        for (const e of rows) last = Number(insert.run(e.at, e.participant, e.method, e.outcome, e.durationMs).lastInsertRowid);
-        // AUTOINCREMENT ids with only the oldest ever deleted have no gaps: the ring is a rowid range (a subquery
-        // stepping over ringSize = 10,000 index entries cost ~0.2 ms on every call's flush)
-        this.db.prepare('DELETE FROM audit WHERE id <= ?').run(last - this.ringSize);
-      })();
+      this.writeRows(rows);
     } catch (error) {
       this.pending = [...rows, ...this.pending].slice(-this.ringSize);
       throw error;
     } finally {
-      if (lighter) this.db.exec(`PRAGMA synchronous = ${mode}`);
+      if (lighter) this.db.prepare(`PRAGMA synchronous = ${mode}`).run();
     }
+  }
+
+  /** One transaction for a flush's rows, built on the first flush (`db.transaction` makes its wrappers anew on every call). */
+  private writeRows(rows: Omit<AuditEntry, 'id'>[]): void {
+    this.writeTransaction ??= this.db.transaction((batch: Omit<AuditEntry, 'id'>[]) => {
+      const insert = this.db.prepare('INSERT INTO audit (at, participant, method, outcome, duration_ms) VALUES (?, ?, ?, ?, ?)');
+      let last = 0;
+      for (const e of batch) last = Number(insert.run(e.at, e.participant, e.method, e.outcome, e.durationMs).lastInsertRowid);
+      // AUTOINCREMENT ids with only the oldest ever deleted have no gaps: the ring is a rowid range (a subquery
+      // stepping over ringSize = 10,000 index entries cost ~0.2 ms on every call's flush)
+      this.db.prepare('DELETE FROM audit WHERE id <= ?').run(last - this.ringSize);
+    });
+    this.writeTransaction(rows);
   }
 
   /** Newest first, `limit` rows older than `before` (an id), and whether more are older. */

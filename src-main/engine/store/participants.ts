@@ -46,20 +46,42 @@ export function toCaller(record: ParticipantRecord): Caller {
   return { name: record.name, role: record.role, capabilities: record.capabilities };
 }
 
-/** Participant rows. Callers own the transaction. */
+/**
+ * Participant rows. Callers own the transaction.
+ *
+ * A room's writer is the only process that changes these rows (the room lock), so it keeps the live records
+ * it has looked up by token hash: every request authenticates, and the lookup was a query per call. Any write
+ * here (insert, token reissue, revoke) empties the cache before it runs, and the cache is filled only outside
+ * a transaction (a row read inside one might still roll back), so a revoked token is refused on the very next
+ * request as before. A reader of a room another process writes (`cacheTokens: false`) always asks SQLite.
+ */
 export class ParticipantRepo {
-  constructor(private readonly db: Database.Database) {}
+  /** Live records by token hash: at most one per live participant (only hits are kept). */
+  private readonly byToken = new Map<string, Readonly<ParticipantRecord>>();
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly cacheTokens = false,
+  ) {}
 
   byName(name: string): ParticipantRecord | null {
     const row = this.db.prepare('SELECT * FROM participants WHERE name = ?').get(name) as Row | undefined;
     return row ? toRecord(row) : null;
   }
 
-  byTokenHash(hash: string): ParticipantRecord | null {
+  /** The live participant holding a token (by its hash); the record is frozen (it may be shared between calls). */
+  byTokenHash(hash: string): Readonly<ParticipantRecord> | null {
+    const cached = this.byToken.get(hash);
+    if (cached) return cached;
     const row = this.db.prepare('SELECT * FROM participants WHERE token_hash = ? AND revoked_at IS NULL').get(hash) as
       | Row
       | undefined;
-    return row ? toRecord(row) : null;
+    if (!row) return null;
+    const record = toRecord(row);
+    Object.freeze(record.capabilities);
+    Object.freeze(record);
+    if (this.cacheTokens && !this.db.inTransaction) this.byToken.set(hash, record);
+    return record;
   }
 
   operator(): ParticipantRecord | null {
@@ -78,16 +100,19 @@ export class ParticipantRepo {
   }
 
   insert(p: { name: string; role: 'operator' | 'agent'; capabilities: readonly Capability[]; tokenHash: string; at: string }): void {
+    this.byToken.clear();
     this.db
       .prepare('INSERT INTO participants (name, role, capabilities, token_hash, created_at) VALUES (?, ?, ?, ?, ?)')
       .run(p.name, p.role, p.capabilities.join(','), p.tokenHash, p.at);
   }
 
   setTokenHash(id: number, tokenHash: string): void {
+    this.byToken.clear();
     this.db.prepare('UPDATE participants SET token_hash = ? WHERE id = ?').run(tokenHash, id);
   }
 
   revoke(id: number, at: string): void {
+    this.byToken.clear();
     this.db.prepare('UPDATE participants SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at, id);
   }
 }

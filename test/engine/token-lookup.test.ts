@@ -1,0 +1,76 @@
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Engine } from '../../src-main/engine/engine';
+import { Room } from '../../src-main/engine/room/room';
+import { hashToken } from '../../src-main/engine/tokens';
+import { makeHome, type TestHome } from '../helpers/env';
+
+// The room's writer keeps the participants it found by token (every request authenticates); these are the
+// promises that keeping must not bend: a revoked token is refused at once, a rolled-back write leaves nothing
+// behind, and a read-only room (another process writes) never answers from a stale copy.
+describe('authenticating a token', () => {
+  let home: TestHome;
+  let md: string;
+  beforeEach(() => {
+    home = makeHome();
+    md = path.join(home.root, 'room.md');
+  });
+  afterEach(() => home.cleanup());
+
+  it('answers the same participant call after call, and nobody from the moment its token is revoked', async () => {
+    const engine = await Engine.start(Room.open({ markdown: md, paths: home.paths }));
+    try {
+      const { token } = await engine.call(engine.operator(), 'participant_add', { name: 'agent', capabilities: ['read'] });
+      expect(engine.authenticate(token)).toMatchObject({ name: 'agent', role: 'agent', capabilities: ['read'] });
+      expect(engine.authenticate(token)).toMatchObject({ name: 'agent', capabilities: ['read'] });
+      await engine.call(engine.operator(), 'participant_revoke', { name: 'agent' });
+      expect(engine.authenticate(token)).toBeNull();
+      expect(engine.authenticate('cr_not-a-token-anyone-holds')).toBeNull();
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('a participant inserted in a transaction that rolls back is not found afterwards, even if looked up inside it', () => {
+    const room = Room.open({ markdown: md, paths: home.paths });
+    try {
+      const hash = hashToken('cr_rolled-back-token-0123456789abcdef');
+      expect(() =>
+        room.db.transaction(() => {
+          room.participants.insert({ name: 'ghost', role: 'agent', capabilities: ['read'], tokenHash: hash, at: room.now() });
+          expect(room.participants.byTokenHash(hash)?.name).toBe('ghost');
+          throw new Error('roll back');
+        })(),
+      ).toThrow('roll back');
+      expect(room.participants.byTokenHash(hash)).toBeNull();
+    } finally {
+      room.close();
+    }
+  });
+
+  it('a read-only room sees a revocation its writer made after it looked the token up', async () => {
+    const engine = await Engine.start(Room.open({ markdown: md, paths: home.paths }));
+    const reader = Room.openReadOnly({ markdown: md, paths: home.paths });
+    try {
+      const { token } = await engine.call(engine.operator(), 'participant_add', { name: 'agent', capabilities: ['read'] });
+      expect(reader.participants.byTokenHash(hashToken(token))?.name).toBe('agent');
+      await engine.call(engine.operator(), 'participant_revoke', { name: 'agent' });
+      expect(reader.participants.byTokenHash(hashToken(token))).toBeNull();
+    } finally {
+      reader.close();
+      await engine.close();
+    }
+  });
+
+  it('the participant answered cannot be changed by the code it is handed to', async () => {
+    const engine = await Engine.start(Room.open({ markdown: md, paths: home.paths }));
+    try {
+      const { token } = await engine.call(engine.operator(), 'participant_add', { name: 'agent', capabilities: ['read'] });
+      const first = engine.authenticate(token);
+      expect(() => (first?.capabilities as string[]).push('operate')).toThrow();
+      expect(engine.authenticate(token)?.capabilities).toEqual(['read']);
+    } finally {
+      await engine.close();
+    }
+  });
+});
