@@ -26,11 +26,19 @@ function cacheKey(events, graphs) {
  */
 export function historyRoom(home, { events, graphs, fresh = false }) {
   const started = performance.now();
+  const made = makeRoom(home, { events, graphs, fresh });
+  // the room is ~100 MB just written (filled or copied): have the kernel write it out now, or its writeback
+  // lands in the first measured starts (a room's first commit waits for the file system's journal)
+  spawnSync('sync');
+  return { ...made, seconds: (performance.now() - started) / 1000 };
+}
+
+function makeRoom(home, { events, graphs, fresh }) {
   const key = cacheKey(events, graphs);
   const cached = path.join(CACHE, key);
   if (!fresh && fs.existsSync(path.join(cached, 'filled.json'))) {
     fs.cpSync(path.join(cached, 'home'), home.root, { recursive: true });
-    return { ...JSON.parse(fs.readFileSync(path.join(cached, 'filled.json'), 'utf8')), cached: true, seconds: (performance.now() - started) / 1000 };
+    return { ...JSON.parse(fs.readFileSync(path.join(cached, 'filled.json'), 'utf8')), cached: true };
   }
   const fill = spawnSync(process.execPath, [FILL_ROOM, home.roomFile, '--events', String(events), '--graphs', String(graphs)], { env: home.env, encoding: 'utf8' });
   if (fill.status !== 0) throw new Error(`filling the room failed: ${fill.stdout}${fill.stderr}`);
@@ -44,5 +52,5 @@ export function historyRoom(home, { events, graphs, fresh = false }) {
     fs.writeFileSync(path.join(partial, 'filled.json'), JSON.stringify(filled));
     fs.renameSync(partial, cached);
   }
-  return { ...filled, cached: false, seconds: (performance.now() - started) / 1000 };
+  return { ...filled, cached: false };
 }
