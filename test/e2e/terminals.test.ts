@@ -28,6 +28,17 @@ function collectGarbage(): void {
   (vm.runInNewContext('gc') as () => void)();
 }
 
+/**
+ * A full collection, twice, with a pause after each: V8 frees the memory of dead ArrayBuffers (every Buffer of
+ * shell output) on a background thread after a collection, so `external` read at once still counts some of it.
+ */
+async function settledGarbage(): Promise<void> {
+  for (let i = 0; i < 2; i++) {
+    collectGarbage();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 const tool = <T>(name: string, args: Record<string, unknown>) => callTool<T>(agent, name, args);
 
 beforeAll(async () => {
@@ -104,7 +115,7 @@ describe('terminals in the browser', () => {
     // frame buffers, caches) is not growth with the output, and is counted out of what follows
     await tool('shell_io', { shellId: shell.id, text: `yes 'warm-up line' | head -c ${8 * 1024 * 1024}; printf 'WARM-%s\\n' DONE\n` });
     await expect.poll(() => terminalText(page, shell.id), { timeout: 60_000 }).toContain('WARM-DONE');
-    collectGarbage();
+    await settledGarbage();
     const before = process.memoryUsage();
     await tool('shell_io', { shellId: shell.id, text: `yes 'flood line of the e2e test' | head -c ${total}; printf 'FLOOD-%s\\n' DONE\n` });
     await expect.poll(() => terminalText(page, shell.id), { timeout: 20_000 }).toContain('flood line of the e2e test');
@@ -124,8 +135,8 @@ describe('terminals in the browser', () => {
     }, 120_000);
     await expect.poll(() => terminalText(page, shell.id), { timeout: 60_000 }).toContain('FLOOD-DONE');
     // The room holds a bounded scrollback ring and at most a high watermark per viewer. Buffering the flood
-    // anywhere would keep >= 50 MB (67 MB as base64 frames) alive; RSS also carries freed-but-kept heap pages.
-    collectGarbage();
+    // anywhere would keep >= 50 MB alive; RSS also carries freed-but-kept heap pages.
+    await settledGarbage();
     const after = process.memoryUsage();
     const kept = (m: NodeJS.MemoryUsage) => m.heapUsed + m.external + m.arrayBuffers;
     const mib = (n: number) => `${(n / 1048576).toFixed(1)} MiB`;
