@@ -7,11 +7,11 @@
 import { clearTimeout, setTimeout } from 'node:timers';
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
-import WebSocket from 'ws';
 import { startBare } from '../lib/bare.js';
 import { callTool, closeAll, connect } from '../lib/clients.js';
 import { addParticipant, makeHome, startRoom } from '../lib/room.js';
 import { listenTasks, openSse } from '../lib/sse.js';
+import { openUiSocket } from '../lib/ui-viewer.js';
 import { alternate, fmt, fmtMs, percentile, spreadPct } from '../lib/stats.js';
 
 /** Subscribers that resolve a per-event promise once every one of them saw a message matching `want`. */
@@ -54,23 +54,6 @@ function post(url, token, body) {
     });
     req.on('error', reject);
     req.end(body);
-  });
-}
-
-/** A UI socket as a page opens it (operator bearer, no Origin: the CLI's way in); resolves after the door's hello. */
-function openUiSocket(roomUrl, token, onMessage) {
-  const url = new URL('/ui/socket', roomUrl);
-  url.protocol = 'ws:';
-  const ws = new WebSocket(url, { headers: { authorization: `Bearer ${token}` }, perMessageDeflate: false });
-  return new Promise((resolve, reject) => {
-    ws.once('error', reject);
-    ws.once('unexpected-response', (_req, res) => reject(new Error(`the UI socket was refused: HTTP ${res.statusCode}`)));
-    ws.on('message', (data) => {
-      const at = performance.now();
-      const message = JSON.parse(data.toString());
-      if (message.t === 'hello') resolve({ close: () => ws.close() });
-      else onMessage(message, at);
-    });
   });
 }
 
@@ -135,7 +118,7 @@ export default {
       for (const l of listens.splice(0)) l.close();
       const sockets = [];
       const ui = deliveryTracker(subscribers);
-      for (let i = 0; i < subscribers; i++) sockets.push(await openUiSocket(room.url, room.token, (m, at) => ui.onMessage({ ...m, __sub: i }, at)));
+      for (let i = 0; i < subscribers; i++) sockets.push(await openUiSocket(room.url, room.token, (data, isBinary, at) => !isBinary && ui.onMessage({ ...JSON.parse(data.toString()), __sub: i }, at)));
       streams.push(...sockets);
       const event = (kind) => (m) => m.t === 'event' && m.event?.kind === kind && m.event?.subject === handoff.id;
       const uiRound = askAndAnswer(ui, event('handoff.input_requested'), event('handoff.input_answered'));

@@ -35,17 +35,32 @@ function leadingYs(bytes) {
   return bytes.length;
 }
 
+/**
+ * A UI socket as a page opens it (the operator's bearer, no Origin: the CLI's way in), resolved once the door's
+ * hello arrived. `onMessage(data, isBinary, at)` gets every message after the hello, from the first one on.
+ */
+export function openUiSocket(roomUrl, token, onMessage) {
+  const url = new URL('/ui/socket', roomUrl);
+  url.protocol = 'ws:';
+  const ws = new WebSocket(url, { headers: { authorization: `Bearer ${token}` }, perMessageDeflate: false });
+  return new Promise((resolve, reject) => {
+    let hello = false;
+    ws.once('error', reject);
+    ws.once('unexpected-response', (_req, res) => reject(new Error(`the UI socket was refused: HTTP ${res.statusCode}`)));
+    ws.on('message', (data, isBinary) => {
+      if (hello) return onMessage(data, isBinary, performance.now());
+      hello = true;
+      resolve(ws);
+    });
+  });
+}
+
 export class UiViewer {
   static async open(roomUrl, token) {
-    const url = new URL('/ui/socket', roomUrl);
-    url.protocol = 'ws:';
-    const ws = new WebSocket(url, { headers: { authorization: `Bearer ${token}` }, perMessageDeflate: false });
-    await new Promise((resolve, reject) => {
-      ws.once('error', reject);
-      ws.once('unexpected-response', (_req, res) => reject(new Error(`the UI socket was refused: HTTP ${res.statusCode}`)));
-      ws.once('message', resolve); // the door's hello
-    });
-    return new UiViewer(ws);
+    let viewer;
+    const ws = await openUiSocket(roomUrl, token, (data, isBinary) => viewer.receive(decodeFrame(data, isBinary)));
+    viewer = new UiViewer(ws);
+    return viewer;
   }
 
   constructor(ws) {
@@ -59,7 +74,6 @@ export class UiViewer {
     this.frames = 0;
     this.truncatedFrames = 0;
     this.round = undefined;
-    ws.on('message', (data, isBinary) => this.receive(decodeFrame(data, isBinary)));
   }
 
   attach(shellId) {
