@@ -1,4 +1,4 @@
-import { isTerminalTask, type TaskStatus } from '../../common/task-machine';
+import { isTerminalTask } from '../../common/task-machine';
 import type { EngineContext } from '../feature';
 import type { TaskService } from '../tasks/task-service';
 import { HandoffActions } from './handoff-actions';
@@ -23,16 +23,13 @@ export function sweepHandoffTasks(ctx: EngineContext, tasks: TaskService): Sweep
   const report: SweepReport = { expired: [], deleted: [] };
   // only the rows due, found through the due_at index (a room keeps its ended handoffs for a TTL: reading every
   // one at each sweep, and before the first answer at start, grew with history); the clock still judges each
-  // row below, so the index only narrows (its millisecond may round: one more is read, never one fewer)
-  const rows = ctx.room.db
-    .prepare(
-      'SELECT id, status, created_at AS createdAt, updated_at AS updatedAt, ttl_ms AS ttlMs FROM tasks WHERE due_at <= ? AND operation = ? ORDER BY created_at',
-    )
-    .all(now + 1, HANDOFF_OPERATION) as { id: string; status: TaskStatus; createdAt: string; updatedAt: string; ttlMs: number }[];
-  for (const row of rows) {
-    const due = isTerminalTask(row.status) ? Date.parse(row.updatedAt) + row.ttlMs <= now : Date.parse(row.createdAt) + row.ttlMs <= now;
-    if (!due) continue;
-    const task = actions.q.tasks.get(row.id);
+  // task below, so the index only narrows (its millisecond may round: one more is read, never one fewer)
+  const ids = ctx.room.db
+    .prepare('SELECT id FROM tasks WHERE due_at <= ? AND operation = ? ORDER BY created_at')
+    .pluck()
+    .all(now + 1, HANDOFF_OPERATION) as string[];
+  for (const id of ids) {
+    const task = actions.q.tasks.get(id);
     if (!task || task.ttlMs === null) continue;
     if (!isTerminalTask(task.status)) {
       if (Date.parse(task.createdAt) + task.ttlMs <= now) {
