@@ -25,6 +25,7 @@ import {
 import { RoomReader } from './room-reader';
 import { isAlive } from '../process/process-tree';
 import { openDatabase } from '../store/native-binding';
+import { withoutCommitFsync } from '../store/unsynced-commit';
 
 export { locateRoom, type RoomLocation, type RunnerRecord } from './room-files';
 export { RoomReader } from './room-reader';
@@ -103,17 +104,10 @@ export class Room {
   /**
    * The runner row describes this live process (its pid, its endpoint), not the room's state: after a power
    * loss the process is gone and a stale row is what readers already handle (they check the pid). So its
-   * commits skip the WAL fsync (synchronous=NORMAL for that one statement; other processes see it at once, a
-   * crash of this process loses nothing, and the next state commit's fsync makes it durable): two fsyncs less
-   * before the first answer. The room's state commits stay FULL.
+   * commits skip the WAL fsync (other processes see them at once): two fsyncs less before the first answer.
    */
   private writeProcessRecord(write: () => void): void {
-    this.db.exec('PRAGMA synchronous = NORMAL');
-    try {
-      write();
-    } finally {
-      this.db.exec('PRAGMA synchronous = FULL');
-    }
+    withoutCommitFsync(this.db, write);
   }
 
   /**

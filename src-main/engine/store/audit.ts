@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { AuditEntry } from '../../common/methods/audit';
+import { withoutCommitFsync } from './unsynced-commit';
 
 /**
  * The audit ring (schema 5): one row per call, the newest `ringSize` kept, read newest first by id cursor.
@@ -9,8 +10,6 @@ import type { AuditEntry } from '../../common/methods/audit';
 export class AuditRepo {
   private pending: Omit<AuditEntry, 'id'>[] = [];
   private scheduled = false;
-  /** The connection's own setting (FULL for a room), read once: restored after each audit commit. */
-  private syncMode: number | undefined;
   private writeTransaction: ((rows: Omit<AuditEntry, 'id'>[]) => void) | undefined;
 
   constructor(
@@ -48,22 +47,14 @@ export class AuditRepo {
     if (this.pending.length === 0 || !this.db.open) return;
     const rows = this.pending;
     this.pending = [];
-    // Audit rows record calls, not state: their commit skips the WAL fsync (synchronous=NORMAL for this one
-    // transaction; a killed process still loses nothing, the OS has the pages) and they become durable with
-    // the next state commit's fsync. An fsync per flush blocked the event loop — and with it the PTYs being
-    // read — for tens of ms per call on a busy disk (a quarter of the room's time while an agent read a flood).
-    this.syncMode ??= this.db.pragma('synchronous', { simple: true }) as number;
-    const mode = this.syncMode;
-    const lighter = mode > 1;
-    // the pragmas as (cached) statements: an exec compiled them again on every flush, i.e. every loop turn with a call
-    if (lighter) this.db.prepare('PRAGMA synchronous = NORMAL').run();
+    // Audit rows record calls, not state: their commit skips the WAL fsync, and they become durable with the
+    // next state commit's fsync. An fsync per flush blocked the event loop — and with it the PTYs being read —
+    // for tens of ms per call on a busy disk (a quarter of the room's time while an agent read a flood).
     try {
-      this.writeRows(rows);
+      withoutCommitFsync(this.db, () => this.writeRows(rows));
     } catch (error) {
       this.pending = [...rows, ...this.pending].slice(-this.ringSize);
       throw error;
-    } finally {
-      if (lighter) this.db.prepare(`PRAGMA synchronous = ${mode}`).run();
     }
   }
 
