@@ -5,11 +5,10 @@
 // the page sizes and the round trip per page, and the peak RSS growth.
 // usage: node bench/ab-stream.js BIN_BEFORE [ROUNDS]   (BIN_BEFORE: a commonroom.js importing the before build)
 import { Buffer } from 'node:buffer';
-import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { callTool, closeAll, connect } from './lib/clients.js';
-import { makeHome, memoryOf, startRoom } from './lib/room.js';
+import { cpuMsOf, makeHome, memoryOf, startRoom } from './lib/room.js';
 import { median, percentile } from './lib/stats.js';
 
 const [binBefore, roundsArg = '3'] = process.argv.slice(2);
@@ -23,11 +22,6 @@ const PAGE = 1024 * 1024;
 const SHELL_ENV = { PS1: '$ ', TERM: 'xterm-256color', PATH: process.env.PATH ?? '/usr/bin:/bin' };
 const produce = `head -c ${bytes} /dev/zero | tr '\\0' y; printf 'BENCH%s\\n' END\n`;
 const at = (cursor) => JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))[2];
-/** CPU time (ms) the process has used so far. */
-function cpuMs(pid) {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * (1000 / 100);
-}
 
 async function open(label, bin) {
   const home = makeHome(`ab-stream-${label}`);
@@ -41,7 +35,7 @@ async function open(label, bin) {
 
 async function flood(s) {
   const before = memoryOf(s.room.pid);
-  const cpu0 = cpuMs(s.room.pid);
+  const cpu0 = cpuMsOf(s.room.pid);
   const t = performance.now();
   let r = await callTool(s.client, 'shell_io', { shellId: s.shellId, text: produce, format: 'raw', maxBytes: PAGE });
   let tail = '';
@@ -62,7 +56,7 @@ async function flood(s) {
   const read = (bytes - dropped) / MiB;
   const result = {
     mibps: bytes / MiB / (ms / 1000),
-    cpuPerMiB: (cpuMs(s.room.pid) - cpu0) / read,
+    cpuPerMiB: (cpuMsOf(s.room.pid) - cpu0) / read,
     pageKiB: percentile(pages, 50) / 1024,
     tripMs: percentile(trips, 50),
     droppedMiB: dropped / MiB,

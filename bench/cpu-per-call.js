@@ -4,27 +4,21 @@
 // four no-op calls on the bare server, with the same clients of one era. The room's figure includes its
 // commits' fsyncs only as the CPU they cost; their wait is what `handoff-cycle` adds on top.
 // usage: node bench/cpu-per-call.js [2025|2026] [CYCLES] [BIN]
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { startBare } from './lib/bare.js';
 import { closeAll, connect, handoffCycle, noops } from './lib/clients.js';
-import { addParticipant, makeHome, startRoom } from './lib/room.js';
+import { addParticipant, cpuMsOf, makeHome, startRoom } from './lib/room.js';
 import { median } from './lib/stats.js';
 
 const [era = '2026', cyclesArg = '100', bin] = process.argv.slice(2);
 const cycles = Number(cyclesArg);
-const tick = 1000 / 100; // ms per clock tick (USER_HZ is 100 on Linux)
-const cpuMs = (pid) => {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * tick;
-};
 async function measure(pid, n, once) {
-  const c0 = cpuMs(pid);
+  const c0 = cpuMsOf(pid);
   const t0 = performance.now();
   for (let i = 0; i < n; i++) await once();
-  return { cpu: (cpuMs(pid) - c0) / n, wall: (performance.now() - t0) / n };
+  return { cpu: (cpuMsOf(pid) - c0) / n, wall: (performance.now() - t0) / n };
 }
 const home = makeHome('cpu');
 if (bin) home.bin = path.resolve(bin);

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { startBare } from './lib/bare.js';
 import { callLoop, callTool, closeAll, connectMany } from './lib/clients.js';
 import { summarize } from './lib/profiles.js';
-import { addParticipant, makeHome, startRoom } from './lib/room.js';
+import { addParticipant, cpuMsOf, makeHome, startRoom } from './lib/room.js';
 import { fmt, median, percentile } from './lib/stats.js';
 
 const argv = process.argv.slice(2);
@@ -29,11 +29,6 @@ const ms = Number(opt('ms', '1500'));
 const profDir = opt('prof', undefined);
 const bins = argv;
 
-const tick = 1000 / 100; // ms per clock tick (USER_HZ is 100 on Linux)
-const cpuMs = (pid) => {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * tick;
-};
 const nodeArgs = (label) => (profDir ? ['--cpu-prof', '--cpu-prof-dir', path.join(path.resolve(profDir), label)] : []);
 
 async function openRoom(label, bin) {
@@ -79,12 +74,12 @@ try {
           for (let round = 0; round < rounds; round++) {
             const order = sides.map((_, i) => sides[(i + round) % sides.length]);
             for (const side of order) {
-              const c0 = cpuMs(side.pid);
+              const c0 = cpuMsOf(side.pid);
               const u0 = process.cpuUsage();
               const r = await callLoop(clients.get(side).slice(0, n), ...side.call(tool), ms);
               const u = process.cpuUsage(u0);
               const client = (u.user + u.system) / 1000 / r.calls;
-              results.get(side).push({ rate: r.rate, p99: percentile(r.latencies, 99), cpu: (cpuMs(side.pid) - c0) / r.calls, client });
+              results.get(side).push({ rate: r.rate, p99: percentile(r.latencies, 99), cpu: (cpuMsOf(side.pid) - c0) / r.calls, client });
             }
           }
           const m = (side, key) => median(results.get(side).map((x) => x[key]));

@@ -2,12 +2,11 @@
 // request), on an empty room and on a room with history; against the bare v2 SDK server from spawn to its
 // first answered no-op call, and `node -e 0` (the floor: starting Node at all).
 import { spawn } from 'node:child_process';
-import fs from 'node:fs';
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { startBare } from '../lib/bare.js';
 import { historyRoom } from '../lib/history-room.js';
-import { makeHome, startRoom } from '../lib/room.js';
+import { cpuMsOf, makeHome, startRoom } from '../lib/room.js';
 import { alternate, fmt, fmtMs, median, spreadPct } from '../lib/stats.js';
 
 /** One 2026-era tools/call as a bare HTTP request (no SDK handshake: the era needs none). */
@@ -44,26 +43,6 @@ function firstCall(url, token, tool) {
     req.on('error', reject);
     req.end(body);
   });
-}
-
-/**
- * CPU time a process has used so far, in ms, from /proc (NaN where there is none): the run time of each of its
- * threads from schedstat (nanoseconds; the main thread and V8's helpers), else user + system from stat (10 ms ticks).
- */
-export function cpuMsOf(pid) {
-  try {
-    let ns = 0;
-    for (const task of fs.readdirSync(`/proc/${pid}/task`)) ns += Number(fs.readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
-    if (ns > 0) return ns / 1e6;
-  } catch {
-    // no schedstat (or the process is gone): fall back to stat's ticks
-  }
-  try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10; // clock ticks of 10 ms (USER_HZ 100)
-  } catch {
-    return NaN;
-  }
 }
 
 /** Spawn → first answered room_info, in ms; `withCpu`: {ms, cpuMs} (the process's CPU time until then). */

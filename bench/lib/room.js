@@ -75,6 +75,26 @@ export function addParticipant(home, name, can) {
   return token;
 }
 
+/**
+ * CPU time a process has used so far, in ms, from /proc (NaN where there is none): the run time of each of its
+ * threads from schedstat (nanoseconds; the main thread and V8's helpers), else user + system from stat (10 ms ticks).
+ */
+export function cpuMsOf(pid) {
+  try {
+    let ns = 0;
+    for (const task of fs.readdirSync(`/proc/${pid}/task`)) ns += Number(fs.readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
+    if (ns > 0) return ns / 1e6;
+  } catch {
+    // no schedstat (or the process is gone): fall back to stat's ticks
+  }
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10; // clock ticks of 10 ms (USER_HZ 100)
+  } catch {
+    return NaN;
+  }
+}
+
 /** Resident memory of a process in KiB, from /proc (VmRSS now, VmHWM the peak so far). */
 export function memoryOf(pid) {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
