@@ -2,7 +2,7 @@ import WebSocket from 'ws';
 import type { MethodInput, MethodName, MethodOutputs } from '../common/contract';
 import { RoomError } from '../common/errors';
 import { UI_SOCKET_PATH, type ClientMessage, type ServerMessage } from '../common/ui-protocol';
-import { decodeShellFrame } from '../common/ui-shell-frame';
+import { readServerMessage } from '../common/ui-shell-frame';
 
 /**
  * The UI door's WebSocket as a local program uses it: the same messages as the app's renderer
@@ -18,16 +18,7 @@ export class ShellLink {
 
   private constructor(private readonly ws: WebSocket) {
     ws.on('message', (data: Buffer, isBinary) => {
-      let message: ServerMessage | null;
-      if (isBinary) {
-        message = decodeShellFrame(data); // shell output (common/ui-shell-frame.ts)
-      } else {
-        try {
-          message = JSON.parse(data.toString()) as ServerMessage;
-        } catch {
-          return;
-        }
-      }
+      const message = readServerMessage(isBinary ? data : data.toString()); // shell output comes binary
       if (!message) return;
       if (message.t === 'result') {
         const call = this.pending.get(message.id);

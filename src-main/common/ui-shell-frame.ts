@@ -56,3 +56,16 @@ export function decodeShellFrame(frame: Uint8Array): ShellDataMessage | null {
   if (h.truncated === true) message.truncated = true;
   return message;
 }
+
+/**
+ * One message from the UI door as a client receives it: a text message is JSON, a binary one a shell frame.
+ * Null for anything else (a client ignores what it cannot read).
+ */
+export function readServerMessage(data: string | Uint8Array): ServerMessage | null {
+  if (typeof data !== 'string') return decodeShellFrame(data);
+  try {
+    return JSON.parse(data) as ServerMessage;
+  } catch {
+    return null;
+  }
+}

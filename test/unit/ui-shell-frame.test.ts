@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeShellFrame, encodeShellFrame, type ShellDataMessage } from '../../src-main/common/ui-shell-frame';
+import { decodeShellFrame, encodeShellFrame, readServerMessage, type ShellDataMessage } from '../../src-main/common/ui-shell-frame';
 
 // Shell output on the UI WebSocket: a binary message (header length, ASCII JSON header, raw bytes).
 describe('shell output frames', () => {
@@ -42,5 +42,13 @@ describe('shell output frames', () => {
     expect(decodeShellFrame(header('{"t":"shell.data","shellId":"s","cursor":1.5}'))).toBeNull();
     expect(decodeShellFrame(header('{"t":"shell.data","cursor":0}'))).toBeNull();
     expect(decodeShellFrame(header('{"t":"shell.data","shellId":"s","cursor":0}', [9]))).toEqual({ t: 'shell.data', shellId: 's', cursor: 0, data: new Uint8Array([9]) });
+  });
+
+  it('are what a client reads from a binary message; a text message is JSON, and neither shape is ignored', () => {
+    const message: ShellDataMessage = { t: 'shell.data', shellId: 'sh-1', cursor: 3, data: new Uint8Array([1, 2]) };
+    expect(readServerMessage(encodeShellFrame(message))).toEqual(message);
+    expect(readServerMessage('{"t":"hello","version":1}')).toEqual({ t: 'hello', version: 1 });
+    expect(readServerMessage('not json')).toBeNull();
+    expect(readServerMessage(new Uint8Array([0, 0, 1]))).toBeNull();
   });
 });

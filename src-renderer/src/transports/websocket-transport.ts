@@ -4,7 +4,7 @@
  * 'reconnecting' until it is back.
  */
 import { UI_SOCKET_PATH, type ClientMessage, type ServerMessage, type UiTransport } from '../../../src-main/common/ui-protocol';
-import { decodeShellFrame } from '../../../src-main/common/ui-shell-frame';
+import { readServerMessage } from '../../../src-main/common/ui-shell-frame';
 import { backoffDelay } from './backoff';
 
 type LinkState = 'open' | 'reconnecting' | 'closed';
@@ -63,18 +63,8 @@ export class WebSocketTransport implements UiTransport {
     // shell output arrives as binary messages (ui-shell-frame.ts), read without a copy from an ArrayBuffer
     socket.binaryType = 'arraybuffer';
     socket.onmessage = (e: { data: unknown }) => {
-      let message: ServerMessage | null;
-      if (typeof e.data === 'string') {
-        try {
-          message = JSON.parse(e.data) as ServerMessage;
-        } catch {
-          return; // not ours: the door's text messages are JSON
-        }
-      } else if (e.data instanceof ArrayBuffer) {
-        message = decodeShellFrame(new Uint8Array(e.data));
-      } else {
-        return;
-      }
+      const data = typeof e.data === 'string' ? e.data : e.data instanceof ArrayBuffer ? new Uint8Array(e.data) : null;
+      const message = data === null ? null : readServerMessage(data);
       if (!message) return;
       for (const l of [...this.messageListeners]) l(message);
     };
