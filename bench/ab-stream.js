@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // A/B of two builds on shell-stream, in one run: a room of each build (BIN_BEFORE's CLI and the current out/),
 // the same flood read by cursor with 1 MiB pages, alternating, several rounds. Besides MiB/s (which swings
-// with the machine's load) it reports the room process's CPU time per MiB read (utime + stime from /proc),
+// with the machine's load) it reports the room process's CPU time per MiB read (its threads' run time from /proc, `cpuMsOf`),
 // the page sizes and the round trip per page, and the peak RSS growth.
 // usage: node bench/ab-stream.js BIN_BEFORE [ROUNDS]   (BIN_BEFORE: a commonroom.js importing the before build)
 import { Buffer } from 'node:buffer';

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// CPU time the server process spends per call (utime + stime from /proc/<pid>/stat), which a loaded machine
+// CPU time the server process spends per call (its threads' run time from /proc, `cpuMsOf` in bench/lib/room.js), which a loaded machine
 // disturbs far less than wall time: the handoff cycle's four calls on the room (current out/, or BIN) against
 // four no-op calls on the bare server, with the same clients of one era. The room's figure includes its
 // commits' fsyncs only as the CPU they cost; their wait is what `handoff-cycle` adds on top.

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The `mcp-call` workload with the server's own CPU time per call (utime + stime from /proc/<pid>/stat, which
+// The `mcp-call` workload with the server's own CPU time per call (its threads' run time from /proc, `cpuMsOf`, which
 // a shared machine disturbs far less than wall time; the clients' own CPU per call too), for the bare server and one room per build, in one run:
 // each round every side runs once, the order rotating. Optionally profiles every server (--prof DIR: each
 // runs with --cpu-prof; the summaries are printed at the end, PROFILE_INCLUSIVE=N adds inclusive shares).
