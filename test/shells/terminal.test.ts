@@ -92,6 +92,31 @@ describe('the one terminal model (engine/terminal/pty.ts)', () => {
     term.destroy();
   });
 
+  it('hands over the last output before the exit even while paused (a slow viewer) when the program ends', async () => {
+    const term = spawnTerminal({ file: '/bin/sh', args: ['-c', 'read line; echo "got $line"; echo last line'], cwd: os.tmpdir(), env: { PATH: process.env.PATH }, cols: 80, rows: 24 });
+    const out: Buffer[] = [];
+    let exitedYet = false;
+    let afterExit = 0;
+    term.onData((b) => {
+      out.push(b);
+      if (exitedYet) afterExit++;
+    });
+    const exited = new Promise<TerminalExit>((r) =>
+      term.onExit((exit) => {
+        exitedYet = true;
+        r(exit);
+      }),
+    );
+    term.pause?.();
+    term.write('teal\r');
+    expect(await exited).toEqual({ exitCode: 0, signal: null });
+    const text = Buffer.concat(out).toString('utf8');
+    expect(text).toContain('got teal');
+    expect(text).toContain('last line');
+    await new Promise((r) => setTimeout(r, 50));
+    expect(afterExit).toBe(0);
+  });
+
   it('ends (with a failure code, not a hang) when the program does not exist', async () => {
     const term = spawnTerminal({ file: '/nonexistent/program', args: [], cwd: os.tmpdir(), env: {}, cols: 80, rows: 24 });
     const exit = await new Promise<TerminalExit>((r) => term.onExit(r));

@@ -64,10 +64,15 @@ export { utf8Decoder, type Utf8Decoder } from './utf8';
 
 type Killable = { kill: (signal?: string) => void; destroy?: () => void };
 /** node-pty's UnixTerminal internals read here: the master's descriptor and the stream libuv reads it with. */
-type UnixInternals = { _fd?: unknown; _socket?: { readableLength?: number; isPaused?: () => boolean } };
+type UnixInternals = {
+  _fd?: unknown;
+  _socket?: { readableLength?: number; isPaused?: () => boolean; read?: () => unknown; destroy?: (...args: unknown[]) => unknown };
+};
 
 /** Most a read-ahead takes in one go (shells ask for at most this much). */
 const READ_AHEAD_MAX = 64 * 1024;
+/** Most handed over from the descriptor when the stream is destroyed (far above what a PTY's kernel buffers hold). */
+const DRAIN_MAX = 1024 * 1024;
 /** What one read of a Linux PTY master gives while output waits (the line discipline's 4 KiB buffer, less one). */
 const FULL_PTY_READ = 4095;
 
@@ -114,6 +119,44 @@ function readAheadOf(term: unknown, isDestroyed: () => boolean): ((chunk: Buffer
 }
 
 /**
+ * node-pty reports an exit only after its stream closed, but when the stream has not hit the end of the
+ * output within 200 ms of the exit it destroys the stream, and what was still unread is lost: always while
+ * the terminal is paused (a slow viewer's backpressure, so the command's last lines never reach the ring),
+ * and now and then on a loaded machine (the kernel hands the last write to the master a moment after the
+ * exit). Before the stream is destroyed, this hands over what it holds and what still waits on the
+ * descriptor (a read after the other side closed gives the rest, then fails), so `onExit` really comes after
+ * the last output. Unix only; a no-op when node-pty's internals are not as expected.
+ */
+function drainBeforeDestroy(term: unknown, deliver: (bytes: Buffer) => void): void {
+  const internals = term as UnixInternals;
+  const fd = internals._fd;
+  const socket = internals._socket;
+  if (process.platform === 'win32' || typeof fd !== 'number' || !socket || typeof socket.destroy !== 'function') return;
+  const destroySocket = socket.destroy;
+  let drained = false;
+  socket.destroy = function (this: unknown, ...args: unknown[]) {
+    if (!drained) {
+      drained = true;
+      try {
+        // what the stream already read but holds back (paused): read() hands each chunk to the data listeners
+        while (socket.read?.() != null);
+        // bounded: a program still running (destroyed before its exit) could keep writing as fast as this reads
+        const scratch = Buffer.allocUnsafe(READ_AHEAD_MAX);
+        for (let total = 0; total < DRAIN_MAX; ) {
+          const n = fs.readSync(fd, scratch, 0, scratch.length, null);
+          if (n <= 0) break;
+          total += n;
+          deliver(Buffer.from(scratch.subarray(0, n)));
+        }
+      } catch {
+        // EIO (everything was read), EAGAIN (nothing waits) or EBADF (already closed): nothing more to hand over
+      }
+    }
+    return destroySocket.apply(this, args);
+  };
+}
+
+/**
  * Spawns `file` in a PTY, in its own session and process group. Throws when it cannot be started. Once the
  * process exited and every exit listener heard it, the PTY is freed.
  */
@@ -152,11 +195,15 @@ export function spawnTerminal(spec: TerminalSpawn): Terminal {
   const dataListeners = new Set<(bytes: Buffer) => void>();
   const readMore = readAheadOf(term, () => destroyed);
   let readAheadBytes = 0;
+  const deliver = (bytes: Buffer) => {
+    for (const listener of [...dataListeners]) listener(bytes);
+  };
   term.onData((data: string | Buffer) => {
     let bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
     if (readMore && readAheadBytes > 0) bytes = readMore(bytes, readAheadBytes);
-    for (const listener of [...dataListeners]) listener(bytes);
+    deliver(bytes);
   });
+  drainBeforeDestroy(term, deliver);
   return {
     pid: term.pid,
     write: (data) => {
