@@ -175,7 +175,7 @@ export class Engine {
     const parsed = spec.input().safeParse(rawInput ?? {});
     if (!parsed.success) throw describeInvalidInput(method, parsed.error);
     const handler = this.handlers[method] as unknown as MethodHandler<M>;
-    return this.revocations.guard(caller, call.signal, (signal) => handler(caller, parsed.data as never, { ...call, signal }));
+    return this.revocations.guard(caller, call.signal, (signalOf) => handler(caller, parsed.data as never, withSignal(call, signalOf)));
   }
 
   /**
@@ -215,4 +215,14 @@ export class Engine {
     })();
     return this.closing;
   }
+}
+
+/** The handler's call context, its signal made when a handler first reads it (a wait, a shell run). */
+function withSignal(call: CallContext, signalOf: () => AbortSignal): CallContext {
+  return {
+    ...call,
+    get signal() {
+      return signalOf();
+    },
+  };
 }

@@ -76,6 +76,28 @@ export function makeContext(room: Room, bus: EventBus, deps: { ids: IdSource; li
   // events emitted by writes inside the running commit (null: no commit is running)
   let emitted: EventInput[] | null = null;
   const health = new RunnerHealth(() => room.now(), path.dirname(room.location.markdownPath));
+  /** The body of every commit: `fn`, then its events appended in the same transaction. */
+  const body = (fn: () => { value: unknown; events: EventInput[] }, at: string): { value: unknown; published: RoomEvent[] } => {
+    const outer = emitted;
+    emitted = [];
+    let out: { value: unknown; events: EventInput[] };
+    let inputs: EventInput[];
+    try {
+      out = fn();
+      inputs = [...out.events, ...emitted];
+    } finally {
+      emitted = outer;
+    }
+    const rows: RoomEvent[] = inputs.map((e) => {
+      const data = e.data ?? {};
+      const id = room.events.append({ at, kind: e.kind, actor: e.actor, subject: e.subject, data });
+      return { id, at, kind: e.kind, actor: e.actor, subject: e.subject, data };
+    });
+    return { value: out.value, published: rows };
+  };
+  // built on the first commit, once: `db.transaction()` makes its wrappers anew on every call (a nested commit
+  // runs the same function, which better-sqlite3 turns into a savepoint)
+  let transaction: ReturnType<typeof room.db.transaction<typeof body>> | undefined;
   return {
     room,
     bus,
@@ -88,28 +110,10 @@ export function makeContext(room: Room, bus: EventBus, deps: { ids: IdSource; li
       if (room.readOnly) throw readOnlyRefusal('this change');
       const at = room.now();
       const outermost = emitted === null;
-      let committed: { value: T; published: RoomEvent[] };
+      let committed: { value: unknown; published: RoomEvent[] };
       try {
-        committed = room.db
-          .transaction(() => {
-            const outer = emitted;
-            emitted = [];
-            let out: { value: T; events: EventInput[] };
-            let inputs: EventInput[];
-            try {
-              out = fn();
-              inputs = [...out.events, ...emitted];
-            } finally {
-              emitted = outer;
-            }
-            const rows: RoomEvent[] = inputs.map((e) => {
-              const data = e.data ?? {};
-              const id = room.events.append({ at, kind: e.kind, actor: e.actor, subject: e.subject, data });
-              return { id, at, kind: e.kind, actor: e.actor, subject: e.subject, data };
-            });
-            return { value: out.value, published: rows };
-          })
-          .immediate();
+        transaction ??= room.db.transaction(body);
+        committed = transaction.immediate(fn, at);
       } catch (error) {
         // rolled back: nothing of it was written; a full disk is recorded (one log line while it lasts)
         if (outermost && isDiskFullError(error)) health.failed('store', error);
@@ -117,7 +121,7 @@ export function makeContext(room: Room, bus: EventBus, deps: { ids: IdSource; li
       }
       if (outermost) health.ok('store', 'changes to the room are stored');
       for (const event of committed.published) bus.publish(event);
-      return committed.value;
+      return committed.value as T;
     },
     emit(event: EventInput): void {
       if (emitted === null) throw new Error('an event is emitted only inside ctx.commit');

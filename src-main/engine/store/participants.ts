@@ -50,7 +50,7 @@ export function toCaller(record: ParticipantRecord): Caller {
  * Participant rows. Callers own the transaction.
  *
  * A room's writer is the only process that changes these rows (the room lock), so it keeps the live records
- * it has looked up by token hash: every request authenticates, and the lookup was a query per call. Any write
+ * it has looked up by token hash (and by name): every request authenticates, and the lookup was a query per call. Any write
  * here (insert, token reissue, revoke) empties the cache before it runs, and the cache is filled only outside
  * a transaction (a row read inside one might still roll back), so a revoked token is refused on the very next
  * request as before. A reader of a room another process writes (`cacheTokens: false`) always asks SQLite.
@@ -58,15 +58,24 @@ export function toCaller(record: ParticipantRecord): Caller {
 export class ParticipantRepo {
   /** Live records by token hash: at most one per live participant (only hits are kept). */
   private readonly byToken = new Map<string, Readonly<ParticipantRecord>>();
+  /** Records by name (revoked ones too: the revocation guard asks by name on every call of an agent). */
+  private readonly named = new Map<string, ParticipantRecord>();
 
   constructor(
     private readonly db: Database.Database,
     private readonly cacheTokens = false,
   ) {}
 
+  /** A copy of the record each time (callers own what they get); kept like the token lookups, under the same rules. */
   byName(name: string): ParticipantRecord | null {
-    const row = this.db.prepare('SELECT * FROM participants WHERE name = ?').get(name) as Row | undefined;
-    return row ? toRecord(row) : null;
+    let record = this.named.get(name);
+    if (!record) {
+      const row = this.db.prepare('SELECT * FROM participants WHERE name = ?').get(name) as Row | undefined;
+      if (!row) return null;
+      record = toRecord(row);
+      if (this.cacheTokens && !this.db.inTransaction) this.named.set(name, record);
+    }
+    return { ...record, capabilities: [...record.capabilities] };
   }
 
   /** The live participant holding a token (by its hash); the record is frozen (it may be shared between calls). */
@@ -100,19 +109,25 @@ export class ParticipantRepo {
   }
 
   insert(p: { name: string; role: 'operator' | 'agent'; capabilities: readonly Capability[]; tokenHash: string; at: string }): void {
-    this.byToken.clear();
+    this.forget();
     this.db
       .prepare('INSERT INTO participants (name, role, capabilities, token_hash, created_at) VALUES (?, ?, ?, ?, ?)')
       .run(p.name, p.role, p.capabilities.join(','), p.tokenHash, p.at);
   }
 
   setTokenHash(id: number, tokenHash: string): void {
-    this.byToken.clear();
+    this.forget();
     this.db.prepare('UPDATE participants SET token_hash = ? WHERE id = ?').run(tokenHash, id);
   }
 
   revoke(id: number, at: string): void {
-    this.byToken.clear();
+    this.forget();
     this.db.prepare('UPDATE participants SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at, id);
+  }
+
+  /** Every write empties both caches before it runs. */
+  private forget(): void {
+    this.byToken.clear();
+    this.named.clear();
   }
 }

@@ -179,17 +179,29 @@ export class TaskService {
    * a status move must be legal, and a task that ended never changes again (CONFLICT, nothing written).
    * Input requests exist only while the task is input_required.
    */
-  update(taskId: string, change: TaskChange, event?: EventInput): TaskRecord {
-    return this.write(() => {
+  update(taskId: string, change: TaskChange, event?: EventInput): void {
+    this.write(() => {
       const task = this.ctx.room.tasks.get(taskId);
       if (!task) throw new RoomError('NOT_FOUND', UNKNOWN_TASK);
-      const status = change.status ?? task.status;
-      if (isTerminalTask(task.status) || status !== task.status) nextTaskStatus(task.status, status);
-      const inputRequests = status === 'input_required' ? (change.inputRequests ?? task.inputRequests) : null;
-      this.ctx.room.tasks.updateRow(taskId, { ...change, status, inputRequests }, this.ctx.now());
-      this.ctx.emit(stamp(event ?? { kind: `task.${status}`, actor: null, subject: taskId, data: { operation: task.operation } }, taskId, status));
-      return this.row(taskId);
+      this.apply(task, change, event);
     });
+  }
+
+  /**
+   * `update` of a task row the caller has just read inside its own running commit (a handoff's change reads
+   * its task to decide): the same checks and event, without reading the row a second time.
+   */
+  updateRead(task: TaskRecord, change: TaskChange, event?: EventInput): void {
+    if (!this.ctx.room.db.inTransaction) throw new Error('updateRead runs inside the commit that read the task');
+    this.apply(task, change, event);
+  }
+
+  private apply(task: TaskRecord, change: TaskChange, event?: EventInput): void {
+    const status = change.status ?? task.status;
+    if (isTerminalTask(task.status) || status !== task.status) nextTaskStatus(task.status, status);
+    const inputRequests = status === 'input_required' ? (change.inputRequests ?? task.inputRequests) : null;
+    this.ctx.room.tasks.updateRow(task.id, { ...change, status, inputRequests }, this.ctx.now());
+    this.ctx.emit(stamp(event ?? { kind: `task.${status}`, actor: null, subject: task.id, data: { operation: task.operation } }, task.id, status));
   }
 
   /**
