@@ -70,6 +70,12 @@ try {
         `CPU ${median(rs.map((x) => x.cpu)).toFixed(2)} ms/cycle  (rounds: ${rs.map((x) => x.rate.toFixed(1)).join(' ')})`,
     );
   }
+  // CPU per cycle of each build against the first (the current out/), paired by round: the steadiest figure
+  const first = runs.get(sides[0].label);
+  for (const s of sides.slice(1)) {
+    const paired = runs.get(s.label).map((x, i) => first[i].cpu / x.cpu);
+    console.log(`CPU per cycle, ${sides[0].label} / ${s.label}: median of paired rounds ${median(paired).toFixed(3)} (${paired.map((x) => x.toFixed(2)).join(' ')})`);
+  }
 } finally {
   await closeAll([base]);
   await bare.stop();

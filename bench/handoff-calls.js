@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-// Each call of the handoff cycle on its own, against the bare server's no-op and durable_noop (one fsync'd commit)
-// and the room's room_info (a call
-// that commits nothing), interleaved, 60 rounds, the same clients as the benchmarks: medians in ms after 10
-// warm-up rounds. Shows what a commit adds to a call. usage: node bench/handoff-calls.js [2025|2026] [BIN]
+// Each call of the handoff cycle on its own, against the bare server's no-op and its durable_noop (one fsync'd
+// commit) and the room's room_info (a call that commits nothing), interleaved, 60 rounds, the same clients as
+// the benchmarks: medians in ms after 10 warm-up rounds. Shows what a commit adds to a call.
+// usage: node bench/handoff-calls.js [2025|2026] [BIN]
 import { performance } from 'node:perf_hooks';
 import { startBare } from './lib/bare.js';
 import { callTool, closeAll, connect } from './lib/clients.js';
