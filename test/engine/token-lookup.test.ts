@@ -74,3 +74,62 @@ describe('authenticating a token', () => {
     }
   });
 });
+
+// The writer keeps participants by name too (the revocation guard asks on every call of an agent), under the
+// same rules: a revocation, a capability change of any kind and a rolled-back write are seen at once.
+describe('looking a participant up by name', () => {
+  let home: TestHome;
+  let md: string;
+  beforeEach(() => {
+    home = makeHome();
+    md = path.join(home.root, 'room.md');
+  });
+  afterEach(() => home.cleanup());
+
+  it('refuses the next call of an agent revoked after calls that found it live', async () => {
+    const engine = await Engine.start(Room.open({ markdown: md, paths: home.paths }));
+    try {
+      const { token } = await engine.call(engine.operator(), 'participant_add', { name: 'agent', capabilities: ['read'] });
+      const agent = engine.authenticate(token);
+      if (!agent) throw new Error('the new token was not accepted');
+      await engine.call(agent, 'room_info', {});
+      await engine.call(agent, 'room_info', {});
+      expect(engine.room.participants.byName('agent')?.revokedAt).toBeNull();
+      await engine.call(engine.operator(), 'participant_revoke', { name: 'agent' });
+      expect(engine.room.participants.byName('agent')?.revokedAt).not.toBeNull();
+      await expect(engine.call(agent, 'room_info', {})).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('a participant inserted in a transaction that rolls back is not found by name afterwards', () => {
+    const room = Room.open({ markdown: md, paths: home.paths });
+    try {
+      expect(room.participants.byName('ghost')).toBeNull();
+      expect(() =>
+        room.db.transaction(() => {
+          room.participants.insert({ name: 'ghost', role: 'agent', capabilities: ['read'], tokenHash: hashToken('cr_ghost-token-0123456789abcdef0'), at: room.now() });
+          expect(room.participants.byName('ghost')?.name).toBe('ghost');
+          throw new Error('roll back');
+        })(),
+      ).toThrow('roll back');
+      expect(room.participants.byName('ghost')).toBeNull();
+    } finally {
+      room.close();
+    }
+  });
+
+  it('hands each caller its own copy: changing one does not change what the next lookup answers', async () => {
+    const engine = await Engine.start(Room.open({ markdown: md, paths: home.paths }));
+    try {
+      await engine.call(engine.operator(), 'participant_add', { name: 'agent', capabilities: ['read'] });
+      const first = engine.room.participants.byName('agent');
+      first?.capabilities.push('operate');
+      if (first) first.revokedAt = 'never';
+      expect(engine.room.participants.byName('agent')).toMatchObject({ capabilities: ['read'], revokedAt: null });
+    } finally {
+      await engine.close();
+    }
+  });
+});
