@@ -8,7 +8,7 @@ import type { ApiRoute } from '../api/http-api';
 import { RPC } from '../mcp/rpc-errors';
 import { apiErrorBody, HTTP_STATUS } from '../api/http-status';
 import { WORKSPACE_TASK_PATH } from '../api/workspace-task';
-import { BodyTooLarge, BodyTooSlow, capConnections, nestsDeeperThan, readBody } from './request-guards';
+import { BodyTooLarge, BodyTooSlow, capConnections, lingerBeforeClose, nestsDeeperThan, readBody } from './request-guards';
 import type { Duplex } from 'node:stream';
 import { UI_SOCKET_PATH } from '../common/ui-protocol';
 import type { UiStatic } from '../bridge/ui-static';
@@ -232,6 +232,7 @@ export class FrontDoor {
         if (!(error instanceof BodyTooLarge)) throw error;
         const message = `request body larger than ${this.options.maxBodyBytes} bytes: send less per request`;
         req.resume(); // drain what the client is still sending, then answer
+        lingerBeforeClose(req.socket);
         if (isMcp) return sendRpcError(res, 413, RPC.invalidRequest, message, { Connection: 'close' });
         return sendJson(res, 413, apiErrorBody('LIMIT_EXCEEDED', message), { Connection: 'close' });
       }

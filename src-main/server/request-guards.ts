@@ -47,6 +47,28 @@ export function readBody(req: http.IncomingMessage, limit: number, timeoutMs: nu
   });
 }
 
+/** How long a refused client may go on sending after its answer before its socket is closed outright. */
+const LINGER_MS = 2_000;
+
+/**
+ * A body refused before it was all sent (413) is answered with `Connection: close`. Closing a socket whose
+ * client is still sending makes the kernel reset the connection, and a reset can destroy the answer before the
+ * client read it (seen under load: the client saw no status at all). So, as web servers do, the socket closes
+ * only our side once the answer is out and keeps reading (the request is drained) until the client is done or
+ * LINGER_MS passed: every client gets the refusal it is owed, and a client that never stops is cut off.
+ */
+export function lingerBeforeClose(socket: net.Socket): void {
+  const closeSoon = socket as net.Socket & { destroySoon?: () => void };
+  if (typeof closeSoon.destroySoon !== 'function') return;
+  closeSoon.destroySoon = function lingeringClose(this: net.Socket) {
+    this.end();
+    const cutOff = setTimeout(() => this.destroy(), LINGER_MS);
+    cutOff.unref();
+    this.once('close', () => clearTimeout(cutOff));
+    this.once('end', () => this.destroy());
+  };
+}
+
 /** True when `text` (JSON) nests arrays/objects deeper than `max`. Counts brackets outside strings: no recursion. */
 export function nestsDeeperThan(text: string, max: number): boolean {
   let depth = 0;
