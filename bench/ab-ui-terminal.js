@@ -7,8 +7,11 @@
 // e.g.  node bench/ab-ui-terminal.js 4 pw=playwright bare=bare
 //       node bench/ab-ui-terminal.js 4 before=bare@.tmp/before/out/main/commonroom.js after=bare
 // (a build elsewhere serves its own renderer only beside a package.json: copy package.json to .tmp/before/ and
-// out/ to .tmp/before/out/). AB_PROFILE=LABEL: the page's JS profile of that (bare) side's last round.
-/* global document -- the functions passed to evaluate run in the browser */
+// out/ to .tmp/before/out/). AB_PROFILE=LABEL: the page's JS profile of that (bare) side's last round;
+// AB_SHOTS=DIR: a screenshot of each bare side's page after its last round.
+/* global document, requestAnimationFrame -- the functions passed to evaluate run in the browser */
+import { Buffer } from 'node:buffer';
+import fs from 'node:fs';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_FLAGS, SHELL_ENV, viewStream } from './benchmarks/ui.js';
@@ -70,6 +73,15 @@ try {
       }
       const ms = await viewStream(side.page, side.client, side.shellId, bytes);
       if (profiling) side.profile = (await side.cdp('Profiler.stop')).profile;
+      if (process.env.AB_SHOTS && round === rounds - 1 && side.cdp) {
+        // the screen as the flood left it, to look at (the text must end with the marker line and a prompt)
+        await side.page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+        const { data } = await side.cdp('Page.captureScreenshot', { format: 'png' });
+        const file = path.join(process.env.AB_SHOTS, `ui-terminal-flood-${side.label}.png`);
+        fs.mkdirSync(process.env.AB_SHOTS, { recursive: true });
+        fs.writeFileSync(file, Buffer.from(data, 'base64'));
+        console.log(`screenshot: ${file}`);
+      }
       const cpu = cpuSince(before[0], cpuOfTree(process.pid));
       cpu.room = Object.values(cpuSince(before[1], cpuOfTree(side.room.pid))).reduce((a, b) => a + b, 0);
       side.walls.push(ms);
