@@ -14,7 +14,7 @@ import { Buffer } from 'node:buffer';
 import fs from 'node:fs';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
-import { CHROMIUM, CHROMIUM_FLAGS, SHELL_ENV, viewStream } from './benchmarks/ui.js';
+import { CHROMIUM, CHROMIUM_FLAGS, SHELL_ENV, rawStream, viewStream } from './benchmarks/ui.js';
 import { launchBarePage } from './lib/bare-page.js';
 import { callTool, closeAll, connect } from './lib/clients.js';
 import { cpuOfTree, cpuSince, summarize } from './lib/profiles.js';
@@ -61,7 +61,13 @@ try {
     await side.page.evaluate((id) => document.querySelector(`.shell-item[data-shell-id="${id}"]`).click(), shell.id);
     await side.page.waitForFunction((id) => globalThis.commonroomInspect?.terminalText(id, 5) != null, shell.id);
   }
+  const raw = { label: 'raw node-pty', walls: [], cpus: [] };
   for (let round = 0; round < rounds; round++) {
+    // the benchmark's baseline in the same rounds: node-pty in this process reading the same command
+    const before = cpuOfTree(process.pid);
+    raw.walls.push(await rawStream(bytes));
+    raw.cpus.push(cpuSince(before, cpuOfTree(process.pid)));
+    console.log(`round ${round + 1} raw node-pty: ${raw.walls.at(-1).toFixed(0)} ms CPU ${JSON.stringify(raw.cpus.at(-1))}`);
     for (let k = 0; k < sides.length; k++) {
       const side = sides[(round + k) % sides.length];
       const before = [cpuOfTree(process.pid), cpuOfTree(side.room.pid)];
@@ -89,10 +95,11 @@ try {
       console.log(`round ${round + 1} ${side.label}: ${ms.toFixed(0)} ms (${(bytes / 1e6 / (ms / 1000)).toFixed(1)} MB/s) CPU ${JSON.stringify(cpu)}`);
     }
   }
-  for (const side of sides) {
+  for (const side of [raw, ...sides]) {
     const kinds = Object.keys(side.cpus[0] ?? {});
     const cpu = Object.fromEntries(kinds.map((k) => [k, median(side.cpus.map((c) => c[k] ?? 0))]));
-    console.log(`${side.label}: median ${median(side.walls).toFixed(0)} ms (${(bytes / 1e6 / (median(side.walls) / 1000)).toFixed(1)} MB/s), rounds ${side.walls.map((w) => w.toFixed(0)).join(' ')}; median CPU ${JSON.stringify(cpu)}`);
+    const ratio = side === raw ? '' : ` ${(median(raw.walls) / median(side.walls)).toFixed(2)}× raw,`;
+    console.log(`${side.label}: median ${median(side.walls).toFixed(0)} ms (${(bytes / 1e6 / (median(side.walls) / 1000)).toFixed(1)} MB/s),${ratio} rounds ${side.walls.map((w) => w.toFixed(0)).join(' ')}; median CPU ${JSON.stringify(cpu)}`);
   }
   for (const side of sides) if (side.profile) summarize(`${side.label}, last round (page main thread)`, side.profile, Number(process.env.AB_TOP ?? 25));
 } finally {
