@@ -100,7 +100,7 @@ describe('TerminalFeed in a flood (fewer, larger writes, so fewer frames drawn)'
     vi.useRealTimers();
   });
 
-  it('holds what arrives after a large write until a full write has come or FLOOD_HOLD_MS passed; once the flood is over, a lone echo is written at once', () => {
+  it('holds large frames that come after a large write until a full write has come or FLOOD_HOLD_MS passed; then the flood is over', () => {
     vi.useFakeTimers();
     const { writable, parse, sizes, writes } = steppedTerminal();
     const feed = new TerminalFeed(writable);
@@ -110,21 +110,22 @@ describe('TerminalFeed in a flood (fewer, larger writes, so fewer frames drawn)'
     parse();
     expect(acked).toEqual(['big']);
 
-    feed.push(bytes('a\r\n'), () => acked.push('a'));
+    feed.push(filled(FLOOD_BYTES, 0x61), () => acked.push('a')); // 'a'
     feed.push(filled(200 * 1024), () => acked.push('more'));
-    expect(sizes()).toEqual([FLOOD_BYTES]); // held: a flood is on and less than a full write has come
+    expect(sizes()).toEqual([FLOOD_BYTES]); // held: a flood is on, more is coming, less than a full write has come
     vi.advanceTimersByTime(FLOOD_HOLD_MS - 1);
     expect(sizes()).toEqual([FLOOD_BYTES]);
     vi.advanceTimersByTime(1);
-    expect(sizes()).toEqual([FLOOD_BYTES, 3 + 200 * 1024]); // joined, in order
-    expect(new TextDecoder().decode(writes[1]?.subarray(0, 3))).toBe('a\r\n');
+    expect(sizes()).toEqual([FLOOD_BYTES, FLOOD_BYTES + 200 * 1024]); // joined, in order
+    expect(writes[1]?.[0]).toBe(0x61);
+    expect(writes[1]?.[FLOOD_BYTES]).toBe(0x79);
     expect(acked).toEqual(['big']); // nothing acknowledged before it is parsed
     parse();
     expect(acked).toEqual(['big', 'a', 'more']);
 
     vi.advanceTimersByTime(FLOOD_HOLD_MS); // nothing came for a while: the flood is over
-    feed.push(bytes('x'), () => acked.push('x'));
-    expect(sizes()).toEqual([FLOOD_BYTES, 3 + 200 * 1024, 1]); // an echo is not held
+    feed.push(filled(FLOOD_BYTES), () => acked.push('x')); // even a large frame is not held once it is over
+    expect(sizes()).toEqual([FLOOD_BYTES, FLOOD_BYTES + 200 * 1024, FLOOD_BYTES]);
     parse();
     expect(acked.at(-1)).toBe('x');
   });
@@ -156,6 +157,18 @@ describe('TerminalFeed in a flood (fewer, larger writes, so fewer frames drawn)'
     expect(sizes().every((n) => n <= MAX_WRITE_BYTES)).toBe(true);
   });
 
+  it("a small frame in a flood (the shell paused: a prompt, the flood's last line) is written at once with what was held", () => {
+    vi.useFakeTimers();
+    const { writable, parse, sizes } = steppedTerminal();
+    const feed = new TerminalFeed(writable);
+    feed.push(filled(FLOOD_BYTES), () => undefined);
+    parse();
+    feed.push(filled(100 * 1024), () => undefined);
+    expect(sizes()).toEqual([FLOOD_BYTES]); // held
+    feed.push(bytes('$ '), () => undefined);
+    expect(sizes()).toEqual([FLOOD_BYTES, 100 * 1024 + 2]); // no wait for the hold to run out
+  });
+
   it('small writes never start holding: a stream of short lines is written as it comes', () => {
     vi.useFakeTimers();
     const { writable, parse, sizes } = steppedTerminal();
@@ -174,7 +187,7 @@ describe('TerminalFeed in a flood (fewer, larger writes, so fewer frames drawn)'
     let acked = 0;
     feed.push(filled(FLOOD_BYTES), () => acked++);
     parse();
-    feed.push(bytes('held'), () => acked++);
+    feed.push(filled(FLOOD_BYTES), () => acked++);
     feed.stop();
     vi.advanceTimersByTime(FLOOD_HOLD_MS * 2);
     expect(sizes()).toEqual([FLOOD_BYTES]);

@@ -3,10 +3,10 @@
  * yielding and then the page draws a frame, every row of it with the DOM renderer since every row scrolled
  * (the ui benchmark: ~15–19 ms of the page's CPU per frame, one frame per write of the ~100–200 KiB that had
  * arrived, a third of the page's time). So at most one write is in xterm at a time, what arrives meanwhile is
- * joined, and while a flood is on (the last write was large) bytes are held back until a full write's worth
- * has arrived or FLOOD_HOLD_MS has passed: a flood is parsed in few large writes, one frame drawn after each.
- * Outside a flood (an echo, a prompt, a trickle of log lines, a full-screen redraw) every frame is written at
- * once. Every frame is acknowledged after xterm parsed it (nothing is dropped: the engine paces by these acks,
+ * joined, and while a flood is on (the last write was large, and so is the frame that just came: the room had
+ * more than one frame's worth) bytes are held back until a full write's worth has arrived or FLOOD_HOLD_MS has
+ * passed: a flood is parsed in few large writes, one frame drawn after each. A small frame (an echo, a prompt,
+ * a flood's last bytes, a trickle of log lines, a full-screen redraw) is written at once with what was held. Every frame is acknowledged after xterm parsed it (nothing is dropped: the engine paces by these acks,
  * and its window, viewerHighWatermark, holds two full writes so it keeps sending while one is held).
  */
 
@@ -17,7 +17,7 @@ export interface WritableTerminal {
 
 /** Largest single write (whole frames only, so one frame may exceed it): ~40–60 ms of parsing on a slow machine. */
 export const MAX_WRITE_BYTES = 512 * 1024;
-/** A write at least this large means a flood is on: the next one is held back to grow toward MAX_WRITE_BYTES. */
+/** A write (and a frame) at least this large means a flood is on: what follows is held to grow toward MAX_WRITE_BYTES. */
 export const FLOOD_BYTES = 64 * 1024;
 /**
  * The longest bytes wait in a flood for more to join them (a few frames: invisible in a flood; at 16 ms half
@@ -32,6 +32,7 @@ export class TerminalFeed {
   private acks: Array<() => void> = [];
   private writing = false;
   private flooding = false;
+  private moreComing = false;
   private hold: ReturnType<typeof setTimeout> | null = null;
   private stopped = false;
 
@@ -46,6 +47,8 @@ export class TerminalFeed {
     if (this.stopped) return;
     this.queued.push(bytes);
     this.queuedBytes += bytes.length;
+    // a large frame says the room had more than it could send at once; a small one, that the shell paused
+    this.moreComing = bytes.length >= FLOOD_BYTES;
     this.acks.push(ack);
     if (!this.writing) this.writeWhenDue();
   }
@@ -59,10 +62,10 @@ export class TerminalFeed {
     this.acks = [];
   }
 
-  /** Nothing in xterm: write now, unless a flood is on and less than a full write has arrived (then hold). */
+  /** Nothing in xterm: write now, unless a flood is on, more is coming, and less than a full write has arrived (then hold). */
   private writeWhenDue(): void {
     if (this.stopped) return;
-    if (this.queuedBytes >= MAX_WRITE_BYTES || (!this.flooding && this.queuedBytes > 0)) {
+    if (this.queuedBytes >= MAX_WRITE_BYTES || (this.queuedBytes > 0 && !(this.flooding && this.moreComing))) {
       this.clearHold();
       this.writeNext();
       return;
