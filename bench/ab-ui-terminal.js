@@ -8,7 +8,8 @@
 //       node bench/ab-ui-terminal.js 4 before=bare@.tmp/before/out/main/commonroom.js after=bare
 // (a build elsewhere serves its own renderer only beside a package.json: copy package.json to .tmp/before/ and
 // out/ to .tmp/before/out/). AB_PROFILE=LABEL: the page's JS profile of that (bare) side's last round;
-// AB_SHOTS=DIR: a screenshot of each bare side's page after its last round.
+// AB_TRACE=LABEL: a performance trace of it instead (time by trace event); AB_SHOTS=DIR: a screenshot of each
+// bare side's page after its last round.
 /* global document, requestAnimationFrame -- the functions passed to evaluate run in the browser */
 import { Buffer } from 'node:buffer';
 import fs from 'node:fs';
@@ -17,7 +18,7 @@ import { chromium } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_FLAGS, SHELL_ENV, rawStream, viewStream } from './benchmarks/ui.js';
 import { launchBarePage } from './lib/bare-page.js';
 import { callTool, closeAll, connect } from './lib/clients.js';
-import { cpuOfTree, cpuSince, summarize } from './lib/profiles.js';
+import { cpuOfTree, cpuSince, summarize, summarizeTrace, TRACE_CATEGORIES } from './lib/profiles.js';
 import { makeHome, startRoom } from './lib/room.js';
 import { median } from './lib/stats.js';
 
@@ -51,6 +52,7 @@ try {
       await bare.goto(uiUrl);
       side.page = playwrightLike(bare);
       side.cdp = bare.cdp;
+      side.onEvent = bare.onEvent;
       side.close = () => bare.close();
     }
     await side.page.waitForFunction(() => /connected/.test(document.querySelector('[data-testid="link-state"]')?.textContent ?? ''));
@@ -72,6 +74,18 @@ try {
       const side = sides[(round + k) % sides.length];
       const before = [cpuOfTree(process.pid), cpuOfTree(side.room.pid)];
       const profiling = process.env.AB_PROFILE === side.label && round === rounds - 1 && side.cdp;
+      const tracing = process.env.AB_TRACE === side.label && round === rounds - 1 && side.cdp;
+      const traceEvents = [];
+      let traceDone;
+      if (tracing) {
+        traceDone = new Promise((resolve) => {
+          side.onEvent((method, params) => {
+            if (method === 'Tracing.dataCollected') traceEvents.push(...params.value);
+            if (method === 'Tracing.tracingComplete') resolve();
+          });
+        });
+        await side.cdp('Tracing.start', { traceConfig: { includedCategories: TRACE_CATEGORIES }, transferMode: 'ReportEvents' });
+      }
       if (profiling) {
         await side.cdp('Profiler.enable');
         await side.cdp('Profiler.setSamplingInterval', { interval: 500 });
@@ -79,6 +93,11 @@ try {
       }
       const ms = await viewStream(side.page, side.client, side.shellId, bytes);
       if (profiling) side.profile = (await side.cdp('Profiler.stop')).profile;
+      if (tracing) {
+        await side.cdp('Tracing.end');
+        await traceDone;
+        side.trace = traceEvents;
+      }
       if (process.env.AB_SHOTS && round === rounds - 1 && side.cdp) {
         // the screen as the flood left it, to look at (the text must end with the marker line and a prompt)
         await side.page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
@@ -102,6 +121,7 @@ try {
     console.log(`${side.label}: median ${median(side.walls).toFixed(0)} ms (${(bytes / 1e6 / (median(side.walls) / 1000)).toFixed(1)} MB/s),${ratio} rounds ${side.walls.map((w) => w.toFixed(0)).join(' ')}; median CPU ${JSON.stringify(cpu)}`);
   }
   for (const side of sides) if (side.profile) summarize(`${side.label}, last round (page main thread)`, side.profile, Number(process.env.AB_TOP ?? 25));
+  for (const side of sides) if (side.trace) summarizeTrace(side.trace, Number(process.env.AB_TOP ?? 25));
 } finally {
   for (const side of sides) {
     await side.close?.().catch(() => undefined);

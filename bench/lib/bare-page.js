@@ -17,6 +17,7 @@ export async function launchBarePage(executablePath, flags, { width, height }) {
   const pending = new Map();
   let nextId = 1;
   let buffered = '';
+  const eventListeners = new Set();
   fromBrowser.setEncoding('utf8');
   fromBrowser.on('data', (text) => {
     buffered += text;
@@ -25,7 +26,8 @@ export async function launchBarePage(executablePath, flags, { width, height }) {
       const message = JSON.parse(buffered.slice(0, end));
       buffered = buffered.slice(end + 1);
       const waiter = message.id === undefined ? undefined : pending.get(message.id);
-      if (!waiter) continue; // events: none are enabled, so none are expected
+      if (message.method) for (const listener of eventListeners) listener(message.method, message.params);
+      if (!waiter) continue;
       pending.delete(message.id);
       if (message.error) waiter.reject(new Error(`${waiter.method}: ${message.error.message}`));
       else waiter.resolve(message.result);
@@ -61,6 +63,11 @@ export async function launchBarePage(executablePath, flags, { width, height }) {
     pid: proc.pid,
     /** Any DevTools command on the page's session (a profiler, a trace). */
     cdp: page,
+    /** Hears the protocol's events (a trace's data): `listener(method, params)`; returns an unsubscribe. */
+    onEvent(listener) {
+      eventListeners.add(listener);
+      return () => eventListeners.delete(listener);
+    },
     evaluate,
     async goto(url, timeoutMs = 60_000) {
       await page('Page.navigate', { url });
