@@ -6,8 +6,9 @@
  * joined, and while a flood is on (the last write was large, and so is the frame that just came: the room had
  * more than one frame's worth) bytes are held back until a full write's worth has arrived or FLOOD_HOLD_MS has
  * passed: a flood is parsed in few large writes, one frame drawn after each. A small frame (an echo, a prompt,
- * a flood's last bytes, a trickle of log lines, a full-screen redraw) is written at once with what was held. Every frame is acknowledged after xterm parsed it (nothing is dropped: the engine paces by these acks,
- * and its window, viewerHighWatermark, holds two full writes so it keeps sending while one is held).
+ * a flood's last bytes, a trickle of log lines, a full-screen redraw) is written at once with what was held.
+ * Every frame is acknowledged after xterm parsed it (nothing is dropped: the engine paces by these acks, and
+ * its window, viewerHighWatermark, holds two full writes so it keeps sending while one is held).
  */
 
 /** The part of xterm's Terminal this needs. */
@@ -65,16 +66,18 @@ export class TerminalFeed {
   /** Nothing in xterm: write now, unless a flood is on, more is coming, and less than a full write has arrived (then hold). */
   private writeWhenDue(): void {
     if (this.stopped) return;
-    if (this.queuedBytes >= MAX_WRITE_BYTES || (this.queuedBytes > 0 && !(this.flooding && this.moreComing))) {
+    const hold = this.flooding && this.moreComing && this.queuedBytes < MAX_WRITE_BYTES;
+    if (this.queuedBytes > 0 && !hold) {
       this.clearHold();
       this.writeNext();
       return;
     }
+    if (!this.flooding) return; // nothing to write and no flood to wait out
     this.hold ??= setTimeout(() => {
       this.hold = null;
       if (this.writing || this.stopped) return;
       if (this.queuedBytes > 0) this.writeNext();
-      else this.flooding = false; // nothing came for a frame's time: the flood is over
+      else this.flooding = false; // nothing came for FLOOD_HOLD_MS: the flood is over
     }, FLOOD_HOLD_MS);
   }
 
