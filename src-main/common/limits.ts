@@ -60,11 +60,13 @@ export const LIMITS = {
   shellRunPromptWaitMs: 5_000,
   /**
    * Live viewers (the app's terminals): pause a viewer above HIGH unacknowledged bytes, resume below LOW. The
-   * page parses what it holds in writes of up to 512 KiB and acknowledges them when parsed, so with LOW at
-   * 3/4 of HIGH the next batch is on its way while the page parses one (at 64 KiB it ran dry between refills).
+   * page parses what it holds in writes of up to 512 KiB, in a flood holding bytes back until a full write has
+   * come, and acknowledges them when parsed: HIGH holds one write being parsed, one being gathered and the
+   * next on its way, and with LOW at 3/4 of HIGH a refill starts as soon as one write is acknowledged (at
+   * 64 KiB the page ran dry between refills; at 1 MiB a held write stalled the shell until the hold ran out).
    */
-  viewerHighWatermark: 1024 * 1024,
-  viewerLowWatermark: 768 * 1024,
+  viewerHighWatermark: 2 * 1024 * 1024,
+  viewerLowWatermark: 1536 * 1024,
   /**
    * A viewer about to lose unread output from the ring holds the PTY back (nothing lost, VS Code style), but
    * only while it keeps acknowledging: one silent this long stops holding (it is told `truncated` instead).
