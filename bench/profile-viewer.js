@@ -65,9 +65,12 @@ try {
         `${viewer.frames - frames} frames, ${intact ? 'intact' : `LOST ${JSON.stringify(r)}`}; room CPU ms ${JSON.stringify(used)}; viewer CPU ${((mine.user + mine.system) / 1000).toFixed(0)} ms`,
     );
     if (process.env.PROFILE === 'gc') console.log(gcSummary(room.output().slice(gcFrom)));
-    if (process.env.PROFILE === 'gc') console.log(room.output().slice(gcFrom).split('\n').filter((l) => /Mark|Incremental/.test(l)).slice(0, 12).join('\n'));
+    if (process.env.PROFILE === 'gc') {
+      for (const line of room.output().slice(gcFrom).split('\n')) if (/Mark-Compact|IncrementalMarking\] Start \(/.test(line)) console.log(`  ${line.slice(0, 330)}`);
+    }
   }
   viewer.close();
+  if (process.env.GC_DUMP) fs.writeFileSync(process.env.GC_DUMP, room.output());
 } finally {
   await closeAll([client]);
   await room.stop();
