@@ -86,7 +86,7 @@ for (const s of sides) {
   const ms = s.results.map((r) => r.ms);
   console.log(
     `${s.label.padEnd(13)} ${(mb / (median(ms) / 1000)).toFixed(1).padStart(6)} MiB/s (rounds ${ms.map((x) => (mb / (x / 1000)).toFixed(0)).join(' ')}), ` +
-      `room CPU ${(median(s.results.map((r) => r.roomMs)) / mb).toFixed(1)} ms/MiB, this process ${(median(s.results.map((r) => r.viewerMs)) / mb).toFixed(1)} ms/MiB, ` +
+      `room CPU ${(median(s.results.map((r) => r.roomMs)) / mb).toFixed(1)} ms/MiB (rounds ${s.results.map((r) => (r.roomMs / mb).toFixed(0)).join(' ')}), this process ${(median(s.results.map((r) => r.viewerMs)) / mb).toFixed(1)} ms/MiB, ` +
       `${s.results.every((r) => r.intact) ? 'nothing lost' : 'LOST BYTES'}`,
   );
 }

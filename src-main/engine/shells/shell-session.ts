@@ -125,7 +125,7 @@ export class ShellSession {
         this.updateHold();
       }
       this.notify();
-    });
+    }, { borrow: true }); // the ring and the marks copy what they keep
     this.exited = new Promise<ShellExit>((resolve) => {
       this.term.onExit((exit) => {
         this.exit = exit;

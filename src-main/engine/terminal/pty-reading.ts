@@ -128,11 +128,12 @@ const OWN_BUFFER_BYTES = 2 * READ_AHEAD_MAX;
  * Buffer per ≤ 4 KiB read pushed through a `Readable` and re-emitted twice (node-pty's 'data', then its
  * `onData`): what net.Socket's `onread` option does (a user buffer on the libuv handle, a callback with the
  * count), set on the socket node-pty made. After each read, up to `readAhead()` bytes more that already wait
- * are read into the same buffer (see `readAheadOf`), and `deliver` gets one copy of the lot. Pausing the
+ * are read into the same buffer (see `readAheadOf`), and `deliver` gets a view of the lot, valid only during
+ * the call (the next read overwrites it). Pausing the
  * socket stops the handle's reads as before; errors and the end (EIO at exit) take the stream's usual path.
  * Returns false (nothing changed) off Unix or when the internals are not as expected.
  */
-export function readOwnBuffer(term: unknown, deliver: (bytes: Buffer) => void, readAhead: () => number, isDestroyed: () => boolean): boolean {
+export function readOwnBuffer(term: unknown, deliver: (view: Buffer) => void, readAhead: () => number, isDestroyed: () => boolean): boolean {
   const internals = term as UnixInternals;
   const fd = internals._fd;
   const socket = internals._socket as (NonNullable<UnixInternals['_socket']> & Record<symbol, unknown>) | undefined;
@@ -145,9 +146,7 @@ export function readOwnBuffer(term: unknown, deliver: (bytes: Buffer) => void, r
     let filled = Math.min(nread, buffer.length);
     const budget = Math.min(readAhead(), buffer.length - filled);
     if (budget > 0 && !isDestroyed() && socket.isPaused?.() === false) filled += readWaiting(fd, buffer, filled, budget);
-    const chunk = Buffer.allocUnsafe(filled);
-    buffer.copy(chunk, 0, 0, filled);
-    deliver(chunk);
+    deliver(buffer.subarray(0, filled));
   };
   socket._handle.useUserBuffer(buffer);
   return true;

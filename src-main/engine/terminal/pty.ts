@@ -27,8 +27,12 @@ export interface Terminal {
   readonly pid: number;
   write(data: string): void;
   resize(cols: number, rows: number): void;
-  /** Output as it arrives, raw. Returns an unsubscribe. */
-  onData(listener: (bytes: Buffer) => void): () => void;
+  /**
+   * Output as it arrives, raw. Returns an unsubscribe. `borrow`: the listener copies what it keeps before it
+   * returns (the shell's ring does), so it may be handed a view of the reader's own buffer, valid only during
+   * the call, instead of a copy of each chunk.
+   */
+  onData(listener: (bytes: Buffer) => void, options?: { borrow?: boolean }): () => void;
   /** Called once when the process exited (after its last output). Returns an unsubscribe. */
   onExit(listener: (exit: TerminalExit) => void): () => void;
   /** Frees the PTY's descriptor; never signals anything (process trees are ended by tag, not here). */
@@ -100,13 +104,18 @@ export function spawnTerminal(spec: TerminalSpawn): Terminal {
     destroy();
   });
   // one reader of the master, fanned out: every listener sees the same chunks, read ahead once
-  const dataListeners = new Set<(bytes: Buffer) => void>();
+  const dataListeners = new Map<(bytes: Buffer) => void, boolean>();
   let readAheadBytes = 0;
   const deliver = (bytes: Buffer) => {
-    for (const listener of [...dataListeners]) listener(bytes);
+    for (const listener of [...dataListeners.keys()]) listener(bytes);
+  };
+  /** `view` is valid only during the call: borrowing listeners get it, the others one copy of it. */
+  const deliverView = (view: Buffer) => {
+    let copy: Buffer | undefined;
+    for (const [listener, borrows] of [...dataListeners]) listener(borrows ? view : (copy ??= Buffer.from(view)));
   };
   // on Unix the master is read into a buffer of ours (pty-reading.ts); node-pty's own stream stays the fallback
-  const ownBuffer = readOwnBuffer(term, deliver, () => readAheadBytes, () => destroyed);
+  const ownBuffer = readOwnBuffer(term, deliverView, () => readAheadBytes, () => destroyed);
   const readMore = ownBuffer ? null : readAheadOf(term, () => destroyed);
   term.onData((data: string | Buffer) => {
     let bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
@@ -131,8 +140,8 @@ export function spawnTerminal(spec: TerminalSpawn): Terminal {
     readAhead: (maxBytes) => {
       readAheadBytes = Math.max(0, maxBytes);
     },
-    onData: (listener) => {
-      dataListeners.add(listener);
+    onData: (listener, options) => {
+      dataListeners.set(listener, options?.borrow === true);
       return () => dataListeners.delete(listener);
     },
     onExit: (listener) => {
