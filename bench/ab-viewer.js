@@ -86,6 +86,10 @@ try {
   for (const s of sides) await s.close();
 }
 const mb = bytes / MiB;
+// paired by round (the two rooms ran minutes apart at most): the drift of the machine's load cancels out
+const pairs = sides[0].results.map((b, i) => ({ b, a: sides[1].results[i] }));
+const ratio = (f) => median(pairs.map(({ a, b }) => f(a) / f(b))).toFixed(2);
+console.log(`after / before, median of the rounds' ratios: room CPU ${ratio((r) => r.roomMs)}×, time ${ratio((r) => r.ms)}×`);
 for (const s of sides) {
   const ms = s.results.map((r) => r.ms);
   console.log(
