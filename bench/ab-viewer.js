@@ -4,7 +4,8 @@
 // the same flood watched in turn with raw node-pty between, the order rotating each round. Besides MiB/s (which
 // swings with the machine's load) it reports the room's and the viewer's CPU time per MiB (from /proc and
 // process.cpuUsage), which load skews far less.
-// usage: node bench/ab-viewer.js BIN_BEFORE [ROUNDS]   (BIN_BEFORE: bin/commonroom.js of the before build)
+// usage: node bench/ab-viewer.js BIN_BEFORE [ROUNDS]   (BIN_BEFORE: bin/commonroom.js of the before build;
+// AB_NODE_ARGS: node flags for both rooms)
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import * as pty from 'node-pty';
@@ -27,6 +28,9 @@ const produce = (n) => `head -c ${n} /dev/zero | tr '\\0' y; printf 'BENCH%s\\n'
 async function side(label, bin) {
   const home = makeHome(`ab-viewer-${label}`);
   if (bin) home.bin = path.resolve(bin);
+  // AB_NODE_ARGS: the same node/V8 flags for both rooms, e.g. --no-memory-reducer (see BENCHMARKS.md, "the live
+  // viewer": a room whose heap the memory reducer shrank marks its whole heap every few hundred ms in a flood)
+  if (process.env.AB_NODE_ARGS) home.nodeArgs = process.env.AB_NODE_ARGS.split(' ').filter(Boolean);
   const room = await startRoom(home);
   const client = await connect('2026', room.url, room.token);
   const { shell } = await callTool(client, 'shell_open', { shell: '/bin/sh', args: [], env: SHELL_ENV });
@@ -82,11 +86,15 @@ try {
   for (const s of sides) await s.close();
 }
 const mb = bytes / MiB;
+// paired by round (the two rooms ran minutes apart at most): the drift of the machine's load cancels out
+const pairs = sides[0].results.map((b, i) => ({ b, a: sides[1].results[i] }));
+const ratio = (f) => median(pairs.map(({ a, b }) => f(a) / f(b))).toFixed(2);
+console.log(`after / before, median of the rounds' ratios: room CPU ${ratio((r) => r.roomMs)}×, time ${ratio((r) => r.ms)}×`);
 for (const s of sides) {
   const ms = s.results.map((r) => r.ms);
   console.log(
     `${s.label.padEnd(13)} ${(mb / (median(ms) / 1000)).toFixed(1).padStart(6)} MiB/s (rounds ${ms.map((x) => (mb / (x / 1000)).toFixed(0)).join(' ')}), ` +
-      `room CPU ${(median(s.results.map((r) => r.roomMs)) / mb).toFixed(1)} ms/MiB, this process ${(median(s.results.map((r) => r.viewerMs)) / mb).toFixed(1)} ms/MiB, ` +
+      `room CPU ${(median(s.results.map((r) => r.roomMs)) / mb).toFixed(1)} ms/MiB (rounds ${s.results.map((r) => (r.roomMs / mb).toFixed(0)).join(' ')}), this process ${(median(s.results.map((r) => r.viewerMs)) / mb).toFixed(1)} ms/MiB, ` +
       `${s.results.every((r) => r.intact) ? 'nothing lost' : 'LOST BYTES'}`,
   );
 }

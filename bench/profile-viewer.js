@@ -13,16 +13,32 @@ import { cpuOfTree, cpuSince, summarize } from './lib/profiles.js';
 import { makeHome, startRoom } from './lib/room.js';
 import { UiViewer } from './lib/ui-viewer.js';
 
+/** --trace-gc lines (`[pid:addr] N ms: Scavenge 10.1 (12.0) -> 9.8 (12.0) MB, 0.5 / 0.0 ms ...`) by kind: count, pause ms, last heap. */
+function gcSummary(text) {
+  const kinds = {};
+  for (const m of text.matchAll(/ms: (Scavenge|Mark-Compact|Mark-Compact \(reduce\)|Minor Mark-Sweep)[^,]*?(\d+\.\d+) \(\S+\) -> (\d+\.\d+) \(\S+\) MB, (?:pooled: \S+ MB, )?(\d+\.\d+) \/ \d+\.\d+ ms(?: \(average mu = [^)]*\))? *(?:allocation failure|[^\n]*)/g)) {
+    const k = (kinds[m[1]] ??= { n: 0, pauseMs: 0, heapMB: 0 });
+    k.n++;
+    k.pauseMs = Math.round((k.pauseMs + Number(m[4])) * 10) / 10;
+    k.heapMB = Number(m[3]);
+  }
+  const reasons = {};
+  for (const m of text.matchAll(/Mark-Compact[^\n]*?ms: +(?:\(average mu[^)]*\) )?([a-z][a-z ]+)$/gm)) reasons[m[1].trim()] = (reasons[m[1].trim()] ?? 0) + 1;
+  return `  gc: ${JSON.stringify(kinds)} mark-compact reasons ${JSON.stringify(reasons)}`;
+}
+
 const [rounds = '3', top = '30'] = process.argv.slice(2);
 const bytes = Number(process.env.BENCH_STREAM_MIB ?? 64) * 2 ** 20;
 const SHELL_ENV = { PS1: '$ ', TERM: 'xterm-256color', PATH: process.env.PATH ?? '/usr/bin:/bin' };
 const produce = (n) => `head -c ${n} /dev/zero | tr '\\0' y; printf 'BENCH%s\\n' END`;
 // PROFILE=perf: no V8 profile; the room writes /tmp/perf-PID.map for `perf record -p PID` (kernel time too)
-const profiling = process.env.PROFILE !== '0' && process.env.PROFILE !== 'perf';
+const profiling = !['0', 'perf', 'gc'].includes(process.env.PROFILE ?? '');
 const home = makeHome('profile-viewer');
 const dir = path.join(home.root, 'prof');
 if (profiling) home.nodeArgs = ['--cpu-prof', '--cpu-prof-dir', dir];
 if (process.env.PROFILE === 'perf') home.nodeArgs = ['--perf-basic-prof'];
+// PROFILE=gc: the room under --trace-gc; its collections during the rounds are counted by kind and printed
+if (process.env.PROFILE === 'gc') home.nodeArgs = ['--trace-gc', ...(process.env.GC_FLAGS ?? '').split(' ').filter(Boolean)];
 if (process.env.BENCH_BIN) home.bin = path.resolve(process.env.BENCH_BIN);
 const room = await startRoom(home);
 const client = await connect('2026', room.url, room.token);
@@ -37,6 +53,7 @@ try {
     const cpu = cpuOfTree(room.pid);
     const own = process.cpuUsage();
     const frames = viewer.frames;
+    const gcFrom = room.output().length;
     const t = performance.now();
     const r = await viewer.watch(bytes, type(bytes));
     const ms = performance.now() - t;
@@ -47,8 +64,13 @@ try {
       `round ${round}: ${(bytes / 2 ** 20).toFixed(0)} MiB in ${ms.toFixed(0)} ms (${(bytes / 2 ** 20 / (ms / 1000)).toFixed(1)} MiB/s), ` +
         `${viewer.frames - frames} frames, ${intact ? 'intact' : `LOST ${JSON.stringify(r)}`}; room CPU ms ${JSON.stringify(used)}; viewer CPU ${((mine.user + mine.system) / 1000).toFixed(0)} ms`,
     );
+    if (process.env.PROFILE === 'gc') console.log(gcSummary(room.output().slice(gcFrom)));
+    if (process.env.PROFILE === 'gc') {
+      for (const line of room.output().slice(gcFrom).split('\n')) if (/Mark-Compact|IncrementalMarking\] Start \(/.test(line)) console.log(`  ${line.slice(0, 330)}`);
+    }
   }
   viewer.close();
+  if (process.env.GC_DUMP) fs.writeFileSync(process.env.GC_DUMP, room.output());
 } finally {
   await closeAll([client]);
   await room.stop();

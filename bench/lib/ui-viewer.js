@@ -58,8 +58,11 @@ export function openUiSocket(roomUrl, token, onMessage) {
 export class UiViewer {
   static async open(roomUrl, token) {
     let viewer;
-    const ws = await openUiSocket(roomUrl, token, (data, isBinary) => viewer.receive(decodeFrame(data, isBinary)));
+    // a message may follow the hello in the same read, before the promise below resolves: kept until then
+    const early = [];
+    const ws = await openUiSocket(roomUrl, token, (data, isBinary) => (viewer ? viewer.receive(decodeFrame(data, isBinary)) : early.push(decodeFrame(data, isBinary))));
     viewer = new UiViewer(ws);
+    for (const message of early) viewer.receive(message);
     return viewer;
   }
 

@@ -1,4 +1,5 @@
 import type { ServerMessage } from '../common/ui-protocol';
+import { FRAME_HEADROOM, frameData } from '../common/ui-shell-frame';
 import type { ShellAttachment, ShellExit, ShellViewer } from '../engine/index';
 
 /**
@@ -6,6 +7,8 @@ import type { ShellAttachment, ShellExit, ShellViewer } from '../engine/index';
  * 64 KiB a 10 MB flood was ~160 messages, each a task of its own for the page (parse, decode, a chance to draw).
  */
 export const MAX_FRAME_BYTES = 256 * 1024;
+/** Room for data a new frame starts with (a keystroke's echo does not need a flood's 256 KiB); it grows as needed. */
+const FIRST_FRAME_BYTES = 16 * 1024;
 
 /**
  * One attached shell of one UI connection: output the engine hands over (already paced by acknowledgements,
@@ -14,7 +17,10 @@ export const MAX_FRAME_BYTES = 256 * 1024;
  */
 export class ShellStream implements ShellViewer {
   attachment: ShellAttachment | undefined;
-  private chunks: Buffer[] = [];
+  /** The engine hands over views of the ring: each is copied at once into the frame being gathered. */
+  readonly borrows = true;
+  /** The frame being gathered (its data at FRAME_HEADROOM, so it is sent without another copy); null when none. */
+  private frame: Buffer | null = null;
   private pendingStart = 0;
   private pendingBytes = 0;
   private pendingTruncated = false;
@@ -44,17 +50,21 @@ export class ShellStream implements ShellViewer {
   onData(bytes: Buffer, offset: number, truncated: boolean): void {
     if (this.done) return;
     if (this.pendingBytes > 0 && (truncated || offset !== this.pendingStart + this.pendingBytes)) this.flush();
-    if (this.pendingBytes === 0) {
-      this.pendingStart = offset;
-      this.pendingTruncated = truncated;
+    for (let at = 0; at < bytes.length; ) {
+      if (this.pendingBytes === 0) {
+        this.pendingStart = offset + at;
+        this.pendingTruncated = truncated && at === 0;
+      }
+      const take = Math.min(bytes.length - at, MAX_FRAME_BYTES - this.pendingBytes);
+      this.reserve(take).set(bytes.subarray(at, at + take), FRAME_HEADROOM + this.pendingBytes);
+      this.pendingBytes += take;
+      at += take;
+      this.maxPendingBytes = Math.max(this.maxPendingBytes, this.pendingBytes);
+      // a full frame goes at once (a flood resumed by an ack is already here: waiting would only idle the page)
+      if (this.pendingBytes >= MAX_FRAME_BYTES) this.flush();
     }
-    this.chunks.push(bytes);
-    this.pendingBytes += bytes.length;
     this.sentEnd = offset + bytes.length;
-    this.maxPendingBytes = Math.max(this.maxPendingBytes, this.pendingBytes);
-    // a full frame goes at once (a flood resumed by an ack is already here: waiting would only idle the page)
-    if (this.pendingBytes >= MAX_FRAME_BYTES) this.flush();
-    else this.timer ??= setTimeout(() => this.flush(), this.frameMs);
+    if (this.pendingBytes > 0) this.timer ??= setTimeout(() => this.flush(), this.frameMs);
   }
 
   onExit(exit: ShellExit): void {
@@ -67,22 +77,28 @@ export class ShellStream implements ShellViewer {
     this.onExit(exit);
   }
 
+  /** The frame, with room for `bytes` more (a new buffer, the pending bytes moved over, when it is too small). */
+  private reserve(bytes: number): Buffer {
+    const need = this.pendingBytes + bytes;
+    if (this.frame && this.frame.length - FRAME_HEADROOM >= need) return this.frame;
+    // uninitialised memory: only the header and the data written here are ever sent
+    const grown = Buffer.allocUnsafe(FRAME_HEADROOM + (need <= FIRST_FRAME_BYTES ? FIRST_FRAME_BYTES : MAX_FRAME_BYTES));
+    this.frame?.copy(grown, FRAME_HEADROOM, FRAME_HEADROOM, FRAME_HEADROOM + this.pendingBytes);
+    this.frame = grown;
+    return grown;
+  }
+
   flush(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    if (this.pendingBytes > 0) {
-      const all = this.chunks.length === 1 ? (this.chunks[0] as Buffer) : Buffer.concat(this.chunks);
-      let truncated = this.pendingTruncated;
-      for (let at = 0; at < all.length; at += MAX_FRAME_BYTES) {
-        const slice = all.subarray(at, at + MAX_FRAME_BYTES);
-        const frame: ServerMessage = { t: 'shell.data', shellId: this.shellId, cursor: this.pendingStart + at, data: slice };
-        if (truncated) frame.truncated = true;
-        truncated = false;
-        this.send(frame);
-      }
-      this.chunks = [];
+    if (this.pendingBytes > 0 && this.frame) {
+      const frame: ServerMessage = { t: 'shell.data', shellId: this.shellId, cursor: this.pendingStart, data: frameData(this.frame, this.pendingBytes) };
+      if (this.pendingTruncated) frame.truncated = true;
+      // the transport may still hold the buffer (a socket write in progress): the next frame gets a new one
+      this.frame = null;
       this.pendingBytes = 0;
       this.pendingTruncated = false;
+      this.send(frame);
     }
     this.finishIfDrained();
   }
@@ -100,7 +116,7 @@ export class ShellStream implements ShellViewer {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     this.done = true;
-    this.chunks = [];
+    this.frame = null;
     this.pendingBytes = 0;
     this.attachment?.detach();
     this.attachment = undefined;

@@ -22,15 +22,38 @@ function asciiJson(value: unknown): string {
   return JSON.stringify(value).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-/** One `shell.data` message as a binary WebSocket message (one copy of the bytes, after a small header). */
+/** Bytes kept free in front of a frame's data for its header (`frameData`): the 4-byte length and the largest header. */
+export const FRAME_HEADROOM = 4 + MAX_HEADER_BYTES;
+
+/** Views of data with `FRAME_HEADROOM` free bytes in front (from `frameData`): encoded in place, once. */
+const inPlace = new WeakSet<Uint8Array>();
+
+/**
+ * `length` bytes of data gathered at offset `FRAME_HEADROOM` of `buffer` (whose first bytes are free), as a
+ * `shell.data` message's `data`: its encoding writes the header into the free bytes in front and sends that
+ * part of the buffer itself, so the data is not copied again. The caller gives the buffer up.
+ */
+export function frameData(buffer: Uint8Array, length: number): Uint8Array {
+  const data = buffer.subarray(FRAME_HEADROOM, FRAME_HEADROOM + length);
+  inPlace.add(data);
+  return data;
+}
+
+/**
+ * One `shell.data` message as a binary WebSocket message: the data copied once after a small header, or not at
+ * all when it came from `frameData` (the header goes in front of it).
+ */
 export function encodeShellFrame(message: ShellDataMessage): Uint8Array {
   const head: { t: 'shell.data'; shellId: string; cursor: number; truncated?: true } = { t: 'shell.data', shellId: message.shellId, cursor: message.cursor };
   if (message.truncated) head.truncated = true;
   const header = asciiJson(head);
-  const frame = new Uint8Array(4 + header.length + message.data.length);
+  const data = message.data;
+  const at = data.byteOffset - 4 - header.length;
+  const frame =
+    inPlace.delete(data) && at >= 0 ? new Uint8Array(data.buffer, at, 4 + header.length + data.length) : new Uint8Array(4 + header.length + data.length);
   new DataView(frame.buffer, frame.byteOffset, 4).setUint32(0, header.length);
   for (let i = 0; i < header.length; i++) frame[4 + i] = header.charCodeAt(i);
-  frame.set(message.data, 4 + header.length);
+  if (frame.buffer !== data.buffer) frame.set(data, 4 + header.length);
   return frame;
 }
 

@@ -35,6 +35,21 @@ describe('the one terminal model (engine/terminal/pty.ts)', () => {
     expect(chunks.map((c) => c.toString('utf8')).join('')).not.toBe('x€y');
   });
 
+  it('a borrowing listener and a keeping one see the same bytes, and what the keeping one kept stays intact', async () => {
+    const term = spawnTerminal({ file: '/bin/sh', args: ['-c', 'seq 1 50000'], cwd: os.tmpdir(), env: { PATH: process.env.PATH, LANG: 'C.UTF-8' }, cols: 80, rows: 24 });
+    term.readAhead?.(64 * 1024);
+    const kept: Buffer[] = [];
+    const borrowed: Buffer[] = [];
+    term.onData((bytes) => borrowed.push(Buffer.from(bytes)), { borrow: true }); // copies before returning, as it promised
+    term.onData((bytes) => kept.push(bytes));
+    const exit = await new Promise<TerminalExit>((resolve) => term.onExit(resolve));
+    expect(exit).toEqual({ exitCode: 0, signal: null });
+    const expected = Array.from({ length: 50000 }, (_, i) => `${i + 1}\r\n`).join('');
+    expect(Buffer.concat(borrowed).toString('latin1')).toBe(expected);
+    // the kept chunks are copies: later reads into the reader's buffer did not change them
+    expect(Buffer.concat(kept).toString('latin1')).toBe(expected);
+  });
+
   it('with read-ahead on, a flood arrives whole and in order, in bigger chunks, while the loop is busy and paused at times', async () => {
     const term = spawnTerminal({ file: '/bin/sh', args: ['-c', 'seq 1 200000'], cwd: os.tmpdir(), env: { PATH: process.env.PATH, LANG: 'C.UTF-8' }, cols: 80, rows: 24 });
     term.readAhead?.(64 * 1024);

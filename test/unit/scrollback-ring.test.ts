@@ -90,4 +90,23 @@ describe('ScrollbackRing', () => {
       }
     }
   });
+
+  it('readView answers the same range and bytes as read, a view of the ring unless the range wraps', () => {
+    const ring = new ScrollbackRing(16);
+    const samples = ['ab', '😀', 'cdé', '漢字', 'x', '😀😀', 'yz'];
+    let views = 0;
+    for (let round = 0; round < 12; round++) {
+      ring.append(Buffer.from(samples[round % samples.length]!));
+      for (let cursor = 0; cursor <= ring.end; cursor++) {
+        for (const max of [1, 3, 7, 16]) {
+          const copied = ring.read(cursor, max);
+          const view = ring.readView(cursor, max);
+          expect(view).toEqual(copied);
+          // a view shares the ring's memory: the next read of the same range gives the same memory again
+          if (view.bytes.length > 0 && view.bytes.buffer === ring.readView(cursor, max).bytes.buffer && view.bytes.buffer !== copied.bytes.buffer) views++;
+        }
+      }
+    }
+    expect(views).toBeGreaterThan(0);
+  });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeShellFrame, encodeShellFrame, readServerMessage, type ShellDataMessage } from '../../src-main/common/ui-shell-frame';
+import { decodeShellFrame, encodeShellFrame, FRAME_HEADROOM, frameData, readServerMessage, type ShellDataMessage } from '../../src-main/common/ui-shell-frame';
 
 // Shell output on the UI WebSocket: a binary message (header length, ASCII JSON header, raw bytes).
 describe('shell output frames', () => {
@@ -17,6 +17,22 @@ describe('shell output frames', () => {
       expect(frame.subarray(4, 4 + length).every((b) => b < 0x7f)).toBe(true);
       expect(decodeShellFrame(frame)).toEqual(message);
     }
+  });
+
+  it('frames data gathered behind FRAME_HEADROOM in place (no copy), with the same bytes as a copied frame', () => {
+    const bytes = new Uint8Array(1000).map((_, i) => (i * 7) & 0xff);
+    const buffer = new Uint8Array(FRAME_HEADROOM + 4096);
+    buffer.set(bytes, FRAME_HEADROOM);
+    const message: ShellDataMessage = { t: 'shell.data', shellId: 'sh-000042-beef', cursor: 123456, data: frameData(buffer, bytes.length), truncated: true };
+    const copied = encodeShellFrame({ ...message, data: bytes });
+    const inPlace = encodeShellFrame(message);
+    expect(inPlace.buffer).toBe(buffer.buffer);
+    expect(inPlace).toEqual(copied);
+    expect(decodeShellFrame(inPlace)).toEqual({ ...message, data: bytes });
+    // encoded once in place: a second encoding of the same message copies (the front may be in a socket's queue)
+    const again = encodeShellFrame(message);
+    expect(again.buffer).not.toBe(buffer.buffer);
+    expect(again).toEqual(copied);
   });
 
   it('decodes a frame at an offset inside a larger buffer without copying its bytes', () => {

@@ -72,6 +72,19 @@ export class ScrollbackRing {
   }
 
   /**
+   * The same range as `read`, but `bytes` is a view of the ring itself when the range does not wrap around the
+   * buffer's end (a copy when it does): no allocation or copy per read. The view is valid only until the next
+   * append, which may overwrite it: the caller copies what it keeps before then.
+   */
+  readView(cursor: number, maxBytes: number): RingRead {
+    const range = this.range(cursor, maxBytes);
+    const pos = range.start % this.capacity;
+    const length = range.next - range.start;
+    const bytes = pos + length <= this.capacity ? this.buffer.subarray(pos, pos + length) : this.copy(range.start, range.next);
+    return { ...range, bytes };
+  }
+
+  /**
    * The same range as `read`, decoded as UTF-8 straight from the ring: a 1 MiB page is one string, not a copy
    * of the bytes and then a string (only a range that wraps around the buffer's end is copied first).
    */

@@ -40,6 +40,11 @@ export interface ShellViewer {
   /** Receives bytes from `offset`; `truncated` when output between the viewer's cursor and `offset` was lost. */
   onData(bytes: Buffer, offset: number, truncated: boolean): void;
   onExit?(exit: ShellExit): void;
+  /**
+   * The viewer copies what it keeps during `onData` (the UI door gathers frames): it is then handed views of
+   * the ring, valid only during the call, instead of a copy of each slice.
+   */
+  readonly borrows?: boolean;
 }
 
 interface ViewerState {
@@ -120,7 +125,7 @@ export class ShellSession {
         this.updateHold();
       }
       this.notify();
-    });
+    }, { borrow: true }); // the ring and the marks copy what they keep
     this.exited = new Promise<ShellExit>((resolve) => {
       this.term.onExit((exit) => {
         this.exit = exit;
@@ -268,7 +273,9 @@ export class ShellSession {
         state.paused = true;
         return;
       }
-      const r = this.ring.read(state.cursor, Math.min(room, 64 * 1024));
+      // a borrowing viewer copies each view at once: bigger slices, fewer calls
+      const max = Math.min(room, state.viewer.borrows ? 256 * 1024 : 64 * 1024);
+      const r = state.viewer.borrows ? this.ring.readView(state.cursor, max) : this.ring.read(state.cursor, max);
       if (r.next === r.start) return;
       state.cursor = r.next;
       state.unacked += r.bytes.length;

@@ -1,7 +1,7 @@
 import type * as NodePty from 'node-pty';
-import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
+import { drainBeforeDestroy, readAheadOf, readOwnBuffer } from './pty-reading';
 
 let nodePty: typeof NodePty | undefined;
 /** node-pty (native, CommonJS) is loaded on the first terminal, not when the room process starts. */
@@ -27,8 +27,12 @@ export interface Terminal {
   readonly pid: number;
   write(data: string): void;
   resize(cols: number, rows: number): void;
-  /** Output as it arrives, raw. Returns an unsubscribe. */
-  onData(listener: (bytes: Buffer) => void): () => void;
+  /**
+   * Output as it arrives, raw. Returns an unsubscribe. `borrow`: the listener copies what it keeps before it
+   * returns (the shell's ring does), so it may be handed a view of the reader's own buffer, valid only during
+   * the call, instead of a copy of each chunk.
+   */
+  onData(listener: (bytes: Buffer) => void, options?: { borrow?: boolean }): () => void;
   /** Called once when the process exited (after its last output). Returns an unsubscribe. */
   onExit(listener: (exit: TerminalExit) => void): () => void;
   /** Frees the PTY's descriptor; never signals anything (process trees are ended by tag, not here). */
@@ -63,98 +67,6 @@ export function signalName(n: number | null | undefined): string | null {
 export { utf8Decoder, type Utf8Decoder } from './utf8';
 
 type Killable = { kill: (signal?: string) => void; destroy?: () => void };
-/** node-pty's UnixTerminal internals read here: the master's descriptor and the stream libuv reads it with. */
-type UnixInternals = {
-  _fd?: unknown;
-  _socket?: { readableLength?: number; isPaused?: () => boolean; read?: () => unknown; destroy?: (...args: unknown[]) => unknown };
-};
-
-/** Most a read-ahead takes in one go (shells ask for at most this much). */
-const READ_AHEAD_MAX = 64 * 1024;
-/** Most handed over from the descriptor when the stream is destroyed (far above what a PTY's kernel buffers hold). */
-const DRAIN_MAX = 1024 * 1024;
-/** What one read of a Linux PTY master gives while output waits (the line discipline's 4 KiB buffer, less one). */
-const FULL_PTY_READ = 4095;
-
-/**
- * A PTY read gives at most what the line discipline holds (≈ 4 KiB on Linux), and libuv reads a descriptor
- * once per event-loop turn. When the loop is busy (building a large answer), the writer fills the kernel's
- * small buffer and blocks, and afterwards every 4 KiB costs a whole loop turn. Reading on synchronously from the
- * same (non-blocking: node-pty sets O_NONBLOCK on the master) descriptor until it is empty takes what waits in
- * one turn, in order: only this thread reads it, and only while node-pty's stream holds nothing back (not
- * paused, nothing buffered), so no byte can overtake an earlier one. Measured with raw node-pty and a loop
- * busy 10 ms in 20: 3.1 → 5.5 MiB/s. Unix only (Windows' ConPTY is a pipe with its own reader).
- */
-function readAheadOf(term: unknown, isDestroyed: () => boolean): ((chunk: Buffer, maxBytes: number) => Buffer) | null {
-  const internals = term as UnixInternals;
-  const fd = internals._fd;
-  const socket = internals._socket;
-  if (process.platform === 'win32' || typeof fd !== 'number' || !socket) return null;
-  let scratch: Buffer | null = null;
-  return (chunk, maxBytes) => {
-    if (maxBytes <= 0 || isDestroyed() || (socket.readableLength ?? 1) > 0 || socket.isPaused?.() !== false) return chunk;
-    scratch ??= Buffer.allocUnsafe(READ_AHEAD_MAX);
-    const budget = Math.min(scratch.length, maxBytes);
-    let filled = 0;
-    while (filled < budget) {
-      let n = 0;
-      try {
-        n = fs.readSync(fd, scratch, filled, budget - filled, null);
-      } catch {
-        break; // EAGAIN: nothing waits; EIO: the other side closed, which libuv's own read reports next
-      }
-      if (n <= 0) break;
-      filled += n;
-      // a read shorter than the line discipline's buffer emptied what waited: one more would most often fail
-      // with EAGAIN, which costs an exception (a stack captured) every time; the writer's next bytes come with
-      // the next loop turn
-      if (n < FULL_PTY_READ) break;
-    }
-    if (filled === 0) return chunk;
-    const out = Buffer.allocUnsafe(chunk.length + filled);
-    chunk.copy(out, 0);
-    scratch.copy(out, chunk.length, 0, filled);
-    return out;
-  };
-}
-
-/**
- * node-pty reports an exit only after its stream closed, but when the stream has not hit the end of the
- * output within 200 ms of the exit it destroys the stream, and what was still unread is lost: always while
- * the terminal is paused (a slow viewer's backpressure, so the command's last lines never reach the ring),
- * and now and then on a loaded machine (the kernel hands the last write to the master a moment after the
- * exit). Before the stream is destroyed, this hands over what it holds and what still waits on the
- * descriptor (a read after the other side closed gives the rest, then fails), so `onExit` really comes after
- * the last output. Unix only; a no-op when node-pty's internals are not as expected.
- */
-function drainBeforeDestroy(term: unknown, deliver: (bytes: Buffer) => void): void {
-  const internals = term as UnixInternals;
-  const fd = internals._fd;
-  const socket = internals._socket;
-  if (process.platform === 'win32' || typeof fd !== 'number' || !socket || typeof socket.destroy !== 'function') return;
-  const destroySocket = socket.destroy;
-  let drained = false;
-  socket.destroy = function (this: unknown, ...args: unknown[]) {
-    if (!drained) {
-      drained = true;
-      try {
-        // what the stream already read but holds back (paused): read() hands each chunk to the data listeners
-        while (socket.read?.() != null);
-        // bounded: a program still running (destroyed before its exit) could keep writing as fast as this reads
-        const scratch = Buffer.allocUnsafe(READ_AHEAD_MAX);
-        for (let total = 0; total < DRAIN_MAX; ) {
-          const n = fs.readSync(fd, scratch, 0, scratch.length, null);
-          if (n <= 0) break;
-          total += n;
-          deliver(Buffer.from(scratch.subarray(0, n)));
-        }
-      } catch {
-        // EIO (everything was read), EAGAIN (nothing waits) or EBADF (already closed): nothing more to hand over
-      }
-    }
-    return destroySocket.apply(this, args);
-  };
-}
 
 /**
  * Spawns `file` in a PTY, in its own session and process group. Throws when it cannot be started. Once the
@@ -191,13 +103,20 @@ export function spawnTerminal(spec: TerminalSpawn): Terminal {
     for (const listener of [...exitListeners]) listener(exit);
     destroy();
   });
-  // one subscription to node-pty, fanned out: every listener sees the same chunks, read ahead once
-  const dataListeners = new Set<(bytes: Buffer) => void>();
-  const readMore = readAheadOf(term, () => destroyed);
+  // one reader of the master, fanned out: every listener sees the same chunks, read ahead once
+  const dataListeners = new Map<(bytes: Buffer) => void, boolean>();
   let readAheadBytes = 0;
   const deliver = (bytes: Buffer) => {
-    for (const listener of [...dataListeners]) listener(bytes);
+    for (const listener of [...dataListeners.keys()]) listener(bytes);
   };
+  /** `view` is valid only during the call: borrowing listeners get it, the others one copy of it. */
+  const deliverView = (view: Buffer) => {
+    let copy: Buffer | undefined;
+    for (const [listener, borrows] of [...dataListeners]) listener(borrows ? view : (copy ??= Buffer.from(view)));
+  };
+  // on Unix the master is read into a buffer of ours (pty-reading.ts); node-pty's own stream stays the fallback
+  const ownBuffer = readOwnBuffer(term, deliverView, () => readAheadBytes, () => destroyed);
+  const readMore = ownBuffer ? null : readAheadOf(term, () => destroyed);
   term.onData((data: string | Buffer) => {
     let bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
     if (readMore && readAheadBytes > 0) bytes = readMore(bytes, readAheadBytes);
@@ -221,8 +140,8 @@ export function spawnTerminal(spec: TerminalSpawn): Terminal {
     readAhead: (maxBytes) => {
       readAheadBytes = Math.max(0, maxBytes);
     },
-    onData: (listener) => {
-      dataListeners.add(listener);
+    onData: (listener, options) => {
+      dataListeners.set(listener, options?.borrow === true);
       return () => dataListeners.delete(listener);
     },
     onExit: (listener) => {
