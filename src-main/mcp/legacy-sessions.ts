@@ -9,6 +9,7 @@ import { sendRpcError } from '../net/http-json';
 import { buildMcpServer } from './tools';
 import type { ExtraTool } from './extra-tools';
 import { RPC } from './rpc-errors';
+import { sendSseAtOnce } from './sse-at-once';
 
 export interface LegacyLimits {
   maxSessions: number;
@@ -104,6 +105,7 @@ export class LegacySessions {
       },
       onsessionclosed: (id) => this.forget(id),
     });
+    sendSseAtOnce(transport);
     transport.onclose = () => {
       if (transport.sessionId) this.forget(transport.sessionId);
     };
