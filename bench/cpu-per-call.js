@@ -6,11 +6,9 @@
 // commits' fsyncs only as the CPU they cost; their wait is what `handoff-cycle` adds on top.
 // usage: node bench/cpu-per-call.js [2025|2026] [CYCLES] [BIN]
 import os from 'node:os';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { startBare } from './lib/bare.js';
-import { closeAll, connect, handoffCycle, noops } from './lib/clients.js';
-import { addParticipant, cpuMsOf, makeHome, startRoom } from './lib/room.js';
+import { withHandoffRig } from './lib/handoff-rig.js';
+import { cpuMsOf } from './lib/room.js';
 import { median } from './lib/stats.js';
 
 const [era = '2026', cyclesArg = '100', bin] = process.argv.slice(2);
@@ -21,18 +19,7 @@ async function measure(pid, n, once) {
   for (let i = 0; i < n; i++) await once();
   return { cpu: (cpuMsOf(pid) - c0) / n, wall: (performance.now() - t0) / n };
 }
-const home = makeHome('cpu');
-if (bin) home.bin = path.resolve(bin);
-const room = await startRoom(home);
-const bare = await startBare();
-try {
-  const agentToken = addParticipant(home, 'agent', 'read,write');
-  const operator = await connect(era, room.url, room.token, 'operator');
-  const agent = await connect(era, room.url, agentToken, 'agent');
-  const base = await connect(era, bare.url, bare.token, 'baseline');
-  const cycle = () => handoffCycle(operator, agent);
-  const fourNoops = () => noops(base);
-  const fourDurable = () => noops(base, 4, 'durable_noop');
+await withHandoffRig('cpu', era, bin, async ({ room, bare, cycle, fourNoops, fourDurable }) => {
   await measure(room.pid, 20, cycle);
   await measure(bare.pid, 20, fourNoops);
   await measure(bare.pid, 20, fourDurable);
@@ -44,9 +31,4 @@ try {
   }
   const m = (side, k) => median(r[side].map((x) => x[k]));
   console.log(`${era}, load ${os.loadavg()[0].toFixed(1)}: room CPU ${m('room', 'cpu').toFixed(1)} ms/cycle (wall ${m('room', 'wall').toFixed(1)} ms); bare ${m('bare', 'cpu').toFixed(1)} ms per four no-ops (wall ${m('bare', 'wall').toFixed(1)} ms), ${m('durable', 'cpu').toFixed(1)} ms per four durable_noop (wall ${m('durable', 'wall').toFixed(1)} ms)`);
-  await closeAll([operator, agent, base]);
-} finally {
-  await bare.stop();
-  await room.stop();
-  home.cleanup();
-}
+});

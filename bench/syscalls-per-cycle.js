@@ -8,9 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startBare } from './lib/bare.js';
-import { closeAll, connect, handoffCycle, noops } from './lib/clients.js';
-import { addParticipant, makeHome, startRoom } from './lib/room.js';
+import { withHandoffRig } from './lib/handoff-rig.js';
 
 const [era = '2026', cyclesArg = '50', bin] = process.argv.slice(2);
 const cycles = Number(cyclesArg);
@@ -48,26 +46,11 @@ function show(label, stats, n) {
   }
 }
 
-const home = makeHome('syscalls');
-if (bin) home.bin = path.resolve(bin);
-const room = await startRoom(home);
-const bare = await startBare();
-try {
-  const agentToken = addParticipant(home, 'agent', 'read,write');
-  const operator = await connect(era, room.url, room.token, 'operator');
-  const agent = await connect(era, room.url, agentToken, 'agent');
-  const base = await connect(era, bare.url, bare.token, 'baseline');
-  const cycle = () => handoffCycle(operator, agent);
-  const fourDurable = () => noops(base, 4, 'durable_noop');
+await withHandoffRig('syscalls', era, bin, async ({ room, bare, cycle, fourDurable }) => {
   for (let i = 0; i < 20; i++) {
     await cycle();
     await fourDurable();
   }
   show(`room ${era}`, await traced(room.pid, async () => { for (let i = 0; i < cycles; i++) await cycle(); }), cycles);
   show(`bare ${era}, four durable_noop`, await traced(bare.pid, async () => { for (let i = 0; i < cycles; i++) await fourDurable(); }), cycles);
-  await closeAll([operator, agent, base]);
-} finally {
-  await bare.stop();
-  await room.stop();
-  home.cleanup();
-}
+});

@@ -5,17 +5,19 @@ import { Room } from '../../src-main/engine/room/room';
 import { hashToken } from '../../src-main/engine/tokens';
 import { makeHome, type TestHome } from '../helpers/env';
 
+// every case opens a room of its own in a fresh home
+let home: TestHome;
+let md: string;
+beforeEach(() => {
+  home = makeHome();
+  md = path.join(home.root, 'room.md');
+});
+afterEach(() => home.cleanup());
+
 // The room's writer keeps the participants it found by token (every request authenticates); these are the
 // promises that keeping must not bend: a revoked token is refused at once, a rolled-back write leaves nothing
 // behind, and a read-only room (another process writes) never answers from a stale copy.
 describe('authenticating a token', () => {
-  let home: TestHome;
-  let md: string;
-  beforeEach(() => {
-    home = makeHome();
-    md = path.join(home.root, 'room.md');
-  });
-  afterEach(() => home.cleanup());
 
   it('answers the same participant call after call, and nobody from the moment its token is revoked', async () => {
     const engine = await Engine.start(Room.open({ markdown: md, paths: home.paths }));
@@ -78,13 +80,6 @@ describe('authenticating a token', () => {
 // The writer keeps participants by name too (the revocation guard asks on every call of an agent), under the
 // same rules: a revocation, a capability change of any kind and a rolled-back write are seen at once.
 describe('looking a participant up by name', () => {
-  let home: TestHome;
-  let md: string;
-  beforeEach(() => {
-    home = makeHome();
-    md = path.join(home.root, 'room.md');
-  });
-  afterEach(() => home.cleanup());
 
   it('refuses the next call of an agent revoked after calls that found it live', async () => {
     const engine = await Engine.start(Room.open({ markdown: md, paths: home.paths }));
