@@ -29,6 +29,7 @@ const ALLOWED: { file: string; code: string; why: string }[] = [
   { file: 'engine/graphs/graphs-feature.ts', code: 'setTimeout(done, waitMs)', why: "a tasks_status wait's deadline" },
   { file: 'engine/graphs/graphs-feature.ts', code: 'setInterval(expired, Math.min(limits.graphLogRetentionMs, 60_000))', why: 'log retention housekeeping, not a live update' },
   { file: 'server/request-guards.ts', code: 'setTimeout(() => stop(new BodyTooSlow()), timeoutMs)', why: "a request body's deadline" },
+  { file: 'server/request-guards.ts', code: 'setTimeout(() => this.destroy(), LINGER_MS)', why: 'how long a refused client may go on sending: a deadline' },
   { file: 'bridge/ui-shell-stream.ts', code: 'setTimeout(() => this.flush(), this.frameMs)', why: 'batches shell bytes into frames: armed by output, never reads state' },
 ];
 
