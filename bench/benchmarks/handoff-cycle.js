@@ -31,7 +31,7 @@ export default {
     try {
       const agentToken = addParticipant(home, 'agent', 'read,write');
       const ms = smoke ? 300 : 2000;
-      const rounds = smoke ? 1 : 5;
+      const rounds = smoke ? 1 : 8;
       for (const era of ['2025', '2026']) {
         const operator = await connect(era, room.url, room.token, 'operator');
         const agent = await connect(era, room.url, agentToken, 'agent');
@@ -61,17 +61,21 @@ export default {
           const oursRate = median(r.ours.map((x) => x.rate));
           const baseRate = median(r.baseline.map((x) => x.rate));
           const durableRate = median(r.baseline.map((x) => x.durable.rate));
-          const ratio = oursRate / baseRate;
-          const durableRatio = oursRate / durableRate;
+          // each round of ours against the baseline round next to it, then the median of those ratios (as
+          // mcp-call does): the machine's speed drifts between rounds, a pair of neighbouring rounds shares it
+          const ratios = r.ours.map((x, i) => x.rate / r.baseline[i].rate);
+          const durableRatios = r.ours.map((x, i) => x.rate / r.baseline[i].durable.rate);
+          const ratio = median(ratios);
+          const durableRatio = median(durableRatios);
           log(`${era}: ${fmt(oursRate, 1)} cycles/s vs ${fmt(baseRate, 1)} four-no-op/s, ${fmt(durableRate, 1)} four-durable-no-op/s`);
           rows.push({
             name: `handoff-cycle ${era}`,
             ours: `${fmt(oursRate, 1)} cycles/s (p50 ${fmtMs(median(r.ours.map((x) => x.p50)))})`,
             baseline: `${fmt(baseRate, 1)}/s four no-op calls; ${fmt(durableRate, 1)}/s four durable no-op calls (one fsync'd commit each)`,
-            ratio: `${fmt(ratio, 2)}× (${fmt(durableRatio, 2)}× the durable floor) ±${fmt(spreadPct(r.ours.map((x) => x.rate)), 0)}%`,
+            ratio: `${fmt(ratio, 2)}× (${fmt(durableRatio, 2)}× the durable floor) ±${fmt(spreadPct(ratios), 0)}%`,
             goal: '≥ 0.8×',
             met: ratio >= 0.8,
-            figures: { era, rounds: r, ratio, durableRatio },
+            figures: { era, rounds: r, ratio, durableRatio, ratios, durableRatios },
           });
         } finally {
           await closeAll([operator, agent, base]);
