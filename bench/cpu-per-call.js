@@ -19,7 +19,7 @@ async function measure(pid, n, once) {
   for (let i = 0; i < n; i++) await once();
   return { cpu: (cpuMsOf(pid) - c0) / n, wall: (performance.now() - t0) / n };
 }
-await withHandoffRig('cpu', era, bin, async ({ room, bare, cycle, fourNoops, fourDurable }) => {
+await withHandoffRig('cpu', bin, ({ room, bare, withEra }) => withEra(era, async ({ cycle, fourNoops, fourDurable }) => {
   await measure(room.pid, 20, cycle);
   await measure(bare.pid, 20, fourNoops);
   await measure(bare.pid, 20, fourDurable);
@@ -31,4 +31,4 @@ await withHandoffRig('cpu', era, bin, async ({ room, bare, cycle, fourNoops, fou
   }
   const m = (side, k) => median(r[side].map((x) => x[k]));
   console.log(`${era}, load ${os.loadavg()[0].toFixed(1)}: room CPU ${m('room', 'cpu').toFixed(1)} ms/cycle (wall ${m('room', 'wall').toFixed(1)} ms); bare ${m('bare', 'cpu').toFixed(1)} ms per four no-ops (wall ${m('bare', 'wall').toFixed(1)} ms), ${m('durable', 'cpu').toFixed(1)} ms per four durable_noop (wall ${m('durable', 'wall').toFixed(1)} ms)`);
-});
+}));

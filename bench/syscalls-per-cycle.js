@@ -46,11 +46,11 @@ function show(label, stats, n) {
   }
 }
 
-await withHandoffRig('syscalls', era, bin, async ({ room, bare, cycle, fourDurable }) => {
+await withHandoffRig('syscalls', bin, ({ room, bare, withEra }) => withEra(era, async ({ cycle, fourDurable }) => {
   for (let i = 0; i < 20; i++) {
     await cycle();
     await fourDurable();
   }
   show(`room ${era}`, await traced(room.pid, async () => { for (let i = 0; i < cycles; i++) await cycle(); }), cycles);
   show(`bare ${era}, four durable_noop`, await traced(bare.pid, async () => { for (let i = 0; i < cycles; i++) await fourDurable(); }), cycles);
-});
+}));

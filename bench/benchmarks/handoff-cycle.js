@@ -4,9 +4,7 @@
 // per commit), so a second baseline shows the disk's share: four calls of the bare server's `durable_noop`, each
 // committing one row to a SQLite file opened the same way.
 import { performance } from 'node:perf_hooks';
-import { startBare } from '../lib/bare.js';
-import { closeAll, connect, handoffCycle, noops } from '../lib/clients.js';
-import { addParticipant, makeHome, startRoom } from '../lib/room.js';
+import { withHandoffRig } from '../lib/handoff-rig.js';
 import { alternate, fmt, fmtMs, median, spreadPct } from '../lib/stats.js';
 
 async function cycles(ms, once) {
@@ -24,22 +22,12 @@ async function cycles(ms, once) {
 export default {
   name: 'handoff-cycle',
   async run({ smoke, log }) {
-    const home = makeHome('handoff');
-    const room = await startRoom(home);
-    const bare = await startBare();
     const rows = [];
-    try {
-      const agentToken = addParticipant(home, 'agent', 'read,write');
-      const ms = smoke ? 300 : 1500;
-      const rounds = smoke ? 1 : 8;
+    const ms = smoke ? 300 : 1500;
+    const rounds = smoke ? 1 : 8;
+    await withHandoffRig('handoff', undefined, async ({ withEra }) => {
       for (const era of ['2025', '2026']) {
-        const operator = await connect(era, room.url, room.token, 'operator');
-        const agent = await connect(era, room.url, agentToken, 'agent');
-        const base = await connect(era, bare.url, bare.token, 'baseline');
-        try {
-          const cycle = () => handoffCycle(operator, agent);
-          const fourNoops = () => noops(base);
-          const fourDurable = () => noops(base, 4, 'durable_noop');
+        await withEra(era, async ({ cycle, fourNoops, fourDurable }) => {
           // warm-up, not counted: a fresh process's CPU per call falls 2-3× over its first ~1,000-2,500 calls
           // (V8 tiering up the request path: room_info on 2026 went 2.1 → 0.8 ms of room CPU per call over 2,400
           // calls; the handoff cycle 12.8 → 5 ms over 800 cycles), so a short warm-up measured the room's JIT
@@ -77,15 +65,9 @@ export default {
             met: ratio >= 0.8,
             figures: { era, rounds: r, ratio, durableRatio, ratios, durableRatios },
           });
-        } finally {
-          await closeAll([operator, agent, base]);
-        }
+        });
       }
-    } finally {
-      await bare.stop();
-      await room.stop();
-      home.cleanup();
-    }
+    });
     return rows;
   },
 };
