@@ -89,11 +89,8 @@ export class ScrollbackRing {
    * of the bytes and then a string (only a range that wraps around the buffer's end is copied first).
    */
   readText(cursor: number, maxBytes: number): RingTextRead {
-    const range = this.range(cursor, maxBytes);
-    const pos = range.start % this.capacity;
-    const length = range.next - range.start;
-    const text = pos + length <= this.capacity ? this.buffer.toString('utf8', pos, pos + length) : this.copy(range.start, range.next).toString('utf8');
-    return { ...range, text };
+    const { bytes, ...range } = this.readView(cursor, maxBytes);
+    return { ...range, text: bytes.toString('utf8') };
   }
 
   private range(cursor: number, maxBytes: number): Omit<RingRead, 'bytes'> {
