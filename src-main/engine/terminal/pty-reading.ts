@@ -17,6 +17,13 @@ type UnixInternals = {
   };
 };
 
+/** node-pty's master descriptor and its stream, on Unix; null on Windows or when the internals are not as expected. */
+function unixMaster(term: unknown): { fd: number; socket: NonNullable<UnixInternals['_socket']> } | null {
+  const { _fd: fd, _socket: socket } = term as UnixInternals;
+  if (process.platform === 'win32' || typeof fd !== 'number' || !socket) return null;
+  return { fd, socket };
+}
+
 /** Most a read-ahead takes in one go (shells ask for at most this much). */
 const READ_AHEAD_MAX = 64 * 1024;
 /** Most handed over from the descriptor when the stream is destroyed (far above what a PTY's kernel buffers hold). */
@@ -57,10 +64,9 @@ function readWaiting(fd: number, buffer: Buffer, at: number, budget: number): nu
  * busy 10 ms in 20: 3.1 → 5.5 MiB/s. Unix only (Windows' ConPTY is a pipe with its own reader).
  */
 export function readAheadOf(term: unknown, isDestroyed: () => boolean): ((chunk: Buffer, maxBytes: number) => Buffer) | null {
-  const internals = term as UnixInternals;
-  const fd = internals._fd;
-  const socket = internals._socket;
-  if (process.platform === 'win32' || typeof fd !== 'number' || !socket) return null;
+  const master = unixMaster(term);
+  if (!master) return null;
+  const { fd, socket } = master;
   let scratch: Buffer | null = null;
   return (chunk, maxBytes) => {
     if (maxBytes <= 0 || isDestroyed() || (socket.readableLength ?? 1) > 0 || socket.isPaused?.() !== false) return chunk;
@@ -84,11 +90,10 @@ export function readAheadOf(term: unknown, isDestroyed: () => boolean): ((chunk:
  * the last output. Unix only; a no-op when node-pty's internals are not as expected.
  */
 export function drainBeforeDestroy(term: unknown, deliver: (bytes: Buffer) => void): void {
-  const internals = term as UnixInternals;
-  const fd = internals._fd;
-  const socket = internals._socket;
-  if (process.platform === 'win32' || typeof fd !== 'number' || !socket || typeof socket.destroy !== 'function') return;
-  const destroySocket = socket.destroy;
+  const master = unixMaster(term);
+  const destroySocket = master?.socket.destroy;
+  if (!master || typeof destroySocket !== 'function') return;
+  const { fd, socket } = master;
   let drained = false;
   socket.destroy = function (this: unknown, ...args: unknown[]) {
     if (!drained) {
@@ -134,10 +139,11 @@ const OWN_BUFFER_BYTES = 2 * READ_AHEAD_MAX;
  * Returns false (nothing changed) off Unix or when the internals are not as expected.
  */
 export function readOwnBuffer(term: unknown, deliver: (view: Buffer) => void, readAhead: () => number, isDestroyed: () => boolean): boolean {
-  const internals = term as UnixInternals;
-  const fd = internals._fd;
-  const socket = internals._socket as (NonNullable<UnixInternals['_socket']> & Record<symbol, unknown>) | undefined;
-  if (process.platform === 'win32' || typeof fd !== 'number' || !socket || typeof socket._handle?.useUserBuffer !== 'function') return false;
+  const master = unixMaster(term);
+  const handle = master?.socket._handle;
+  if (!master || typeof handle?.useUserBuffer !== 'function') return false;
+  const { fd } = master;
+  const socket = master.socket as typeof master.socket & Record<symbol, unknown>;
   const keys = onreadSymbols(socket);
   if (!keys || socket[keys.buffer] !== null) return false;
   const buffer = Buffer.allocUnsafe(OWN_BUFFER_BYTES);
@@ -148,6 +154,6 @@ export function readOwnBuffer(term: unknown, deliver: (view: Buffer) => void, re
     if (budget > 0 && !isDestroyed() && socket.isPaused?.() === false) filled += readWaiting(fd, buffer, filled, budget);
     deliver(buffer.subarray(0, filled));
   };
-  socket._handle.useUserBuffer(buffer);
+  handle.useUserBuffer(buffer);
   return true;
 }
