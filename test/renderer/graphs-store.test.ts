@@ -35,6 +35,7 @@ function openStore() {
   const store = createGraphsStore(client);
   return {
     transport,
+    client,
     store,
     state: () => store.getState(),
     stateOf: (id: string) => store.getState().topology?.stages.find((s) => s.id === id)?.state,
@@ -123,6 +124,35 @@ describe('graphs store on a real engine', () => {
     await vi.waitFor(() => expect(s.state().graphs.map((g) => g.graphId)).toContain(graphId), WAIT);
     // re-read as many rows as were paged in, not collapsed back to the first page
     expect(s.state().graphs.length).toBe(ids.length);
+    s.close();
+  });
+
+  it('a refresh that started before "more" was paged in does not collapse the list when it lands late', async () => {
+    for (let i = 0; i < 52; i++) await run({ name: `late-${i}`, stages: [{ id: 'only', command: 'true' }] });
+    const s = openStore();
+    await vi.waitFor(() => expect(s.state().loaded).toBe(true), WAIT);
+    expect(s.state().graphs).toHaveLength(50);
+    // hold the answer to the next whole-list refresh until the page below has been added
+    const call = s.client.call.bind(s.client);
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let holdNext = true;
+    s.client.call = (async (method: string, input: Record<string, unknown>) => {
+      const out = await call(method as never, input as never);
+      if (method === 'tasks_list' && !input.cursor && holdNext) {
+        holdNext = false;
+        await held;
+      }
+      return out;
+    }) as typeof s.client.call;
+    const refresh = s.state().refreshList();
+    await s.state().loadMore();
+    const paged = s.state().graphs.length;
+    expect(paged).toBeGreaterThan(50);
+    release();
+    await refresh;
+    expect(s.state().graphs.length).toBe(paged);
+    expect(new Set(s.state().graphs.map((g) => g.graphId)).size).toBe(paged);
     s.close();
   });
 

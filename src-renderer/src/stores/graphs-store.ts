@@ -15,6 +15,8 @@ import { coalesced, describeError as describe } from './coalesced-read';
 /** How many log records the panel keeps; older ones are dropped (the engine still has them). */
 const MAX_LOG_RECORDS = 5000;
 const PAGE = 50;
+/** The most rows a live refresh re-reads (the list's own limit): a list paged in beyond it is cut back to it, and "more" pages on. */
+const MAX_REREAD = 200;
 const LOG_WAIT_MS = 20_000;
 
 export interface StageLog {
@@ -65,9 +67,16 @@ export function createGraphsStore(client: EngineClient): StoreApi<GraphsSlice> &
   const store = createStore<GraphsSlice>((set, get) => {
     const readList = coalesced(async () => {
       try {
-        // re-read as many rows as the person has paged in, so a live update does not collapse the list
-        const limit = Math.min(200, Math.max(PAGE, get().graphs.length));
-        const { graphs, nextCursor } = await client.call('tasks_list', { limit });
+        // re-read as many rows as the person has paged in, so a live update does not collapse the list; counted
+        // again when the answer lands, as "more" may have been paged in meanwhile (then read again, larger)
+        const want = () => Math.min(MAX_REREAD, Math.max(PAGE, get().graphs.length));
+        let limit: number;
+        let answer: Awaited<ReturnType<typeof client.call<'tasks_list'>>>;
+        do {
+          limit = want();
+          answer = await client.call('tasks_list', { limit });
+        } while (!disposed && want() > limit);
+        const { graphs, nextCursor } = answer;
         const same = get().loaded && JSON.stringify(graphs) === JSON.stringify(get().graphs);
         const selected = get().selectedGraphId;
         set({ ...(same ? {} : { graphs }), nextCursor, loaded: true, error: null, selectedGraphId: selected ?? graphs[0]?.graphId ?? null });
