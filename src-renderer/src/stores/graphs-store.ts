@@ -70,13 +70,10 @@ export function createGraphsStore(client: EngineClient): StoreApi<GraphsSlice> &
         // re-read as many rows as the person has paged in, so a live update does not collapse the list; counted
         // again when the answer lands, as "more" may have been paged in meanwhile (then read again, larger)
         const want = () => Math.min(MAX_REREAD, Math.max(PAGE, get().graphs.length));
-        let limit: number;
-        let answer: Awaited<ReturnType<typeof client.call<'tasks_list'>>>;
-        do {
-          limit = want();
-          answer = await client.call('tasks_list', { limit });
-        } while (!disposed && want() > limit);
-        const { graphs, nextCursor } = answer;
+        const readRows = async (limit: number) => ({ limit, ...(await client.call('tasks_list', { limit })) });
+        let rows = await readRows(want());
+        while (!disposed && want() > rows.limit) rows = await readRows(want());
+        const { graphs, nextCursor } = rows;
         const same = get().loaded && JSON.stringify(graphs) === JSON.stringify(get().graphs);
         const selected = get().selectedGraphId;
         set({ ...(same ? {} : { graphs }), nextCursor, loaded: true, error: null, selectedGraphId: selected ?? graphs[0]?.graphId ?? null });
