@@ -18,7 +18,6 @@ afterEach(() => home.cleanup());
 // promises that keeping must not bend: a revoked token is refused at once, a rolled-back write leaves nothing
 // behind, and a read-only room (another process writes) never answers from a stale copy.
 describe('authenticating a token', () => {
-
   it('answers the same participant call after call, and nobody from the moment its token is revoked', async () => {
     const engine = await Engine.start(Room.open({ markdown: md, paths: home.paths }));
     try {
@@ -80,7 +79,6 @@ describe('authenticating a token', () => {
 // The writer keeps participants by name too (the revocation guard asks on every call of an agent), under the
 // same rules: a revocation, a capability change of any kind and a rolled-back write are seen at once.
 describe('looking a participant up by name', () => {
-
   it('refuses the next call of an agent revoked after calls that found it live', async () => {
     const engine = await Engine.start(Room.open({ markdown: md, paths: home.paths }));
     try {
