@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Where the room process spends its time under one benchmark's load: runs `commonroom serve` with
 // --cpu-prof, drives it with a small workload, stops it (the profile is written on a clean exit) and prints
-// the self time by function (top N) and the idle share. usage: node bench/profile.js shell-roundtrip|shell-stream|mcp-call|handoff-cycle|graph [N]
+// the self time by function (top N) and the idle share. usage: node bench/profile.js shell-roundtrip|shell-stream|mcp-call|room_info-2025|room_info-2026|handoff-cycle[-2025|-2026]|graph [N]
 import fs from 'node:fs';
 import path from 'node:path';
 import { callTool, closeAll, connect } from './lib/clients.js';
@@ -30,6 +30,9 @@ const workloads = {
       await closeAll(clients);
     }
   },
+  // one client calling room_info back to back on one era: the two doors' request paths side by side
+  async 'room_info-2025'(room) { await roomInfoLoop('2025', room); },
+  async 'room_info-2026'(room) { await roomInfoLoop('2026', room); },
   async graph(room) {
     const { shape } = await import('./benchmarks/graph.js');
     const client = await connect('2026', room.url, room.token);
@@ -44,19 +47,30 @@ const workloads = {
     }
     await closeAll([client]);
   },
-  async 'handoff-cycle'(room, home) {
-    const agentToken = addParticipant(home, 'agent', 'read,write');
-    const operator = await connect('2026', room.url, room.token);
-    const agent = await connect('2026', room.url, agentToken);
-    for (let i = 0; i < 100; i++) {
-      const { handoff } = await callTool(operator, 'handoff_create', { summary: 'p', to: 'agent' });
-      await callTool(agent, 'handoff_accept', { handoffId: handoff.id });
-      await callTool(agent, 'handoff_complete', { handoffId: handoff.id, result: 'r' });
-      await callTool(operator, 'handoff_approve', { handoffId: handoff.id });
-    }
-    await closeAll([operator, agent]);
-  },
+  async 'handoff-cycle'(room, home) { await handoffLoop('2026', 100, room, home); },
+  // 1,500 cycles on one era: enough for the room to warm up, to set one era's profile beside the other's
+  async 'handoff-cycle-2025'(room, home) { await handoffLoop('2025', 1500, room, home); },
+  async 'handoff-cycle-2026'(room, home) { await handoffLoop('2026', 1500, room, home); },
 };
+
+async function handoffLoop(era, cycles, room, home) {
+  const agentToken = addParticipant(home, 'agent', 'read,write');
+  const operator = await connect(era, room.url, room.token);
+  const agent = await connect(era, room.url, agentToken);
+  for (let i = 0; i < cycles; i++) {
+    const { handoff } = await callTool(operator, 'handoff_create', { summary: 'p', to: 'agent' });
+    await callTool(agent, 'handoff_accept', { handoffId: handoff.id });
+    await callTool(agent, 'handoff_complete', { handoffId: handoff.id, result: 'r' });
+    await callTool(operator, 'handoff_approve', { handoffId: handoff.id });
+  }
+  await closeAll([operator, agent]);
+}
+
+async function roomInfoLoop(era, room) {
+  const client = await connect(era, room.url, room.token);
+  for (let i = 0; i < 4000; i++) await callTool(client, 'room_info');
+  await closeAll([client]);
+}
 
 const [name, top = '25'] = process.argv.slice(2);
 if (!workloads[name]) {
