@@ -1,6 +1,5 @@
 import type http from 'node:http';
 import { createMcpHandler, type McpRequestContext } from '@modelcontextprotocol/server';
-import { toNodeHandler } from '@modelcontextprotocol/node';
 import type { Caller } from '../common/dto';
 import type { Engine } from '../engine/engine';
 import { sendRpcError } from '../net/http-json';
@@ -11,6 +10,7 @@ import { buildMcpServer } from './tools';
 import { callNameOf } from './call-name';
 import { RPC } from './rpc-errors';
 import { isLegacyPost } from './era';
+import { serveParsed } from './modern-node';
 
 export interface McpEndpointOptions extends LegacyLimits {
   maxBodyBytes: number;
@@ -43,7 +43,6 @@ function cancelsListen(req: http.IncomingMessage, body: unknown, caller: Caller)
 export class McpEndpoint {
   readonly legacy: LegacySessions;
   private readonly modern: ReturnType<typeof createMcpHandler>;
-  private readonly modernNode: ReturnType<typeof toNodeHandler>;
 
   constructor(
     private readonly engine: Engine,
@@ -57,7 +56,6 @@ export class McpEndpoint {
         if (process.env.COMMONROOM_DEBUG) console.error('[mcp] modern:', error.message);
       },
     });
-    this.modernNode = toNodeHandler(this.modern, { maxRequestBodySize: options.maxBodyBytes });
   }
 
   async handle(req: http.IncomingMessage, res: http.ServerResponse, caller: Caller, body?: unknown): Promise<void> {
@@ -79,9 +77,7 @@ export class McpEndpoint {
       if (refusal) return sendRpcError(res, 403, refusal.code, refusal.message, {}, (body as { id?: string | number }).id ?? null);
       return handleListen(this.engine, caller, req, res, body as Parameters<typeof handleListen>[4]);
     }
-    const authed = req as http.IncomingMessage & { auth?: { token: string; clientId: string; scopes: string[]; extra: { caller: Caller } } };
-    authed.auth = { token: 'verified', clientId: caller.name, scopes: [...caller.capabilities], extra: { caller } };
-    return this.modernNode(authed, res, body);
+    return serveParsed(this.modern.fetch, req, res, body, { token: 'verified', clientId: caller.name, scopes: [...caller.capabilities], extra: { caller } });
   }
 
   async close(): Promise<void> {

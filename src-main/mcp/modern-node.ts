@@ -1,0 +1,66 @@
+import type http from 'node:http';
+import type { AuthInfo } from '@modelcontextprotocol/server';
+import { sendRpcError } from '../net/http-json';
+import { RPC } from './rpc-errors';
+
+/** The web-standard face of createMcpHandler: one Request in, one Response out. */
+type FetchFace = (request: Request, options: { authInfo?: AuthInfo; parsedBody?: unknown }) => Promise<Response>;
+
+/**
+ * Serves one 2026 request, whose body the front door has already read, size-checked and parsed, through the
+ * SDK's web-standard handler. It does what `toNodeHandler` of @modelcontextprotocol/node does, less what a
+ * parsed body makes needless: the SDK reads the body it is given (`parsedBody`) and never the Request's, so the
+ * Request carries headers and the abort signal only — `toNodeHandler` serialises the parsed body back to JSON,
+ * measures it and wraps it in a body stream for every call. A JSON answer is read whole and sent in one write
+ * with its length (`toNodeHandler` iterates its stream and sends it chunked); an SSE answer (a call that
+ * reports progress) streams, waiting for the socket to drain as `toNodeHandler` does.
+ */
+export async function serveParsed(fetch: FetchFace, req: http.IncomingMessage, res: http.ServerResponse, body: unknown, authInfo: AuthInfo): Promise<void> {
+  const abort = new AbortController();
+  let finished = false;
+  res.once('close', () => {
+    if (!finished) abort.abort();
+  });
+  let response: Response;
+  try {
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (value === undefined || name === 'content-length' || name === 'transfer-encoding' || name === 'content-encoding') continue;
+      if (Array.isArray(value)) for (const item of value) headers.append(name, item);
+      else headers.set(name, value);
+    }
+    const request = new Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/mcp'}`, { method: req.method ?? 'POST', headers, signal: abort.signal });
+    response = await fetch(request, { authInfo, parsedBody: body });
+  } catch (error) {
+    finished = true;
+    if (process.env.COMMONROOM_DEBUG) console.error('[mcp] modern:', (error as Error).message);
+    if (res.headersSent) return void res.destroy();
+    const id = (body as { id?: unknown } | undefined)?.id;
+    return sendRpcError(res, 500, RPC.internalError, 'internal error while serving the request; the room logged it', {}, typeof id === 'string' || typeof id === 'number' ? id : null);
+  }
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  const type = response.headers.get('content-type') ?? '';
+  if (response.body === null || !type.startsWith('text/event-stream')) {
+    const bytes = response.body === null ? null : Buffer.from(await response.arrayBuffer());
+    finished = true;
+    if (bytes) headers['content-length'] = String(bytes.length);
+    res.writeHead(response.status, headers);
+    res.end(bytes ?? undefined);
+    return;
+  }
+  res.writeHead(response.status, headers);
+  const closed = new Promise<void>((resolve) => abort.signal.addEventListener('abort', () => resolve(), { once: true }));
+  try {
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+      if (abort.signal.aborted) break;
+      if (!res.write(chunk)) await Promise.race([new Promise<void>((resolve) => res.once('drain', () => resolve())), closed]);
+    }
+  } catch {
+    // the stream ended under us (the client went away, or the server closed the exchange): end what was sent
+  }
+  finished = true;
+  res.end();
+}
