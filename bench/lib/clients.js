@@ -2,15 +2,26 @@
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
+import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 
 const auth = (token) => ({ requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+
+// The 2025 SDK's transport hands every request the same AbortSignal (its own, for close); Node's fetch adds an
+// abort listener to it per request and removes it only when that request is collected, so a client making
+// thousands of calls crosses the signal's listener limit (1,500) and Node prints a "possible memory leak"
+// warning with a stack trace for every call after that — in the bench process, timed with the client. Not a
+// leak (the collector frees them): lift the limit on that signal.
+const fetchWithoutLimit = (input, init) => {
+  if (init?.signal) setMaxListeners(0, init.signal);
+  return globalThis.fetch(input, init);
+};
 
 /** era "2025": the 2025 SDK (@modelcontextprotocol/sdk, initialize + session); "2026": the v2 client, negotiated to 2026-07-28. */
 export async function connect(era, url, token, name = 'bench') {
   if (era === '2025') {
     const client = new ClientV1({ name, version: '1' });
-    const transport = new TransportV1(url, auth(token));
+    const transport = new TransportV1(url, { ...auth(token), fetch: fetchWithoutLimit });
     await client.connect(transport);
     // a 2025 session lives on in the server until it is ended (DELETE) or idles out: end it on close
     client.endSession = () => transport.terminateSession();
