@@ -1,7 +1,7 @@
 import type http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { isInitializeRequest } from '@modelcontextprotocol/server';
-import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import type { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import type { Caller } from '../common/dto';
 import type { Engine } from '../engine/engine';
 import { BoundedEventStore } from './event-store';
@@ -10,6 +10,14 @@ import { buildMcpServer } from './tools';
 import type { ExtraTool } from './extra-tools';
 import { RPC } from './rpc-errors';
 import { sendSseAtOnce } from './sse-at-once';
+
+/**
+ * The SDK's Node transport for 2025 sessions (with @hono/node-server under it), loaded when the first 2025
+ * client initializes: ~15 ms of module loading a room whose clients all speak 2026 never pays, and a room's
+ * first answer does not wait for.
+ */
+let nodeAdapter: Promise<typeof import('@modelcontextprotocol/node')> | undefined;
+const loadNodeAdapter = () => (nodeAdapter ??= import('@modelcontextprotocol/node'));
 
 export interface LegacyLimits {
   maxSessions: number;
@@ -94,6 +102,24 @@ export class LegacySessions {
         { 'Retry-After': '30' },
       );
     }
+    // the place is taken before the first await, so concurrent initializes cannot pass the caps together
+    this.opening.set(caller.name, (this.opening.get(caller.name) ?? 0) + 1);
+    let transport: NodeStreamableHTTPServerTransport;
+    try {
+      transport = await this.openTransport(caller);
+      const server = buildMcpServer(this.engine, caller, 'legacy', this.limits.extraTools);
+      await server.connect(transport);
+      await transport.handleRequest(req, res, body);
+    } finally {
+      this.opening.set(caller.name, (this.opening.get(caller.name) ?? 1) - 1);
+    }
+    // an initialize the transport refused (a wrong Accept header, say) opened no session: free what it built
+    if (!transport.sessionId || !this.sessions.has(transport.sessionId)) await transport.close().catch(() => undefined);
+  }
+
+  /** A session's transport, which records the session once the client's initialize has been answered. */
+  private async openTransport(caller: Caller): Promise<NodeStreamableHTTPServerTransport> {
+    const { NodeStreamableHTTPServerTransport } = await loadNodeAdapter();
     const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
       // 192 bits from the CSPRNG, visible ASCII only
       sessionIdGenerator: () => randomBytes(24).toString('base64url'),
@@ -109,17 +135,7 @@ export class LegacySessions {
     transport.onclose = () => {
       if (transport.sessionId) this.forget(transport.sessionId);
     };
-    // the place is taken before the first await, so concurrent initializes cannot pass the caps together
-    this.opening.set(caller.name, (this.opening.get(caller.name) ?? 0) + 1);
-    try {
-      const server = buildMcpServer(this.engine, caller, 'legacy', this.limits.extraTools);
-      await server.connect(transport);
-      await transport.handleRequest(req, res, body);
-    } finally {
-      this.opening.set(caller.name, (this.opening.get(caller.name) ?? 1) - 1);
-    }
-    // an initialize the transport refused (a wrong Accept header, say) opened no session: free what it built
-    if (!transport.sessionId || !this.sessions.has(transport.sessionId)) await transport.close().catch(() => undefined);
+    return transport;
   }
 
   private openingTotal(): number {
