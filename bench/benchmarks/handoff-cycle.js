@@ -19,6 +19,12 @@ async function cycles(ms, once) {
   return { rate: times.length / ((performance.now() - started) / 1000), p50: median(times) };
 }
 
+const WARM_CYCLES = 1000;
+
+async function repeat(n, once) {
+  for (let i = 0; i < n; i++) await once();
+}
+
 export default {
   name: 'handoff-cycle',
   async run({ smoke, log }) {
@@ -28,14 +34,20 @@ export default {
     await withHandoffRig('handoff', undefined, async ({ withEra }) => {
       for (const era of ['2025', '2026']) {
         await withEra(era, async ({ cycle, fourNoops, fourDurable }) => {
-          // warm-up, not counted: a fresh process's CPU per call falls 2-3× over its first ~1,000-2,500 calls
+          // warm-up, not counted: a fresh process's CPU per call falls 2-3× over its first thousands of calls
           // (V8 tiering up the request path: room_info on 2026 went 2.1 → 0.8 ms of room CPU per call over 2,400
-          // calls; the handoff cycle 12.8 → 5 ms over 800 cycles), so a short warm-up measured the room's JIT
-          // and not its steady state; the bare server (far less code) is warmed too
-          const warm = smoke ? 300 : 3000;
-          await cycles(warm, cycle);
-          await cycles(warm / 2, fourNoops);
-          await cycles(warm / 2, fourDurable);
+          // calls; the handoff cycle 12.8 → 5 ms of room CPU over its first 800 cycles), so the warm-up is a
+          // number of cycles, not a time (3 s was 300-500 cycles, and the rounds measured the room's JIT); the
+          // bare server (far less code) is warmed too
+          if (smoke) {
+            await cycles(300, cycle);
+            await cycles(150, fourNoops);
+            await cycles(150, fourDurable);
+          } else {
+            await repeat(WARM_CYCLES, cycle);
+            await repeat(WARM_CYCLES / 2, fourNoops);
+            await repeat(WARM_CYCLES / 2, fourDurable);
+          }
           const r = await alternate(
             rounds,
             () => cycles(ms, cycle),
