@@ -1,0 +1,102 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { serveParsed } from '../../src-main/mcp/modern-node';
+
+// The 2026 door hands the SDK's fetch face a parsed body and writes its Response to node:http. Here the face is
+// a stand-in answering as the SDK's per-request transport does (a JSON Response, or an SSE stream when a
+// notification comes before the result), behind a real server on 127.0.0.1 and a real fetch client.
+type Face = Parameters<typeof serveParsed>[0];
+const AUTH = { token: 'verified', clientId: 'agent', scopes: [] };
+
+let server: http.Server | undefined;
+afterEach(async () => {
+  await new Promise((resolve) => server?.close(resolve) ?? resolve(undefined));
+  server = undefined;
+});
+
+async function serve(face: Face, body: unknown = { jsonrpc: '2.0', id: 7, method: 'tools/call' }): Promise<string> {
+  server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => void serveParsed(face, req, res, body, AUTH));
+  });
+  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+}
+
+describe('serving a parsed 2026 request through the SDK fetch face', () => {
+  it('passes the parsed body, the auth and the headers; a JSON answer arrives whole with its length and status', async () => {
+    let seen: { parsedBody?: unknown; authInfo?: unknown; header?: string | null; hasBody?: boolean } = {};
+    const answer = { jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text', text: 'é'.repeat(5000) }] } };
+    const url = await serve(async (request, options) => {
+      seen = { parsedBody: options.parsedBody, authInfo: options.authInfo, header: request.headers.get('mcp-protocol-version'), hasBody: request.body !== null };
+      return Response.json(answer, { status: 200, headers: { 'mcp-session-hint': 'x' } });
+    });
+    const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'mcp-protocol-version': '2026-07-28' }, body: '{"ignored":true}' });
+    const text = await response.text();
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-length')).toBe(String(Buffer.byteLength(text)));
+    expect(response.headers.get('transfer-encoding')).toBeNull();
+    expect(response.headers.get('mcp-session-hint')).toBe('x');
+    expect(JSON.parse(text)).toEqual(answer);
+    expect(seen).toEqual({ parsedBody: { jsonrpc: '2.0', id: 7, method: 'tools/call' }, authInfo: AUTH, header: '2026-07-28', hasBody: false });
+  });
+
+  it('streams an SSE answer as it is written: a progress event arrives before the result exists', async () => {
+    const encoder = new TextEncoder();
+    let finish: (() => void) | undefined;
+    const url = await serve(async () => {
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(encoder.encode('event: message\ndata: {"method":"notifications/progress"}\n\n'));
+          finish = () => {
+            controller.enqueue(encoder.encode('event: message\ndata: {"id":7,"result":{}}\n\n'));
+            controller.close();
+          };
+        },
+      });
+      return new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } });
+    });
+    const response = await fetch(url, { method: 'POST', body: '{}' });
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    const reader = response.body!.getReader();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    expect(first).toContain('notifications/progress');
+    expect(first).not.toContain('result');
+    finish!();
+    let rest = '';
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) rest += new TextDecoder().decode(chunk.value);
+    expect(rest).toContain('"result":{}');
+  });
+
+  it('aborts the request the SDK holds when the client goes away before the answer', async () => {
+    let aborted: Promise<boolean> | undefined;
+    const url = await serve(
+      (request) =>
+        new Promise<Response>((resolve) => {
+          aborted = new Promise((done) => request.signal.addEventListener('abort', () => done(true), { once: true }));
+          void aborted.then(() => resolve(Response.json({}, { status: 499 })));
+        }),
+    );
+    const client = new AbortController();
+    const call = fetch(url, { method: 'POST', body: '{}', signal: client.signal }).catch(() => 'gone');
+    await expect.poll(() => aborted !== undefined).toBe(true);
+    client.abort();
+    expect(await call).toBe('gone');
+    expect(await aborted).toBe(true);
+  });
+
+  it('answers a face that throws with a JSON-RPC internal error for the same id, and no stack trace', async () => {
+    const url = await serve(async () => {
+      throw new Error('boom at /secret/path.ts:12');
+    });
+    const response = await fetch(url, { method: 'POST', body: '{}' });
+    const text = await response.text();
+    expect(response.status).toBe(500);
+    const body = JSON.parse(text) as { id: unknown; error: { code: number; message: string } };
+    expect(body.id).toBe(7);
+    expect(body.error.code).toBe(-32603);
+    expect(body.error.message).toMatch(/internal error/);
+    expect(text).not.toContain('/secret/path.ts');
+  });
+});
