@@ -7,6 +7,23 @@ import { RPC } from './rpc-errors';
 type FetchFace = (request: Request, options: { authInfo?: AuthInfo; parsedBody?: unknown }) => Promise<Response>;
 
 /**
+ * A JSON answer's bytes as they were enqueued: `Response.json` makes one chunk, handed over here as a view
+ * without a copy. `arrayBuffer()` copies them twice more (gathering the chunks, then into its result): for a
+ * 1 MiB shell page, a 2 MiB answer, that was 4 MiB copied and left for the collector per page (room CPU per
+ * page 15.1 -> 12.6 ms, paired rounds of two builds).
+ */
+async function bodyBytes(body: ReadableStream<Uint8Array>): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  const reader = body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(Buffer.from(value.buffer, value.byteOffset, value.byteLength));
+  }
+  return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+}
+
+/**
  * Serves one 2026 request, whose body the front door has already read, size-checked and parsed, through the
  * SDK's web-standard handler. It does what `toNodeHandler` of @modelcontextprotocol/node does, less what a
  * parsed body makes needless: the SDK reads the body it is given (`parsedBody`) and never the Request's, so the
@@ -44,7 +61,7 @@ export async function serveParsed(fetch: FetchFace, req: http.IncomingMessage, r
   });
   const type = response.headers.get('content-type') ?? '';
   if (response.body === null || !type.startsWith('text/event-stream')) {
-    const bytes = response.body === null ? null : Buffer.from(await response.arrayBuffer());
+    const bytes = response.body === null ? null : await bodyBytes(response.body);
     finished = true;
     if (bytes) headers['content-length'] = String(bytes.length);
     res.writeHead(response.status, headers);

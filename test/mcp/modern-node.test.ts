@@ -42,6 +42,29 @@ describe('serving a parsed 2026 request through the SDK fetch face', () => {
     expect(seen).toEqual({ parsedBody: { jsonrpc: '2.0', id: 7, method: 'tools/call' }, authInfo: AUTH, header: '2026-07-28', hasBody: false });
   });
 
+  it('a JSON answer whose body comes in several chunks arrives whole, in order, with its length', async () => {
+    const encoder = new TextEncoder();
+    const answer = { jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text', text: `${'a'.repeat(70_000)}é${'b'.repeat(70_000)}` }] } };
+    const whole = encoder.encode(JSON.stringify(answer));
+    const url = await serve(async () => {
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          // three chunks, one boundary inside the two bytes of "é"
+          const cut = whole.indexOf(0xc3) + 1;
+          controller.enqueue(whole.slice(0, 1000));
+          controller.enqueue(whole.slice(1000, cut));
+          controller.enqueue(whole.slice(cut));
+          controller.close();
+        },
+      });
+      return new Response(body, { status: 200, headers: { 'content-type': 'application/json' } });
+    });
+    const response = await fetch(url, { method: 'POST', body: '{}' });
+    const text = await response.text();
+    expect(response.headers.get('content-length')).toBe(String(whole.length));
+    expect(JSON.parse(text)).toEqual(answer);
+  });
+
   it('streams an SSE answer as it is written: a progress event arrives before the result exists', async () => {
     const encoder = new TextEncoder();
     let finish: (() => void) | undefined;
