@@ -2,12 +2,16 @@
 // with flow control (acknowledging as it consumes: the PTY is paused, never dropped), and (2) an agent reads them
 // by cursor with shell_io as fast as it can (largest pages); each against raw node-pty in this process reading
 // the same command's output. Also the room process's memory from /proc: VmRSS before, VmHWM (peak) after.
+// The agent part has a second baseline, the floor of the protocol: the bare SDK server (bench/lib/bare.js)
+// answering the same number of bytes as ready-made 1 MiB pages in the shape every room tool answers (the output
+// in structuredContent and again in the JSON text block), read by the same client, with no shell behind it.
 import { Buffer } from 'node:buffer';
 import fs from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import * as pty from 'node-pty';
 import { callTool, closeAll, connect } from '../lib/clients.js';
 import { makeHome, memoryOf, startRoom } from '../lib/room.js';
+import { startBare } from '../lib/bare.js';
 import { UiViewer } from '../lib/ui-viewer.js';
 import { alternate, fmt, median, spreadPct } from '../lib/stats.js';
 
@@ -46,6 +50,13 @@ async function agent(client, shellId, bytes) {
     if (r.truncated || at(r.cursor) > at(cursor)) dropped += at(r.cursor) - at(cursor);
   }
   return { ms: performance.now() - t, got, dropped, pages };
+}
+
+/** The protocol's floor: `bytes` of ready-made output read from the bare server in pages of PAGE, one call after another. */
+async function bulkFloor(client, bytes) {
+  const t = performance.now();
+  for (let got = 0; got < bytes; got += PAGE) await client.callTool({ name: 'bulk', arguments: { bytes: Math.min(PAGE, bytes - got) } });
+  return { ms: performance.now() - t };
 }
 
 /** Resets the process's peak RSS (VmHWM) to its RSS now, so each part's peak is its own (Linux ≥ 4.0). */
@@ -118,29 +129,46 @@ export default {
       const viewed = viewerRow(bytes, watched);
       log(`${bytes / MiB} MiB: viewer ${viewed.ours}; ${viewed.baseline}`);
       const { shell } = await callTool(client, 'shell_open', { shell: '/bin/sh', args: [], env: SHELL_ENV });
-      const before = resetPeak(room.pid);
-      const r = await alternate(
-        rounds,
-        () => agent(client, shell.id, bytes),
-        () => raw(bytes),
-      );
-      const after = memoryOf(room.pid);
+      const bare = await startBare();
+      const bareClient = await connect('2026', bare.url, bare.token);
+      let r;
+      let after;
+      let before;
+      let bareBefore;
+      let bareAfter;
+      try {
+        await bulkFloor(bareClient, Math.min(bytes, 16 * MiB)); // its warm-up
+        before = resetPeak(room.pid);
+        bareBefore = resetPeak(bare.pid);
+        r = await alternate(
+          rounds,
+          () => agent(client, shell.id, bytes),
+          async () => ({ ...(await raw(bytes)), floorMs: (await bulkFloor(bareClient, bytes)).ms }),
+        );
+        after = memoryOf(room.pid);
+        bareAfter = memoryOf(bare.pid);
+      } finally {
+        await closeAll([bareClient]);
+        await bare.stop();
+      }
       await callTool(client, 'shell_close', { shellId: shell.id });
       const oursMs = median(r.ours.map((x) => x.ms));
       const rawMs = median(r.baseline.map((x) => x.ms));
+      const floorMs = median(r.baseline.map((x) => x.floorMs));
       const ratio = rawMs / oursMs;
       const growthMiB = (after.hwmKiB - before.rssKiB) / 1024;
+      const bareGrowthMiB = (bareAfter.hwmKiB - bareBefore.rssKiB) / 1024;
       const droppedMiB = median(r.ours.map((x) => x.dropped)) / MiB;
       log(`${bytes / MiB} MiB: agent ${fmt(mibps(bytes, oursMs), 0)} MiB/s, raw ${fmt(mibps(bytes, rawMs), 0)} MiB/s, peak RSS +${fmt(growthMiB, 0)} MiB`);
       return [
         {
           name: `shell-stream agent by cursor, ${bytes / MiB} MiB`,
           ours: `${fmt(mibps(bytes, oursMs), 0)} MiB/s, ${fmt(droppedMiB, 1)} MiB dropped (reported truncated), RSS +${fmt(growthMiB, 0)} MiB`,
-          baseline: `${fmt(mibps(bytes, rawMs), 0)} MiB/s raw node-pty`,
-          ratio: `${fmt(ratio, 2)}× ±${fmt(spreadPct(r.ours.map((x) => x.ms)), 0)}%`,
+          baseline: `${fmt(mibps(bytes, rawMs), 0)} MiB/s raw node-pty; ${fmt(mibps(bytes, floorMs), 0)} MiB/s from a bare SDK server answering ready-made ${PAGE / 1024} KiB pages of the same shape (the protocol's floor: ${fmt(rawMs / floorMs, 2)}× raw; its RSS +${fmt(bareGrowthMiB, 0)} MiB)`,
+          ratio: `${fmt(ratio, 2)}× (${fmt(floorMs / oursMs, 2)}× the floor) ±${fmt(spreadPct(r.ours.map((x) => x.ms)), 0)}%`,
           goal: '≥ 0.5×, RSS growth ≤ 64 MiB',
           met: ratio >= 0.5 && growthMiB <= 64,
-          figures: { bytes, rounds: r, memoryBefore: before, memoryAfter: after, growthMiB, droppedMiB },
+          figures: { bytes, rounds: r, memoryBefore: before, memoryAfter: after, growthMiB, droppedMiB, floorMs, bareGrowthMiB },
         },
         viewed,
       ];

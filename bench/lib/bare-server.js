@@ -5,6 +5,7 @@
 // token. It also serves a bare SSE broadcast (GET /fanout streams, POST /emit) as the baseline of `fanout`.
 // `durable_noop` is the floor of a call that changes state: it commits one row to a SQLite file opened as the
 // room opens its own (WAL, synchronous=FULL: one fsync per commit), in the same temporary folder as the rooms.
+// `bulk` is the floor of a call answering shell output (see its comment).
 // Prints one JSON line {"port":N} once it listens.
 import http from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
@@ -47,8 +48,23 @@ const handler = createMcpHandler(() => {
     durableInsert();
     return { content: [{ type: 'text', text: 'ok' }] };
   });
+  // the floor of an answer carrying bulk output: `bytes` of 'y' (prebuilt, as a shell's ring holds them), in
+  // structuredContent and again as its JSON in a text block (the shape every room tool answers) or, with
+  // once: true, only in the text block
+  server.registerTool(
+    'bulk',
+    { description: 'answers bytes of y', inputSchema: z.object({ bytes: z.number().int().min(1).max(4 * 1024 * 1024), once: z.boolean().optional() }).passthrough() },
+    async ({ bytes, once }) => {
+      const output = bulkOutput(bytes);
+      if (once) return { content: [{ type: 'text', text: output }] };
+      const result = { output, cursor: 'c', nextCursor: 'n', more: false, truncated: false };
+      return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
+    },
+  );
   return server;
 });
+let bulk = '';
+const bulkOutput = (bytes) => (bulk.length === bytes ? bulk : (bulk = Buffer.alloc(bytes, 'y').toString('latin1')));
 const mcp = toNodeHandler(handler);
 const hosts = localhostAllowedHostnames();
 const origins = localhostAllowedOrigins();
