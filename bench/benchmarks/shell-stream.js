@@ -5,14 +5,16 @@
 // The agent part has a second baseline, the floor of the protocol: the bare SDK server (bench/lib/bare.js)
 // answering ready-made pages of the sizes the agent got in the round before, in the shape every room tool
 // answers (the output in structuredContent and again in the JSON text block), read by the same client, with no
-// shell behind it: what those answers cost with nothing else to do.
+// shell behind it: what those answers cost with nothing else to do. The viewer part's second baseline is its
+// floor: the same viewer watching a shell that bench/lib/bare-relay.js relays (raw node-pty, one binary frame
+// per loop turn over a loopback WebSocket, the same flow control), i.e. what any live viewer in another process costs.
 import { Buffer } from 'node:buffer';
 import fs from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import * as pty from 'node-pty';
 import { callTool, closeAll, connect } from '../lib/clients.js';
 import { makeHome, memoryOf, startRoom } from '../lib/room.js';
-import { startBare } from '../lib/bare.js';
+import { BARE_RELAY, startBare } from '../lib/bare.js';
 import { UiViewer } from '../lib/ui-viewer.js';
 import { alternate, fmt, median, spreadPct } from '../lib/stats.js';
 
@@ -76,27 +78,36 @@ function resetPeak(pid) {
 async function viewerRounds(room, client, bytes, rounds) {
   const { shell } = await callTool(client, 'shell_open', { shell: '/bin/sh', args: [], env: SHELL_ENV, name: 'bench viewer' });
   const viewer = await UiViewer.open(room.url, room.token);
+  const relay = await startBare({ script: BARE_RELAY });
+  const relayed = await UiViewer.open(relay.url, relay.token);
   try {
     viewer.attach(shell.id);
+    relayed.attach('relayed');
     const type = (n) => () => callTool(client, 'shell_io', { shellId: shell.id, text: `${produce(n)}\n`, maxBytes: 1 });
-    await viewer.watch(64 * 1024, type(64 * 1024)); // warm-up (and the shell's first prompt), not counted
+    const typeRelayed = (n) => async () => relayed.ws.send(JSON.stringify({ t: 'type', text: `${produce(n)}\n` }));
+    // warm-ups (and the shells' first prompts), not counted
+    await viewer.watch(64 * 1024, type(64 * 1024));
+    await relayed.watch(64 * 1024, typeRelayed(64 * 1024));
     const before = resetPeak(room.pid);
     const r = await alternate(
       rounds,
       () => viewer.watch(bytes, type(bytes)),
-      () => raw(bytes),
+      async () => ({ ...(await raw(bytes)), relayed: await relayed.watch(bytes, typeRelayed(bytes)) }),
     );
     const after = memoryOf(room.pid);
     await callTool(client, 'shell_close', { shellId: shell.id });
     return { r, before, after, frames: viewer.frames };
   } finally {
     viewer.close();
+    relayed.close();
+    await relay.stop();
   }
 }
 
 function viewerRow(bytes, { r, before, after, frames }) {
   const oursMs = median(r.ours.map((x) => x.ms));
   const rawMs = median(r.baseline.map((x) => x.ms));
+  const relayedMs = median(r.baseline.map((x) => x.relayed.ms));
   const ratio = rawMs / oursMs;
   const growthMiB = (after.hwmKiB - before.rssKiB) / 1024;
   // nothing lost: every round's output arrived whole (no gap between frames, none marked truncated, exactly
@@ -106,11 +117,11 @@ function viewerRow(bytes, { r, before, after, frames }) {
   return {
     name: `shell-stream live viewer with flow control (UI socket), ${bytes / MiB} MiB`,
     ours: `${fmt(mibps(bytes, oursMs), 0)} MiB/s, ${intact ? 'nothing lost' : `${lostBytes} bytes lost or wrong`}, RSS +${fmt(growthMiB, 0)} MiB`,
-    baseline: `${fmt(mibps(bytes, rawMs), 0)} MiB/s raw node-pty`,
-    ratio: `${fmt(ratio, 2)}× ±${fmt(spreadPct(r.ours.map((x) => x.ms)), 0)}%`,
+    baseline: `${fmt(mibps(bytes, rawMs), 0)} MiB/s raw node-pty; ${fmt(mibps(bytes, relayedMs), 0)} MiB/s the same viewer on a bare relay of raw node-pty (the floor: ${fmt(rawMs / relayedMs, 2)}× raw)`,
+    ratio: `${fmt(ratio, 2)}× (${fmt(relayedMs / oursMs, 2)}× the floor) ±${fmt(spreadPct(r.ours.map((x) => x.ms)), 0)}%`,
     goal: '≥ 0.8× raw, nothing lost, RSS growth ≤ 64 MiB',
     met: ratio >= 0.8 && intact && growthMiB <= 64,
-    figures: { bytes, rounds: r, memoryBefore: before, memoryAfter: after, growthMiB, intact, frames },
+    figures: { bytes, rounds: r, memoryBefore: before, memoryAfter: after, growthMiB, intact, frames, relayedMs },
   };
 }
 

@@ -4,12 +4,17 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 
 export const BARE_SERVER = path.join(import.meta.dirname, 'bare-server.js');
+/** The viewer row's floor: a shell relayed to a WebSocket viewer with nothing else (see bare-relay.js). */
+export const BARE_RELAY = path.join(import.meta.dirname, 'bare-relay.js');
 export const BARE_TOKEN = 'bare-baseline-token';
 
-/** nodeArgs: flags for its node (e.g. --cpu-prof, as `bench/mcp-call-cpu.js` and `bench/profile-startup.js` profile it). */
-export async function startBare({ nodeArgs = [] } = {}) {
+/**
+ * nodeArgs: flags for its node (e.g. --cpu-prof, as `bench/mcp-call-cpu.js` and `bench/profile-startup.js` profile it);
+ * script: BARE_RELAY for the relay instead of the bare server.
+ */
+export async function startBare({ nodeArgs = [], script = BARE_SERVER } = {}) {
   const started = performance.now();
-  const proc = spawn(process.execPath, [...nodeArgs, BARE_SERVER], { env: { ...process.env, BENCH_TOKEN: BARE_TOKEN }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [...nodeArgs, script], { env: { ...process.env, BENCH_TOKEN: BARE_TOKEN }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const exited = new Promise((resolve) => proc.on('exit', (code, signal) => resolve({ code, signal })));
   proc.stderr.on('data', (d) => (out += d.toString()));
