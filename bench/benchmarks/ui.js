@@ -4,7 +4,9 @@
 //    positioned boxes and their edges as plain DOM + SVG (the floor of putting that many things on screen).
 //  - terminal view: a command writes V bytes through a shell the page shows live (the UI door's viewer with
 //    flow control: the PTY is paused rather than bytes dropped), until the terminal shows the end marker,
-//    against raw node-pty in this process reading the same command's output.
+//    against raw node-pty in this process reading the same command's output, and against its floor: a page with
+//    nothing but xterm.js (made as the app makes it) in the same browser, fed over a loopback WebSocket by
+//    bench/lib/bare-relay.js (raw node-pty, the room's frames and flow control), timed the same way.
 /* global document, requestAnimationFrame -- the functions passed to page.evaluate run in the browser */
 import fs from 'node:fs';
 import { performance } from 'node:perf_hooks';
@@ -12,6 +14,7 @@ import * as pty from 'node-pty';
 import { chromium } from 'playwright-core';
 import { callTool, closeAll, connect } from '../lib/clients.js';
 import { makeHome, startRoom } from '../lib/room.js';
+import { BARE_RELAY, startBare } from '../lib/bare.js';
 import { alternate, fmt, fmtMs, median, spreadPct } from '../lib/stats.js';
 
 const MiB = 2 ** 20;
@@ -117,6 +120,18 @@ export async function viewStream(page, client, shellId, bytes) {
   return performance.now() - t;
 }
 
+/** The floor page (bare-relay.js at `/`): the same command typed into its shell, timed until its terminal shows the marker. */
+async function floorStream(page, bytes) {
+  await page.evaluate(() => globalThis.floor.type('clear\n'));
+  // cleared (with its scrollback): the screen is the prompt and nothing of the last run
+  await page.waitForFunction(() => !/y{50}/.test(globalThis.floor.text(200)) && globalThis.floor.text(200).includes('$'), undefined, { timeout: 600_000, polling: 50 });
+  const t = performance.now();
+  const marker = `END${++runs}`;
+  await page.evaluate((text) => globalThis.floor.type(text), `${produce(bytes, marker)}\n`);
+  await page.waitForFunction((end) => globalThis.floor.text(5).includes(end), `BENCH${marker}`, { timeout: 600_000, polling: 50 });
+  return performance.now() - t;
+}
+
 export default {
   name: 'ui',
   async run({ smoke, log }) {
@@ -166,17 +181,36 @@ export default {
       await page.getByRole('button', { name: /Terminals/ }).click();
       await page.locator(`.shell-item[data-shell-id="${shell.id}"]`).click();
       await page.waitForFunction((id) => globalThis.commonroomInspect?.terminalText(id, 5) !== null, shell.id);
-      const stream = await alternate(
-        rounds,
-        () => viewStream(page, client, shell.id, bytes),
-        () => rawStream(bytes),
-      );
+      const relay = await startBare({ script: BARE_RELAY });
+      let stream;
+      try {
+        const floorPage = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+        await floorPage.goto(new URL('/', relay.url).href);
+        await floorPage.waitForFunction(() => (globalThis.floor?.text(200) ?? '').includes('$'), undefined, { timeout: 30_000 });
+        await floorStream(floorPage, Math.min(bytes, MiB)); // its warm-up
+        await page.bringToFront();
+        stream = await alternate(
+          rounds,
+          () => viewStream(page, client, shell.id, bytes),
+          async () => {
+            const raw = await rawStream(bytes);
+            await floorPage.bringToFront();
+            const floor = await floorStream(floorPage, bytes);
+            await page.bringToFront();
+            return { raw, floor };
+          },
+        );
+        await floorPage.close();
+      } finally {
+        await relay.stop();
+      }
       await callTool(client, 'shell_close', { shellId: shell.id });
       const viewMs = median(stream.ours);
-      const rawMs = median(stream.baseline);
+      const rawMs = median(stream.baseline.map((x) => x.raw));
+      const floorMs = median(stream.baseline.map((x) => x.floor));
       const mb = bytes / 1_000_000;
       const ratio = rawMs / viewMs;
-      log(`terminal view ${mb} MB: ${fmtMs(viewMs)} (raw node-pty ${fmtMs(rawMs)})`);
+      log(`terminal view ${mb} MB: ${fmtMs(viewMs)} (raw node-pty ${fmtMs(rawMs)}, xterm.js alone on a bare relay ${fmtMs(floorMs)})`);
       return [
         {
           name: `ui graph view, ${rows * cols}-stage lattice`,
@@ -190,11 +224,11 @@ export default {
         {
           name: `ui terminal view, ${mb} MB live (viewer with flow control)`,
           ours: `${fmt(mb / (viewMs / 1000), 1)} MB/s to the screen, end marker shown`,
-          baseline: `${fmt(mb / (rawMs / 1000), 1)} MB/s raw node-pty`,
-          ratio: `${fmt(ratio, 2)}× ±${fmt(spreadPct(stream.ours), 0)}%`,
+          baseline: `${fmt(mb / (rawMs / 1000), 1)} MB/s raw node-pty; ${fmt(mb / (floorMs / 1000), 1)} MB/s xterm.js alone on a bare relay (the floor: ${fmt(rawMs / floorMs, 2)}× raw)`,
+          ratio: `${fmt(ratio, 2)}× (${fmt(floorMs / viewMs, 2)}× the floor) ±${fmt(spreadPct(stream.ours), 0)}%`,
           goal: '≥ 0.8× raw, nothing lost',
           met: ratio >= 0.8,
-          figures: { bytes, rounds: stream },
+          figures: { bytes, rounds: stream, floorMs },
         },
       ];
     } finally {

@@ -6,8 +6,13 @@
 // unacknowledged, resumed at 1.5 MiB).
 // No ring, no engine, no auth. It speaks enough of /ui/socket that bench/lib/ui-viewer.js watches it as it
 // watches the room: a hello, then `shell.attach` (starts the shell), `shell.ack`, and `type` (keys for the shell,
-// which the room takes through shell_io instead). Prints one JSON line {"port":N} once it listens.
+// which the room takes through shell_io instead). It also serves the floor of the `ui` terminal row at `/`: a
+// page with nothing but xterm.js (made as the app makes it, in the box the app gives it) on that socket, each
+// frame written to the terminal and acknowledged once parsed; `globalThis.floor.type(text)` types, and
+// `floor.text(n)` reads the last n lines. Prints one JSON line {"port":N} once it listens.
 import http from 'node:http';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import { Buffer } from 'node:buffer';
 import { clearTimeout, setTimeout } from 'node:timers';
 import * as pty from 'node-pty';
@@ -19,7 +24,41 @@ const HIGH = 2 * 1024 * 1024;
 const LOW = 1536 * 1024;
 const SHELL_ENV = { PS1: '$ ', TERM: 'xterm-256color', PATH: process.env.PATH ?? '/usr/bin:/bin' };
 
-const server = http.createServer((_req, res) => res.writeHead(404).end());
+const resolve = createRequire(import.meta.url).resolve;
+const FILES = {
+  '/xterm.js': ['text/javascript', resolve('@xterm/xterm/lib/xterm.js')],
+  '/xterm.css': ['text/css', resolve('@xterm/xterm/css/xterm.css')],
+  '/unicode11.js': ['text/javascript', resolve('@xterm/addon-unicode11/lib/addon-unicode11.js')],
+};
+/* the page's script runs in the browser: a terminal as the app makes one (DOM renderer, 10,000 lines of scrollback, its font and unicode widths) */
+const PAGE = `<!doctype html><meta charset="utf-8"><link rel="stylesheet" href="/xterm.css">
+<script src="/xterm.js"></script><script src="/unicode11.js"></script>
+<div id="t" style="position:absolute;left:440px;top:57px;width:830px;height:740px"></div>
+<script>
+const term = new Terminal({ allowProposedApi: true, scrollback: 10000, fontFamily: "'DejaVu Sans Mono', 'Liberation Mono', monospace", fontSize: 13, cursorBlink: true });
+term.loadAddon(new Unicode11Addon.Unicode11Addon());
+term.unicode.activeVersion = '11';
+term.open(document.getElementById('t'));
+const ws = new WebSocket('ws://' + location.host + '/ui/socket');
+ws.binaryType = 'arraybuffer';
+ws.onopen = () => ws.send(JSON.stringify({ t: 'shell.attach', shellId: 'floor' }));
+ws.onmessage = (event) => {
+  if (typeof event.data === 'string') return;
+  const view = new DataView(event.data);
+  const bytes = new Uint8Array(event.data, 4 + view.getUint32(0));
+  term.write(bytes, () => ws.send(JSON.stringify({ t: 'shell.ack', shellId: 'floor', bytes: bytes.length })));
+};
+globalThis.floor = {
+  type: (text) => ws.send(JSON.stringify({ t: 'type', text })),
+  text: (n) => { const b = term.buffer.active; const lines = []; for (let y = Math.max(0, b.length - n); y < b.length; y++) lines.push(b.getLine(y).translateToString(true)); return lines.join('\\n'); },
+};
+</script>`;
+const server = http.createServer((req, res) => {
+  if (req.url === '/') return void res.writeHead(200, { 'content-type': 'text/html' }).end(PAGE);
+  const file = FILES[req.url ?? ''];
+  if (!file) return void res.writeHead(404).end();
+  res.writeHead(200, { 'content-type': file[0] }).end(fs.readFileSync(file[1]));
+});
 const sockets = new WebSocketServer({ server, path: '/ui/socket', perMessageDeflate: false, maxPayload: 64 * 1024 });
 
 sockets.on('connection', (ws) => {
