@@ -67,7 +67,7 @@ const rows = results.benchmarks.flatMap((b) => (b.error ? [{ name: b.name, ours:
 const table = [
   '| benchmark | ours | baseline | ratio | goal | met? |',
   '| --- | --- | --- | --- | --- | --- |',
-  ...rows.map((r) => `| ${r.name} | ${r.ours} | ${r.baseline} | ${r.ratio} | ${r.goal} | ${r.met === null ? 'n/a' : r.met ? 'yes' : 'no'} |`),
+  ...rows.map((r) => `| ${r.name} | ${r.ours} | ${r.baseline} | ${r.ratio} | ${r.goal} | ${r.met === null ? 'n/a' : r.met ? 'yes' : r.floor === undefined ? 'no' : `no (its floor: ${r.floor.toFixed(2)}×)`} |`),
 ];
 results.table = table.join('\n');
 const m = results.machineAtStart;

@@ -121,6 +121,7 @@ function viewerRow(bytes, { r, before, after, frames }) {
     ratio: `${fmt(ratio, 2)}× (${fmt(relayedMs / oursMs, 2)}× the floor) ±${fmt(spreadPct(r.ours.map((x) => x.ms)), 0)}%`,
     goal: '≥ 0.8× raw, nothing lost, RSS growth ≤ 64 MiB',
     met: ratio >= 0.8 && intact && growthMiB <= 64,
+    floor: rawMs / relayedMs,
     figures: { bytes, rounds: r, memoryBefore: before, memoryAfter: after, growthMiB, intact, frames, relayedMs },
   };
 }
@@ -191,6 +192,7 @@ export default {
           ratio: `${fmt(ratio, 2)}× (answered: ${fmt(oursMiBps / floorMiBps, 2)}× the floor) ±${fmt(spreadPct(r.ours.map((x) => x.ms)), 0)}%`,
           goal: '≥ 0.5×, RSS growth ≤ 64 MiB',
           met: ratio >= 0.5 && growthMiB <= 64,
+          floor: floorMiBps / mibps(bytes, rawMs),
           figures: { bytes, rounds: r, memoryBefore: before, memoryAfter: after, growthMiB, droppedMiB, floorMiBps, oursMiBps, pageKiB, bareGrowthMiB },
         },
         viewed,

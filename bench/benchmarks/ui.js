@@ -228,6 +228,7 @@ export default {
           ratio: `${fmt(ratio, 2)}× (${fmt(floorMs / viewMs, 2)}× the floor) ±${fmt(spreadPct(stream.ours), 0)}%`,
           goal: '≥ 0.8× raw, nothing lost',
           met: ratio >= 0.8,
+          floor: rawMs / floorMs,
           figures: { bytes, rounds: stream, floorMs },
         },
       ];
