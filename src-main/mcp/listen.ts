@@ -199,18 +199,35 @@ export function handleListen(engine: Engine, caller: Caller, req: http.IncomingM
 /**
  * One committed task change as every listen stream sends it. The bus calls each stream's listener in one
  * synchronous dispatch, so the row and its wire view are read once per event (keyed by the event's id: a change
- * committed while a dispatch runs is read afresh) and each stream only checks that its participant may see the
- * task; 100 streams on one task re-read and re-built it 100 times before.
+ * committed while a dispatch runs is read afresh), and whether a participant may see the task is decided once
+ * per participant (its streams share the answer); 100 streams on one task re-read and re-built it 100 times
+ * before, and then still checked visibility 100 times.
  */
-let lastChange: { engine: Engine; eventId: number; taskId: string; task: TaskRecord; view: Record<string, unknown> } | null = null;
+let lastChange: {
+  engine: Engine;
+  eventId: number;
+  taskId: string;
+  task: TaskRecord;
+  view: Record<string, unknown>;
+  /** Who may see it, by participant and capabilities. */
+  seen: Map<string, boolean>;
+} | null = null;
+
+const viewerKey = (caller: Caller) => `${caller.name}\n${caller.capabilities.join(',')}`;
 
 function readChange(engine: Engine, caller: Caller, taskId: string, eventId: number): { task: TaskRecord; view: Record<string, unknown> } | null {
   const last = lastChange;
   if (last && last.engine === engine && last.eventId === eventId && last.taskId === taskId) {
-    return engine.tasks.canSee(caller, last.task) ? last : null;
+    const key = viewerKey(caller);
+    let visible = last.seen.get(key);
+    if (visible === undefined) {
+      visible = engine.tasks.canSee(caller, last.task);
+      last.seen.set(key, visible);
+    }
+    return visible ? last : null;
   }
   const task = engine.tasks.find(caller, taskId);
   if (!task) return null; // unknown to this participant, or deleted: the next stream reads for itself
-  lastChange = { engine, eventId, taskId, task, view: toDetailedTaskV2(task, (t) => engine.tasks.resultOf(t)) };
+  lastChange = { engine, eventId, taskId, task, view: toDetailedTaskV2(task, (t) => engine.tasks.resultOf(t)), seen: new Map([[viewerKey(caller), true]]) };
   return lastChange;
 }

@@ -191,6 +191,30 @@ describe('subscriptions/listen', () => {
     expect(new Set(streams.map((l) => (l.messages[0]?.params?._meta as Record<string, unknown>)['io.modelcontextprotocol/subscriptionId'])).size).toBe(3);
   });
 
+  it('who may see a change is decided per participant: streams of one who lost sight of a handoff get nothing, its owner gets every change', async () => {
+    const op = running.engine.operator();
+    const b = await running.engine.call(op, 'participant_add', { name: 'listen-taker', capabilities: ['read', 'write'] });
+    const c = await running.engine.call(op, 'participant_add', { name: 'listen-onlooker', capabilities: ['read', 'write'] });
+    // open to anyone: a writer may see it (and take it) until someone accepts it
+    const { handoff } = await running.engine.call(op, 'handoff_create', { summary: 'whoever takes it' });
+    // the owner's stream first: it reads the change first, so a shared answer would be the owner's
+    const owner = await listen({ taskIds: [handoff.taskId] });
+    const onlookers = [await listen({ taskIds: [handoff.taskId] }, { as: c.token }), await listen({ taskIds: [handoff.taskId] }, { as: c.token })];
+    await until(() => [owner, ...onlookers].every((l) => l.messages.length >= 1), 'every acknowledgement');
+    for (const l of onlookers) expect(l.messages[0]?.params?.notifications).toEqual({ taskIds: [handoff.taskId] });
+    const taker = running.engine.authenticate(b.token)!;
+    await running.engine.call(taker, 'handoff_accept', { handoffId: handoff.id });
+    await until(() => owner.messages.some((m) => m.method === 'notifications/tasks'), 'the acceptance on the owner\'s stream');
+    await running.engine.call(taker, 'handoff_complete', { handoffId: handoff.id, result: 'done' });
+    await until(() => owner.messages.some((m) => m.method === 'notifications/tasks' && m.params?.status === 'completed'), 'the completion on the owner\'s stream');
+    // accepted by another, the handoff is no longer the onlooker's to see: neither change reached its streams
+    await new Promise((r) => setTimeout(r, 200));
+    for (const l of onlookers) {
+      expect(l.messages.filter((m) => m.method === 'notifications/tasks')).toEqual([]);
+      l.req.destroy();
+    }
+  });
+
   it('with 50 listeners, one that stops reading is dropped and the others keep receiving', async () => {
     const quiet = bareTask();
     const noisy = bareTask();

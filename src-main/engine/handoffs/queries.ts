@@ -4,7 +4,7 @@ import { RoomError } from '../../common/errors';
 import type { EventPage, EventView, HandoffView, TaskView } from '../../common/handoff-dto';
 import type { HandoffStatus } from '../../common/handoff-machine';
 import { HandoffRepo, VISIBLE_TO, viewerParams, type HandoffRecord, type Viewer } from '../store/handoffs';
-import { TaskRepo } from '../store/tasks';
+import { TaskRepo, type TaskRecord } from '../store/tasks';
 import { canSeeTask } from '../tasks/task-visibility';
 import { eventOf, type EventRow } from '../store/events';
 import { handoffView, taskView } from './views';
@@ -83,13 +83,13 @@ export class HandoffQueries {
   task(caller: Caller, taskId: string): TaskView {
     const task = this.tasks.get(taskId);
     if (!task) throw unknownTask(taskId);
-    if (task.operation === HANDOFF_OPERATION) {
-      const h = this.handoffs.byTask(taskId);
-      if (!h || !this.handoffs.visible(h.id, viewerOf(caller))) throw unknownTask(taskId);
-    } else if (!canSeeTask(caller, task)) {
-      throw unknownTask(taskId);
-    }
+    if (!this.canSeeTask(caller, task)) throw unknownTask(taskId);
     return taskView(task);
+  }
+
+  /** A handoff's task is visible when its handoff is; another kind by the one task rule. */
+  canSeeTask(caller: Caller, task: TaskRecord): boolean {
+    return task.operation === HANDOFF_OPERATION ? this.handoffs.taskVisible(task.id, viewerOf(caller)) : canSeeTask(caller, task);
   }
 
   events(caller: Caller, handoffId: string, page: { cursor?: string | undefined; limit?: number | undefined }): EventPage {

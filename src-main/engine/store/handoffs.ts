@@ -112,6 +112,14 @@ export class HandoffRepo {
     return row ? toRecord(row) : null;
   }
 
+  /**
+   * Whether the viewer may see the handoff this task belongs to (false when there is none): one indexed lookup,
+   * no row read or parsed. Listen streams and task reads ask this for every change they are told of.
+   */
+  taskVisible(taskId: string, viewer: Viewer): boolean {
+    return this.db.prepare(`SELECT 1 FROM handoffs h WHERE h.task_id = @taskId AND ${VISIBLE_TO}`).get({ taskId, ...viewerParams(viewer) }) !== undefined;
+  }
+
   byTask(taskId: string): HandoffRecord | null {
     const row = this.db.prepare('SELECT * FROM handoffs WHERE task_id = ?').get(taskId) as Row | undefined;
     return row ? toRecord(row) : null;
