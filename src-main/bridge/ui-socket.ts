@@ -20,6 +20,22 @@ export interface UiSocketOptions {
   maxQueuedBytes?: number;
 }
 
+/**
+ * A committed event's message as UTF-8 JSON, made once for all the UI sockets it goes to: the bus hands every
+ * session the same event object, and each wraps it alike ({t: 'event', event}). With 100 pages open that was 100
+ * serialisations and 100 encodings of every event.
+ */
+const eventBytes = new WeakMap<object, Buffer>();
+function textOf(message: Exclude<ServerMessage, { t: 'shell.data' }>): Buffer | string {
+  if (message.t !== 'event') return JSON.stringify(message);
+  let bytes = eventBytes.get(message.event);
+  if (!bytes) {
+    bytes = Buffer.from(JSON.stringify(message));
+    eventBytes.set(message.event, bytes);
+  }
+  return bytes;
+}
+
 /** Writes a plain HTTP refusal on a socket that asked to upgrade, then closes it. */
 export function refuseUpgrade(socket: Duplex, status: number, reason: string, message: string): void {
   const body = JSON.stringify({ error: { code: status === 401 ? 'UNAUTHENTICATED' : 'FORBIDDEN', message } });
@@ -75,7 +91,8 @@ export class UiSocketDoor {
         return;
       }
       // shell output as binary (no base64, no JSON around megabytes); everything else as JSON text
-      ws.send(message.t === 'shell.data' ? encodeShellFrame(message) : JSON.stringify(message));
+      if (message.t === 'shell.data') ws.send(encodeShellFrame(message));
+      else ws.send(textOf(message), { binary: false });
     };
     const session = new UiSession(this.engine, send, { mcpUrl: this.options.mcpUrl() });
     ws.on('message', (data, isBinary) => {

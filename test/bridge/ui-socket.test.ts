@@ -196,6 +196,24 @@ describe('the UI WebSocket', () => {
     expect(await closed).toBe(1007);
   });
 
+  it('every open page gets each event as a JSON text message, the same one (one serialisation shared by all)', async () => {
+    const pages = [await openSocket({ Cookie: cookie, Origin: origin }), await openSocket({ Cookie: cookie, Origin: origin })];
+    const inboxes = pages.map((p) => {
+      const inbox: { text: string; binary: boolean }[] = [];
+      (p.ws as WebSocket).on('message', (d, isBinary) => inbox.push({ text: d.toString(), binary: isBinary }));
+      return inbox;
+    });
+    await running.engine.call(running.engine.operator(), 'participant_add', { name: 'agent-shared', capabilities: ['read'] });
+    const added = (inbox: { text: string; binary: boolean }[]) => inbox.find((m) => m.text.includes('"agent-shared"'));
+    await expect.poll(() => inboxes.every((inbox) => added(inbox)), { timeout: 10_000 }).toBe(true);
+    const [first, second] = inboxes.map((inbox) => added(inbox)!);
+    expect(first!.binary).toBe(false);
+    expect(second!.binary).toBe(false);
+    expect(second!.text).toBe(first!.text);
+    expect(JSON.parse(first!.text)).toMatchObject({ t: 'event', event: { kind: 'participant.added' } });
+    for (const p of pages) p.ws?.close();
+  });
+
   it('a message over the size limit closes the connection', async () => {
     const r = await openSocket({ Cookie: cookie, Origin: origin });
     const ws = r.ws as WebSocket;
