@@ -28,7 +28,9 @@ export async function startRoom(home, extraArgs = []) {
   // home.bin: another build of the CLI (an A/B of two builds in one run, e.g. bench/ab-graph.js); BENCH_BIN: the
   // same for a whole benchmark run (the "before" figures of a change, e.g. `BENCH_BIN=.tmp/before.mjs npm run bench -- mcp-call`)
   const bin = home.bin ?? (process.env.BENCH_BIN ? path.resolve(process.env.BENCH_BIN) : BIN_COMMONROOM);
-  const proc = spawn(process.execPath, [...(home.nodeArgs ?? []), bin, 'serve', '--room', home.roomFile, '--port', '0', ...extraArgs], {
+  // BENCH_ROOM_NODE_ARGS: flags for every room a run starts (e.g. --cpu-prof --cpu-prof-dir DIR, to profile any benchmark's room)
+  const nodeArgs = home.nodeArgs ?? (process.env.BENCH_ROOM_NODE_ARGS ? process.env.BENCH_ROOM_NODE_ARGS.split(' ') : []);
+  const proc = spawn(process.execPath, [...nodeArgs, bin, 'serve', '--room', home.roomFile, '--port', '0', ...extraArgs], {
     env: home.env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
