@@ -50,7 +50,7 @@ export function handoffsFeature(ctx: EngineContext, tasks: TaskService): Feature
       if (!parsed.success) throw describeInvalidInput('tasks/update', parsed.error);
       actions.answerInput(caller, parsed.data as MethodInput<'handoff_answer_input'>);
     },
-    visibleTo: (caller, task) => q.canSeeTask(caller, task),
+    visibleTo: (caller, task) => q.canSee(caller, task),
     resultOf: (task) => {
       const result = task.result as HandoffResult | null;
       return { content: [{ type: 'text', text: result?.text ?? '' }], structuredContent: { result } };

@@ -83,12 +83,12 @@ export class HandoffQueries {
   task(caller: Caller, taskId: string): TaskView {
     const task = this.tasks.get(taskId);
     if (!task) throw unknownTask(taskId);
-    if (!this.canSeeTask(caller, task)) throw unknownTask(taskId);
+    if (!this.canSee(caller, task)) throw unknownTask(taskId);
     return taskView(task);
   }
 
   /** A handoff's task is visible when its handoff is; another kind by the one task rule. */
-  canSeeTask(caller: Caller, task: TaskRecord): boolean {
+  canSee(caller: Caller, task: TaskRecord): boolean {
     return task.operation === HANDOFF_OPERATION ? this.handoffs.taskVisible(task.id, viewerOf(caller)) : canSeeTask(caller, task);
   }
 
