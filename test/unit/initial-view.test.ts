@@ -25,6 +25,7 @@ describe('initial view of a graph', () => {
   it('says what it shows while focused, and nothing when whole', () => {
     expect(focusNote({ kind: 'focus', ids: ['x'], reason: 'failed' }, 500)).toBe('500 stages: showing the first failed stage. Fit view shows them all; the minimap shows where you are.');
     expect(focusNote({ kind: 'all' }, 3)).toBeNull();
+    expect(focusNote({ kind: 'focus', ids: ['s0_0'], reason: 'running' }, 10_000)).toMatch(/^10,000 stages: showing the running stages\./);
   });
 
   it('a canvas not measured yet never focuses (it is framed again once it has a size)', () => {

@@ -33,6 +33,7 @@ export function GraphDag(props: { graphId: string; stages: GraphTopologyNode[]; 
 
   useEffect(() => {
     let live = true;
+    setLayoutError(null);
     const shape = JSON.parse(structure) as [string, string[]][];
     layoutStages(shape.map(([id, dependsOn]) => ({ id, dependsOn })))
       .then((layout) => live && setLaid({ structure, layout }))

@@ -4,9 +4,13 @@
  */
 import ELK from 'elkjs/lib/elk-api.js';
 import elkWorkerUrl from 'elkjs/lib/elk-worker.min.js?url';
+import { layerLayout } from './layer-layout';
 
 export const NODE_WIDTH = 190;
 export const NODE_HEIGHT = 64;
+/** Gaps between layers and between the stages of one layer (ELK's and `layerLayout`'s alike). */
+const LAYER_GAP = 60;
+const NODE_GAP = 24;
 
 export interface LaidOut {
   positions: Map<string, { x: number; y: number }>;
@@ -36,13 +40,20 @@ function engine(): InstanceType<typeof ELK> {
  */
 export const LARGE_GRAPH_STAGES = 150;
 
+/**
+ * Above this many stages ELK is not asked at all: its recursion overflows the stack on a 10,000-stage graph, and a
+ * 4,000-stage one already took 5 s. `layerLayout` draws the same picture as the large-graph options (layers in
+ * the stages' own order, simple placement) in one linear pass.
+ */
+export const ELK_MAX_STAGES = 2_000;
+
 /** ELK layered options for a graph of `count` stages (bench/elk-layout.js times the same two sets). */
 export function layoutOptions(count: number): Record<string, string> {
   const common = {
     'elk.algorithm': 'layered',
     'elk.direction': 'RIGHT',
-    'elk.layered.spacing.nodeNodeBetweenLayers': '60',
-    'elk.spacing.nodeNode': '24',
+    'elk.layered.spacing.nodeNodeBetweenLayers': String(LAYER_GAP),
+    'elk.spacing.nodeNode': String(NODE_GAP),
   };
   if (count <= LARGE_GRAPH_STAGES) return { ...common, 'elk.layered.nodePlacement.strategy': 'NETWORK_SIMPLEX' };
   return {
@@ -57,6 +68,9 @@ export function layoutOptions(count: number): Record<string, string> {
 }
 
 export async function layoutStages(stages: readonly { id: string; dependsOn: readonly string[] }[]): Promise<LaidOut> {
+  if (stages.length > ELK_MAX_STAGES) {
+    return layerLayout(stages, { nodeWidth: NODE_WIDTH, nodeHeight: NODE_HEIGHT, betweenLayers: LAYER_GAP, betweenNodes: NODE_GAP });
+  }
   const ids = new Set(stages.map((s) => s.id));
   const result = await engine().layout({
     id: 'graph',

@@ -41,5 +41,5 @@ export function chooseInitialView(stages: readonly GraphTopologyNode[], graph: E
 export function focusNote(view: InitialView, total: number): string | null {
   if (view.kind === 'all') return null;
   const what = view.reason === 'failed' ? 'the first failed stage' : view.reason === 'running' ? 'the running stages' : 'the first stages';
-  return `${total} stages: showing ${what}. Fit view shows them all; the minimap shows where you are.`;
+  return `${total.toLocaleString('en-US')} stages: showing ${what}. Fit view shows them all; the minimap shows where you are.`;
 }
