@@ -8,7 +8,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { callTool, closeAll, connect } from './lib/clients.js';
 import { makeHome, startRoom } from './lib/room.js';
 import { median } from './lib/stats.js';
-import { bareLoop, shape } from './benchmarks/graph.js';
+import os from 'node:os';
+import { bareLoopProcess, shape } from './benchmarks/graph.js';
 
 const [binBefore, roundsArg = '3'] = process.argv.slice(2);
 if (!binBefore) {
@@ -39,7 +40,7 @@ try {
     for (let r = 0; r < Number(roundsArg); r++) {
       const order = r % 2 === 0 ? ['before', 'after'] : ['after', 'before'];
       for (const who of order) t[who].push(await runGraph((who === 'before' ? before : after).client, stages));
-      t.loop.push(await bareLoop(stages));
+      t.loop.push(bareLoopProcess(os.tmpdir(), stages)); // in a fresh process: a fork costs the parent in proportion to its memory
     }
     const [b, a, l] = [median(t.before), median(t.after), median(t.loop)];
     console.log(`${kind} 256: before ${b.toFixed(0)} ms (${(b / l).toFixed(2)}× loop), after ${a.toFixed(0)} ms (${(a / l).toFixed(2)}× loop), loop ${l.toFixed(0)} ms; after/before ${(a / b).toFixed(2)}`);

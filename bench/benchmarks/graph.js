@@ -1,6 +1,7 @@
 // graph: task graphs of `true` stages (wide, chain, lattice), maxParallel 2, submitted with tasks_run and
 // followed with tasks_status until the graph ended, against a bare Node spawn loop with the same
-// dependencies and parallelism, and `make -j2` on the same graph (when make is installed).
+// dependencies and parallelism (in a fresh process each round: bench/lib/bare-loop.js), and `make -j2` on the
+// same graph (when make is installed).
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -9,8 +10,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { callTool, closeAll, connect } from '../lib/clients.js';
 import { makeHome, startRoom } from '../lib/room.js';
 import { alternate, fmt, median, spreadPct } from '../lib/stats.js';
+import { BARE_LOOP, PARALLEL } from '../lib/bare-loop.js';
 
-const PARALLEL = 2;
+export { bareLoop } from '../lib/bare-loop.js';
 
 /** Stages as {id, dependsOn}: `wide` (independent), `chain` (each after the previous), `lattice` rows×cols (after the one above and the one to the left). */
 export function shape(kind, n, cols = 16) {
@@ -28,38 +30,18 @@ export function shape(kind, n, cols = 16) {
   return stages;
 }
 
-/** The bare baseline: spawn `true` for each stage whose dependencies completed, at most PARALLEL at once. */
-export async function bareLoop(stages) {
-  const t = performance.now();
-  const waiting = new Map(stages.map((s) => [s.id, new Set(s.dependsOn)]));
-  const dependents = new Map(stages.map((s) => [s.id, []]));
-  for (const s of stages) for (const d of s.dependsOn) dependents.get(d).push(s.id);
-  const ready = stages.filter((s) => s.dependsOn.length === 0).map((s) => s.id);
-  let running = 0;
-  let done = 0;
-  await new Promise((resolve, reject) => {
-    const pump = () => {
-      while (running < PARALLEL && ready.length > 0) {
-        const id = ready.shift();
-        running++;
-        const child = spawn('true', [], { stdio: 'ignore' });
-        child.on('error', reject);
-        child.on('exit', () => {
-          running--;
-          done++;
-          for (const d of dependents.get(id)) {
-            const w = waiting.get(d);
-            w.delete(id);
-            if (w.size === 0) ready.push(d);
-          }
-          if (done === stages.length) resolve();
-          else pump();
-        });
-      }
-    };
-    pump();
-  });
-  return performance.now() - t;
+/**
+ * The bare loop, in a Node process of its own started for the round: a fork costs the parent in proportion to
+ * its memory (libuv forks; measured: 930 spawns/s from a 51 MiB process, 335 from 160 MiB, 110 from 360 MiB), so
+ * a loop run inside this benchmark process was as fast as whatever ran before had left it big.
+ */
+export function bareLoopProcess(dir, stages, durable = false) {
+  const file = path.join(dir, 'stages.json');
+  fs.writeFileSync(file, JSON.stringify(stages));
+  const r = spawnSync(process.execPath, [BARE_LOOP, file, ...(durable ? ['--durable', path.join(dir, 'durable-loop.db')] : [])], { encoding: 'utf8', timeout: 600_000 });
+  const ms = Number(/"ms":([\d.]+)/.exec(r.stdout ?? '')?.[1]);
+  if (r.status !== 0 || !Number.isFinite(ms)) throw new Error(`the bare loop failed: ${r.stdout}${r.stderr}`);
+  return ms;
 }
 
 function makefile(dir, stages) {
@@ -104,32 +86,38 @@ export default {
     const client = await connect('2026', room.url, room.token);
     const rows = [];
     try {
-      for (const kind of ['wide', 'chain', 'lattice']) {
-        const stages = shape(kind, n);
+      // the issue's table runs 256 stages of each shape; its list also asks for the 25×40 lattice of 1,000 (≈ 5 s a run here)
+      const runs = [['wide', n, 16], ['chain', n, 16], ['lattice', n, 16], ...(smoke ? [] : [['lattice', 1000, 40]])];
+      for (const [kind, count, cols] of runs) {
+        const n = count;
+        const stages = shape(kind, n, cols);
         const file = makefile(home.root, stages);
         const r = await alternate(
           rounds,
           () => ours(client, stages, `${kind}-${n}`),
-          async () => ({ loop: await bareLoop(stages), make: hasMake ? await make(file) : NaN }),
+          async () => ({ loop: bareLoopProcess(home.root, stages), durable: bareLoopProcess(home.root, stages, true), make: hasMake ? await make(file) : NaN }),
         );
         const oursMs = median(r.ours);
         const loopMs = median(r.baseline.map((x) => x.loop));
+        const durableMs = median(r.baseline.map((x) => x.durable));
         const makeMs = median(r.baseline.map((x) => x.make));
         const perS = (ms) => fmt(n / (ms / 1000), 0);
         log(`${kind} ${n}: ours ${perS(oursMs)} stages/s, loop ${perS(loopMs)}, make ${hasMake ? perS(makeMs) : 'n/a'}`);
         rows.push({
-          name: `graph ${kind} ${n}${kind === 'lattice' ? ` (${Math.ceil(n / 16)}×16)` : ''}`,
+          name: `graph ${kind} ${n.toLocaleString('en-US')}${kind === 'lattice' ? ` (${Math.ceil(n / cols)}×${cols})` : ''}`,
           ours: `${perS(oursMs)} stages/s`,
-          baseline: `loop ${perS(loopMs)}/s; make -j2 ${hasMake ? `${perS(makeMs)}/s` : 'not installed'}`,
-          ratio: `${fmt(oursMs / loopMs, 1)}× loop time (${hasMake ? `${fmt(oursMs / makeMs, 1)}× make` : 'no make'}) ±${fmt(spreadPct(r.ours), 0)}%`,
+          baseline: `loop ${perS(loopMs)}/s; the loop committing each stage's end (one fsync) ${perS(durableMs)}/s; make -j2 ${hasMake ? `${perS(makeMs)}/s` : 'not installed'}`,
+          ratio: `${fmt(oursMs / loopMs, 1)}× loop time (${fmt(oursMs / durableMs, 1)}× the durable loop; ${hasMake ? `${fmt(oursMs / makeMs, 1)}× make` : 'no make'}) ±${fmt(spreadPct(r.ours), 0)}%`,
           goal: '≤ 1.3× the bare loop',
           met: oursMs / loopMs <= 1.3,
-          figures: { kind, stages: n, oursMs, loopMs, makeMs, rounds: r },
+          // the goal's measure on the floor: the durable loop's time against the bare loop's
+          floor: durableMs / loopMs,
+          figures: { kind, stages: n, oursMs, loopMs, durableMs, makeMs, rounds: r },
         });
       }
-      // the sizes the issue asks for: the 25×40 lattice (1,000 stages) and a 250×40 one (10,000), submitted
-      // (time to an answer with the first stage running), then cancelled: running them at maxParallel 2 takes minutes
-      const sizes = smoke ? [[25, '1,000 (25×40)']] : [[25, '1,000 (25×40)'], [250, '10,000 (250×40)']];
+      // the largest graph the room accepts, a 250×40 lattice (10,000 stages), submitted (time to an answer with the
+      // first stage running), then cancelled: running it at maxParallel 2 takes ≈ 50 s here (the `ui` benchmark draws it)
+      const sizes = smoke ? [[25, '1,000 (25×40)']] : [[250, '10,000 (250×40)']];
       for (const [rowsN, label] of sizes) {
         const big = shape('lattice', rowsN * 40, 40);
         let refused = null;
