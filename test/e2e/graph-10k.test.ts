@@ -10,7 +10,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningRoom } from '../../src-main/server/runner';
 import { graphViewSettled, outputFile } from './helpers/open-ui';
-import { callTool, startUiRoom, type UiRoom } from './helpers/ui-room';
+import { callTool, stageState, startUiRoom, type UiRoom } from './helpers/ui-room';
 
 let room: UiRoom;
 let runner: RunningRoom;
@@ -42,12 +42,7 @@ describe('a graph of 10,000 stages', () => {
       }
     }
     const { graphId } = await callTool<{ graphId: string }>(agent, 'tasks_run', { name: 'a 10,000-stage lattice', maxParallel: 1, stages });
-    await expect
-      .poll(async () => {
-        const status = await runner.engine.call(runner.engine.operator(), 'tasks_status', { graphId });
-        return 'stages' in status ? status.stages.find((s) => s.id === 's0_0')?.state : null;
-      }, { timeout: 30_000 })
-      .toBe('running');
+    await expect.poll(() => stageState(runner, graphId, 's0_0'), { timeout: 30_000 }).toBe('running');
 
     await page.getByRole('button', { name: /Graphs/ }).click();
     await page.locator(`.graph-row[data-graph-id="${graphId}"]`).click();

@@ -11,7 +11,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningRoom } from '../../src-main/server/runner';
 import { graphViewSettled, outputFile } from './helpers/open-ui';
-import { callTool, startUiRoom, type UiRoom } from './helpers/ui-room';
+import { callTool, stageState, startUiRoom, type UiRoom } from './helpers/ui-room';
 
 let room: UiRoom;
 let runner: RunningRoom;
@@ -57,12 +57,7 @@ describe('a graph of 500 stages', () => {
     const run = await callTool<{ graphId: string }>(agent, 'tasks_run', { name: 'a 500-stage lattice', maxParallel: WIDTH, stages });
     graphId = run.graphId;
     // the view is framed when it first opens: wait for the failure to be there first
-    await expect
-      .poll(async () => {
-        const status = await runner.engine.call(runner.engine.operator(), 'tasks_status', { graphId });
-        return 'stages' in status ? status.stages.find((s) => s.id === 's0-12')?.state : null;
-      }, { timeout: 30_000 })
-      .toBe('failed');
+    await expect.poll(() => stageState(runner, graphId, 's0-12'), { timeout: 30_000 }).toBe('failed');
 
     await page.getByRole('button', { name: /Graphs/ }).click();
     await page.locator(`.graph-row[data-graph-id="${graphId}"]`).click();

@@ -32,6 +32,12 @@ export async function callTool<T>(client: Client, name: string, args: Record<str
   return r.structuredContent;
 }
 
+/** A stage's state as the room has it now (for waiting until a graph is where a test needs it). */
+export async function stageState(runner: RunningRoom, graphId: string, stageId: string): Promise<string | null> {
+  const status = await runner.engine.call(runner.engine.operator(), 'tasks_status', { graphId });
+  return 'stages' in status ? (status.stages.find((s) => s.id === stageId)?.state ?? null) : null;
+}
+
 export interface UiRoom {
   home: TestHome;
   runner: RunningRoom;
