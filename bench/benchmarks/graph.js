@@ -88,8 +88,7 @@ export default {
     try {
       // the table runs 256 stages of each shape; its list also asks for the 25×40 lattice of 1,000 (≈ 5 s a run here)
       const runs = [['wide', n, 16], ['chain', n, 16], ['lattice', n, 16], ...(smoke ? [] : [['lattice', 1000, 40]])];
-      for (const [kind, count, cols] of runs) {
-        const n = count;
+      for (const [kind, n, cols] of runs) {
         const stages = shape(kind, n, cols);
         const file = makefile(home.root, stages);
         const r = await alternate(

@@ -6,8 +6,8 @@
 // answering ready-made pages of the sizes the agent got in the round before, in the shape every room tool
 // answers (the output in structuredContent and again in the JSON text block), read by the same client, with no
 // shell behind it: what those answers cost with nothing else to do. The viewer part's second baseline is its
-// floor: the same viewer watching a shell that bench/lib/bare-relay.js relays (raw node-pty, one binary frame
-// per loop turn over a loopback WebSocket, the same flow control), i.e. what any live viewer in another process costs.
+// floor: the same viewer watching a shell that bench/lib/bare-relay.js relays (raw node-pty, the room's binary
+// frames, batching and flow control over a loopback WebSocket), i.e. what any live viewer in another process costs.
 import { Buffer } from 'node:buffer';
 import fs from 'node:fs';
 import { performance } from 'node:perf_hooks';
