@@ -4,7 +4,7 @@
  */
 import ELK from 'elkjs/lib/elk-api.js';
 import elkWorkerUrl from 'elkjs/lib/elk-worker.min.js?url';
-import { layerLayout } from './layer-layout';
+import { layerLayout, type LaidOut } from './layer-layout';
 
 export const NODE_WIDTH = 190;
 export const NODE_HEIGHT = 64;
@@ -12,12 +12,7 @@ export const NODE_HEIGHT = 64;
 const LAYER_GAP = 60;
 const NODE_GAP = 24;
 
-export interface LaidOut {
-  positions: Map<string, { x: number; y: number }>;
-  /** The whole drawing's size (for choosing the initial view before anything is drawn). */
-  width: number;
-  height: number;
-}
+export type { LaidOut } from './layer-layout';
 
 let elk: InstanceType<typeof ELK> | null = null;
 

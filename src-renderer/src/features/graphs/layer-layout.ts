@@ -16,13 +16,14 @@ export interface LayerSpacing {
   betweenNodes: number;
 }
 
-export interface LayerLayout {
+/** Where each stage goes, and the whole drawing's size (for choosing the initial view before anything is drawn). */
+export interface LaidOut {
   positions: Map<string, { x: number; y: number }>;
   width: number;
   height: number;
 }
 
-export function layerLayout(stages: readonly { id: string; dependsOn: readonly string[] }[], spacing: LayerSpacing): LayerLayout {
+export function layerLayout(stages: readonly { id: string; dependsOn: readonly string[] }[], spacing: LayerSpacing): LaidOut {
   const index = new Map(stages.map((s, i) => [s.id, i]));
   const layer = new Array<number>(stages.length).fill(0);
   const waiting = new Array<number>(stages.length).fill(0);
@@ -38,15 +39,16 @@ export function layerLayout(stages: readonly { id: string; dependsOn: readonly s
   // Kahn's order: a stage is placed once every stage it depends on has been
   const queue: number[] = [];
   stages.forEach((_, i) => waiting[i] === 0 && queue.push(i));
+  let last = 0;
   for (let head = 0; head < queue.length; head++) {
     const i = queue[head]!;
+    last = Math.max(last, layer[i]!);
     for (const j of dependents[i]!) {
       layer[j] = Math.max(layer[j]!, layer[i]! + 1);
       if (--waiting[j]! === 0) queue.push(j);
     }
   }
   // a cycle cannot be submitted (the engine refuses it); should one arrive, its stages go after everything else
-  const last = Math.max(0, ...queue.map((i) => layer[i]!));
   stages.forEach((_, i) => waiting[i]! > 0 && (layer[i] = last + 1));
 
   const rows = new Map<number, number>();
