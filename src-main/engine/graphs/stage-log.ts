@@ -50,14 +50,20 @@ export class StageLogWriter {
     onAppend?: () => void,
     onFailure?: (error: NodeJS.ErrnoException) => void,
   ): StageLogWriter {
-    if (checkPrivateFile(path) === 'present') {
-      throw new RoomError('ROOM_UNSAFE', `${path} already exists; a stage log is always a new file: remove it and run again`);
+    let fd: number;
+    try {
+      fd = fs.openSync(
+        path,
+        fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW,
+        FILE_MODE,
+      );
+    } catch (error) {
+      // O_EXCL refuses whatever is at the path (a symlink included, never followed): say what is there
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST' && checkPrivateFile(path) === 'present') {
+        throw new RoomError('ROOM_UNSAFE', `${path} already exists; a stage log is always a new file: remove it and run again`);
+      }
+      throw error;
     }
-    const fd = fs.openSync(
-      path,
-      fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW,
-      FILE_MODE,
-    );
     restrictToUser(path, 'file');
     return new StageLogWriter(path, fd, capBytes, now, onAppend, onFailure);
   }

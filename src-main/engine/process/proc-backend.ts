@@ -61,6 +61,33 @@ function* otherPids(): Generator<number> {
   }
 }
 
+/** Up to this many pids in the range, each is looked up by name; past it, /proc is listed once (it may be shorter). */
+const PROBE_RANGE = 64;
+
+/**
+ * The pids from `first` to `last` that may be live processes, this process's own left out. A short range (the
+ * usual one: a stage's exit comes a few forks after its start) is probed pid by pid, one failed open each for
+ * the gaps, instead of listing /proc, whose reading costs more than the whole probe on a busy machine.
+ */
+function pidsBetween(first: number, last: number): { pids: Iterable<number>; probed: boolean } {
+  if (last - first > PROBE_RANGE) return { pids: [...otherPids()].filter((pid) => pid >= first && pid <= last), probed: false };
+  const pids: number[] = [];
+  for (let pid = first; pid <= last; pid++) if (pid !== process.pid) pids.push(pid);
+  return { pids, probed: true };
+}
+
+/**
+ * Whether `pid` names a process and not one of its threads: /proc answers a thread's id by name too (it only
+ * leaves threads out of its listing), and a thread is ended with its process, never on its own.
+ */
+function isProcessLeader(pid: number): boolean {
+  try {
+    return new RegExp(`^Tgid:\\s*${pid}$`, 'm').test(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
 let pidMax: number | null | undefined;
 /** A bound no fork rate reaches: pids handed out per millisecond (used to rule out a whole wrap of the pid space). */
 const MAX_FORKS_PER_MS = 20;
@@ -78,10 +105,10 @@ function listNewerThan(root: ProcessIdentity, spawnedAtMs: number): ProcessRow[]
   if (Date.now() - spawnedAtMs >= pidMax / MAX_FORKS_PER_MS) return null;
   const rootStart = Number(root.startTime);
   const rows: ProcessRow[] = [];
-  for (const pid of otherPids()) {
-    if (pid < root.pid || pid > last) continue;
+  const { pids, probed } = pidsBetween(root.pid, last);
+  for (const pid of pids) {
     const row = readRow(pid, false);
-    if (!row || row.startOrder < rootStart) continue;
+    if (!row || row.startOrder < rootStart || (probed && !isProcessLeader(pid))) continue;
     row.tag = readTag(pid);
     rows.push(row);
   }

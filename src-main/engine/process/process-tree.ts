@@ -56,9 +56,18 @@ export function chooseBackend(platform: NodeJS.Platform, env: NodeJS.ProcessEnv,
 
 const BACKENDS: Record<BackendName, ProcessBackend> = { proc: procBackend, ps: psBackend, windows: windowsBackend };
 
-/** The backend in use, read from the environment on each call (cheap) so tests can switch it per file. */
+let chosen: { wanted: string | undefined; backend: ProcessBackend } | undefined;
+
+/**
+ * The backend in use. Its variable is read on each call, so tests can switch it per file; the choice is made
+ * again only when that value changed (a stage's start and end each ask several times).
+ */
 export function processBackend(): ProcessBackend {
-  return BACKENDS[chooseBackend(process.platform, process.env, hasProcFs())];
+  const wanted = process.env[PROCESS_BACKEND_ENV];
+  if (chosen?.wanted !== wanted || chosen === undefined) {
+    chosen = { wanted, backend: BACKENDS[chooseBackend(process.platform, { [PROCESS_BACKEND_ENV]: wanted }, hasProcFs())] };
+  }
+  return chosen.backend;
 }
 
 /** The environment entry that tags a process: `COMMONROOM_PROC_TAG=<tag>`. */
