@@ -88,11 +88,8 @@ export function makeContext(room: Room, bus: EventBus, deps: { ids: IdSource; li
     } finally {
       emitted = outer;
     }
-    const rows: RoomEvent[] = inputs.map((e) => {
-      const data = e.data ?? {};
-      const id = room.events.append({ at, kind: e.kind, actor: e.actor, subject: e.subject, data });
-      return { id, at, kind: e.kind, actor: e.actor, subject: e.subject, data };
-    });
+    const ids = room.events.appendAll(inputs.map((e) => ({ at, kind: e.kind, actor: e.actor, subject: e.subject, data: e.data ?? {} })));
+    const rows: RoomEvent[] = inputs.map((e, i) => ({ id: ids[i] as number, at, kind: e.kind, actor: e.actor, subject: e.subject, data: e.data ?? {} }));
     return { value: out.value, published: rows };
   };
   // built on the first commit, once: `db.transaction()` makes its wrappers anew on every call (a nested commit
@@ -119,7 +116,9 @@ export function makeContext(room: Room, bus: EventBus, deps: { ids: IdSource; li
         if (outermost && isDiskFullError(error)) health.failed('store', error);
         throw error;
       }
-      if (outermost) health.ok('store', 'changes to the room are stored');
+      // only a commit that stored events says the store works again: an empty one (a tick with nothing to
+      // apply) succeeds even on a full disk, and would make the health flap between failing and ok
+      if (outermost && committed.published.length > 0) health.ok('store', 'changes to the room are stored');
       for (const event of committed.published) bus.publish(event);
       return committed.value as T;
     },

@@ -27,6 +27,11 @@ beforeAll(async () => {
 afterAll(() => runner?.close());
 
 const run = (input: Record<string, unknown>) => engine.call(engine.operator(), 'tasks_run', input);
+/** Submits a graph and waits for it to end (a burst of submissions would otherwise outrun the active-graph limit). */
+async function runToEnd(input: Record<string, unknown>): Promise<void> {
+  const { graphId } = await run(input);
+  await vi.waitFor(async () => expect((await engine.call(engine.operator(), 'tasks_status', { graphId })).graph.endedAt).not.toBeNull(), WAIT);
+}
 const WAIT = { timeout: 20_000, interval: 20 };
 
 function openStore() {
@@ -111,7 +116,7 @@ describe('graphs store on a real engine', () => {
   });
 
   it('pages the list: more rows on demand, none twice, and a live update keeps what was paged in', async () => {
-    for (let i = 0; i < 52; i++) await run({ name: `page-${i}`, stages: [{ id: 'only', command: 'true' }] });
+    for (let i = 0; i < 52; i++) await runToEnd({ name: `page-${i}`, stages: [{ id: 'only', command: 'true' }] });
     const s = openStore();
     await vi.waitFor(() => expect(s.state().loaded).toBe(true), WAIT);
     expect(s.state().graphs).toHaveLength(50);
@@ -128,7 +133,7 @@ describe('graphs store on a real engine', () => {
   });
 
   it('a refresh that started before "more" was paged in does not collapse the list when it lands late', async () => {
-    for (let i = 0; i < 52; i++) await run({ name: `late-${i}`, stages: [{ id: 'only', command: 'true' }] });
+    for (let i = 0; i < 52; i++) await runToEnd({ name: `late-${i}`, stages: [{ id: 'only', command: 'true' }] });
     const s = openStore();
     await vi.waitFor(() => expect(s.state().loaded).toBe(true), WAIT);
     expect(s.state().graphs).toHaveLength(50);

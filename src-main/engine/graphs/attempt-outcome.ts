@@ -13,7 +13,12 @@ export type AttemptOutcome =
  * cancelled) waits `delay` and runs again; anything else ends the stage with its exit code, signal and reason.
  */
 export function outcomeOf(s: StageRecord, e: AttemptEnd, policy: RetryPolicy, graphCancelling: boolean): AttemptOutcome {
-  const c = e.spawnError !== undefined ? { state: 'failed' as const, errorCode: 'SPAWN_FAILED' as const } : classifyExit(e);
+  const c =
+    e.spawnError !== undefined
+      ? { state: 'failed' as const, errorCode: 'SPAWN_FAILED' as const }
+      : e.lost !== undefined && e.endedBy === undefined
+        ? { state: 'failed' as const, errorCode: 'RUNNER_RESTARTED' as const }
+        : classifyExit(e);
   const why = describeEnd(e, c.errorCode);
   if (c.state === 'failed' && c.errorCode !== null && isRetryable(c.errorCode) && hasAttemptAfter(policy, s.attempt) && !graphCancelling) {
     const delay = backoffBeforeAttempt(policy, s.attempt + 1);

@@ -9,6 +9,7 @@ import { stageTaskId } from './graph-views';
 import { probeUntilReady } from './readiness-probe';
 import { StageLogWriter } from './stage-log';
 import { startAttempt, type AttemptEnd, type AttemptHandle } from './stage-runner';
+import { HelperSpawner, type StageSpawner } from '../process/stage-spawner';
 import { isDiskFullError } from '../../common/errors';
 import { compileAgentPattern } from '../../common/safe-pattern';
 
@@ -24,6 +25,8 @@ export interface SupervisorOptions {
   terminalHost?: StageTerminalHost | undefined;
   /** Told whenever a stage's log grows (live readers wait on it instead of polling the file). */
   logGrew?: ((graphId: string, stageId: string) => void) | undefined;
+  /** Starts stage processes (default: through a helper process, see stage-spawner.ts). */
+  spawner?: StageSpawner | undefined;
 }
 
 export interface Live {
@@ -64,6 +67,9 @@ function baseEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
+/** How many stage-log folders are remembered as checked (one per running graph; the oldest is checked again). */
+const CHECKED_DIRS = 64;
+
 /**
  * Supervises the live side of stages: starts attempts (with their log, timeout and readiness), waits out retry
  * backoffs, and ends attempts through the cancellation tree (runtime → graph → stage → attempt). It writes no
@@ -73,13 +79,23 @@ export class AttemptSupervisor {
   private readonly live = new Map<string, Live>();
   private readonly retryTimers = new Map<string, { timer: NodeJS.Timeout; release: () => void }>();
   private readonly logs = new Map<string, StageLogWriter>();
+  /**
+   * The runner's environment as stages inherit it, read once: reading process.env goes through the C library
+   * for every variable, and a room's environment does not change while it runs.
+   */
+  private inherited: NodeJS.ProcessEnv | undefined;
+  /** Log folders already made private and checked (the next stage of the same graph skips the folder's checks). */
+  private readonly checkedDirs = new Set<string>();
   /** The root of the cancellation tree: its children are graphs, theirs stages, theirs attempts. */
   readonly scope = new CancelScope();
+  private readonly spawner: StageSpawner;
 
   constructor(
     private readonly options: SupervisorOptions,
     private readonly signal: (s: Signal) => void,
-  ) {}
+  ) {
+    this.spawner = options.spawner ?? new HelperSpawner();
+  }
 
   tagFor(graphId: string, stageId: string, attempt: number): string {
     return procTags.stage(this.options.roomId, graphId, stageId, attempt);
@@ -149,12 +165,13 @@ export class AttemptSupervisor {
     const k = key(s.graphId, s.stageId);
     let log = this.logs.get(k);
     if (!log) {
-      ensurePrivateDir(path.dirname(s.logPath));
       const grew = this.options.logGrew;
-      log = StageLogWriter.create(s.logPath, this.options.logCapBytes, this.options.now, grew ? () => grew(s.graphId, s.stageId) : undefined, (error) => {
-        // the stage's output can no longer be recorded: end its live attempt (it fails DISK_FULL or LOG_WRITE_FAILED)
-        void this.live.get(k)?.scope.cancel({ reason: endReasonFor(error) });
-      });
+      log = this.createLog(s.logPath, () =>
+        StageLogWriter.create(s.logPath, this.options.logCapBytes, this.options.now, grew ? () => grew(s.graphId, s.stageId) : undefined, (error) => {
+          // the stage's output can no longer be recorded: end its live attempt (it fails DISK_FULL or LOG_WRITE_FAILED)
+          void this.live.get(k)?.scope.cancel({ reason: endReasonFor(error) });
+        }),
+      );
       this.logs.set(k, log);
     }
     const spec = s.spec;
@@ -177,8 +194,9 @@ export class AttemptSupervisor {
       tag: this.tagFor(s.graphId, s.stageId, s.attempt),
       command: spec.command,
       cwd: spec.cwd ?? process.cwd(),
-      env: { ...baseEnv(), ...spec.env, COMMONROOM_GRAPH_ID: s.graphId, COMMONROOM_STAGE_ID: s.stageId, COMMONROOM_ATTEMPT: String(s.attempt) },
+      env: { ...(this.inherited ??= baseEnv()), ...spec.env, COMMONROOM_GRAPH_ID: s.graphId, COMMONROOM_STAGE_ID: s.stageId, COMMONROOM_ATTEMPT: String(s.attempt) },
       tty: spec.tty === true,
+      spawner: this.spawner,
       owner,
       terminalHost: this.options.terminalHost,
       log,
@@ -220,6 +238,27 @@ export class AttemptSupervisor {
     return live;
   }
 
+  /**
+   * A stage's log, created in its folder: the folder is made private and checked for the first stage of a graph
+   * only; should it have gone since (removed by hand), it is made again and the log created once more.
+   */
+  private createLog(logPath: string, create: () => StageLogWriter): StageLogWriter {
+    const dir = path.dirname(logPath);
+    if (!this.checkedDirs.has(dir)) {
+      ensurePrivateDir(dir);
+      if (this.checkedDirs.size >= CHECKED_DIRS) this.checkedDirs.delete(this.checkedDirs.values().next().value as string);
+      this.checkedDirs.add(dir);
+      return create();
+    }
+    try {
+      return create();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      this.checkedDirs.delete(dir);
+      return this.createLog(logPath, create);
+    }
+  }
+
   /** An attempt whose process was never started (its log cannot be written): it ends at once, through the usual exit path. */
   private notStarted(s: StageRecord, endedBy: 'disk-full' | 'log-failed', logError: string): Live {
     const end: AttemptEnd = { code: null, signal: null, endedBy, logError };
@@ -252,5 +291,6 @@ export class AttemptSupervisor {
     for (const t of this.retryTimers.values()) clearTimeout(t.timer);
     for (const log of this.logs.values()) log.close();
     this.logs.clear();
+    this.spawner.close();
   }
 }

@@ -127,18 +127,22 @@ export class GraphRuntime {
   tick(): void {
     if (this.closed) return;
     const signals = this.signals.splice(0);
-    const pids = this.unrecorded.splice(0);
+    const pending = this.unrecorded.splice(0);
+    // an attempt whose spawner has not said its pid yet waits for a later tick (one that ended meanwhile, never)
+    const pids = pending.filter((l) => l.handle.pid !== null);
+    const unknown = pending.filter((l) => l.handle.pid === null && this.attempts.isLive(l.graphId, l.stageId));
     try {
       this.applyTick(signals, pids);
     } catch (error) {
       // a failed commit (a full disk, a locked database) must not take the runner down or lose the exits it
       // was applying: they are put back and tried again after a bounded, growing wait
       this.signals.unshift(...signals);
-      this.unrecorded.unshift(...pids);
+      this.unrecorded.unshift(...pids, ...unknown);
       this.backoff.failed(error);
       throw error;
     }
     this.backoff.succeeded();
+    if (unknown.length > 0) this.recordLater(unknown);
   }
 
   /** A commit whose failure (rolled back) also drops the cached rows its writes had already changed. */
@@ -226,16 +230,19 @@ export class GraphRuntime {
         this.scheduleTick();
       }
     }
-    if (started.length > 0) {
-      // pid and start time of each new attempt go into the next tick's commit (no commit of their own: with
-      // synchronous=FULL that was a second fsync per stage); a tick comes within PID_RECORD_MS at the latest
-      this.unrecorded.push(...started);
-      this.pidTimer ??= setTimeout(() => {
-        this.pidTimer = undefined;
-        this.scheduleTick();
-      }, PID_RECORD_MS);
-    }
+    // pid and start time of each new attempt go into the next tick's commit (no commit of their own: with
+    // synchronous=FULL that was a second fsync per stage)
+    if (started.length > 0) this.recordLater(started);
     for (const e of toEnd) this.attempts.end(e.graphId, e.stageId, e.reason);
+  }
+
+  /** Attempts whose pid a coming tick writes: one comes within PID_RECORD_MS at the latest. */
+  private recordLater(attempts: Live[]): void {
+    this.unrecorded.push(...attempts);
+    this.pidTimer ??= setTimeout(() => {
+      this.pidTimer = undefined;
+      this.scheduleTick();
+    }, PID_RECORD_MS);
   }
 
   /**

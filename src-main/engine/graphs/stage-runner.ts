@@ -1,4 +1,4 @@
-import { childProcess } from '../platform/child-process';
+import type { StageSpawner } from '../process/stage-spawner';
 import { killTree, processStartTime, findLeftovers, tagEnv, type ProcessIdentity } from '../process/process-tree';
 import type { StageErrorCode, StageExit } from '../../common/graphs/stage-machine';
 import { spawnTerminal, type Terminal } from '../terminal/pty';
@@ -21,6 +21,8 @@ export interface AttemptRequest {
   env: NodeJS.ProcessEnv;
   tty: boolean;
   log: StageLogWriter;
+  /** Starts the process of a stage without a terminal. */
+  spawner: StageSpawner;
   /** Each complete output line (for log-pattern readiness). */
   onLine?: (line: string) => void;
 }
@@ -28,6 +30,8 @@ export interface AttemptRequest {
 export interface AttemptEnd extends StageExit {
   /** The process could not be started at all. */
   spawnError?: string;
+  /** The runner lost sight of the process (its spawner ended): it was ended, and this says why. */
+  lost?: string;
   /** Why the stage's log could not be written (with `endedBy` disk-full or log-failed). */
   logError?: string;
 }
@@ -70,12 +74,15 @@ export function startAttempt(req: AttemptRequest): AttemptHandle {
   const split = lineSplitter(req.onLine);
   let resolveDone!: (end: AttemptEnd) => void;
   const done = new Promise<AttemptEnd>((r) => (resolveDone = r));
+  /** An end asked for before the process was known to run (its spawner had not answered yet). */
+  let endBeforeStart = false;
   const handle: AttemptHandle = {
     pid: null,
     startTime: null,
     done,
     async end(reason, graceMs) {
       endedBy ??= reason;
+      if (handle.pid === null) endBeforeStart = true;
       await killTree({ tag: req.tag, pgid: handle.pid ?? undefined, root }, { signals: ['SIGINT', 'SIGTERM', 'SIGKILL'], graceMs });
     },
   };
@@ -94,39 +101,31 @@ export function startAttempt(req: AttemptRequest): AttemptHandle {
   if (req.tty) {
     startPty(req, file, verbatim ? args.join(' ') : args, env, handle, split, finish, (e) => resolveDone({ code: null, signal: null, spawnError: e }));
   } else {
-    let child: ReturnType<ReturnType<typeof childProcess>['spawn']>;
-    try {
-      child = childProcess().spawn(file, args, { cwd: req.cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'], windowsVerbatimArguments: verbatim });
-    } catch (error) {
-      resolveDone({ code: null, signal: null, spawnError: (error as Error).message });
-      return handle;
-    }
-    let spawnFailed = false;
-    child.once('error', (error) => {
-      // emitted when the program cannot be started (ENOENT, EACCES, a missing cwd); after a start it is not an exit
-      if (handle.pid === null) {
-        spawnFailed = true;
-        resolveDone({ code: null, signal: null, spawnError: error.message });
-      }
-    });
-    if (child.pid !== undefined) {
-      handle.pid = child.pid;
-      handle.startTime = processStartTime(child.pid);
-      if (handle.startTime) root = { pid: child.pid, startTime: handle.startTime };
-    }
-    let open = 2;
     let closedResolve!: () => void;
     const closed = new Promise<void>((r) => (closedResolve = r));
-    for (const stream of ['stdout', 'stderr'] as const) {
-      const pipe = child[stream];
-      pipe?.on('data', (chunk: Buffer) => split(req.log.writeBytes(stream, chunk)));
-      pipe?.on('close', () => {
-        if (--open === 0) closedResolve();
-      });
-    }
-    child.once('exit', (code, signal) => {
-      if (!spawnFailed) void finish(code, signal, closed);
-    });
+    req.spawner.spawn(
+      { file, args, cwd: req.cwd, env, verbatim },
+      {
+        started(pid, startTime) {
+          handle.pid = pid;
+          handle.startTime = startTime ?? processStartTime(pid);
+          if (handle.startTime) root = { pid, startTime: handle.startTime };
+          // ended before it was known to run: nothing was there to signal then, so it is ended now, at once
+          if (endBeforeStart && endedBy !== undefined) void handle.end(endedBy, 0);
+        },
+        // the program could not be started (ENOENT, EACCES, a missing cwd)
+        failed: (message) => resolveDone({ code: null, signal: null, spawnError: message }),
+        output: (stream, chunk) => split(req.log.writeBytes(stream, chunk)),
+        closed: closedResolve,
+        exited: (code, signal) => void finish(code, signal, closed),
+        lost(message) {
+          // its exit can no longer be seen: its tree is ended (found by its tag) and the attempt says why
+          void killTree({ tag: req.tag, pgid: handle.pid ?? undefined, root }, { signals: ['SIGTERM', 'SIGKILL'], graceMs: 500 }).then(() =>
+            resolveDone({ code: null, signal: null, endedBy, lost: message }),
+          );
+        },
+      },
+    );
   }
   return handle;
 }
@@ -160,6 +159,7 @@ function startPty(
 /** How an attempt's end reads in its log and on its stage. */
 export function describeEnd(e: AttemptEnd, code: StageErrorCode | null): string {
   if (e.spawnError !== undefined) return `could not start: ${e.spawnError}`;
+  if (e.lost !== undefined && e.endedBy === undefined) return `was ended: ${e.lost}, so its exit could not be seen`;
   switch (e.endedBy) {
     case 'cancel':
       return 'was cancelled';

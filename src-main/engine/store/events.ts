@@ -12,6 +12,15 @@ export interface EventRow {
   data: string;
 }
 
+/** An event to append: what happened, when, by whom, to what. */
+export interface NewEvent {
+  at: string;
+  kind: string;
+  actor: string | null;
+  subject: string | null;
+  data?: unknown;
+}
+
 /** An event row with its data parsed: what every reader (handoff events, history, task logs) shows. */
 export function eventOf(r: EventRow): EventView {
   return { id: r.id, at: r.at, kind: r.kind, actor: r.actor, subject: r.subject, data: JSON.parse(r.data) as unknown };
@@ -28,16 +37,20 @@ export class EventRepo {
     private readonly ringSize: number = LIMITS.eventRingSize,
   ) {}
 
-  append(e: { at: string; kind: string; actor: string | null; subject: string | null; data?: unknown }): number {
-    const info = this.db
-      .prepare('INSERT INTO events (at, kind, actor, subject, data) VALUES (?, ?, ?, ?, ?)')
-      .run(e.at, e.kind, e.actor, e.subject, JSON.stringify(e.data ?? {}));
-    const id = Number(info.lastInsertRowid);
+  append(e: NewEvent): number {
+    return this.appendAll([e])[0] as number;
+  }
+
+  /** Appends events in order (one commit's), then trims the ring once; returns their ids. */
+  appendAll(list: readonly NewEvent[]): number[] {
+    if (list.length === 0) return [];
+    const insert = this.db.prepare('INSERT INTO events (at, kind, actor, subject, data) VALUES (?, ?, ?, ?, ?)');
+    const ids = list.map((e) => Number(insert.run(e.at, e.kind, e.actor, e.subject, JSON.stringify(e.data ?? {})).lastInsertRowid));
     // ids only grow (AUTOINCREMENT) and only the oldest rows are ever deleted, so they have no gaps: "older than
     // the ringSize-th newest" is the rowid range up to id - ringSize (was: a subquery stepping over ringSize
-    // rows of the index on every append, several times per call)
-    this.db.prepare('DELETE FROM events WHERE id <= ?').run(id - this.ringSize);
-    return id;
+    // rows of the index on every append, several times per call); one trim after the commit's last append
+    this.db.prepare('DELETE FROM events WHERE id <= ?').run((ids[ids.length - 1] as number) - this.ringSize);
+    return ids;
   }
 
   count(): number {

@@ -1,0 +1,277 @@
+import type { ChildProcess } from 'node:child_process';
+import { childProcess } from '../platform/child-process';
+
+/** How one stage process is started: the program, its arguments, folder and whole environment. */
+export interface SpawnRequest {
+  file: string;
+  args: string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** Windows: the arguments are passed as written (a command line for cmd.exe). */
+  verbatim: boolean;
+}
+
+/** What a started stage process reports, in this order: started or failed; output; its pipes closed; its exit. */
+export interface SpawnEvents {
+  /** It runs: its pid, and its start time as the process table writes it (null: read it from the table). */
+  started(pid: number, startTime: string | null): void;
+  /** It could not be started (no such program, a missing folder…): the reason, as Node words it. */
+  failed(message: string): void;
+  output(stream: 'stdout' | 'stderr', chunk: Buffer): void;
+  /** Both of its pipes closed (it and whatever inherited them are done writing). */
+  closed(): void;
+  exited(code: number | null, signal: string | null): void;
+  /** Its exit can no longer be seen (the spawner process ended): the caller ends its tree and says so. */
+  lost(message: string): void;
+}
+
+/** Starts stage processes: in a small helper process where it can, else in this one. */
+export interface StageSpawner {
+  spawn(request: SpawnRequest, events: SpawnEvents): void;
+  /** Ends the helper (its stages were ended before: the room is closing). */
+  close(): void;
+}
+
+/** The helper pauses its stages' pipes while more than this many bytes of their output wait to reach the room. */
+const HELPER_HIGH_WATER = 4 * 1024 * 1024;
+/** …and lets them flow again once fewer than this wait. */
+const HELPER_LOW_WATER = 1024 * 1024;
+/** After this many helpers ended unexpectedly, stages are started in the room's own process. */
+const HELPER_FAILURES_TOLERATED = 3;
+
+type ToHelper = ['spawn', number, string, string[], string, NodeJS.ProcessEnv, boolean];
+type FromHelper =
+  | { t: 'pid'; id: number; pid: number; start: string | null }
+  | { t: 'fail'; id: number; message: string }
+  | { t: 'out'; id: number; s: 'o' | 'e'; d: Uint8Array }
+  | { t: 'closed'; id: number }
+  | { t: 'exit'; id: number; code: number | null; signal: string | null };
+
+/**
+ * The helper's whole program (run by `node -e` in its own process; it imports nothing of the room). A fork
+ * copies the forking process's page tables and write-protects every page it had written, so each page the
+ * room touches after a spawn costs a fault: on a virtual machine that made the room spend ~20 ms of CPU per
+ * stage, two thirds of it around the fork. The helper is small and does nothing else, so a fork costs it
+ * little and the room none; stage processes are the helper's children, in their own sessions as before.
+ */
+function helperProgram(high: number, low: number): void {
+  const cp = process.getBuiltinModule('node:child_process');
+  const fs = process.getBuiltinModule('node:fs');
+  const send = (m: unknown, bytes = 0) => process.send?.(m, undefined, {}, () => settle(-bytes));
+  const children = new Set<import('node:child_process').ChildProcess>();
+  let waiting = 0;
+  let paused = false;
+  const settle = (delta: number) => {
+    waiting += delta;
+    const pause = waiting > high || (paused && waiting > low);
+    if (pause === paused) return;
+    paused = pause;
+    for (const c of children) {
+      for (const pipe of [c.stdout, c.stderr]) {
+        if (pause) pipe?.pause();
+        else pipe?.resume();
+      }
+    }
+  };
+  const startTime = (pid: number): string | null => {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+    } catch {
+      return null;
+    }
+  };
+  process.on('disconnect', () => process.exit(0));
+  process.on('message', (m: ToHelper) => {
+    const [, id, file, args, cwd, env, verbatim] = m;
+    let child: import('node:child_process').ChildProcess;
+    try {
+      child = cp.spawn(file, args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'], windowsVerbatimArguments: verbatim });
+    } catch (error) {
+      send({ t: 'fail', id, message: (error as Error).message });
+      return;
+    }
+    child.once('error', (error) => {
+      // emitted when the program cannot be started; after a start it is no exit
+      if (child.pid === undefined) send({ t: 'fail', id, message: error.message });
+    });
+    if (child.pid === undefined) return;
+    send({ t: 'pid', id, pid: child.pid, start: process.platform === 'linux' ? startTime(child.pid) : null });
+    children.add(child);
+    // the child is forgotten once it exited and its pipes closed (a paused pipe is resumed until then)
+    let open = 3;
+    const done = () => {
+      if (--open === 0) children.delete(child);
+    };
+    let pipes = 2;
+    for (const [s, pipe] of [['o', child.stdout], ['e', child.stderr]] as const) {
+      if (paused) pipe?.pause();
+      pipe?.on('data', (d: Buffer) => {
+        settle(d.length);
+        send({ t: 'out', id, s, d }, d.length);
+      });
+      pipe?.on('close', () => {
+        done();
+        if (--pipes === 0) send({ t: 'closed', id });
+      });
+    }
+    child.once('exit', (code, signal) => {
+      done();
+      send({ t: 'exit', id, code, signal });
+    });
+  });
+}
+
+/** Starts a stage in this process: what the helper does, for where it cannot run. */
+function spawnHere(request: SpawnRequest, events: SpawnEvents): void {
+  let child: ChildProcess;
+  try {
+    child = childProcess().spawn(request.file, request.args, {
+      cwd: request.cwd,
+      env: request.env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      windowsVerbatimArguments: request.verbatim,
+    });
+  } catch (error) {
+    events.failed((error as Error).message);
+    return;
+  }
+  child.once('error', (error) => {
+    if (child.pid === undefined) events.failed(error.message);
+  });
+  if (child.pid === undefined) return;
+  events.started(child.pid, null);
+  let open = 2;
+  for (const [stream, pipe] of [['stdout', child.stdout], ['stderr', child.stderr]] as const) {
+    pipe?.on('data', (chunk: Buffer) => events.output(stream, chunk));
+    pipe?.on('close', () => {
+      if (--open === 0) events.closed();
+    });
+  }
+  child.once('exit', (code, signal) => events.exited(code, signal));
+}
+
+/** Starts every stage in this process (tests of the runner alone; a platform where the helper cannot run). */
+export const inProcessSpawner: StageSpawner = { spawn: spawnHere, close: () => undefined };
+
+/**
+ * Starts stages through one helper process, started on the first stage and again after it ended; where it
+ * cannot start (or kept ending), in this process.
+ */
+export class HelperSpawner implements StageSpawner {
+  private helper: ChildProcess | undefined;
+  /** Stages started through the helper until both their exit and their pipes' close came (in either order). */
+  private readonly children = new Map<number, { events: SpawnEvents; started: boolean; exited: boolean; closed: boolean }>();
+  private nextId = 0;
+  private failures = 0;
+  private closed = false;
+
+  spawn(request: SpawnRequest, events: SpawnEvents): void {
+    const helper = this.closed || this.failures >= HELPER_FAILURES_TOLERATED ? undefined : this.ensureHelper();
+    if (!helper) return spawnHere(request, events);
+    const id = ++this.nextId;
+    this.children.set(id, { events, started: false, exited: false, closed: false });
+    const message: ToHelper = ['spawn', id, request.file, request.args, request.cwd, request.env, request.verbatim];
+    try {
+      helper.send(message);
+    } catch {
+      this.children.delete(id);
+      return spawnHere(request, events);
+    }
+    this.holdOpen();
+  }
+
+  close(): void {
+    this.closed = true;
+    const helper = this.helper;
+    this.helper = undefined;
+    if (helper?.connected) helper.disconnect();
+  }
+
+  private ensureHelper(): ChildProcess | undefined {
+    if (this.helper) return this.helper;
+    let helper: ChildProcess;
+    try {
+      helper = childProcess().spawn(process.execPath, ['-e', `(${helperProgram.toString()})(${HELPER_HIGH_WATER}, ${HELPER_LOW_WATER})`], {
+        // under Electron, process.execPath is the app: this runs it as plain Node
+        env: { ...process.env, ELECTRON_RUN_AS_NODE: '1', NODE_OPTIONS: '' },
+        stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+        serialization: 'advanced',
+        windowsHide: true,
+      });
+    } catch (error) {
+      this.failures = HELPER_FAILURES_TOLERATED;
+      console.error(`[graphs] the stage spawner could not start (${(error as Error).message}): stages start in the room's process`);
+      return undefined;
+    }
+    this.helper = helper;
+    helper.on('message', (m: FromHelper) => {
+      try {
+        this.receive(m);
+      } catch (error) {
+        // a failing listener must not break the channel every other stage's news comes through
+        console.error(`[graphs] handling a stage process's ${m.t} failed: ${(error as Error).message}`);
+      }
+    });
+    helper.once('error', () => undefined); // its exit says the rest
+    helper.once('exit', (code, signal) => this.helperEnded(helper, code, signal));
+    return helper;
+  }
+
+  private receive(m: FromHelper): void {
+    const child = this.children.get(m.id);
+    if (!child) return;
+    switch (m.t) {
+      case 'pid':
+        child.started = true;
+        child.events.started(m.pid, m.start);
+        break;
+      case 'fail':
+        this.children.delete(m.id);
+        child.events.failed(m.message);
+        break;
+      case 'out':
+        child.events.output(m.s === 'o' ? 'stdout' : 'stderr', Buffer.from(m.d.buffer, m.d.byteOffset, m.d.byteLength));
+        break;
+      case 'closed':
+        child.closed = true;
+        if (child.exited) this.children.delete(m.id);
+        child.events.closed();
+        break;
+      case 'exit':
+        child.exited = true;
+        if (child.closed) this.children.delete(m.id);
+        child.events.exited(m.code, m.signal);
+        break;
+    }
+    this.holdOpen();
+  }
+
+  /** The helper keeps the room's loop alive only while a stage it started runs (as a child process would). */
+  private holdOpen(): void {
+    const channel = this.helper?.channel;
+    if (this.children.size > 0) {
+      this.helper?.ref();
+      channel?.ref();
+    } else {
+      this.helper?.unref();
+      channel?.unref();
+    }
+  }
+
+  private helperEnded(helper: ChildProcess, code: number | null, signal: string | null): void {
+    if (this.helper === helper) this.helper = undefined;
+    if (this.closed) return;
+    this.failures++;
+    const why = `the stage spawner process ended (${signal ?? `code ${code}`})`;
+    console.error(`[graphs] ${why}: ${this.failures < HELPER_FAILURES_TOLERATED ? 'the next stage starts a new one' : "stages start in the room's process from now on"}`);
+    const children = [...this.children.values()];
+    this.children.clear();
+    for (const c of children) {
+      if (!c.started) c.events.failed(why);
+      else if (!c.exited) c.events.lost(why);
+      else c.events.closed(); // it exited; whatever it still wrote cannot come any more
+    }
+  }
+}

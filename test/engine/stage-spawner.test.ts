@@ -1,0 +1,115 @@
+import fs from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { HelperSpawner, inProcessSpawner, type SpawnEvents, type SpawnRequest, type StageSpawner } from '../../src-main/engine/process/stage-spawner';
+
+interface Seen {
+  pid?: number;
+  startTime?: string | null;
+  failed?: string;
+  lost?: string;
+  out: Buffer[];
+  err: Buffer[];
+  order: string[];
+  exit?: { code: number | null; signal: string | null };
+}
+
+/** Starts `request` and resolves with everything it reported, once it exited and its pipes closed (or it failed or was lost). */
+function run(spawner: StageSpawner, request: Partial<SpawnRequest> & { file: string; args: string[] }, onStart?: (pid: number) => void): Promise<Seen> {
+  const seen: Seen = { out: [], err: [], order: [] };
+  return new Promise((resolve) => {
+    let closed = false;
+    const maybeDone = () => closed && seen.exit && resolve(seen);
+    const events: SpawnEvents = {
+      started(pid, startTime) {
+        seen.order.push('started');
+        seen.pid = pid;
+        seen.startTime = startTime;
+        onStart?.(pid);
+      },
+      failed(message) {
+        seen.failed = message;
+        resolve(seen);
+      },
+      output(stream, chunk) {
+        if (seen.order.at(-1) !== stream) seen.order.push(stream);
+        (stream === 'stdout' ? seen.out : seen.err).push(chunk);
+      },
+      closed() {
+        seen.order.push('closed');
+        closed = true;
+        maybeDone();
+      },
+      exited(code, signal) {
+        seen.order.push('exited');
+        seen.exit = { code, signal };
+        maybeDone();
+      },
+      lost(message) {
+        seen.lost = message;
+        resolve(seen);
+      },
+    };
+    spawner.spawn({ cwd: process.cwd(), env: process.env, verbatim: false, ...request }, events);
+  });
+}
+
+const parentOf = (pid: number) => {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+};
+
+describe.skipIf(process.platform !== 'linux')('the stage spawner', () => {
+  let spawner: HelperSpawner | undefined;
+  afterEach(() => spawner?.close());
+
+  it('starts a stage in its helper process, not in the room: pid and start time first, each stream apart, then its exit code', async () => {
+    spawner = new HelperSpawner();
+    let parent = 0;
+    const seen = await run(spawner, { file: 'sh', args: ['-c', 'echo out; echo err >&2; sleep 0.2; exit 3'] }, (pid) => (parent = parentOf(pid)));
+    expect(seen.order[0]).toBe('started');
+    expect(parent).not.toBe(process.pid);
+    expect(fs.readFileSync(`/proc/${parent}/cmdline`, 'utf8')).toContain('-e');
+    expect(seen.startTime).toMatch(/^\d+$/);
+    expect(Buffer.concat(seen.out).toString()).toBe('out\n');
+    expect(Buffer.concat(seen.err).toString()).toBe('err\n');
+    expect(seen.exit).toEqual({ code: 3, signal: null });
+  });
+
+  it('says why a program could not be started, as the room itself would', async () => {
+    spawner = new HelperSpawner();
+    const viaHelper = await run(spawner, { file: 'no-such-program-here', args: [] });
+    const here = await run(inProcessSpawner, { file: 'no-such-program-here', args: [] });
+    expect(viaHelper.failed).toMatch(/ENOENT/);
+    expect(viaHelper.failed).toBe(here.failed);
+    expect(viaHelper.pid).toBeUndefined();
+  });
+
+  it('delivers a flood of output whole and in order (the helper pauses its pipes while the room is behind)', async () => {
+    spawner = new HelperSpawner();
+    const mib = 24;
+    const seen = await run(spawner, { file: 'sh', args: ['-c', `head -c ${mib * 1024 * 1024} /dev/zero | tr '\\0' y; echo END`] });
+    const out = Buffer.concat(seen.out);
+    expect(out.length).toBe(mib * 1024 * 1024 + 4);
+    expect(out.subarray(0, -4).every((b) => b === 0x79)).toBe(true);
+    expect(out.subarray(-4).toString()).toBe('END\n');
+    expect(seen.exit?.code).toBe(0);
+  });
+
+  it('when the helper dies, its running stages are reported lost and the next stage starts a new helper', async () => {
+    spawner = new HelperSpawner();
+    let helperPid = 0;
+    const lost = run(spawner, { file: 'sleep', args: ['30'] }, (pid) => {
+      helperPid = parentOf(pid);
+      process.kill(helperPid, 'SIGKILL');
+    });
+    const seen = await lost;
+    expect(seen.lost).toMatch(/stage spawner process ended \(SIGKILL\)/);
+    let nextParent = 0;
+    const next = await run(spawner, { file: 'sh', args: ['-c', 'echo again; sleep 0.2'] }, (pid) => (nextParent = parentOf(pid)));
+    expect(Buffer.concat(next.out).toString()).toBe('again\n');
+    expect(nextParent).not.toBe(helperPid);
+    expect(nextParent).not.toBe(process.pid);
+    // the orphaned `sleep` is the stage runner's to end (by its tag); here it is ended by its pid
+    if (seen.pid !== undefined) process.kill(seen.pid, 'SIGKILL');
+  });
+});

@@ -1,0 +1,65 @@
+import fs from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isAlive } from '../../src-main/engine/process/process-tree';
+import { openBench, type GraphBench } from './graph-helpers';
+
+/** The stage processes' parent: the spawner helper, not the room. */
+const parentOf = (pid: number) => {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+};
+
+async function until<T>(what: string, read: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe.skipIf(process.platform !== 'linux')('stages started through the spawner helper', () => {
+  let b: GraphBench;
+  beforeAll(async () => {
+    b = await openBench();
+  });
+  afterAll(async () => {
+    await b.close();
+  });
+
+  it('a stage runs as the helper child, its output and exit code come through it, and a cancel before its pid is known still ends it', async () => {
+    const { graphId } = await b.run({ stages: [{ id: 'a', command: 'echo to-out; echo to-err >&2; exit 4' }] });
+    const ended = await b.waitEnded(graphId);
+    expect(ended.stages[0]).toMatchObject({ state: 'failed', errorCode: 'EXIT_NONZERO', exitCode: 4 });
+    expect(await b.logText(graphId, 'a')).toContain('to-out');
+    expect(await b.logText(graphId, 'a')).toContain('to-err');
+
+    // cancelled in the same turn as it was submitted: the helper has not answered with a pid yet
+    const second = await b.run({ stages: [{ id: 'long', command: ['sleep', '30'] }] });
+    await b.engine.call(b.engine.operator(), 'tasks_cancel', { graphId: second.graphId });
+    const cancelled = await b.waitEnded(second.graphId);
+    expect(cancelled.stages[0]?.state).toBe('cancelled');
+  });
+
+  it('when the helper dies, its running stage is ended and fails RUNNER_RESTARTED saying why; the next graph runs', async () => {
+    const pidFile = `${b.dir}/sleeper.pid`;
+    const { graphId } = await b.run({ stages: [{ id: 'sleeper', command: `echo $$ > ${pidFile}; exec sleep 30` }] });
+    const pid = await until('the stage pid', async () => {
+      const text = fs.existsSync(pidFile) ? fs.readFileSync(pidFile, 'utf8').trim() : '';
+      return text.length > 0 ? Number(text) : undefined;
+    });
+    const helper = parentOf(pid);
+    expect(helper).not.toBe(process.pid);
+    process.kill(helper, 'SIGKILL');
+    const ended = await b.waitEnded(graphId);
+    expect(ended.stages[0]).toMatchObject({ state: 'failed', errorCode: 'RUNNER_RESTARTED' });
+    expect(ended.stages[0]?.message).toMatch(/stage spawner process ended \(SIGKILL\).*exit could not be seen/);
+    expect(isAlive(pid)).toBe(false);
+
+    const next = await b.run({ stages: [{ id: 'after', command: 'echo fine' }] });
+    const done = await b.waitEnded(next.graphId);
+    expect(done.stages[0]?.state).toBe('completed');
+    expect(await b.logText(next.graphId, 'after')).toBe('fine\n');
+  });
+});
