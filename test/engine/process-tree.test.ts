@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { findTagged, isAlive, killTree, processBackend, processStartTime, tagEnv } from '../../src-main/engine/process/process-tree';
+import { findLeftovers, findTagged, isAlive, killTree, processBackend, processStartTime, tagEnv } from '../../src-main/engine/process/process-tree';
 
 const spawned: number[] = [];
 afterEach(() => {
@@ -92,5 +92,21 @@ describe('process trees', () => {
     );
     expect(report.sent).toEqual([]);
     expect(isAlive(pid)).toBe(true);
+  });
+
+  it.skipIf(process.platform !== 'linux' || processBackend().name !== 'proc')('the leftovers of an exited stage name each process once, never one of its threads', async () => {
+    const tag = `t-${randomUUID()}`;
+    const spawnedAt = Date.now();
+    const root = spawn('sleep', ['0.3'], { env: tagEnv(process.env, tag), detached: true, stdio: 'ignore' });
+    if (root.pid === undefined) throw new Error('spawn failed');
+    const rootStart = processStartTime(root.pid);
+    // a leftover with threads (Node's own): their ids follow its pid, and /proc answers each of them by name too
+    const left = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { env: tagEnv(process.env, tag), detached: true, stdio: 'ignore' });
+    if (left.pid === undefined || rootStart === null) throw new Error('spawn failed');
+    spawned.push(left.pid);
+    await new Promise((r) => root.once('exit', r));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(fs.readdirSync(`/proc/${left.pid}/task`).length).toBeGreaterThan(1);
+    expect(findLeftovers(tag, { pid: root.pid, startTime: rootStart }, spawnedAt).map((p) => p.pid)).toEqual([left.pid]);
   });
 });
