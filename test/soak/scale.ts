@@ -45,5 +45,7 @@ export function report(scenario: string, figures: string): void {
   const when = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
   rows.set(scenario, `| ${scenario} | ${figures} | ${when} |`);
   const table = ['| scenario | figures | run at |', '| --- | --- | --- |', ...[...rows.values()]].join('\n');
-  fs.writeFileSync(REPORT, `${INTRO}\n${BEGIN}\n${table}\n${END}\n`);
+  // what follows the table (notes on the last full run) is kept as it is
+  const after = text.includes(END) ? text.slice(text.indexOf(END) + END.length) : '';
+  fs.writeFileSync(REPORT, `${INTRO}\n${BEGIN}\n${table}\n${END}${after.length > 0 ? after : '\n'}`);
 }
