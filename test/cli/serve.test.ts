@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isAlive } from '../../src-main/engine/process/process-tree';
 import { Room } from '../../src-main/engine/room/room';
-import { makeHome, type TestHome } from '../helpers/env';
+import { makeHome, waitForPidFile, type TestHome } from '../helpers/env';
 import { runCe, runCommonroom, startServe, stopServe } from '../helpers/serve';
 
 const initBody = (version: string) =>
@@ -207,8 +207,7 @@ describe('shells and the room process lifetime', () => {
       text: `nohup sh -c 'echo $$ > ${pidFile}; exec sleep 300' >/dev/null 2>&1 &\n`,
       wait: { until: 'idle', idleMs: 300 },
     });
-    for (let i = 0; i < 100 && !fs.existsSync(pidFile); i++) await new Promise((r) => setTimeout(r, 20));
-    return Number(fs.readFileSync(pidFile, 'utf8'));
+    return waitForPidFile(pidFile, 2000);
   }
 
   it('SIGTERM ends live shells with their trees', async () => {

@@ -5,6 +5,7 @@ import { RoomError } from '../../src-main/common/errors';
 import { readLogSlice, StageLogWriter, sliceLog } from '../../src-main/engine/graphs/stage-log';
 import { isAlive } from '../../src-main/engine/process/process-tree';
 import { openBench, type GraphBench } from './graph-helpers';
+import { waitForPidFile } from '../helpers/env';
 
 let b: GraphBench;
 beforeAll(async () => {
@@ -144,8 +145,8 @@ describe('retention and closing', () => {
   it('closing the room with a graph running cancels it, ends its processes and spools its logs', async () => {
     const pidFile = path.join(b.dir, 'close.pid');
     const out = await b.run({ stages: [{ id: 'srv', command: `echo $$ > ${pidFile}; echo up; exec sleep 60` }, { id: 'next', command: 'true', dependsOn: ['srv'] }] });
-    for (let i = 0; i < 200 && !fs.existsSync(pidFile); i++) await new Promise((r) => setTimeout(r, 20));
-    const pid = Number(fs.readFileSync(pidFile, 'utf8'));
+    const pid = await waitForPidFile(pidFile);
+    expect(isAlive(pid)).toBe(true);
     await b.reopen();
     expect(isAlive(pid)).toBe(false);
     const s = await b.status(out.graphId);

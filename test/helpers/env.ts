@@ -25,3 +25,17 @@ export function makeHome(): TestHome {
 export const REPO = path.resolve(import.meta.dirname, '../..');
 export const BIN_COMMONROOM = path.join(REPO, 'bin/commonroom.js');
 export const BIN_CE = path.join(REPO, 'bin/ce.js');
+
+/**
+ * The pid a test process wrote with `echo $$ > FILE`, once the whole line is there: the shell creates the file
+ * before it writes, so a file that exists may still be empty (read then, it was pid 0).
+ */
+export async function waitForPidFile(file: string, timeoutMs = 4000): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+    if (text.endsWith('\n') && Number(text) > 0) return Number(text);
+    if (Date.now() > deadline) throw new Error(`${file} held no pid after ${timeoutMs} ms (${JSON.stringify(text)})`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

@@ -1,9 +1,8 @@
-import fs from 'node:fs';
 import { resultFromTaskOutcome } from '@modelcontextprotocol/ext-tasks/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAlive } from '../../src-main/engine/process/process-tree';
 import { startRunner, type RunningRoom } from '../../src-main/server/runner';
-import { makeHome, type TestHome } from '../helpers/env';
+import { makeHome, waitForPidFile, type TestHome } from '../helpers/env';
 import { legacyTaskSession, modernTaskSession } from '../helpers/task-clients';
 
 let home: TestHome;
@@ -55,8 +54,7 @@ describe.each([
     try {
       const ex = await session.callTool('tasks_run', graph([{ id: 'slow', command: `echo $$ > ${pidFile}; exec sleep 300` }]), { task: { preference: 'require' } });
       if (ex.kind !== 'task') throw new Error('expected a task');
-      for (let i = 0; i < 200 && !fs.existsSync(pidFile); i++) await new Promise((r) => setTimeout(r, 20));
-      const pid = Number(fs.readFileSync(pidFile, 'utf8'));
+      const pid = await waitForPidFile(pidFile);
       expect(isAlive(pid)).toBe(true);
       await ex.cancel();
       expect((await ex.settle()).outcome.status).toBe('cancelled');
