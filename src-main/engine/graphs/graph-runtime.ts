@@ -7,11 +7,9 @@ import { outcomeOf, startingChange } from './attempt-outcome';
 import { stageTaskId } from './graph-views';
 import { finishGraphTask, noteGraphProgress } from './graph-task';
 import type { TaskService } from '../tasks/task-service';
+import { PendingPids } from './pending-pids';
 import { StageCache } from './stage-cache';
 import { TickBackoff } from './tick-backoff';
-
-/** The longest a started attempt's pid waits for a tick to write it (a stage's exit usually brings one sooner). */
-const PID_RECORD_MS = 50;
 
 /** What the runtime is configured with: the supervisor's options (the clock comes from the engine context), and the task layer. */
 export type RuntimeOptions = Omit<SupervisorOptions, 'now'> & {
@@ -34,9 +32,8 @@ export class GraphRuntime {
   private readonly cancelling = new Map<string, string>();
   private tickQueued = false;
   private readonly backoff: TickBackoff;
-  /** Attempts started whose pid is not written yet (the next tick writes them). */
-  private readonly unrecorded: Live[] = [];
-  private pidTimer: NodeJS.Timeout | undefined;
+  /** Attempts started whose pid is not written yet (a coming tick writes them). */
+  private readonly pendingPids = new PendingPids(() => this.scheduleTick());
   private closed = false;
 
   constructor(
@@ -127,22 +124,19 @@ export class GraphRuntime {
   tick(): void {
     if (this.closed) return;
     const signals = this.signals.splice(0);
-    const pending = this.unrecorded.splice(0);
-    // an attempt whose spawner has not said its pid yet waits for a later tick (one that ended meanwhile, never)
-    const pids = pending.filter((l) => l.handle.pid !== null);
-    const unknown = pending.filter((l) => l.handle.pid === null && this.attempts.isLive(l.graphId, l.stageId));
+    const { known: pids, waiting } = this.pendingPids.take((l) => this.attempts.isLive(l.graphId, l.stageId));
     try {
       this.applyTick(signals, pids);
     } catch (error) {
       // a failed commit (a full disk, a locked database) must not take the runner down or lose the exits it
       // was applying: they are put back and tried again after a bounded, growing wait
       this.signals.unshift(...signals);
-      this.unrecorded.unshift(...pids, ...unknown);
+      this.pendingPids.putBack([...pids, ...waiting]);
       this.backoff.failed(error);
       throw error;
     }
     this.backoff.succeeded();
-    if (unknown.length > 0) this.recordLater(unknown);
+    this.pendingPids.add(waiting);
   }
 
   /** A commit whose failure (rolled back) also drops the cached rows its writes had already changed. */
@@ -230,19 +224,9 @@ export class GraphRuntime {
         this.scheduleTick();
       }
     }
-    // pid and start time of each new attempt go into the next tick's commit (no commit of their own: with
-    // synchronous=FULL that was a second fsync per stage)
-    if (started.length > 0) this.recordLater(started);
+    // pid and start time of each new attempt go into a coming tick's commit
+    this.pendingPids.add(started);
     for (const e of toEnd) this.attempts.end(e.graphId, e.stageId, e.reason);
-  }
-
-  /** Attempts whose pid a coming tick writes: one comes within PID_RECORD_MS at the latest. */
-  private recordLater(attempts: Live[]): void {
-    this.unrecorded.push(...attempts);
-    this.pidTimer ??= setTimeout(() => {
-      this.pidTimer = undefined;
-      this.scheduleTick();
-    }, PID_RECORD_MS);
   }
 
   /**
@@ -318,7 +302,7 @@ export class GraphRuntime {
     await ending;
     this.tick();
     this.closed = true;
-    clearTimeout(this.pidTimer);
+    this.pendingPids.close();
     this.backoff.close();
     this.attempts.close();
   }
