@@ -74,15 +74,12 @@ export function startAttempt(req: AttemptRequest): AttemptHandle {
   const split = lineSplitter(req.onLine);
   let resolveDone!: (end: AttemptEnd) => void;
   const done = new Promise<AttemptEnd>((r) => (resolveDone = r));
-  /** An end asked for before the process was known to run (its spawner had not answered yet). */
-  let endBeforeStart = false;
   const handle: AttemptHandle = {
     pid: null,
     startTime: null,
     done,
     async end(reason, graceMs) {
       endedBy ??= reason;
-      if (handle.pid === null) endBeforeStart = true;
       await killTree({ tag: req.tag, pgid: handle.pid ?? undefined, root }, { signals: ['SIGINT', 'SIGTERM', 'SIGKILL'], graceMs });
     },
   };
@@ -110,8 +107,8 @@ export function startAttempt(req: AttemptRequest): AttemptHandle {
           handle.pid = pid;
           handle.startTime = startTime ?? processStartTime(pid);
           if (handle.startTime) root = { pid, startTime: handle.startTime };
-          // ended before it was known to run: nothing was there to signal then, so it is ended now, at once
-          if (endBeforeStart && endedBy !== undefined) void handle.end(endedBy, 0);
+          // an end asked for before it was known to run found nothing to signal then: it is ended now, at once
+          if (endedBy !== undefined) void handle.end(endedBy, 0);
         },
         // the program could not be started (ENOENT, EACCES, a missing cwd)
         failed: (message) => resolveDone({ code: null, signal: null, spawnError: message }),

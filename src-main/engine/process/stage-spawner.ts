@@ -97,12 +97,8 @@ function helperProgram(high: number, low: number): void {
     });
     if (child.pid === undefined) return;
     send({ t: 'pid', id, pid: child.pid, start: process.platform === 'linux' ? startTime(child.pid) : null });
+    // the child is forgotten once its pipes closed (until then a paused pipe is resumed with the others)
     children.add(child);
-    // the child is forgotten once it exited and its pipes closed (a paused pipe is resumed until then)
-    let open = 3;
-    const done = () => {
-      if (--open === 0) children.delete(child);
-    };
     let pipes = 2;
     for (const [s, pipe] of [['o', child.stdout], ['e', child.stderr]] as const) {
       if (paused) pipe?.pause();
@@ -111,14 +107,12 @@ function helperProgram(high: number, low: number): void {
         send({ t: 'out', id, s, d }, d.length);
       });
       pipe?.on('close', () => {
-        done();
-        if (--pipes === 0) send({ t: 'closed', id });
+        if (--pipes > 0) return;
+        children.delete(child);
+        send({ t: 'closed', id });
       });
     }
-    child.once('exit', (code, signal) => {
-      done();
-      send({ t: 'exit', id, code, signal });
-    });
+    child.once('exit', (code, signal) => send({ t: 'exit', id, code, signal }));
   });
 }
 
