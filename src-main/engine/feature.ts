@@ -88,8 +88,9 @@ export function makeContext(room: Room, bus: EventBus, deps: { ids: IdSource; li
     } finally {
       emitted = outer;
     }
-    const ids = room.events.appendAll(inputs.map((e) => ({ at, kind: e.kind, actor: e.actor, subject: e.subject, data: e.data ?? {} })));
-    const rows: RoomEvent[] = inputs.map((e, i) => ({ id: ids[i] as number, at, kind: e.kind, actor: e.actor, subject: e.subject, data: e.data ?? {} }));
+    const events = inputs.map((e) => ({ at, kind: e.kind, actor: e.actor, subject: e.subject, data: e.data ?? {} }));
+    const ids = room.events.appendAll(events);
+    const rows: RoomEvent[] = events.map((e, i) => ({ id: ids[i] as number, ...e }));
     return { value: out.value, published: rows };
   };
   // built on the first commit, once: `db.transaction()` makes its wrappers anew on every call (a nested commit

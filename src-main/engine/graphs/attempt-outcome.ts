@@ -13,12 +13,7 @@ export type AttemptOutcome =
  * cancelled) waits `delay` and runs again; anything else ends the stage with its exit code, signal and reason.
  */
 export function outcomeOf(s: StageRecord, e: AttemptEnd, policy: RetryPolicy, graphCancelling: boolean): AttemptOutcome {
-  const c =
-    e.spawnError !== undefined
-      ? { state: 'failed' as const, errorCode: 'SPAWN_FAILED' as const }
-      : e.lost !== undefined && e.endedBy === undefined
-        ? { state: 'failed' as const, errorCode: 'RUNNER_RESTARTED' as const }
-        : classifyExit(e);
+  const c = classifyAttempt(e);
   const why = describeEnd(e, c.errorCode);
   if (c.state === 'failed' && c.errorCode !== null && isRetryable(c.errorCode) && hasAttemptAfter(policy, s.attempt) && !graphCancelling) {
     const delay = backoffBeforeAttempt(policy, s.attempt + 1);
@@ -39,6 +34,13 @@ export function outcomeOf(s: StageRecord, e: AttemptEnd, policy: RetryPolicy, gr
   }
   const message = e.endedBy === 'service-stop' ? 'stopped after every stage that needed it ended' : c.state === 'completed' ? null : why;
   return { kind: 'end', why, state: c.state, errorCode: c.errorCode, change: { exitCode: e.code, signal: e.signal, message } };
+}
+
+/** How an attempt ended: never started, lost by the runner (and not ended on purpose), or by its exit. */
+function classifyAttempt(e: AttemptEnd): { state: StageState; errorCode: StageErrorCode | null } {
+  if (e.spawnError !== undefined) return { state: 'failed', errorCode: 'SPAWN_FAILED' };
+  if (e.lost !== undefined && e.endedBy === undefined) return { state: 'failed', errorCode: 'RUNNER_RESTARTED' };
+  return classifyExit(e);
 }
 
 /** The row change that marks a stage running for `attempt` (a first attempt or a retry), before any process exists. */

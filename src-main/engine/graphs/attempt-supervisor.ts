@@ -25,8 +25,6 @@ export interface SupervisorOptions {
   terminalHost?: StageTerminalHost | undefined;
   /** Told whenever a stage's log grows (live readers wait on it instead of polling the file). */
   logGrew?: ((graphId: string, stageId: string) => void) | undefined;
-  /** Starts stage processes (default: through a helper process, see stage-spawner.ts). */
-  spawner?: StageSpawner | undefined;
 }
 
 export interface Live {
@@ -88,14 +86,13 @@ export class AttemptSupervisor {
   private readonly checkedDirs = new Set<string>();
   /** The root of the cancellation tree: its children are graphs, theirs stages, theirs attempts. */
   readonly scope = new CancelScope();
-  private readonly spawner: StageSpawner;
+  /** Starts stage processes through a helper process (see stage-spawner.ts). */
+  private readonly spawner: StageSpawner = new HelperSpawner();
 
   constructor(
     private readonly options: SupervisorOptions,
     private readonly signal: (s: Signal) => void,
-  ) {
-    this.spawner = options.spawner ?? new HelperSpawner();
-  }
+  ) {}
 
   tagFor(graphId: string, stageId: string, attempt: number): string {
     return procTags.stage(this.options.roomId, graphId, stageId, attempt);

@@ -64,7 +64,7 @@ let chosen: { wanted: string | undefined; backend: ProcessBackend } | undefined;
  */
 export function processBackend(): ProcessBackend {
   const wanted = process.env[PROCESS_BACKEND_ENV];
-  if (chosen?.wanted !== wanted || chosen === undefined) {
+  if (chosen === undefined || chosen.wanted !== wanted) {
     chosen = { wanted, backend: BACKENDS[chooseBackend(process.platform, { [PROCESS_BACKEND_ENV]: wanted }, hasProcFs())] };
   }
   return chosen.backend;
