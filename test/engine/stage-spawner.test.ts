@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HelperSpawner, inProcessSpawner, type SpawnEvents, type SpawnRequest, type StageSpawner } from '../../src-main/engine/process/stage-spawner';
+import { parentPid } from '../helpers/env';
 
 interface Seen {
   pid?: number;
@@ -53,11 +54,6 @@ function run(spawner: StageSpawner, request: Partial<SpawnRequest> & { file: str
   });
 }
 
-const parentOf = (pid: number) => {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-};
-
 describe.skipIf(process.platform !== 'linux')('the stage spawner', () => {
   let spawner: HelperSpawner | undefined;
   afterEach(() => spawner?.close());
@@ -65,7 +61,7 @@ describe.skipIf(process.platform !== 'linux')('the stage spawner', () => {
   it('starts a stage in its helper process, not in the room: pid and start time first, each stream apart, then its exit code', async () => {
     spawner = new HelperSpawner();
     let parent = 0;
-    const seen = await run(spawner, { file: 'sh', args: ['-c', 'echo out; echo err >&2; sleep 0.2; exit 3'] }, (pid) => (parent = parentOf(pid)));
+    const seen = await run(spawner, { file: 'sh', args: ['-c', 'echo out; echo err >&2; sleep 0.2; exit 3'] }, (pid) => (parent = parentPid(pid)));
     expect(seen.order[0]).toBe('started');
     expect(parent).not.toBe(process.pid);
     expect(fs.readFileSync(`/proc/${parent}/cmdline`, 'utf8')).toContain('-e');
@@ -99,13 +95,13 @@ describe.skipIf(process.platform !== 'linux')('the stage spawner', () => {
     spawner = new HelperSpawner();
     let helperPid = 0;
     const lost = run(spawner, { file: 'sleep', args: ['30'] }, (pid) => {
-      helperPid = parentOf(pid);
+      helperPid = parentPid(pid);
       process.kill(helperPid, 'SIGKILL');
     });
     const seen = await lost;
     expect(seen.lost).toMatch(/stage spawner process ended \(SIGKILL\)/);
     let nextParent = 0;
-    const next = await run(spawner, { file: 'sh', args: ['-c', 'echo again; sleep 0.2'] }, (pid) => (nextParent = parentOf(pid)));
+    const next = await run(spawner, { file: 'sh', args: ['-c', 'echo again; sleep 0.2'] }, (pid) => (nextParent = parentPid(pid)));
     expect(Buffer.concat(next.out).toString()).toBe('again\n');
     expect(nextParent).not.toBe(helperPid);
     expect(nextParent).not.toBe(process.pid);

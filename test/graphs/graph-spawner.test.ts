@@ -1,23 +1,7 @@
-import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAlive } from '../../src-main/engine/process/process-tree';
+import { parentPid, waitForPidFile } from '../helpers/env';
 import { openBench, type GraphBench } from './graph-helpers';
-
-/** The stage processes' parent: the spawner helper, not the room. */
-const parentOf = (pid: number) => {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-};
-
-async function until<T>(what: string, read: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 describe.skipIf(process.platform !== 'linux')('stages started through the spawner helper', () => {
   let b: GraphBench;
@@ -45,11 +29,9 @@ describe.skipIf(process.platform !== 'linux')('stages started through the spawne
   it('when the helper dies, its running stage is ended and fails RUNNER_RESTARTED saying why; the next graph runs', async () => {
     const pidFile = `${b.dir}/sleeper.pid`;
     const { graphId } = await b.run({ stages: [{ id: 'sleeper', command: `echo $$ > ${pidFile}; exec sleep 30` }] });
-    const pid = await until('the stage pid', async () => {
-      const text = fs.existsSync(pidFile) ? fs.readFileSync(pidFile, 'utf8').trim() : '';
-      return text.length > 0 ? Number(text) : undefined;
-    });
-    const helper = parentOf(pid);
+    const pid = await waitForPidFile(pidFile, 10_000);
+    const helper = parentPid(pid);
+    expect(helper).toBeGreaterThan(1);
     expect(helper).not.toBe(process.pid);
     process.kill(helper, 'SIGKILL');
     const ended = await b.waitEnded(graphId);

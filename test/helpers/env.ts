@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Paths } from '../../src-main/engine/config';
+import { processBackend } from '../../src-main/engine/process/process-tree';
 
 /** A private data and config folder per test: nothing touches the real user's rooms or tokens. */
 export interface TestHome {
@@ -38,4 +39,11 @@ export async function waitForPidFile(file: string, timeoutMs = 4000): Promise<nu
     if (Date.now() > deadline) throw new Error(`${file} held no pid after ${timeoutMs} ms (${JSON.stringify(text)})`);
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/** The parent of a live process (for a stage: the spawner helper that started it), read from the process table. */
+export function parentPid(pid: number): number {
+  const ppid = processBackend().get(pid)?.ppid;
+  if (ppid === undefined) throw new Error(`process ${pid} is gone`);
+  return ppid;
 }
