@@ -67,7 +67,7 @@ async function ours(client, stages, name) {
   const spec = { name, maxParallel: PARALLEL, stages: stages.map((s) => ({ id: s.id, command: ['true'], dependsOn: s.dependsOn })) };
   const { graphId } = await callTool(client, 'tasks_run', spec);
   for (;;) {
-    const status = await callTool(client, 'tasks_status', { graphId });
+    const status = await callTool(client, 'tasks_status', { graphId, stages: false });
     if (status.graph.endedAt) {
       if (status.graph.state !== 'completed') throw new Error(`graph ${name} ended ${status.graph.state}`);
       return performance.now() - t;

@@ -78,6 +78,13 @@ describe('task graphs through a real MCP client', () => {
     }
     expect(status.graph).toMatchObject({ state: 'completed', progress: { done: 4, total: 4 } });
     expect(seen.has('running')).toBe(true);
+    // the cheap poll of a large graph: the graph and its counts, no stage list
+    const light = await ok<Record<string, unknown>>(operator, 'tasks_status', { graphId: run.graphId, stages: false });
+    expect(Object.keys(light)).toEqual(['graph']);
+    expect(light.graph).toMatchObject({ state: 'completed', progress: { done: 4, total: 4, byState: { completed: 4 } } });
+    const both = await call(operator, 'tasks_status', { graphId: run.graphId, stageId: 'a', stages: false });
+    expect(both.isError).toBe(true);
+    expect(both.content[0]?.text).toMatch(/^INVALID_INPUT: stages applies to a whole graph: leave it out with stageId/);
     const stage = await ok<{ stage: { state: string }; log: { records: { text: string }[]; more: boolean } }>(operator, 'tasks_status', { graphId: run.graphId, stageId: 'a' });
     expect(stage.stage.state).toBe('completed');
     expect(stage.log.records.map((r) => r.text).join('')).toContain('a-done');

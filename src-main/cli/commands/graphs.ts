@@ -19,6 +19,7 @@ export function describeStatus(out: MethodOutputs['tasks_status']): string {
   const g = out.graph;
   const head = `graph ${g.graphId}${g.name ? ` (${g.name})` : ''}: ${g.state}, ${g.progress.done}/${g.progress.total} stages done, by ${g.owner}`;
   if ('stages' in out) return [head, ...out.stages.map(stageLine)].join('\n');
+  if (!('log' in out)) return head;
   const log = out.log.records.map((r) => (r.stream === 'stderr' ? r.text.replace(/^(?=.)/gm, '! ') : r.text)).join('');
   return [head, stageLine(out.stage), `--- log (${out.log.spooled ? 'spooled' : 'live'}, ${out.log.size} bytes) ---`, log].join('\n');
 }

@@ -42,6 +42,7 @@ export const GRAPH_METHODS = {
     description:
       'State of a graph (progress done/total, timings, each stage) or, with stageId, of one stage with a bounded slice of ' +
       'its log: omit cursor for the tail, pass the returned log.nextCursor as cursor to read on; "more" says whether more is already there. ' +
+      'stages: false answers with the graph alone (its state and progress counts): the cheap way to follow a large graph. ' +
       `waitMs (at most ${LIMITS.maxStatusWaitMs} ms) answers as soon as something changes instead of polling in a tight loop.`,
     capability: 'read',
     input: lazily(() => z
@@ -53,6 +54,10 @@ export const GRAPH_METHODS = {
             "beginning; omit it to read the tail of the stage's log",
         ),
         maxBytes: z.number().int().min(1).max(LIMITS.maxLogReadBytes).optional().describe(`with stageId: at most this many bytes of log per answer (at most ${LIMITS.maxLogReadBytes})`),
+        stages: z
+          .boolean()
+          .optional()
+          .describe('without stageId: false leaves the list of stages out (the graph, its state and progress counts only); default true'),
         /** Wait up to this long (clamped) for something new: a state change, or (with stageId and cursor) new log output. */
         waitMs: z
           .number()
@@ -173,7 +178,7 @@ export interface GraphTopologyNode {
 
 export interface GraphOutputs {
   tasks_run: { graphId: string; taskId: string; state: GraphState; stages: { id: string; state: StageState }[] };
-  tasks_status: ({ graph: GraphView; stages: StageView[] } | { graph: GraphView; stage: StageView; log: LogSlice }) & {
+  tasks_status: ({ graph: GraphView; stages: StageView[] } | { graph: GraphView } | { graph: GraphView; stage: StageView; log: LogSlice }) & {
     /** How long the call waited (only with waitMs). */
     waitedMs?: number;
   };

@@ -110,7 +110,7 @@ export function readStageLog(repo: GraphRepo, s: StageRecord, cursor: number | u
 export function statusOf(
   repo: GraphRepo,
   caller: Caller,
-  input: { graphId: string; stageId?: string | undefined; cursor?: string | undefined; maxBytes?: number | undefined },
+  input: { graphId: string; stageId?: string | undefined; cursor?: string | undefined; maxBytes?: number | undefined; stages?: boolean | undefined },
   // the engine passes its own; the default is for the CLI reading a room file without a room process
   limits: Pick<Limits, 'defaultLogReadBytes' | 'maxStageLogBytes'>,
   /** The runner's own copy of a running graph's rows (a status poll of a 10,000-stage graph need not read them all). */
@@ -119,7 +119,8 @@ export function statusOf(
   const g = visibleGraph(repo, caller, input.graphId);
   const stages = live?.(g.id) ?? repo.stages(g.id);
   const graph = graphView(g, stages);
-  if (input.stageId === undefined) return { graph, stages: stages.map(stageView) };
+  if (input.stageId === undefined) return input.stages === false ? { graph } : { graph, stages: stages.map(stageView) };
+  if (input.stages !== undefined) throw new RoomError('INVALID_INPUT', 'stages applies to a whole graph: leave it out with stageId (the answer is that stage)');
   const s = stageOf(stages, g.id, input.stageId);
   const from = input.cursor === undefined ? undefined : stageLogOffset(input.cursor, g.id, s.stageId);
   const { cursor, ...slice } = readStageLog(repo, s, from, input.maxBytes ?? limits.defaultLogReadBytes, limits.maxStageLogBytes);
