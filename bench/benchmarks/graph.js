@@ -7,7 +7,6 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { callTool, closeAll, connect } from '../lib/clients.js';
 import { makeHome, startRoom } from '../lib/room.js';
 import { alternate, fmt, median, spreadPct } from '../lib/stats.js';
@@ -66,13 +65,15 @@ async function ours(client, stages, name) {
   const t = performance.now();
   const spec = { name, maxParallel: PARALLEL, stages: stages.map((s) => ({ id: s.id, command: ['true'], dependsOn: s.dependsOn })) };
   const { graphId } = await callTool(client, 'tasks_run', spec);
+  // followed as the API says to follow a run to its end: one long-poll (the graph alone, answered when it ended).
+  // Polling instead (every 25 ms, the whole 256-stage status each time) cost the room and this client ~1-3 ms of
+  // CPU per stage on these 2 cores, taken from the graph: see BENCHMARKS.md, "Eighth pass"
   for (;;) {
-    const status = await callTool(client, 'tasks_status', { graphId, stages: false });
+    const status = await callTool(client, 'tasks_status', { graphId, stages: false, waitMs: 20_000, until: 'ended' });
     if (status.graph.endedAt) {
       if (status.graph.state !== 'completed') throw new Error(`graph ${name} ended ${status.graph.state}`);
       return performance.now() - t;
     }
-    await sleep(25);
   }
 }
 

@@ -95,6 +95,27 @@ describe('task graphs through a real MCP client', () => {
     expect(list.graphs[0]).toMatchObject({ graphId: run.graphId, name: 'mcp diamond' });
   });
 
+  it('tasks_status until "ended" waits for the whole graph in one call, not for its first change', async () => {
+    // one call that waits for the whole graph: a stage ending on the way does not answer it
+    const chain = await ok<{ graphId: string }>(operator, 'tasks_run', {
+      stages: [
+        { id: 'first', command: 'sleep 0.2' },
+        { id: 'second', command: 'sleep 0.2', dependsOn: ['first'] },
+      ],
+    });
+    const whole = await ok<{ graph: { state: string; progress: { done: number } }; waitedMs: number }>(operator, 'tasks_status', { graphId: chain.graphId, stages: false, waitMs: 20_000, until: 'ended' });
+    expect(whole.graph).toMatchObject({ state: 'completed', progress: { done: 2 } });
+    expect(whole.waitedMs).toBeGreaterThan(0);
+    for (const [args, message] of [
+      [{ stageId: 'first', waitMs: 1000, until: 'ended' }, /^INVALID_INPUT: until applies to a whole graph: leave out stageId/],
+      [{ until: 'ended' }, /^INVALID_INPUT: until says what waitMs waits for: give waitMs too \(at most \d+ ms\)/],
+    ] as const) {
+      const r = await call(operator, 'tasks_status', { graphId: chain.graphId, ...args });
+      expect(r.isError).toBe(true);
+      expect(r.content[0]?.text).toMatch(message);
+    }
+  });
+
   it.each([
     ['a cycle, named', { stages: [{ id: 'a', command: 'true', dependsOn: ['b'] }, { id: 'b', command: 'true', dependsOn: ['a'] }] }, /cycle: (a → b → a|b → a → b)/],
     ['an unknown dependency', { stages: [{ id: 'a', command: 'true', dependsOn: ['ghost'] }] }, /depends on "ghost", which is not a stage/],

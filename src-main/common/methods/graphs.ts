@@ -42,7 +42,8 @@ export const GRAPH_METHODS = {
     description:
       'State of a graph (progress done/total, timings, each stage) or, with stageId, of one stage with a bounded slice of ' +
       'its log: omit cursor for the tail, pass the returned log.nextCursor as cursor to read on; "more" says whether more is already there. ' +
-      'stages: false answers with the graph alone (its state and progress counts): the cheap way to follow a large graph. ' +
+      'stages: false answers with the graph alone (its state and progress counts): the cheap way to follow a large graph; ' +
+      'with until: "ended" and waitMs, one call waits for the whole graph to end. ' +
       `waitMs (at most ${LIMITS.maxStatusWaitMs} ms) answers as soon as something changes instead of polling in a tight loop.`,
     capability: 'read',
     input: lazily(() => z
@@ -66,6 +67,10 @@ export const GRAPH_METHODS = {
           .max(LIMITS.maxStatusWaitMs)
           .optional()
           .describe('answer as soon as something changes (a state change or, with stageId and cursor, new log output), waiting at most this long'),
+        until: z
+          .enum(['change', 'ended'])
+          .optional()
+          .describe('with waitMs, without stageId: what the wait is for: "change" (the default) any change of the graph or its stages; "ended" only the graph ending'),
       })
       .strict()),
     mcpTool: true,

@@ -150,11 +150,11 @@ export function graphsFeature(ctx: EngineContext, tasks: TaskService, terminalHo
   }
 
   /**
-   * Resolves when an event of this graph is committed, when the followed stage's log grows past what the
-   * caller has (`follow.check`, asked on each "grew" signal, never on a timer), or after `waitMs` (the wait's
-   * deadline). Long-polling spares agents the tight loops they otherwise fall into.
+   * Resolves when an event of this graph is committed (with `ended`, only the one that says it ended), when the
+   * followed stage's log grows past what the caller has (`follow.check`, asked on each "grew" signal, never on a
+   * timer), or after `waitMs` (the wait's deadline). Long-polling spares agents the tight loops they otherwise fall into.
    */
-  function waitForChange(graphId: string, waitMs: number, follow: { stageTaskId: string; check: () => boolean } | null): Promise<void> {
+  function waitForChange(graphId: string, waitMs: number, follow: { stageTaskId: string; check: () => boolean } | null, ended = false): Promise<void> {
     return new Promise<void>((resolve) => {
       const stops: (() => void)[] = [];
       const done = () => {
@@ -164,8 +164,10 @@ export function graphsFeature(ctx: EngineContext, tasks: TaskService, terminalHo
       };
       stops.push(
         ctx.bus.subscribe((event) => {
-          const data = event.data as { graphId?: unknown } | null;
-          if (event.subject === graphId || data?.graphId === graphId) done();
+          const data = event.data as { graphId?: unknown; state?: unknown } | null;
+          if (ended) {
+            if (event.kind === 'graph.state' && event.subject === graphId && data?.state !== 'pending' && data?.state !== 'running') done();
+          } else if (event.subject === graphId || data?.graphId === graphId) done();
         }),
       );
       if (follow) stops.push(logGrowth.on(follow.stageTaskId, () => follow.check() && done()));
@@ -186,6 +188,8 @@ export function graphsFeature(ctx: EngineContext, tasks: TaskService, terminalHo
     handlers: {
       tasks_run: run,
       tasks_status: async (caller, input) => {
+        if (input.until !== undefined && input.stageId !== undefined) throw new RoomError('INVALID_INPUT', 'until applies to a whole graph: leave out stageId (a stage\'s log is followed with cursor and waitMs)');
+        if (input.until !== undefined && !input.waitMs) throw new RoomError('INVALID_INPUT', `until says what waitMs waits for: give waitMs too (at most ${limits.maxStatusWaitMs} ms)`);
         if (!input.waitMs) return statusOf(repo, caller, input, limits, live);
         const first = statusOf(repo, caller, input, limits, live); // refuses an unknown graph before waiting
         const following = 'log' in first && input.cursor !== undefined;
@@ -196,7 +200,7 @@ export function graphsFeature(ctx: EngineContext, tasks: TaskService, terminalHo
         const logPath = following ? repo.stages(input.graphId).find((x) => x.stageId === input.stageId)?.logPath : undefined;
         const cursor = input.cursor !== undefined && input.stageId !== undefined ? stageLogOffset(input.cursor, input.graphId, input.stageId) : 0;
         const follow = logPath && input.stageId !== undefined ? { stageTaskId: stageTaskId(input.graphId, input.stageId), check: () => logSize(logPath) > cursor } : null;
-        await waitForChange(input.graphId, input.waitMs, follow);
+        await waitForChange(input.graphId, input.waitMs, follow, input.until === 'ended');
         return { ...statusOf(repo, caller, input, limits, live), waitedMs: Math.round(ctx.elapsedMs() - started) };
       },
       tasks_list: (caller, input) => listOf(repo, caller, input),
