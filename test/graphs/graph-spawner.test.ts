@@ -26,6 +26,25 @@ describe.skipIf(process.platform !== 'linux')('stages started through the spawne
     expect(cancelled.stages[0]?.state).toBe('cancelled');
   });
 
+  it("a running stage's pid and start time reach its row while it runs, also while short stages keep ticks coming", async () => {
+    const pidFile = `${b.dir}/long-runner.pid`;
+    const { graphId } = await b.run({
+      maxParallel: 2,
+      stages: [
+        { id: 'long', command: `echo $$ > ${pidFile}; exec sleep 30` },
+        ...Array.from({ length: 12 }, (_, i) => ({ id: `short${i}`, command: ['true'], dependsOn: i > 0 ? [`short${i - 1}`] : [] })),
+      ],
+    });
+    const pid = await waitForPidFile(pidFile, 10_000);
+    const row = () => b.engine.room.db.prepare("SELECT pid, pid_start AS pidStart FROM graph_stages WHERE graph_id = ? AND stage_id = 'long'").get(graphId) as { pid: number | null; pidStart: string | null };
+    const deadline = Date.now() + 5_000;
+    while (row().pid === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(row().pid).toBe(pid);
+    expect(row().pidStart).toMatch(/^\d+$/);
+    await b.engine.call(b.engine.operator(), 'tasks_cancel', { graphId });
+    await b.waitEnded(graphId);
+  });
+
   it('when the helper dies, its running stage is ended and fails RUNNER_RESTARTED saying why; the next graph runs', async () => {
     const pidFile = `${b.dir}/sleeper.pid`;
     const { graphId } = await b.run({ stages: [{ id: 'sleeper', command: `echo $$ > ${pidFile}; exec sleep 30` }] });
