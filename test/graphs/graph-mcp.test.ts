@@ -105,7 +105,13 @@ describe('task graphs through a real MCP client', () => {
     });
     const whole = await ok<{ graph: { state: string; progress: { done: number } }; waitedMs: number }>(operator, 'tasks_status', { graphId: chain.graphId, stages: false, waitMs: 20_000, until: 'ended' });
     expect(whole.graph).toMatchObject({ state: 'completed', progress: { done: 2 } });
+    expect('stages' in whole).toBe(false);
+    // woken by the end (two 0.2 s stages), not by the 20 s deadline
     expect(whole.waitedMs).toBeGreaterThan(0);
+    expect(whole.waitedMs).toBeLessThan(10_000);
+    // waitMs 0 waits for nothing: the answer is now
+    const now = await ok<{ graph: { state: string } }>(operator, 'tasks_status', { graphId: chain.graphId, stages: false, waitMs: 0, until: 'ended' });
+    expect(now.graph.state).toBe('completed');
     for (const [args, message] of [
       [{ stageId: 'first', waitMs: 1000, until: 'ended' }, /^INVALID_INPUT: until applies to a whole graph: leave out stageId/],
       [{ until: 'ended' }, /^INVALID_INPUT: until says what waitMs waits for: give waitMs too \(at most \d+ ms\)/],

@@ -246,6 +246,22 @@ describe('logs', () => {
     expect(after.waitedMs).toBe(0); // an ended graph never waits
   });
 
+  it('a wait the caller gives up (its request aborted) ends then, not at its deadline; a whole-graph wait ends with the graph when it is cancelled', async () => {
+    const out = await b.run({ stages: [{ id: 'long', command: ['sleep', '30'] }] });
+    const gaveUp = new AbortController();
+    const started = Date.now();
+    const waiting = b.engine.call(b.engine.operator(), 'tasks_status', { graphId: out.graphId, stages: false, waitMs: 20_000, until: 'ended' }, { signal: gaveUp.signal }) as Promise<{ graph: { state: string }; waitedMs: number }>;
+    setTimeout(() => gaveUp.abort(), 200);
+    const r = await waiting;
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(r.graph.state).toBe('running');
+    const untilEnded = b.engine.call(b.engine.operator(), 'tasks_status', { graphId: out.graphId, stages: false, waitMs: 20_000, until: 'ended' }) as Promise<{ graph: { state: string }; waitedMs: number }>;
+    await b.engine.call(b.engine.operator(), 'tasks_cancel', { graphId: out.graphId });
+    const ended = await untilEnded;
+    expect(ended.graph.state).toBe('cancelled');
+    expect(ended.waitedMs).toBeLessThan(10_000);
+  });
+
   it('when the room closes, ended graphs are spooled (compressed, indexed) and stay readable', async () => {
     const out = await b.run({ stages: [{ id: 'say', command: 'echo "kept after spooling"' }] });
     await b.waitEnded(out.graphId);

@@ -150,15 +150,17 @@ export function graphsFeature(ctx: EngineContext, tasks: TaskService, terminalHo
   }
 
   /**
-   * Resolves when an event of this graph is committed (with `ended`, only the one that says it ended), when the
+   * Resolves when an event of this graph is committed (with `ended`, only one that says it ended), when the
    * followed stage's log grows past what the caller has (`follow.check`, asked on each "grew" signal, never on a
-   * timer), or after `waitMs` (the wait's deadline). Long-polling spares agents the tight loops they otherwise fall into.
+   * timer), when the caller gave up (`signal`: its request was aborted or its connection closed), or after `waitMs`
+   * (the wait's deadline). Long-polling spares agents the tight loops they otherwise fall into.
    */
-  function waitForChange(graphId: string, waitMs: number, follow: { stageTaskId: string; check: () => boolean } | null, ended = false): Promise<void> {
+  function waitForChange(graphId: string, waitMs: number, follow: { stageTaskId: string; check: () => boolean } | null, ended: boolean, signal: AbortSignal | undefined): Promise<void> {
     return new Promise<void>((resolve) => {
       const stops: (() => void)[] = [];
+      let deadline: NodeJS.Timeout | undefined;
       const done = () => {
-        for (const stop of stops) stop();
+        for (const stop of stops.splice(0)) stop();
         clearTimeout(deadline);
         resolve();
       };
@@ -166,12 +168,17 @@ export function graphsFeature(ctx: EngineContext, tasks: TaskService, terminalHo
         ctx.bus.subscribe((event) => {
           const data = event.data as { graphId?: unknown; state?: unknown } | null;
           if (ended) {
-            if (event.kind === 'graph.state' && event.subject === graphId && data?.state !== 'pending' && data?.state !== 'running') done();
+            // the graph's state moving to an end, or (whatever ends it) its task's graph.ended
+            const ending = event.kind === 'graph.ended' || (event.kind === 'graph.state' && data?.state !== 'pending' && data?.state !== 'running');
+            if (ending && event.subject === graphId) done();
           } else if (event.subject === graphId || data?.graphId === graphId) done();
         }),
       );
+      if (signal?.aborted) return done();
+      signal?.addEventListener('abort', done, { once: true });
+      stops.push(() => signal?.removeEventListener('abort', done));
       if (follow) stops.push(logGrowth.on(follow.stageTaskId, () => follow.check() && done()));
-      const deadline = setTimeout(done, waitMs);
+      deadline = setTimeout(done, waitMs);
     });
   }
 
@@ -187,9 +194,9 @@ export function graphsFeature(ctx: EngineContext, tasks: TaskService, terminalHo
     name: 'graphs',
     handlers: {
       tasks_run: run,
-      tasks_status: async (caller, input) => {
+      tasks_status: async (caller, input, call) => {
         if (input.until !== undefined && input.stageId !== undefined) throw new RoomError('INVALID_INPUT', 'until applies to a whole graph: leave out stageId (a stage\'s log is followed with cursor and waitMs)');
-        if (input.until !== undefined && !input.waitMs) throw new RoomError('INVALID_INPUT', `until says what waitMs waits for: give waitMs too (at most ${limits.maxStatusWaitMs} ms)`);
+        if (input.until !== undefined && input.waitMs === undefined) throw new RoomError('INVALID_INPUT', `until says what waitMs waits for: give waitMs too (at most ${limits.maxStatusWaitMs} ms)`);
         if (!input.waitMs) return statusOf(repo, caller, input, limits, live);
         const first = statusOf(repo, caller, input, limits, live); // refuses an unknown graph before waiting
         const following = 'log' in first && input.cursor !== undefined;
@@ -200,7 +207,7 @@ export function graphsFeature(ctx: EngineContext, tasks: TaskService, terminalHo
         const logPath = following ? repo.stages(input.graphId).find((x) => x.stageId === input.stageId)?.logPath : undefined;
         const cursor = input.cursor !== undefined && input.stageId !== undefined ? stageLogOffset(input.cursor, input.graphId, input.stageId) : 0;
         const follow = logPath && input.stageId !== undefined ? { stageTaskId: stageTaskId(input.graphId, input.stageId), check: () => logSize(logPath) > cursor } : null;
-        await waitForChange(input.graphId, input.waitMs, follow, input.until === 'ended');
+        await waitForChange(input.graphId, input.waitMs, follow, input.until === 'ended', call.signal);
         return { ...statusOf(repo, caller, input, limits, live), waitedMs: Math.round(ctx.elapsedMs() - started) };
       },
       tasks_list: (caller, input) => listOf(repo, caller, input),
