@@ -158,12 +158,12 @@ export function graphsFeature(ctx: EngineContext, tasks: TaskService, terminalHo
   function waitForChange(graphId: string, waitMs: number, follow: { stageTaskId: string; check: () => boolean } | null, ended: boolean, signal: AbortSignal | undefined): Promise<void> {
     return new Promise<void>((resolve) => {
       const stops: (() => void)[] = [];
-      let deadline: NodeJS.Timeout | undefined;
       const done = () => {
         for (const stop of stops.splice(0)) stop();
-        clearTimeout(deadline);
         resolve();
       };
+      const deadline = setTimeout(done, waitMs);
+      stops.push(() => clearTimeout(deadline));
       stops.push(
         ctx.bus.subscribe((event) => {
           const data = event.data as { graphId?: unknown; state?: unknown } | null;
@@ -178,7 +178,6 @@ export function graphsFeature(ctx: EngineContext, tasks: TaskService, terminalHo
       signal?.addEventListener('abort', done, { once: true });
       stops.push(() => signal?.removeEventListener('abort', done));
       if (follow) stops.push(logGrowth.on(follow.stageTaskId, () => follow.check() && done()));
-      deadline = setTimeout(done, waitMs);
     });
   }
 
