@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HelperSpawner, inProcessSpawner, type SpawnEvents, type SpawnRequest, type StageSpawner } from '../../src-main/engine/process/stage-spawner';
 import { parentPid } from '../helpers/env';
@@ -107,5 +109,22 @@ describe.skipIf(process.platform !== 'linux')('the stage spawner', () => {
     expect(nextParent).not.toBe(process.pid);
     // the orphaned `sleep` is the stage runner's to end (by its tag); here it is ended by its pid
     if (seen.pid !== undefined) process.kill(seen.pid, 'SIGKILL');
+  });
+
+  it('a stage whose pid had not reached the room when the helper died is reported lost, not as never started (it may run)', async () => {
+    spawner = new HelperSpawner();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spawner-'));
+    const marker = path.join(dir, 'ran');
+    const seen = run(spawner, { file: 'sh', args: ['-c', `echo $$ > ${marker}; exec sleep 30`] });
+    // in the same turn as the spawn: the room cannot have heard of its pid yet, whether or not the helper started it
+    (spawner as unknown as { helper: { kill(signal: string): void } }).helper.kill('SIGKILL');
+    const r = await seen;
+    expect(r.failed).toBeUndefined();
+    expect(r.lost).toMatch(/stage spawner process ended \(SIGKILL\)/);
+    // if it did start, it is the stage runner's to end by its tag; here it is ended by its pid
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const pid = fs.existsSync(marker) ? Number(fs.readFileSync(marker, 'utf8')) : 0;
+    if (pid > 0) process.kill(pid, 'SIGKILL');
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 });

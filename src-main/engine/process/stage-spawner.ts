@@ -263,8 +263,9 @@ export class HelperSpawner implements StageSpawner {
     const children = [...this.children.values()];
     this.children.clear();
     for (const c of children) {
-      if (!c.started) c.events.failed(why);
-      else if (!c.exited) c.events.lost(why);
+      // one whose pid had not come yet may still have been started (its pid was on the way): it is lost too, and
+      // its tree is looked for by its tag (reporting it never started left such a process running, unrecorded)
+      if (!c.exited) c.events.lost(why);
       else c.events.closed(); // it exited; whatever it still wrote cannot come any more
     }
   }
