@@ -156,7 +156,7 @@ export const inProcessSpawner: StageSpawner = { spawn: spawnHere, close: () => u
 export class HelperSpawner implements StageSpawner {
   private helper: ChildProcess | undefined;
   /** Stages started through the helper until both their exit and their pipes' close came (in either order). */
-  private readonly children = new Map<number, { events: SpawnEvents; started: boolean; exited: boolean; closed: boolean }>();
+  private readonly children = new Map<number, { events: SpawnEvents; exited: boolean; closed: boolean }>();
   private nextId = 0;
   private failures = 0;
   private closed = false;
@@ -165,7 +165,7 @@ export class HelperSpawner implements StageSpawner {
     const helper = this.closed || this.failures >= HELPER_FAILURES_TOLERATED ? undefined : this.ensureHelper();
     if (!helper) return spawnHere(request, events);
     const id = ++this.nextId;
-    this.children.set(id, { events, started: false, exited: false, closed: false });
+    this.children.set(id, { events, exited: false, closed: false });
     const message: ToHelper = ['spawn', id, request.file, request.args, request.cwd, request.env, request.verbatim];
     try {
       helper.send(message);
@@ -218,7 +218,6 @@ export class HelperSpawner implements StageSpawner {
     if (!child) return;
     switch (m.t) {
       case 'pid':
-        child.started = true;
         child.events.started(m.pid, m.start);
         break;
       case 'fail':
