@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { isAlive } from '../../src-main/engine/process/process-tree';
 import { parentPid, waitForPidFile } from '../helpers/env';
 import { openBench, type GraphBench } from './graph-helpers';
@@ -37,9 +37,7 @@ describe.skipIf(process.platform !== 'linux')('stages started through the spawne
     });
     const pid = await waitForPidFile(pidFile, 10_000);
     const row = () => b.engine.room.db.prepare("SELECT pid, pid_start AS pidStart FROM graph_stages WHERE graph_id = ? AND stage_id = 'long'").get(graphId) as { pid: number | null; pidStart: string | null };
-    const deadline = Date.now() + 5_000;
-    while (row().pid === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    expect(row().pid).toBe(pid);
+    await vi.waitFor(() => expect(row().pid).toBe(pid), { timeout: 5_000, interval: 20 });
     expect(row().pidStart).toMatch(/^\d+$/);
     await b.engine.call(b.engine.operator(), 'tasks_cancel', { graphId });
     await b.waitEnded(graphId);
