@@ -65,15 +65,17 @@ describe('format "screen": the terminal as a person sees it', () => {
     const shell = await bench.open();
     await bench.engine.call(bench.operator, 'shell_run', { shellId: shell.id, command: "printf '\\033[?1h'", timeoutMs: 20_000 });
     expect((await screen(shell.id)).screen?.applicationCursorKeys).toBe(true);
-    // the shell hands the terminal back to line mode before it runs the line: keys typed after READY reach cat
+    // the shell hands the terminal back to line mode before it runs the line: keys typed after READY reach cat.
+    // The wait is for the terminal's echo *and* cat's own copy: READY and the echo can both come before cat is the
+    // terminal's foreground process, and a C-c sent then would miss it and leave cat running.
     await bench.io({ shellId: shell.id, text: "printf 'RE%s\\n' ADY; cat -v\r", wait: { until: 'match', pattern: '^READY$' } });
-    const app = await bench.io({ shellId: shell.id, input: [{ key: 'Up' }, { key: 'Enter' }], wait: { until: 'match', pattern: '^\\^\\[OA$' } });
+    const app = await bench.io({ shellId: shell.id, input: [{ key: 'Up' }, { key: 'Enter' }], wait: { until: 'match', pattern: '^\\^\\[OA\\r?\\n\\^\\[OA\\r?$' } });
     expect(app.wait?.reason).toBe('matched');
     await bench.io({ shellId: shell.id, input: [{ key: 'C-c' }] });
     await bench.engine.call(bench.operator, 'shell_run', { shellId: shell.id, command: "printf '\\033[?1l'", timeoutMs: 20_000 });
     expect((await screen(shell.id)).screen?.applicationCursorKeys).toBe(false);
     await bench.io({ shellId: shell.id, text: "printf 'RE%s\\n' ADY; cat -v\r", wait: { until: 'match', pattern: '^READY$' } });
-    const normal = await bench.io({ shellId: shell.id, input: [{ key: 'Up' }, { key: 'Enter' }], wait: { until: 'match', pattern: '^\\^\\[\\[A$' } });
+    const normal = await bench.io({ shellId: shell.id, input: [{ key: 'Up' }, { key: 'Enter' }], wait: { until: 'match', pattern: '^\\^\\[\\[A\\r?\\n\\^\\[\\[A\\r?$' } });
     expect(normal.wait?.reason).toBe('matched');
     await bench.io({ shellId: shell.id, input: [{ key: 'C-c' }] });
   });
