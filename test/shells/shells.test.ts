@@ -43,7 +43,9 @@ describe('shell_open / shell_io', () => {
 
   it('C-c interrupts a running sleep', async () => {
     const shell = await bench.open();
-    await bench.io({ shellId: shell.id, text: 'sleep 60\n', wait: { until: 'idle', idleMs: 200 } });
+    // wait for the command to say it runs: an interactive shell hands it the terminal before it runs, so from then
+    // on C-c reaches it; a C-c sent earlier (on the echo alone) could reach the shell instead and leave sleep running
+    await bench.io({ shellId: shell.id, text: "sh -c 'echo SLEEP''ING; exec sleep 60'\n", wait: { until: 'match', pattern: '^SLEEPING\r?$' } });
     const r = await bench.io({
       shellId: shell.id,
       input: [{ key: 'C-c' }, { text: 'echo "status=$?"' }, { key: 'Enter' }],
