@@ -1,11 +1,10 @@
 import type { LogRecord, StageView } from '../../common/methods/graphs';
+import { hasEnded, type GraphState } from '../../common/graphs/stage-machine';
 import { LIMITS } from '../../common/limits';
 import { noExtra, stringFlag, UsageError } from '../args';
 import type { CeCommand } from '../command';
 import { EXIT } from '../exit-codes';
 import { openReaderSession, type RoomReaderSession } from '../room-client';
-
-const isEnded = (state: string) => state !== 'pending' && state !== 'running';
 
 /** `GRAPH` or `GRAPH:STAGE` (a stage's task id is `<graphId>:<stageId>`). */
 function parseTarget(target: string): { graphId: string; stageId: string | undefined } {
@@ -62,7 +61,7 @@ class LogFollower {
     this.prefixed = stageId === undefined;
   }
 
-  private async stages(waitMs: number, signal?: AbortSignal): Promise<{ graphState: string; stages: StageView[] }> {
+  private async stages(waitMs: number, signal?: AbortSignal): Promise<{ graphState: GraphState; stages: StageView[] }> {
     const out = await this.session.call('tasks_status', { graphId: this.graphId, ...(waitMs ? { waitMs } : {}) }, signal);
     if (!('stages' in out)) throw new Error('tasks_status answered a stage instead of the graph');
     if (this.stageId !== undefined && !out.stages.some((s) => s.id === this.stageId)) {
@@ -87,7 +86,7 @@ class LogFollower {
   async round(): Promise<{ ended: boolean; running: string[] }> {
     const { graphState, stages } = await this.stages(0);
     for (const s of stages) if (s.state !== 'pending') await this.drain(s.id);
-    const ended = this.stageId === undefined ? isEnded(graphState) : stages.every((s) => isEnded(s.state));
+    const ended = this.stageId === undefined ? hasEnded(graphState) : stages.every((s) => hasEnded(s.state));
     return { ended, running: stages.filter((s) => s.state === 'running').map((s) => s.id) };
   }
 

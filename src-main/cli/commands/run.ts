@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { MethodInput, MethodOutputs } from '../../common/contract';
+import { hasEnded } from '../../common/graphs/stage-machine';
 import { LIMITS } from '../../common/limits';
 import { noExtra, UsageError, type ParsedArgs } from '../args';
 import { print, type CeCommand } from '../command';
@@ -31,8 +32,6 @@ function readGraphFile(file: string): unknown {
   }
 }
 
-const isEnded = (state: string) => state !== 'pending' && state !== 'running';
-
 /**
  * Prints stage transitions as they happen until the graph ends; returns its final status. tasks_status with
  * waitMs answers once something changes (a committed event of the graph), so nothing here polls.
@@ -48,7 +47,7 @@ export async function followGraph(read: ReadStatus, graphId: string, quiet: bool
         seen.set(s.id, key);
       }
     }
-    if (isEnded(out.graph.state)) return out;
+    if (hasEnded(out.graph.state)) return out;
   }
 }
 

@@ -28,6 +28,11 @@ export function isTerminalStage(state: StageState): boolean {
   return TERMINAL.has(state);
 }
 
+/** Has a graph or a stage ended? Only `pending` and `running` have not. */
+export function hasEnded(state: GraphState | StageState): boolean {
+  return state !== 'pending' && state !== 'running';
+}
+
 const ALLOWED: Record<StageState, readonly StageState[]> = {
   pending: ['running', 'cancelled', 'skipped'],
   // running → running is a retry (a new attempt)

@@ -1,5 +1,5 @@
 import { decide } from '../../common/graphs/graph-scheduler';
-import { deriveGraphState, type StageErrorCode, type StageState } from '../../common/graphs/stage-machine';
+import { deriveGraphState, hasEnded, type StageErrorCode, type StageState } from '../../common/graphs/stage-machine';
 import type { EngineContext, EventInput } from '../feature';
 import type { GraphRecord, GraphRepo, StageChange, StageRecord } from '../store/graphs';
 import { AttemptSupervisor, type Live, type Signal, type SupervisorOptions } from './attempt-supervisor';
@@ -283,7 +283,7 @@ export class GraphRuntime {
     const states = stages.map((s) => (starting.has(s.stageId) ? 'running' : s.state));
     const state = deriveGraphState(states);
     if (state === graph.state && graph.startedAt !== null) return false;
-    const ended = state !== 'pending' && state !== 'running';
+    const ended = hasEnded(state);
     this.repo.setGraph(graph.id, { state, startedAt: graph.startedAt ?? (state !== 'pending' ? at : undefined), endedAt: ended ? at : undefined });
     if (state !== graph.state) events.push({ kind: 'graph.state', actor: null, subject: graph.id, data: { state } });
     if (ended) {

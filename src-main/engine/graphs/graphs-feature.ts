@@ -4,7 +4,7 @@ import type { MethodInput, MethodOutputs } from '../../common/contract';
 import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
 import { validateGraph } from '../../common/graphs/graph-validate';
-import { isTerminalStage } from '../../common/graphs/stage-machine';
+import { hasEnded, isTerminalStage, type GraphState } from '../../common/graphs/stage-machine';
 import { retryPolicyOf } from '../../common/graphs/retry-policy';
 import type { EngineContext, Feature } from '../feature';
 import type { TaskService } from '../tasks/task-service';
@@ -137,7 +137,7 @@ export function graphsFeature(ctx: EngineContext, tasks: TaskService, terminalHo
       const graph = repo.graph(g.id) ?? g;
       return { graphId: g.id, changed, unchanged, message, graph: graphView(graph, after) };
     };
-    if (g.state !== 'pending' && g.state !== 'running') return answer(`graph ${g.id} already ended (${g.state}); nothing was changed`);
+    if (hasEnded(g.state)) return answer(`graph ${g.id} already ended (${g.state}); nothing was changed`);
     if (input.stageId !== undefined) {
       const s = before.find((x) => x.stageId === input.stageId);
       if (!s) throw new RoomError('NOT_FOUND', `graph ${g.id} has no stage "${input.stageId}": tasks_graph lists its stages`);
@@ -166,10 +166,10 @@ export function graphsFeature(ctx: EngineContext, tasks: TaskService, terminalHo
       stops.push(() => clearTimeout(deadline));
       stops.push(
         ctx.bus.subscribe((event) => {
-          const data = event.data as { graphId?: unknown; state?: unknown } | null;
+          const data = event.data as { graphId?: unknown; state?: GraphState } | null;
           if (ended) {
             // the graph's state moving to an end, or (whatever ends it) its task's graph.ended
-            const ending = event.kind === 'graph.ended' || (event.kind === 'graph.state' && data?.state !== 'pending' && data?.state !== 'running');
+            const ending = event.kind === 'graph.ended' || (event.kind === 'graph.state' && hasEnded(data?.state as GraphState));
             if (ending && event.subject === graphId) done();
           } else if (event.subject === graphId || data?.graphId === graphId) done();
         }),
@@ -199,7 +199,7 @@ export function graphsFeature(ctx: EngineContext, tasks: TaskService, terminalHo
         if (!input.waitMs) return statusOf(repo, caller, input, limits, live);
         const first = statusOf(repo, caller, input, limits, live); // refuses an unknown graph before waiting
         const following = 'log' in first && input.cursor !== undefined;
-        if ((first.graph.state !== 'pending' && first.graph.state !== 'running') || ('log' in first && following && first.log.records.length > 0)) {
+        if (hasEnded(first.graph.state) || ('log' in first && following && first.log.records.length > 0)) {
           return { ...first, waitedMs: 0 };
         }
         const started = ctx.elapsedMs();
