@@ -71,7 +71,9 @@ export class ScreenMirror {
     rows: number,
     scrollback: number,
   ) {
-    this.term = new (HeadlessTerminal())({ cols, rows, scrollback, allowProposedApi: true });
+    // logLevel off: xterm.js otherwise writes a "Parsing error" to the room's stderr for every odd byte a
+    // program prints (a DEL after an escape sequence, a binary file cat'ed): the program's output, not the room's
+    this.term = new (HeadlessTerminal())({ cols, rows, scrollback, allowProposedApi: true, logLevel: 'off' });
     this.fed = this.parsed = source.end;
   }
 
