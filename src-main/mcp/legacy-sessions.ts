@@ -1,6 +1,6 @@
 import type http from 'node:http';
 import { randomBytes } from 'node:crypto';
-import { isInitializeRequest } from '@modelcontextprotocol/server';
+import { isInitializeRequest, type AuthInfo } from '@modelcontextprotocol/server';
 import type { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import type { Caller } from '../common/dto';
 import type { Engine } from '../engine/engine';
@@ -10,6 +10,8 @@ import { buildMcpServer } from './tools';
 import type { ExtraTool } from './extra-tools';
 import { RPC } from './rpc-errors';
 import { sendSseAtOnce } from './sse-at-once';
+import { spliceSessionAnswers } from './session-splices';
+import { TextSplices } from './text-splices';
 
 /**
  * The SDK's Node transport for 2025 sessions (with @hono/node-server under it), loaded when the first 2025
@@ -45,6 +47,17 @@ interface Session {
  * and Last-Event-ID replay. Sessions are bound to the participant that opened them, capped, and closed when
  * idle (no request for the idle time and none still open). Authentication still happens on every request: a session id is never a credential.
  */
+/**
+ * Where the tool answer to this POST may hold its large strings (text-splices.ts): in its auth info, which the
+ * SDK's Node transport hands the handler; the slabs go back once the answer's stream has been written.
+ */
+function holdLargeStrings(req: http.IncomingMessage, res: http.ServerResponse, caller: Caller): void {
+  const splices = new TextSplices();
+  (req as http.IncomingMessage & { auth?: AuthInfo }).auth = { token: 'verified', clientId: caller.name, scopes: [...caller.capabilities], extra: { caller, splices } };
+  res.once('finish', () => splices.release());
+  res.once('close', () => splices.forget());
+}
+
 export class LegacySessions {
   private readonly sessions = new Map<string, Session>();
   private readonly opening = new Map<string, number>();
@@ -77,6 +90,7 @@ export class LegacySessions {
         session.inFlight--;
         session.lastSeen = this.now();
       });
+      if (req.method === 'POST') holdLargeStrings(req, res, caller);
       return session.transport.handleRequest(req, res, body);
     }
     if (req.method !== 'POST' || !isInitializeRequest(body)) {
@@ -132,6 +146,7 @@ export class LegacySessions {
       onsessionclosed: (id) => this.forget(id),
     });
     sendSseAtOnce(transport);
+    spliceSessionAnswers(transport);
     transport.onclose = () => {
       if (transport.sessionId) this.forget(transport.sessionId);
     };

@@ -2,6 +2,7 @@ import type http from 'node:http';
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import { sendRpcError } from '../net/http-json';
 import { RPC } from './rpc-errors';
+import { TextSplices } from './text-splices';
 
 /** The web-standard face of createMcpHandler: one Request in, one Response out. */
 type FetchFace = (request: Request, options: { authInfo?: AuthInfo; parsedBody?: unknown }) => Promise<Response>;
@@ -23,6 +24,25 @@ async function bodyBytes(body: ReadableStream<Uint8Array>): Promise<Buffer> {
   return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
 }
 
+/** Writes `pieces` in one go (one writev); false when the socket asks to wait for 'drain'. */
+function writeAll(res: http.ServerResponse, pieces: readonly Uint8Array[]): boolean {
+  res.cork();
+  let flowing = true;
+  for (const piece of pieces) flowing = res.write(piece) && flowing;
+  process.nextTick(() => res.uncork());
+  return flowing;
+}
+
+/** A JSON answer made of pieces (the SDK's bytes around spliced strings), sent with its whole length. */
+function sendPieces(res: http.ServerResponse, status: number, headers: Record<string, string>, pieces: readonly Buffer[]): void {
+  headers['content-length'] = String(pieces.reduce((sum, piece) => sum + piece.length, 0));
+  res.writeHead(status, headers);
+  res.cork();
+  for (const piece of pieces) res.write(piece);
+  res.end();
+  res.uncork();
+}
+
 /**
  * Serves one 2026 request, whose body the front door has already read, size-checked and parsed, through the
  * SDK's web-standard handler. It does what `toNodeHandler` of @modelcontextprotocol/node does, less what a
@@ -33,6 +53,12 @@ async function bodyBytes(body: ReadableStream<Uint8Array>): Promise<Buffer> {
  * reports progress) streams, waiting for the socket to drain as `toNodeHandler` does.
  */
 export async function serveParsed(fetch: FetchFace, req: http.IncomingMessage, res: http.ServerResponse, body: unknown, authInfo: AuthInfo): Promise<void> {
+  // a tool's large strings skip the SDK's serialisation and are written into its answer here (text-splices.ts)
+  const splices = new TextSplices();
+  authInfo = { ...authInfo, extra: { ...authInfo.extra, splices } };
+  // its byte slabs are reused once the answer has been written to the socket, and never if it was cut short
+  res.once('finish', () => splices.release());
+  res.once('close', () => splices.forget());
   const abort = new AbortController();
   let finished = false;
   res.once('close', () => {
@@ -63,6 +89,7 @@ export async function serveParsed(fetch: FetchFace, req: http.IncomingMessage, r
   if (response.body === null || !type.startsWith('text/event-stream')) {
     const bytes = response.body === null ? null : await bodyBytes(response.body);
     finished = true;
+    if (bytes && splices.size > 0) return sendPieces(res, response.status, headers, splices.splice(bytes));
     if (bytes) headers['content-length'] = String(bytes.length);
     res.writeHead(response.status, headers);
     res.end(bytes ?? undefined);
@@ -73,7 +100,9 @@ export async function serveParsed(fetch: FetchFace, req: http.IncomingMessage, r
   try {
     for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
       if (abort.signal.aborted) break;
-      if (!res.write(chunk)) await Promise.race([new Promise<void>((resolve) => res.once('drain', () => resolve())), closed]);
+      // each chunk is one whole event, so a stand-in is never cut between two
+      const pieces = splices.size > 0 ? splices.splice(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)) : [chunk];
+      if (!writeAll(res, pieces)) await Promise.race([new Promise<void>((resolve) => res.once('drain', () => resolve())), closed]);
     }
   } catch {
     // the stream ended under us (the client went away, or the server closed the exchange): end what was sent

@@ -23,6 +23,8 @@ export const RPC = {
   sessionNotFound: -32011,
   /** The session belongs to another participant (HTTP 403). */
   sessionForbidden: -32012,
+  /** A resumed 2025 stream's answer that was too large to keep for replay: send the same call again. */
+  replayDropped: -32013,
   headerMismatch: -32020,
   missingRequiredClientCapability: -32021,
 } as const;

@@ -15,6 +15,7 @@ import { registerModernTaskHandlers } from './tasks-modern';
 import { toTaskV1, toTaskV2 } from './task-wire';
 import { followGraphProgress } from './task-progress';
 import { gateTasksCapability, requireTasksVersion, sessionServesTasks } from './legacy-versions';
+import { splicesOf, type TextSplices } from './text-splices';
 import { declaresTasksExtension, missingTasksExtension, TASKS_EXTENSION } from './tasks-extension';
 
 export const SERVER_INFO = { name: 'commonroom', version: RUNNER_VERSION } as const;
@@ -77,16 +78,20 @@ function resolveTool(engine: Engine, caller: Caller, name: string, extras: reado
   return extra ? { kind: 'extra', tool: extra, support: extra.taskSupport ?? 'forbidden' } : null;
 }
 
-/** The structured answer, and the same object as one compact line of JSON for clients that read only text. */
-function textResult(result: Record<string, unknown>) {
-  return { content: [{ type: 'text' as const, text: JSON.stringify(result) }], structuredContent: result };
+/**
+ * The structured answer, and the same object as one compact line of JSON for clients that read only text.
+ * With `splices`, its large strings are held there and written into the answer's bytes after the SDK.
+ */
+function textResult(result: Record<string, unknown>, splices?: TextSplices) {
+  const sent = splices ? splices.holdIn(result) : result;
+  return { content: [{ type: 'text' as const, text: JSON.stringify(sent) }], structuredContent: sent };
 }
 
 /** Runs a tool as an ordinary request/response call. Engine refusals become tool errors the model can read. */
 async function callPlain(engine: Engine, caller: Caller, tool: ResolvedTool, args: Record<string, unknown>, ctx: ServerContext) {
   if (tool.kind === 'extra') return tool.tool.call(caller, args, ctx);
   try {
-    return textResult((await engine.call(caller, tool.name, args, { signal: ctx.mcpReq.signal })) as unknown as Record<string, unknown>);
+    return textResult((await engine.call(caller, tool.name, args, { signal: ctx.mcpReq.signal })) as unknown as Record<string, unknown>, splicesOf(ctx));
   } catch (error) {
     const pub = toPublicError(error);
     if (pub.code === 'INTERNAL') {

@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { serveParsed } from '../../src-main/mcp/modern-node';
+import { SPLICE_MIN_CHARS, TextSplices } from '../../src-main/mcp/text-splices';
 
 // The 2026 door hands the SDK's fetch face a parsed body and writes its Response to node:http. Here the face is
 // a stand-in answering as the SDK's per-request transport does (a JSON Response, or an SSE stream when a
@@ -39,7 +40,51 @@ describe('serving a parsed 2026 request through the SDK fetch face', () => {
     expect(response.headers.get('transfer-encoding')).toBeNull();
     expect(response.headers.get('mcp-session-hint')).toBe('x');
     expect(JSON.parse(text)).toEqual(answer);
-    expect(seen).toEqual({ parsedBody: { jsonrpc: '2.0', id: 7, method: 'tools/call' }, authInfo: AUTH, header: '2026-07-28', hasBody: false });
+    expect(seen).toEqual({
+      parsedBody: { jsonrpc: '2.0', id: 7, method: 'tools/call' },
+      // the auth as given, with where this answer's large strings may be held (text-splices.ts)
+      authInfo: { ...AUTH, extra: { splices: expect.any(TextSplices) } },
+      header: '2026-07-28',
+      hasBody: false,
+    });
+  });
+
+  it('writes the strings a tool held into its JSON answer: the client gets exactly the JSON of the whole answer', async () => {
+    const output = `${'y'.repeat(SPLICE_MIN_CHARS)}\r\n"quoted" \\ é 😀 \u001b[0m`;
+    const result = { output, more: false };
+    const answerOf = (r: Record<string, unknown>) => ({ jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text', text: JSON.stringify(r) }], structuredContent: r } });
+    const url = await serve(async (_request, options) => {
+      const splices = options.authInfo?.extra?.splices as TextSplices;
+      return Response.json(answerOf(splices.holdIn(result)));
+    });
+    for (let round = 0; round < 3; round++) {
+      // three answers one after another: the byte slabs the first used are reused by the next
+      const response = await fetch(url, { method: 'POST', body: '{}' });
+      const bytes = Buffer.from(await response.arrayBuffer());
+      expect(bytes.equals(Buffer.from(JSON.stringify(answerOf(result))))).toBe(true);
+      expect(response.headers.get('content-length')).toBe(String(bytes.length));
+    }
+  });
+
+  it('writes held strings into an SSE answer too, event by event', async () => {
+    const encoder = new TextEncoder();
+    const output = `${'ü'.repeat(SPLICE_MIN_CHARS)}"end"`;
+    const url = await serve(async (_request, options) => {
+      const splices = options.authInfo?.extra?.splices as TextSplices;
+      const held = splices.holdIn({ output });
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(encoder.encode('event: message\ndata: {"method":"notifications/progress"}\n\n'));
+          controller.enqueue(encoder.encode(`event: message\ndata: ${JSON.stringify({ id: 7, result: { structuredContent: held, content: [{ type: 'text', text: JSON.stringify(held) }] } })}\n\n`));
+          controller.close();
+        },
+      });
+      return new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } });
+    });
+    const text = await (await fetch(url, { method: 'POST', body: '{}' })).text();
+    const events = text.split('\n\n').filter(Boolean);
+    expect(events).toHaveLength(2);
+    expect(events[1]).toBe(`event: message\ndata: ${JSON.stringify({ id: 7, result: { structuredContent: { output }, content: [{ type: 'text', text: JSON.stringify({ output }) }] } })}`);
   });
 
   it('a JSON answer whose body comes in several chunks arrives whole, in order, with its length', async () => {

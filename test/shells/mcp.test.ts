@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import { Client } from '@modelcontextprotocol/client';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRunner, type RunningRoom } from '../../src-main/server/runner';
 import { makeHome, type TestHome } from '../helpers/env';
@@ -9,11 +11,13 @@ import { BASH } from './helpers';
 let home: TestHome;
 let running: RunningRoom;
 let client: Client;
+let agentToken: string;
 
 beforeAll(async () => {
   home = makeHome();
   running = await startRunner({ port: 0, paths: home.paths });
   const added = await running.engine.call(running.engine.operator(), 'participant_add', { name: 'agent', capabilities: ['read', 'write'] });
+  agentToken = added.token!;
   client = new Client({ name: 'shell-agent', version: '1' }, { versionNegotiation: { mode: 'auto' } });
   await client.connect(new StreamableHTTPClientTransport(running.mcpUrl, { requestInit: { headers: { Authorization: `Bearer ${added.token}` } } }));
   void fs;
@@ -69,6 +73,65 @@ describe('shells through a real MCP client over HTTP', () => {
     );
     expect(shot.output.split('\n').slice(0, 2)).toEqual(['x', '  yPROMPT>']);
     expect(shot.screen.cursor).toEqual({ row: 1, col: 11 });
+    await client.callTool({ name: 'shell_close', arguments: { shellId } });
+  });
+
+  it('a 1 MiB page of everything a terminal writes arrives exactly as written on both eras, in an answer that is its own exact JSON', { timeout: 60_000 }, async () => {
+    // every byte class JSON escapes or carries: control bytes, escape sequences, quotes, backslashes, DEL, and
+    // UTF-8 of two, three and four bytes; the room writes large strings into the answer after the SDK (text-splices.ts)
+    const unit = 'y\t"q" \\ \u0001\u001b[1;31mé語😀\u007f\u2028\u0007\n';
+    const content = unit.repeat(Math.ceil(900_000 / Buffer.byteLength(unit)));
+    const file = `${home.root}/page.txt`;
+    fs.writeFileSync(file, content);
+    const opened = structured<{ shell: { id: string } }>(await client.callTool({ name: 'shell_open', arguments: BASH }));
+    const shellId = opened.shell.id;
+    const started = structured<{ nextCursor: string }>(
+      await client.callTool({ name: 'shell_io', arguments: { shellId, text: "stty -echo; printf 'READY\\n'\n", wait: { until: 'match', pattern: '^READY' } } }),
+    );
+    const sent = structured<{ cursor: string }>(
+      await client.callTool({ name: 'shell_io', arguments: { shellId, cursor: started.nextCursor, text: `cat '${file}'; printf 'PAGE%s\\n' END\n`, maxBytes: 1, wait: { until: 'match', pattern: 'PAGEEND' } } }),
+    );
+    // the terminal turns each newline into CR LF; nothing else changes
+    const expected = content.replaceAll('\n', '\r\n');
+    // a 2025 client too: its session's answers are SSE events, spliced event by event
+    const legacy = new ClientV1({ name: 'shell-agent-2025', version: '1' });
+    await legacy.connect(new TransportV1(running.mcpUrl, { requestInit: { headers: { Authorization: `Bearer ${agentToken}` } } }));
+    for (const reader of [client, legacy] as { callTool: (params: { name: string; arguments: Record<string, unknown> }) => Promise<unknown> }[]) {
+      let read = '';
+      let cursor = sent.cursor;
+      while (!read.includes('PAGEEND')) {
+        const answer = await reader.callTool({ name: 'shell_io', arguments: { shellId, cursor, format: 'raw', maxBytes: 1024 * 1024 } });
+        const page = structured<{ output: string; nextCursor: string; truncated: boolean }>(answer);
+        expect(page.truncated).toBe(false);
+        expect(JSON.parse((answer as { content: { text: string }[] }).content[0]!.text)).toEqual(page);
+        read += page.output;
+        cursor = page.nextCursor;
+      }
+      expect(read.slice(read.indexOf('y\t'), read.indexOf('PAGEEND'))).toBe(expected);
+    }
+    await legacy.close();
+
+    // the same page over raw HTTP (2026): the body is exactly what JSON.stringify makes of the answer it parses to
+    const response = await fetch(running.mcpUrl, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${agentToken}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'shell_io' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: {
+          name: 'shell_io',
+          arguments: { shellId, cursor: sent.cursor, format: 'raw', maxBytes: 1024 * 1024 },
+          _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} },
+        },
+      }),
+    });
+    const body = Buffer.from(await response.arrayBuffer());
+    expect(response.status).toBe(200);
+    const answer = JSON.parse(body.toString('utf8')) as { result: { structuredContent: { output: string }; content: { text: string }[] } };
+    expect(body.equals(Buffer.from(JSON.stringify(answer)))).toBe(true);
+    expect(answer.result.structuredContent.output.length).toBeGreaterThan(500_000);
+    expect(JSON.parse(answer.result.content[0]!.text)).toEqual(answer.result.structuredContent);
     await client.callTool({ name: 'shell_close', arguments: { shellId } });
   });
 

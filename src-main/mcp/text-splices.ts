@@ -1,0 +1,216 @@
+import { randomBytes } from 'node:crypto';
+
+/**
+ * Large strings in a tool's answer, written into the answer's bytes by us instead of serialised by the SDK.
+ *
+ * The SDK serialises every answer with `Response.json`: a 1 MiB shell page became the output string, the JSON
+ * text block (`JSON.stringify` of the result), the message string around both, and its encoded bytes twice —
+ * ≈ 7 MB of garbage per page, much of it alive when a young collection ran and so kept until a full one (the
+ * `shell-stream` agent's RSS growth, BENCHMARKS.md "Ninth pass" and "Tenth pass"). A held string leaves the
+ * answer as a short stand-in; once the SDK has made the answer's bytes, `splice` replaces each stand-in with
+ * the string's UTF-8 bytes, escaped as many times as the JSON around the stand-in needs (once inside
+ * `structuredContent`, twice inside the JSON text block), made straight from the string into bytes outside
+ * the heap. The answer is byte for byte what the SDK would have sent.
+ */
+
+/**
+ * The splices of the request a handler serves, where the door put them (`authInfo.extra.splices`: the 2026
+ * door for every request, the 2025 sessions for each POST); none, and the answer goes through the SDK whole.
+ */
+export function splicesOf(ctx: { http?: { authInfo?: { extra?: Record<string, unknown> } } }): TextSplices | undefined {
+  const splices = ctx.http?.authInfo?.extra?.splices;
+  return splices instanceof TextSplices ? splices : undefined;
+}
+
+/** Whether `value` (a message about to be kept, say) carries a stand-in anywhere in its strings. */
+export function carriesStandIn(value: unknown, depth = 0): boolean {
+  if (typeof value === 'string') return value.includes(TAG);
+  if (value === null || typeof value !== 'object' || depth > 16) return false;
+  return Object.values(value).some((item) => carriesStandIn(item, depth + 1));
+}
+
+/** Strings shorter than this go through the SDK as they are: too small to matter. */
+export const SPLICE_MIN_CHARS = 64 * 1024;
+
+// The stand-in is MARK + TAG + index + MARK. MARK is a control character, so JSON escapes it as `\u0001` (one
+// level) or `\\u0001` (two levels, inside the text block): the bytes before the tag say the level. TAG is
+// random per process, so no output, argument or name can contain a stand-in by chance or on purpose.
+const MARK = '\u0001';
+const TAG = `crsplice${randomBytes(12).toString('hex')}.`;
+const TAG_BYTES = Buffer.from(TAG);
+const BACKSLASH = 0x5c;
+const MARK_AT = [Buffer.from('\\u0001'), Buffer.from('\\\\u0001')] as const;
+
+/** The escape of each byte JSON escapes inside a string (`JSON.stringify`'s choices), at levels 1 and 2. */
+const ESCAPES: [Buffer, Buffer][] = [];
+const SHORT: Record<number, string> = { 0x08: '\\b', 0x09: '\\t', 0x0a: '\\n', 0x0c: '\\f', 0x0d: '\\r', 0x22: '\\"', 0x5c: '\\\\' };
+for (let byte = 0; byte < 0x80; byte++) {
+  const once = SHORT[byte] ?? (byte < 0x20 ? `\\u${byte.toString(16).padStart(4, '0')}` : null);
+  if (once === null) continue;
+  const twice = once.replace(/[\\"]/g, (c) => `\\${c}`);
+  ESCAPES[byte] = [Buffer.from(once), Buffer.from(twice)];
+}
+
+/**
+ * Byte slabs the spliced strings are written into, kept between answers: made fresh for each page they were
+ * ≈ 2 MiB outside the heap per 1 MiB page, freed only by the young collection after it (the room's
+ * ArrayBuffers peaked at 34 MiB while an agent read a flood). A slab goes back once its answer is written.
+ */
+const SLAB_MIN = 1024 * 1024;
+const IDLE_SLABS_MAX = 4;
+const SLAB_KEPT_MAX = 8 * 1024 * 1024;
+const idleSlabs: Buffer[] = [];
+
+function takeSlab(size: number): Buffer {
+  let best = -1;
+  for (let i = 0; i < idleSlabs.length; i++) {
+    const slab = idleSlabs[i] as Buffer;
+    if (slab.length >= size && (best < 0 || slab.length < (idleSlabs[best] as Buffer).length)) best = i;
+  }
+  if (best >= 0) return idleSlabs.splice(best, 1)[0] as Buffer;
+  return Buffer.allocUnsafeSlow(Math.max(size, SLAB_MIN));
+}
+
+function giveSlab(slab: Buffer): void {
+  if (slab.length <= SLAB_KEPT_MAX && idleSlabs.length < IDLE_SLABS_MAX) idleSlabs.push(slab);
+}
+
+/** One answer's held strings, and the slabs their bytes were written into. */
+export class TextSplices {
+  private readonly held: string[] = [];
+  /** Each held string as UTF-8 (a view of a slab), made once for both levels. */
+  private readonly encoded: (Buffer | undefined)[] = [];
+  private readonly slabs: Buffer[] = [];
+
+  get size(): number {
+    return this.held.length;
+  }
+
+  /**
+   * Once the answer is written (its 'finish'): the slabs go back for the next answer, and the held strings
+   * are let go (whatever still reaches this object keeps none).
+   */
+  release(): void {
+    for (const slab of this.slabs) giveSlab(slab);
+    this.forget();
+  }
+
+  /** When the answer was not written to its end (the client went away): nothing goes back to be reused. */
+  forget(): void {
+    this.slabs.length = 0;
+    this.held.length = 0;
+    this.encoded.length = 0;
+  }
+
+  /**
+   * The stand-in for `text` when it is worth splicing (long, and well-formed: a lone surrogate is escaped by
+   * JSON.stringify but not by UTF-8), else `text` itself.
+   */
+  hold(text: string): string {
+    if (text.length < SPLICE_MIN_CHARS || !(text as unknown as { isWellFormed(): boolean }).isWellFormed()) return text;
+    this.held.push(text);
+    return `${MARK}${TAG}${this.held.length - 1}${MARK}`;
+  }
+
+  /**
+   * Every value of `result` held where it is worth it: strings of its own fields and of the objects and
+   * arrays under them (a tool's result is a small tree; its large strings are outputs and logs).
+   */
+  holdIn(result: Record<string, unknown>): Record<string, unknown> {
+    return this.holdValue(result, 0) as Record<string, unknown>;
+  }
+
+  private holdValue(value: unknown, depth: number): unknown {
+    if (typeof value === 'string') return this.hold(value);
+    if (value === null || typeof value !== 'object' || depth > 8) return value;
+    if (Array.isArray(value)) {
+      let copy: unknown[] | null = null;
+      value.forEach((item, i) => {
+        const held = this.holdValue(item, depth + 1);
+        if (held !== item) (copy ??= [...value])[i] = held;
+      });
+      return copy ?? value;
+    }
+    let copy: Record<string, unknown> | null = null;
+    for (const [key, item] of Object.entries(value)) {
+      const held = this.holdValue(item, depth + 1);
+      if (held !== item) (copy ??= { ...(value as Record<string, unknown>) })[key] = held;
+    }
+    return copy ?? value;
+  }
+
+  /**
+   * `bytes` (JSON made by the SDK around stand-ins) with each stand-in replaced by its string, as the pieces
+   * to write in order. Anything that is not a whole stand-in of this answer is left as it is.
+   */
+  splice(bytes: Buffer): Buffer[] {
+    if (this.held.length === 0) return [bytes];
+    const pieces: Buffer[] = [];
+    let from = 0;
+    let search = 0;
+    for (;;) {
+      const tagAt = bytes.indexOf(TAG_BYTES, search);
+      if (tagAt < 0) break;
+      search = tagAt + TAG_BYTES.length;
+      const found = this.standInAt(bytes, tagAt);
+      if (!found) continue;
+      pieces.push(bytes.subarray(from, found.start));
+      pieces.push(this.escaped(found.index, found.level));
+      from = search = found.end;
+    }
+    pieces.push(bytes.subarray(from));
+    return pieces;
+  }
+
+  /** The stand-in whose tag starts at `tagAt`: where it starts and ends in `bytes`, its index and its level. */
+  private standInAt(bytes: Buffer, tagAt: number): { start: number; end: number; index: number; level: 0 | 1 } | null {
+    const level = bytes[tagAt - MARK_AT[1].length] === BACKSLASH && bytes[tagAt - MARK_AT[1].length + 1] === BACKSLASH ? 1 : 0;
+    const mark = MARK_AT[level];
+    const start = tagAt - mark.length;
+    if (start < 0 || !bytes.subarray(start, tagAt).equals(mark)) return null;
+    let at = tagAt + TAG_BYTES.length;
+    let index = 0;
+    const digitsAt = at;
+    while (at < bytes.length && (bytes[at] as number) >= 0x30 && (bytes[at] as number) <= 0x39 && at - digitsAt < 9) {
+      index = index * 10 + ((bytes[at] as number) - 0x30);
+      at++;
+    }
+    if (at === digitsAt || index >= this.held.length) return null;
+    if (!bytes.subarray(at, at + mark.length).equals(mark)) return null;
+    return { start, end: at + mark.length, index, level };
+  }
+
+  private slab(size: number): Buffer {
+    const slab = takeSlab(size);
+    this.slabs.push(slab);
+    return slab;
+  }
+
+  /** Held string `index` as UTF-8, escaped as the inside of a JSON string once (level 0) or twice (level 1). */
+  private escaped(index: number, level: 0 | 1): Buffer {
+    let utf8 = this.encoded[index];
+    if (!utf8) {
+      const text = this.held[index] as string;
+      const slab = this.slab(Buffer.byteLength(text, 'utf8'));
+      utf8 = this.encoded[index] = slab.subarray(0, slab.write(text, 'utf8'));
+    }
+    let length = utf8.length;
+    for (let i = 0; i < utf8.length; i++) {
+      const byte = utf8[i] as number;
+      if (byte < 0x20 || byte === 0x22 || byte === BACKSLASH) length += (ESCAPES[byte] as [Buffer, Buffer])[level].length - 1;
+    }
+    if (length === utf8.length) return utf8;
+    const out = this.slab(length);
+    let at = 0;
+    let run = 0;
+    for (let i = 0; i < utf8.length; i++) {
+      const byte = utf8[i] as number;
+      if (byte >= 0x20 && byte !== 0x22 && byte !== BACKSLASH) continue;
+      at += utf8.copy(out, at, run, i);
+      at += (ESCAPES[byte] as [Buffer, Buffer])[level].copy(out, at);
+      run = i + 1;
+    }
+    at += utf8.copy(out, at, run);
+    return out.subarray(0, at);
+  }
+}

@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import { SPLICE_MIN_CHARS, TextSplices } from '../../src-main/mcp/text-splices';
+
+// A tool's large strings leave the SDK's serialisation as stand-ins and are written into the answer's bytes
+// afterwards. What a client receives must be exactly the bytes JSON.stringify would have made of the whole answer.
+
+/** The answer the SDK makes of a result: the structured content, and the same object as a JSON text block. */
+const answerOf = (result: Record<string, unknown>) => ({
+  jsonrpc: '2.0',
+  id: 3,
+  result: { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result },
+});
+
+/** What reaches the client when `result` goes through splices: the SDK's JSON of the held answer, spliced. */
+function throughSplices(result: Record<string, unknown>, splices = new TextSplices()): { bytes: Buffer; splices: TextSplices; pieces: Buffer[] } {
+  const sent = splices.holdIn(result);
+  const pieces = splices.splice(Buffer.from(JSON.stringify(answerOf(sent))));
+  return { bytes: Buffer.concat(pieces), splices, pieces };
+}
+
+/** A long string of what terminals write: control bytes, quotes, backslashes, accents, CJK, emoji, DEL. */
+function terminalText(length: number, seed: number): string {
+  const alphabet = ['y', ' ', '\r\n', '\t', '\u001b[31m', '\u0000', '\u0007', '\b', '\f', '"', '\\', '/', 'é', '語', '😀', '\u007f', '\u2028', '\u001f'];
+  let state = seed;
+  let text = '';
+  while (text.length < length) {
+    state = (state * 1103515245 + 12345) % 2 ** 31;
+    text += alphabet[state % alphabet.length];
+  }
+  return text;
+}
+
+describe('text splices: large strings written into the answer after the SDK', () => {
+  it('the spliced answer is byte for byte the JSON of the whole answer, for every kind of character, at both depths', () => {
+    const result = {
+      shellId: 'sh_1',
+      output: terminalText(SPLICE_MIN_CHARS * 4, 1),
+      nested: { logs: [terminalText(SPLICE_MIN_CHARS + 7, 2), 'short'], more: true },
+      count: 2,
+    };
+    const { bytes, splices } = throughSplices(result);
+    expect(splices.size).toBe(2);
+    expect(bytes.equals(Buffer.from(JSON.stringify(answerOf(result))))).toBe(true);
+    // and the client reads back the same strings from both the structured content and the text block
+    const parsed = JSON.parse(bytes.toString('utf8')) as ReturnType<typeof answerOf>;
+    expect(parsed.result.structuredContent).toEqual(result);
+    expect(JSON.parse(parsed.result.content[0]!.text)).toEqual(result);
+  });
+
+  it('a long string of nothing JSON escapes goes out as its UTF-8 bytes, with no copy made to escape it', () => {
+    const output = 'y'.repeat(SPLICE_MIN_CHARS * 16);
+    const { bytes, pieces } = throughSplices({ output });
+    expect(bytes.equals(Buffer.from(JSON.stringify(answerOf({ output }))))).toBe(true);
+    // the output appears twice (structured content, text block), both times the same bytes
+    const big = pieces.filter((piece) => piece.length >= output.length);
+    expect(big).toHaveLength(2);
+    expect(big[0]!.buffer).toBe(big[1]!.buffer);
+  });
+
+  it('holds only what is worth it: short strings and strings with a lone surrogate go through the SDK as they are', () => {
+    const splices = new TextSplices();
+    const short = 'x'.repeat(SPLICE_MIN_CHARS - 1);
+    const lone = `${'x'.repeat(SPLICE_MIN_CHARS)}\ud800`;
+    const sent = splices.holdIn({ short, lone, n: 1, list: [short] });
+    expect(sent).toEqual({ short, lone, n: 1, list: [short] });
+    expect(splices.size).toBe(0);
+    const { bytes } = throughSplices({ short, lone });
+    expect(bytes.toString('utf8')).toBe(JSON.stringify(answerOf({ short, lone })));
+  });
+
+  it('leaves the result it was given unchanged, and answers stand-ins only in a copy', () => {
+    const result = { output: 'z'.repeat(SPLICE_MIN_CHARS), nested: { keep: 'a' } };
+    const splices = new TextSplices();
+    const sent = splices.holdIn(result);
+    expect(result.output).toBe('z'.repeat(SPLICE_MIN_CHARS));
+    expect(sent).not.toBe(result);
+    expect(sent.nested).toBe(result.nested);
+    expect(String(sent.output).length).toBeLessThan(100);
+  });
+
+  it('a stand-in that is not one of this answer (another index, another answer, cut short) is left exactly as it is', () => {
+    const splices = new TextSplices();
+    const standIn = splices.hold('q'.repeat(SPLICE_MIN_CHARS));
+    const other = new TextSplices();
+    const othersStandIn = other.hold('r'.repeat(SPLICE_MIN_CHARS));
+    // a stand-in ends with its index and a control character (U+0001)
+    const withIndex = (text: string, index: number) => `${text.slice(0, -2)}${index}${text.slice(-1)}`;
+    const forged = withIndex(standIn, 7);
+    const cut = standIn.slice(0, -1);
+    const message = { text: [forged, cut, withIndex(othersStandIn, 1)] };
+    const bytes = Buffer.from(JSON.stringify(message));
+    expect(Buffer.concat(splices.splice(bytes)).equals(bytes)).toBe(true);
+  });
+
+  it('reuses its byte slabs only once an answer is released, never after it was forgotten (a write cut short)', () => {
+    const first = { output: terminalText(SPLICE_MIN_CHARS * 2, 3) };
+    const second = { output: terminalText(SPLICE_MIN_CHARS * 2, 4) };
+    const expectedFirst = Buffer.from(JSON.stringify(answerOf(first)));
+    // forgotten: its pieces may still be in a socket's queue, so the next answer must not write over them
+    const a = throughSplices(first);
+    a.splices.forget();
+    const b = throughSplices(second);
+    expect(Buffer.concat(a.pieces).equals(expectedFirst)).toBe(true);
+    expect(b.bytes.equals(Buffer.from(JSON.stringify(answerOf(second))))).toBe(true);
+    // released: the next answer may take the same slabs, and is still exactly right
+    b.splices.release();
+    const c = throughSplices(first);
+    expect(c.bytes.equals(expectedFirst)).toBe(true);
+  });
+});
