@@ -1,6 +1,6 @@
 import type http from 'node:http';
 import { randomBytes } from 'node:crypto';
-import { isInitializeRequest, type AuthInfo } from '@modelcontextprotocol/server';
+import { isInitializeRequest } from '@modelcontextprotocol/server';
 import type { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import type { Caller } from '../common/dto';
 import type { Engine } from '../engine/engine';
@@ -10,8 +10,7 @@ import { buildMcpServer } from './tools';
 import type { ExtraTool } from './extra-tools';
 import { RPC } from './rpc-errors';
 import { sendSseAtOnce } from './sse-at-once';
-import { spliceSessionAnswers } from './session-splices';
-import { TextSplices } from './text-splices';
+import { SessionSplices } from './session-splices';
 
 /**
  * The SDK's Node transport for 2025 sessions (with @hono/node-server under it), loaded when the first 2025
@@ -39,6 +38,8 @@ interface Session {
   inFlight: number;
   /** Ends this session's part in the participant's presence (safe to call twice). */
   release: () => void;
+  /** Where its tool calls hold their large strings until their answers are written (session-splices.ts). */
+  splices: SessionSplices;
 }
 
 /**
@@ -47,17 +48,6 @@ interface Session {
  * and Last-Event-ID replay. Sessions are bound to the participant that opened them, capped, and closed when
  * idle (no request for the idle time and none still open). Authentication still happens on every request: a session id is never a credential.
  */
-/**
- * Where the tool answer to this POST may hold its large strings (text-splices.ts): in its auth info, which the
- * SDK's Node transport hands the handler; the slabs go back once the answer's stream has been written.
- */
-function holdLargeStrings(req: http.IncomingMessage, res: http.ServerResponse, caller: Caller): void {
-  const splices = new TextSplices();
-  (req as http.IncomingMessage & { auth?: AuthInfo }).auth = { token: 'verified', clientId: caller.name, scopes: [...caller.capabilities], extra: { caller, splices } };
-  res.once('finish', () => splices.release());
-  res.once('close', () => splices.forget());
-}
-
 export class LegacySessions {
   private readonly sessions = new Map<string, Session>();
   private readonly opening = new Map<string, number>();
@@ -90,7 +80,7 @@ export class LegacySessions {
         session.inFlight--;
         session.lastSeen = this.now();
       });
-      if (req.method === 'POST') holdLargeStrings(req, res, caller);
+      if (req.method === 'POST') session.splices.hold(req, res, caller, body);
       return session.transport.handleRequest(req, res, body);
     }
     if (req.method !== 'POST' || !isInitializeRequest(body)) {
@@ -134,6 +124,7 @@ export class LegacySessions {
   /** A session's transport, which records the session once the client's initialize has been answered. */
   private async openTransport(caller: Caller): Promise<NodeStreamableHTTPServerTransport> {
     const { NodeStreamableHTTPServerTransport } = await loadNodeAdapter();
+    const splices = new SessionSplices();
     const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
       // 192 bits from the CSPRNG, visible ASCII only
       sessionIdGenerator: () => randomBytes(24).toString('base64url'),
@@ -141,12 +132,12 @@ export class LegacySessions {
       retryInterval: 1000,
       onsessioninitialized: (id) => {
         const release = this.engine.presence.connected(caller.name);
-        this.sessions.set(id, { transport, callerName: caller.name, lastSeen: this.now(), inFlight: 0, release });
+        this.sessions.set(id, { transport, callerName: caller.name, lastSeen: this.now(), inFlight: 0, release, splices });
       },
       onsessionclosed: (id) => this.forget(id),
     });
     sendSseAtOnce(transport);
-    spliceSessionAnswers(transport);
+    splices.attach(transport);
     transport.onclose = () => {
       if (transport.sessionId) this.forget(transport.sessionId);
     };
