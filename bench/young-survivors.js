@@ -4,7 +4,9 @@
 // block, the message around it, undici's `Response.json` and reading its body), a forced young collection after
 // each page, and the old generation's growth per page. Nothing reaches these pages once built, so whatever the old
 // generation gains was kept by the young collector alone; only a full collection frees it. See BENCHMARKS.md,
-// "Ninth pass": in the room each page leaves ≈ 2 MB this way, which is what lets its RSS grow under a flood.
+// "Ninth pass": in the room each page leaves ≈ 2 MB this way, which is what lets its RSS grow under a flood. What
+// kept the room's pages was found later ("Tenth pass", bench/getter-promotion.js): a collection forced at a quiet
+// moment, as here, does not show it.
 // usage: node bench/young-survivors.js [PAGES]
 import v8 from 'node:v8';
 import vm from 'node:vm';
