@@ -18,10 +18,16 @@ export class SessionSplices {
   /** The splices of each request in flight, by its JSON-RPC id. */
   private readonly pending = new Map<RequestId, TextSplices>();
 
-  /** Gives a POSTed request (one JSON-RPC request, not a batch) splices of its own until its answer is written. */
+  /**
+   * Gives a POSTed tool call (one JSON-RPC request, not a batch) splices of its own until its answer is written.
+   * Only a tools/call: the client's own answers to the room's requests carry ids too, from another id space, and
+   * must not take the place of a call in flight with the same id.
+   */
   hold(req: http.IncomingMessage, res: http.ServerResponse, caller: Caller, body: unknown): void {
-    const id = (body as { id?: unknown } | null | undefined)?.id;
-    if (Array.isArray(body) || (typeof id !== 'string' && typeof id !== 'number')) return;
+    const message = body as { id?: unknown; method?: unknown } | null | undefined;
+    const id = message?.id;
+    if (Array.isArray(body) || message?.method !== 'tools/call' || (typeof id !== 'string' && typeof id !== 'number')) return;
+    if (this.pending.has(id)) return;
     const splices = new TextSplices();
     (req as http.IncomingMessage & { auth?: AuthInfo }).auth = { token: 'verified', clientId: caller.name, scopes: [...caller.capabilities], extra: { caller, splices } };
     this.pending.set(id, splices);

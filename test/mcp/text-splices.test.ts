@@ -1,4 +1,9 @@
+import { EventEmitter } from 'node:events';
+import type http from 'node:http';
+import type { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import { describe, expect, it } from 'vitest';
+import type { Caller } from '../../src-main/common/dto';
+import { SessionSplices } from '../../src-main/mcp/session-splices';
 import { SPLICE_MIN_CHARS, TextSplices } from '../../src-main/mcp/text-splices';
 
 // A tool's large strings leave the SDK's serialisation as stand-ins and are written into the answer's bytes
@@ -106,5 +111,52 @@ describe('text splices: large strings written into the answer after the SDK', ()
     b.splices.release();
     const c = throughSplices(first);
     expect(c.bytes.equals(expectedFirst)).toBe(true);
+  });
+});
+
+describe('a 2025 session writing answers that held strings', () => {
+  type Writer = (controller: { enqueue(chunk: Uint8Array): void }, encoder: TextEncoder, message: unknown, eventId?: string) => boolean;
+  const encoder = new TextEncoder();
+  /** A stand-in for the SDK transport's web half: writes each message as one SSE event, as the SDK does. */
+  function fakeTransport() {
+    const web = {
+      writeSSEEvent: ((controller, enc, message, eventId) => {
+        controller.enqueue(enc.encode(`event: message\n${eventId ? `id: ${eventId}\n` : ''}data: ${JSON.stringify(message)}\n\n`));
+        return true;
+      }) as Writer,
+    };
+    return { transport: { _webStandardTransport: web } as unknown as NodeStreamableHTTPServerTransport, web };
+  }
+  const post = (body: unknown) => {
+    const req = {} as http.IncomingMessage & { auth?: { extra?: { splices?: TextSplices } } };
+    const res = new EventEmitter() as unknown as http.ServerResponse;
+    return { req, res, body };
+  };
+  const caller = { name: 'agent', role: 'agent', capabilities: ['read'] } as unknown as Caller;
+
+  it("splices a tool call's answer in its SSE event; a client's own answer with the same id neither gets splices nor displaces the call's", () => {
+    const session = new SessionSplices();
+    const { transport, web } = fakeTransport();
+    session.attach(transport);
+    const call = post({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'shell_io' } });
+    session.hold(call.req, call.res, caller, call.body);
+    const splices = call.req.auth?.extra?.splices;
+    expect(splices).toBeInstanceOf(TextSplices);
+    // the client answers a request of the room's (an elicitation, say) whose id is also 1
+    const reply = post({ jsonrpc: '2.0', id: 1, result: { action: 'accept' } });
+    session.hold(reply.req, reply.res, caller, reply.body);
+    expect(reply.req.auth).toBeUndefined();
+
+    const output = `${'y'.repeat(SPLICE_MIN_CHARS)}"\n`;
+    const held = splices!.holdIn({ output });
+    const chunks: Uint8Array[] = [];
+    web.writeSSEEvent({ enqueue: (chunk) => void chunks.push(chunk) }, encoder, { ...answerOf(held), id: 1 }, 'ev_1');
+    const expected = `event: message\nid: ev_1\ndata: ${JSON.stringify({ ...answerOf({ output }), id: 1 })}\n\n`;
+    expect(Buffer.concat(chunks).toString('utf8')).toBe(expected);
+    // once the answer's stream is written, the call is no longer in flight: another message with its id goes out as the SDK writes it
+    (call.res as unknown as EventEmitter).emit('finish');
+    chunks.length = 0;
+    web.writeSSEEvent({ enqueue: (chunk) => void chunks.push(chunk) }, encoder, { jsonrpc: '2.0', id: 1, result: {} });
+    expect(Buffer.concat(chunks).toString('utf8')).toBe('event: message\ndata: {"jsonrpc":"2.0","id":1,"result":{}}\n\n');
   });
 });
