@@ -1,10 +1,12 @@
 import type http from 'node:http';
-import type { AuthInfo } from '@modelcontextprotocol/server';
+import type { AuthInfo, JSONRPCMessage } from '@modelcontextprotocol/server';
 import type { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import type { Caller } from '../common/dto';
+import { keptForReplay } from './event-store';
 import { TextSplices } from './text-splices';
 
 type RequestId = string | number;
+const ORPHANS_KEPT = 256;
 type SseWriter = (controller: ReadableStreamDefaultController<Uint8Array>, encoder: { encode(text: string): Uint8Array }, message: unknown, eventId?: string) => boolean;
 
 /**
@@ -17,6 +19,12 @@ type SseWriter = (controller: ReadableStreamDefaultController<Uint8Array>, encod
 export class SessionSplices {
   /** The splices of each request in flight, by its JSON-RPC id. */
   private readonly pending = new Map<RequestId, TextSplices>();
+  /**
+   * Requests whose POST stream closed before their answer, after it had held strings: the client may resume the
+   * stream (GET with Last-Event-ID) and be sent that answer there, whose strings are gone by then.
+   */
+  private readonly orphaned = new Set<RequestId>();
+  private attached = false;
 
   /**
    * Gives a POSTed tool call (one JSON-RPC request, not a batch) splices of its own until its answer is written.
@@ -26,15 +34,20 @@ export class SessionSplices {
   hold(req: http.IncomingMessage, res: http.ServerResponse, caller: Caller, body: unknown): void {
     const message = body as { id?: unknown; method?: unknown } | null | undefined;
     const id = message?.id;
-    if (Array.isArray(body) || message?.method !== 'tools/call' || (typeof id !== 'string' && typeof id !== 'number')) return;
+    if (!this.attached || Array.isArray(body) || message?.method !== 'tools/call' || (typeof id !== 'string' && typeof id !== 'number')) return;
     if (this.pending.has(id)) return;
+    this.orphaned.delete(id);
     const splices = new TextSplices();
     (req as http.IncomingMessage & { auth?: AuthInfo }).auth = { token: 'verified', clientId: caller.name, scopes: [...caller.capabilities], extra: { caller, splices } };
     this.pending.set(id, splices);
     const done = (written: boolean) => {
-      if (this.pending.get(id) === splices) this.pending.delete(id);
-      if (written) splices.release();
-      else splices.forget();
+      if (this.pending.get(id) !== splices) return;
+      this.pending.delete(id);
+      if (written) return splices.release();
+      // cut short: a later answer to it holds nothing and goes out whole; one that already held strings is sent,
+      // if the stream is resumed, as the error the replay buffer keeps for it (event-store.ts)
+      if (splices.size > 0) this.orphan(id);
+      splices.forget();
     };
     // the slabs are reused once the answer's stream has been written out, and never if it was cut short
     res.once('finish', () => done(true));
@@ -46,18 +59,29 @@ export class SessionSplices {
     const web = (transport as unknown as { _webStandardTransport?: { writeSSEEvent?: SseWriter } })._webStandardTransport;
     if (!web || typeof web.writeSSEEvent !== 'function') return;
     const write = web.writeSSEEvent.bind(web);
+    const onerror = (error: unknown) => (web as { onerror?: (error: Error) => void }).onerror?.(error as Error);
     web.writeSSEEvent = (controller, encoder, message, eventId) => {
       const id = (message as { id?: unknown } | null)?.id;
-      const splices = typeof id === 'string' || typeof id === 'number' ? this.pending.get(id) : undefined;
+      if (typeof id !== 'string' && typeof id !== 'number') return write(controller, encoder, message, eventId);
+      if (this.orphaned.delete(id)) return write(controller, encoder, keptForReplay(message as JSONRPCMessage), eventId);
+      const splices = this.pending.get(id);
       if (!splices || splices.size === 0) return write(controller, encoder, message, eventId);
       try {
         // the event as the SDK makes it, its stand-ins then replaced
         const event = `event: message\n${eventId ? `id: ${eventId}\n` : ''}data: ${JSON.stringify(message)}\n\n`;
         for (const piece of splices.splice(Buffer.from(event))) controller.enqueue(piece);
         return true;
-      } catch {
+      } catch (error) {
+        onerror(error);
         return false;
       }
     };
+    this.attached = true;
+  }
+
+  private orphan(id: RequestId): void {
+    this.orphaned.add(id);
+    // ids of calls whose streams were never resumed: only the newest are worth remembering
+    if (this.orphaned.size > ORPHANS_KEPT) this.orphaned.delete(this.orphaned.values().next().value as RequestId);
   }
 }

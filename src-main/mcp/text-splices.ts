@@ -32,12 +32,13 @@ export function carriesStandIn(value: unknown, depth = 0): boolean {
 /** Strings shorter than this go through the SDK as they are: too small to matter. */
 export const SPLICE_MIN_CHARS = 64 * 1024;
 
-// The stand-in is MARK + TAG + index + MARK. MARK is a control character, so JSON escapes it as `\u0001` (one
-// level) or `\\u0001` (two levels, inside the text block): the bytes before the tag say the level. TAG is
+// The stand-in is MARK + TAG + answer + '.' + index + MARK: `answer` numbers the answers of this process, so a
+// stand-in of one answer is never spliced in another. MARK is a control character, so JSON escapes it as `\u0001`
+// (one level) or `\\u0001` (two levels, inside the text block): the bytes before the tag say the level. TAG is
 // random per process, so no output, argument or name can contain a stand-in by chance or on purpose.
 const MARK = '\u0001';
 const TAG = `crsplice${randomBytes(12).toString('hex')}.`;
-const TAG_BYTES = Buffer.from(TAG);
+let answers = 0;
 const BACKSLASH = 0x5c;
 const MARK_AT = [Buffer.from('\\u0001'), Buffer.from('\\\\u0001')] as const;
 
@@ -78,6 +79,12 @@ function giveSlab(slab: Buffer): void {
 /** One answer's held strings, and the slabs their bytes were written into. */
 export class TextSplices {
   private readonly held: string[] = [];
+  /** TAG and this answer's number, made when it first holds a string. */
+  private tag: Buffer | null = null;
+  /** Once its answer is written or abandoned: nothing more is held (a late answer goes through the SDK whole). */
+  private ended = false;
+  /** Each held string's escape at each level, made once however often its stand-in appears. */
+  private readonly escapes: [Buffer | undefined, Buffer | undefined][] = [];
   /** Each held string as UTF-8 (a view of a slab), made once for both levels. */
   private readonly encoded: (Buffer | undefined)[] = [];
   private readonly slabs: Buffer[] = [];
@@ -97,9 +104,11 @@ export class TextSplices {
 
   /** When the answer was not written to its end (the client went away): nothing goes back to be reused. */
   forget(): void {
+    this.ended = true;
     this.slabs.length = 0;
     this.held.length = 0;
     this.encoded.length = 0;
+    this.escapes.length = 0;
   }
 
   /**
@@ -107,9 +116,10 @@ export class TextSplices {
    * JSON.stringify but not by UTF-8), else `text` itself.
    */
   hold(text: string): string {
-    if (text.length < SPLICE_MIN_CHARS || !(text as unknown as { isWellFormed(): boolean }).isWellFormed()) return text;
+    if (this.ended || text.length < SPLICE_MIN_CHARS || !(text as unknown as { isWellFormed(): boolean }).isWellFormed()) return text;
+    this.tag ??= Buffer.from(`${TAG}${++answers}.`);
     this.held.push(text);
-    return `${MARK}${TAG}${this.held.length - 1}${MARK}`;
+    return `${MARK}${this.tag.toString('latin1')}${this.held.length - 1}${MARK}`;
   }
 
   /**
@@ -131,6 +141,9 @@ export class TextSplices {
       });
       return copy ?? value;
     }
+    // only plain objects are copied with a stand-in in them: a class instance or a toJSON would not survive a copy
+    const proto = Object.getPrototypeOf(value) as unknown;
+    if (proto !== Object.prototype && proto !== null) return value;
     let copy: Record<string, unknown> | null = null;
     for (const [key, item] of Object.entries(value)) {
       const held = this.holdValue(item, depth + 1);
@@ -144,15 +157,16 @@ export class TextSplices {
    * to write in order. Anything that is not a whole stand-in of this answer is left as it is.
    */
   splice(bytes: Buffer): Buffer[] {
-    if (this.held.length === 0) return [bytes];
+    const tag = this.tag;
+    if (this.held.length === 0 || !tag) return [bytes];
     const pieces: Buffer[] = [];
     let from = 0;
     let search = 0;
     for (;;) {
-      const tagAt = bytes.indexOf(TAG_BYTES, search);
+      const tagAt = bytes.indexOf(tag, search);
       if (tagAt < 0) break;
-      search = tagAt + TAG_BYTES.length;
-      const found = this.standInAt(bytes, tagAt);
+      search = tagAt + tag.length;
+      const found = this.standInAt(bytes, tagAt, tag.length);
       if (!found) continue;
       pieces.push(bytes.subarray(from, found.start));
       pieces.push(this.escaped(found.index, found.level));
@@ -163,12 +177,12 @@ export class TextSplices {
   }
 
   /** The stand-in whose tag starts at `tagAt`: where it starts and ends in `bytes`, its index and its level. */
-  private standInAt(bytes: Buffer, tagAt: number): { start: number; end: number; index: number; level: 0 | 1 } | null {
+  private standInAt(bytes: Buffer, tagAt: number, tagLength: number): { start: number; end: number; index: number; level: 0 | 1 } | null {
     const level = bytes[tagAt - MARK_AT[1].length] === BACKSLASH && bytes[tagAt - MARK_AT[1].length + 1] === BACKSLASH ? 1 : 0;
     const mark = MARK_AT[level];
     const start = tagAt - mark.length;
     if (start < 0 || !bytes.subarray(start, tagAt).equals(mark)) return null;
-    let at = tagAt + TAG_BYTES.length;
+    let at = tagAt + tagLength;
     let index = 0;
     const digitsAt = at;
     while (at < bytes.length && (bytes[at] as number) >= 0x30 && (bytes[at] as number) <= 0x39 && at - digitsAt < 9) {
@@ -188,6 +202,11 @@ export class TextSplices {
 
   /** Held string `index` as UTF-8, escaped as the inside of a JSON string once (level 0) or twice (level 1). */
   private escaped(index: number, level: 0 | 1): Buffer {
+    const made = (this.escapes[index] ??= [undefined, undefined]);
+    return (made[level] ??= this.escape(index, level));
+  }
+
+  private escape(index: number, level: 0 | 1): Buffer {
     let utf8 = this.encoded[index];
     if (!utf8) {
       const text = this.held[index] as string;

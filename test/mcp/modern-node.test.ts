@@ -53,9 +53,12 @@ describe('serving a parsed 2026 request through the SDK fetch face', () => {
     const output = `${'y'.repeat(SPLICE_MIN_CHARS)}\r\n"quoted" \\ é 😀 \u001b[0m`;
     const result = { output, more: false };
     const answerOf = (r: Record<string, unknown>) => ({ jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text', text: JSON.stringify(r) }], structuredContent: r } });
+    let held = 0;
     const url = await serve(async (_request, options) => {
       const splices = options.authInfo?.extra?.splices as TextSplices;
-      return Response.json(answerOf(splices.holdIn(result)));
+      const sent = splices.holdIn(result);
+      held += splices.size;
+      return Response.json(answerOf(sent));
     });
     for (let round = 0; round < 3; round++) {
       // three answers one after another: the byte slabs the first used are reused by the next
@@ -64,6 +67,7 @@ describe('serving a parsed 2026 request through the SDK fetch face', () => {
       expect(bytes.equals(Buffer.from(JSON.stringify(answerOf(result))))).toBe(true);
       expect(response.headers.get('content-length')).toBe(String(bytes.length));
     }
+    expect(held).toBe(3);
   });
 
   it('writes held strings into an SSE answer too, event by event', async () => {

@@ -3,6 +3,7 @@ import type http from 'node:http';
 import type { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import { describe, expect, it } from 'vitest';
 import type { Caller } from '../../src-main/common/dto';
+import { RPC } from '../../src-main/mcp/rpc-errors';
 import { SessionSplices } from '../../src-main/mcp/session-splices';
 import { SPLICE_MIN_CHARS, TextSplices } from '../../src-main/mcp/text-splices';
 
@@ -83,7 +84,7 @@ describe('text splices: large strings written into the answer after the SDK', ()
     expect(String(sent.output).length).toBeLessThan(100);
   });
 
-  it('a stand-in that is not one of this answer (another index, another answer, cut short) is left exactly as it is', () => {
+  it('a stand-in that is not one of this answer (another index, another answer, cut short) is left exactly as it is; one repeated is escaped once', () => {
     const splices = new TextSplices();
     const standIn = splices.hold('q'.repeat(SPLICE_MIN_CHARS));
     const other = new TextSplices();
@@ -92,9 +93,14 @@ describe('text splices: large strings written into the answer after the SDK', ()
     const withIndex = (text: string, index: number) => `${text.slice(0, -2)}${index}${text.slice(-1)}`;
     const forged = withIndex(standIn, 7);
     const cut = standIn.slice(0, -1);
-    const message = { text: [forged, cut, withIndex(othersStandIn, 1)] };
+    const message = { text: [forged, cut, othersStandIn] };
     const bytes = Buffer.from(JSON.stringify(message));
     expect(Buffer.concat(splices.splice(bytes)).equals(bytes)).toBe(true);
+    // the same stand-in three times (a forger who knew the tag): three pieces, one escape made
+    const thrice = splices.splice(Buffer.from(JSON.stringify([standIn, standIn, standIn])));
+    const big = thrice.filter((piece) => piece.length === SPLICE_MIN_CHARS);
+    expect(big).toHaveLength(3);
+    expect(new Set(big.map((piece) => piece.buffer)).size).toBe(1);
   });
 
   it('reuses its byte slabs only once an answer is released, never after it was forgotten (a write cut short)', () => {
@@ -153,10 +159,38 @@ describe('a 2025 session writing answers that held strings', () => {
     web.writeSSEEvent({ enqueue: (chunk) => void chunks.push(chunk) }, encoder, { ...answerOf(held), id: 1 }, 'ev_1');
     const expected = `event: message\nid: ev_1\ndata: ${JSON.stringify({ ...answerOf({ output }), id: 1 })}\n\n`;
     expect(Buffer.concat(chunks).toString('utf8')).toBe(expected);
-    // once the answer's stream is written, the call is no longer in flight: another message with its id goes out as the SDK writes it
     (call.res as unknown as EventEmitter).emit('finish');
-    chunks.length = 0;
-    web.writeSSEEvent({ enqueue: (chunk) => void chunks.push(chunk) }, encoder, { jsonrpc: '2.0', id: 1, result: {} });
-    expect(Buffer.concat(chunks).toString('utf8')).toBe('event: message\ndata: {"jsonrpc":"2.0","id":1,"result":{}}\n\n');
+  });
+
+  it('a call whose POST stream broke after it held strings is sent, on the resumed stream, an error saying to call again', () => {
+    const session = new SessionSplices();
+    const { transport, web } = fakeTransport();
+    session.attach(transport);
+    const call = post({ jsonrpc: '2.0', id: 'c7', method: 'tools/call', params: { name: 'shell_io' } });
+    session.hold(call.req, call.res, caller, call.body);
+    const splices = call.req.auth!.extra!.splices!;
+    const held = splices.holdIn({ output: 'y'.repeat(SPLICE_MIN_CHARS) });
+    (call.res as unknown as EventEmitter).emit('close');
+    // the client resumes its stream with Last-Event-ID; the SDK sends it the answer there
+    const chunks: Uint8Array[] = [];
+    web.writeSSEEvent({ enqueue: (chunk) => void chunks.push(chunk) }, encoder, { ...answerOf(held), id: 'c7' }, 'ev_9');
+    const event = Buffer.concat(chunks).toString('utf8');
+    expect(event).not.toContain('crsplice');
+    const sent = JSON.parse(event.split('data: ')[1]!) as { id: string; error: { code: number; message: string } };
+    expect(sent).toMatchObject({ id: 'c7', error: { code: RPC.replayDropped, message: expect.stringMatching(/send the same call again/) } });
+    // and a call that had held nothing when its stream broke holds nothing later: its answer goes out whole
+    const other = post({ jsonrpc: '2.0', id: 'c8', method: 'tools/call', params: { name: 'shell_io' } });
+    session.hold(other.req, other.res, caller, other.body);
+    (other.res as unknown as EventEmitter).emit('close');
+    const late = 'z'.repeat(SPLICE_MIN_CHARS);
+    expect(other.req.auth!.extra!.splices!.hold(late)).toBe(late);
+  });
+
+  it('a session whose transport could not be reached holds nothing', () => {
+    const session = new SessionSplices();
+    session.attach({} as NodeStreamableHTTPServerTransport);
+    const call = post({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'shell_io' } });
+    session.hold(call.req, call.res, caller, call.body);
+    expect(call.req.auth).toBeUndefined();
   });
 });
