@@ -175,7 +175,7 @@ export class Engine {
     const parsed = spec.input().safeParse(rawInput ?? {});
     if (!parsed.success) throw describeInvalidInput(method, parsed.error);
     const handler = this.handlers[method] as unknown as MethodHandler<M>;
-    return this.revocations.guard(caller, call.signal, (signalOf) => handler(caller, parsed.data as never, withSignal(call, signalOf)));
+    return this.revocations.guard(caller, call.signal, (signalOf) => handler(caller, parsed.data as never, new LazySignalCall(signalOf)));
   }
 
   /**
@@ -233,8 +233,4 @@ class LazySignalCall implements CallContext {
   get signal(): AbortSignal {
     return this.signalOf();
   }
-}
-
-function withSignal(_call: CallContext, signalOf: () => AbortSignal): CallContext {
-  return new LazySignalCall(signalOf);
 }

@@ -53,15 +53,17 @@ function sendPieces(res: http.ServerResponse, status: number, headers: Record<st
  * reports progress) streams, waiting for the socket to drain as `toNodeHandler` does.
  */
 export async function serveParsed(fetch: FetchFace, req: http.IncomingMessage, res: http.ServerResponse, body: unknown, authInfo: AuthInfo): Promise<void> {
-  // a tool's large strings skip the SDK's serialisation and are written into its answer here (text-splices.ts)
-  const splices = new TextSplices();
-  authInfo = { ...authInfo, extra: { ...authInfo.extra, splices } };
-  // its byte slabs are reused once the answer has been written to the socket, and never if it was cut short
-  res.once('finish', () => splices.release());
-  res.once('close', () => splices.forget());
+  // a tool call's large strings skip the SDK's serialisation and are written into its answer here
+  // (text-splices.ts); its byte slabs are reused once the answer has been written, never if it was cut short
+  const splices = (body as { method?: unknown } | undefined)?.method === 'tools/call' ? new TextSplices() : null;
+  if (splices) {
+    authInfo = { ...authInfo, extra: { ...authInfo.extra, splices } };
+    res.once('finish', () => splices.release());
+  }
   const abort = new AbortController();
   let finished = false;
   res.once('close', () => {
+    splices?.forget();
     if (!finished) abort.abort();
   });
   let response: Response;
@@ -89,7 +91,7 @@ export async function serveParsed(fetch: FetchFace, req: http.IncomingMessage, r
   if (response.body === null || !type.startsWith('text/event-stream')) {
     const bytes = response.body === null ? null : await bodyBytes(response.body);
     finished = true;
-    if (bytes && splices.size > 0) return sendPieces(res, response.status, headers, splices.splice(bytes));
+    if (bytes && splices && splices.size > 0) return sendPieces(res, response.status, headers, splices.splice(bytes));
     if (bytes) headers['content-length'] = String(bytes.length);
     res.writeHead(response.status, headers);
     res.end(bytes ?? undefined);
@@ -101,7 +103,7 @@ export async function serveParsed(fetch: FetchFace, req: http.IncomingMessage, r
     for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
       if (abort.signal.aborted) break;
       // each chunk is one whole event, so a stand-in is never cut between two
-      const pieces = splices.size > 0 ? splices.splice(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)) : [chunk];
+      const pieces = splices && splices.size > 0 ? splices.splice(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)) : [chunk];
       if (!writeAll(res, pieces)) await Promise.race([new Promise<void>((resolve) => res.once('drain', () => resolve())), closed]);
     }
   } catch {
