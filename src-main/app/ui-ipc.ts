@@ -96,8 +96,9 @@ export class UiIpc {
     if (existing) return existing;
     const room = this.room();
     if (!room) return undefined; // not open yet: the renderer retries on its "reconnecting" path
-    const session = new UiSession(room.engine, (m) => {
+    const session = new UiSession(room.engine, (m, sent) => {
       if (!sender.isDestroyed()) sender.send(IPC_UI_MESSAGE, m.t === 'shell.data' ? { ...m, data: ownBytes(m.data) } : m);
+      sent?.(); // the bytes were copied (ownBytes, then structured clone)
     }, { mcpUrl: room.mcpUrl.toString() });
     this.sessions.set(sender.id, session);
     if (!this.watched.has(sender.id)) {

@@ -35,7 +35,11 @@ export class UiSession {
 
   constructor(
     private readonly engine: Engine,
-    private readonly transmit: (message: ServerMessage) => void,
+    /**
+     * Sends one message. For a `shell.data` message the transport calls `sent` once it no longer holds the
+     * message's bytes (written to the socket, or copied), so its buffer can carry the next frame; it need not.
+     */
+    private readonly transmit: (message: ServerMessage, sent?: () => void) => void,
     private readonly options: UiSessionOptions,
   ) {
     this.frameMs = options.frameMs ?? SHELL_FRAME_MS;
@@ -136,7 +140,7 @@ export class UiSession {
       const start = from ?? session.ring.start;
       const stream = new ShellStream(
         shellId,
-        (m) => this.sendShell(m),
+        (m, sent) => this.sendShell(m, sent),
         this.frameMs,
         () => session.ring.end,
         () => this.finished(shellId, stream),
@@ -165,14 +169,14 @@ export class UiSession {
     stream.stop();
   }
 
-  private sendShell(message: ServerMessage): void {
-    this.send(message);
+  private sendShell(message: ServerMessage, sent?: () => void): void {
+    this.send(message, sent);
     for (const s of this.streams.values()) this.maxPendingBytes = Math.max(this.maxPendingBytes, s.maxPendingBytes);
   }
 
-  private send(message: ServerMessage): void {
+  private send(message: ServerMessage, sent?: () => void): void {
     if (this.closed) return;
-    this.transmit(message);
+    this.transmit(message, sent);
   }
 
   /** Shells this connection watches now. */

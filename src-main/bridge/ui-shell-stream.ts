@@ -9,6 +9,14 @@ import type { ShellAttachment, ShellExit, ShellViewer } from '../engine/index';
 export const MAX_FRAME_BYTES = 256 * 1024;
 /** Room for data a new frame starts with (a keystroke's echo does not need a flood's 256 KiB); it grows as needed. */
 const FIRST_FRAME_BYTES = 16 * 1024;
+/**
+ * Full-size frame buffers a stream keeps once the transport has written them, for the next frames. A fresh
+ * 257 KiB buffer per frame made V8 count a flood's bytes as external memory towards its old-generation limit: in
+ * a room with a few dozen MB of heap it marked the whole heap every ~100 ms of a flood (25–33 full collections
+ * per 256 MiB; BENCHMARKS.md, "Eleventh pass"). Writes to a local socket complete within a turn or two, so a
+ * few suffice; memory kept per watched shell is at most this many × 257 KiB, and none after `stop`.
+ */
+const SPARE_FRAMES = 4;
 
 /**
  * One attached shell of one UI connection: output the engine hands over (already paced by acknowledgements,
@@ -27,13 +35,16 @@ export class ShellStream implements ShellViewer {
   /** Offset just after the last byte sent (or queued); starts at the attach cursor. */
   private sentEnd: number;
   private timer: NodeJS.Timeout | undefined;
+  /** Full-size frame buffers written and handed back by the transport (see SPARE_FRAMES). */
+  private readonly spare: Buffer[] = [];
   private exit: ShellExit | null = null;
   private done = false;
   maxPendingBytes = 0;
 
   constructor(
     readonly shellId: string,
-    private readonly send: (message: ServerMessage) => void,
+    /** `sent`, when the transport calls it, says the message's bytes are no longer held (the buffer is reused). */
+    private readonly send: (message: ServerMessage, sent?: () => void) => void,
     private readonly frameMs: number,
     /** The shell's output end now (every byte it wrote so far). */
     private readonly outputEnd: () => number,
@@ -82,7 +93,7 @@ export class ShellStream implements ShellViewer {
     const need = this.pendingBytes + bytes;
     if (this.frame && this.frame.length - FRAME_HEADROOM >= need) return this.frame;
     // uninitialised memory: only the header and the data written here are ever sent
-    const grown = Buffer.allocUnsafe(FRAME_HEADROOM + (need <= FIRST_FRAME_BYTES ? FIRST_FRAME_BYTES : MAX_FRAME_BYTES));
+    const grown = this.spare.pop() ?? Buffer.allocUnsafe(FRAME_HEADROOM + (need <= FIRST_FRAME_BYTES ? FIRST_FRAME_BYTES : MAX_FRAME_BYTES));
     this.frame?.copy(grown, FRAME_HEADROOM, FRAME_HEADROOM, FRAME_HEADROOM + this.pendingBytes);
     this.frame = grown;
     return grown;
@@ -92,15 +103,23 @@ export class ShellStream implements ShellViewer {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     if (this.pendingBytes > 0 && this.frame) {
-      const frame: ServerMessage = { t: 'shell.data', shellId: this.shellId, cursor: this.pendingStart, data: frameData(this.frame, this.pendingBytes) };
+      const buffer = this.frame;
+      const frame: ServerMessage = { t: 'shell.data', shellId: this.shellId, cursor: this.pendingStart, data: frameData(buffer, this.pendingBytes) };
       if (this.pendingTruncated) frame.truncated = true;
-      // the transport may still hold the buffer (a socket write in progress): the next frame gets a new one
+      // the transport may still hold the buffer (a socket write in progress): the next frame gets another one,
+      // and this one is kept for later frames once the transport says it was written
       this.frame = null;
       this.pendingBytes = 0;
       this.pendingTruncated = false;
-      this.send(frame);
+      this.send(frame, () => this.recycle(buffer));
     }
     this.finishIfDrained();
+  }
+
+  /** A frame's buffer the transport no longer holds: kept for a later frame if it is full-size and there is room. */
+  private recycle(buffer: Buffer): void {
+    if (this.done || buffer.length !== FRAME_HEADROOM + MAX_FRAME_BYTES || this.spare.length >= SPARE_FRAMES) return;
+    this.spare.push(buffer);
   }
 
   private finishIfDrained(): void {
@@ -117,6 +136,7 @@ export class ShellStream implements ShellViewer {
     this.timer = undefined;
     this.done = true;
     this.frame = null;
+    this.spare.length = 0;
     this.pendingBytes = 0;
     this.attachment?.detach();
     this.attachment = undefined;

@@ -84,14 +84,15 @@ export class UiSocketDoor {
   }
 
   private accept(ws: WebSocket): void {
-    const send = (message: ServerMessage) => {
+    const send = (message: ServerMessage, sent?: () => void) => {
       if (ws.readyState !== ws.OPEN) return;
       if (ws.bufferedAmount > this.maxQueued) {
         ws.close(1013, 'the UI is not reading its messages: reconnect');
         return;
       }
-      // shell output as binary (no base64, no JSON around megabytes); everything else as JSON text
-      if (message.t === 'shell.data') ws.send(encodeShellFrame(message));
+      // shell output as binary (no base64, no JSON around megabytes); everything else as JSON text. A frame's
+      // buffer is handed back only once written: a failed write may still be referenced, so it is left to the GC
+      if (message.t === 'shell.data') ws.send(encodeShellFrame(message), sent && ((error) => error || sent()));
       else ws.send(textOf(message), { binary: false });
     };
     const session = new UiSession(this.engine, send, { mcpUrl: this.options.mcpUrl() });

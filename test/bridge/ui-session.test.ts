@@ -133,6 +133,49 @@ describe('UI session: live shells', () => {
     c.session.close();
   });
 
+  it("a frame's buffer carries a later frame only once its transport said the frame was written", { timeout: 60_000 }, async () => {
+    type Held = { view: Uint8Array; copy: Buffer; written: boolean };
+    const held: Held[] = [];
+    let shellId = '';
+    let seen = '';
+    let done = false;
+    const session: UiSession = new UiSession(bench.engine, (m, sent) => {
+      if (m.t !== 'shell.data') return;
+      const frame: Held = { view: m.data, copy: Buffer.from(m.data), written: false };
+      held.push(frame);
+      seen += frame.copy.toString('latin1');
+      done ||= seen.includes('SEQ2DONE');
+      seen = seen.slice(-16);
+      // every other frame is written at once; the others stay held, as by a socket write still in progress
+      if (held.length % 2 === 0 && sent) {
+        frame.written = true;
+        sent();
+      }
+      setImmediate(() => session.handle({ t: 'shell.ack', shellId, bytes: m.data.length }));
+    }, { mcpUrl: 'x' });
+    session.open();
+    const shell = await bench.open();
+    shellId = shell.id;
+    session.handle({ t: 'shell.attach', shellId, from: 0 });
+    // distinct bytes all along (a reused buffer written over too early would show), several MiB of full frames
+    const lines = 400_000;
+    await bench.io({ shellId, text: `seq 1 ${lines}; echo SEQ$((1+1))DONE\n` });
+    await expect.poll(() => done, { timeout: 50_000 }).toBe(true);
+    session.close();
+    const text = Buffer.concat(held.map((f) => f.copy)).toString('latin1');
+    const expected = Array.from({ length: lines }, (_, i) => `${i + 1}\r\n`).join('');
+    expect(text).toContain(expected);
+    // what was never said to be written is untouched, and no later frame got its buffer
+    for (const [i, frame] of held.entries()) {
+      if (frame.written) continue;
+      expect(Buffer.from(frame.view).equals(frame.copy)).toBe(true);
+      expect(held.slice(i + 1).filter((later) => later.view.buffer === frame.view.buffer)).toEqual([]);
+    }
+    // and what was written was reused: fewer buffers than frames
+    expect(held.length).toBeGreaterThan(8);
+    expect(new Set(held.map((f) => f.view.buffer)).size).toBeLessThan(held.length - 4);
+  });
+
   it('20 MB flooding a consumer that stalls arrives whole, in order, with memory bounded by the watermarks', { timeout: 240_000 }, async () => {
     // a small ring, so that a consumer stalling for a moment would lose output were the PTY not held back
     const ring = 256 * 1024;

@@ -173,7 +173,7 @@ describe('the UI WebSocket', () => {
       if (frame.cursor !== next || frame.truncated) gaps.push(`at ${next}: frame at ${frame.cursor}${frame.truncated ? ' (truncated)' : ''}`);
       next = frame.cursor + frame.data.length;
       frames.push(frame);
-      // acknowledged as a terminal does once it drew the bytes: without acks the room would stop after 1 MiB
+      // acknowledged as a terminal does once it drew the bytes: without acks the room would stop at the high watermark
       ws.send(JSON.stringify({ t: 'shell.ack', shellId, bytes: frame.data.length }));
     });
     ws.send(JSON.stringify({ t: 'call', id: 1, method: 'shell_open', input: { shell: '/bin/sh', args: [], env: { PS1: '$ ', PATH: process.env.PATH ?? '/usr/bin:/bin' } } }));
@@ -181,15 +181,18 @@ describe('the UI WebSocket', () => {
     const result = texts.find((m) => m.t === 'result' && m.id === 1) as { value: { shell: { id: string } } };
     shellId = result.value.shell.id;
     ws.send(JSON.stringify({ t: 'shell.attach', shellId, from: 0 }));
-    const size = 3 * 1024 * 1024; // three times the high watermark: the room must wait for acks to send it all
-    ws.send(JSON.stringify({ t: 'call', id: 2, method: 'shell_io', input: { shellId, text: `head -c ${size} /dev/zero | tr '\\0' y; echo; echo FIN$((1+1)); exit\n` } }));
+    // 5.5 MB of distinct lines (a frame's buffer reused before the socket wrote it would show), 2.5 times the
+    // high watermark: the room must wait for acks to send it all
+    const lines = 700_000;
+    ws.send(JSON.stringify({ t: 'call', id: 2, method: 'shell_io', input: { shellId, text: `seq 1 ${lines}; echo FIN$((1+1)); exit\n` } }));
     await expect.poll(() => texts.find((m) => m.t === 'shell.exit' && m.shellId === shellId), { timeout: 50_000 }).toBeTruthy();
     expect(gaps).toEqual([]);
     expect(frames[0]?.cursor).toBe(0);
     expect(frames.every((f) => f.shellId === shellId)).toBe(true);
     const text = Buffer.concat(frames.map((f) => f.data)).toString('latin1');
-    expect(text).toContain(`${'y'.repeat(size)}\r\nFIN2\r\n`);
-    expect(text.split('y').length - 1).toBe(size + 1); // the output, and the y of the echoed command line
+    const expected = Array.from({ length: lines }, (_, i) => `${i + 1}\r\n`).join('');
+    expect(text.length).toBeGreaterThan(2.5 * 2 * 1024 * 1024);
+    expect(text).toContain(`seq 1 ${lines}; echo FIN$((1+1)); exit\r\n${expected}FIN2\r\n`);
     // what a client sends stays JSON text: a binary message ends the connection
     const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
     ws.send(Buffer.from(JSON.stringify({ t: 'shell.detach', shellId })));
