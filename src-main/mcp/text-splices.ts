@@ -52,6 +52,76 @@ for (let byte = 0; byte < 0x80; byte++) {
   ESCAPES[byte] = [Buffer.from(once), Buffer.from(twice)];
 }
 
+/** 1 for each byte JSON escapes inside a string (a control byte, `"`, `\`), 0 for the rest. */
+const SPECIAL = new Uint8Array(256);
+/** What escaping byte b adds to the length, at levels 1 and 2 (0 when it is not escaped). */
+const GROWTH: [Uint8Array, Uint8Array] = [new Uint8Array(256), new Uint8Array(256)];
+for (const [byte, pair] of ESCAPES.entries()) {
+  if (!pair) continue;
+  SPECIAL[byte] = 1;
+  GROWTH[0][byte] = pair[0].length - 1;
+  GROWTH[1][byte] = pair[1].length - 1;
+}
+
+/**
+ * Whether none of four bytes (one little- or big-endian word) is one JSON escapes: no byte below 0x20, none
+ * equal to 0x22 or 0x5c (the bit tricks for "a byte less than n" and "a zero byte", exact for whether one
+ * exists; bytes of 0x80 and above, UTF-8's multi-byte sequences, never count).
+ */
+function cleanWord(w: number): boolean {
+  const quote = w ^ 0x22222222;
+  const backslash = w ^ 0x5c5c5c5c;
+  const flags = ((w - 0x20202020) & ~w) | ((quote - 0x01010101) & ~quote) | ((backslash - 0x01010101) & ~backslash);
+  return (flags & 0x80808080) === 0;
+}
+
+/**
+ * Reads `bytes` a word at a time where it is aligned: `next(from)` is the first byte at or after `from` that
+ * JSON escapes (bytes.length when none is left). Text of a shell is long runs with no such byte, so whole words
+ * are skipped four bytes per step.
+ */
+class SpecialScan {
+  /** Where the aligned words start and end. */
+  private readonly head: number;
+  private readonly wordsEnd: number;
+  private readonly words: Uint32Array;
+
+  constructor(private readonly bytes: Uint8Array) {
+    this.head = Math.min(bytes.length, (4 - (bytes.byteOffset & 3)) & 3);
+    this.words = new Uint32Array(bytes.buffer, bytes.byteOffset + this.head, (bytes.length - this.head) >> 2);
+    this.wordsEnd = this.head + this.words.length * 4;
+  }
+
+  next(from: number): number {
+    const { bytes, head, wordsEnd, words } = this;
+    let i = from;
+    while (i < bytes.length) {
+      if (i < head || i >= wordsEnd || ((i - head) & 3) !== 0) {
+        // before the first word, after the last, or inside the word a byte was found in: byte by byte
+        if (SPECIAL[bytes[i] as number]) return i;
+        i++;
+        continue;
+      }
+      let w = (i - head) >> 2;
+      while (w < words.length && cleanWord(words[w] as number)) w++;
+      i = head + w * 4;
+      // the word at i (if any) holds such a byte: its bytes are looked at one by one above
+      if (i < wordsEnd) for (const end = i + 4; i < end; i++) if (SPECIAL[bytes[i] as number]) return i;
+    }
+    return bytes.length;
+  }
+}
+
+/** The length of `utf8` escaped as the inside of a JSON string once and twice. */
+function escapedLengths(utf8: Uint8Array, scan: SpecialScan): [number, number] {
+  const lengths: [number, number] = [utf8.length, utf8.length];
+  for (let i = scan.next(0); i < utf8.length; i = scan.next(i + 1)) {
+    lengths[0] += GROWTH[0][utf8[i] as number] as number;
+    lengths[1] += GROWTH[1][utf8[i] as number] as number;
+  }
+  return lengths;
+}
+
 /**
  * Byte slabs the spliced strings are written into, kept between answers: made fresh for each page they were
  * ≈ 2 MiB outside the heap per 1 MiB page, freed only by the young collection after it (the room's
@@ -87,6 +157,8 @@ export class TextSplices {
   private readonly escapes: [Buffer | undefined, Buffer | undefined][] = [];
   /** Each held string as UTF-8 (a view of a slab), made once for both levels. */
   private readonly encoded: (Buffer | undefined)[] = [];
+  /** Each held string's length escaped once and twice, found in one pass. */
+  private readonly lengths: ([number, number] | undefined)[] = [];
   private readonly slabs: Buffer[] = [];
 
   get size(): number {
@@ -108,6 +180,7 @@ export class TextSplices {
     this.slabs.length = 0;
     this.held.length = 0;
     this.encoded.length = 0;
+    this.lengths.length = 0;
     this.escapes.length = 0;
   }
 
@@ -213,20 +286,16 @@ export class TextSplices {
       const slab = this.slab(Buffer.byteLength(text, 'utf8'));
       utf8 = this.encoded[index] = slab.subarray(0, slab.write(text, 'utf8'));
     }
-    let length = utf8.length;
-    for (let i = 0; i < utf8.length; i++) {
-      const byte = utf8[i] as number;
-      if (byte < 0x20 || byte === 0x22 || byte === BACKSLASH) length += (ESCAPES[byte] as [Buffer, Buffer])[level].length - 1;
-    }
-    if (length === utf8.length) return utf8;
-    const out = this.slab(length);
+    // one pass finds the escaped bytes for both levels (the same bytes; only what each becomes differs)
+    const scan = new SpecialScan(utf8);
+    const lengths = (this.lengths[index] ??= escapedLengths(utf8, scan));
+    if (lengths[level] === utf8.length) return utf8;
+    const out = this.slab(lengths[level]);
     let at = 0;
     let run = 0;
-    for (let i = 0; i < utf8.length; i++) {
-      const byte = utf8[i] as number;
-      if (byte >= 0x20 && byte !== 0x22 && byte !== BACKSLASH) continue;
+    for (let i = scan.next(0); i < utf8.length; i = scan.next(i + 1)) {
       at += utf8.copy(out, at, run, i);
-      at += (ESCAPES[byte] as [Buffer, Buffer])[level].copy(out, at);
+      at += (ESCAPES[utf8[i] as number] as [Buffer, Buffer])[level].copy(out, at);
       run = i + 1;
     }
     at += utf8.copy(out, at, run);

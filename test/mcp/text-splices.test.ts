@@ -53,6 +53,25 @@ describe('text splices: large strings written into the answer after the SDK', ()
     expect(JSON.parse(parsed.result.content[0]!.text)).toEqual(result);
   });
 
+  it('escapes right wherever the escaped bytes fall among clean runs (the scan skips four bytes at a time)', () => {
+    // clean runs of every length between escaped characters, so each lands at every position within a word,
+    // next to multi-byte characters (bytes ≥ 0x80, never escaped), and strings of every length modulo 4
+    const specials = ['"', '\\', '\n', '\u0000', '\u001f', '\r\n', 'é"', '語\\', '😀\u0001'];
+    for (let extra = 0; extra < 8; extra++) {
+      let state = 7 + extra;
+      let text = '';
+      while (text.length < SPLICE_MIN_CHARS + extra) {
+        state = (state * 1103515245 + 12345) % 2 ** 31;
+        text += 'y'.repeat(state % 41) + (specials[(state >> 8) % specials.length] as string);
+      }
+      text = text.slice(0, SPLICE_MIN_CHARS + extra);
+      if (!(text as unknown as { isWellFormed(): boolean }).isWellFormed()) text = text.slice(0, -1);
+      const { bytes, splices } = throughSplices({ output: text, clean: 'a'.repeat(SPLICE_MIN_CHARS + extra) });
+      expect(splices.size).toBe(2);
+      expect(bytes.equals(Buffer.from(JSON.stringify(answerOf({ output: text, clean: 'a'.repeat(SPLICE_MIN_CHARS + extra) }))))).toBe(true);
+    }
+  });
+
   it('a long string of nothing JSON escapes goes out as its UTF-8 bytes, with no copy made to escape it', () => {
     const output = 'y'.repeat(SPLICE_MIN_CHARS * 16);
     const { bytes, pieces } = throughSplices({ output });
