@@ -52,6 +52,8 @@ for (let byte = 0; byte < 0x80; byte++) {
   ESCAPES[byte] = [Buffer.from(once), Buffer.from(twice)];
 }
 
+/** Clean runs up to this long are copied in a loop, longer ones with Buffer.copy. */
+const SHORT_RUN = 64;
 /** 1 for each byte JSON escapes inside a string (a control byte, `"`, `\`), 0 for the rest. */
 const SPECIAL = new Uint8Array(256);
 /** What escaping byte b adds to the length, at levels 1 and 2 (0 when it is not escaped). */
@@ -293,9 +295,13 @@ export class TextSplices {
     const out = this.slab(lengths[level]);
     let at = 0;
     let run = 0;
+    // terminal output escapes often (a line end, a colour's ESC every few bytes): the runs between are mostly
+    // short, and copied byte by byte they cost less than a call into Buffer.copy each
     for (let i = scan.next(0); i < utf8.length; i = scan.next(i + 1)) {
-      at += utf8.copy(out, at, run, i);
-      at += (ESCAPES[utf8[i] as number] as [Buffer, Buffer])[level].copy(out, at);
+      if (i - run > SHORT_RUN) at += utf8.copy(out, at, run, i);
+      else for (let k = run; k < i; k++) out[at++] = utf8[k] as number;
+      const escape = (ESCAPES[utf8[i] as number] as [Buffer, Buffer])[level];
+      for (let k = 0; k < escape.length; k++) out[at++] = escape[k] as number;
       run = i + 1;
     }
     at += utf8.copy(out, at, run);
