@@ -14,9 +14,12 @@ const FIRST_FRAME_BYTES = 16 * 1024;
  * 257 KiB buffer per frame made V8 count a flood's bytes as external memory towards its old-generation limit: in
  * a room with a few dozen MB of heap it marked the whole heap every ~100 ms of a flood (25–33 full collections
  * per 256 MiB; BENCHMARKS.md, "Eleventh pass"). Writes to a local socket complete within a turn or two, so a
- * few suffice; memory kept per watched shell is at most this many × 257 KiB, and none after `stop`.
+ * few suffice; memory kept per watched shell is at most this many × 257 KiB, only until the output has been
+ * quiet for SPARE_IDLE_MS, and none after `stop`.
  */
 const SPARE_FRAMES = 4;
+/** Spare buffers are let go once no frame was sent for this long (a shell watched but quiet holds none). */
+const SPARE_IDLE_MS = 2_000;
 
 /**
  * One attached shell of one UI connection: output the engine hands over (already paced by acknowledgements,
@@ -37,6 +40,9 @@ export class ShellStream implements ShellViewer {
   private timer: NodeJS.Timeout | undefined;
   /** Full-size frame buffers written and handed back by the transport (see SPARE_FRAMES). */
   private readonly spare: Buffer[] = [];
+  /** When the last frame went, and the timer that lets the spares go once that is SPARE_IDLE_MS ago. */
+  private lastSentAt = 0;
+  private spareTimer: NodeJS.Timeout | undefined;
   private exit: ShellExit | null = null;
   private done = false;
   maxPendingBytes = 0;
@@ -111,6 +117,7 @@ export class ShellStream implements ShellViewer {
       this.frame = null;
       this.pendingBytes = 0;
       this.pendingTruncated = false;
+      this.lastSentAt = Date.now();
       this.send(frame, () => this.recycle(buffer));
     }
     this.finishIfDrained();
@@ -119,7 +126,23 @@ export class ShellStream implements ShellViewer {
   /** A frame's buffer the transport no longer holds: kept for a later frame if it is full-size and there is room. */
   private recycle(buffer: Buffer): void {
     if (this.done || buffer.length !== FRAME_HEADROOM + MAX_FRAME_BYTES || this.spare.length >= SPARE_FRAMES) return;
+    // a transport that said so twice must not have one buffer carry two frames at once
+    if (buffer === this.frame || this.spare.includes(buffer)) return;
     this.spare.push(buffer);
+    if (!this.spareTimer) this.dropSparesIn(SPARE_IDLE_MS);
+  }
+
+  /** Lets the spares go once no frame was sent for SPARE_IDLE_MS (checked `ms` from now). */
+  private dropSparesIn(ms: number): void {
+    this.spareTimer = setTimeout(() => this.dropIdleSpares(), ms);
+    this.spareTimer.unref();
+  }
+
+  private dropIdleSpares(): void {
+    this.spareTimer = undefined;
+    const quietFor = Date.now() - this.lastSentAt;
+    if (quietFor >= SPARE_IDLE_MS) this.spare.length = 0;
+    else this.dropSparesIn(SPARE_IDLE_MS - quietFor);
   }
 
   private finishIfDrained(): void {
@@ -137,6 +160,8 @@ export class ShellStream implements ShellViewer {
     this.done = true;
     this.frame = null;
     this.spare.length = 0;
+    clearTimeout(this.spareTimer);
+    this.spareTimer = undefined;
     this.pendingBytes = 0;
     this.attachment?.detach();
     this.attachment = undefined;

@@ -164,7 +164,8 @@ describe('UI session: live shells', () => {
     session.close();
     const text = Buffer.concat(held.map((f) => f.copy)).toString('latin1');
     const expected = Array.from({ length: lines }, (_, i) => `${i + 1}\r\n`).join('');
-    expect(text).toContain(expected);
+    // (not toContain: a failing match of megabytes makes vitest build a diff that takes minutes)
+    expect(text.includes(expected), "the output is not seq's lines, whole and in order").toBe(true);
     // what was never said to be written is untouched, and no later frame got its buffer
     for (const [i, frame] of held.entries()) {
       if (frame.written) continue;
