@@ -8,6 +8,7 @@ import { Buffer } from 'node:buffer';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { callTool, closeAll, connect } from './lib/clients.js';
+import { produce, SHELL_ENV } from './lib/flood.js';
 import { cpuMsOf, makeHome, memoryOf, startRoom } from './lib/room.js';
 import { median, percentile } from './lib/stats.js';
 
@@ -19,8 +20,7 @@ if (!binBefore) {
 const MiB = 2 ** 20;
 const bytes = Number(process.env.BENCH_STREAM_MIB ?? 64) * MiB;
 const PAGE = 1024 * 1024;
-const SHELL_ENV = { PS1: '$ ', TERM: 'xterm-256color', PATH: process.env.PATH ?? '/usr/bin:/bin' };
-const produce = `head -c ${bytes} /dev/zero | tr '\\0' y; printf 'BENCH%s\\n' END\n`;
+const command = `${produce(bytes)}\n`;
 const at = (cursor) => JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))[2];
 
 async function open(label, bin) {
@@ -37,7 +37,7 @@ async function flood(s) {
   const before = memoryOf(s.room.pid);
   const cpu0 = cpuMsOf(s.room.pid);
   const t = performance.now();
-  let r = await callTool(s.client, 'shell_io', { shellId: s.shellId, text: produce, format: 'raw', maxBytes: PAGE });
+  let r = await callTool(s.client, 'shell_io', { shellId: s.shellId, text: command, format: 'raw', maxBytes: PAGE });
   let tail = '';
   let dropped = 0;
   const pages = [];

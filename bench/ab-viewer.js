@@ -7,9 +7,8 @@
 // usage: node bench/ab-viewer.js BIN_BEFORE [ROUNDS]   (BIN_BEFORE: bin/commonroom.js of the before build;
 // AB_NODE_ARGS: node flags for both rooms)
 import path from 'node:path';
-import { performance } from 'node:perf_hooks';
-import * as pty from 'node-pty';
 import { callTool, closeAll, connect } from './lib/clients.js';
+import { produce, rawFlood, SHELL_ENV } from './lib/flood.js';
 import { cpuOfTree } from './lib/profiles.js';
 import { makeHome, startRoom } from './lib/room.js';
 import { median } from './lib/stats.js';
@@ -22,8 +21,6 @@ if (!binBefore) {
 }
 const MiB = 2 ** 20;
 const bytes = Number(process.env.BENCH_STREAM_MIB ?? 64) * MiB;
-const SHELL_ENV = { PS1: '$ ', TERM: 'xterm-256color', PATH: process.env.PATH ?? '/usr/bin:/bin' };
-const produce = (n) => `head -c ${n} /dev/zero | tr '\\0' y; printf 'BENCH%s\\n' END`;
 
 async function side(label, bin) {
   const home = makeHome(`ab-viewer-${label}`);
@@ -65,13 +62,8 @@ function raw() {
     label: 'raw node-pty',
     results,
     async round() {
-      const own = process.cpuUsage();
-      const t = performance.now();
-      const term = pty.spawn('/bin/sh', ['-c', produce(bytes)], { cols: 120, rows: 32, env: SHELL_ENV, encoding: null });
-      term.onData(() => undefined);
-      await new Promise((resolve) => term.onExit(resolve));
-      const mine = process.cpuUsage(own);
-      results.push({ ms: performance.now() - t, intact: true, roomMs: 0, viewerMs: (mine.user + mine.system) / 1000 });
+      const r = await rawFlood(bytes);
+      results.push({ ms: r.ms, intact: true, roomMs: 0, viewerMs: r.cpuMs });
     },
     async close() {},
   };

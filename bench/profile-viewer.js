@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { callTool, closeAll, connect } from './lib/clients.js';
+import { produce, SHELL_ENV } from './lib/flood.js';
 import { cpuOfTree, cpuSince, summarize } from './lib/profiles.js';
 import { makeHome, startRoom } from './lib/room.js';
 import { UiViewer } from './lib/ui-viewer.js';
@@ -29,8 +30,6 @@ function gcSummary(text) {
 
 const [rounds = '3', top = '30'] = process.argv.slice(2);
 const bytes = Number(process.env.BENCH_STREAM_MIB ?? 64) * 2 ** 20;
-const SHELL_ENV = { PS1: '$ ', TERM: 'xterm-256color', PATH: process.env.PATH ?? '/usr/bin:/bin' };
-const produce = (n) => `head -c ${n} /dev/zero | tr '\\0' y; printf 'BENCH%s\\n' END`;
 // PROFILE=perf: no V8 profile; the room writes /tmp/perf-PID.map for `perf record -p PID` (kernel time too)
 const profiling = !['0', 'perf', 'gc'].includes(process.env.PROFILE ?? '');
 const home = makeHome('profile-viewer');

@@ -5,13 +5,11 @@
 // which the machine's load skews far less than throughput.
 // usage: node bench/viewer-vs-floor.js [ROUNDS]   (BENCH_STREAM_MIB: size of a flood, 256 by default;
 // VIEWER_WARM_MIB: an uncounted flood on each side first, 64 by default; BENCH_BIN: another build's CLI)
-import { performance } from 'node:perf_hooks';
-import fs from 'node:fs';
 import { spawn } from 'node:child_process';
-import * as pty from 'node-pty';
 import { callTool, closeAll, connect } from './lib/clients.js';
 import { BARE_RELAY, startBare } from './lib/bare.js';
-import { makeHome, startRoom } from './lib/room.js';
+import { produce, rawFlood, SHELL_ENV } from './lib/flood.js';
+import { cpuMsOf, makeHome, startRoom } from './lib/room.js';
 import { fmt, median } from './lib/stats.js';
 import { UiViewer } from './lib/ui-viewer.js';
 
@@ -19,15 +17,6 @@ const rounds = Number(process.argv[2] ?? 4);
 const MiB = 2 ** 20;
 const bytes = Number(process.env.BENCH_STREAM_MIB ?? 256) * MiB;
 const warm = Number(process.env.VIEWER_WARM_MIB ?? 64) * MiB;
-const SHELL_ENV = { PS1: '$ ', TERM: 'xterm-256color', PATH: process.env.PATH ?? '/usr/bin:/bin' };
-const produce = (n) => `head -c ${n} /dev/zero | tr '\\0' y; printf 'BENCH%s\\n' END`;
-
-/** CPU ms (user + system) of one process, from /proc. */
-function cpuMs(pid) {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
 
 function watched(label, pid, viewer, type, output = () => '') {
   const results = [];
@@ -43,7 +32,7 @@ function watched(label, pid, viewer, type, output = () => '') {
       const perfFile = `/tmp/viewer-vs-floor-${label}.perf`;
       const perf = process.env.PERF === '1' && n === bytes && !tracer ? spawn('perf', ['record', '-F', '1999', '-g', '-p', String(pid), '-o', perfFile], { stdio: 'ignore' }) : null;
       if (tracer || perf) await new Promise((r) => setTimeout(r, 300));
-      const cpu = cpuMs(pid);
+      const cpu = cpuMsOf(pid);
       const outputFrom = output().length;
       const own = process.cpuUsage();
       const r = await viewer.watch(n, type(n));
@@ -63,19 +52,14 @@ function watched(label, pid, viewer, type, output = () => '') {
       const count = (re) => gcLines.filter((l) => re.test(l)).length;
       if (/trace-gc/.test(process.env.ROOM_NODE_ARGS ?? '') && label === 'room' && n === bytes) console.log(`  room gc: ${count(/Scavenge/)} scavenges, ${count(/Mark-Compact/)} mark-compacts`);
       const intact = r.lost === 0 && r.missing === 0 && r.other === 0 && r.truncatedFrames === 0;
-      return { ms: r.ms, intact, serverMs: cpuMs(pid) - cpu, viewerMs: (mine.user + mine.system) / 1000 };
+      return { ms: r.ms, intact, serverMs: cpuMsOf(pid) - cpu, viewerMs: (mine.user + mine.system) / 1000 };
     },
   };
 }
 
 async function raw(n) {
-  const own = process.cpuUsage();
-  const t = performance.now();
-  const term = pty.spawn('/bin/sh', ['-c', produce(n)], { cols: 120, rows: 32, env: SHELL_ENV, encoding: null });
-  term.onData(() => undefined);
-  await new Promise((resolve) => term.onExit(resolve));
-  const mine = process.cpuUsage(own);
-  return { ms: performance.now() - t, intact: true, serverMs: 0, viewerMs: (mine.user + mine.system) / 1000 };
+  const r = await rawFlood(n);
+  return { ms: r.ms, intact: true, serverMs: 0, viewerMs: r.cpuMs };
 }
 
 const home = makeHome('viewer-vs-floor');

@@ -11,27 +11,16 @@
 import { Buffer } from 'node:buffer';
 import fs from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import * as pty from 'node-pty';
 import { callTool, closeAll, connect } from '../lib/clients.js';
+import { produce, rawFlood, SHELL_ENV } from '../lib/flood.js';
 import { makeHome, memoryOf, startRoom } from '../lib/room.js';
 import { BARE_RELAY, startBare } from '../lib/bare.js';
 import { UiViewer } from '../lib/ui-viewer.js';
 import { alternate, fmt, median, spreadPct } from '../lib/stats.js';
 
 const MiB = 2 ** 20;
-const SHELL_ENV = { PS1: '$ ', TERM: 'xterm-256color', PATH: process.env.PATH ?? '/usr/bin:/bin' };
 // the largest page shell_io allows (1 MiB); BENCH_STREAM_PAGE_KIB=256 gives the page size before it was raised
 const PAGE = Number(process.env.BENCH_STREAM_PAGE_KIB ?? 1024) * 1024;
-const produce = (bytes) => `head -c ${bytes} /dev/zero | tr '\\0' y; printf 'BENCH%s\\n' END`;
-
-async function raw(bytes) {
-  const t = performance.now();
-  const term = pty.spawn('/bin/sh', ['-c', produce(bytes)], { cols: 120, rows: 32, env: SHELL_ENV, encoding: null });
-  let seen = 0;
-  term.onData((d) => (seen += d.length));
-  await new Promise((resolve) => term.onExit(resolve));
-  return { ms: performance.now() - t, seen };
-}
 
 /** One agent: sends the command, then reads pages by cursor until the end marker; counts what it missed. */
 async function agent(client, shellId, bytes) {
@@ -92,7 +81,7 @@ async function viewerRounds(room, client, bytes, rounds) {
     const r = await alternate(
       rounds,
       () => viewer.watch(bytes, type(bytes)),
-      async () => ({ ...(await raw(bytes)), relayed: await relayed.watch(bytes, typeRelayed(bytes)) }),
+      async () => ({ ...(await rawFlood(bytes)), relayed: await relayed.watch(bytes, typeRelayed(bytes)) }),
     );
     const after = memoryOf(room.pid);
     await callTool(client, 'shell_close', { shellId: shell.id });
@@ -164,7 +153,7 @@ export default {
             return { ...round, sizes: undefined, pageKiB: median(round.sizes) / 1024 };
           },
           // even rounds run ours first, so the floor always has the pages of the agent's round before it
-          async () => ({ ...(await raw(bytes)), floor: await bulkFloor(bareClient, lastSizes) }),
+          async () => ({ ...(await rawFlood(bytes)), floor: await bulkFloor(bareClient, lastSizes) }),
         );
         after = memoryOf(room.pid);
         bareAfter = memoryOf(bare.pid);

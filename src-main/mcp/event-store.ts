@@ -4,9 +4,10 @@ import { carriesStandIn } from './text-splices';
 
 /**
  * What is kept for replay of an answer that held large strings (text-splices.ts), and what a resumed stream is
- * sent for one whose strings are gone: an error for the same request that says to call again. The strings are written into the answer as it is sent and not kept, so
- * a replay buffer of 256 answers cannot hold 256 shell pages of a megabyte (each twice: the structured
- * content and its JSON text); the page itself stays readable by its cursor.
+ * sent for one whose strings are gone: an error for the same request that says to call again. The strings are
+ * written into the answer as it is sent and not kept, so a replay buffer of 256 answers cannot hold 256 shell
+ * pages of a megabyte (each twice: the structured content and its JSON text); the page itself stays readable by
+ * its cursor.
  */
 export function keptForReplay(message: JSONRPCMessage): JSONRPCMessage {
   const id = (message as { id?: unknown }).id;
