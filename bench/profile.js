@@ -1,11 +1,23 @@
 #!/usr/bin/env node
 // Where the room process spends its time under one benchmark's load: runs `commonroom serve` with
 // --cpu-prof, drives it with a small workload, stops it (the profile is written on a clean exit) and prints
-// the self time by function (top N) and the idle share. usage: node bench/profile.js shell-roundtrip|shell-stream|mcp-call|room_info-2025|room_info-2026|handoff-cycle[-2025|-2026]|graph [N]
+// the self time by function (top N) and the idle share. usage: node bench/profile.js shell-roundtrip|shell-stream|mcp-call|room_info-2025|room_info-2026|handoff-cycle[-2025|-2026]|graph|graph-lattice-1000|graph-lattice-10000 [N]
 import fs from 'node:fs';
 import path from 'node:path';
 import { callTool, closeAll, connect } from './lib/clients.js';
 import { addParticipant, makeHome, startRoom } from './lib/room.js';
+
+/** Runs each [shape, size] graph of `true` stages at maxParallel 2, followed to its end with one waiting tasks_status. */
+async function graphs(room, list) {
+  const { shape } = await import('./benchmarks/graph.js');
+  const client = await connect('2026', room.url, room.token);
+  for (const [kind, n] of list) {
+    const stages = shape(kind, n, kind === 'lattice' && n > 256 ? 40 : undefined).map((s) => ({ id: s.id, command: ['true'], dependsOn: s.dependsOn }));
+    const { graphId } = await callTool(client, 'tasks_run', { name: kind, maxParallel: 2, stages });
+    while (!(await callTool(client, 'tasks_status', { graphId, stages: false, waitMs: 20_000, until: 'ended' })).graph.endedAt);
+  }
+  await closeAll([client]);
+}
 
 const workloads = {
   async 'shell-roundtrip'(room) {
@@ -34,18 +46,13 @@ const workloads = {
   async 'room_info-2025'(room) { await roomInfoLoop('2025', room); },
   async 'room_info-2026'(room) { await roomInfoLoop('2026', room); },
   async graph(room) {
-    const { shape } = await import('./benchmarks/graph.js');
-    const client = await connect('2026', room.url, room.token);
-    for (const kind of ['wide', 'chain', 'lattice']) {
-      const stages = shape(kind, 256).map((s) => ({ id: s.id, command: ['true'], dependsOn: s.dependsOn }));
-      const { graphId } = await callTool(client, 'tasks_run', { name: kind, maxParallel: 2, stages });
-      for (;;) {
-        const status = await callTool(client, 'tasks_status', { graphId });
-        if (status.graph.endedAt) break;
-        await new Promise((r) => setTimeout(r, 25));
-      }
-    }
-    await closeAll([client]);
+    await graphs(room, [['wide', 256], ['chain', 256], ['lattice', 256]]);
+  },
+  async 'graph-lattice-1000'(room) {
+    await graphs(room, [['lattice', 1000]]);
+  },
+  async 'graph-lattice-10000'(room) {
+    await graphs(room, [['lattice', 10_000]]);
   },
   async 'handoff-cycle'(room, home) { await handoffLoop('2026', 100, room, home); },
   // 1,500 cycles on one era: enough for the room to warm up, to set one era's profile beside the other's

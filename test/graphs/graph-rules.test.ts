@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RoomError } from '../../src-main/common/errors';
-import { decide, waitingOn, type SchedStage } from '../../src-main/common/graphs/graph-scheduler';
+import { decide, decideOn, shapeOf, waitingOn, type SchedStage } from '../../src-main/common/graphs/graph-scheduler';
 import { graphSpec } from '../../src-main/common/graphs/graph-spec';
 import { findCycle, topologicalOrder, validateGraph } from '../../src-main/common/graphs/graph-validate';
 import { classifyExit, deriveGraphState, nextStageState, type StageState } from '../../src-main/common/graphs/stage-machine';
@@ -144,4 +144,71 @@ describe('scheduling decision', () => {
     expect(waitingOn(stages[2] as SchedStage, stages, 1)).toEqual({ stages: [{ id: 'a', state: 'running' }], slot: false });
     expect(waitingOn(stages[3] as SchedStage, stages, 1)).toEqual({ stages: [], slot: true });
   });
+
+  it('decides on random graphs what the rules say, its shape built once and reused as the states change', () => {
+    // a seeded generator: a failure names its case
+    let seed = 12345;
+    const rand = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const STATES: StageState[] = ['pending', 'pending', 'pending', 'running', 'completed', 'completed', 'failed', 'cancelled', 'skipped'];
+    const DEAD = new Set<StageState>(['failed', 'cancelled', 'skipped']);
+    const TERMINAL = new Set<StageState>(['completed', 'failed', 'cancelled', 'skipped']);
+    for (let c = 0; c < 400; c++) {
+      const n = 1 + rand(24);
+      // acyclic: a stage depends only on stages earlier in a random order, which is not the submission order
+      const order = Array.from({ length: n }, (_, i) => i).sort(() => rand(3) - 1);
+      const ids = Array.from({ length: n }, (_, i) => `s${i}`);
+      const dependsOn = ids.map((_, i) => {
+        const before = order.slice(0, order.indexOf(i));
+        return before.filter(() => rand(4) === 0).map((j) => ids[j] as string);
+      });
+      const shape = shapeOf(ids.map((id, i) => ({ id, dependsOn: dependsOn[i] as string[] })));
+      // several moments of one graph, on the same shape
+      for (let m = 0; m < 5; m++) {
+        const stages: SchedStage[] = ids.map((id, i) => {
+          const state = STATES[rand(STATES.length)] as StageState;
+          const hasReadiness = rand(4) === 0;
+          return { id, dependsOn: dependsOn[i] as string[], state, hasReadiness, ready: state === 'running' && hasReadiness && rand(2) === 0 };
+        });
+        const options = { maxParallel: 1 + rand(3), onFailure: rand(2) === 0 ? ('cancel-all' as const) : ('skip-dependents' as const), cancelling: rand(10) === 0 };
+        const d = decideOn(shape, { states: stages.map((s) => s.state), serving: stages.map((s) => s.hasReadiness && s.ready) }, options);
+        const why = `case ${c}.${m}: ${JSON.stringify({ stages, options })}`;
+        expect(decide(stages, options), why).toEqual(d);
+        // the rules, checked from scratch: skipped = every pending stage that (transitively) depends on a dead one
+        const after = new Map(stages.map((s) => [s.id, s.state] as const));
+        for (let changed = true; changed; ) {
+          changed = false;
+          for (const s of stages) {
+            if (after.get(s.id) === 'pending' && s.dependsOn.some((x) => DEAD.has(after.get(x) as StageState))) {
+              after.set(s.id, 'skipped');
+              changed = true;
+            }
+          }
+        }
+        const newlySkipped = stages.filter((s) => s.state === 'pending' && after.get(s.id) === 'skipped').map((s) => s.id);
+        expect(d.skip.map((k) => k.id).sort(), why).toEqual(newlySkipped.sort());
+        for (const k of d.skip) expect(stages.find((s) => s.id === k.id)?.dependsOn.includes(k.upstream) && DEAD.has(after.get(k.upstream) as StageState), why).toBe(true);
+        const pendingAfter = stages.filter((s) => after.get(s.id) === 'pending').map((s) => s.id);
+        if ((options.onFailure === 'cancel-all' && stages.some((s) => s.state === 'failed')) || options.cancelling) {
+          expect(d.cancelPending, why).toEqual(pendingAfter);
+          expect(d.cancelRunning, why).toEqual(stages.filter((s) => s.state === 'running').map((s) => s.id));
+          expect(d.start, why).toEqual([]);
+          continue;
+        }
+        const byId = new Map(stages.map((s) => [s.id, s] as const));
+        const busy = stages.filter((s) => s.state === 'running' && !(s.hasReadiness && s.ready)).length;
+        const startable = pendingAfter.filter((id) => byId.get(id)?.dependsOn.every((x) => satisfiedNow(byId.get(x) as SchedStage)));
+        expect(d.start, why).toEqual(startable.slice(0, Math.max(0, options.maxParallel - busy)));
+        const stop = stages.filter((s) => {
+          const dependents = stages.filter((x) => x.dependsOn.includes(s.id));
+          return s.state === 'running' && s.hasReadiness && s.ready && dependents.length > 0 && dependents.every((x) => !d.start.includes(x.id) && TERMINAL.has(after.get(x.id) as StageState));
+        });
+        expect(d.stopServices, why).toEqual(stop.map((s) => s.id));
+      }
+    }
+  });
 });
+
+const satisfiedNow = (s: SchedStage) => s.state === 'completed' || (s.state === 'running' && s.hasReadiness && s.ready);

@@ -1,4 +1,4 @@
-import { decide } from '../../common/graphs/graph-scheduler';
+import { decideOn } from '../../common/graphs/graph-scheduler';
 import { deriveGraphState, hasEnded, type StageErrorCode, type StageState } from '../../common/graphs/stage-machine';
 import type { EngineContext, EventInput } from '../feature';
 import type { GraphRecord, GraphRepo, StageChange, StageRecord } from '../store/graphs';
@@ -251,10 +251,13 @@ export class GraphRuntime {
     toEnd: { graphId: string; stageId: string; reason: 'cancel' | 'service-stop' }[],
   ): boolean {
     const stages = this.cache.stages(graph.id);
+    const shape = this.cache.shape(graph.id);
     const byId = (id: string) => this.cache.stage(graph.id, id);
     const cancelActor = this.cancelling.get(graph.id);
-    const d = decide(
-      stages.map((s) => ({ id: s.stageId, dependsOn: s.dependsOn, state: s.state, hasReadiness: s.spec.readiness !== undefined, ready: s.ready })),
+    const states = stages.map((s) => s.state);
+    const d = decideOn(
+      shape,
+      { states, serving: stages.map((s) => s.spec.readiness !== undefined && s.ready) },
       { maxParallel: graph.maxParallel, onFailure: graph.onFailure, cancelling: cancelActor !== undefined },
     );
     for (const k of d.skip) {
@@ -279,8 +282,10 @@ export class GraphRuntime {
     }
     for (const id of d.start) toSpawn.push(byId(id) as StageRecord);
     for (const id of d.stopServices) toEnd.push({ graphId: graph.id, stageId: id, reason: 'service-stop' });
-    const starting = new Set(d.start);
-    const states = stages.map((s) => (starting.has(s.stageId) ? 'running' : s.state));
+    // the graph's state as this tick leaves it: the stages as they are now (skips and cancels were applied
+    // above) with those about to start counted running
+    for (let i = 0; i < stages.length; i++) states[i] = (stages[i] as StageRecord).state;
+    for (const id of d.start) states[shape.index.get(id) as number] = 'running';
     const state = deriveGraphState(states);
     if (state === graph.state && graph.startedAt !== null) return false;
     const ended = hasEnded(state);

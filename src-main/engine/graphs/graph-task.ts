@@ -13,7 +13,9 @@ import type { TaskError, TaskService } from '../tasks/task-service';
 
 /** How many stages have ended (whatever the way) out of all: the graph's progress, done/total. */
 export function stagesDone(stages: readonly Pick<StageRecord, 'state'>[]): { done: number; total: number } {
-  return { done: stages.filter((s) => s.state !== 'pending' && s.state !== 'running').length, total: stages.length };
+  let done = 0;
+  for (const s of stages) if (s.state !== 'pending' && s.state !== 'running') done++;
+  return { done, total: stages.length };
 }
 
 /** "3/6 stages done: 2 running (build, test) · 1 pending · 3 completed", in the stages' order of appearance. */
@@ -22,17 +24,18 @@ export function progressMessage(stages: readonly Pick<StageRecord, 'stageId' | '
   return `${done}/${total} stages done: ${stateCounts(stages)}`;
 }
 
+/** Written on every tick a stage moves: counts only (and the first running names), no list of every stage. */
 function stateCounts(stages: readonly Pick<StageRecord, 'stageId' | 'state'>[]): string {
-  const byState = new Map<string, string[]>();
+  const counts = new Map<string, number>();
+  const running: string[] = [];
   for (const s of stages) {
-    const ids = byState.get(s.state);
-    if (ids) ids.push(s.stageId);
-    else byState.set(s.state, [s.stageId]);
+    counts.set(s.state, (counts.get(s.state) ?? 0) + 1);
+    if (s.state === 'running' && running.length < 6) running.push(s.stageId);
   }
   const parts: string[] = [];
-  for (const [state, ids] of byState) {
-    const names = state === 'running' ? ` (${ids.slice(0, 5).join(', ')}${ids.length > 5 ? ', …' : ''})` : '';
-    parts.push(`${ids.length} ${state}${names}`);
+  for (const [state, n] of counts) {
+    const names = state === 'running' ? ` (${running.slice(0, 5).join(', ')}${n > 5 ? ', …' : ''})` : '';
+    parts.push(`${n} ${state}${names}`);
   }
   return parts.join(' · ');
 }

@@ -1,5 +1,6 @@
 import type { GraphRepo, StageChange, StageRecord } from '../store/graphs';
 import type { StageState } from '../../common/graphs/stage-machine';
+import { shapeOf, type GraphShape } from '../../common/graphs/graph-scheduler';
 
 /**
  * The runtime's copy of the stage rows of the graphs it runs. The runtime is the only writer of stage rows
@@ -11,7 +12,7 @@ import type { StageState } from '../../common/graphs/stage-machine';
  * catches such a failure calls `clear()`, and the rows are read afresh.
  */
 export class StageCache {
-  private readonly graphs = new Map<string, { list: StageRecord[]; byId: Map<string, StageRecord> }>();
+  private readonly graphs = new Map<string, { list: StageRecord[]; byId: Map<string, StageRecord>; shape?: GraphShape }>();
 
   constructor(private readonly repo: GraphRepo) {}
 
@@ -33,6 +34,13 @@ export class StageCache {
   /** The cached stages of a graph this runtime runs now, or undefined (not read yet, ended, or dropped). */
   peek(graphId: string): readonly StageRecord[] | undefined {
     return this.graphs.get(graphId)?.list;
+  }
+
+  /** The graph's dependency structure for the scheduler, built once (it never changes). */
+  shape(graphId: string): GraphShape {
+    const e = this.entry(graphId);
+    e.shape ??= shapeOf(e.list.map((s) => ({ id: s.stageId, dependsOn: s.dependsOn })));
+    return e.shape;
   }
 
   stage(graphId: string, stageId: string): StageRecord | undefined {
