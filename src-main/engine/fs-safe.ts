@@ -84,6 +84,14 @@ export function checkPrivateFile(file: string): 'absent' | 'present' {
  * the old file or the whole new one.
  */
 export function writePrivateFile(file: string, content: string | Buffer): void {
+  writePrivateFileBy(file, (append) => append(content));
+}
+
+/**
+ * `writePrivateFile` for content made piece by piece (`write` appends each, never holding the whole): a file of
+ * many parts costs one create and one fsync. A failure leaves the old file (or none) and no temp file.
+ */
+export function writePrivateFileBy(file: string, write: (append: (part: string | Buffer) => void) => void): void {
   ensurePrivateDir(path.dirname(file));
   checkPrivateFile(file);
   const tmp = `${file}.${process.pid}.${randomUUID()}.tmp`;
@@ -93,13 +101,36 @@ export function writePrivateFile(file: string, content: string | Buffer): void {
     FILE_MODE,
   );
   try {
-    fs.writeFileSync(fd, content);
-    fs.fsyncSync(fd);
+    try {
+      write((part) => fs.writeFileSync(fd, part));
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    restrictToUser(tmp, 'file');
+    fs.renameSync(tmp, file);
+  } catch (error) {
+    fs.rmSync(tmp, { force: true });
+    throw error;
+  }
+}
+
+/** `length` bytes from `offset` of a file the runner wrote (refusing symlinks and wide modes); null when absent. */
+export function readPrivateRange(file: string, offset: number, length: number): Buffer | null {
+  if (checkPrivateFile(file) === 'absent') return null;
+  const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+  try {
+    const out = Buffer.alloc(length);
+    let got = 0;
+    while (got < length) {
+      const n = fs.readSync(fd, out, got, length - got, offset + got);
+      if (n === 0) break;
+      got += n;
+    }
+    return out.subarray(0, got);
   } finally {
     fs.closeSync(fd);
   }
-  restrictToUser(tmp, 'file');
-  fs.renameSync(tmp, file);
 }
 
 /** Reads a file the runner wrote, refusing symlinks and wide modes. Returns null when absent. */

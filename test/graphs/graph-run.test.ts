@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import zlib from 'node:zlib';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectBefore, maxOverlap, openBench, orderLines, traced, type GraphBench } from './graph-helpers';
@@ -262,18 +263,47 @@ describe('logs', () => {
     expect(ended.waitedMs).toBeLessThan(10_000);
   });
 
-  it('when the room closes, ended graphs are spooled (compressed, indexed) and stay readable', async () => {
-    const out = await b.run({ stages: [{ id: 'say', command: 'echo "kept after spooling"' }] });
+  it('when the room closes, ended graphs are spooled into one archive (a gzip member per stage, indexed) and stay readable', async () => {
+    const out = await b.run({
+      stages: [
+        { id: 'say', command: 'echo "kept after spooling"' },
+        { id: 'quiet', command: 'true', dependsOn: ['say'] },
+        { id: 'more', command: 'seq 1 2000', dependsOn: ['say'] },
+      ],
+    });
     await b.waitEnded(out.graphId);
     const logDir = path.join(`${b.markdown}.commonroom.d`, 'logs', out.graphId);
     expect(fs.existsSync(logDir)).toBe(true);
     await b.reopen();
     expect(fs.existsSync(logDir)).toBe(false);
-    const row = b.engine.room.db.prepare('SELECT * FROM graph_artifacts WHERE graph_id = ?').get(out.graphId) as { path: string; raw_bytes: number; stored_bytes: number };
-    expect(row.path.endsWith('.log.gz')).toBe(true);
-    expect(fs.statSync(row.path).mode & 0o777).toBe(0o600);
-    expect(row.raw_bytes).toBeGreaterThan(0);
+    const rows = b.engine.room.db.prepare('SELECT * FROM graph_artifacts WHERE graph_id = ? ORDER BY byte_offset').all(out.graphId) as { stage_id: string; path: string; raw_bytes: number; stored_bytes: number; byte_offset: number }[];
+    expect(rows.map((r) => r.stage_id)).toEqual(['say', 'quiet', 'more']);
+    const archive = rows[0]?.path as string;
+    expect(archive.endsWith(`${out.graphId}.logs.gz`)).toBe(true);
+    expect(rows.every((r) => r.path === archive)).toBe(true);
+    expect(fs.statSync(archive).mode & 0o777).toBe(0o600);
+    // the members lie end to end, in submission order, and fill the archive
+    rows.forEach((r, i) => expect(r.byte_offset).toBe(i === 0 ? 0 : (rows[i - 1] as (typeof rows)[0]).byte_offset + (rows[i - 1] as (typeof rows)[0]).stored_bytes));
+    expect(fs.statSync(archive).size).toBe(rows.reduce((n, r) => n + r.stored_bytes, 0));
+    expect(zlib.gunzipSync(fs.readFileSync(archive)).length).toBe(rows.reduce((n, r) => n + r.raw_bytes, 0));
     expect(await b.logText(out.graphId, 'say')).toBe('kept after spooling\n');
+    expect(await b.logText(out.graphId, 'quiet')).toBe('');
+    expect(await b.logText(out.graphId, 'more')).toBe(`${Array.from({ length: 2000 }, (_, i) => i + 1).join('\n')}\n`);
     expect((await b.status(out.graphId)).graph.logsSpooled).toBe(true);
+  });
+
+  it('a stage log spooled to a file of its own (by schema 6, before archives) stays readable', async () => {
+    const out = await b.run({ stages: [{ id: 'old', command: 'echo "from an older room"' }] });
+    await b.waitEnded(out.graphId);
+    await b.reopen();
+    const db = b.engine.room.db;
+    const row = db.prepare('SELECT * FROM graph_artifacts WHERE graph_id = ?').get(out.graphId) as { path: string; byte_offset: number; stored_bytes: number };
+    // rewrite it as schema 6 left it: its member alone in a file, no offset
+    const own = path.join(path.dirname(row.path), out.graphId, 'old.log.gz');
+    fs.mkdirSync(path.dirname(own), { mode: 0o700 });
+    fs.writeFileSync(own, fs.readFileSync(row.path).subarray(row.byte_offset, row.byte_offset + row.stored_bytes), { mode: 0o600 });
+    fs.rmSync(row.path);
+    db.prepare('UPDATE graph_artifacts SET path = ?, byte_offset = NULL WHERE graph_id = ?').run(own, out.graphId);
+    expect(await b.logText(out.graphId, 'old')).toBe('from an older room\n');
   });
 });

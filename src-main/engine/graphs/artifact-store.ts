@@ -2,37 +2,40 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { checkPrivateFile, ensurePrivateDir, writePrivateFile } from '../fs-safe';
+import { checkPrivateFile, ensurePrivateDir, writePrivateFileBy } from '../fs-safe';
 import type { GraphRecord, GraphRepo } from '../store/graphs';
 import type { EngineContext } from '../feature';
 import { readLogFile } from './stage-log';
 import { isDiskFullError } from '../../common/errors';
 
 /**
- * The room's retained artifact store: `<room>.md.commonroom.d/artifacts/<graphId>/<stageId>.log.gz`, each
- * indexed in graph_artifacts. Ended graphs' logs are compressed here when the room closes or their retention
- * ends; the loose log files are removed only after the index committed, so a crash at any point loses nothing.
+ * The room's retained artifact store: `<room>.md.commonroom.d/artifacts/<graphId>.logs.gz`, one archive per ended
+ * graph holding a gzip member per stage log (gunzip reads the whole archive as the logs one after another), each
+ * member indexed in graph_artifacts by its offset and length. Rooms spooled by schema 6 have a file per stage
+ * (`artifacts/<graphId>/<stageId>.log.gz`, no offset): those stay readable. Logs are spooled when the room closes
+ * or their retention ends; the archive is written whole (a temp file, fsynced, renamed) before the index names
+ * it, and the loose log files are removed only after the index committed, so a crash at any point loses nothing.
  */
-
-
-
 export function spoolGraph(ctx: EngineContext, repo: GraphRepo, graph: GraphRecord, artifactRoot: string): number {
-  const dir = path.join(artifactRoot, graph.id);
-  ensurePrivateDir(dir);
+  ensurePrivateDir(artifactRoot);
   const stages = repo.stages(graph.id);
-  const written: { stageId: string; file: string; raw: number; stored: number; sha: string }[] = [];
-  for (const s of stages) {
-    if (checkPrivateFile(s.logPath) === 'absent') continue;
-    const raw = readLogFile(s.logPath);
-    const packed = zlib.gzipSync(raw, { level: 6 });
-    const file = path.join(dir, `${s.stageId}.log.gz`);
-    writePrivateFile(file, packed);
-    written.push({ stageId: s.stageId, file, raw: raw.length, stored: packed.length, sha: crypto.createHash('sha256').update(raw).digest('hex') });
-  }
+  const archive = path.join(artifactRoot, `${graph.id}.logs.gz`);
+  const written: { stageId: string; offset: number; raw: number; stored: number; sha: string }[] = [];
+  writePrivateFileBy(archive, (append) => {
+    let offset = 0;
+    for (const s of stages) {
+      if (checkPrivateFile(s.logPath) === 'absent') continue;
+      const raw = readLogFile(s.logPath);
+      const packed = zlib.gzipSync(raw, { level: 6 });
+      append(packed);
+      written.push({ stageId: s.stageId, offset, raw: raw.length, stored: packed.length, sha: crypto.createHash('sha256').update(raw).digest('hex') });
+      offset += packed.length;
+    }
+  });
   ctx.commit(() => {
     const at = ctx.now();
     for (const w of written) {
-      repo.insertArtifact({ graphId: graph.id, stageId: w.stageId, path: w.file, rawBytes: w.raw, storedBytes: w.stored, sha256: w.sha, createdAt: at });
+      repo.insertArtifact({ graphId: graph.id, stageId: w.stageId, path: archive, rawBytes: w.raw, storedBytes: w.stored, byteOffset: w.offset, sha256: w.sha, createdAt: at });
     }
     repo.setGraph(graph.id, { spooledAt: at });
     return {

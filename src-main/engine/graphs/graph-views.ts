@@ -5,13 +5,13 @@ import { STAGE_STATES, type StageState } from '../../common/graphs/stage-machine
 import type { GraphOutputs, GraphTopologyNode, GraphView, StageView } from '../../common/methods/graphs';
 import type { Limits } from '../../common/limits';
 import type { Caller } from '../../common/dto';
-import { readPrivateBuffer } from '../fs-safe';
+import { readPrivateBuffer, readPrivateRange } from '../fs-safe';
 import { GRAPH_OPERATION } from '../tasks/operations';
 import { canSeeTask } from '../tasks/task-visibility';
 import { readLogSlice, sliceLog, type ByteLogSlice } from './stage-log';
 import { decodeCursor, encodeCursor, numberAt, stringAt } from '../paging';
 import { START_CURSOR } from '../../common/paging';
-import type { GraphRecord, GraphRepo, StageRecord } from '../store/graphs';
+import type { ArtifactRecord, GraphRecord, GraphRepo, StageRecord } from '../store/graphs';
 
 /**
  * What every read of a graph answers, built from the rows alone, so the engine and the CLI reading the room
@@ -94,16 +94,19 @@ function stageOf(stages: readonly StageRecord[], graphId: string, stageId: strin
   return s;
 }
 
-/** A stage's log slice: from its spooled artifact when there is one, else from its log file. */
-/** A spooled stage log, decompressed (bounded: a log never outgrows its cap). */
-export function unpackArtifact(file: string, maxLogBytes: number): Buffer {
-  const packed = readPrivateBuffer(file);
+/**
+ * A spooled stage log, decompressed (bounded: a log never outgrows its cap): its member of the graph's archive,
+ * or its own file (spooled by schema 6). Missing: empty.
+ */
+export function unpackArtifact(artifact: Pick<ArtifactRecord, 'path' | 'byteOffset' | 'storedBytes'>, maxLogBytes: number): Buffer {
+  const packed = artifact.byteOffset === null ? readPrivateBuffer(artifact.path) : readPrivateRange(artifact.path, artifact.byteOffset, artifact.storedBytes);
   return packed ? zlib.gunzipSync(packed, { maxOutputLength: maxLogBytes + 1024 * 1024 }) : Buffer.alloc(0);
 }
 
+/** A stage's log slice: from its spooled artifact when there is one, else from its log file. */
 export function readStageLog(repo: GraphRepo, s: StageRecord, cursor: number | undefined, maxBytes: number, maxLogBytes: number): ByteLogSlice {
   const artifact = repo.artifact(s.graphId, s.stageId);
-  if (artifact) return sliceLog(unpackArtifact(artifact.path, maxLogBytes), cursor, maxBytes, true);
+  if (artifact) return sliceLog(unpackArtifact(artifact, maxLogBytes), cursor, maxBytes, true);
   return readLogSlice(s.logPath, cursor, maxBytes);
 }
 

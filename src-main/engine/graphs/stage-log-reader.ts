@@ -42,7 +42,7 @@ export function stageLogReader(repo: GraphRepo, limits: Pick<Limits, 'maxLogRead
       let unpacked: Buffer | undefined;
       const slice = (cursor: number) => {
         if (!artifact) return readStageLog(repo, stage, cursor, maxReadBytes, limits.maxStageLogBytes);
-        unpacked ??= unpackArtifact(artifact.path, limits.maxStageLogBytes);
+        unpacked ??= unpackArtifact(artifact, limits.maxStageLogBytes);
         return sliceLog(unpacked, cursor, maxReadBytes, true);
       };
       const known = checkpoints.get(id);

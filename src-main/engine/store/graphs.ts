@@ -47,6 +47,8 @@ export interface ArtifactRecord {
   path: string;
   rawBytes: number;
   storedBytes: number;
+  /** Where its gzip member starts in the graph's archive at `path`; null: `path` is a file of its own (schema 6). */
+  byteOffset: number | null;
   sha256: string;
   createdAt: string;
 }
@@ -242,19 +244,19 @@ export class GraphRepo {
   insertArtifact(a: ArtifactRecord): void {
     this.db
       .prepare(
-        `INSERT INTO graph_artifacts (graph_id, stage_id, path, raw_bytes, stored_bytes, sha256, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+        `INSERT INTO graph_artifacts (graph_id, stage_id, path, raw_bytes, stored_bytes, byte_offset, sha256, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (graph_id, stage_id) DO UPDATE SET path = excluded.path, raw_bytes = excluded.raw_bytes,
-           stored_bytes = excluded.stored_bytes, sha256 = excluded.sha256, created_at = excluded.created_at`,
+           stored_bytes = excluded.stored_bytes, byte_offset = excluded.byte_offset, sha256 = excluded.sha256, created_at = excluded.created_at`,
       )
-      .run(a.graphId, a.stageId, a.path, a.rawBytes, a.storedBytes, a.sha256, a.createdAt);
+      .run(a.graphId, a.stageId, a.path, a.rawBytes, a.storedBytes, a.byteOffset, a.sha256, a.createdAt);
   }
 
   artifact(graphId: string, stageId: string): ArtifactRecord | null {
     const r = this.db.prepare('SELECT * FROM graph_artifacts WHERE graph_id = ? AND stage_id = ?').get(graphId, stageId) as
-      | { graph_id: string; stage_id: string; path: string; raw_bytes: number; stored_bytes: number; sha256: string; created_at: string }
+      | { graph_id: string; stage_id: string; path: string; raw_bytes: number; stored_bytes: number; byte_offset: number | null; sha256: string; created_at: string }
       | undefined;
     return r
-      ? { graphId: r.graph_id, stageId: r.stage_id, path: r.path, rawBytes: r.raw_bytes, storedBytes: r.stored_bytes, sha256: r.sha256, createdAt: r.created_at }
+      ? { graphId: r.graph_id, stageId: r.stage_id, path: r.path, rawBytes: r.raw_bytes, storedBytes: r.stored_bytes, byteOffset: r.byte_offset, sha256: r.sha256, createdAt: r.created_at }
       : null;
   }
 }
