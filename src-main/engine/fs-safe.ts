@@ -120,17 +120,22 @@ export function readPrivateRange(file: string, offset: number, length: number): 
   if (checkPrivateFile(file) === 'absent') return null;
   const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
   try {
-    const out = Buffer.alloc(length);
-    let got = 0;
-    while (got < length) {
-      const n = fs.readSync(fd, out, got, length - got, offset + got);
-      if (n === 0) break;
-      got += n;
-    }
-    return out.subarray(0, got);
+    return readAt(fd, offset, length);
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/** Up to `length` bytes from `offset` of an open file (fewer where it ends first). */
+export function readAt(fd: number, offset: number, length: number): Buffer {
+  const out = Buffer.alloc(length);
+  let got = 0;
+  while (got < length) {
+    const n = fs.readSync(fd, out, got, length - got, offset + got);
+    if (n === 0) break;
+    got += n;
+  }
+  return out.subarray(0, got);
 }
 
 /** Reads a file the runner wrote, refusing symlinks and wide modes. Returns null when absent. */

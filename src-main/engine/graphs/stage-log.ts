@@ -4,7 +4,7 @@ import type { LogRecord, LogSlice } from '../../common/methods/graphs';
 /** A log slice as the engine reads it: `cursor` is the byte offset after the slice (callers get it encoded as nextCursor). */
 export type ByteLogSlice = Omit<LogSlice, 'nextCursor'> & { cursor: number };
 import { RoomError } from '../../common/errors';
-import { checkPrivateFile, FILE_MODE, readPrivateBuffer } from '../fs-safe';
+import { checkPrivateFile, FILE_MODE, readAt, readPrivateBuffer } from '../fs-safe';
 import { restrictToUser } from '../platform/private-acl';
 import { utf8Decoder } from '../terminal/utf8';
 
@@ -160,14 +160,7 @@ export function readLogSlice(path: string, cursor: number | undefined, maxBytes:
     const size = fs.fstatSync(fd).size;
     const from = cursor === undefined ? Math.max(0, size - maxBytes - 1) : Math.min(cursor, size);
     const length = Math.min(size - from, maxBytes + WINDOW_SLACK);
-    const window = Buffer.alloc(length);
-    let got = 0;
-    while (got < length) {
-      const n = fs.readSync(fd, window, got, length - got, from + got);
-      if (n === 0) break;
-      got += n;
-    }
-    return sliceWindow(window.subarray(0, got), from, size, cursor, maxBytes, false);
+    return sliceWindow(readAt(fd, from, length), from, size, cursor, maxBytes, false);
   } finally {
     fs.closeSync(fd);
   }
