@@ -23,6 +23,12 @@ export function makeHome(label = 'room') {
   return { root, env, roomFile: path.join(root, 'room.md'), cleanup: () => fs.rmSync(root, { recursive: true, force: true }) };
 }
 
+/** Rooms started and not yet exited: told to close when this process exits, so a benchmark that throws leaves none running. */
+const running = new Set();
+process.on('exit', () => {
+  for (const proc of running) proc.kill('SIGTERM'); // it closes itself cleanly after this process is gone
+});
+
 /** Spawns `commonroom serve` on a free port and resolves once its banner names the endpoint and token file. */
 export async function startRoom(home, extraArgs = []) {
   // home.bin: another build of the CLI (an A/B of two builds in one run, e.g. bench/ab-graph.js); BENCH_BIN: the
@@ -34,8 +40,14 @@ export async function startRoom(home, extraArgs = []) {
     env: home.env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  running.add(proc);
   let out = '';
-  const exited = new Promise((resolve) => proc.on('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise((resolve) =>
+    proc.on('exit', (code, signal) => {
+      running.delete(proc);
+      resolve({ code, signal });
+    }),
+  );
   proc.stderr.on('data', (d) => (out += d.toString()));
   const ready = await Promise.race([
     new Promise((resolve) => {
