@@ -80,8 +80,8 @@ export function checkPrivateFile(file: string): 'absent' | 'present' {
 }
 
 /**
- * Writes a file atomically: a fresh 0600 temp file (O_EXCL|O_NOFOLLOW), fsync, then rename, so a reader sees
- * the old file or the whole new one.
+ * Writes a file atomically: a fresh 0600 temp file (O_EXCL|O_NOFOLLOW), fsync, then rename (and its folder
+ * synced), so a reader sees the old file or the whole new one, and a power loss after this returns keeps it.
  */
 export function writePrivateFile(file: string, content: string | Buffer): void {
   writePrivateFileBy(file, (append) => append(content));
@@ -112,6 +112,15 @@ export function writePrivateFileBy(file: string, write: (append: (part: string |
   } catch (error) {
     fs.rmSync(tmp, { force: true });
     throw error;
+  }
+  // the rename itself is durable once its folder is synced (Windows has no folder descriptor to sync)
+  if (process.platform !== 'win32') {
+    const dir = fs.openSync(path.dirname(file), fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
+    try {
+      fs.fsyncSync(dir);
+    } finally {
+      fs.closeSync(dir);
+    }
   }
 }
 

@@ -142,6 +142,28 @@ describe('retention and closing', () => {
     expect(await b.logText(out.graphId, 'old')).toBe('aged\n');
   });
 
+  it('a spool whose commit fails (a full disk) leaves no archive and keeps the loose logs; the next pass spools it', async () => {
+    const { spoolGraph, spoolEnded } = await import('../../src-main/engine/graphs/artifact-store');
+    const { artifactRootOf } = await import('../../src-main/engine/graphs/graphs-feature');
+    const { GraphRepo } = await import('../../src-main/engine/store/graphs');
+    const out = await b.run({ stages: [{ id: 'kept', command: 'echo still here' }] });
+    await b.waitEnded(out.graphId);
+    const repo = new GraphRepo(b.engine.room.db);
+    const root = artifactRootOf(b.markdown);
+    const graph = repo.graph(out.graphId);
+    if (!graph) throw new Error('no graph row');
+    const full = Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
+    const failing = { ...b.engine.ctx, commit: () => { throw full; } } as typeof b.engine.ctx;
+    expect(() => spoolGraph(failing, repo, graph, root)).toThrow(/ENOSPC/);
+    expect(fs.existsSync(path.join(root, `${out.graphId}.logs.gz`))).toBe(false);
+    expect(fs.readdirSync(root).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+    expect(fs.existsSync(graph.logDir)).toBe(true);
+    expect(await b.logText(out.graphId, 'kept')).toBe('still here\n');
+    expect(spoolEnded(b.engine.ctx, repo, root)).toContain(out.graphId);
+    expect(fs.existsSync(path.join(root, `${out.graphId}.logs.gz`))).toBe(true);
+    expect(await b.logText(out.graphId, 'kept')).toBe('still here\n');
+  });
+
   it('closing the room with a graph running cancels it, ends its processes and spools its logs', async () => {
     const pidFile = path.join(b.dir, 'close.pid');
     const out = await b.run({ stages: [{ id: 'srv', command: `echo $$ > ${pidFile}; echo up; exec sleep 60` }, { id: 'next', command: 'true', dependsOn: ['srv'] }] });

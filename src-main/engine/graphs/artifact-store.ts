@@ -21,28 +21,37 @@ export function spoolGraph(ctx: EngineContext, repo: GraphRepo, graph: GraphReco
   const stages = repo.stages(graph.id);
   const archive = path.join(artifactRoot, `${graph.id}.logs.gz`);
   const written: { stageId: string; offset: number; raw: number; stored: number; sha: string }[] = [];
-  writePrivateFileBy(archive, (append) => {
-    let offset = 0;
-    for (const s of stages) {
-      if (checkPrivateFile(s.logPath) === 'absent') continue;
-      const raw = readLogFile(s.logPath);
-      const packed = zlib.gzipSync(raw, { level: 6 });
-      append(packed);
-      written.push({ stageId: s.stageId, offset, raw: raw.length, stored: packed.length, sha: crypto.createHash('sha256').update(raw).digest('hex') });
-      offset += packed.length;
-    }
-  });
-  ctx.commit(() => {
-    const at = ctx.now();
-    for (const w of written) {
-      repo.insertArtifact({ graphId: graph.id, stageId: w.stageId, path: archive, rawBytes: w.raw, storedBytes: w.stored, byteOffset: w.offset, sha256: w.sha, createdAt: at });
-    }
-    repo.setGraph(graph.id, { spooledAt: at });
-    return {
-      value: undefined,
-      events: [{ kind: 'graph.logs_spooled', actor: null, subject: graph.id, data: { stages: written.length, bytes: written.reduce((n, w) => n + w.raw, 0) } }],
-    };
-  });
+  const logged = stages.filter((s) => checkPrivateFile(s.logPath) !== 'absent');
+  // a graph none of whose stages wrote a log (all cancelled before they started) has nothing to archive
+  if (logged.length > 0) {
+    writePrivateFileBy(archive, (append) => {
+      let offset = 0;
+      for (const s of logged) {
+        const raw = readLogFile(s.logPath);
+        const packed = zlib.gzipSync(raw, { level: 6 });
+        append(packed);
+        written.push({ stageId: s.stageId, offset, raw: raw.length, stored: packed.length, sha: crypto.createHash('sha256').update(raw).digest('hex') });
+        offset += packed.length;
+      }
+    });
+  }
+  try {
+    ctx.commit(() => {
+      const at = ctx.now();
+      for (const w of written) {
+        repo.insertArtifact({ graphId: graph.id, stageId: w.stageId, path: archive, rawBytes: w.raw, storedBytes: w.stored, byteOffset: w.offset, sha256: w.sha, createdAt: at });
+      }
+      repo.setGraph(graph.id, { spooledAt: at });
+      return {
+        value: undefined,
+        events: [{ kind: 'graph.logs_spooled', actor: null, subject: graph.id, data: { stages: written.length, bytes: written.reduce((n, w) => n + w.raw, 0) } }],
+      };
+    });
+  } catch (error) {
+    // no row names the archive: it goes (a full disk is not kept full by a copy of logs that are still loose)
+    if (written.length > 0) fs.rmSync(archive, { force: true });
+    throw error;
+  }
   for (const s of stages) fs.rmSync(s.logPath, { force: true });
   fs.rmSync(graph.logDir, { recursive: true, force: true });
   return written.length;
