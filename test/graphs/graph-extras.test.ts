@@ -127,14 +127,18 @@ describe('runtime', () => {
 });
 
 describe('retention and closing', () => {
-  it('the retention pass spools graphs that ended long enough ago, and only those', async () => {
-    const { spoolEnded } = await import('../../src-main/engine/graphs/artifact-store');
+  /** A graph of one stage run to its end, with what spools it: the repository and the artifact folder. */
+  async function endedGraph(id: string, command: string) {
     const { artifactRootOf } = await import('../../src-main/engine/graphs/graphs-feature');
     const { GraphRepo } = await import('../../src-main/engine/store/graphs');
-    const out = await b.run({ stages: [{ id: 'old', command: 'echo aged' }] });
+    const out = await b.run({ stages: [{ id, command }] });
     await b.waitEnded(out.graphId);
-    const repo = new GraphRepo(b.engine.room.db);
-    const root = artifactRootOf(b.markdown);
+    return { out, repo: new GraphRepo(b.engine.room.db), root: artifactRootOf(b.markdown) };
+  }
+
+  it('the retention pass spools graphs that ended long enough ago, and only those', async () => {
+    const { spoolEnded } = await import('../../src-main/engine/graphs/artifact-store');
+    const { out, repo, root } = await endedGraph('old', 'echo aged');
     expect(spoolEnded(b.engine.ctx, repo, root, { now: b.engine.ctx.now(), retentionMs: 60 * 60 * 1000 })).not.toContain(out.graphId);
     const later = new Date(Date.now() + 2 * 60 * 60 * 1000).toISOString();
     expect(spoolEnded(b.engine.ctx, repo, root, { now: later, retentionMs: 60 * 60 * 1000 })).toContain(out.graphId);
@@ -144,12 +148,7 @@ describe('retention and closing', () => {
 
   it('a spool whose commit fails (a full disk) leaves no archive and keeps the loose logs; the next pass spools it', async () => {
     const { spoolGraph, spoolEnded } = await import('../../src-main/engine/graphs/artifact-store');
-    const { artifactRootOf } = await import('../../src-main/engine/graphs/graphs-feature');
-    const { GraphRepo } = await import('../../src-main/engine/store/graphs');
-    const out = await b.run({ stages: [{ id: 'kept', command: 'echo still here' }] });
-    await b.waitEnded(out.graphId);
-    const repo = new GraphRepo(b.engine.room.db);
-    const root = artifactRootOf(b.markdown);
+    const { out, repo, root } = await endedGraph('kept', 'echo still here');
     const graph = repo.graph(out.graphId);
     if (!graph) throw new Error('no graph row');
     const full = Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
