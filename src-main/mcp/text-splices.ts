@@ -44,26 +44,23 @@ const MARK_AT = [Buffer.from('\\u0001'), Buffer.from('\\\\u0001')] as const;
 
 /** The escape of each byte JSON escapes inside a string (`JSON.stringify`'s choices), at levels 1 and 2. */
 const ESCAPES: [Buffer, Buffer][] = [];
+/** 1 for each byte JSON escapes inside a string (a control byte, `"`, `\`), 0 for the rest. */
+const SPECIAL = new Uint8Array(256);
+/** What escaping byte b adds to the length, at levels 1 and 2 (0 when it is not escaped). */
+const GROWTH: [Uint8Array, Uint8Array] = [new Uint8Array(256), new Uint8Array(256)];
 const SHORT: Record<number, string> = { 0x08: '\\b', 0x09: '\\t', 0x0a: '\\n', 0x0c: '\\f', 0x0d: '\\r', 0x22: '\\"', 0x5c: '\\\\' };
 for (let byte = 0; byte < 0x80; byte++) {
   const once = SHORT[byte] ?? (byte < 0x20 ? `\\u${byte.toString(16).padStart(4, '0')}` : null);
   if (once === null) continue;
   const twice = once.replace(/[\\"]/g, (c) => `\\${c}`);
   ESCAPES[byte] = [Buffer.from(once), Buffer.from(twice)];
+  SPECIAL[byte] = 1;
+  GROWTH[0][byte] = once.length - 1;
+  GROWTH[1][byte] = twice.length - 1;
 }
 
 /** Clean runs up to this long are copied in a loop, longer ones with Buffer.copy. */
 const SHORT_RUN = 64;
-/** 1 for each byte JSON escapes inside a string (a control byte, `"`, `\`), 0 for the rest. */
-const SPECIAL = new Uint8Array(256);
-/** What escaping byte b adds to the length, at levels 1 and 2 (0 when it is not escaped). */
-const GROWTH: [Uint8Array, Uint8Array] = [new Uint8Array(256), new Uint8Array(256)];
-for (const [byte, pair] of ESCAPES.entries()) {
-  if (!pair) continue;
-  SPECIAL[byte] = 1;
-  GROWTH[0][byte] = pair[0].length - 1;
-  GROWTH[1][byte] = pair[1].length - 1;
-}
 
 /**
  * Whether none of four bytes (one little- or big-endian word) is one JSON escapes: no byte below 0x20, none
