@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Where the room process spends its time under one benchmark's load: runs `commonroom serve` with
 // --cpu-prof, drives it with a small workload, stops it (the profile is written on a clean exit) and prints
-// the self time by function (top N) and the idle share. usage: node bench/profile.js shell-roundtrip|shell-stream|mcp-call|room_info-2025|room_info-2026|handoff-cycle[-2025|-2026]|graph|graph-lattice-1000|graph-lattice-10000 [N]
+// the self time by function (top N) and the idle share. usage: node bench/profile.js shell-roundtrip|shell-stream|mcp-call|room_info-2025|room_info-2026|handoff-cycle[-2025|-2026]|graph|graph-wide-1000|graph-chain-1000|graph-lattice-1000|graph-lattice-10000 [N]
 import fs from 'node:fs';
 import path from 'node:path';
 import { callTool, closeAll, connect } from './lib/clients.js';
@@ -47,6 +47,12 @@ const workloads = {
   async 'room_info-2026'(room) { await roomInfoLoop('2026', room); },
   async graph(room) {
     await graphs(room, [['wide', 256], ['chain', 256], ['lattice', 256]]);
+  },
+  async 'graph-wide-1000'(room) {
+    await graphs(room, [['wide', 1000]]);
+  },
+  async 'graph-chain-1000'(room) {
+    await graphs(room, [['chain', 1000]]);
   },
   async 'graph-lattice-1000'(room) {
     await graphs(room, [['lattice', 1000]]);

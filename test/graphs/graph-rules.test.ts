@@ -139,6 +139,15 @@ describe('scheduling decision', () => {
     expect(decide([svc, st('e2e', 'completed', ['svc'])], opts).stopServices).toEqual(['svc']);
     expect(decide([{ ...svc, ready: false }, st('e2e', 'pending', ['svc'])], opts).start).toEqual([]);
   });
+  it('names the stages that may start next, so their logs can be made ready while the others run', () => {
+    const chain = [st('a', 'completed'), st('b', 'running', ['a']), st('c', 'pending', ['b']), st('d', 'pending', ['c'])];
+    expect(decide(chain, { maxParallel: 2, onFailure: 'skip-dependents' })).toMatchObject({ start: [], soon: ['c'] });
+    const wide = ['a', 'b', 'c', 'd', 'e'].map((id, i) => st(id, i < 2 ? 'running' : 'pending'));
+    expect(decide(wide, { maxParallel: 2, onFailure: 'skip-dependents' })).toMatchObject({ start: [], soon: ['c', 'd'] });
+    // a stage started now counts as under way for its dependents
+    const fresh = [st('a', 'pending'), st('b', 'pending', ['a']), st('c', 'pending', ['b'])];
+    expect(decide(fresh, { maxParallel: 1, onFailure: 'skip-dependents' })).toMatchObject({ start: ['a'], soon: ['b'] });
+  });
   it('says what a pending stage waits on', () => {
     const stages = [st('a', 'running'), st('b', 'completed'), st('c', 'pending', ['a', 'b']), st('d', 'pending')];
     expect(waitingOn(stages[2] as SchedStage, stages, 1)).toEqual({ stages: [{ id: 'a', state: 'running' }], slot: false });
@@ -195,6 +204,7 @@ describe('scheduling decision', () => {
           expect(d.cancelPending, why).toEqual(pendingAfter);
           expect(d.cancelRunning, why).toEqual(stages.filter((s) => s.state === 'running').map((s) => s.id));
           expect(d.start, why).toEqual([]);
+          expect(d.soon, why).toEqual([]);
           continue;
         }
         const byId = new Map(stages.map((s) => [s.id, s] as const));
@@ -206,6 +216,10 @@ describe('scheduling decision', () => {
           return s.state === 'running' && s.hasReadiness && s.ready && dependents.length > 0 && dependents.every((x) => !d.start.includes(x.id) && TERMINAL.has(after.get(x.id) as StageState));
         });
         expect(d.stopServices, why).toEqual(stop.map((s) => s.id));
+        // soon: the next pending stages not started now whose every dependency is satisfied, running or starting
+        const underWay = (x: string) => satisfiedNow(byId.get(x) as SchedStage) || byId.get(x)?.state === 'running' || d.start.includes(x);
+        const soon = pendingAfter.filter((id) => !d.start.includes(id) && byId.get(id)?.dependsOn.every(underWay));
+        expect(d.soon, why).toEqual(soon.slice(0, options.maxParallel));
       }
     }
   });

@@ -292,6 +292,33 @@ describe('logs', () => {
     expect((await b.status(out.graphId)).graph.logsSpooled).toBe(true);
   });
 
+  it("a stage's log is made while the stage before it runs; one made for a stage that never ran is not archived", async () => {
+    const out = await b.run({
+      stages: [
+        { id: 'first', command: 'echo "first ran"; sleep 0.5; exit 1' },
+        { id: 'next', command: 'echo never', dependsOn: ['first'] },
+      ],
+    });
+    const logDir = path.join(`${b.markdown}.commonroom.d`, 'logs', out.graphId);
+    // made ahead, empty, while `first` runs
+    const nextLog = path.join(logDir, 'next.log');
+    for (let i = 0; i < 40 && !fs.existsSync(nextLog); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(fs.statSync(nextLog).size).toBe(0);
+    expect(fs.statSync(nextLog).mode & 0o777).toBe(0o600);
+    const end = await b.waitEnded(out.graphId);
+    expect(end.stages.map((s) => [s.id, s.state])).toEqual([
+      ['first', 'failed'],
+      ['next', 'skipped'],
+    ]);
+    expect(await b.logText(out.graphId, 'next')).toBe('');
+    await b.reopen();
+    expect(fs.existsSync(logDir)).toBe(false);
+    const rows = b.engine.room.db.prepare('SELECT stage_id FROM graph_artifacts WHERE graph_id = ?').all(out.graphId) as { stage_id: string }[];
+    expect(rows.map((r) => r.stage_id)).toEqual(['first']);
+    expect(await b.logText(out.graphId, 'first')).toBe('first ran\n');
+    expect(await b.logText(out.graphId, 'next')).toBe('');
+  });
+
   it('a stage log spooled to a file of its own (by schema 6, before archives) stays readable', async () => {
     const out = await b.run({ stages: [{ id: 'old', command: 'echo "from an older room"' }] });
     await b.waitEnded(out.graphId);

@@ -20,6 +20,12 @@ export interface Decision {
   cancelRunning: string[];
   /** Ready long-running stages all of whose dependents have ended: nothing needs them any more. */
   stopServices: string[];
+  /**
+   * Pending stages not started now that may start at one of the next decisions: each dependency completed,
+   * running, or starting now. In submission order, at most maxParallel. A hint: the runner prepares their logs
+   * while it waits for the stages that run.
+   */
+  soon: string[];
 }
 
 /** A dependency counts as satisfied when it completed, or when it runs and its readiness was met. */
@@ -108,7 +114,7 @@ export function decideOn(shape: GraphShape, now: StageNow, options: { maxParalle
         state[i] = 'cancelled';
       } else if (state[i] === 'running') cancelRunning.push(ids[i] as string);
     }
-    return { start: [], skip, cancelPending, cancelRunning, stopServices: [] };
+    return { start: [], skip, cancelPending, cancelRunning, stopServices: [], soon: [] };
   }
   const satisfied = (i: number) => states[i] === 'completed' || (states[i] === 'running' && serving[i] === true);
   let busy = 0;
@@ -121,13 +127,19 @@ export function decideOn(shape: GraphShape, now: StageNow, options: { maxParalle
     started.add(i);
     busy++;
   }
+  // under way: what will satisfy its dependents once it ends (or becomes ready), unless it fails
+  const underWay = (i: number) => satisfied(i) || states[i] === 'running' || started.has(i);
+  const soon: string[] = [];
+  for (let i = 0; i < n && soon.length < options.maxParallel; i++) {
+    if (state[i] === 'pending' && !started.has(i) && (deps[i] as readonly number[]).every(underWay)) soon.push(ids[i] as string);
+  }
   const stopServices: string[] = [];
   for (let i = 0; i < n; i++) {
     if (states[i] !== 'running' || !serving[i]) continue;
     const ds = dependents[i] as readonly number[];
     if (ds.length > 0 && ds.every((d) => !started.has(d) && isTerminalStage(state[d] as StageState))) stopServices.push(ids[i] as string);
   }
-  return { start, skip, cancelPending, cancelRunning, stopServices };
+  return { start, skip, cancelPending, cancelRunning, stopServices, soon };
 }
 
 /** For a pending stage: the dependencies it still waits on, or that it waits for a free slot. */

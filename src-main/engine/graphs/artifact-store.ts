@@ -21,7 +21,8 @@ export function spoolGraph(ctx: EngineContext, repo: GraphRepo, graph: GraphReco
   const stages = repo.stages(graph.id);
   const archive = path.join(artifactRoot, `${graph.id}.logs.gz`);
   const written: { stageId: string; offset: number; raw: number; stored: number; sha: string }[] = [];
-  const logged = stages.filter((s) => checkPrivateFile(s.logPath) !== 'absent');
+  // an empty log is one made ahead for a stage that never started (a started one holds at least its attempt's note)
+  const logged = stages.filter((s) => checkPrivateFile(s.logPath) !== 'absent' && fs.lstatSync(s.logPath).size > 0);
   // a graph none of whose stages wrote a log (all cancelled before they started) has nothing to archive
   if (logged.length > 0) {
     writePrivateFileBy(archive, (append) => {

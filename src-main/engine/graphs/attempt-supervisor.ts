@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { retryPolicyOf, type RetryPolicy } from '../../common/graphs/retry-policy';
 import type { StageTerminalHost } from '../terminal/stage-terminal';
@@ -67,6 +68,8 @@ function baseEnv(): NodeJS.ProcessEnv {
 
 /** How many stage-log folders are remembered as checked (one per running graph; the oldest is checked again). */
 const CHECKED_DIRS = 64;
+/** At most this many logs are held open ahead of their stage's start (see `prepareLogs`). */
+const MAX_PREPARED_LOGS = 64;
 
 /**
  * Supervises the live side of stages: starts attempts (with their log, timeout and readiness), waits out retry
@@ -77,6 +80,8 @@ export class AttemptSupervisor {
   private readonly live = new Map<string, Live>();
   private readonly retryTimers = new Map<string, { timer: NodeJS.Timeout; release: () => void }>();
   private readonly logs = new Map<string, StageLogWriter>();
+  /** Logs created ahead of their stage's start (`prepareLogs`): their descriptors, by stage. */
+  private readonly prepared = new Map<string, number>();
   /**
    * The runner's environment as stages inherit it, read once: reading process.env goes through the C library
    * for every variable, and a room's environment does not change while it runs.
@@ -158,17 +163,56 @@ export class AttemptSupervisor {
     this.logs.delete(k);
   }
 
+  /**
+   * Creates the logs of stages that may start soon (the scheduler's hint), while the room waits on the stages
+   * that run: a stage then starts without the file's creation in its way, which costs up to a millisecond where
+   * the filesystem searches long for a free inode (ext4 without a journal skips recently deleted ones). Only
+   * for graphs whose log folder is checked (one of their stages started); anything that fails here is left to
+   * the stage's start, which tries again and reports it. A log made for a stage that then never runs stays
+   * empty, and is removed with the graph's folder when its logs are spooled.
+   */
+  prepareLogs(stages: readonly StageRecord[]): void {
+    for (const s of stages) {
+      const k = key(s.graphId, s.stageId);
+      if (this.prepared.size >= MAX_PREPARED_LOGS) return;
+      if (s.state !== 'pending' || this.logs.has(k) || this.prepared.has(k) || !this.checkedDirs.has(path.dirname(s.logPath))) continue;
+      try {
+        this.prepared.set(k, StageLogWriter.createFile(s.logPath));
+      } catch {
+        // the start tries again, and says what is wrong
+      }
+    }
+  }
+
+  /** A graph ended: the logs made ahead for stages of it that never started are closed (they stay, empty). */
+  dropPrepared(graphId: string): void {
+    for (const [k, fd] of this.prepared) {
+      if (!k.startsWith(key(graphId, ''))) continue;
+      this.prepared.delete(k);
+      fs.close(fd, () => undefined);
+    }
+  }
+
   spawn(s: StageRecord, owner: string): Live {
     const k = key(s.graphId, s.stageId);
     let log = this.logs.get(k);
     if (!log) {
       const grew = this.options.logGrew;
-      log = this.createLog(s.logPath, () =>
-        StageLogWriter.create(s.logPath, this.options.logCapBytes, this.options.now, grew ? () => grew(s.graphId, s.stageId) : undefined, (error) => {
-          // the stage's output can no longer be recorded: end its live attempt (it fails DISK_FULL or LOG_WRITE_FAILED)
-          void this.live.get(k)?.scope.cancel({ reason: endReasonFor(error) });
-        }),
-      );
+      const fd = this.prepared.get(k);
+      this.prepared.delete(k);
+      const create = () =>
+        StageLogWriter.create(
+          s.logPath,
+          this.options.logCapBytes,
+          this.options.now,
+          grew ? () => grew(s.graphId, s.stageId) : undefined,
+          (error) => {
+            // the stage's output can no longer be recorded: end its live attempt (it fails DISK_FULL or LOG_WRITE_FAILED)
+            void this.live.get(k)?.scope.cancel({ reason: endReasonFor(error) });
+          },
+          fd, // a log made ahead, or undefined: made now
+        );
+      log = fd !== undefined ? create() : this.createLog(s.logPath, create);
       this.logs.set(k, log);
     }
     const spec = s.spec;
@@ -288,6 +332,8 @@ export class AttemptSupervisor {
     for (const t of this.retryTimers.values()) clearTimeout(t.timer);
     for (const log of this.logs.values()) log.close();
     this.logs.clear();
+    for (const fd of this.prepared.values()) fs.close(fd, () => undefined);
+    this.prepared.clear();
     this.spawner.close();
   }
 }

@@ -157,6 +157,8 @@ export class GraphRuntime {
     const retries: { graphId: string; stageId: string; attempt: number; delay: number }[] = [];
     const finished: StageRecord[] = [];
     const endedGraphs: string[] = [];
+    /** Stages that may start soon: their logs are made while the room waits. */
+    const soon: StageRecord[] = [];
     this.commit(() => {
       const at = this.ctx.now();
       const events: EventInput[] = [];
@@ -194,7 +196,7 @@ export class GraphRuntime {
       }
       // every unfinished graph is settled each tick (at most maxActiveGraphs of them): a direct change such as a
       // pending stage's cancel must propagate to its dependents even when no process event touched the graph
-      for (const graph of this.repo.unfinished()) if (this.settle(graph, at, events, end, toSpawn, toEnd)) endedGraphs.push(graph.id);
+      for (const graph of this.repo.unfinished()) if (this.settle(graph, at, events, end, toSpawn, toEnd, soon)) endedGraphs.push(graph.id);
       // mark the spawns (first attempts and retries) running with their attempt number and tag, before any process exists
       for (const s of toSpawn) {
         const attempt = s.attempt + 1;
@@ -208,7 +210,10 @@ export class GraphRuntime {
       for (const graphId of moved) noteGraphProgress(this.options.tasks, graphId, this.cache.stages(graphId));
       return { value: undefined, events };
     });
-    for (const id of endedGraphs) this.cache.forget(id);
+    for (const id of endedGraphs) {
+      this.cache.forget(id);
+      this.attempts.dropPrepared(id);
+    }
     for (const s of finished) this.attempts.closeLog(s.graphId, s.stageId);
     for (const r of retries) this.attempts.scheduleRetry(r.graphId, r.stageId, r.attempt, r.delay);
     const started: Live[] = [];
@@ -227,6 +232,8 @@ export class GraphRuntime {
     // pid and start time of each new attempt go into a coming tick's commit
     this.pendingPids.add(started);
     for (const e of toEnd) this.attempts.end(e.graphId, e.stageId, e.reason);
+    // after the spawns went out, and before the next tick: made while the stages just started run
+    if (soon.length > 0) setImmediate(() => !this.closed && this.attempts.prepareLogs(soon));
   }
 
   /**
@@ -249,6 +256,7 @@ export class GraphRuntime {
     end: (s: StageRecord, expect: { state: StageState; attempt?: number }, state: StageState, code: StageErrorCode | null, extra?: StageChange) => boolean,
     toSpawn: StageRecord[],
     toEnd: { graphId: string; stageId: string; reason: 'cancel' | 'service-stop' }[],
+    soon: StageRecord[],
   ): boolean {
     const stages = this.cache.stages(graph.id);
     const shape = this.cache.shape(graph.id);
@@ -282,6 +290,7 @@ export class GraphRuntime {
     }
     for (const id of d.start) toSpawn.push(byId(id) as StageRecord);
     for (const id of d.stopServices) toEnd.push({ graphId: graph.id, stageId: id, reason: 'service-stop' });
+    for (const id of d.soon) soon.push(byId(id) as StageRecord);
     // the graph's state as this tick leaves it: the stages as they are now (skips and cancels were applied
     // above) with those about to start counted running
     for (let i = 0; i < stages.length; i++) states[i] = (stages[i] as StageRecord).state;

@@ -42,14 +42,11 @@ export class StageLogWriter {
     this.fd = fd;
   }
 
-  /** Creates the log; refuses anything already at the path (a planted symlink included). */
-  static create(
-    path: string,
-    capBytes: number,
-    now: () => string,
-    onAppend?: () => void,
-    onFailure?: (error: NodeJS.ErrnoException) => void,
-  ): StageLogWriter {
+  /**
+   * Creates the log file, empty, and returns its descriptor; refuses anything already at the path (a planted
+   * symlink included). The runner may create a stage's log ahead of its start (`create` then takes the fd).
+   */
+  static createFile(path: string): number {
     let fd: number;
     try {
       fd = fs.openSync(
@@ -64,7 +61,24 @@ export class StageLogWriter {
       }
       throw error;
     }
-    restrictToUser(path, 'file');
+    try {
+      restrictToUser(path, 'file');
+    } catch (error) {
+      fs.closeSync(fd);
+      throw error;
+    }
+    return fd;
+  }
+
+  /** The log's writer: on the file `createFile` made (`fd`), or on a new one. */
+  static create(
+    path: string,
+    capBytes: number,
+    now: () => string,
+    onAppend?: () => void,
+    onFailure?: (error: NodeJS.ErrnoException) => void,
+    fd: number = StageLogWriter.createFile(path),
+  ): StageLogWriter {
     return new StageLogWriter(path, fd, capBytes, now, onAppend, onFailure);
   }
 
