@@ -159,6 +159,8 @@ export class GraphRuntime {
     const endedGraphs: string[] = [];
     /** Stages that may start soon: their logs are made while the room waits. */
     const soon: StageRecord[] = [];
+    /** Who submitted each unfinished graph: a tty stage's shell belongs to it. */
+    const owners = new Map<string, string>();
     this.commit(() => {
       const at = this.ctx.now();
       const events: EventInput[] = [];
@@ -196,7 +198,10 @@ export class GraphRuntime {
       }
       // every unfinished graph is settled each tick (at most maxActiveGraphs of them): a direct change such as a
       // pending stage's cancel must propagate to its dependents even when no process event touched the graph
-      for (const graph of this.repo.unfinished()) if (this.settle(graph, at, events, end, toSpawn, toEnd, soon)) endedGraphs.push(graph.id);
+      for (const graph of this.repo.unfinished()) {
+        owners.set(graph.id, graph.owner);
+        if (this.settle(graph, at, events, end, toSpawn, toEnd, soon)) endedGraphs.push(graph.id);
+      }
       // mark the spawns (first attempts and retries) running with their attempt number and tag, before any process exists
       for (const s of toSpawn) {
         const attempt = s.attempt + 1;
@@ -217,9 +222,8 @@ export class GraphRuntime {
     for (const s of finished) this.attempts.closeLog(s.graphId, s.stageId);
     for (const r of retries) this.attempts.scheduleRetry(r.graphId, r.stageId, r.attempt, r.delay);
     const started: Live[] = [];
-    // who submitted the graph: a tty stage's shell belongs to it (one read per graph, not per stage)
-    const owners = new Map<string, string>();
-    const ownerOf = (id: string) => owners.get(id) ?? owners.set(id, this.repo.graph(id)?.owner ?? 'operator').get(id) ?? 'operator';
+    // every stage spawned belongs to a graph settled above (the read is only a fallback)
+    const ownerOf = (id: string) => owners.get(id) ?? this.repo.graph(id)?.owner ?? 'operator';
     for (const s of toSpawn.filter((x) => marked.has(x))) {
       try {
         started.push(this.attempts.spawn(s, ownerOf(s.graphId)));
