@@ -6,6 +6,7 @@ import { checkPrivateFile, ensurePrivateDir, writePrivateFileBy } from '../fs-sa
 import type { GraphRecord, GraphRepo } from '../store/graphs';
 import type { EngineContext } from '../feature';
 import { readLogFile } from './stage-log';
+import { logSize } from './stage-log-reader';
 import { isDiskFullError } from '../../common/errors';
 
 /**
@@ -22,7 +23,7 @@ export function spoolGraph(ctx: EngineContext, repo: GraphRepo, graph: GraphReco
   const archive = path.join(artifactRoot, `${graph.id}.logs.gz`);
   const written: { stageId: string; offset: number; raw: number; stored: number; sha: string }[] = [];
   // an empty log is one made ahead for a stage that never started (a started one holds at least its attempt's note)
-  const logged = stages.filter((s) => checkPrivateFile(s.logPath) !== 'absent' && fs.lstatSync(s.logPath).size > 0);
+  const logged = stages.filter((s) => checkPrivateFile(s.logPath) !== 'absent' && logSize(s.logPath) > 0);
   // a graph none of whose stages wrote a log (all cancelled before they started) has nothing to archive
   if (logged.length > 0) {
     writePrivateFileBy(archive, (append) => {

@@ -157,10 +157,15 @@ export class AttemptSupervisor {
     this.logs.get(key(graphId, stageId))?.write('runner', text);
   }
 
+  /** A stage ended: its log is closed (or the one made ahead for it, when it ended without starting). */
   closeLog(graphId: string, stageId: string): void {
     const k = key(graphId, stageId);
     this.logs.get(k)?.close();
     this.logs.delete(k);
+    const fd = this.prepared.get(k);
+    if (fd === undefined) return;
+    this.prepared.delete(k);
+    fs.closeSync(fd);
   }
 
   /**
@@ -189,8 +194,18 @@ export class AttemptSupervisor {
     for (const [k, fd] of this.prepared) {
       if (!k.startsWith(key(graphId, ''))) continue;
       this.prepared.delete(k);
-      fs.close(fd, () => undefined);
+      fs.closeSync(fd);
     }
+  }
+
+  /** The log made ahead for a stage, if it is still where it was made (a folder removed by hand takes it along). */
+  private takePrepared(k: string): number | undefined {
+    const fd = this.prepared.get(k);
+    if (fd === undefined) return undefined;
+    this.prepared.delete(k);
+    if (fs.fstatSync(fd).nlink > 0) return fd;
+    fs.closeSync(fd);
+    return undefined;
   }
 
   spawn(s: StageRecord, owner: string): Live {
@@ -198,8 +213,7 @@ export class AttemptSupervisor {
     let log = this.logs.get(k);
     if (!log) {
       const grew = this.options.logGrew;
-      const fd = this.prepared.get(k);
-      this.prepared.delete(k);
+      const fd = this.takePrepared(k);
       const create = () =>
         StageLogWriter.create(
           s.logPath,
@@ -332,7 +346,7 @@ export class AttemptSupervisor {
     for (const t of this.retryTimers.values()) clearTimeout(t.timer);
     for (const log of this.logs.values()) log.close();
     this.logs.clear();
-    for (const fd of this.prepared.values()) fs.close(fd, () => undefined);
+    for (const fd of this.prepared.values()) fs.closeSync(fd);
     this.prepared.clear();
     this.spawner.close();
   }

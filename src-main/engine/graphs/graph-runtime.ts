@@ -91,6 +91,7 @@ export class GraphRuntime {
       await this.attempts.cancel({ reason: 'cancel' }, graphId, s.stageId);
     } else {
       this.attempts.dropRetry(graphId, s.stageId);
+      let cancelled = false;
       this.commit(() => {
         const ok = this.cache.update(s, { state: s.state, attempt: s.attempt }, {
           state: 'cancelled',
@@ -100,6 +101,7 @@ export class GraphRuntime {
           pid: null,
           pidStart: null,
         });
+        cancelled = ok;
         return {
           value: undefined,
           events: ok
@@ -107,6 +109,8 @@ export class GraphRuntime {
             : [],
         };
       });
+      // a stage between attempts, or one not started: its log (or the one made ahead for it) is done with
+      if (cancelled) this.attempts.closeLog(graphId, s.stageId);
     }
     this.tick();
   }
@@ -236,8 +240,9 @@ export class GraphRuntime {
     // pid and start time of each new attempt go into a coming tick's commit
     this.pendingPids.add(started);
     for (const e of toEnd) this.attempts.end(e.graphId, e.stageId, e.reason);
-    // after the spawns went out, and before the next tick: made while the stages just started run
-    if (soon.length > 0) setImmediate(() => !this.closed && this.attempts.prepareLogs(soon));
+    // after the spawns went out, and before the next tick: made while the stages just started run (for graphs
+    // this runtime still runs then: one that ended meanwhile closed what was made for it)
+    if (soon.length > 0) setImmediate(() => !this.closed && this.attempts.prepareLogs(soon.filter((s) => this.cache.peek(s.graphId) !== undefined)));
   }
 
   /**

@@ -64,7 +64,9 @@ export class StageLogWriter {
     try {
       restrictToUser(path, 'file');
     } catch (error) {
+      // not left behind: a later create of this log (O_EXCL) would take it for a planted file
       fs.closeSync(fd);
+      fs.rmSync(path, { force: true });
       throw error;
     }
     return fd;
