@@ -110,7 +110,7 @@ export class GraphRuntime {
         };
       });
       // a stage between attempts, or one not started: its log (or the one made ahead for it) is done with
-      if (cancelled) this.attempts.closeLog(graphId, s.stageId);
+      if (cancelled) this.attempts.logs.close(graphId, s.stageId);
     }
     this.tick();
   }
@@ -190,7 +190,7 @@ export class GraphRuntime {
           toSpawn.push(s);
         } else {
           const outcome = outcomeOf(s, sig.end, this.attempts.policyOf(s), this.cancelling.has(s.graphId));
-          this.attempts.note(s.graphId, s.stageId, `[attempt ${s.attempt} ${outcome.why}]\n`);
+          this.attempts.logs.note(s.graphId, s.stageId, `[attempt ${s.attempt} ${outcome.why}]\n`);
           if (outcome.kind === 'retry') {
             this.cache.update(s, expect, outcome.change);
             stageEvent(s, 'running', { retrying: true, errorCode: outcome.errorCode });
@@ -221,9 +221,9 @@ export class GraphRuntime {
     });
     for (const id of endedGraphs) {
       this.cache.forget(id);
-      this.attempts.dropPrepared(id);
+      this.attempts.logs.dropPrepared(id);
     }
-    for (const s of finished) this.attempts.closeLog(s.graphId, s.stageId);
+    for (const s of finished) this.attempts.logs.close(s.graphId, s.stageId);
     for (const r of retries) this.attempts.scheduleRetry(r.graphId, r.stageId, r.attempt, r.delay);
     const started: Live[] = [];
     // every stage spawned belongs to a graph settled above (the read is only a fallback)
@@ -242,7 +242,7 @@ export class GraphRuntime {
     for (const e of toEnd) this.attempts.end(e.graphId, e.stageId, e.reason);
     // after the spawns went out, and before the next tick: made while the stages just started run (for graphs
     // this runtime still runs then: one that ended meanwhile closed what was made for it)
-    if (soon.length > 0) setImmediate(() => !this.closed && this.attempts.prepareLogs(soon.filter((s) => this.cache.peek(s.graphId) !== undefined)));
+    if (soon.length > 0) setImmediate(() => !this.closed && this.attempts.logs.prepare(soon.filter((s) => this.cache.peek(s.graphId) !== undefined)));
   }
 
   /**
