@@ -1,11 +1,11 @@
-import { decideOn } from '../../common/graphs/graph-scheduler';
-import { deriveGraphState, hasEnded, type StageErrorCode, type StageState } from '../../common/graphs/stage-machine';
+import type { StageErrorCode, StageState } from '../../common/graphs/stage-machine';
 import type { EngineContext, EventInput } from '../feature';
-import type { GraphRecord, GraphRepo, StageChange, StageRecord } from '../store/graphs';
+import type { GraphRepo, StageChange, StageRecord } from '../store/graphs';
 import { AttemptSupervisor, type Live, type Signal, type SupervisorOptions } from './attempt-supervisor';
 import { outcomeOf, startingChange } from './attempt-outcome';
 import { stageTaskId } from './graph-views';
-import { finishGraphTask, noteGraphProgress } from './graph-task';
+import { noteGraphProgress } from './graph-task';
+import { settleGraph, type SettleDeps, type TickWork } from './graph-settle';
 import type { TaskService } from '../tasks/task-service';
 import { PendingPids } from './pending-pids';
 import { StageCache } from './stage-cache';
@@ -35,6 +35,8 @@ export class GraphRuntime {
   /** Attempts started whose pid is not written yet (a coming tick writes them). */
   private readonly pendingPids = new PendingPids(() => this.scheduleTick());
   private closed = false;
+  /** What settling a graph reads and writes through. */
+  private readonly settleDeps: SettleDeps;
 
   constructor(
     private readonly ctx: EngineContext,
@@ -47,6 +49,7 @@ export class GraphRuntime {
       this.signals.push(signal);
       this.scheduleTick();
     });
+    this.settleDeps = { cache: this.cache, attempts: this.attempts, repo, tasks: options.tasks };
   }
 
   /** Tag prefix of every stage process of this room (restart reconciliation sweeps it). */
@@ -157,11 +160,10 @@ export class GraphRuntime {
     const toSpawn: StageRecord[] = [];
     /** The spawns whose row was marked running (a failed compare-and-set starts nothing). */
     const marked = new Set<StageRecord>();
-    const toEnd: { graphId: string; stageId: string; reason: 'cancel' | 'service-stop' }[] = [];
+    const toEnd: TickWork['toEnd'] = [];
     const retries: { graphId: string; stageId: string; attempt: number; delay: number }[] = [];
     const finished: StageRecord[] = [];
     const endedGraphs: string[] = [];
-    /** Stages that may start soon: their logs are made while the room waits. */
     const soon: StageRecord[] = [];
     /** Who submitted each unfinished graph: a tty stage's shell belongs to it. */
     const owners = new Map<string, string>();
@@ -202,9 +204,12 @@ export class GraphRuntime {
       }
       // every unfinished graph is settled each tick (at most maxActiveGraphs of them): a direct change such as a
       // pending stage's cancel must propagate to its dependents even when no process event touched the graph
+      const work: TickWork = { at, events, end, toSpawn, toEnd, soon };
       for (const graph of this.repo.unfinished()) {
         owners.set(graph.id, graph.owner);
-        if (this.settle(graph, at, events, end, toSpawn, toEnd, soon)) endedGraphs.push(graph.id);
+        if (!settleGraph(this.settleDeps, graph, this.cancelling.get(graph.id), work)) continue;
+        this.cancelling.delete(graph.id);
+        endedGraphs.push(graph.id);
       }
       // mark the spawns (first attempts and retries) running with their attempt number and tag, before any process exists
       for (const s of toSpawn) {
@@ -255,65 +260,6 @@ export class GraphRuntime {
       const s = this.cache.stage(l.graphId, l.stageId);
       if (s && l.handle.pid !== null) this.cache.update(s, { state: 'running', attempt: l.attempt }, { pid: l.handle.pid, pidStart: l.handle.startTime });
     }
-  }
-
-  /** One graph: skips, cancels, starts and service stops the scheduler decides, then the graph's derived state. Returns whether it ended. */
-  private settle(
-    graph: GraphRecord,
-    at: string,
-    events: EventInput[],
-    end: (s: StageRecord, expect: { state: StageState; attempt?: number }, state: StageState, code: StageErrorCode | null, extra?: StageChange) => boolean,
-    toSpawn: StageRecord[],
-    toEnd: { graphId: string; stageId: string; reason: 'cancel' | 'service-stop' }[],
-    soon: StageRecord[],
-  ): boolean {
-    const stages = this.cache.stages(graph.id);
-    const shape = this.cache.shape(graph.id);
-    const byId = (id: string) => this.cache.stage(graph.id, id);
-    const cancelActor = this.cancelling.get(graph.id);
-    const states = stages.map((s) => s.state);
-    const d = decideOn(
-      shape,
-      { states, serving: stages.map((s) => s.spec.readiness !== undefined && s.ready) },
-      { maxParallel: graph.maxParallel, onFailure: graph.onFailure, cancelling: cancelActor !== undefined },
-    );
-    for (const k of d.skip) {
-      const s = byId(k.id) as StageRecord;
-      if (end(s, { state: 'pending' }, 'skipped', 'UPSTREAM_FAILED', { message: `skipped: ${k.upstream} did not complete` })) s.state = 'skipped';
-    }
-    const why = cancelActor !== undefined ? `cancelled by ${cancelActor}` : 'cancelled: another stage failed and the graph cancels the rest (onFailure: cancel-all)';
-    for (const id of d.cancelPending) {
-      const s = byId(id) as StageRecord;
-      if (end(s, { state: 'pending' }, 'cancelled', 'CANCELLED', { message: why })) s.state = 'cancelled';
-    }
-    for (const id of d.cancelRunning) {
-      const s = byId(id) as StageRecord;
-      if (this.attempts.isLive(graph.id, id)) toEnd.push({ graphId: graph.id, stageId: id, reason: 'cancel' });
-      else {
-        // between attempts (waiting to retry, or about to): no process to signal, it just ends here
-        this.attempts.dropRetry(graph.id, id);
-        const i = toSpawn.findIndex((x) => x.graphId === graph.id && x.stageId === id);
-        if (i >= 0) toSpawn.splice(i, 1);
-        if (end(s, { state: 'running', attempt: s.attempt }, 'cancelled', 'CANCELLED', { message: why })) s.state = 'cancelled';
-      }
-    }
-    for (const id of d.start) toSpawn.push(byId(id) as StageRecord);
-    for (const id of d.stopServices) toEnd.push({ graphId: graph.id, stageId: id, reason: 'service-stop' });
-    for (const id of d.soon) soon.push(byId(id) as StageRecord);
-    // the graph's state as this tick leaves it: the stages as they are now (skips and cancels were applied
-    // above) with those about to start counted running
-    for (let i = 0; i < stages.length; i++) states[i] = (stages[i] as StageRecord).state;
-    for (const id of d.start) states[shape.index.get(id) as number] = 'running';
-    const state = deriveGraphState(states);
-    if (state === graph.state && graph.startedAt !== null) return false;
-    const ended = hasEnded(state);
-    this.repo.setGraph(graph.id, { state, startedAt: graph.startedAt ?? (state !== 'pending' ? at : undefined), endedAt: ended ? at : undefined });
-    if (state !== graph.state) events.push({ kind: 'graph.state', actor: null, subject: graph.id, data: { state } });
-    if (ended) {
-      this.cancelling.delete(graph.id);
-      finishGraphTask(this.options.tasks, graph.id, state, stages, cancelActor ?? null, events);
-    }
-    return ended;
   }
 
   /** Graceful close: every live attempt is ended and recorded cancelled, so nothing outlives the room process. */
