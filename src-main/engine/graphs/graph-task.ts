@@ -30,11 +30,11 @@ function stateCounts(stages: readonly Pick<StageRecord, 'stageId' | 'state'>[]):
   const running: string[] = [];
   for (const s of stages) {
     counts.set(s.state, (counts.get(s.state) ?? 0) + 1);
-    if (s.state === 'running' && running.length < 6) running.push(s.stageId);
+    if (s.state === 'running' && running.length < 5) running.push(s.stageId);
   }
   const parts: string[] = [];
   for (const [state, n] of counts) {
-    const names = state === 'running' ? ` (${running.slice(0, 5).join(', ')}${n > 5 ? ', …' : ''})` : '';
+    const names = state === 'running' ? ` (${running.join(', ')}${n > 5 ? ', …' : ''})` : '';
     parts.push(`${n} ${state}${names}`);
   }
   return parts.join(' · ');
