@@ -105,4 +105,9 @@ export default tseslint.config(
     files: ['bin/**/*.js', 'bench/**/*.js', 'scripts/**/*.mjs', '.ci/**', 'eslint.config.js'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', setTimeout: 'readonly' } },
   },
+  {
+    // the Electron harness's main-process side runs under plain Node
+    files: ['test/harness/**/*.mjs'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', setTimeout: 'readonly', setImmediate: 'readonly', structuredClone: 'readonly' } },
+  },
 );

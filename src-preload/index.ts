@@ -1,18 +1,24 @@
 import { contextBridge, ipcRenderer } from 'electron';
-import { METHOD_NAMES, type MethodName } from '../src-main/common/contract';
-import { IPC_ENDPOINT_CHANNEL, IPC_UI_OPEN, type CommonroomBridge, type EndpointInfo, type UiMethods } from '../src-main/common/ipc';
-import { IPC_UI_MESSAGE, IPC_UI_SEND, type ClientMessage, type ServerMessage } from '../src-main/common/ui-protocol';
+import {
+  BRIDGE_KEY,
+  IPC_DESKTOP_CHOOSE_ROOM,
+  IPC_DESKTOP_NOTIFY,
+  IPC_UI_OPEN,
+  type BridgeMessage,
+  type CommonroomBridge,
+  type DesktopNote,
+} from '../src-main/common/ipc';
+import { IPC_UI_MESSAGE, IPC_UI_SEND, type ClientMessage } from '../src-main/common/ui-protocol';
 
 /**
- * One typed, narrow API for the renderer, generated from the contract: a function per method, `send` for the
- * protocol's shell messages, `on` for everything the room says. No Node, no raw ipcRenderer.
- * Calls made through the method functions use negative ids, so they never collide with the renderer's own.
+ * The window's bridge to the main process (CommonroomBridge): the UI protocol's messages both ways, a native
+ * notification, and "open another room". No Node, no raw ipcRenderer. This runs in Electron's sandbox, so it
+ * may import only `electron` and types: anything else is bundled into preload.cjs or breaks its load
+ * (test/app/preload-sandbox.test.ts checks the built file).
  */
-const listeners = new Set<(message: ServerMessage) => void>();
-const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
-let nextId = -1;
+const listeners = new Set<(message: BridgeMessage) => void>();
 let opened = false;
-let hello: ServerMessage | undefined;
+let greeting: BridgeMessage | undefined;
 
 function ensureOpen(): void {
   if (opened) return;
@@ -20,42 +26,25 @@ function ensureOpen(): void {
   ipcRenderer.send(IPC_UI_OPEN);
 }
 
-ipcRenderer.on(IPC_UI_MESSAGE, (_event, message: ServerMessage) => {
-  if (message.t === 'hello') hello = message;
-  if (message.t === 'result' && message.id < 0) {
-    const waiter = pending.get(message.id);
-    pending.delete(message.id);
-    if (message.ok) waiter?.resolve(message.value);
-    else waiter?.reject(new Error(`${message.error.code}: ${message.error.message}`));
-    return;
-  }
+ipcRenderer.on(IPC_UI_MESSAGE, (_event, message: BridgeMessage) => {
+  // the first word of a session (hello, or why there is none) is replayed to listeners that come later
+  if (message.t === 'hello' || message.t === 'desktop.unavailable') greeting = message;
   for (const listener of listeners) listener(message);
 });
 
-function call(method: MethodName, input: unknown): Promise<unknown> {
-  ensureOpen();
-  const id = nextId--;
-  return new Promise((resolve, reject) => {
-    pending.set(id, { resolve, reject });
-    ipcRenderer.send(IPC_UI_SEND, { t: 'call', id, method, input: input ?? {} } satisfies ClientMessage);
-  });
-}
-
-const methods = Object.fromEntries(METHOD_NAMES.map((method) => [method, (input?: unknown) => call(method, input)])) as unknown as UiMethods;
-
 const bridge: CommonroomBridge = {
-  ...methods,
-  endpoint: () => ipcRenderer.invoke(IPC_ENDPOINT_CHANNEL) as Promise<EndpointInfo>,
   send: (message: ClientMessage) => {
     ensureOpen();
     ipcRenderer.send(IPC_UI_SEND, message);
   },
-  on: (listener) => {
+  onMessage: (listener) => {
     listeners.add(listener);
-    if (opened && hello) listener(hello);
+    if (opened && greeting) listener(greeting);
     ensureOpen();
     return () => void listeners.delete(listener);
   },
+  notify: (note: DesktopNote) => ipcRenderer.send(IPC_DESKTOP_NOTIFY, note),
+  chooseRoom: () => ipcRenderer.send(IPC_DESKTOP_CHOOSE_ROOM),
 };
 
-contextBridge.exposeInMainWorld('commonroom', bridge);
+contextBridge.exposeInMainWorld(BRIDGE_KEY, bridge);

@@ -1,4 +1,4 @@
-import { IPC_UI_OPEN } from '../common/ipc';
+import { IPC_UI_OPEN, type DesktopMessage } from '../common/ipc';
 import { IPC_UI_MESSAGE, IPC_UI_SEND, type ServerMessage } from '../common/ui-protocol';
 import type { Engine } from '../engine/engine';
 import { UiSession } from '../bridge/ui-session';
@@ -15,7 +15,7 @@ function ownBytes(data: Uint8Array): Uint8Array {
 /** The part of a WebContents the UI door uses. */
 export interface UiSender {
   id: number;
-  send(channel: string, message: ServerMessage): void;
+  send(channel: string, message: ServerMessage | DesktopMessage): void;
   isDestroyed(): boolean;
   once(event: 'destroyed', listener: () => void): void;
 }
@@ -48,6 +48,8 @@ export class UiIpc {
     private readonly room: () => UiRoom | undefined,
     private readonly isTrustedUrl: (url: string) => boolean,
     private readonly maxMessageBytes: number,
+    /** Why there is no room, when it could not open: said to a window instead of hello. */
+    private readonly unavailable: () => DesktopMessage | undefined = () => undefined,
   ) {}
 
   register(ipcMain: IpcMainLike): void {
@@ -67,13 +69,21 @@ export class UiIpc {
     if (!this.trusted(event)) return;
     this.sessions.get(event.sender.id)?.close();
     this.sessions.delete(event.sender.id);
-    this.sessionFor(event.sender);
+    if (this.sessionFor(event.sender)) return;
+    const why = this.unavailable();
+    if (why && !event.sender.isDestroyed()) event.sender.send(IPC_UI_MESSAGE, why);
   }
 
   private receive(event: UiIpcEvent, message: unknown): void {
     if (!this.trusted(event)) return;
     const session = this.sessionFor(event.sender);
-    if (!session) return;
+    if (!session) {
+      const id = (message as { t?: unknown; id?: unknown } | null)?.id;
+      if (typeof id === 'number' && Number.isSafeInteger(id)) {
+        event.sender.send(IPC_UI_MESSAGE, { t: 'result', id, ok: false, error: { code: 'UNAVAILABLE', message: 'the room is not open: open a room first' } });
+      }
+      return;
+    }
     let size: number;
     try {
       size = JSON.stringify(message)?.length ?? 0;

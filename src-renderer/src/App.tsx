@@ -1,6 +1,8 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
+import type { DesktopMessage } from '../../src-main/common/ipc';
 import { ConnectionBanner } from './app/ConnectionBanner';
 import { ErrorBoundary } from './app/ErrorBoundary';
+import { RoomUnavailable } from './app/RoomUnavailable';
 import { Sidebar, type Screen } from './app/Sidebar';
 import { ActivityScreen } from './features/activity/ActivityScreen';
 import { AgentsScreen } from './features/agents/AgentsScreen';
@@ -23,6 +25,17 @@ export function App(): React.JSX.Element {
     if (subject && target === 'terminals') room.shells.getState().select(subject);
     setScreen(target);
   };
+  const [unavailable, setUnavailable] = useState<Extract<DesktopMessage, { t: 'desktop.unavailable' }> | null>(null);
+  useEffect(
+    () =>
+      room.desktop?.listen((m) => {
+        if (m.t === 'desktop.unavailable') setUnavailable(m);
+        // a notification was clicked: the main process brought the window up; show its handoff
+        else open(m.screen, m.subject);
+      }),
+    [room.desktop],
+  );
+  if (unavailable && room.desktop) return <RoomUnavailable why={unavailable} onChooseRoom={() => room.desktop?.chooseRoom()} />;
   return (
     <div className="app">
       <Sidebar current={screen} onSelect={setScreen} />

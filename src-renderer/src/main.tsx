@@ -8,9 +8,13 @@ import { RoomContext, type Room } from './room-context';
 import { createConnectionStore } from './stores/connection-store';
 import { createShellsStore } from './stores/shells-store';
 import { pickTransport } from './transports/pick-transport';
+import { sendNotificationsToDesktop } from './stores/notify';
 
-const client = new EngineClient(pickTransport());
-const room: Room = { client, connection: createConnectionStore(client), shells: createShellsStore(client) };
+const picked = pickTransport();
+const client = new EngineClient(picked.transport);
+const room: Room = { client, connection: createConnectionStore(client), shells: createShellsStore(client), desktop: picked.desktop, problem: picked.problem };
+// inside the desktop app a notification is the app's own (Electron's Notification, from the main process)
+if (picked.desktop) sendNotificationsToDesktop(picked.desktop);
 
 const root = document.getElementById('root');
 if (root) {

@@ -1,6 +1,7 @@
 import { createContext, useContext } from 'react';
 import { useStore } from 'zustand';
 import type { EngineClient } from './engine-client';
+import type { DesktopLink } from './transports/ipc-transport';
 import type { createConnectionStore, ConnectionSlice } from './stores/connection-store';
 import type { createShellsStore, ShellsSlice } from './stores/shells-store';
 
@@ -9,6 +10,10 @@ export interface Room {
   client: EngineClient;
   connection: ReturnType<typeof createConnectionStore>;
   shells: ReturnType<typeof createShellsStore>;
+  /** The desktop app's extras (notifications, "open another room"), inside the desktop app; else null. */
+  desktop: DesktopLink | null;
+  /** Why this window can never reach a room, said instead of "reconnecting"; else null. */
+  problem: string | null;
 }
 
 export const RoomContext = createContext<Room | null>(null);

@@ -168,4 +168,17 @@ describe('argument validation on IPC', () => {
     await new Promise((r) => setTimeout(r, 50));
     expect(w.inbox.filter((m) => m.t === 'event')).toEqual([]);
   });
+
+  it('with no room open, a window hears why instead of hello, and a call is answered UNAVAILABLE', () => {
+    const why = { t: 'desktop.unavailable' as const, room: '/r.md', message: 'the room /r.md is already open in another room process (pid 7)', holderPid: 7 };
+    const closed = new UiIpc(() => undefined, makeTrustedUrlCheck(FILE_URL), 1024, () => why);
+    const own = new Map<string, (event: unknown, ...args: unknown[]) => void>();
+    closed.register({ on: (channel, fn) => own.set(channel, fn) });
+    const inbox: unknown[] = [];
+    const sender = { id: 999, send: (_c: string, m: unknown) => inbox.push(m), isDestroyed: () => false, once: () => undefined };
+    const event = { sender, senderFrame: { url: FILE_URL, parent: null } };
+    own.get(IPC_UI_OPEN)?.(event);
+    own.get(IPC_UI_SEND)?.(event, { t: 'call', id: 3, method: 'shell_list', input: {} });
+    expect(inbox).toEqual([why, { t: 'result', id: 3, ok: false, error: { code: 'UNAVAILABLE', message: 'the room is not open: open a room first' } }]);
+  });
 });

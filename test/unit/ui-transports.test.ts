@@ -1,8 +1,10 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { BridgeMessage } from '../../src-main/common/ipc';
 import type { ServerMessage } from '../../src-main/common/ui-protocol';
 import { encodeShellFrame } from '../../src-main/common/ui-shell-frame';
 import { IpcTransport, ipcBridge } from '../../src-renderer/src/transports/ipc-transport';
 import { WebSocketTransport, socketUrl } from '../../src-renderer/src/transports/websocket-transport';
+import { pickTransport } from '../../src-renderer/src/transports/pick-transport';
 
 /** Just enough of a browser WebSocket for the transport: the test opens, closes and feeds it. */
 class FakeSocket {
@@ -107,9 +109,14 @@ describe('WebSocket transport', () => {
 
 describe('IPC transport', () => {
   it('is open at once and carries messages through the preload bridge both ways', async () => {
-    const listeners = new Set<(m: ServerMessage) => void>();
+    const listeners = new Set<(m: BridgeMessage) => void>();
     const sent: unknown[] = [];
-    const bridge = { send: (m: unknown) => sent.push(m), onMessage: (l: (m: ServerMessage) => void) => (listeners.add(l), () => listeners.delete(l)) };
+    const bridge = {
+      send: (m: unknown) => sent.push(m),
+      onMessage: (l: (m: BridgeMessage) => void) => (listeners.add(l), () => listeners.delete(l)),
+      notify: (note: unknown) => sent.push(note),
+      chooseRoom: () => sent.push('choose'),
+    };
     const transport = new IpcTransport(bridge);
     const states: string[] = [];
     transport.onState((s) => states.push(s));
@@ -125,11 +132,43 @@ describe('IPC transport', () => {
     expect(listeners.size).toBe(0);
   });
 
+  it("routes the desktop app's own messages to the desktop link, replaying 'unavailable' to a late listener", () => {
+    const listeners = new Set<(m: BridgeMessage) => void>();
+    const sent: unknown[] = [];
+    const bridge = {
+      send: (m: unknown) => sent.push(m),
+      onMessage: (l: (m: BridgeMessage) => void) => (listeners.add(l), () => listeners.delete(l)),
+      notify: (note: unknown) => sent.push(note),
+      chooseRoom: () => sent.push('choose'),
+    };
+    const transport = new IpcTransport(bridge);
+    const engineSide: unknown[] = [];
+    transport.onMessage((m) => engineSide.push(m));
+    const why: BridgeMessage = { t: 'desktop.unavailable', room: '/r.md', message: 'held by pid 7', holderPid: 7 };
+    listeners.forEach((l) => l(why));
+    const desktopSide: unknown[] = [];
+    transport.desktop.listen((m) => desktopSide.push(m));
+    expect(engineSide).toEqual([]);
+    expect(desktopSide).toEqual([why]);
+    transport.desktop.notify({ title: 't', body: 'b', handoffId: 'h1' });
+    transport.desktop.chooseRoom();
+    expect(sent).toEqual([{ title: 't', body: 'b', handoffId: 'h1' }, 'choose']);
+  });
+
+  it('says plainly that a file:// page without the bridge has no room, instead of reconnecting forever', async () => {
+    const picked = pickTransport({ protocol: 'file:', host: '' });
+    expect(picked.problem).toMatch(/no link to a room/);
+    const states: string[] = [];
+    picked.transport.onState((s) => states.push(s));
+    await Promise.resolve();
+    expect(states).toEqual(['closed']);
+  });
+
   it('is chosen only when the preload exposed a usable bridge', () => {
     const g = globalThis as { commonroom?: unknown };
     g.commonroom = { endpoint: () => undefined };
     expect(ipcBridge()).toBeNull();
-    g.commonroom = { send: () => undefined, onMessage: () => () => undefined };
+    g.commonroom = { send: () => undefined, onMessage: () => () => undefined, notify: () => undefined, chooseRoom: () => undefined };
     expect(ipcBridge()).not.toBeNull();
     delete g.commonroom;
   });

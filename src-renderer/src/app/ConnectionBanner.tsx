@@ -1,9 +1,11 @@
-import { useConnection } from '../room-context';
+import { useConnection, useRoom } from '../room-context';
 
 /** Says when the link to the room is down, and what to do if it never came up. */
 export function ConnectionBanner(): React.JSX.Element | null {
   const state = useConnection((s) => s.state);
   const everOpen = useConnection((s) => s.everOpen);
+  const { problem } = useRoom();
+  if (problem) return <div className="banner banner-error" role="alert" data-testid="no-room">{problem}</div>;
   if (state === 'open') return null;
   if (state === 'connecting') return <div className="banner" role="status">Connecting to the room…</div>;
   if (state === 'closed') return <div className="banner banner-error" role="alert">Disconnected from the room. Reload the page to reconnect.</div>;
