@@ -13,6 +13,15 @@ export function participantsFeature(ctx: EngineContext, presence: Presence): Fea
   const { room } = ctx;
 
   function add(caller: Caller, input: MethodInput<'participant_add'>): MethodOutputs['participant_add'] {
+    // a grant is bounded by the granter: nobody hands out what they lack, and approve only the operator grants
+    // (an agent able to approve could approve its own work)
+    const lacking = input.capabilities.filter((c) => !caller.capabilities.includes(c));
+    if (lacking.length > 0) {
+      throw new RoomError('FORBIDDEN', `you cannot grant ${lacking.join(', ')}: you do not have ${lacking.length === 1 ? 'it' : 'them'} yourself; ask the operator`);
+    }
+    if (input.capabilities.includes('approve') && caller.role !== 'operator') {
+      throw new RoomError('FORBIDDEN', 'only the operator grants approve (a participant that can approve can approve its own handoffs): ask the person at the desktop');
+    }
     if (room.participants.byName(input.name)) {
       throw new RoomError('CONFLICT', `a participant named "${input.name}" already exists: choose another name, or revoke it first`);
     }
