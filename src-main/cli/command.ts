@@ -1,4 +1,5 @@
 import type { OptionSpec, ParsedArgs } from './args';
+import { visible } from './visible-text';
 
 /**
  * One `ce` command, in its own file under cli/commands/, listed in ce.ts. `--help` is built from these
@@ -20,7 +21,8 @@ export interface CeCommand {
   run(args: ParsedArgs, room: string | undefined): Promise<number>;
 }
 
+/** A command's answer: JSON with --json, else its human form with agent text made visible (visible-text.ts). */
 export function print(args: ParsedArgs, value: unknown, human: () => string): void {
   if (args.flags.json) process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
-  else process.stdout.write(`${human()}\n`);
+  else process.stdout.write(`${visible(human())}\n`);
 }

@@ -5,6 +5,7 @@ import { noExtra, stringFlag, UsageError } from '../args';
 import type { CeCommand } from '../command';
 import { EXIT } from '../exit-codes';
 import { openReaderSession, type RoomReaderSession } from '../room-client';
+import { visible } from '../visible-text';
 
 /** `GRAPH` or `GRAPH:STAGE` (a stage's task id is `<graphId>:<stageId>`). */
 function parseTarget(target: string): { graphId: string; stageId: string | undefined } {
@@ -33,11 +34,11 @@ function parseCursors(raw: string | undefined, stageId: string | undefined): Map
   return cursors;
 }
 
-function render(records: LogRecord[], prefix: string): string {
+function render(records: LogRecord[], prefix: string, raw: boolean): string {
   let out = '';
   for (const r of records) {
     const lines = r.text.split(/(?<=\n)/);
-    for (const line of lines) out += `${prefix}${r.stream === 'stderr' ? '! ' : r.stream === 'runner' ? '# ' : ''}${line}`;
+    for (const line of lines) out += `${prefix}${r.stream === 'stderr' ? '! ' : r.stream === 'runner' ? '# ' : ''}${raw ? line : visible(line)}`;
   }
   return out;
 }
@@ -56,6 +57,7 @@ class LogFollower {
     private readonly graphId: string,
     private readonly stageId: string | undefined,
     cursors: Map<string, string>,
+    private readonly raw = false,
   ) {
     this.cursors = cursors;
     this.prefixed = stageId === undefined;
@@ -76,7 +78,7 @@ class LogFollower {
       const cursor = this.cursors.get(stage) ?? 'start';
       const out = await this.session.call('tasks_status', { graphId: this.graphId, stageId: stage, cursor, maxBytes: LIMITS.maxLogReadBytes });
       if (!('log' in out)) return;
-      if (out.log.records.length > 0) process.stdout.write(render(out.log.records, this.prefixed ? `${stage} | ` : ''));
+      if (out.log.records.length > 0) process.stdout.write(render(out.log.records, this.prefixed ? `${stage} | ` : '', this.raw));
       this.cursors.set(stage, out.log.nextCursor);
       if (!out.log.more || out.log.nextCursor === cursor) return;
     }
@@ -120,9 +122,11 @@ export const LOGS_COMMAND: CeCommand = {
   options: {
     follow: { type: 'boolean', short: 'f', help: 'keep printing new output until the stage (or the whole graph) has ended' },
     cursor: { type: 'string', value: 'C', help: 'start after what you already have: the cursor printed when ce logs stopped (STAGE=N,… for a graph)' },
+    raw: { type: 'boolean', help: "print the output as the stage wrote it, escape sequences included (colours; only for output you trust)" },
   },
   details: [
     'stderr lines are marked "! ", the runner\'s own notes (start, exit, retries) "# ".',
+    'Control characters and escape sequences in the output are shown escaped (\\x1b…), never obeyed; --raw prints them as written.',
     'Following waits on the room\'s change feed (a committed state change, or a log that grew), never on a timer.',
     'Interrupted (Ctrl-C) or ended, it prints on stderr the command that resumes exactly where it stopped.',
     'Exit code: 0 once everything was printed (with --follow: once it ended), 1 if the graph is unknown.',
@@ -133,7 +137,7 @@ export const LOGS_COMMAND: CeCommand = {
     if (!target) throw new UsageError('ce logs GRAPH[:STAGE]: say which graph (see "ce graphs")');
     noExtra(args, 2);
     const { graphId, stageId } = parseTarget(target);
-    const follower = new LogFollower(await openReaderSession(room), graphId, stageId, parseCursors(stringFlag(args, 'cursor'), stageId));
+    const follower = new LogFollower(await openReaderSession(room), graphId, stageId, parseCursors(stringFlag(args, 'cursor'), stageId), args.flags.raw === true);
     const session = follower.session;
     let interrupted = false;
     const onSigint = () => {

@@ -8,6 +8,7 @@ import { print, type CeCommand } from '../command';
 import { Engine, resolvePaths, Room } from '../../engine/index';
 import { callAsOperator, readAs, roomIsServed } from '../room-client';
 import { stageLine } from './graphs';
+import { visible } from '../visible-text';
 
 const MAX_GRAPH_FILE_BYTES = 2 * 1024 * 1024;
 /** How much of a failed stage's log `ce run --wait` shows (its tail: where the error usually is). */
@@ -43,7 +44,7 @@ export async function followGraph(read: ReadStatus, graphId: string, quiet: bool
     if ('stages' in out && !quiet) {
       for (const s of out.stages) {
         const key = `${s.state}${s.attempt}`;
-        if (seen.get(s.id) !== key && s.state !== 'pending') process.stdout.write(`${stageLine(s)}\n`);
+        if (seen.get(s.id) !== key && s.state !== 'pending') process.stdout.write(`${visible(stageLine(s))}\n`);
         seen.set(s.id, key);
       }
     }
