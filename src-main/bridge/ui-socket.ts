@@ -2,10 +2,10 @@ import type http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { createRequire } from 'node:module';
 import type { WebSocketServer, WebSocket } from 'ws';
-import type { ServerMessage } from '../common/ui-protocol';
+import { UI_SIGNED_OUT_CLOSE, UI_SOCKET_PROTOCOL, type ServerMessage } from '../common/ui-protocol';
 import { encodeShellFrame } from '../common/ui-shell-frame';
 import type { Engine } from '../engine/engine';
-import type { UiAuth } from './ui-auth';
+import { socketSecretOf } from './ui-auth';
 import { UiSession } from './ui-session';
 
 export interface UiSocketOptions {
@@ -48,7 +48,9 @@ export function refuseUpgrade(socket: Duplex, status: number, reason: string, me
 /**
  * The browser UI's WebSocket (UI_SOCKET_PATH): JSON messages of common/ui-protocol.ts (shell output binary, see
  * common/ui-shell-frame.ts), one UiSession per socket.
- * The front door has already checked Host and Origin; this checks the UI cookie.
+ * The front door has already checked Host and Origin; this checks the page's sign-in: its session secret
+ * offered as a `commonroom.auth.<secret>` subprotocol (engine/ui-sessions.ts). A session signed out closes its
+ * sockets with UI_SIGNED_OUT_CLOSE.
  */
 export class UiSocketDoor {
   /** Made on the first upgrade: `ws` is loaded then, not while the room process starts (~120 ms of modules). */
@@ -57,8 +59,6 @@ export class UiSocketDoor {
 
   constructor(
     private readonly engine: Engine,
-    /** The browser UI's cookie check; absent where no browser UI is served (the Electron app). */
-    private readonly auth: UiAuth | undefined,
     private readonly options: UiSocketOptions,
   ) {
     this.maxQueued = options.maxQueuedBytes ?? 16 * 1024 * 1024;
@@ -67,23 +67,36 @@ export class UiSocketDoor {
   private server(): WebSocketServer {
     if (!this.wss) {
       const { WebSocketServer: Server } = createRequire(import.meta.url)('ws') as typeof import('ws');
-      this.wss = new Server({ noServer: true, maxPayload: this.options.maxMessageBytes, perMessageDeflate: false, clientTracking: true });
+      this.wss = new Server({
+        noServer: true,
+        maxPayload: this.options.maxMessageBytes,
+        perMessageDeflate: false,
+        clientTracking: true,
+        // the page offers the UI's protocol and its secret as a second one: only the first is ever echoed back
+        handleProtocols: (protocols) => (protocols.has(UI_SOCKET_PROTOCOL) ? UI_SOCKET_PROTOCOL : false),
+      });
     }
     return this.wss;
   }
 
   /**
    * `operatorByToken`: the front door already authenticated a local program (`ce shell attach`, no Origin)
-   * by the operator's bearer token, so no UI cookie is needed.
+   * by the operator's bearer token, so no sign-in is needed.
    */
-  handleUpgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer, port: number, operatorByToken = false): void {
-    if (!operatorByToken && !this.auth?.hasCookie(req, port)) {
-      return refuseUpgrade(socket, 401, 'Unauthorized', 'not signed in to this room\'s UI: open the "UI" URL (with its token) that "commonroom serve" printed');
+  handleUpgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer, operatorByToken = false): void {
+    let sessionId: string | null = null;
+    if (!operatorByToken) {
+      sessionId = this.engine.uiSessions.verify(socketSecretOf(req));
+      if (!sessionId) {
+        return refuseUpgrade(socket, 401, 'Unauthorized', 'not signed in to this room\'s UI: open a sign-in link ("ce ui-link", or the one "commonroom serve" printed)');
+      }
     }
-    this.server().handleUpgrade(req, socket, head, (ws) => this.accept(ws));
+    this.server().handleUpgrade(req, socket, head, (ws) => this.accept(ws, sessionId));
   }
 
-  private accept(ws: WebSocket): void {
+  private accept(ws: WebSocket, sessionId: string | null): void {
+    const detach = sessionId === null ? () => undefined : this.engine.uiSessions.attach(sessionId, () => ws.close(UI_SIGNED_OUT_CLOSE, 'signed out'));
+    ws.on('close', detach);
     const send = (message: ServerMessage, sent?: () => void) => {
       if (ws.readyState !== ws.OPEN) return;
       if (ws.bufferedAmount > this.maxQueued) {

@@ -2,9 +2,10 @@ import fs from 'node:fs';
 import type http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { UI_PATH } from '../common/ui-protocol';
+import { UI_PATH, UI_SESSION_PATH } from '../common/ui-protocol';
+import type { Engine } from '../engine/engine';
 import { sendJson } from '../net/http-json';
-import type { UiAuth } from './ui-auth';
+import { bearerOf } from './ui-auth';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -48,36 +49,37 @@ export function defaultRendererDir(from: string = path.dirname(fileURLToPath(imp
   return path.join(from, '..', 'renderer');
 }
 
+const SECURITY = { 'Referrer-Policy': 'no-referrer', 'X-Frame-Options': 'DENY', 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Resource-Policy': 'same-origin' };
+const NEW_LINK = 'get a new sign-in link with "ce ui-link" (or open the one "commonroom serve" printed when it started)';
+
 /**
- * GET /ui/...: the built renderer, only to a browser holding this room's UI cookie. `?token=` trades the token
- * for the cookie and answers 303 to /ui/, so the token leaves the address bar (and history, and Referer).
+ * The browser UI. Its files are the public bundle (no secret in them), served to anyone on this origin; what
+ * a page may do is decided by its sign-in (engine/ui-sessions.ts): POST /ui/session with the one-time link
+ * token as a bearer token answers a session secret, which the page keeps in its own sessionStorage and offers
+ * on its socket. GET /ui/session with the secret says whether it still holds (so a page can say "signed out").
  */
 export class UiStatic {
   private readonly root: string;
 
   constructor(
-    private readonly auth: UiAuth,
+    private readonly engine: Engine,
     rendererDir: string,
   ) {
     this.root = path.resolve(rendererDir);
   }
 
-  handle(req: http.IncomingMessage, res: http.ServerResponse, port: number): void {
+  handle(req: http.IncomingMessage, res: http.ServerResponse): void {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const security = SECURITY;
+    if (url.pathname === UI_SESSION_PATH) return this.session(req, res);
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       return sendJson(res, 405, { error: { code: 'INVALID_INPUT', message: 'the UI answers GET only' } }, { Allow: 'GET, HEAD' });
     }
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    const security = { 'Referrer-Policy': 'no-referrer', 'X-Frame-Options': 'DENY', 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Resource-Policy': 'same-origin' };
     if (url.searchParams.has('token')) {
-      if (!this.auth.verify(url.searchParams.get('token'))) {
-        return sendJson(res, 401, { error: { code: 'UNAUTHENTICATED', message: 'this UI token is not valid (it changes every time the room process starts): open the URL the running "commonroom serve" printed' } }, security);
-      }
-      res.writeHead(303, { Location: UI_PATH, 'Set-Cookie': this.auth.setCookie(port), 'Cache-Control': 'no-store', ...security });
+      // a link of the old form: its token goes to the fragment, where the page takes it (it never reaches a server again)
+      res.writeHead(303, { Location: `${UI_PATH}#token=${encodeURIComponent(url.searchParams.get('token') ?? '')}`, 'Cache-Control': 'no-store', ...security });
       res.end();
       return;
-    }
-    if (!this.auth.hasCookie(req, port)) {
-      return sendJson(res, 401, { error: { code: 'UNAUTHENTICATED', message: 'not signed in to this room\'s UI: open the "UI" URL (with its token) that "commonroom serve" printed' } }, security);
     }
     if (url.pathname === '/ui') {
       res.writeHead(308, { Location: UI_PATH, ...security });
@@ -101,6 +103,29 @@ export class UiStatic {
       ...security,
     });
     res.end(req.method === 'HEAD' ? undefined : body);
+  }
+
+  /** The sign-in: POST trades a one-time link token for a session secret; GET checks a secret. */
+  private session(req: http.IncomingMessage, res: http.ServerResponse): void {
+    const headers = { ...SECURITY, 'Cache-Control': 'no-store' };
+    const bearer = bearerOf(req);
+    const sessions = this.engine.uiSessions;
+    if (req.method === 'POST') {
+      req.resume();
+      const signIn = bearer === null ? ({ ok: false, reason: 'invalid' } as const) : sessions.signIn(bearer, String(req.headers['user-agent'] ?? ''));
+      if (signIn.ok) return sendJson(res, 200, { sessionId: signIn.sessionId, secret: signIn.secret }, headers);
+      const message =
+        signIn.reason === 'used'
+          ? `this sign-in link was already used (a link signs in once, in the tab that opened it): ${NEW_LINK}`
+          : `this sign-in link is not valid for this room process (links end when it restarts): ${NEW_LINK}`;
+      return sendJson(res, 401, { error: { code: 'UNAUTHENTICATED', message, reason: signIn.reason } }, headers);
+    }
+    if (req.method === 'GET') {
+      const sessionId = sessions.verify(bearer);
+      if (sessionId) return sendJson(res, 200, { sessionId }, headers);
+      return sendJson(res, 401, { error: { code: 'UNAUTHENTICATED', message: `signed out: the room process restarted or this sign-in was revoked; ${NEW_LINK}` } }, headers);
+    }
+    return sendJson(res, 405, { error: { code: 'INVALID_INPUT', message: 'POST to sign in, GET to check a sign-in' } }, { ...headers, Allow: 'GET, POST' });
   }
 
   /** A file inside the renderer folder, or index.html for an app route; null for anything else. */

@@ -5,6 +5,7 @@ import { GRAPH_METHODS, type GraphOutputs } from './methods/graphs';
 import { PARTICIPANT_METHODS, type ParticipantOutputs } from './methods/participants';
 import { ROOM_METHODS, type RoomOutputs } from './methods/room';
 import { SHELL_METHODS, type ShellOutputs } from './methods/shells';
+import { UI_METHODS, type UiOutputs } from './methods/ui';
 
 export type { MethodSpec } from './method-spec';
 
@@ -20,10 +21,11 @@ export const CONTRACT = {
   ...HANDOFF_METHODS,
   ...GRAPH_METHODS,
   ...AUDIT_METHODS,
+  ...UI_METHODS,
 };
 
 /** What each method answers; the engine implements exactly this. */
-export interface MethodOutputs extends RoomOutputs, ParticipantOutputs, ShellOutputs, HandoffOutputs, GraphOutputs, AuditOutputs {}
+export interface MethodOutputs extends RoomOutputs, ParticipantOutputs, ShellOutputs, HandoffOutputs, GraphOutputs, AuditOutputs, UiOutputs {}
 
 export type Contract = typeof CONTRACT;
 export type MethodName = keyof Contract;

@@ -146,6 +146,9 @@ function buildToolSurface() {
     },
     tasks_graph: { hints: READ, output: z.object({ graph: view('the graph'), stages: views('each stage with its dependencies'), order: z.array(z.string()) }) },
     audit_list: { hints: READ, output: z.object({ entries: views('audited calls, newest first'), nextCursor }) },
+    ui_link_create: { hints: ADD, output: z.object({ url: z.string().describe('the one-time sign-in link') }) },
+    ui_session_list: { hints: READ, output: z.object({ sessions: views('browser UI sessions'), served: z.boolean() }) },
+    ui_session_revoke: { hints: { ...ADD, destructive: true }, output: z.object({ revoked: z.boolean() }) },
   } satisfies Record<MethodName, Surface>;
 }
 

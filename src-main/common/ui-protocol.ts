@@ -13,8 +13,18 @@ import type { MethodName } from './contract';
 /** Path of the browser UI under `commonroom serve`, and of its WebSocket. */
 export const UI_PATH = '/ui/';
 export const UI_SOCKET_PATH = '/ui/socket';
-/** Cookie that carries the UI token once the token URL was opened (HttpOnly, SameSite=Strict, Path=/ui). */
-export const UI_COOKIE = 'commonroom_ui';
+/**
+ * The browser UI's sign-in (engine/ui-sessions.ts): the page POSTs its one-time link token here (as a bearer
+ * token) for a session secret it keeps in sessionStorage; a GET with the secret says whether it still holds.
+ */
+export const UI_SESSION_PATH = '/ui/session';
+/** The page's sessionStorage key for its session secret (sessionStorage is per origin: scheme, host, port). */
+export const UI_SECRET_KEY = 'commonroom.ui.session';
+/** The UI socket's subprotocol; the secret rides as a second one, `commonroom.auth.<secret>` (no cookie). */
+export const UI_SOCKET_PROTOCOL = 'commonroom.ui';
+export const UI_AUTH_PROTOCOL_PREFIX = 'commonroom.auth.';
+/** Close code of a UI socket whose session was signed out (revoked, or the room restarted). */
+export const UI_SIGNED_OUT_CLOSE = 4401;
 
 /** A frame of shell output is sent at most this often per shell (a few ms, VS Code style batching). */
 export const SHELL_FRAME_MS = 5;
@@ -73,6 +83,8 @@ export interface UiTransport {
   /** 'open' once usable; 'reconnecting' while the link is down (state must be re-read when it is back). */
   onState(listener: (state: 'open' | 'reconnecting' | 'closed') => void): () => void;
   close(): void;
+  /** Why the link is closed for good, in words a person can act on (signed out, no bridge); else null. */
+  problem?(): string | null;
 }
 
 /** The IPC channels the preload uses (Electron only). */

@@ -13,6 +13,8 @@ import { handoffsFeature } from './handoffs/handoffs-feature';
 import { graphsFeature } from './graphs/graphs-feature';
 import { participantsFeature } from './participants-feature';
 import { Presence } from './presence';
+import { uiFeature } from './ui-feature';
+import { UiSessions } from './ui-sessions';
 import { Revocations } from './revocation';
 import { roomFeature } from './room-feature';
 import { ShellRegistry } from './shells/shell-registry';
@@ -40,6 +42,7 @@ function buildFeatures(engine: Engine): Feature[] {
     handoffsFeature(ctx, engine.tasks),
     graphsFeature(ctx, engine.tasks, engine.shells.stageTerminalHost(), engine.taskLogs),
     auditFeature(engine.audit),
+    uiFeature(engine.uiSessions),
   ] as unknown as Feature[];
 }
 
@@ -73,6 +76,8 @@ export class Engine {
   readonly taskLogs: TaskLogs;
   /** Who is connected now and their last call (volatile; the MCP door reports it). */
   readonly presence: Presence;
+  /** The browser UI's sign-ins (volatile; the bridge checks its sockets against them). */
+  readonly uiSessions: UiSessions;
 
   constructor(
     readonly room: Room,
@@ -87,6 +92,7 @@ export class Engine {
     this.jobs = new TaskJobs(this.tasks);
     this.taskLogs = new TaskLogs(this.ctx, this.tasks);
     this.presence = new Presence(() => room.now());
+    this.uiSessions = new UiSessions(() => room.now());
     this.shells = new ShellRegistry(this.ctx, path.dirname(room.location.markdownPath));
     this.features = buildFeatures(this);
     const handlers: Partial<Record<MethodName, unknown>> = {};
@@ -196,6 +202,7 @@ export class Engine {
       try {
         this.revocations.close();
         this.presence.close();
+        this.uiSessions.revokeAll();
         this.jobs.close();
         for (const feature of [...this.features].reverse()) {
           try {

@@ -122,14 +122,14 @@ export class FrontDoor {
       }
       const path = new URL(req.url ?? '/', 'http://localhost').pathname;
       if (!this.ui || path !== UI_SOCKET_PATH) return refuseUpgrade(socket, 404, 'Not Found', `no WebSocket at ${path}`);
-      return this.ui.socket.handleUpgrade(req, socket, head, this.port, true);
+      return this.ui.socket.handleUpgrade(req, socket, head, true);
     }
     if (typeof origin !== 'string' || origin.toLowerCase() !== `http://${host.toLowerCase()}`) {
       return refuseUpgrade(socket, 403, 'Forbidden', `forbidden Origin ${JSON.stringify(origin ?? '')}: only the Commonroom UI served here may open its socket`);
     }
     const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
     if (!this.ui || pathname !== UI_SOCKET_PATH) return refuseUpgrade(socket, 404, 'Not Found', `no WebSocket at ${pathname}`);
-    this.ui.socket.handleUpgrade(req, socket, head, this.port);
+    this.ui.socket.handleUpgrade(req, socket, head);
   }
 
   /** Binds to loopback only. Rejects with a clear error when the port is taken. */
@@ -203,7 +203,7 @@ export class FrontDoor {
     const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
     if (this.ui?.files && (pathname === '/ui' || pathname.startsWith('/ui/'))) {
       if (pathname === UI_SOCKET_PATH) return sendJson(res, 426, { error: { code: 'INVALID_INPUT', message: 'this is a WebSocket: connect with ws://' } }, { Upgrade: 'websocket' });
-      return this.ui.files.handle(req, res, this.port);
+      return this.ui.files.handle(req, res);
     }
     const isMcp = pathname === '/mcp';
     const isApi = pathname.startsWith('/api/');

@@ -6,7 +6,6 @@ import { McpEndpoint } from '../mcp/endpoint';
 import type { ExtraTool } from '../mcp/extra-tools';
 import { endListensOf } from '../mcp/listen';
 import { FrontDoor, isLoopbackHost, refuseHostMessage } from './front-door';
-import { UiAuth } from '../bridge/ui-auth';
 import { UiSocketDoor } from '../bridge/ui-socket';
 import { UiStatic, defaultRendererDir } from '../bridge/ui-static';
 
@@ -39,7 +38,7 @@ export interface RunningRoom {
   /** The MCP endpoint, e.g. http://127.0.0.1:7391/mcp */
   mcpUrl: URL;
   tokenFile: string;
-  /** The browser UI's token URL (http://127.0.0.1:PORT/ui/?token=...), when the browser UI is served. */
+  /** The browser UI's first one-time sign-in link (http://127.0.0.1:PORT/ui/#token=...), when it is served. */
   uiUrl: URL | undefined;
   close(): Promise<void>;
 }
@@ -75,13 +74,13 @@ export async function startRunner(options: RunnerOptions = {}): Promise<RunningR
     ...(options.clock ? { now: () => (options.clock as () => Date)().getTime() } : {}),
   });
   const port = options.port ?? limits.defaultPort;
-  const uiAuth = options.browserUi === false ? undefined : new UiAuth();
+  const browserUi = options.browserUi !== false;
   // the socket needs the MCP URL for its hello, known once the port is bound: it reads it lazily
   let mcpUrlText = '';
   // the socket is served in the app too: `ce shell attach` reaches shells through it with the operator token
   const ui = {
-    files: uiAuth ? new UiStatic(uiAuth, options.rendererDir ?? defaultRendererDir()) : undefined,
-    socket: new UiSocketDoor(engine, uiAuth, { mcpUrl: () => mcpUrlText, maxMessageBytes: limits.maxBodyBytes }),
+    files: browserUi ? new UiStatic(engine, options.rendererDir ?? defaultRendererDir()) : undefined,
+    socket: new UiSocketDoor(engine, { mcpUrl: () => mcpUrlText, maxMessageBytes: limits.maxBodyBytes }),
   };
   const door = new FrontDoor(
     engine,
@@ -110,6 +109,9 @@ export async function startRunner(options: RunnerOptions = {}): Promise<RunningR
   const mcpUrl = new URL('/mcp', baseUrl);
   mcpUrlText = mcpUrl.toString();
   room.setEndpoint(baseUrl.toString());
+  // the browser UI's first one-time sign-in link, for the banner (more: ui_link_create, "ce ui-link")
+  if (browserUi) engine.uiSessions.serveAt(baseUrl);
+  const uiUrl = browserUi ? engine.uiSessions.mintLink() : undefined;
   const unsubscribe = engine.bus.subscribe((event) => {
     if (event.kind === 'participant.revoked' && event.subject) {
       void mcp.legacy.closeFor(event.subject);
@@ -123,7 +125,7 @@ export async function startRunner(options: RunnerOptions = {}): Promise<RunningR
     baseUrl,
     mcpUrl,
     tokenFile: room.operatorTokenFile,
-    uiUrl: uiAuth?.tokenUrl(baseUrl),
+    uiUrl,
     close() {
       closing ??= (async () => {
         unsubscribe();

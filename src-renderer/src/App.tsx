@@ -11,7 +11,8 @@ import { useFirstRun } from './features/agents/use-first-run';
 import { GraphsScreen } from './features/graphs/GraphsScreen';
 import { InboxScreen } from './features/inbox/InboxScreen';
 import { TerminalsScreen } from './features/terminals/TerminalsScreen';
-import { useRoom } from './room-context';
+import { useConnection, useRoom } from './room-context';
+import { EmptyState } from './app/EmptyState';
 import { inboxStoreOf } from './stores/feature-stores';
 
 /** The window: a sidebar of screens, a banner while the link to the room is down, and the chosen screen. */
@@ -35,7 +36,22 @@ export function App(): React.JSX.Element {
       }),
     [room.desktop],
   );
+  const state = useConnection((s) => s.state);
   if (unavailable && room.desktop) return <RoomUnavailable why={unavailable} onChooseRoom={() => room.desktop?.chooseRoom()} />;
+  // closed for good (signed out, a used link, no bridge): say so where the screen would be, not "loading…"
+  const problem = state === 'closed' ? room.problem() : null;
+  if (problem) {
+    return (
+      <div className="app">
+        <Sidebar current={screen} onSelect={setScreen} />
+        <main className="screen" aria-label="not connected">
+          <div className="no-room" data-testid="no-room">
+            <EmptyState tone="error" title="Not connected to the room" text={problem} />
+          </div>
+        </main>
+      </div>
+    );
+  }
   return (
     <div className="app">
       <Sidebar current={screen} onSelect={setScreen} />

@@ -11,8 +11,12 @@ import { pickTransport } from './transports/pick-transport';
 import { sendNotificationsToDesktop } from './stores/notify';
 
 const picked = pickTransport();
+// a sign-in link opened in a tab already on the UI changes only the fragment: start over to take it
+window.addEventListener('hashchange', () => {
+  if (/(^#|&)token=/.test(window.location.hash)) window.location.reload();
+});
 const client = new EngineClient(picked.transport);
-const room: Room = { client, connection: createConnectionStore(client), shells: createShellsStore(client), desktop: picked.desktop, problem: picked.problem };
+const room: Room = { client, connection: createConnectionStore(client), shells: createShellsStore(client), desktop: picked.desktop, problem: () => picked.transport.problem?.() ?? null };
 // inside the desktop app a notification is the app's own (Electron's Notification, from the main process)
 if (picked.desktop) sendNotificationsToDesktop(picked.desktop);
 

@@ -12,8 +12,8 @@ export interface Room {
   shells: ReturnType<typeof createShellsStore>;
   /** The desktop app's extras (notifications, "open another room"), inside the desktop app; else null. */
   desktop: DesktopLink | null;
-  /** Why this window can never reach a room, said instead of "reconnecting"; else null. */
-  problem: string | null;
+  /** Why the link to the room is closed for good (signed out, no bridge), said instead of "reconnecting". */
+  problem(): string | null;
 }
 
 export const RoomContext = createContext<Room | null>(null);

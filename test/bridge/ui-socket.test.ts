@@ -1,6 +1,6 @@
 /**
- * The browser UI door over real HTTP on 127.0.0.1: the token URL, the cookie, the files, and the WebSocket
- * refusing anything but this server's own signed-in page.
+ * The browser UI door over real HTTP on 127.0.0.1: the one-time sign-in link, the session secret it is traded
+ * for (no cookie), the files, and the WebSocket refusing anything but this server's own signed-in page.
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -17,7 +17,7 @@ const home = makeHome();
 let running: RunningRoom;
 let port: number;
 let origin: string;
-let cookie: string;
+let secret: string;
 
 interface Answer {
   status: number;
@@ -37,10 +37,26 @@ function get(pathname: string, headers: Record<string, string> = {}): Promise<An
   });
 }
 
-/** Opens the UI socket; resolves with the first message, or the HTTP status it was refused with. */
-function openSocket(headers: Record<string, string>): Promise<{ ws?: WebSocket; first?: ServerMessage; refused?: number; body?: string }> {
+function request(method: string, pathname: string, headers: Record<string, string> = {}): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(`ws://127.0.0.1:${port}/ui/socket`, { headers });
+    const req = http.request({ host: '127.0.0.1', port, path: pathname, method, headers }, (res) => {
+      let body = '';
+      res.on('data', (d: Buffer) => (body += d.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/**
+ * Opens the UI socket as the page does (the UI's subprotocol, the secret as a second one unless `auth` is
+ * false); resolves with the first message, or the HTTP status it was refused with.
+ */
+function openSocket(headers: Record<string, string>, auth = true): Promise<{ ws?: WebSocket; first?: ServerMessage; refused?: number; body?: string }> {
+  return new Promise((resolve, reject) => {
+    const protocols = auth ? ['commonroom.ui', `commonroom.auth.${secret}`] : ['commonroom.ui'];
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/ui/socket`, protocols, { headers });
     ws.once('unexpected-response', (_req, res) => {
       let body = '';
       res.on('data', (d: Buffer) => (body += d.toString()));
@@ -69,83 +85,91 @@ afterAll(async () => {
   home.cleanup();
 });
 
-describe('the token URL', () => {
-  it('is a /ui/ URL with a 256-bit token of its own, not the operator token', () => {
+describe('the sign-in link', () => {
+  it('is a /ui/ URL whose fragment carries a 256-bit one-time token of its own, not the operator token', () => {
     const url = running.uiUrl as URL;
     expect(url.origin).toBe(origin);
     expect(url.pathname).toBe('/ui/');
-    const token = url.searchParams.get('token') ?? '';
+    expect(url.search).toBe('');
+    const token = new URLSearchParams(url.hash.slice(1)).get('token') ?? '';
     expect(token).toMatch(/^cr_[A-Za-z0-9_-]{43}$/);
     expect(token).not.toBe(fs.readFileSync(running.tokenFile, 'utf8').trim());
   });
 
-  it('without the token or its cookie, the UI gives nothing', async () => {
-    for (const p of ['/ui/', '/ui/assets/app.js', '/ui/index.html', '/ui']) {
-      const r = await get(p);
-      expect(r.status).toBe(401);
-      expect(r.body).not.toContain('<title>UI</title>');
-      expect(r.body).toContain('commonroom serve');
-    }
-    const wrong = await get('/ui/?token=cr_' + 'A'.repeat(43));
-    expect(wrong.status).toBe(401);
-    expect(wrong.headers['set-cookie']).toBeUndefined();
+  it('is traded once for a session secret (no cookie); a second use and a made-up token are refused, saying what to do', async () => {
+    const token = new URLSearchParams((running.uiUrl as URL).hash.slice(1)).get('token') ?? '';
+    const first = await request('POST', '/ui/session', { Authorization: `Bearer ${token}` });
+    expect(first.status).toBe(200);
+    expect(first.headers['set-cookie']).toBeUndefined();
+    expect(first.headers['cache-control']).toBe('no-store');
+    const body = JSON.parse(first.body) as { secret: string; sessionId: string };
+    expect(body.secret).toMatch(/^cr_/);
+    expect(body.secret).not.toBe(token);
+    secret = body.secret;
+    const again = await request('POST', '/ui/session', { Authorization: `Bearer ${token}` });
+    expect(again.status).toBe(401);
+    expect(again.body).toMatch(/already used[\s\S]*ce ui-link/);
+    const madeUp = await request('POST', '/ui/session', { Authorization: `Bearer cr_${'A'.repeat(43)}` });
+    expect(madeUp.status).toBe(401);
+    expect(madeUp.body).toMatch(/not valid for this room process/);
+    expect((await request('POST', '/ui/session')).status).toBe(401);
+    // the secret is checked, never the link
+    expect((await request('GET', '/ui/session', { Authorization: `Bearer ${secret}` })).status).toBe(200);
+    expect((await request('GET', '/ui/session', { Authorization: `Bearer ${token}` })).status).toBe(401);
   });
 
-  it('trades the token for an HttpOnly SameSite=Strict cookie and a 303 to /ui/ without it', async () => {
-    const url = running.uiUrl as URL;
-    const r = await get(url.pathname + url.search);
+  it('a link of the old form (?token=) is moved into the fragment, never traded by the server', async () => {
+    const r = await get(`/ui/?token=cr_${'B'.repeat(43)}`);
     expect(r.status).toBe(303);
-    expect(r.headers.location).toBe('/ui/');
-    const set = r.headers['set-cookie']?.[0] ?? '';
-    expect(set).toMatch(/HttpOnly/);
-    expect(set).toMatch(/SameSite=Strict/);
-    expect(set).toMatch(/Path=\/ui(;|$)/);
-    expect(r.headers['referrer-policy']).toBe('no-referrer');
-    cookie = set.split(';')[0] as string;
-    expect(cookie).toMatch(/^commonroom_ui_\d+=cr_/);
+    expect(r.headers.location).toBe(`/ui/#token=cr_${'B'.repeat(43)}`);
+    expect(r.headers['set-cookie']).toBeUndefined();
   });
 
-  it('with the cookie, serves the built UI under a strict CSP, and nothing outside it', async () => {
-    const page = await get('/ui/', { Cookie: cookie });
+  it('serves the public bundle under a strict CSP, and nothing outside it', async () => {
+    const page = await get('/ui/');
     expect(page.status).toBe(200);
     expect(page.body).toContain('<title>UI</title>');
     const csp = page.headers['content-security-policy'] ?? '';
     expect(csp).toContain("script-src 'self'");
     expect(csp).toContain("frame-ancestors 'none'");
     expect(csp).not.toContain('unsafe-eval');
-    expect((await get('/ui/assets/app.js', { Cookie: cookie })).headers['content-type']).toMatch(/javascript/);
-    expect((await get('/ui/terminals', { Cookie: cookie })).body).toContain('<title>UI</title>'); // an app route
+    expect(page.headers['referrer-policy']).toBe('no-referrer');
+    expect((await get('/ui/assets/app.js')).headers['content-type']).toMatch(/javascript/);
+    expect((await get('/ui/terminals')).body).toContain('<title>UI</title>'); // an app route
     for (const p of ['/ui/../secret.txt', '/ui/..%2fsecret.txt', '/ui/%2e%2e/secret.txt', '/ui/assets/missing.js']) {
-      const r = await get(p, { Cookie: cookie });
+      const r = await get(p);
       expect(r.body).not.toContain('do not serve');
       expect(r.status).toBe(404);
     }
     // the same Host check as the MCP door
-    expect((await get('/ui/', { Cookie: cookie, Host: `evil.example:${port}` })).status).toBe(403);
+    expect((await get('/ui/', { Host: `evil.example:${port}` })).status).toBe(403);
   });
 });
 
 describe('the UI WebSocket', () => {
-  it('without the cookie is refused', async () => {
-    const r = await openSocket({ Origin: origin });
-    expect(r.refused).toBe(401);
+  it('without the secret, or with a made-up one, is refused', async () => {
+    expect((await openSocket({ Origin: origin }, false)).refused).toBe(401);
+    const saved = secret;
+    secret = `cr_${'C'.repeat(43)}`;
+    expect((await openSocket({ Origin: origin })).refused).toBe(401);
+    secret = saved;
   });
 
-  it('from another origin is refused, even with the cookie (another local port, another host, none)', async () => {
+  it('from another origin is refused, even with the secret (another local port, another host, none)', async () => {
     for (const bad of [`http://127.0.0.1:${port + 1}`, 'http://evil.example', 'null']) {
-      const r = await openSocket({ Cookie: cookie, Origin: bad });
+      const r = await openSocket({ Origin: bad });
       expect(r.refused).toBe(403);
     }
-    expect((await openSocket({ Cookie: cookie })).refused).toBe(403);
+    expect((await openSocket({})).refused).toBe(403);
   });
 
   it('with a wrong Host is refused (DNS rebinding)', async () => {
-    const r = await openSocket({ Cookie: cookie, Origin: `http://evil.example:${port}`, Host: `evil.example:${port}` });
+    const r = await openSocket({ Origin: `http://evil.example:${port}`, Host: `evil.example:${port}` });
     expect(r.refused).toBe(403);
   });
 
   it('from the signed-in page: hello, calls as the operator, live events', async () => {
-    const r = await openSocket({ Cookie: cookie, Origin: origin });
+    const r = await openSocket({ Origin: origin });
     const ws = r.ws as WebSocket;
     expect(r.first).toMatchObject({ t: 'hello', operator: 'operator', mcpUrl: running.mcpUrl.toString() });
     const inbox: ServerMessage[] = [];
@@ -157,6 +181,31 @@ describe('the UI WebSocket', () => {
     const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
     ws.send('{not json');
     expect(await closed).toBe(1007);
+  });
+
+  it('a revoked sign-in closes its sockets at once with the signed-out code, and its secret opens nothing after', async () => {
+    const link = running.engine.uiSessions.mintLink();
+    const signed = JSON.parse((await request('POST', '/ui/session', { Authorization: `Bearer ${new URLSearchParams(link.hash.slice(1)).get('token')}` })).body) as { secret: string; sessionId: string };
+    const saved = secret;
+    secret = signed.secret;
+    const r = await openSocket({ Origin: origin });
+    const ws = r.ws as WebSocket;
+    expect(ws.protocol).toBe('commonroom.ui');
+    const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
+    const listed = await running.engine.call(running.engine.operator(), 'ui_session_list', {});
+    expect(listed.sessions.find((x) => x.id === signed.sessionId)?.sockets).toBe(1);
+    await running.engine.call(running.engine.operator(), 'ui_session_revoke', { sessionId: signed.sessionId });
+    expect(await closed).toBe(4401);
+    expect((await openSocket({ Origin: origin })).refused).toBe(401);
+    secret = saved;
+  });
+
+  it('only the operator mints sign-in links: an agent with operate cannot', async () => {
+    const { engine } = running;
+    await engine.call(engine.operator(), 'participant_add', { name: 'ops-agent', capabilities: ['read', 'operate'] });
+    const agent = engine.participantAs(engine.operator(), 'ops-agent');
+    await expect(engine.call(agent, 'ui_link_create', {})).rejects.toThrow(/only the operator handles browser UI sign-ins/);
+    await expect(engine.call(agent, 'ui_session_list', {})).rejects.toThrow(/only the operator/);
   });
 
   it('sends shell output as binary frames of raw bytes, whole and in order under flow control; a client may not send binary', { timeout: 60_000 }, async () => {
@@ -176,7 +225,7 @@ describe('the UI WebSocket', () => {
       proto._write = write;
       proto._writev = writev;
     });
-    const r = await openSocket({ Cookie: cookie, Origin: origin });
+    const r = await openSocket({ Origin: origin });
     const ws = r.ws as WebSocket;
     const texts: ServerMessage[] = [];
     const frames: ShellDataMessage[] = [];
@@ -218,7 +267,7 @@ describe('the UI WebSocket', () => {
   });
 
   it('every open page gets each event as a JSON text message, the same one (one serialisation shared by all)', async () => {
-    const pages = [await openSocket({ Cookie: cookie, Origin: origin }), await openSocket({ Cookie: cookie, Origin: origin })];
+    const pages = [await openSocket({ Origin: origin }), await openSocket({ Origin: origin })];
     const inboxes = pages.map((p) => {
       const inbox: { text: string; binary: boolean }[] = [];
       (p.ws as WebSocket).on('message', (d, isBinary) => inbox.push({ text: d.toString(), binary: isBinary }));
@@ -236,7 +285,7 @@ describe('the UI WebSocket', () => {
   });
 
   it('a message over the size limit closes the connection', async () => {
-    const r = await openSocket({ Cookie: cookie, Origin: origin });
+    const r = await openSocket({ Origin: origin });
     const ws = r.ws as WebSocket;
     const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
     ws.send(JSON.stringify({ t: 'call', id: 1, method: 'shell_list', input: { x: 'a'.repeat(running.engine.limits.maxBodyBytes + 10) } }));

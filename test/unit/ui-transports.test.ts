@@ -156,8 +156,8 @@ describe('IPC transport', () => {
   });
 
   it('says plainly that a file:// page without the bridge has no room, instead of reconnecting forever', async () => {
-    const picked = pickTransport({ protocol: 'file:', host: '' });
-    expect(picked.problem).toMatch(/no link to a room/);
+    const picked = pickTransport({ protocol: 'file:', host: '' } as Location);
+    expect(picked.transport.problem?.()).toMatch(/no link to a room/);
     const states: string[] = [];
     picked.transport.onState((s) => states.push(s));
     await Promise.resolve();

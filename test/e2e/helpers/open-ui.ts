@@ -31,13 +31,16 @@ export async function uiDoor(runner: RunningRoom): Promise<UiTestServer> {
   return door;
 }
 
-/** Opens the room's UI in `page` through the runner's own door (its token URL) and waits until it is connected. */
+/**
+ * Opens the room's UI in `page` through the runner's own door and waits until it is connected: a fresh one-time
+ * sign-in link each time (a link signs in one tab, once), as "ce ui-link" mints them.
+ */
 export async function openUi(page: Page, runner: RunningRoom): Promise<void> {
   if (!runner.uiUrl) throw new Error('the runner serves no browser UI');
-  await page.goto(runner.uiUrl.toString());
-  // the token was traded for the cookie and left the address bar
-  if (new URL(page.url()).searchParams.has('token')) throw new Error(`the token stayed in the address bar: ${page.url()}`);
+  await page.goto(runner.engine.uiSessions.mintLink().toString());
   await page.getByTestId('link-state').filter({ hasText: 'connected' }).waitFor();
+  // the token was traded for a session and left the address bar
+  if (page.url().includes('token=')) throw new Error(`the token stayed in the address bar: ${page.url()}`);
 }
 
 export async function closeUi(runner: RunningRoom): Promise<void> {

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { ClientMessage, ServerMessage } from '../../../src-main/common/ui-protocol';
-import { UI_PATH, UI_SOCKET_PATH } from '../../../src-main/common/ui-protocol';
+import { UI_PATH, UI_SESSION_PATH, UI_SOCKET_PATH } from '../../../src-main/common/ui-protocol';
 import { encodeShellFrame } from '../../../src-main/common/ui-shell-frame';
 import type { Engine } from '../../../src-main/engine/engine';
 import type { ShellAttachment } from '../../../src-main/engine/shells/shell-registry';
@@ -20,7 +20,7 @@ const RENDERER = path.join(REPO, 'out/renderer');
 const TYPES: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml' };
 
 export interface UiTestServer {
-  /** e.g. http://127.0.0.1:PORT/ui/ */
+  /** e.g. http://127.0.0.1:PORT/ui/#token=… (a sign-in link this door always accepts) */
   url: string;
   /** Drops every open socket (the page then shows "reconnecting" and comes back). */
   dropConnections(): void;
@@ -32,6 +32,11 @@ export interface UiTestServer {
 export async function startUiTestServer(engine: Engine, mcpUrl: string): Promise<UiTestServer> {
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
+    // the page's sign-in, without authentication: any link token is traded, any secret holds
+    if (url.pathname === UI_SESSION_PATH) {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ sessionId: 'ui_test', secret: `cr_${'t'.repeat(43)}` }));
+      return;
+    }
     const rel = url.pathname === UI_PATH ? 'index.html' : url.pathname.startsWith(UI_PATH) ? url.pathname.slice(UI_PATH.length) : null;
     const file = rel === null ? null : path.resolve(RENDERER, rel);
     if (!file || !file.startsWith(RENDERER + path.sep) || !fs.existsSync(file)) {
@@ -49,7 +54,7 @@ export async function startUiTestServer(engine: Engine, mcpUrl: string): Promise
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}${UI_PATH}`,
+    url: `http://127.0.0.1:${port}${UI_PATH}#token=cr_${'l'.repeat(43)}`,
     dropConnections: () => sockets.clients.forEach((ws) => ws.terminate()),
     setAccepting: (value) => (accepting = value),
     close: async () => {

@@ -5,6 +5,7 @@ import { useParticipants, participantsStoreOf } from '../../stores/feature-store
 import { useRoom } from '../../room-context';
 import { TokenOnce } from './TokenOnce';
 import { ParticipantsTable } from './ParticipantsTable';
+import { UiSessionsCard } from './UiSessionsCard';
 import './agents.css';
 import '../inbox/inbox.css';
 
@@ -84,6 +85,7 @@ export function AgentsScreen(): React.JSX.Element {
           <ParticipantsTable participants={participants} presence={presence} onRevoke={(who) => void revoke(who)} />
         )}
       </section>
+      <UiSessionsCard />
     </div>
   );
 }

@@ -50,6 +50,8 @@ export class TerminalSession {
       fontSize: 13,
       cursorBlink: true,
       theme: TERMINAL_THEMES[systemScheme()],
+      // OSC 8 hyperlinks an agent prints open like plain URLs: http(s) only, in a new tab with no opener
+      linkHandler: { activate: (_event, uri) => openLink(uri), allowNonHttpProtocols: false },
     });
     this.term.loadAddon(this.fit);
     this.term.loadAddon(this.search);

@@ -1,0 +1,35 @@
+import type { Caller } from '../common/dto';
+import { RoomError } from '../common/errors';
+import type { Feature } from './feature';
+import type { UiSessions } from './ui-sessions';
+
+type UiMethods = 'ui_link_create' | 'ui_session_list' | 'ui_session_revoke';
+
+/** A UI session acts as the operator: only the operator (not an agent with `operate`) handles sign-ins. */
+function operatorOnly(caller: Caller): void {
+  if (caller.role !== 'operator') {
+    throw new RoomError('FORBIDDEN', 'only the operator handles browser UI sign-ins (a UI session acts as the operator): ask the person at the desktop');
+  }
+}
+
+export function uiFeature(sessions: UiSessions): Feature<UiMethods> {
+  return {
+    name: 'ui',
+    handlers: {
+      ui_link_create: (caller) => {
+        operatorOnly(caller);
+        return { url: sessions.mintLink().toString() };
+      },
+      ui_session_list: (caller) => {
+        operatorOnly(caller);
+        return { sessions: sessions.list(), served: sessions.served };
+      },
+      ui_session_revoke: (caller, input) => {
+        operatorOnly(caller);
+        const revoked = sessions.revoke(input.sessionId);
+        if (!revoked) throw new RoomError('NOT_FOUND', `no browser UI session ${JSON.stringify(input.sessionId)}: see "ce ui-sessions"`);
+        return { revoked };
+      },
+    },
+  };
+}
