@@ -35,4 +35,24 @@ describe("the runner's own folders", () => {
     fs.symlinkSync(elsewhere, path.join(home.paths.configDir, 'tokens'));
     expect(() => Room.open({ paths: home!.paths })).toThrow(/symlink/);
   });
+
+  it('a tokens folder opened up after the token was written is tightened again on the next open', () => {
+    home = makeHome();
+    Room.open({ paths: home.paths }).close();
+    const tokens = path.join(home.paths.configDir, 'tokens');
+    fs.chmodSync(tokens, 0o777);
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    Room.open({ paths: home.paths }).close();
+    expect(mode(tokens)).toBe(0o700);
+  });
+
+  const root = typeof process.getuid === 'function' && process.getuid() === 0;
+  it.skipIf(!root)(`a tokens folder open to others that belongs to another user is refused${root ? '' : ' (skipped: needs root to make a folder of another user)'}`, () => {
+    home = makeHome();
+    Room.open({ paths: home.paths }).close();
+    const tokens = path.join(home.paths.configDir, 'tokens');
+    fs.chmodSync(tokens, 0o777);
+    fs.chownSync(tokens, 65534, 65534);
+    expect(() => Room.open({ paths: home!.paths })).toThrow(/belongs to another user/);
+  });
 });

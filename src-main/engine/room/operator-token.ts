@@ -1,5 +1,6 @@
 import { CAPABILITIES } from '../../common/capabilities';
-import { readPrivateFile, writePrivateFile } from '../fs-safe';
+import path from 'node:path';
+import { ensurePrivateDir, readPrivateFile, writePrivateFile } from '../fs-safe';
 import type { EventRepo } from '../store/events';
 import type { ParticipantRepo } from '../store/participants';
 import { hashToken, mintToken, sameHash } from '../tokens';
@@ -16,6 +17,9 @@ export function ensureOperatorToken(
   at: string,
 ): void {
   const operator = repos.participants.operator();
+  // its folder is checked on every open, not only when a token is written: a tokens folder someone made open
+  // to others is tightened (ours) or refused (theirs) before the token in it is trusted
+  ensurePrivateDir(path.dirname(tokenFile));
   const existing = readPrivateFile(tokenFile)?.trim() ?? null;
   if (operator && existing && sameHash(hashToken(existing), operator.tokenHash)) return;
   const token = mintToken();
