@@ -2,6 +2,8 @@ import { IPC_UI_OPEN, type DesktopMessage } from '../common/ipc';
 import { IPC_UI_MESSAGE, IPC_UI_SEND, type ServerMessage } from '../common/ui-protocol';
 import type { Engine } from '../engine/engine';
 import { UiSession } from '../bridge/ui-session';
+import { nestsDeeperThan } from '../net/json-depth';
+import { LIMITS } from '../common/limits';
 import { isTrustedSender, type IpcSenderEvent } from './trusted-url';
 
 /**
@@ -86,7 +88,9 @@ export class UiIpc {
     }
     let size: number;
     try {
-      size = JSON.stringify(message)?.length ?? 0;
+      const text = JSON.stringify(message) ?? '';
+      // nested deeper than the HTTP doors allow: refused as too large, before any schema walks it
+      size = nestsDeeperThan(text, LIMITS.maxJsonDepth) ? Infinity : text.length;
     } catch {
       size = Infinity;
     }

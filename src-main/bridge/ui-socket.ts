@@ -6,6 +6,7 @@ import { UI_SIGNED_OUT_CLOSE, UI_SOCKET_PROTOCOL, type ServerMessage } from '../
 import { encodeShellFrame } from '../common/ui-shell-frame';
 import type { Engine } from '../engine/engine';
 import { socketSecretOf } from './ui-auth';
+import { nestsDeeperThan } from '../net/json-depth';
 import { UiSession } from './ui-session';
 
 export interface UiSocketOptions {
@@ -18,6 +19,8 @@ export interface UiSocketOptions {
    * and re-reads state; events are hints). Shell output never gets near it (acknowledgements pace it).
    */
   maxQueuedBytes?: number;
+  /** Deepest JSON nesting a message may have (the HTTP doors' limit). */
+  maxJsonDepth?: number;
 }
 
 /**
@@ -113,7 +116,13 @@ export class UiSocketDoor {
       let message: unknown;
       try {
         if (isBinary) throw new Error('binary');
-        message = JSON.parse(data.toString());
+        const text = data.toString();
+        // as deep as an HTTP body may be, checked before parsing (a 200k-deep value must not reach a schema)
+        if (nestsDeeperThan(text, this.options.maxJsonDepth ?? 64)) {
+          ws.close(1009, `a UI message may nest JSON at most ${this.options.maxJsonDepth ?? 64} levels deep`);
+          return;
+        }
+        message = JSON.parse(text);
       } catch {
         ws.close(1007, 'UI messages are JSON text (see common/ui-protocol.ts)');
         return;

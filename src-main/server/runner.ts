@@ -80,7 +80,7 @@ export async function startRunner(options: RunnerOptions = {}): Promise<RunningR
   // the socket is served in the app too: `ce shell attach` reaches shells through it with the operator token
   const ui = {
     files: browserUi ? new UiStatic(engine, options.rendererDir ?? defaultRendererDir()) : undefined,
-    socket: new UiSocketDoor(engine, { mcpUrl: () => mcpUrlText, maxMessageBytes: limits.maxBodyBytes }),
+    socket: new UiSocketDoor(engine, { mcpUrl: () => mcpUrlText, maxMessageBytes: limits.maxBodyBytes, maxJsonDepth: limits.maxJsonDepth }),
   };
   const door = new FrontDoor(
     engine,

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import WebSocket from 'ws';
 import type { ServerMessage } from '../../src-main/common/ui-protocol';
 import { decodeShellFrame, type ShellDataMessage } from '../../src-main/common/ui-shell-frame';
@@ -290,6 +290,19 @@ describe('the UI WebSocket', () => {
     const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
     ws.send(JSON.stringify({ t: 'call', id: 1, method: 'shell_list', input: { x: 'a'.repeat(running.engine.limits.maxBodyBytes + 10) } }));
     expect(await closed).toBe(1009);
+  });
+
+  it('a message nested deeper than the HTTP doors allow closes the connection before any schema walks it', async () => {
+    const errors: unknown[] = [];
+    const spy = vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => void errors.push(a));
+    const r = await openSocket({ Origin: origin });
+    const ws = r.ws as WebSocket;
+    const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
+    const deep = '['.repeat(200_000) + ']'.repeat(200_000);
+    ws.send(`{"t":"call","id":1,"method":"tasks_run","input":{"stages":${deep}}}`);
+    expect(await closed).toBe(1009);
+    spy.mockRestore();
+    expect(errors).toEqual([]);
   });
 
   it('the MCP door is unchanged: no bearer token, no answer', async () => {
