@@ -7,6 +7,7 @@ import { FitAddon } from '@xterm/addon-fit';
 import { SearchAddon } from '@xterm/addon-search';
 import { Unicode11Addon } from '@xterm/addon-unicode11';
 import { WebLinksAddon } from '@xterm/addon-web-links';
+import { isFocusReport, silenceTerminalQueries } from './terminal-queries';
 import { WebglAddon } from '@xterm/addon-webgl';
 import { Terminal } from '@xterm/xterm';
 import type { EngineClient, ShellAttachment, ShellExitInfo } from '../../engine-client';
@@ -61,7 +62,9 @@ export class TerminalSession {
     this.term.unicode.activeVersion = '11';
     this.term.open(container);
     this.useWebgl();
+    const queries = silenceTerminalQueries(this.term);
     this.cleanups.push(
+      () => queries.dispose(),
       registerTerminal(shellId, this.term),
       onSchemeChange((scheme) => (this.term.options.theme = TERMINAL_THEMES[scheme])),
     );
@@ -71,7 +74,7 @@ export class TerminalSession {
       (error) => events.failed(`what you typed did not reach the shell: ${(error as Error).message}`),
     );
     const onData = this.term.onData((text) => {
-      if (this.alive) this.input.push(text);
+      if (this.alive && !isFocusReport(text)) this.input.push(text);
     });
     const onResize = this.term.onResize(() => this.scheduleResize());
     this.cleanups.push(() => onData.dispose(), () => onResize.dispose());
