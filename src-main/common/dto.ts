@@ -8,6 +8,11 @@ export interface RoomInfo {
   counts: { participants: number; events: number };
   /** Whether the runner can write right now: `degraded` lists what fails (a full disk) until it works again. */
   health: RunnerHealthView;
+  /**
+   * The OS sandbox agents' shells and graph stages run in: `kind` "bubblewrap" or "sandbox-exec" hides the
+   * room's tokens, database, lock and logs from them; "none" means an agent with shells can act as you.
+   */
+  sandbox: { kind: 'bubblewrap' | 'sandbox-exec' | 'none'; message: string };
 }
 
 /** One thing the runner cannot do right now, and since when. */

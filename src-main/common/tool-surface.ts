@@ -59,6 +59,7 @@ function buildToolSurface() {
         runnerVersion: z.string(),
         counts: view('{participants, events}'),
         health: view("the runner's health: {state: ok} or {state: degraded, problems: [{area, code, message, since, tries}]}"),
+        sandbox: view("the OS sandbox agents' shells and stages run in: {kind: bubblewrap | sandbox-exec | none, message}"),
       }),
     },
     participant_list: { hints: READ, output: z.object({ participants: views('each participant') }) },

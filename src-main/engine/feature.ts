@@ -8,6 +8,7 @@ import type { IdSource } from './ids';
 import type { TaggedProcess } from './process/process-tree';
 import type { Room } from './room/room';
 import { RunnerHealth } from './runner-health';
+import { AgentSandbox } from './process/agent-sandbox';
 
 /** Per-call context from the door: the client's cancellation (a closed request, notifications/cancelled). */
 export interface CallContext {
@@ -36,6 +37,8 @@ export interface EngineContext {
   limits: Limits;
   /** What the runner cannot do right now (a full disk): kept in memory, shown by room_info. */
   health: RunnerHealth;
+  /** The OS sandbox agents' shells and graph stages run in (process/agent-sandbox.ts). */
+  sandbox: AgentSandbox;
   /**
    * Runs `fn` in one BEGIN IMMEDIATE transaction, appends the events it returns in the same transaction,
    * and publishes them after the commit. Nothing is published when `fn` throws (nothing was written).
@@ -96,12 +99,20 @@ export function makeContext(room: Room, bus: EventBus, deps: { ids: IdSource; li
   // built on the first commit, once: `db.transaction()` makes its wrappers anew on every call (a nested commit
   // runs the same function, which better-sqlite3 turns into a savepoint)
   let transaction: ReturnType<typeof room.db.transaction<typeof body>> | undefined;
+  const sandbox = new AgentSandbox({
+    configDir: room.paths.configDir,
+    dataDir: room.paths.dataDir,
+    markdownPath: room.location.markdownPath,
+    databasePath: room.location.databasePath,
+    lockPath: room.location.lockPath,
+  });
   return {
     room,
     bus,
     ids: deps.ids,
     limits: deps.limits,
     health,
+    sandbox,
     now: () => room.now(),
     elapsedMs: () => performance.now(),
     commit<T>(fn: () => { value: T; events: EventInput[] }): T {

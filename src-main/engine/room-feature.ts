@@ -20,6 +20,7 @@ export function roomFeature(ctx: EngineContext): Feature<'room_info'> {
           runnerVersion: RUNNER_VERSION,
           counts: { participants: room.participants.countLive(), events: room.events.count() },
           health: ctx.health.view(),
+          sandbox: { kind: ctx.sandbox.state.kind, message: ctx.sandbox.describe() },
         };
       },
     },

@@ -13,7 +13,7 @@ import { Room } from '../../src-main/engine/index';
 import { outputFile } from '../e2e/helpers/open-ui';
 import { terminalText } from '../e2e/helpers/page-terminal';
 import { startServe, stopServe } from '../helpers/serve';
-import { waitForPidFile } from '../helpers/env';
+import { markedSleep, waitForProcessWith } from '../helpers/env';
 import { alive, connectAgent, desktopRoom, launchBrowser, launchDesktop, tool } from './helpers';
 
 let browser: Browser;
@@ -83,9 +83,10 @@ describe('the main process', () => {
       await win.page.getByTestId('link-state').filter({ hasText: 'connected' }).waitFor({ timeout: 20_000 });
       agent = await connectAgent(where, 'worker');
       const { shell } = await tool<{ shell: { id: string; pid: number } }>(agent, 'shell_open', { shell: '/bin/sh' });
-      const pidFile = path.join(where.home.root, 'stage.pid');
-      await tool(agent, 'tasks_run', { name: 'long', stages: [{ id: 'wait', command: ['sh', '-c', `echo $$ > ${pidFile}; sleep 300`] }] });
-      const stagePid = await waitForPidFile(pidFile, 15_000);
+      const marker = markedSleep();
+      await tool(agent, 'tasks_run', { name: 'long', stages: [{ id: 'wait', command: ['sh', '-c', `sleep ${marker}; true`] }] });
+      // the agent's stage runs in the sandbox's pid namespace: found by its argument
+      const stagePid = await waitForProcessWith(marker, 15_000);
       expect(alive(shell.pid) && alive(stagePid)).toBe(true);
       await agent.close();
       agent = undefined;

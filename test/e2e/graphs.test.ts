@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningRoom } from '../../src-main/server/runner';
 import { graphViewSettled, outputFile } from './helpers/open-ui';
 import { callTool, startUiRoom, type UiRoom } from './helpers/ui-room';
+import { markedSleep, waitForProcessWith } from '../helpers/env';
 
 let room: UiRoom;
 let runner: RunningRoom;
@@ -115,18 +116,18 @@ describe('graphs in the browser', () => {
   });
 
   it('cancel stage from the UI ends a running stage: its process is gone', async () => {
-    const pidFile = path.join(work, 'slow.pid');
+    const marker = markedSleep();
     const run = await tool<{ graphId: string }>('tasks_run', {
       name: 'long job',
       stages: [
-        { id: 'slow', command: ['sh', '-c', `echo $$ > ${pidFile}; echo working; exec sleep 300`] },
+        { id: 'slow', command: ['sh', '-c', `echo working; exec sleep ${marker}`] },
         { id: 'after', command: 'true', dependsOn: ['slow'] },
       ],
     });
     await showGraph(run.graphId);
     await expect.poll(() => stateOf('slow'), { timeout: 15_000 }).toBe('running');
-    await expect.poll(() => fs.existsSync(pidFile) && fs.readFileSync(pidFile, 'utf8').trim() !== '').toBe(true);
-    const pid = Number(fs.readFileSync(pidFile, 'utf8').trim());
+    // an agent's stage runs in the sandbox's pid namespace: found by its argument, not by its $$
+    const pid = await waitForProcessWith(marker);
     expect(alive(pid)).toBe(true);
     await node('slow').click();
     await expect.poll(() => page.getByTestId('stage-log').innerText()).toContain('working');

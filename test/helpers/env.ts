@@ -47,3 +47,31 @@ export function parentPid(pid: number): number {
   if (ppid === undefined) throw new Error(`process ${pid} is gone`);
   return ppid;
 }
+
+/**
+ * The pid, as this machine sees it, of the live process one of whose arguments is `marker`. An agent's shells
+ * and stages run in a sandbox with a pid namespace of its own, so the `$$` they write is not a pid out here:
+ * give the process a unique argument (`exec sleep 300.1234`) and find it by that instead.
+ */
+export async function waitForProcessWith(marker: string, timeoutMs = 8000): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    for (const entry of fs.readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      let argv: string[];
+      try {
+        argv = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      } catch {
+        continue;
+      }
+      if (argv.includes(marker)) return Number(entry);
+    }
+    if (Date.now() > deadline) throw new Error(`no process with the argument ${marker} within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** A unique `sleep` duration, to find that sleep with waitForProcessWith. */
+export function markedSleep(): string {
+  return `3000.${process.pid}${Math.floor(Math.random() * 1e6)}`;
+}

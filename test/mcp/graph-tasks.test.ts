@@ -2,7 +2,7 @@ import { resultFromTaskOutcome } from '@modelcontextprotocol/ext-tasks/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAlive } from '../../src-main/engine/process/process-tree';
 import { startRunner, type RunningRoom } from '../../src-main/server/runner';
-import { makeHome, waitForPidFile, type TestHome } from '../helpers/env';
+import { makeHome, markedSleep, waitForProcessWith, type TestHome } from '../helpers/env';
 import { legacyTaskSession, modernTaskSession } from '../helpers/task-clients';
 
 let home: TestHome;
@@ -49,12 +49,13 @@ describe.each([
   });
 
   it('tasks/cancel ends the running stage tree and the task reads cancelled', async () => {
-    const pidFile = `${home.root}/sleep-${_era}.pid`;
+    const marker = markedSleep();
     const { session, close } = await open(running.mcpUrl, token);
     try {
-      const ex = await session.callTool('tasks_run', graph([{ id: 'slow', command: `echo $$ > ${pidFile}; exec sleep 300` }]), { task: { preference: 'require' } });
+      const ex = await session.callTool('tasks_run', graph([{ id: 'slow', command: `exec sleep ${marker}` }]), { task: { preference: 'require' } });
       if (ex.kind !== 'task') throw new Error('expected a task');
-      const pid = await waitForPidFile(pidFile);
+      // an agent's stage runs in the sandbox's pid namespace: found by its argument, not by its $$
+      const pid = await waitForProcessWith(marker);
       expect(isAlive(pid)).toBe(true);
       await ex.cancel();
       expect((await ex.settle()).outcome.status).toBe('cancelled');

@@ -20,6 +20,7 @@ const view = (id: string, extra: Partial<ShellView> = {}): ShellView => ({
   rows: 32,
   outputBytes: 0,
   lastInput: null,
+  sandbox: null,
   ...extra,
 });
 

@@ -49,6 +49,11 @@ export interface ShellView {
   /** Bytes of output so far. */
   outputBytes: number;
   lastInput: { by: string; at: string } | null;
+  /**
+   * The OS sandbox its processes run in ("bubblewrap", "sandbox-exec"), which hides the room's tokens,
+   * database, lock and logs; null for the person's own shells, and where this machine has no sandbox.
+   */
+  sandbox: string | null;
 }
 
 /** The terminal's screen as a person sees it (format "screen"), rendered by a headless terminal emulator. */

@@ -7,7 +7,7 @@ import { CancelScope, type EndRequest } from './cancel-scope';
 import { stageTaskId } from './graph-views';
 import { probeUntilReady } from './readiness-probe';
 import { StageLogs, stageKey } from './stage-logs';
-import { startAttempt, type AttemptEnd, type AttemptHandle } from './stage-runner';
+import { startAttempt, type StageLauncher, type AttemptEnd, type AttemptHandle } from './stage-runner';
 import { HelperSpawner, type StageSpawner } from '../process/stage-spawner';
 import { isDiskFullError } from '../../common/errors';
 import { compileAgentPattern } from '../../common/safe-pattern';
@@ -24,6 +24,8 @@ export interface SupervisorOptions {
   terminalHost?: StageTerminalHost | undefined;
   /** Told whenever a stage's log grows (live readers wait on it instead of polling the file). */
   logGrew?: ((graphId: string, stageId: string) => void) | undefined;
+  /** How an owner's stage processes are launched: in the agents' OS sandbox, or as they are (null). */
+  launcherFor?: ((owner: string) => StageLauncher | null) | undefined;
 }
 
 export interface Live {
@@ -170,6 +172,7 @@ export class AttemptSupervisor {
       tty: spec.tty === true,
       spawner: this.spawner,
       owner,
+      launch: this.options.launcherFor?.(owner) ?? undefined,
       terminalHost: this.options.terminalHost,
       log,
       ...(pattern ? { onLine: (line: string) => !ready && pattern.find(line) !== null && markReady() } : {}),

@@ -51,6 +51,11 @@ export function graphsFeature(ctx: EngineContext, tasks: TaskService, terminalHo
     maxRetryBackoffMs: limits.maxRetryBackoffMs,
     defaultReadinessTimeoutMs: limits.defaultReadinessTimeoutMs,
     terminalHost,
+    // an agent's stages run in the OS sandbox; the operator's (the person's own graphs) as they are
+    launcherFor: (owner) => {
+      if (ctx.sandbox.state.kind === 'none' || room.participants.byName(owner)?.role !== 'agent') return null;
+      return (file, args) => ctx.sandbox.wrap(file, args);
+    },
   });
   let retention: NodeJS.Timeout | undefined;
 

@@ -6,8 +6,13 @@ import type { StageTerminalHost } from '../terminal/stage-terminal';
 import type { StageLogWriter } from './stage-log';
 import { stageLaunch } from '../platform/stage-command';
 
+/** Turns a program and its arguments into what is started instead (the agents' sandbox wrapping it). */
+export type StageLauncher = (file: string, args: string[]) => { file: string; args: string[] };
+
 /** How one attempt of a stage is started. */
 export interface AttemptRequest {
+  /** Launches an agent's stage in the OS sandbox (process/agent-sandbox.ts); absent: as it is. */
+  launch?: StageLauncher | undefined;
   taskId: string;
   /** Who submitted the graph (the owner of a tty stage's shell). */
   owner: string;
@@ -68,7 +73,10 @@ function lineSplitter(onLine: ((line: string) => void) | undefined): (text: stri
 export function startAttempt(req: AttemptRequest): AttemptHandle {
   const env = tagEnv(req.env, req.tag);
   const spawnedAt = Date.now();
-  const { file, args, verbatim } = stageLaunch(req.command);
+  const launched = stageLaunch(req.command);
+  const { verbatim } = launched;
+  // a command line passed as written (Windows) has no sandbox to go through
+  const { file, args } = req.launch && !verbatim ? req.launch(launched.file, launched.args) : launched;
   let endedBy: StageExit['endedBy'];
   let root: ProcessIdentity | undefined;
   const split = lineSplitter(req.onLine);

@@ -126,6 +126,9 @@ export class ShellRegistry {
       pathSep: path.sep as '/' | '\\',
     });
     const base: NodeJS.ProcessEnv = { ...userEnv, ...plan.env, TERM: 'xterm-256color', COLORTERM: 'truecolor' };
+    // an agent's shell runs in the OS sandbox (its secrets hidden); the person's own never does
+    const sandbox = caller.role === 'agent' ? this.ctx.sandbox.state : null;
+    const launch = sandbox && sandbox.kind !== 'none' ? this.ctx.sandbox.wrap(file, plan.args) : { file, args: plan.args };
     if (!base.LANG && !base.LC_ALL && !base.LC_CTYPE) base.LANG = 'C.UTF-8';
     let session: ShellSession;
     try {
@@ -134,9 +137,11 @@ export class ShellRegistry {
           id,
           name: options.name ?? path.basename(file),
           owner: caller.name,
-          file,
-          args: plan.args,
+          file: launch.file,
+          args: launch.args,
+          shownFile: file,
           shownArgs: options.args ?? [],
+          sandbox: sandbox && sandbox.kind !== 'none' ? sandbox.kind : null,
           cwd,
           env: tagEnv(base, tag),
           cols: options.cols ?? 120,
@@ -288,7 +293,7 @@ export function viewOf(s: ShellSession): ShellView {
     name: s.spec.name,
     owner: s.spec.owner,
     cwd: s.spec.cwd,
-    command: [s.spec.file, ...(s.spec.shownArgs ?? s.spec.args)],
+    command: [s.spec.shownFile ?? s.spec.file, ...(s.spec.shownArgs ?? s.spec.args)],
     pid: s.process.pid,
     startedAt: s.startedAt,
     alive: s.alive,
@@ -298,5 +303,6 @@ export function viewOf(s: ShellSession): ShellView {
     rows: s.rows,
     outputBytes: s.ring.end,
     lastInput: last ? { by: last.by, at: last.at } : null,
+    sandbox: s.spec.sandbox ?? null,
   };
 }

@@ -20,6 +20,10 @@ export interface ShellSpawn extends TerminalSpawn {
   integration?: { mode: 'marks' | 'sentinel'; family: SentinelFamily; nonce: string } | undefined;
   /** The arguments asked for, before the integration added its own (what shell_list shows). */
   shownArgs?: string[] | undefined;
+  /** The program asked for, when `file` is the sandbox that runs it. */
+  shownFile?: string | undefined;
+  /** The sandbox its processes run in (agent-sandbox.ts), or null. */
+  sandbox?: string | null | undefined;
   /** Lines the screen mirror keeps above the screen. */
   screenScrollbackLines?: number | undefined;
 }

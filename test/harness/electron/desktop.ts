@@ -364,8 +364,9 @@ export class DesktopApp {
       const opener = from ? await from.opener() : null;
       const parent = [...this.windows.values()].find((w) => w.page === opener) ?? [...this.windows.values()].at(-1);
       if (!parent) return route.abort();
-      const result = (await this.ask({ t: 'window-open', id: parent.id, url: request.url() })) as { action?: string };
-      const denied = result.action === 'deny';
+      const result = (await this.ask({ t: 'window-open', id: parent.id, url: request.url() })) as { action?: string } | undefined;
+      // an app that no longer answers opens nothing
+      const denied = result?.action !== 'allow';
       parent.navigations.push({ url: `window.open ${request.url()}`, prevented: denied });
       if (!denied) return route.fulfill({ contentType: 'text/html', body: '<p>opened</p>' });
       await route.abort();

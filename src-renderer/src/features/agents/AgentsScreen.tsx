@@ -6,6 +6,7 @@ import { useRoom } from '../../room-context';
 import { TokenOnce } from './TokenOnce';
 import { ParticipantsTable } from './ParticipantsTable';
 import { UiSessionsCard } from './UiSessionsCard';
+import { SandboxNote } from './SandboxNote';
 import './agents.css';
 import '../inbox/inbox.css';
 
@@ -55,6 +56,7 @@ export function AgentsScreen(): React.JSX.Element {
       {fresh && <TokenOnce name={fresh.name} token={fresh.token} url={url} onDone={() => setFresh(null)} />}
       <section className="card" aria-label="Add an agent">
         <h2>Add an agent</h2>
+        <SandboxNote />
         <form className="add-form" onSubmit={(e) => void add(e)}>
           <div className="field">
             <label htmlFor="agent-name">Name</label>
