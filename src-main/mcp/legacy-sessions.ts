@@ -36,6 +36,8 @@ interface Session {
   lastSeen: number;
   /** Requests still open (a waiting tasks/result, the GET stream): a session in use is never idle. */
   inFlight: number;
+  /** Its POST requests still being answered (calls; not the GET stream). */
+  posts: Set<http.ServerResponse>;
   /** Ends this session's part in the participant's presence (safe to call twice). */
   release: () => void;
   /** Where its tool calls hold their large strings until their answers are written (session-splices.ts). */
@@ -76,8 +78,10 @@ export class LegacySessions {
       }
       session.lastSeen = this.now();
       session.inFlight++;
+      if (req.method === 'POST') session.posts.add(res);
       res.once('close', () => {
         session.inFlight--;
+        session.posts.delete(res);
         session.lastSeen = this.now();
       });
       if (req.method === 'POST') session.splices.hold(req, res, caller, body);
@@ -132,7 +136,7 @@ export class LegacySessions {
       retryInterval: 1000,
       onsessioninitialized: (id) => {
         const release = this.engine.presence.connected(caller.name);
-        this.sessions.set(id, { transport, callerName: caller.name, lastSeen: this.now(), inFlight: 0, release, splices });
+        this.sessions.set(id, { transport, callerName: caller.name, lastSeen: this.now(), inFlight: 0, posts: new Set(), release, splices });
       },
       onsessionclosed: (id) => this.forget(id),
     });
@@ -151,9 +155,21 @@ export class LegacySessions {
   }
 
   /** Ends the sessions of a participant (used when its token is revoked). */
-  async closeFor(callerName: string): Promise<void> {
+  /**
+   * The participant was revoked: its sessions end, but only once the calls in flight on them have written
+   * their answers (the revocation ends them with a "revoked" error at once), so no client is left waiting for
+   * an answer on a stream that just closed. A call that does not end within `graceMs` is cut.
+   */
+  async closeFor(callerName: string, graceMs = 2000): Promise<void> {
     const ids = [...this.sessions].filter(([, s]) => s.callerName === callerName).map(([id]) => id);
-    await Promise.all(ids.map((id) => this.closeSession(id)));
+    await Promise.all(
+      ids.map(async (id) => {
+        const posts = [...(this.sessions.get(id)?.posts ?? [])];
+        const answered = Promise.all(posts.map((res) => (res.writableEnded || res.destroyed ? null : new Promise((r) => res.once('close', r)))));
+        await Promise.race([answered, new Promise((r) => setTimeout(r, graceMs).unref())]);
+        await this.closeSession(id);
+      }),
+    );
   }
 
   async closeAll(): Promise<void> {

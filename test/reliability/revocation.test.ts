@@ -92,6 +92,27 @@ describe('revoking a participant ends its requests already in flight', () => {
     await client.close().catch(() => undefined);
   }, 15_000);
 
+  it('2025 session (negotiated as 2025-11-25): the call in flight is answered "revoked" before the session ends', async () => {
+    const a = await agent();
+    const client = new Client({ name: 'legacy-2025', version: '1' }, { versionNegotiation: { mode: 'legacy' } });
+    await client.connect(new StreamableHTTPClientTransport(running.mcpUrl, { requestInit: { headers: { Authorization: `Bearer ${a.token}` } } }));
+    expect(client.getNegotiatedProtocolVersion?.() ?? '2025').toMatch(/^2025/);
+    const opened = (await client.callTool({ name: 'shell_open', arguments: BASH })) as { structuredContent: { shell: { id: string } } };
+    const shellId = opened.structuredContent.shell.id;
+    const started = Date.now();
+    // the client would wait 30 s for an answer that never comes if the stream closed unanswered
+    const waiting = client
+      .callTool({ name: 'shell_io', arguments: { shellId, wait: { until: 'match', pattern: 'never-printed', timeoutMs: 40_000 } } }, { timeout: 30_000 })
+      .then((r) => JSON.stringify(r), (e: Error) => `rejected: ${e.message}`);
+    await sleep(300);
+    await revoke(a.name);
+    const answer = await waiting;
+    expect(answer).toMatch(/revoked/);
+    expect(answer).not.toMatch(/^rejected/);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    await client.close().catch(() => undefined);
+  }, 20_000);
+
   it('a revoked participant can call nothing more through the engine', async () => {
     const a = await agent();
     const caller = running.engine.authenticate(a.token);
