@@ -78,7 +78,7 @@ class App extends EventEmitter {
         this.#lockFile = lock;
         // the first instance hears later launches: each leaves its argv in a file here
         fs.watch(dir, (_kind, file) => {
-          if (!file || !file.startsWith('SingletonLaunch-')) return;
+          if (!file || !file.startsWith('SingletonLaunch-') || !file.endsWith('.json')) return;
           const full = path.join(dir, file);
           let launch;
           try {
