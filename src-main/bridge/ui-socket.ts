@@ -86,13 +86,14 @@ export class UiSocketDoor {
    * `operatorByToken`: the front door already authenticated a local program (`ce shell attach`, no Origin)
    * by the operator's bearer token, so no sign-in is needed.
    */
-  handleUpgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer, operatorByToken = false): void {
+  handleUpgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer, operatorByToken = false, signedIn?: () => void): void {
     let sessionId: string | null = null;
     if (!operatorByToken) {
       sessionId = this.engine.uiSessions.verify(socketSecretOf(req));
       if (!sessionId) {
         return refuseUpgrade(socket, 401, 'Unauthorized', 'not signed in to this room\'s UI: open a sign-in link ("ce ui-link", or the one "commonroom serve" printed)');
       }
+      signedIn?.();
     }
     this.server().handleUpgrade(req, socket, head, (ws) => this.accept(ws, sessionId));
   }

@@ -10,9 +10,19 @@ export const LIMITS = {
   bodyTimeoutMs: 30_000,
   /** A request's headers must arrive within this long. */
   headersTimeoutMs: 20_000,
-  /** Open HTTP connections per client address, and in all (everything is loopback, so both matter). */
-  maxConnectionsPerAddress: 128,
+  /**
+   * Open HTTP connections. Every client is 127.0.0.1, so they are counted by who they turn out to be: a
+   * connection that has not yet sent a valid token is one of at most `maxUnauthenticatedConnections` (past
+   * it the oldest such is closed, so a new client always gets in) and is closed after
+   * `unauthenticatedIdleMs` without one; an authenticated one counts against its participant (an agent holds
+   * at most `maxConnectionsPerParticipant`; the operator and the UI are not capped, and agents together leave
+   * `reservedOperatorConnections` of `maxConnections` free for them).
+   */
   maxConnections: 512,
+  maxUnauthenticatedConnections: 64,
+  unauthenticatedIdleMs: 5_000,
+  maxConnectionsPerParticipant: 32,
+  reservedOperatorConnections: 64,
   /** JSON nested deeper than this is refused before anything walks it. */
   maxJsonDepth: 64,
   /** Audit rows kept (newest first); older ones are dropped as new calls arrive. */
@@ -35,6 +45,8 @@ export const LIMITS = {
   taskListPage: 50,
   /** Shells alive at once per room. */
   maxShells: 32,
+  /** …of which one agent may hold this many (the operator is not held to a share). */
+  maxShellsPerAgent: 16,
   /** Ended shells kept readable (output, exit code) until closed; older ones are dropped. */
   keepEndedShells: 16,
   /** Scrollback kept in memory per shell; older output is dropped (readers are told: `truncated`). */
@@ -78,6 +90,8 @@ export const LIMITS = {
   maxEventPage: 200,
   /** Tasks `working` or `input_required` at once in one room (every kind of task counts). */
   maxActiveTasks: 32,
+  /** …of which one agent's (handoffs it created, graphs it runs) this many. */
+  maxActiveTasksPerAgent: 16,
   /** A handoff task's TTL: terminal rows go one TTL after their last update, live ones fail one TTL after creation. */
   handoffTaskTtlMs: 24 * 60 * 60 * 1000,
   /** How often clients are told to poll a handoff task. */
@@ -105,6 +119,8 @@ export const LIMITS = {
   defaultGraphParallel: 4,
   /** Graphs not yet ended per room; the next tasks_run is refused until one ends. */
   maxActiveGraphs: 16,
+  /** …of which one agent's this many. */
+  maxActiveGraphsPerAgent: 8,
   /** Longest command string (or argv element), readiness regex, stage timeout, retries, retry backoff. */
   maxCommandLength: 16_384,
   maxReadinessPatternLength: 256,

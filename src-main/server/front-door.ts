@@ -8,7 +8,7 @@ import type { ApiRoute } from '../api/http-api';
 import { RPC } from '../mcp/rpc-errors';
 import { apiErrorBody, HTTP_STATUS } from '../api/http-status';
 import { WORKSPACE_TASK_PATH } from '../api/workspace-task';
-import { BodyTooLarge, BodyTooSlow, capConnections, lingerBeforeClose, nestsDeeperThan, readBody } from './request-guards';
+import { BodyTooLarge, BodyTooSlow, ConnectionBudget, lingerBeforeClose, nestsDeeperThan, readBody } from './request-guards';
 import type { Duplex } from 'node:stream';
 import { UI_SOCKET_PATH } from '../common/ui-protocol';
 import type { UiStatic } from '../bridge/ui-static';
@@ -27,7 +27,8 @@ export interface UiDoors {
  * The loopback HTTP front door shared by every HTTP door (MCP at /mcp, the API at /api/*). It refuses before
  * anything else runs: a Host that is not exactly this server, an Origin that is not the app's own, a missing or
  * wrong bearer token, a body over the limit, JSON that does not parse. Every refusal is a JSON body.
- * The browser UI (/ui/ and its WebSocket) passes the same Host/Origin checks, then its own cookie check.
+ * The browser UI (/ui/ and its WebSocket) passes the same Host/Origin checks, then its own sign-in check.
+ * Open connections are counted by who holds them (ConnectionBudget), never by address: all are loopback.
  */
 export interface FrontDoorOptions {
   host: string;
@@ -35,8 +36,11 @@ export interface FrontDoorOptions {
   maxBodyBytes: number;
   bodyTimeoutMs: number;
   headersTimeoutMs: number;
-  maxConnectionsPerAddress: number;
   maxConnections: number;
+  maxUnauthenticatedConnections: number;
+  unauthenticatedIdleMs: number;
+  maxConnectionsPerParticipant: number;
+  reservedOperatorConnections: number;
   maxJsonDepth: number;
 }
 
@@ -59,6 +63,7 @@ function bearerToken(req: http.IncomingMessage): string | null {
 
 export class FrontDoor {
   readonly server: http.Server;
+  readonly budget: ConnectionBudget;
   private allowedHosts = new Set<string>();
   private allowedOrigins = new Set<string>();
 
@@ -84,7 +89,14 @@ export class FrontDoor {
     this.server.headersTimeout = options.headersTimeoutMs;
     this.server.requestTimeout = options.headersTimeoutMs + options.bodyTimeoutMs;
     this.server.keepAliveTimeout = 5_000;
-    capConnections(this.server, options.maxConnectionsPerAddress, options.maxConnections);
+    this.budget = new ConnectionBudget({
+      total: options.maxConnections,
+      unauthenticated: options.maxUnauthenticatedConnections,
+      unauthenticatedIdleMs: options.unauthenticatedIdleMs,
+      perParticipant: options.maxConnectionsPerParticipant,
+      reservedForOperator: options.reservedOperatorConnections,
+    });
+    this.budget.attach(this.server);
     this.server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
       socket.on('error', () => socket.destroy());
       try {
@@ -122,6 +134,7 @@ export class FrontDoor {
       }
       const path = new URL(req.url ?? '/', 'http://localhost').pathname;
       if (!this.ui || path !== UI_SOCKET_PATH) return refuseUpgrade(socket, 404, 'Not Found', `no WebSocket at ${path}`);
+      this.budget.claim(req.socket, caller.name, true);
       return this.ui.socket.handleUpgrade(req, socket, head, true);
     }
     if (typeof origin !== 'string' || origin.toLowerCase() !== `http://${host.toLowerCase()}`) {
@@ -129,7 +142,8 @@ export class FrontDoor {
     }
     const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
     if (!this.ui || pathname !== UI_SOCKET_PATH) return refuseUpgrade(socket, 404, 'Not Found', `no WebSocket at ${pathname}`);
-    this.ui.socket.handleUpgrade(req, socket, head);
+    // a signed-in page is the person: its socket is the operator's, never refused for room
+    this.ui.socket.handleUpgrade(req, socket, head, false, () => void this.budget.claim(req.socket, this.engine.operator().name, true));
   }
 
   /** Binds to loopback only. Rejects with a clear error when the port is taken. */
@@ -216,6 +230,11 @@ export class FrontDoor {
     }
     const caller = this.authenticate(req, res, isMcp);
     if (!caller) return;
+    const refused = this.budget.claim(req.socket, caller.name, caller.role === 'operator');
+    if (refused) {
+      if (isMcp) return sendRpcError(res, 503, RPC.transportRefused, refused, { Connection: 'close' });
+      return sendJson(res, 503, apiErrorBody('LIMIT_EXCEEDED', refused), { Connection: 'close' });
+    }
     if (isWorkspaceTask) return this.api.handleWorkspaceTask(req, res, caller);
 
     let body: unknown;

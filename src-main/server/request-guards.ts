@@ -71,30 +71,118 @@ export function lingerBeforeClose(socket: net.Socket): void {
 
 export { nestsDeeperThan } from '../net/json-depth';
 
+/** A JSON 503 written straight on a socket (before or instead of its request's answer), then closed. */
+function refuseSocket(socket: net.Socket, message: string): void {
+  const body = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: RPC.transportRefused, message } });
+  socket.end(`HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  socket.destroySoon();
+}
+
+export interface ConnectionBudgetOptions {
+  total: number;
+  unauthenticated: number;
+  unauthenticatedIdleMs: number;
+  perParticipant: number;
+  reservedForOperator: number;
+}
+
 /**
- * Caps open sockets per client address and in all. A socket over a cap gets a JSON 503 and is closed at once,
- * before its request is parsed.
+ * Open sockets, counted by who holds them (LIMITS.maxConnections and the limits after it). Everyone connects
+ * from 127.0.0.1, so a cap per address would let one local program lock everybody out. A socket starts
+ * unauthenticated: such sockets have a small budget of their own, oldest closed first when it is full, and a
+ * short idle time. The first request with a valid token claims the socket for its participant: an agent may
+ * hold only so many, and agents together leave room for the operator, who is never refused.
  */
-export function capConnections(server: http.Server, perAddress: number, total: number): void {
-  const open = new Map<string, number>();
-  let all = 0;
-  server.on('connection', (socket: net.Socket) => {
-    const address = socket.remoteAddress ?? 'unknown';
-    const mine = open.get(address) ?? 0;
-    if (mine >= perAddress || all >= total) {
-      const which = mine >= perAddress ? `${perAddress} connections from ${address}` : `${total} connections in all`;
-      const body = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: RPC.transportRefused, message: `too many open connections (${which}): close some, or reuse one (keep-alive)` } });
-      socket.end(`HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
-      socket.destroySoon();
-      return;
+export class ConnectionBudget {
+  private readonly unauth = new Map<net.Socket, NodeJS.Timeout>();
+  private readonly held = new Map<string, Set<net.Socket>>();
+  private readonly owner = new WeakMap<net.Socket, { name: string; operator: boolean }>();
+  private all = 0;
+  private agents = 0;
+
+  constructor(private readonly options: ConnectionBudgetOptions) {}
+
+  attach(server: http.Server): void {
+    server.on('connection', (socket: net.Socket) => this.accept(socket));
+  }
+
+  private accept(socket: net.Socket): void {
+    if (this.all >= this.options.total && !this.evictOldestUnauthenticated()) {
+      return refuseSocket(socket, `too many open connections (${this.options.total} in all): close some, or reuse one (keep-alive)`);
     }
-    open.set(address, mine + 1);
-    all++;
+    this.all++;
+    if (this.unauth.size >= this.options.unauthenticated) this.evictOldestUnauthenticated();
+    this.trackUnauthenticated(socket);
     socket.once('close', () => {
-      all--;
-      const left = (open.get(address) ?? 1) - 1;
-      if (left <= 0) open.delete(address);
-      else open.set(address, left);
+      this.all--;
+      this.untrackUnauthenticated(socket);
+      const who = this.owner.get(socket);
+      if (who) this.release(socket, who);
     });
-  });
+  }
+
+  /**
+   * The request on `socket` authenticated as `name`: the socket is theirs from now on. Answers why it is
+   * refused (an agent at its share), or null.
+   */
+  claim(socket: net.Socket, name: string, operator: boolean): string | null {
+    const current = this.owner.get(socket);
+    if (current?.name === name) return null;
+    if (!operator) {
+      const mine = this.held.get(name)?.size ?? 0;
+      if (mine >= this.options.perParticipant) {
+        return `${name} has ${mine} connections open, its share (at most ${this.options.perParticipant} per agent): close some, or reuse one (keep-alive)`;
+      }
+      const room = this.options.total - this.options.reservedForOperator - this.options.unauthenticated;
+      if (this.agents >= room) return `agents hold ${this.agents} connections, all they may (${room}; the rest is kept for the person): close some, or reuse one`;
+    }
+    if (current) this.release(socket, current);
+    this.untrackUnauthenticated(socket);
+    this.owner.set(socket, { name, operator });
+    let set = this.held.get(name);
+    if (!set) this.held.set(name, (set = new Set()));
+    set.add(socket);
+    if (!operator) this.agents++;
+    return null;
+  }
+
+  /** Open connections of a participant (for messages and tests). */
+  countOf(name: string): number {
+    return this.held.get(name)?.size ?? 0;
+  }
+
+  get unauthenticated(): number {
+    return this.unauth.size;
+  }
+
+  private release(socket: net.Socket, who: { name: string; operator: boolean }): void {
+    const set = this.held.get(who.name);
+    if (set?.delete(socket) && !who.operator) this.agents--;
+    if (set && set.size === 0) this.held.delete(who.name);
+    this.owner.delete(socket);
+  }
+
+  private trackUnauthenticated(socket: net.Socket): void {
+    const idle = setTimeout(() => {
+      if (this.unauth.has(socket)) socket.destroy();
+    }, this.options.unauthenticatedIdleMs);
+    idle.unref();
+    this.unauth.set(socket, idle);
+  }
+
+  private untrackUnauthenticated(socket: net.Socket): void {
+    const idle = this.unauth.get(socket);
+    if (idle === undefined) return;
+    clearTimeout(idle);
+    this.unauth.delete(socket);
+  }
+
+  /** Closes the unauthenticated socket held longest; false when there is none. */
+  private evictOldestUnauthenticated(): boolean {
+    const oldest = this.unauth.keys().next().value as net.Socket | undefined;
+    if (!oldest) return false;
+    this.untrackUnauthenticated(oldest);
+    oldest.destroy();
+    return true;
+  }
 }

@@ -25,11 +25,13 @@ const FEED_PLACES = ['mcp', 'server', 'bridge', 'net', 'engine/tasks', 'engine/e
 /** The timers allowed there: file, the exact code, and why it is not a poll. Anything else fails. */
 const ALLOWED: { file: string; code: string; why: string }[] = [
   { file: 'mcp/listen.ts', code: "setInterval(() => !closed && res.write(': keepalive\\n\\n'), KEEPALIVE_MS)", why: 'an SSE keepalive comment: writes, never reads state' },
+  { file: 'mcp/legacy-sessions.ts', code: 'setTimeout(r, graceMs)', why: "how long a revoked participant's calls have to write their answers: a deadline" },
   { file: 'mcp/legacy-sessions.ts', code: 'setInterval(() => this.expireIdle(), Math.min(60_000, Math.max(1_000, limits.idleMs / 4)))', why: 'idle session expiry' },
   { file: 'engine/graphs/graphs-feature.ts', code: 'setTimeout(done, waitMs)', why: "a tasks_status wait's deadline" },
   { file: 'engine/graphs/graphs-feature.ts', code: 'setInterval(expired, Math.min(limits.graphLogRetentionMs, 60_000))', why: 'log retention housekeeping, not a live update' },
   { file: 'server/request-guards.ts', code: 'setTimeout(() => stop(new BodyTooSlow()), timeoutMs)', why: "a request body's deadline" },
   { file: 'server/request-guards.ts', code: 'setTimeout(() => this.destroy(), LINGER_MS)', why: 'how long a refused client may go on sending: a deadline' },
+  { file: 'server/request-guards.ts', code: 'setTimeout(() => {\n      if (this.unauth.has(socket)) socket.destroy();', why: 'how long a socket may stay without a valid token: a deadline' },
   { file: 'bridge/ui-shell-stream.ts', code: 'setTimeout(() => this.flush(), this.frameMs)', why: 'batches shell bytes into frames: armed by output, never reads state' },
   { file: 'bridge/ui-shell-stream.ts', code: 'setTimeout(() => this.dropIdleSpares(), ms)', why: "lets a quiet stream's spare frame buffers go: housekeeping, never reads state" },
 ];

@@ -64,6 +64,21 @@ export function graphsFeature(ctx: EngineContext, tasks: TaskService, terminalHo
     if (repo.countUnfinished() >= limits.maxActiveGraphs) {
       throw new RoomError('LIMIT_EXCEEDED', `the room already runs ${limits.maxActiveGraphs} graphs: wait for one to end or cancel one (tasks_cancel)`);
     }
+    // a graph run is a working task: it counts against the room's cap of them, as a handoff does
+    const activeTasks = room.tasks.countActive();
+    if (activeTasks >= limits.maxActiveTasks) {
+      throw new RoomError('LIMIT_EXCEEDED', `the room already has ${activeTasks} tasks working or waiting for input (at most ${limits.maxActiveTasks}): finish or cancel one first`);
+    }
+    if (caller.role === 'agent') {
+      const mine = repo.countUnfinishedOwnedBy(caller.name);
+      if (mine >= limits.maxActiveGraphsPerAgent) {
+        throw new RoomError('LIMIT_EXCEEDED', `you (${caller.name}) run ${mine} graphs, your share of the room's ${limits.maxActiveGraphs} (at most ${limits.maxActiveGraphsPerAgent} per agent): wait for one to end or cancel one (tasks_cancel)`);
+      }
+      const tasksMine = room.tasks.countActiveOwnedBy(caller.name);
+      if (tasksMine >= limits.maxActiveTasksPerAgent) {
+        throw new RoomError('LIMIT_EXCEEDED', `you (${caller.name}) have ${tasksMine} tasks working or waiting for input, your share of the room's ${limits.maxActiveTasks} (at most ${limits.maxActiveTasksPerAgent} per agent): finish or cancel one first`);
+      }
+    }
     const roomDir = path.dirname(room.location.markdownPath);
     const stages = input.stages.map((s) => {
       if (Array.isArray(s.command) && (s.command[0] ?? '') === '') {

@@ -71,6 +71,15 @@ export class HandoffActions {
           `the room already has ${active} tasks working or waiting for input (at most ${this.ctx.limits.maxActiveTasks}): finish or cancel one first`,
         );
       }
+      if (caller.role === 'agent') {
+        const mine = tasks.countActiveOwnedBy(caller.name);
+        if (mine >= this.ctx.limits.maxActiveTasksPerAgent) {
+          throw new RoomError(
+            'LIMIT_EXCEEDED',
+            `you (${caller.name}) have ${mine} tasks working or waiting for input, your share of the room's ${this.ctx.limits.maxActiveTasks} (at most ${this.ctx.limits.maxActiveTasksPerAgent} per agent): finish or cancel one first`,
+          );
+        }
+      }
       const handoffId = this.ctx.ids.handoffId();
       const taskId = this.ctx.ids.handoffTaskId();
       const at = this.ctx.now();

@@ -107,6 +107,12 @@ export class ShellRegistry {
     if (alive >= this.limits.maxShells) {
       throw new RoomError('LIMIT_EXCEEDED', `the room already has ${this.limits.maxShells} shells open: close one with shell_close first`);
     }
+    if (caller.role === 'agent') {
+      const mine = [...this.shells.values()].filter((s) => s.alive && !s.spec.stage && s.spec.owner === caller.name).length;
+      if (mine >= this.limits.maxShellsPerAgent) {
+        throw new RoomError('LIMIT_EXCEEDED', `you (${caller.name}) have ${mine} shells open, your share of the room's ${this.limits.maxShells} (at most ${this.limits.maxShellsPerAgent} per agent): close one with shell_close first`);
+      }
+    }
     const cwd = path.resolve(this.defaultCwd, options.cwd ?? '.');
     if (!fs.existsSync(cwd) || !fs.statSync(cwd).isDirectory()) {
       throw new RoomError('INVALID_INPUT', `cwd ${cwd} is not an existing folder`);

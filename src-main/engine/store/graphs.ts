@@ -213,6 +213,10 @@ export class GraphRepo {
     return (this.db.prepare("SELECT * FROM graphs WHERE state IN ('pending', 'running') ORDER BY created_at").all() as GraphRow[]).map(toGraph);
   }
 
+  countUnfinishedOwnedBy(owner: string): number {
+    return (this.db.prepare("SELECT count(*) AS n FROM graphs WHERE state IN ('pending', 'running') AND owner = ?").get(owner) as { n: number }).n;
+  }
+
   countUnfinished(): number {
     return (this.db.prepare("SELECT count(*) AS n FROM graphs WHERE state IN ('pending', 'running')").get() as { n: number }).n;
   }

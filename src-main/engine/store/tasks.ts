@@ -117,6 +117,11 @@ export class TaskRepo {
     ).map((r) => r.id);
   }
 
+  /** Tasks `working` or `input_required` that `owner` created (every kind: handoffs and graphs). */
+  countActiveOwnedBy(owner: string): number {
+    return (this.db.prepare("SELECT count(*) AS n FROM tasks WHERE status IN ('working', 'input_required') AND owner = ?").get(owner) as { n: number }).n;
+  }
+
   countActive(operation?: string): number {
     const row = operation
       ? this.db.prepare("SELECT count(*) AS n FROM tasks WHERE status IN ('working', 'input_required') AND operation = ?").get(operation)
