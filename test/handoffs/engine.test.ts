@@ -353,11 +353,13 @@ describe('idempotency and limits', () => {
 
   it('the 33rd active task is refused; a finished one frees its place', async () => {
     const ids: string[] = [];
+    // two agents at their share of the room's cap fill it (one agent alone stops at its share)
+    const creator = (i: number) => (i < LIMITS.maxActiveTasksPerAgent ? alice : carol);
     for (let i = 0; i < LIMITS.maxActiveTasks; i++) {
-      ids.push((await bench.call(alice, 'handoff_create', { summary: `job ${i}`, idempotency_key: `job-${i}` })).handoff.id);
+      ids.push((await bench.call(creator(i), 'handoff_create', { summary: `job ${i}`, idempotency_key: `job-${i}` })).handoff.id);
     }
     const before = counts(db());
-    const e = await refused(db(), () => bench.call(alice, 'handoff_create', { summary: 'one too many' }));
+    const e = await refused(db(), () => bench.call(bob, 'handoff_create', { summary: 'one too many' }));
     expect(e.code).toBe('LIMIT_EXCEEDED');
     expect(e.message).toMatch(/32 tasks working or waiting for input \(at most 32\)/);
     expect(counts(db())).toEqual(before);
