@@ -7,5 +7,6 @@ import handoffCycle from './handoff-cycle.js';
 import fanout from './fanout.js';
 import startup from './startup.js';
 import ui from './ui.js';
+import lockout from './lockout.js';
 
-export const BENCHMARKS = [mcpCall, shellRoundtrip, shellStream, graph, handoffCycle, fanout, startup, ui];
+export const BENCHMARKS = [mcpCall, shellRoundtrip, shellStream, graph, handoffCycle, fanout, startup, ui, lockout];
