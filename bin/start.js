@@ -8,17 +8,13 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
+import { electronBinary as findElectronBinary } from './electron-binary.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
 const electronPkg = path.join(root, 'node_modules', 'electron');
 
-function electronBinary() {
-  const pathFile = path.join(electronPkg, 'path.txt');
-  if (!existsSync(pathFile)) return null;
-  const binary = path.join(electronPkg, 'dist', readFileSync(pathFile, 'utf8').trim());
-  return existsSync(binary) ? binary : null;
-}
+const electronBinary = () => findElectronBinary(electronPkg);
 
 function nodeAtLeast(major, minor) {
   const [a, b] = process.versions.node.split('.').map(Number);

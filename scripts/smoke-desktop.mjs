@@ -6,22 +6,16 @@
 // exits 0: `npm test` covers the same window through test/harness/electron instead.
 /* global document */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { electronBinary } from '../bin/electron-binary.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const electronPkg = path.join(root, 'node_modules', 'electron');
 
-function electronBinary() {
-  const pathFile = path.join(electronPkg, 'path.txt');
-  if (!existsSync(pathFile)) return null;
-  const binary = path.join(electronPkg, 'dist', readFileSync(pathFile, 'utf8').trim());
-  return existsSync(binary) ? binary : null;
-}
-
-const binary = electronBinary();
+const binary = electronBinary(electronPkg);
 if (!binary) {
   console.log("smoke:desktop skipped: Electron's binary is not installed here (node_modules/electron/dist).");
   console.log('  It comes from Electron\'s installer (node node_modules/electron/install.js, Node >= 22.12, needs network);');

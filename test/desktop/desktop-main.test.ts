@@ -14,7 +14,7 @@ import { outputFile } from '../e2e/helpers/open-ui';
 import { terminalText } from '../e2e/helpers/page-terminal';
 import { startServe, stopServe } from '../helpers/serve';
 import { markedSleep, waitForProcessWith } from '../helpers/env';
-import { alive, connectAgent, desktopRoom, launchBrowser, launchDesktop, tool } from './helpers';
+import { alive, connectAgent, desktopRoom, launchBrowser, launchDesktop, tool, withDesktop } from './helpers';
 
 let browser: Browser;
 
@@ -28,13 +28,9 @@ afterAll(async () => {
 
 describe('the main process', () => {
   it('opens one sandboxed, isolated window without Node, and guards navigation, new windows, permissions and CSP', async () => {
-    const where = desktopRoom();
-    const desktop = launchDesktop(browser, where);
-    try {
-      const win = await desktop.firstWindow();
+    await withDesktop(browser, async ({ desktop, win }) => {
       expect(win.options.webPreferences).toMatchObject({ contextIsolation: true, sandbox: true, nodeIntegration: false, nodeIntegrationInSubFrames: false, webSecurity: true, webviewTag: false });
       expect(String(win.options.webPreferences?.preload)).toMatch(/out[/\\]preload[/\\]preload\.cjs$/);
-      await win.page.getByTestId('link-state').filter({ hasText: 'connected' }).waitFor({ timeout: 20_000 });
       const home = win.page.url();
       // the page tries to leave: the main process's will-navigate guard stops it
       await win.page.evaluate(() => void (window.location.href = 'https://evil.example/phish'));
@@ -52,10 +48,7 @@ describe('the main process', () => {
       // the app menu has the standard editing roles
       const edit = (desktop.menu as Array<{ label?: string; role?: string; submenu?: Array<{ role?: string }> }>).find((m) => m.label === 'Edit');
       expect(edit?.submenu?.map((i) => i.role).filter(Boolean)).toEqual(['undo', 'redo', 'cut', 'copy', 'paste', 'selectAll']);
-    } finally {
-      await desktop.quit();
-      where.home.cleanup();
-    }
+    });
   });
 
   it('a second launch leaves at once and brings the first window forward', async () => {
@@ -118,12 +111,8 @@ describe('the main process', () => {
   });
 
   it('Edit → Paste and Edit → Copy work in the terminal', async () => {
-    const where = desktopRoom();
-    const desktop = launchDesktop(browser, where);
-    try {
-      const win = await desktop.firstWindow();
+    await withDesktop(browser, async ({ desktop, win }) => {
       const page = win.page;
-      await page.getByTestId('link-state').filter({ hasText: 'connected' }).waitFor({ timeout: 20_000 });
       await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
       await page.getByRole('button', { name: /Open a shell myself/ }).click();
       await page.getByTestId('terminal').waitFor({ timeout: 15_000 });
@@ -143,10 +132,7 @@ describe('the main process', () => {
       await page.mouse.up();
       await desktop.menuRole('copy');
       await expect.poll(() => page.evaluate(() => navigator.clipboard.readText()), { timeout: 10_000 }).toContain('pasted-42');
-    } finally {
-      await desktop.quit();
-      where.home.cleanup();
-    }
+    });
   });
 
   it('when another process holds the room, the window names its pid and opens another room the person picks', async () => {

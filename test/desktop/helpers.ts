@@ -5,7 +5,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { chromium, type Browser } from 'playwright-core';
 import { findRunningRoom } from '../../src-main/engine/index';
 import { makeHome, type TestHome } from '../helpers/env';
-import { DesktopApp } from '../harness/electron/desktop';
+import { DesktopApp, type HarnessWindow } from '../harness/electron/desktop';
 
 export function launchBrowser(): Promise<Browser> {
   return chromium.launch({
@@ -67,5 +67,24 @@ export function alive(pid: number): boolean {
     return true;
   } catch {
     return false;
+  }
+}
+
+/** Waits until the window's sidebar says the link to the room is up. */
+export function connected(page: import('playwright-core').Page): Promise<void> {
+  return page.getByTestId('link-state').filter({ hasText: 'connected' }).waitFor({ timeout: 20_000 });
+}
+
+/** The app launched on a room of its own, its first window connected; quit and cleaned up afterwards. */
+export async function withDesktop(browser: Browser, body: (app: { where: DesktopRoom; desktop: DesktopApp; win: HarnessWindow }) => Promise<void>): Promise<void> {
+  const where = desktopRoom();
+  const desktop = launchDesktop(browser, where);
+  try {
+    const win = await desktop.firstWindow();
+    await connected(win.page);
+    await body({ where, desktop, win });
+  } finally {
+    await desktop.quit();
+    where.home.cleanup();
   }
 }

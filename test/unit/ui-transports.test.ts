@@ -107,16 +107,22 @@ describe('WebSocket transport', () => {
   });
 });
 
+/** A preload bridge as CommonroomBridge types it: what was sent, and the listeners the transport added. */
+function fakeBridge() {
+  const listeners = new Set<(m: BridgeMessage) => void>();
+  const sent: unknown[] = [];
+  const bridge = {
+    send: (m: unknown) => sent.push(m),
+    onMessage: (l: (m: BridgeMessage) => void) => (listeners.add(l), () => listeners.delete(l)),
+    notify: (note: unknown) => sent.push(note),
+    chooseRoom: () => sent.push('choose'),
+  };
+  return { listeners, sent, bridge };
+}
+
 describe('IPC transport', () => {
   it('is open at once and carries messages through the preload bridge both ways', async () => {
-    const listeners = new Set<(m: BridgeMessage) => void>();
-    const sent: unknown[] = [];
-    const bridge = {
-      send: (m: unknown) => sent.push(m),
-      onMessage: (l: (m: BridgeMessage) => void) => (listeners.add(l), () => listeners.delete(l)),
-      notify: (note: unknown) => sent.push(note),
-      chooseRoom: () => sent.push('choose'),
-    };
+    const { listeners, sent, bridge } = fakeBridge();
     const transport = new IpcTransport(bridge);
     const states: string[] = [];
     transport.onState((s) => states.push(s));
@@ -133,14 +139,7 @@ describe('IPC transport', () => {
   });
 
   it("routes the desktop app's own messages to the desktop link, replaying 'unavailable' to a late listener", () => {
-    const listeners = new Set<(m: BridgeMessage) => void>();
-    const sent: unknown[] = [];
-    const bridge = {
-      send: (m: unknown) => sent.push(m),
-      onMessage: (l: (m: BridgeMessage) => void) => (listeners.add(l), () => listeners.delete(l)),
-      notify: (note: unknown) => sent.push(note),
-      chooseRoom: () => sent.push('choose'),
-    };
+    const { listeners, sent, bridge } = fakeBridge();
     const transport = new IpcTransport(bridge);
     const engineSide: unknown[] = [];
     transport.onMessage((m) => engineSide.push(m));
