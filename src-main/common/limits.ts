@@ -32,7 +32,7 @@ export const LIMITS = {
   /** … and per participant. */
   maxLegacySessionsPerParticipant: 16,
   /** A legacy session unused this long is closed. */
-  legacySessionIdleMs: 30 * 60 * 1000,
+  legacySessionIdleMs: 10 * 60 * 1000,
   /** Replay buffer per legacy session (SSE resumability), in messages. */
   legacyReplayMessages: 256,
   /** Participant names: short and shell-friendly. */

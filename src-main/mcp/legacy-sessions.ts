@@ -91,22 +91,24 @@ export class LegacySessions {
       return sendRpcError(res, 400, RPC.transportRefused, 'missing Mcp-Session-Id header: send initialize first to open a session');
     }
     this.expireIdle();
-    const mine = [...this.sessions.values()].filter((x) => x.callerName === caller.name).length + (this.opening.get(caller.name) ?? 0);
-    if (mine >= this.limits.maxSessionsPerParticipant) {
+    // nearly every client leaves its session open when it exits: at a cap, the session used longest ago that
+    // is idle (nothing in flight, no stream open) makes room; its client gets "session not found" and starts over
+    const mine = () => [...this.sessions.values()].filter((x) => x.callerName === caller.name).length + (this.opening.get(caller.name) ?? 0);
+    if (mine() >= this.limits.maxSessionsPerParticipant && !this.evictIdlest((s) => s.callerName === caller.name)) {
       return sendRpcError(
         res,
         503,
         RPC.transportRefused,
-        `${caller.name} already has ${this.limits.maxSessionsPerParticipant} open MCP sessions: close unused ones (DELETE /mcp), or wait for idle ones to expire`,
+        `${caller.name} already has ${this.limits.maxSessionsPerParticipant} open MCP sessions, every one busy (a call in flight or a stream open): end one, or wait for one to finish`,
         { 'Retry-After': '30' },
       );
     }
-    if (this.sessions.size + this.openingTotal() >= this.limits.maxSessions) {
+    if (this.sessions.size + this.openingTotal() >= this.limits.maxSessions && !this.evictIdlest(() => true)) {
       return sendRpcError(
         res,
         503,
         RPC.transportRefused,
-        `too many open MCP sessions (${this.limits.maxSessions}): close unused clients, or wait for idle sessions to expire`,
+        `too many open MCP sessions (${this.limits.maxSessions}), every one busy: close unused clients, or wait for a call to finish`,
         { 'Retry-After': '30' },
       );
     }
@@ -146,6 +148,19 @@ export class LegacySessions {
       if (transport.sessionId) this.forget(transport.sessionId);
     };
     return transport;
+  }
+
+  /** Closes the idle session (nothing in flight) among `which` used longest ago; false when every one is busy. */
+  private evictIdlest(which: (s: Session) => boolean): boolean {
+    let oldest: [string, Session] | undefined;
+    for (const entry of this.sessions) {
+      const [, s] = entry;
+      if (!which(s) || s.inFlight > 0) continue;
+      if (!oldest || s.lastSeen < oldest[1].lastSeen) oldest = entry;
+    }
+    if (!oldest) return false;
+    void this.closeSession(oldest[0]);
+    return true;
   }
 
   private openingTotal(): number {

@@ -213,25 +213,39 @@ describe('participants and sessions', () => {
     await client.close();
   });
 
-  it('caps legacy sessions: the next initialize is refused with a clear JSON error', async () => {
+  it('caps legacy sessions: at the cap an idle one makes room; with every one busy the next initialize is refused clearly', async () => {
     const sessions: string[] = [];
+    const streams: AbortController[] = [];
+    const busy = async (sid: string) => {
+      // a GET stream open keeps a session busy (the SDK clients hold one)
+      const stream = new AbortController();
+      streams.push(stream);
+      const res = await fetch(running.mcpUrl, { method: 'GET', headers: { accept: 'text/event-stream', ...auth(operatorToken), 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' }, signal: stream.signal });
+      expect(res.status).toBe(200);
+    };
     try {
       let refused: { status: number; text: string } | undefined;
-      for (let i = 0; i < 6 && !refused; i++) {
+      for (let i = 0; i < 8 && !refused; i++) {
         const r = await raw({ headers: { ...jsonHeaders, ...auth(operatorToken) }, body: JSON.stringify(INIT) });
-        if (r.status === 200) sessions.push(String(r.headers['mcp-session-id']));
-        else refused = r;
+        if (r.status !== 200) refused = r;
+        else {
+          const sid = String(r.headers['mcp-session-id']);
+          sessions.push(sid);
+          await raw({ headers: { ...jsonHeaders, ...auth(operatorToken), 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' }, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+          await busy(sid);
+        }
       }
       expect(sessions.length).toBeLessThanOrEqual(4);
       expect(refused?.status).toBe(503);
-      expect(JSON.parse(refused?.text ?? '{}').error.message).toMatch(/too many open MCP sessions/);
+      expect(JSON.parse(refused?.text ?? '{}').error.message).toMatch(/too many open MCP sessions \(4\), every one busy/);
     } finally {
-      for (const sid of sessions) await raw({ method: 'DELETE', headers: { ...auth(operatorToken), 'mcp-session-id': sid } });
+      for (const s of streams) s.abort();
     }
-    // closing sessions frees places again
+    // the streams ended: the sessions are idle, so a new initialize closes the idlest instead of being refused
+    await new Promise((r) => setTimeout(r, 100));
     const again = await raw({ headers: { ...jsonHeaders, ...auth(operatorToken) }, body: JSON.stringify(INIT) });
     expect(again.status).toBe(200);
-    await raw({ method: 'DELETE', headers: { ...auth(operatorToken), 'mcp-session-id': String(again.headers['mcp-session-id']) } });
+    for (const sid of [...sessions, String(again.headers['mcp-session-id'])]) await raw({ method: 'DELETE', headers: { ...auth(operatorToken), 'mcp-session-id': sid } });
   });
 });
 
@@ -292,12 +306,22 @@ describe('per-participant session share', () => {
       const agent = (await r.engine.call(r.engine.operator(), 'participant_add', { name: 'sharer', capabilities: ['read'] })).token;
       const init = (t: string) =>
         fetch(r.mcpUrl, { method: 'POST', headers: { ...jsonHeaders, ...auth(t) }, body: JSON.stringify(INIT) }).then(async (res) => ({ status: res.status, text: await res.text() }));
-      expect((await init(op)).status).toBe(200);
-      expect((await init(op)).status).toBe(200);
+      // the operator's two sessions, each kept busy by a stream
+      const streams: AbortController[] = [];
+      for (let i = 0; i < 2; i++) {
+        const res = await fetch(r.mcpUrl, { method: 'POST', headers: { ...jsonHeaders, ...auth(op) }, body: JSON.stringify(INIT) });
+        expect(res.status).toBe(200);
+        const sid = res.headers.get('mcp-session-id') ?? '';
+        await res.text();
+        const stream = new AbortController();
+        streams.push(stream);
+        await fetch(r.mcpUrl, { method: 'GET', headers: { accept: 'text/event-stream', ...auth(op), 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' }, signal: stream.signal });
+      }
       const third = await init(op);
       expect(third.status).toBe(503);
-      expect(third.text).toContain('operator already has 2 open MCP sessions');
+      expect(third.text).toContain('operator already has 2 open MCP sessions, every one busy');
       expect((await init(agent)).status).toBe(200);
+      for (const s of streams) s.abort();
     } finally {
       await r.close();
       h.cleanup();
