@@ -87,6 +87,10 @@ export class Engine {
     this.limits = { ...LIMITS, ...limits };
     this.ctx = makeContext(room, this.bus, { ids: options.ids ?? randomIds, limits: this.limits });
     this.revocations = new Revocations(this.bus, room.participants);
+    // the operator's token replaced: every browser sign-in made with the old one's authority ends too
+    this.bus.subscribe((event) => {
+      if (event.kind === 'participant.token_rotated' && event.subject === room.participants.operator()?.name) this.uiSessions.revokeAll();
+    });
     this.audit = new AuditRepo(room.db, this.limits.auditRingSize, (error) => this.ctx.health.failed('store', error));
     this.tasks = new TaskService(this.ctx);
     this.jobs = new TaskJobs(this.tasks);

@@ -5,8 +5,9 @@ import type { EngineContext, Feature } from './feature';
 import type { Presence } from './presence';
 import { toView } from './store/participants';
 import { hashToken, mintToken } from './tokens';
+import { writePrivateFile } from './fs-safe';
 
-type ParticipantMethods = 'participant_list' | 'participant_add' | 'participant_revoke' | 'participant_activity';
+type ParticipantMethods = 'participant_list' | 'participant_add' | 'participant_revoke' | 'participant_rotate' | 'participant_activity';
 
 /** Participants and their tokens: add (token shown once), list, revoke; and who is connected now (presence). */
 export function participantsFeature(ctx: EngineContext, presence: Presence): Feature<ParticipantMethods> {
@@ -22,18 +23,21 @@ export function participantsFeature(ctx: EngineContext, presence: Presence): Fea
     if (input.capabilities.includes('approve') && caller.role !== 'operator') {
       throw new RoomError('FORBIDDEN', 'only the operator grants approve (a participant that can approve can approve its own handoffs): ask the person at the desktop');
     }
-    if (room.participants.byName(input.name)) {
-      throw new RoomError('CONFLICT', `a participant named "${input.name}" already exists: choose another name, or revoke it first`);
+    const existing = room.participants.byName(input.name);
+    if (existing && existing.revokedAt === null) {
+      throw new RoomError('CONFLICT', `a participant named "${input.name}" already exists: choose another name, give it a new token ("ce participant rotate ${input.name}"), or revoke it first`);
     }
     if (room.participants.countLive() >= ctx.limits.maxParticipants) {
       throw new RoomError('LIMIT_EXCEEDED', `the room already has ${ctx.limits.maxParticipants} participants: revoke one first`);
     }
     const token = mintToken();
     ctx.commit(() => {
-      room.participants.insert({ name: input.name, role: 'agent', capabilities: input.capabilities, tokenHash: hashToken(token), at: ctx.now() });
+      // a revoked name added again keeps its row, so what it did before stays attributed to it
+      if (existing) room.participants.reinstate(existing.id, input.capabilities, hashToken(token));
+      else room.participants.insert({ name: input.name, role: 'agent', capabilities: input.capabilities, tokenHash: hashToken(token), at: ctx.now() });
       return {
         value: undefined,
-        events: [{ kind: 'participant.added', actor: caller.name, subject: input.name, data: { capabilities: input.capabilities } }],
+        events: [{ kind: 'participant.added', actor: caller.name, subject: input.name, data: { capabilities: input.capabilities, ...(existing ? { readded: true } : {}) } }],
       };
     });
     const record = room.participants.byName(input.name);
@@ -57,12 +61,34 @@ export function participantsFeature(ctx: EngineContext, presence: Presence): Fea
     return { participant: toView(after), changed: true };
   }
 
+  function rotate(caller: Caller, input: MethodInput<'participant_rotate'>): MethodOutputs['participant_rotate'] {
+    const record = room.participants.byName(input.name);
+    if (!record) throw new RoomError('NOT_FOUND', `no participant named "${input.name}": see "ce participant list"`);
+    if (record.revokedAt !== null) throw new RoomError('CONFLICT', `${input.name} is revoked: add it again ("ce participant add ${input.name} --can …") for a new token`);
+    // a new token is the participant's whole power: only someone holding all of it may take it
+    const lacking = record.capabilities.filter((c) => !caller.capabilities.includes(c));
+    if (lacking.length > 0 || ((record.role === 'operator' || record.capabilities.includes('approve')) && caller.role !== 'operator')) {
+      throw new RoomError('FORBIDDEN', `you cannot give ${input.name} a new token: it can do what you cannot (${[...lacking, ...(record.role === 'operator' ? ['operator'] : ['approve'])].join(', ')}); ask the operator`);
+    }
+    const token = mintToken();
+    ctx.commit(() => {
+      room.participants.setTokenHash(record.id, hashToken(token));
+      return { value: undefined, events: [{ kind: 'participant.token_rotated', actor: caller.name, subject: record.name }] };
+    });
+    // the operator's token lives in its file: the new one replaces it there (the old one works nowhere now)
+    if (record.role === 'operator') writePrivateFile(room.operatorTokenFile, `${token}\n`);
+    const after = room.participants.byName(input.name);
+    if (!after) throw new RoomError('INTERNAL', 'participant vanished after rotation');
+    return { participant: toView(after), token };
+  }
+
   return {
     name: 'participants',
     handlers: {
       participant_list: () => ({ participants: room.participants.list().map(toView) }),
       participant_add: add,
       participant_revoke: revoke,
+      participant_rotate: rotate,
       participant_activity: () => ({ participants: room.participants.list().map((p) => presence.of(p.name)) }),
     },
   };

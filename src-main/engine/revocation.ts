@@ -18,14 +18,18 @@ export class Revocations {
   ) {
     this.unsubscribe = bus.subscribe((event) => {
       if (event.kind === 'participant.revoked' && event.subject) this.revoked(event.subject);
+      // a new token ends what the old one has in flight, as a revocation does: on the next turn, so the call
+      // that asked for the new token (the participant's own, maybe) answers it first
+      const rotated = event.kind === 'participant.token_rotated' ? event.subject : null;
+      if (rotated) setImmediate(() => this.revoked(rotated, tokenReplacedError(rotated)));
     });
   }
 
   /** Aborts the participant's in-flight calls (the bus calls this; the revoke handler may too, sooner). */
-  revoked(name: string): void {
+  revoked(name: string, reason: RoomError = revokedError(name)): void {
     const controller = this.live.get(name);
     this.live.delete(name);
-    controller?.abort(revokedError(name));
+    controller?.abort(reason);
   }
 
   /**
@@ -49,12 +53,12 @@ export class Revocations {
     const signalOf = () => (combined ??= signal ? AbortSignal.any([signal, revoked]) : revoked);
     let onAbort: (() => void) | undefined;
     const whenRevoked = new Promise<never>((_resolve, reject) => {
-      onAbort = () => reject(revokedError(caller.name));
+      onAbort = () => reject(revoked.reason instanceof RoomError ? revoked.reason : revokedError(caller.name));
       revoked.addEventListener('abort', onAbort, { once: true });
     });
     try {
       const result = await Promise.race([run(signalOf), whenRevoked]);
-      if (revoked.aborted) throw revokedError(caller.name);
+      if (revoked.aborted) throw revoked.reason instanceof RoomError ? revoked.reason : revokedError(caller.name);
       return result;
     } finally {
       if (onAbort) revoked.removeEventListener('abort', onAbort);
@@ -65,6 +69,10 @@ export class Revocations {
   close(): void {
     this.unsubscribe();
   }
+}
+
+function tokenReplacedError(name: string): RoomError {
+  return new RoomError('UNAUTHENTICATED', `participant ${name} was given a new token (revoked the old one): this request ended; use the new token`);
 }
 
 function revokedError(name: string): RoomError {

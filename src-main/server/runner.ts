@@ -116,7 +116,7 @@ export async function startRunner(options: RunnerOptions = {}): Promise<RunningR
   if (browserUi) engine.uiSessions.serveAt(baseUrl);
   const uiUrl = browserUi ? engine.uiSessions.mintLink() : undefined;
   const unsubscribe = engine.bus.subscribe((event) => {
-    if (event.kind === 'participant.revoked' && event.subject) {
+    if ((event.kind === 'participant.revoked' || event.kind === 'participant.token_rotated') && event.subject) {
       void mcp.legacy.closeFor(event.subject);
       endListensOf(event.subject);
     }

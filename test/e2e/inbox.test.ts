@@ -187,10 +187,20 @@ describe('agents', () => {
 
     await page.getByRole('button', { name: 'Done, hide the token' }).click();
     expect(await page.getByTestId('new-token').count()).toBe(0);
+    // a new token under the same name: shown once; the old one stops working
+    page.once('dialog', (d) => void d.accept());
+    await page.locator('tr[data-participant="newbie"]').getByRole('button', { name: 'New token' }).click();
+    const rotated = (await page.getByTestId('new-token').innerText()).trim();
+    expect(rotated).not.toBe(token);
+    await expect(connectAgent(token).then((c) => tool(c, 'room_info', {}))).rejects.toThrow();
+    const again = await connectAgent(rotated);
+    expect((await tool<{ counts: { participants: number } }>(again, 'room_info', {})).counts.participants).toBeGreaterThanOrEqual(4);
+    await again.close();
+    await page.getByRole('button', { name: 'Done, hide the token' }).click();
     page.once('dialog', (d) => void d.accept());
     await page.locator('tr[data-participant="newbie"]').getByRole('button', { name: 'Revoke' }).click();
     await page.locator('tr[data-participant="newbie"].revoked').waitFor();
-    await expect(connectAgent(token).then((c) => tool(c, 'room_info', {}))).rejects.toThrow();
+    await expect(connectAgent(rotated).then((c) => tool(c, 'room_info', {}))).rejects.toThrow();
   });
 });
 
@@ -200,7 +210,7 @@ describe('activity', () => {
     await page.locator('li[data-event-kind="handoff.approved"]').first().waitFor();
     await page.getByLabel('Filter by kind').selectOption('participant');
     await expect.poll(async () => new Set(await page.locator('li[data-event-kind]').evaluateAll((els) => els.map((e) => e.getAttribute('data-event-kind'))))).toEqual(
-      new Set(['participant.added', 'participant.revoked']),
+      new Set(['participant.added', 'participant.token_rotated', 'participant.revoked']),
     );
     await page.getByLabel('Filter by kind').selectOption('');
     await page.getByLabel('Filter by participant').selectOption('worker');

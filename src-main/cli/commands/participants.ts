@@ -33,7 +33,7 @@ function addedText(p: ParticipantView, token: string, endpoint: { url: string; r
 export const PARTICIPANT_COMMANDS: CeCommand[] = [
   {
     name: 'participant',
-    synopsis: ['ce participant add NAME --can read,write[,approve,operate]', 'ce participant list', 'ce participant revoke NAME'],
+    synopsis: ['ce participant add NAME --can read,write[,approve,operate]', 'ce participant list', 'ce participant rotate NAME', 'ce participant revoke NAME'],
     summary: "add an agent (its own token, printed once), list participants, or revoke one's token",
     options: { can: { type: 'string', value: 'CAPS', help: 'what it may do, comma-separated: read, write, approve, operate' } },
     details: [
@@ -43,10 +43,14 @@ export const PARTICIPANT_COMMANDS: CeCommand[] = [
       '',
       'It prints the token once, with a snippet for each client (Claude Code, Claude Desktop, Cursor, Codex and',
       'any Streamable HTTP client) filled in with the endpoint and that token.',
+      '',
+      'rotate gives a participant a new token (printed once) under the same name: the old one stops working at',
+      'once and its requests in flight end. "ce participant rotate operator" rewrites the operator token file and',
+      'signs every browser UI session out. A revoked name can be added again; what it did before stays its own.',
       WEB_CLIENT_NOTE,
       OAUTH_401_HINT,
     ],
-    examples: ['ce participant add claude --can read,write', 'ce participant list', 'ce participant revoke claude'],
+    examples: ['ce participant add claude --can read,write', 'ce participant list', 'ce participant rotate claude', 'ce participant revoke claude'],
     async run(args, room) {
       const [, sub, name, ...extra] = args.positional;
       if (extra.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])}`);
@@ -71,8 +75,18 @@ export const PARTICIPANT_COMMANDS: CeCommand[] = [
           print(args, out, () => (out.changed ? `revoked ${name}` : `${name} was already revoked (${out.participant.revokedAt ?? ''})`));
           return 0;
         }
+        case 'rotate': {
+          if (!name) throw new UsageError('ce participant rotate NAME: NAME is missing');
+          const rotated = await callAsOperator(room, 'participant_rotate', { name });
+          print(args, rotated, () =>
+            rotated.participant.role === 'operator'
+              ? `the operator has a new token, written to its token file; the old one, and every browser sign-in, stopped working`
+              : addedText(rotated.participant, rotated.token, mcpUrlOf(room)).replace(/^added /, 'new token for ').concat(`\n(the old token stopped working; its requests in flight ended)`),
+          );
+          return 0;
+        }
         default:
-          throw new UsageError(`ce participant ${sub ?? ''}: use add, list or revoke`);
+          throw new UsageError(`ce participant ${sub ?? ''}: use add, list, rotate or revoke`);
       }
     },
   },

@@ -45,12 +45,20 @@ export const PARTICIPANT_METHODS = {
     input: lazily(() => z.object({ name: participantName() }).strict()),
     mcpTool: false,
   },
+  participant_rotate: {
+    description:
+      "Give a participant a new bearer token (shown once); its old token stops working at once and its requests in flight end, as a revocation ends them. Rotating the operator rewrites the operator token file and signs every browser UI session out.",
+    capability: 'operate',
+    input: lazily(() => z.object({ name: participantName() }).strict()),
+    mcpTool: false,
+  },
 } satisfies Record<string, MethodSpec>;
 
 export interface ParticipantOutputs {
   participant_list: { participants: ParticipantView[] };
   participant_add: ParticipantCreated;
   participant_revoke: { participant: ParticipantView; changed: boolean };
+  participant_rotate: ParticipantCreated;
   participant_activity: { participants: ParticipantPresence[] };
 }
 

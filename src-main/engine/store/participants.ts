@@ -120,6 +120,12 @@ export class ParticipantRepo {
     this.db.prepare('UPDATE participants SET token_hash = ? WHERE id = ?').run(tokenHash, id);
   }
 
+  /** A revoked participant added again: its row (and so its history) is kept, with new capabilities and token. */
+  reinstate(id: number, capabilities: readonly Capability[], tokenHash: string): void {
+    this.forget();
+    this.db.prepare('UPDATE participants SET revoked_at = NULL, capabilities = ?, token_hash = ? WHERE id = ?').run(capabilities.join(','), tokenHash, id);
+  }
+
   revoke(id: number, at: string): void {
     this.forget();
     this.db.prepare('UPDATE participants SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at, id);

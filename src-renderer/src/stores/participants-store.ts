@@ -22,6 +22,8 @@ export interface ParticipantsSlice {
   /** Adds an agent; resolves to its token (shown once), or null when refused (the error says why). */
   add(name: string, capabilities: Capability[]): Promise<string | null>;
   revoke(name: string): Promise<void>;
+  /** A new token for `name` (the old one stops working at once); resolves with it, or null when refused. */
+  rotate(name: string): Promise<string | null>;
   dismissError(): void;
 }
 
@@ -69,6 +71,17 @@ export function createParticipantsStore(client: EngineClient): StoreApi<Particip
           set({ error: describeError(error, `could not revoke ${name}`) });
         }
         await get().refresh();
+      },
+      async rotate(name) {
+        try {
+          const rotated = await client.call('participant_rotate', { name });
+          set({ error: null });
+          void get().refresh();
+          return rotated.token;
+        } catch (error) {
+          set({ error: describeError(error, `could not give ${name} a new token`) });
+          return null;
+        }
       },
       dismissError: () => set({ error: null }),
     };

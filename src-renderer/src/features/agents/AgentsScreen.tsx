@@ -38,6 +38,12 @@ export function AgentsScreen(): React.JSX.Element {
     }
   }
 
+  async function rotate(who: string): Promise<void> {
+    if (!window.confirm(`Give ${who} a new token? Its current token stops working at once: update the agent's config with the new one.`)) return;
+    const token = await store.getState().rotate(who);
+    if (token) setFresh({ name: who, token });
+  }
+
   async function revoke(who: string): Promise<void> {
     if (!window.confirm(`Revoke ${who}? Its token stops working at once and its open streams end.`)) return;
     await store.getState().revoke(who);
@@ -84,7 +90,7 @@ export function AgentsScreen(): React.JSX.Element {
         {!loaded ? (
           <p className="muted">Reading participants…</p>
         ) : (
-          <ParticipantsTable participants={participants} presence={presence} onRevoke={(who) => void revoke(who)} />
+          <ParticipantsTable participants={participants} presence={presence} onRevoke={(who) => void revoke(who)} onRotate={(who) => void rotate(who)} />
         )}
       </section>
       <UiSessionsCard />

@@ -7,6 +7,7 @@ export function ParticipantsTable(props: {
   participants: ParticipantView[];
   presence: Record<string, ParticipantPresence>;
   onRevoke(name: string): void;
+  onRotate(name: string): void;
 }): React.JSX.Element {
   return (
     <table className="people">
@@ -46,9 +47,14 @@ export function ParticipantsTable(props: {
               {p.revokedAt ? (
                 <span className="muted">revoked</span>
               ) : p.role === 'agent' ? (
-                <button type="button" className="danger small" onClick={() => props.onRevoke(p.name)}>
-                  Revoke
-                </button>
+                <span className="row-actions">
+                  <button type="button" className="small" onClick={() => props.onRotate(p.name)}>
+                    New token
+                  </button>
+                  <button type="button" className="danger small" onClick={() => props.onRevoke(p.name)}>
+                    Revoke
+                  </button>
+                </span>
               ) : null}
             </td>
           </tr>
