@@ -7,7 +7,7 @@ import { toView } from './store/participants';
 import { hashToken, mintToken } from './tokens';
 import { writePrivateFile } from './fs-safe';
 
-type ParticipantMethods = 'participant_list' | 'participant_add' | 'participant_revoke' | 'participant_rotate' | 'participant_activity';
+type ParticipantMethods = 'participant_list' | 'participant_add' | 'participant_revoke' | 'participant_rotate' | 'participant_session_close' | 'participant_activity';
 
 /** Participants and their tokens: add (token shown once), list, revoke; and who is connected now (presence). */
 export function participantsFeature(ctx: EngineContext, presence: Presence): Feature<ParticipantMethods> {
@@ -89,6 +89,12 @@ export function participantsFeature(ctx: EngineContext, presence: Presence): Fea
       participant_add: add,
       participant_revoke: revoke,
       participant_rotate: rotate,
+      participant_session_close: (_caller, input) => {
+        if (!presence.closeSession(input.name, input.sessionId)) {
+          throw new RoomError('NOT_FOUND', `${input.name} has no open session ${JSON.stringify(input.sessionId)}: see "ce participant list"`);
+        }
+        return { closed: true };
+      },
       participant_activity: () => ({ participants: room.participants.list().map((p) => presence.of(p.name)) }),
     },
   };

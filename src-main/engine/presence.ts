@@ -4,7 +4,7 @@
  * method). Changes are announced through `changes` at most once per `throttleMs`, so a chatty agent costs the
  * UI one re-read per interval, never one per call.
  */
-import type { ParticipantPresence } from '../common/methods/participants';
+import type { ParticipantPresence, SessionView } from '../common/methods/participants';
 import { GrowthSignal } from './growth-signal';
 
 /** The key `changes` fires under. */
@@ -12,8 +12,20 @@ export const PRESENCE_CHANGED = 'presence';
 /** Longest method text kept for a last call (a tool name, a JSON-RPC method). */
 const MAX_CALL_TEXT = 80;
 
+interface Session extends SessionView {
+  close(): void;
+}
+
+/** What a door says of a 2025 session it opened: its id, its client, and how to close it. */
+export interface SessionInfo {
+  id: string;
+  client: string | null;
+  close(): void;
+}
+
 interface Entry {
   connections: number;
+  sessions: Map<string, Session>;
   lastCallAt: string | null;
   lastCall: string | null;
 }
@@ -30,18 +42,43 @@ export class Presence {
     private readonly monotonicMs: () => number = () => performance.now(),
   ) {}
 
-  /** A connection of `name` opened (a 2025 session, a listen stream). Returns its release, safe to call twice. */
-  connected(name: string): () => void {
-    this.entry(name).connections++;
+  /**
+   * A connection of `name` opened (a 2025 session, with what it is, or a listen stream). Returns its release,
+   * safe to call twice.
+   */
+  connected(name: string, session?: SessionInfo): () => void {
+    const opened = this.entry(name);
+    opened.connections++;
+    if (session) {
+      const at = this.now();
+      opened.sessions.set(session.id, { id: session.id, client: session.client, openedAt: at, lastUsedAt: at, close: session.close });
+    }
     this.changed();
     let released = false;
     return () => {
       if (released) return;
       released = true;
       const entry = this.byName.get(name);
-      if (entry) entry.connections = Math.max(0, entry.connections - 1);
+      if (entry) {
+        entry.connections = Math.max(0, entry.connections - 1);
+        if (session) entry.sessions.delete(session.id);
+      }
       this.changed();
     };
+  }
+
+  /** A request of `name` on its session `id` (its last use). */
+  used(name: string, id: string): void {
+    const session = this.byName.get(name)?.sessions.get(id);
+    if (session) session.lastUsedAt = this.now();
+  }
+
+  /** Closes a session of `name`; false when it has none by that id. */
+  closeSession(name: string, id: string): boolean {
+    const session = this.byName.get(name)?.sessions.get(id);
+    if (!session) return false;
+    session.close();
+    return true;
   }
 
   /** `name` made a call (a tool's name, or the protocol method). */
@@ -55,7 +92,8 @@ export class Presence {
   /** What is known of `name` (nothing yet: not connected, no call since this runner started). */
   of(name: string): ParticipantPresence {
     const entry = this.byName.get(name);
-    return { name, connections: entry?.connections ?? 0, lastCall: entry?.lastCall ?? null, lastCallAt: entry?.lastCallAt ?? null };
+    const sessions = [...(entry?.sessions.values() ?? [])].map(({ id, client, openedAt, lastUsedAt }) => ({ id, client, openedAt, lastUsedAt }));
+    return { name, connections: entry?.connections ?? 0, sessions, lastCall: entry?.lastCall ?? null, lastCallAt: entry?.lastCallAt ?? null };
   }
 
   close(): void {
@@ -65,7 +103,7 @@ export class Presence {
 
   private entry(name: string): Entry {
     let entry = this.byName.get(name);
-    if (!entry) this.byName.set(name, (entry = { connections: 0, lastCall: null, lastCallAt: null }));
+    if (!entry) this.byName.set(name, (entry = { connections: 0, sessions: new Map(), lastCall: null, lastCallAt: null }));
     return entry;
   }
 

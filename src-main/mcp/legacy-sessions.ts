@@ -77,6 +77,7 @@ export class LegacySessions {
         return sendRpcError(res, 403, RPC.sessionForbidden, 'this session belongs to another participant: initialize your own');
       }
       session.lastSeen = this.now();
+      this.engine.presence.used(caller.name, sid);
       session.inFlight++;
       if (req.method === 'POST') session.posts.add(res);
       res.once('close', () => {
@@ -116,7 +117,7 @@ export class LegacySessions {
     this.opening.set(caller.name, (this.opening.get(caller.name) ?? 0) + 1);
     let transport: NodeStreamableHTTPServerTransport;
     try {
-      transport = await this.openTransport(caller);
+      transport = await this.openTransport(caller, body);
       const server = buildMcpServer(this.engine, caller, 'legacy', this.limits.extraTools);
       await server.connect(transport);
       await transport.handleRequest(req, res, body);
@@ -128,7 +129,7 @@ export class LegacySessions {
   }
 
   /** A session's transport, which records the session once the client's initialize has been answered. */
-  private async openTransport(caller: Caller): Promise<NodeStreamableHTTPServerTransport> {
+  private async openTransport(caller: Caller, initialize: unknown): Promise<NodeStreamableHTTPServerTransport> {
     const { NodeStreamableHTTPServerTransport } = await loadNodeAdapter();
     const splices = new SessionSplices();
     const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
@@ -137,7 +138,7 @@ export class LegacySessions {
       eventStore: new BoundedEventStore(this.limits.replayMessages),
       retryInterval: 1000,
       onsessioninitialized: (id) => {
-        const release = this.engine.presence.connected(caller.name);
+        const release = this.engine.presence.connected(caller.name, { id, client: clientOf(initialize), close: () => void this.closeSession(id) });
         this.sessions.set(id, { transport, callerName: caller.name, lastSeen: this.now(), inFlight: 0, posts: new Set(), release, splices });
       },
       onsessionclosed: (id) => this.forget(id),
@@ -212,4 +213,13 @@ export class LegacySessions {
       // closing is best effort: the session is gone either way
     }
   }
+}
+
+/** The client an initialize names ("claude-code 2.0.14"), cut to 100 characters; null when it names none. */
+function clientOf(initialize: unknown): string | null {
+  const info = (initialize as { params?: { clientInfo?: { name?: unknown; version?: unknown } } } | null)?.params?.clientInfo;
+  if (!info || typeof info.name !== 'string') return null;
+  const text = typeof info.version === 'string' ? `${info.name} ${info.version}` : info.name;
+  // eslint-disable-next-line no-control-regex -- a client's name is shown to people: no control characters
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ').slice(0, 100);
 }

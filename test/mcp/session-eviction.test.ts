@@ -1,4 +1,6 @@
+import { execFile } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN_CE } from '../helpers/env';
 import { LIMITS } from '../../src-main/common/limits';
 import { startTestRunner, type TestRunner } from '../helpers/runner';
 
@@ -93,5 +95,21 @@ describe('sessions left open by clients', () => {
     } finally {
       for (const s of streams) s.abort();
     }
+  });
+
+  it("each participant's open sessions are listed with their client (ce participant list too) and can be closed", async () => {
+    const { engine } = r.running;
+    const { token } = await engine.call(engine.operator(), 'participant_add', { name: 'lister', capabilities: ['read'] });
+    const run = await clientRun(token);
+    const activity = await engine.call(engine.operator(), 'participant_activity', {});
+    const mine = activity.participants.find((p) => p.name === 'lister');
+    expect(mine?.sessions).toEqual([expect.objectContaining({ id: run.sid, client: 'claude-code 2.0.0' })]);
+    const listed = await new Promise<string>((resolve) =>
+      execFile(process.execPath, [BIN_CE, 'participant', 'list'], { env: r.home.env, encoding: 'utf8', timeout: 20_000 }, (_e, stdout, stderr) => resolve(stdout + stderr)),
+    );
+    expect(listed).toMatch(new RegExp(`session ${run.sid}  claude-code 2\\.0\\.0  opened`));
+    expect(await engine.call(engine.operator(), 'participant_session_close', { name: 'lister', sessionId: run.sid })).toEqual({ closed: true });
+    expect(await toolsList(token, run.sid)).toBe(404);
+    await expect(engine.call(engine.operator(), 'participant_session_close', { name: 'lister', sessionId: run.sid })).rejects.toThrow(/no open session/);
   });
 });

@@ -33,7 +33,7 @@ function addedText(p: ParticipantView, token: string, endpoint: { url: string; r
 export const PARTICIPANT_COMMANDS: CeCommand[] = [
   {
     name: 'participant',
-    synopsis: ['ce participant add NAME --can read,write[,approve,operate]', 'ce participant list', 'ce participant rotate NAME', 'ce participant revoke NAME'],
+    synopsis: ['ce participant add NAME --can read,write[,approve,operate]', 'ce participant list', 'ce participant rotate NAME', 'ce participant revoke NAME', 'ce participant close-session NAME SESSION'],
     summary: "add an agent (its own token, printed once), list participants, or revoke one's token",
     options: { can: { type: 'string', value: 'CAPS', help: 'what it may do, comma-separated: read, write, approve, operate' } },
     details: [
@@ -47,13 +47,16 @@ export const PARTICIPANT_COMMANDS: CeCommand[] = [
       'rotate gives a participant a new token (printed once) under the same name: the old one stops working at',
       'once and its requests in flight end. "ce participant rotate operator" rewrites the operator token file and',
       'signs every browser UI session out. A revoked name can be added again; what it did before stays its own.',
+      '',
+      'list shows, while a room process runs, each participant\'s open MCP sessions (the client that opened it, when,',
+      'when last used); close-session closes one (its client gets "session not found" and starts a new one).',
       WEB_CLIENT_NOTE,
       OAUTH_401_HINT,
     ],
     examples: ['ce participant add claude --can read,write', 'ce participant list', 'ce participant rotate claude', 'ce participant revoke claude'],
     async run(args, room) {
       const [, sub, name, ...extra] = args.positional;
-      if (extra.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])}`);
+      if (extra.length > (sub === 'close-session' ? 1 : 0)) throw new UsageError(`unexpected argument ${JSON.stringify(extra[sub === 'close-session' ? 1 : 0])}`);
       switch (sub) {
         case 'add': {
           if (!name) throw new UsageError('ce participant add NAME --can read,write: NAME is missing');
@@ -66,7 +69,24 @@ export const PARTICIPANT_COMMANDS: CeCommand[] = [
         case 'list': {
           if (name) throw new UsageError(`unexpected argument ${JSON.stringify(name)}`);
           const { participants } = await readAs(room, 'participant_list', {});
-          print(args, { participants }, () => participants.map(participantLine).join('\n'));
+          // who is connected is known only to a running room process
+          const activity = findRunningRoom(room) ? (await readAs(room, 'participant_activity', {})).participants : [];
+          const sessionsOf = new Map(activity.map((a) => [a.name, a.sessions]));
+          print(args, { participants, activity }, () =>
+            participants
+              .flatMap((p) => [
+                participantLine(p),
+                ...(sessionsOf.get(p.name) ?? []).map((s) => `    session ${s.id}  ${s.client ?? 'unnamed client'}  opened ${s.openedAt}  last used ${s.lastUsedAt}`),
+              ])
+              .join('\n'),
+          );
+          return 0;
+        }
+        case 'close-session': {
+          const [, , who, sessionId] = args.positional;
+          if (!who || !sessionId) throw new UsageError('ce participant close-session NAME SESSION: name the participant and the session (see "ce participant list")');
+          const out = await callAsOperator(room, 'participant_session_close', { name: who, sessionId });
+          print(args, out, () => `closed ${who}'s session ${sessionId} (its client starts a new one when it comes back)`);
           return 0;
         }
         case 'revoke': {
@@ -86,7 +106,7 @@ export const PARTICIPANT_COMMANDS: CeCommand[] = [
           return 0;
         }
         default:
-          throw new UsageError(`ce participant ${sub ?? ''}: use add, list, rotate or revoke`);
+          throw new UsageError(`ce participant ${sub ?? ''}: use add, list, rotate, revoke or close-session`);
       }
     },
   },

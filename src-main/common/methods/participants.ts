@@ -45,6 +45,12 @@ export const PARTICIPANT_METHODS = {
     input: lazily(() => z.object({ name: participantName() }).strict()),
     mcpTool: false,
   },
+  participant_session_close: {
+    description: "Close one of a participant's open MCP sessions (see participant_activity): its client gets \"session not found\" and starts a new one.",
+    capability: 'operate',
+    input: lazily(() => z.object({ name: participantName(), sessionId: z.string().min(1).max(128) }).strict()),
+    mcpTool: false,
+  },
   participant_rotate: {
     description:
       "Give a participant a new bearer token (shown once); its old token stops working at once and its requests in flight end, as a revocation ends them. Rotating the operator rewrites the operator token file and signs every browser UI session out.",
@@ -59,6 +65,7 @@ export interface ParticipantOutputs {
   participant_add: ParticipantCreated;
   participant_revoke: { participant: ParticipantView; changed: boolean };
   participant_rotate: ParticipantCreated;
+  participant_session_close: { closed: boolean };
   participant_activity: { participants: ParticipantPresence[] };
 }
 
@@ -66,9 +73,20 @@ export interface ParticipantOutputs {
  * A participant's live presence (volatile, in memory): its open MCP connections (2025 sessions and listen
  * streams; a 2026 client that only makes calls holds none between them) and its last call through the MCP door.
  */
+/** One open 2025-era MCP session of a participant, as its client introduced itself at initialize. */
+export interface SessionView {
+  id: string;
+  /** `clientInfo` from initialize ("claude-code 2.0.14"), null when it gave none. */
+  client: string | null;
+  openedAt: string;
+  lastUsedAt: string;
+}
+
 export interface ParticipantPresence {
   name: string;
   connections: number;
+  /** Its open 2025-era sessions, oldest first (listen streams count in `connections` only). */
+  sessions: SessionView[];
   /** A tool's name for tools/call, else the protocol method (e.g. "tasks/get"); null: none since the runner started. */
   lastCall: string | null;
   lastCallAt: string | null;

@@ -24,6 +24,8 @@ export interface ParticipantsSlice {
   revoke(name: string): Promise<void>;
   /** A new token for `name` (the old one stops working at once); resolves with it, or null when refused. */
   rotate(name: string): Promise<string | null>;
+  /** Closes one open MCP session of `name` (its client starts a new one). */
+  closeSession(name: string, sessionId: string): Promise<void>;
   dismissError(): void;
 }
 
@@ -82,6 +84,15 @@ export function createParticipantsStore(client: EngineClient): StoreApi<Particip
           set({ error: describeError(error, `could not give ${name} a new token`) });
           return null;
         }
+      },
+      async closeSession(name, sessionId) {
+        try {
+          await client.call('participant_session_close', { name, sessionId });
+          set({ error: null });
+        } catch (error) {
+          set({ error: describeError(error, `could not close ${name}'s session`) });
+        }
+        await get().refreshPresence();
       },
       dismissError: () => set({ error: null }),
     };

@@ -44,6 +44,10 @@ export function AgentsScreen(): React.JSX.Element {
     if (token) setFresh({ name: who, token });
   }
 
+  async function closeSession(who: string, sessionId: string): Promise<void> {
+    await store.getState().closeSession(who, sessionId);
+  }
+
   async function revoke(who: string): Promise<void> {
     if (!window.confirm(`Revoke ${who}? Its token stops working at once and its open streams end.`)) return;
     await store.getState().revoke(who);
@@ -90,7 +94,7 @@ export function AgentsScreen(): React.JSX.Element {
         {!loaded ? (
           <p className="muted">Reading participants…</p>
         ) : (
-          <ParticipantsTable participants={participants} presence={presence} onRevoke={(who) => void revoke(who)} onRotate={(who) => void rotate(who)} />
+          <ParticipantsTable participants={participants} presence={presence} onRevoke={(who) => void revoke(who)} onRotate={(who) => void rotate(who)} onCloseSession={(who, id) => void closeSession(who, id)} />
         )}
       </section>
       <UiSessionsCard />

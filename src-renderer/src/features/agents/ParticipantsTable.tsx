@@ -8,6 +8,7 @@ export function ParticipantsTable(props: {
   presence: Record<string, ParticipantPresence>;
   onRevoke(name: string): void;
   onRotate(name: string): void;
+  onCloseSession(name: string, sessionId: string): void;
 }): React.JSX.Element {
   return (
     <table className="people">
@@ -39,7 +40,12 @@ export function ParticipantsTable(props: {
                 </span>
               ))}
             </td>
-            <PresenceCell presence={props.presence[p.name]} revoked={p.revokedAt !== null} operator={p.role === 'operator'} />
+            <PresenceCell
+              presence={props.presence[p.name]}
+              revoked={p.revokedAt !== null}
+              operator={p.role === 'operator'}
+              onCloseSession={(id) => props.onCloseSession(p.name, id)}
+            />
             <td title={p.createdAt} className="nowrap">
               {new Date(p.createdAt).toLocaleDateString()}
             </td>

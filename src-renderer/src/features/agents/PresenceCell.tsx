@@ -4,7 +4,12 @@ import type { ParticipantPresence } from '../../../../src-main/common/methods/pa
  * Two cells: connected now (open MCP sessions and listen streams) and the last call since the runner started.
  * The operator works through this window and `ce`, which are not MCP connections: it shows a dash.
  */
-export function PresenceCell(props: { presence: ParticipantPresence | undefined; revoked: boolean; operator: boolean }): React.JSX.Element {
+export function PresenceCell(props: {
+  presence: ParticipantPresence | undefined;
+  revoked: boolean;
+  operator: boolean;
+  onCloseSession?: (sessionId: string) => void;
+}): React.JSX.Element {
   const p = props.presence;
   const connected = !props.revoked && (p?.connections ?? 0) > 0;
   const connection = props.operator ? '—' : connected ? (p && p.connections > 1 ? `connected · ${p.connections}` : 'connected') : 'not connected';
@@ -13,6 +18,21 @@ export function PresenceCell(props: { presence: ParticipantPresence | undefined;
       <td data-testid="presence" data-connected={connected ? 'yes' : 'no'} className="nowrap">
         {!props.operator && <span className={`presence-dot ${connected ? 'on' : ''}`} aria-hidden="true" />}
         {connection}
+        {!props.operator && (p?.sessions.length ?? 0) > 0 && (
+          <ul className="sessions" aria-label="Open MCP sessions">
+            {p?.sessions.map((s) => (
+              <li key={s.id} data-session-id={s.id} title={`opened ${s.openedAt}, last used ${s.lastUsedAt}`}>
+                <span className="truncate small">{s.client ?? 'unnamed client'}</span>
+                <span className="muted small"> · {new Date(s.lastUsedAt).toLocaleTimeString()}</span>
+                {props.onCloseSession && (
+                  <button type="button" className="link small" onClick={() => props.onCloseSession?.(s.id)} aria-label={`Close the session of ${s.client ?? 'an unnamed client'}`}>
+                    close
+                  </button>
+                )}
+              </li>
+            ))}
+          </ul>
+        )}
       </td>
       <td data-testid="last-call" className="last-call">
         {p?.lastCall && p.lastCallAt ? (
