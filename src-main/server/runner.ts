@@ -53,6 +53,32 @@ export function portFromEnv(env: NodeJS.ProcessEnv = process.env): number {
 }
 
 /**
+ * The person's own limits, from COMMONROOM_LIMITS: a JSON object of LIMITS names and whole numbers, e.g.
+ * `{"maxShellsPerAgent": 8, "maxConnectionsPerParticipant": 16}`. Anything else is refused with what is allowed,
+ * before the room is touched.
+ */
+export function limitsFromEnv(env: NodeJS.ProcessEnv = process.env): Partial<Limits> {
+  const raw = env.COMMONROOM_LIMITS;
+  if (raw === undefined || raw.trim() === '') return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new Error('COMMONROOM_LIMITS is not JSON: give an object such as {"maxShellsPerAgent": 8}');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('COMMONROOM_LIMITS must be a JSON object such as {"maxShellsPerAgent": 8}');
+  const out: Record<string, number> = {};
+  for (const [key, value] of Object.entries(parsed)) {
+    if (!(key in LIMITS) || typeof LIMITS[key as keyof Limits] !== 'number') {
+      throw new Error(`COMMONROOM_LIMITS: unknown limit "${key}": the names are those of src-main/common/limits.ts, e.g. maxShellsPerAgent, maxActiveGraphsPerAgent, maxActiveTasksPerAgent, maxConnectionsPerParticipant`);
+    }
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) throw new Error(`COMMONROOM_LIMITS: ${key} must be a whole number of 0 or more, not ${JSON.stringify(value)}`);
+    out[key] = value;
+  }
+  return out as Partial<Limits>;
+}
+
+/**
  * The room process: opens the room as its single writer, then serves every HTTP door on loopback.
  * `commonroom serve` and the Electron main process both start exactly this.
  */
@@ -60,8 +86,8 @@ export async function startRunner(options: RunnerOptions = {}): Promise<RunningR
   const host = options.host ?? '127.0.0.1';
   // refused before the room is touched: a bad --host must not create a room (or its token) first
   if (!isLoopbackHost(host)) throw new Error(refuseHostMessage(host));
+  const limits = { ...LIMITS, ...limitsFromEnv(), ...options.limits };
   const room = Room.open({ markdown: options.room, ...(options.paths ? { paths: options.paths } : {}), ...(options.clock ? { clock: options.clock } : {}) });
-  const limits = { ...LIMITS, ...options.limits };
   const engine = await Engine.start(room, limits);
   const mcp = new McpEndpoint(engine, {
     maxBodyBytes: limits.maxBodyBytes,

@@ -6,7 +6,11 @@
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectAgent } from '../e2e/helpers/ui-room';
+import fs from 'node:fs';
+import { limitsFromEnv } from '../../src-main/server/runner';
+import { makeHome } from '../helpers/env';
 import { startTestRunner, type TestRunner } from '../helpers/runner';
+import { runCommonroom } from '../helpers/serve';
 
 let runner: TestRunner;
 let hog: Client;
@@ -67,5 +71,23 @@ describe("an agent's share", () => {
     for (let i = 0; i < 3; i++) await engine.call(engine.operator(), 'shell_open', { shell: '/bin/sh' });
     const listed = await engine.call(engine.operator(), 'shell_list', {});
     expect(listed.shells.filter((s) => s.owner === engine.operator().name && s.alive)).toHaveLength(3);
+  });
+
+  it('is set by the person with COMMONROOM_LIMITS; a bad one is refused with what is allowed, before the room is touched', () => {
+    expect(limitsFromEnv({ COMMONROOM_LIMITS: '{"maxShellsPerAgent": 4, "maxConnectionsPerParticipant": 8}' })).toEqual({ maxShellsPerAgent: 4, maxConnectionsPerParticipant: 8 });
+    expect(limitsFromEnv({})).toEqual({});
+    expect(() => limitsFromEnv({ COMMONROOM_LIMITS: '{"maxShellsPerAgnet": 4}' })).toThrow(/unknown limit "maxShellsPerAgnet".*maxShellsPerAgent/);
+    expect(() => limitsFromEnv({ COMMONROOM_LIMITS: '{"maxShellsPerAgent": -1}' })).toThrow(/whole number of 0 or more/);
+    expect(() => limitsFromEnv({ COMMONROOM_LIMITS: 'shells=4' })).toThrow(/not JSON/);
+    const home = makeHome();
+    try {
+      const r = runCommonroom({ ...home, env: { ...home.env, COMMONROOM_LIMITS: '{"maxShellsPerAgnet": 4}' } }, ['serve', '--port', '0']);
+      expect(r.status).not.toBe(0);
+      expect(r.stderr).toMatch(/COMMONROOM_LIMITS: unknown limit/);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+      expect(fs.existsSync(home.paths.dataDir)).toBe(false);
+    } finally {
+      home.cleanup();
+    }
   });
 });
