@@ -1,12 +1,9 @@
+import { controlsToSpaces } from '../common/ansi';
 import { DESKTOP_NOTE_LIMITS, type DesktopNote } from '../common/ipc';
-
-/** Control characters (C0, DEL, C1) in agent-written text are shown as spaces in a notification. */
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const CONTROLS = /[\u0000-\u001f\u007f-\u009f]+/g;
 
 function text(value: unknown, max: number): string | null {
   if (typeof value !== 'string') return null;
-  const clean = value.replace(CONTROLS, ' ').trim();
+  const clean = controlsToSpaces(value).trim();
   return clean.length > max ? `${clean.slice(0, max - 1)}…` : clean;
 }
 

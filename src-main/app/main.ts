@@ -17,7 +17,7 @@ import { windowOptions } from './window-options';
  * The Electron shell, kept thin: it starts the same room process `commonroom serve` starts, and shows the
  * renderer. Everything else lives in plain-Node modules. This is the only folder that imports electron.
  * Tested from its built file (out/main/app.js) with Electron's modules stubbed at their documented API
- * (test/app/desktop-main.test.ts, test/harness/electron/).
+ * (test/desktop/, test/harness/electron/).
  */
 const here = path.dirname(fileURLToPath(import.meta.url));
 const rendererDevUrl = process.env.ELECTRON_RENDERER_URL;

@@ -7,14 +7,6 @@ import { UI_AUTH_PROTOCOL_PREFIX } from '../common/ui-protocol';
  * header and a socket subprotocol are sent only by the page that holds the secret, in its own origin's storage.
  */
 
-/** The token of an `Authorization: Bearer …` header, or null. */
-export function bearerOf(req: http.IncomingMessage): string | null {
-  const header = req.headers.authorization;
-  if (typeof header !== 'string' || header.length > 512) return null;
-  const match = /^Bearer\s+(\S+)$/i.exec(header.trim());
-  return match?.[1] ?? null;
-}
-
 /** The session secret a UI socket offers as its `commonroom.auth.<secret>` subprotocol, or null. */
 export function socketSecretOf(req: http.IncomingMessage): string | null {
   const header = req.headers['sec-websocket-protocol'];

@@ -7,6 +7,7 @@ import { encodeShellFrame } from '../common/ui-shell-frame';
 import type { Engine } from '../engine/engine';
 import { socketSecretOf } from './ui-auth';
 import { nestsDeeperThan } from '../net/json-depth';
+import { LIMITS } from '../common/limits';
 import { UiSession } from './ui-session';
 
 export interface UiSocketOptions {
@@ -59,12 +60,14 @@ export class UiSocketDoor {
   /** Made on the first upgrade: `ws` is loaded then, not while the room process starts (~120 ms of modules). */
   private wss: WebSocketServer | undefined;
   private readonly maxQueued: number;
+  private readonly maxDepth: number;
 
   constructor(
     private readonly engine: Engine,
     private readonly options: UiSocketOptions,
   ) {
     this.maxQueued = options.maxQueuedBytes ?? 16 * 1024 * 1024;
+    this.maxDepth = options.maxJsonDepth ?? LIMITS.maxJsonDepth;
   }
 
   private server(): WebSocketServer {
@@ -119,8 +122,8 @@ export class UiSocketDoor {
         if (isBinary) throw new Error('binary');
         const text = data.toString();
         // as deep as an HTTP body may be, checked before parsing (a 200k-deep value must not reach a schema)
-        if (nestsDeeperThan(text, this.options.maxJsonDepth ?? 64)) {
-          ws.close(1009, `a UI message may nest JSON at most ${this.options.maxJsonDepth ?? 64} levels deep`);
+        if (nestsDeeperThan(text, this.maxDepth)) {
+          ws.close(1009, `a UI message may nest JSON at most ${this.maxDepth} levels deep`);
           return;
         }
         message = JSON.parse(text);

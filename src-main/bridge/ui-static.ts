@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { UI_PATH, UI_SESSION_PATH } from '../common/ui-protocol';
 import type { Engine } from '../engine/engine';
 import { sendJson } from '../net/http-json';
-import { bearerOf } from './ui-auth';
+import { bearerToken } from '../net/bearer';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -70,27 +70,26 @@ export class UiStatic {
 
   handle(req: http.IncomingMessage, res: http.ServerResponse): void {
     const url = new URL(req.url ?? '/', 'http://localhost');
-    const security = SECURITY;
     if (url.pathname === UI_SESSION_PATH) return this.session(req, res);
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       return sendJson(res, 405, { error: { code: 'INVALID_INPUT', message: 'the UI answers GET only' } }, { Allow: 'GET, HEAD' });
     }
     if (url.searchParams.has('token')) {
       // a link of the old form: its token goes to the fragment, where the page takes it (it never reaches a server again)
-      res.writeHead(303, { Location: `${UI_PATH}#token=${encodeURIComponent(url.searchParams.get('token') ?? '')}`, 'Cache-Control': 'no-store', ...security });
+      res.writeHead(303, { Location: `${UI_PATH}#token=${encodeURIComponent(url.searchParams.get('token') ?? '')}`, 'Cache-Control': 'no-store', ...SECURITY });
       res.end();
       return;
     }
     if (url.pathname === '/ui') {
-      res.writeHead(308, { Location: UI_PATH, ...security });
+      res.writeHead(308, { Location: UI_PATH, ...SECURITY });
       res.end();
       return;
     }
     if (!fs.existsSync(path.join(this.root, 'index.html'))) {
-      return sendJson(res, 503, { error: { code: 'UNAVAILABLE', message: `the UI is not built (${this.root} is missing): run "npm run build"` } }, security);
+      return sendJson(res, 503, { error: { code: 'UNAVAILABLE', message: `the UI is not built (${this.root} is missing): run "npm run build"` } }, SECURITY);
     }
     const file = this.resolve(url.pathname.slice(UI_PATH.length));
-    if (!file) return sendJson(res, 404, { error: { code: 'NOT_FOUND', message: `no such UI file ${url.pathname}` } }, security);
+    if (!file) return sendJson(res, 404, { error: { code: 'NOT_FOUND', message: `no such UI file ${url.pathname}` } }, SECURITY);
     const body = fs.readFileSync(file);
     const isHtml = file.endsWith('.html');
     res.writeHead(200, {
@@ -100,7 +99,7 @@ export class UiStatic {
       'X-Content-Type-Options': 'nosniff',
       // hashed asset names never change; the page itself is read fresh
       'Cache-Control': isHtml ? 'no-store' : 'private, max-age=31536000, immutable',
-      ...security,
+      ...SECURITY,
     });
     res.end(req.method === 'HEAD' ? undefined : body);
   }
@@ -108,7 +107,7 @@ export class UiStatic {
   /** The sign-in: POST trades a one-time link token for a session secret; GET checks a secret. */
   private session(req: http.IncomingMessage, res: http.ServerResponse): void {
     const headers = { ...SECURITY, 'Cache-Control': 'no-store' };
-    const bearer = bearerOf(req);
+    const bearer = bearerToken(req);
     const sessions = this.engine.uiSessions;
     if (req.method === 'POST') {
       req.resume();

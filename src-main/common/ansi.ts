@@ -23,3 +23,12 @@ export function stripAnsi(text: string): string {
     // eslint-disable-next-line no-control-regex -- removing control characters is the point
     .replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '');
 }
+
+/**
+ * Text someone else wrote, for one line a person reads (a notification, a client's name): every run of
+ * control characters (C0, DEL, C1) becomes one space, so nothing in it is obeyed or breaks the line.
+ */
+export function controlsToSpaces(text: string): string {
+  // eslint-disable-next-line no-control-regex -- replacing control characters is the point
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ');
+}

@@ -66,9 +66,14 @@ export function participantsFeature(ctx: EngineContext, presence: Presence): Fea
     if (!record) throw new RoomError('NOT_FOUND', `no participant named "${input.name}": see "ce participant list"`);
     if (record.revokedAt !== null) throw new RoomError('CONFLICT', `${input.name} is revoked: add it again ("ce participant add ${input.name} --can …") for a new token`);
     // a new token is the participant's whole power: only someone holding all of it may take it
-    const lacking = record.capabilities.filter((c) => !caller.capabilities.includes(c));
-    if (lacking.length > 0 || ((record.role === 'operator' || record.capabilities.includes('approve')) && caller.role !== 'operator')) {
-      throw new RoomError('FORBIDDEN', `you cannot give ${input.name} a new token: it can do what you cannot (${[...lacking, ...(record.role === 'operator' ? ['operator'] : ['approve'])].join(', ')}); ask the operator`);
+    const beyond: string[] = record.capabilities.filter((c) => !caller.capabilities.includes(c));
+    if (caller.role !== 'operator') {
+      // what only the operator hands out, even to one who holds it: being the operator, and approve
+      if (record.role === 'operator') beyond.push('operator');
+      else if (record.capabilities.includes('approve') && !beyond.includes('approve')) beyond.push('approve');
+    }
+    if (beyond.length > 0) {
+      throw new RoomError('FORBIDDEN', `you cannot give ${input.name} a new token: it can do what you cannot (${beyond.join(', ')}); ask the operator`);
     }
     const token = mintToken();
     ctx.commit(() => {

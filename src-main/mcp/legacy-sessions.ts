@@ -11,6 +11,7 @@ import type { ExtraTool } from './extra-tools';
 import { RPC } from './rpc-errors';
 import { sendSseAtOnce } from './sse-at-once';
 import { SessionSplices } from './session-splices';
+import { controlsToSpaces } from '../common/ansi';
 
 /**
  * The SDK's Node transport for 2025 sessions (with @hono/node-server under it), loaded when the first 2025
@@ -94,8 +95,8 @@ export class LegacySessions {
     this.expireIdle();
     // nearly every client leaves its session open when it exits: at a cap, the session used longest ago that
     // is idle (nothing in flight, no stream open) makes room; its client gets "session not found" and starts over
-    const mine = () => [...this.sessions.values()].filter((x) => x.callerName === caller.name).length + (this.opening.get(caller.name) ?? 0);
-    if (mine() >= this.limits.maxSessionsPerParticipant && !this.evictIdlest((s) => s.callerName === caller.name)) {
+    const mine = [...this.sessions.values()].filter((x) => x.callerName === caller.name).length + (this.opening.get(caller.name) ?? 0);
+    if (mine >= this.limits.maxSessionsPerParticipant && !this.evictIdlest((s) => s.callerName === caller.name)) {
       return sendRpcError(
         res,
         503,
@@ -170,9 +171,8 @@ export class LegacySessions {
     return n;
   }
 
-  /** Ends the sessions of a participant (used when its token is revoked). */
   /**
-   * The participant was revoked: its sessions end, but only once the calls in flight on them have written
+   * The participant was revoked (or given a new token): its sessions end, but only once the calls in flight on them have written
    * their answers (the revocation ends them with a "revoked" error at once), so no client is left waiting for
    * an answer on a stream that just closed. A call that does not end within `graceMs` is cut.
    */
@@ -220,6 +220,5 @@ function clientOf(initialize: unknown): string | null {
   const info = (initialize as { params?: { clientInfo?: { name?: unknown; version?: unknown } } } | null)?.params?.clientInfo;
   if (!info || typeof info.name !== 'string') return null;
   const text = typeof info.version === 'string' ? `${info.name} ${info.version}` : info.name;
-  // eslint-disable-next-line no-control-regex -- a client's name is shown to people: no control characters
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ').slice(0, 100);
+  return controlsToSpaces(text).slice(0, 100);
 }

@@ -8,6 +8,7 @@ import type { ApiRoute } from '../api/http-api';
 import { RPC } from '../mcp/rpc-errors';
 import { apiErrorBody, HTTP_STATUS } from '../api/http-status';
 import { WORKSPACE_TASK_PATH } from '../api/workspace-task';
+import { bearerToken } from '../net/bearer';
 import { BodyTooLarge, BodyTooSlow, ConnectionBudget, lingerBeforeClose, nestsDeeperThan, readBody } from './request-guards';
 import type { Duplex } from 'node:stream';
 import { UI_SOCKET_PATH } from '../common/ui-protocol';
@@ -54,12 +55,6 @@ export function refuseHostMessage(host: string): string {
   return `refusing to listen on ${host}: Commonroom serves loopback only (127.0.0.1, ::1 or localhost); to reach it from elsewhere, put a transport of your choice in front of it (an SSH tunnel, say)`;
 }
 
-function bearerToken(req: http.IncomingMessage): string | null {
-  const header = req.headers.authorization;
-  if (typeof header !== 'string') return null;
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  return match ? (match[1] as string) : null;
-}
 
 export class FrontDoor {
   readonly server: http.Server;

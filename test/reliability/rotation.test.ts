@@ -82,6 +82,8 @@ describe('token rotation', () => {
       expect(r.status, name).toBe(403);
       expect(r.body.error?.message).toMatch(/cannot give .* a new token/);
     }
+    // the refusal names what is beyond the caller, and only that
+    expect((await api(admin, 'participant_rotate', { name: 'rot-writer' })).body.error?.message).toMatch(/it can do what you cannot \(write\)/);
   });
 
   it("rotating the operator rewrites its token file and signs every browser UI session out", async () => {
