@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Writes `ce --help` and every command's `--help` into README.md between their markers, from the built CLI
-// (npm run build first). test/cli/ce-readme.test.ts fails when the README and the CLI disagree.
+// Writes `ce --help` and every command's `--help` into docs/cli.md between their markers, from the built CLI
+// (npm run build first). test/cli/ce-readme.test.ts fails when the page and the CLI disagree.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -20,24 +20,24 @@ export function fill(readme, sections) {
   let out = readme;
   for (const [marker, body] of Object.entries(sections)) {
     const re = new RegExp(`(<!-- ${marker}:start[^>]*-->\\n)[\\s\\S]*?(<!-- ${marker}:end -->)`);
-    if (!re.test(out)) throw new Error(`README.md has no ${marker} markers`);
+    if (!re.test(out)) throw new Error(`docs/cli.md has no ${marker} markers`);
     out = out.replace(re, (_, start, end) => `${start}${body}${end}`);
   }
   return out;
 }
 
 if (process.argv[1] === import.meta.filename) {
-  const file = path.join(repo, 'README.md');
+  const file = path.join(repo, 'docs', 'cli.md');
   const before = fs.readFileSync(file, 'utf8');
   const after = fill(before, helpSections());
   if (process.argv.includes('--check')) {
     if (after !== before) {
-      console.error('README.md: the ce help sections differ from the built CLI: run "node scripts/ce-help-readme.mjs"');
+      console.error('docs/cli.md: the ce help sections differ from the built CLI: run "node scripts/ce-help-readme.mjs"');
       process.exit(1);
     }
-    console.log('README.md: ce help sections are current');
+    console.log('docs/cli.md: ce help sections are current');
   } else {
     fs.writeFileSync(file, after);
-    console.log('README.md: ce help sections written');
+    console.log('docs/cli.md: ce help sections written');
   }
 }
