@@ -110,7 +110,15 @@ describe('handoffs through real MCP clients over HTTP', () => {
       expect(done.handoff).toMatchObject({ status: 'result_ready', result: { text: 'Plan reviewed: run it after 18:00.' }, task: { status: 'completed' } });
       expect(await toolError(b, 'handoff_complete', { handoffId: id, result: 'another result' })).toMatch(/does not replace it/);
 
+      // A waits for the decision in one call (2026 era), B in another (2025 era): the approval answers both
+      const waitA = call<{ handoff: HandoffView; waitedMs: number }>(a, 'handoff_get', { handoffId: id, waitMs: 20_000, until: 'ended' });
+      const waitB = call<{ handoff: HandoffView; waitedMs: number }>(b, 'handoff_get', { handoffId: id, waitMs: 20_000, until: 'approved' });
+      await new Promise((r) => setTimeout(r, 100));
       const approved = await call<{ handoff: HandoffView }>(op, 'handoff_approve', { handoffId: id, reason: 'thanks' });
+      for (const waited of await Promise.all([waitA, waitB])) {
+        expect(waited.handoff.status).toBe('approved');
+        expect(waited.waitedMs).toBeLessThan(20_000);
+      }
       expect(approved.handoff).toMatchObject({ status: 'approved', decision: { approved: true, by: 'operator' }, task: { status: 'completed' } });
 
       // the exact trail it leaves, the same through handoff_events and workspace_history

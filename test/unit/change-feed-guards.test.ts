@@ -20,7 +20,7 @@ function sourceFiles(dir: string): string[] {
 }
 
 /** Where live updates are served or produced. */
-const FEED_PLACES = ['mcp', 'server', 'bridge', 'net', 'engine/tasks', 'engine/event-bus.ts', 'engine/growth-signal.ts', 'engine/graphs/graphs-feature.ts'];
+const FEED_PLACES = ['mcp', 'server', 'bridge', 'net', 'engine/tasks', 'engine/event-bus.ts', 'engine/growth-signal.ts', 'engine/graphs/graphs-feature.ts', 'engine/handoffs/handoffs-feature.ts'];
 
 /** The timers allowed there: file, the exact code, and why it is not a poll. Anything else fails. */
 const ALLOWED: { file: string; code: string; why: string }[] = [
@@ -28,6 +28,8 @@ const ALLOWED: { file: string; code: string; why: string }[] = [
   { file: 'mcp/legacy-sessions.ts', code: 'setTimeout(r, graceMs)', why: "how long a revoked participant's calls have to write their answers: a deadline" },
   { file: 'mcp/legacy-sessions.ts', code: 'setInterval(() => this.expireIdle(), Math.min(60_000, Math.max(1_000, limits.idleMs / 4)))', why: 'idle session expiry' },
   { file: 'engine/graphs/graphs-feature.ts', code: 'setTimeout(done, waitMs)', why: "a tasks_status wait's deadline" },
+  { file: 'engine/handoffs/handoffs-feature.ts', code: 'setTimeout(done, waitMs)', why: "a handoff_get wait's deadline" },
+  { file: 'engine/handoffs/handoffs-feature.ts', code: 'setInterval(() => {\n        try {\n          sweepHandoffTasks', why: 'the TTL sweeper: expires tasks past their time, housekeeping' },
   { file: 'engine/graphs/graphs-feature.ts', code: 'setInterval(expired, Math.min(limits.graphLogRetentionMs, 60_000))', why: 'log retention housekeeping, not a live update' },
   { file: 'server/request-guards.ts', code: 'setTimeout(() => stop(new BodyTooSlow()), timeoutMs)', why: "a request body's deadline" },
   { file: 'server/request-guards.ts', code: 'setTimeout(() => this.destroy(), LINGER_MS)', why: 'how long a refused client may go on sending: a deadline' },

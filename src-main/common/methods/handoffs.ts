@@ -172,9 +172,26 @@ export const HANDOFF_METHODS = {
     mcpTool: true,
   },
   handoff_get: {
-    description: 'Read a handoff and its task: the authority on where the work stands.',
+    description: 'Read a handoff and its task: the authority on where the work stands. ' +
+      `To wait for it instead of polling: waitMs (at most ${LIMITS.maxStatusWaitMs} ms) answers as soon as the handoff or its task changes; ` +
+      'with until, only once it reaches that status (or "ended": approved, rejected or cancelled), or can no longer reach it. Call again to wait longer.',
     capability: 'read',
-    input: lazily(() => z.object({ handoffId: handoffId() }).strict()),
+    input: lazily(() => z
+      .object({
+        handoffId: handoffId(),
+        waitMs: z
+          .number()
+          .int()
+          .min(0)
+          .max(LIMITS.maxStatusWaitMs)
+          .optional()
+          .describe('answer as soon as the handoff or its task changes, waiting at most this long'),
+        until: z
+          .enum(['change', 'ended', ...HANDOFF_STATUSES])
+          .optional()
+          .describe('with waitMs: what the wait is for: "change" (the default) any change; "ended" approved, rejected or cancelled; a status: that status (or an end that rules it out)'),
+      })
+      .strict()),
     mcpTool: true,
     readOnly: true,
   },
@@ -245,7 +262,7 @@ export interface HandoffOutputs {
   handoff_request_input: { handoff: HandoffView };
   handoff_answer_input: { handoff: HandoffView };
   handoff_complete: { handoff: HandoffView };
-  handoff_get: { handoff: HandoffView };
+  handoff_get: { handoff: HandoffView; waitedMs?: number };
   handoff_list: { handoffs: HandoffView[]; nextCursor: string | null };
   handoff_events: EventPage;
   handoff_approve: { handoff: HandoffView };

@@ -9,6 +9,23 @@ import { HANDOFF_OPERATION } from '../tasks/operations';
 import { unknownTask } from './queries';
 import { sweepHandoffTasks } from './sweeper';
 import { toCaller } from '../store/participants';
+import type { Caller } from '../../common/dto';
+import type { HandoffView } from '../../common/handoff-dto';
+import { HANDOFF_STATUSES, type HandoffStatus } from '../../common/handoff-machine';
+
+type HandoffWait = 'change' | 'ended' | HandoffStatus;
+const ENDED: readonly HandoffStatus[] = ['approved', 'rejected', 'cancelled'];
+
+/**
+ * Whether a wait on a handoff is over (`changed`: an event of it or its task was just committed): any change; its end; or the status asked for, or a
+ * status from which it can no longer be reached (statuses only move forward, and an end is final).
+ */
+function waitIsOver(until: HandoffWait, now: HandoffView, changed: boolean): boolean {
+  if (until === 'change') return changed;
+  if (ENDED.includes(now.status)) return true;
+  if (until === 'ended') return false;
+  return HANDOFF_STATUSES.indexOf(now.status) >= HANDOFF_STATUSES.indexOf(until);
+}
 
 type HandoffMethods =
   | 'handoff_create'
@@ -57,6 +74,39 @@ export function handoffsFeature(ctx: EngineContext, tasks: TaskService): Feature
     },
   });
 
+  /**
+   * Answers with the handoff once a committed event of it or its task makes `until` true, when the caller gave up
+   * (its request aborted or its connection closed), or at `waitMs`: the change feed ends the wait, never a timer
+   * that re-reads. A handoff that became invisible to the caller (its task deleted) ends the wait too.
+   */
+  function waitForHandoff(caller: Caller, first: HandoffView, until: HandoffWait, waitMs: number, signal: AbortSignal | undefined): Promise<HandoffView> {
+    return new Promise<HandoffView>((resolve) => {
+      let latest = first;
+      const stops: (() => void)[] = [];
+      const done = () => {
+        for (const stop of stops.splice(0)) stop();
+        resolve(latest);
+      };
+      const deadline = setTimeout(done, waitMs);
+      stops.push(() => clearTimeout(deadline));
+      stops.push(
+        ctx.bus.subscribe((event) => {
+          const data = event.data as { taskId?: unknown } | null;
+          if (event.subject !== first.id && event.subject !== first.taskId && data?.taskId !== first.taskId) return;
+          try {
+            latest = q.get(caller, first.id);
+          } catch {
+            return done();
+          }
+          if (waitIsOver(until, latest, true)) done();
+        }),
+      );
+      if (signal?.aborted) return done();
+      signal?.addEventListener('abort', done, { once: true });
+      stops.push(() => signal?.removeEventListener('abort', done));
+    });
+  }
+
   return {
     name: 'handoffs',
     handlers: {
@@ -65,7 +115,18 @@ export function handoffsFeature(ctx: EngineContext, tasks: TaskService): Feature
       handoff_request_input: (caller, input) => ({ handoff: actions.requestInput(caller, input) }),
       handoff_answer_input: (caller, input) => ({ handoff: actions.answerInput(caller, input) }),
       handoff_complete: (caller, input) => ({ handoff: actions.complete(caller, input) }),
-      handoff_get: (caller, input) => ({ handoff: q.get(caller, input.handoffId) }),
+      handoff_get: async (caller, input, call) => {
+        if (input.until !== undefined && input.waitMs === undefined) {
+          throw new RoomError('INVALID_INPUT', `until says what waitMs waits for: give waitMs too (at most ${ctx.limits.maxStatusWaitMs} ms)`);
+        }
+        const first = q.get(caller, input.handoffId); // refuses an unknown handoff before waiting
+        if (!input.waitMs) return { handoff: first };
+        const until = input.until ?? 'change';
+        if (waitIsOver(until, first, false)) return { handoff: first, waitedMs: 0 };
+        const started = ctx.elapsedMs();
+        const handoff = await waitForHandoff(caller, first, until, input.waitMs, call.signal);
+        return { handoff, waitedMs: Math.round(ctx.elapsedMs() - started) };
+      },
       handoff_list: (caller, input) => q.list(caller, input),
       handoff_events: (caller, input) => q.events(caller, input.handoffId, input),
       handoff_approve: (caller, input) => ({ handoff: actions.decide(caller, input.handoffId, true, input.reason ?? null) }),
