@@ -81,6 +81,19 @@ describe('bash with the user\'s own start-up files', () => {
     const listed = (await bench.engine.call(bench.operator, 'shell_list', {})).shells.find((s) => s.id === shell.id);
     expect(listed?.command).toEqual(['/bin/bash']);
   });
+
+  it("a PROMPT_COMMAND with separators at its ends (pyenv-virtualenv's \"hook;\") still runs, and every command is marked", { timeout: 60_000 }, async () => {
+    const home = bench.home.root;
+    fs.writeFileSync(`${home}/.bashrc`, "PS1='RC> '\n__hook() { __seen=$((__seen+1)); }\nPROMPT_COMMAND='; __hook; '\n");
+    const shell = await bench.open({ shell: '/bin/bash', args: [], env: { HOME: home, HISTFILE: '/dev/null' } });
+    for (const command of ['echo one', 'echo two', 'echo "seen=$__seen"']) {
+      const r = await run({ shellId: shell.id, command, timeoutMs: 20_000 });
+      expect(r, command).toMatchObject({ status: 'finished', exitCode: 0, integration: 'marks' });
+    }
+    const screen = await bench.io({ shellId: shell.id, cursor: 'start', format: 'raw' });
+    expect(screen.output).not.toContain('syntax error');
+    expect(screen.output).toMatch(/seen=[1-9]/);
+  });
 });
 
 describe('shell_run refusals', () => {

@@ -42,7 +42,13 @@ if [ -n "$__cr_nonce" ]; then
     __cr_at_prompt=1
     return $s
   }
-  PROMPT_COMMAND="__cr_precmd@{PROMPT_COMMAND:+; $PROMPT_COMMAND}; __cr_postcmd"
+  # the user's PROMPT_COMMAND goes between them without the separators at its ends (pyenv-virtualenv's ends
+  # in ";", and "a;; b" is a syntax error that would stop every prompt hook)
+  __cr_pc=$PROMPT_COMMAND
+  while :; do case "$__cr_pc" in *';'|*' '|*$'\n'|*$'\t') __cr_pc=@{__cr_pc%?} ;; *) break ;; esac; done
+  while :; do case "$__cr_pc" in ';'*|' '*|$'\n'*|$'\t'*) __cr_pc=@{__cr_pc#?} ;; *) break ;; esac; done
+  PROMPT_COMMAND="__cr_precmd@{__cr_pc:+; $__cr_pc}; __cr_postcmd"
+  unset __cr_pc
   if [ "@{BASH_VERSINFO[0]}" -gt 4 ] || { [ "@{BASH_VERSINFO[0]}" -eq 4 ] && [ "@{BASH_VERSINFO[1]}" -ge 4 ]; }; then
     PS0="@{PS0}\033]133;C;cr=$__cr_nonce\007"
   else
