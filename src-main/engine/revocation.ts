@@ -19,9 +19,12 @@ export class Revocations {
     this.unsubscribe = bus.subscribe((event) => {
       if (event.kind === 'participant.revoked' && event.subject) this.revoked(event.subject);
       // a new token ends what the old one has in flight, as a revocation does: on the next turn, so the call
-      // that asked for the new token (the participant's own, maybe) answers it first
+      // that asked for the new token (the participant's own, maybe) answers it first. The calls in flight now
+      // are set apart at once: a call made with the new token in the meantime is not among them
       const rotated = event.kind === 'participant.token_rotated' ? event.subject : null;
-      if (rotated) setImmediate(() => this.revoked(rotated, tokenReplacedError(rotated)));
+      const inFlight = rotated ? this.live.get(rotated) : undefined;
+      if (rotated) this.live.delete(rotated);
+      if (rotated && inFlight) setImmediate(() => inFlight.abort(tokenReplacedError(rotated)));
     });
   }
 

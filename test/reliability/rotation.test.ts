@@ -58,6 +58,20 @@ describe('token rotation', () => {
     for (const c of [modern, legacy, again]) await c.close().catch(() => undefined);
   }, 30_000);
 
+  it('a call made with the new token at once (before the old calls are ended, a turn later) is not ended with them', async () => {
+    const { engine } = runner.running;
+    const op = engine.operator();
+    await engine.call(op, 'participant_add', { name: 'quick', capabilities: ['read', 'write'] });
+    const { handoff } = await engine.call(op, 'handoff_create', { summary: 'something to wait on', to: 'quick' });
+    const { token } = await engine.call(op, 'participant_rotate', { name: 'quick' });
+    const quick = engine.authenticate(token);
+    if (!quick) throw new Error('the new token did not authenticate');
+    // started in the same turn as the rotation's answer: the old token's calls are ended on the next one
+    const waited = await engine.call(quick, 'handoff_get', { handoffId: handoff.id, waitMs: 200 });
+    expect(waited.handoff.id).toBe(handoff.id);
+    expect(waited.waitedMs).toBeGreaterThanOrEqual(150);
+  });
+
   it('a revoked name can be added again: one participant, its earlier history still its own', async () => {
     const first = (await api(runner.token, 'participant_add', { name: 'comeback', capabilities: ['read', 'write'] })).body.result?.token as string;
     await api(first, 'handoff_create', { summary: 'before the revocation' });
