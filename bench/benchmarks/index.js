@@ -8,5 +8,6 @@ import fanout from './fanout.js';
 import startup from './startup.js';
 import ui from './ui.js';
 import lockout from './lockout.js';
+import answerBytes from './answer-bytes.js';
 
-export const BENCHMARKS = [mcpCall, shellRoundtrip, shellStream, graph, handoffCycle, fanout, startup, ui, lockout];
+export const BENCHMARKS = [mcpCall, shellRoundtrip, shellStream, graph, handoffCycle, fanout, startup, ui, lockout, answerBytes];

@@ -49,7 +49,8 @@ function buildToolSurface() {
     state: z.string().describe('the graph state'),
     stages: views('each stage: {id, state}'),
   };
-  const exit = z.object({ exitCode: z.number().nullable(), signal: z.string().nullable() });
+  // below the top level a null is left out of an answer (mcp/answers.ts): an exit names what it has
+  const exit = z.object({ exitCode: z.number().nullable().optional(), signal: z.string().nullable().optional() });
   return {
     room_info: {
       hints: READ,

@@ -16,13 +16,15 @@ import { toTaskV1, toTaskV2 } from './task-wire';
 import { followGraphProgress } from './task-progress';
 import { gateTasksCapability, requireTasksVersion, sessionServesTasks } from './legacy-versions';
 import { splicesOf, type TextSplices } from './text-splices';
+import { answerText, compactAnswer } from './answers';
 import { declaresTasksExtension, missingTasksExtension, TASKS_EXTENSION } from './tasks-extension';
 
 export const SERVER_INFO = { name: 'commonroom', version: RUNNER_VERSION } as const;
 
 const INSTRUCTIONS =
   'Commonroom is a local runner shared by agents and the person at the desktop. ' +
-  'Call room_info to see the room. Every tool answers structured content, and the same object as one line of JSON text. ' +
+  'Call room_info to see the room. Every tool answers structured content (the authority; fields that would be null or empty are left out) ' +
+  'and a short text summary of it with the ids and what to call next. ' +
   'Lists and logs page alike: pass the nextCursor of one answer as cursor to the next.';
 
 type JsonSchemaObject = { type: 'object'; [key: string]: unknown };
@@ -79,19 +81,20 @@ function resolveTool(engine: Engine, caller: Caller, name: string, extras: reado
 }
 
 /**
- * The structured answer, and the same object as one compact line of JSON for clients that read only text.
- * With `splices`, its large strings are held there and written into the answer's bytes after the SDK.
+ * The structured answer (silent fields left out below its top level) and a text summary of it for clients
+ * that hand the model only text (mcp/answers.ts). With `splices`, its large strings are held there and
+ * written into the answer's bytes after the SDK.
  */
-function textResult(result: Record<string, unknown>, splices?: TextSplices) {
-  const sent = splices ? splices.holdIn(result) : result;
-  return { content: [{ type: 'text' as const, text: JSON.stringify(sent) }], structuredContent: sent };
+function textResult(method: MethodName, result: Record<string, unknown>, splices?: TextSplices) {
+  const sent = compactAnswer(splices ? splices.holdIn(result) : result);
+  return { content: [{ type: 'text' as const, text: answerText(method, sent) }], structuredContent: sent };
 }
 
 /** Runs a tool as an ordinary request/response call. Engine refusals become tool errors the model can read. */
 async function callPlain(engine: Engine, caller: Caller, tool: ResolvedTool, args: Record<string, unknown>, ctx: ServerContext) {
   if (tool.kind === 'extra') return tool.tool.call(caller, args, ctx);
   try {
-    return textResult((await engine.call(caller, tool.name, args, { signal: ctx.mcpReq.signal })) as unknown as Record<string, unknown>, splicesOf(ctx));
+    return textResult(tool.name, (await engine.call(caller, tool.name, args, { signal: ctx.mcpReq.signal })) as unknown as Record<string, unknown>, splicesOf(ctx));
   } catch (error) {
     const pub = toPublicError(error);
     if (pub.code === 'INTERNAL') {

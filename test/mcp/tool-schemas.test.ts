@@ -88,17 +88,27 @@ describe('every tool, as both SDK eras list it', () => {
     expect(problemsOf('t', faulty)).toEqual(['t: handoff_id is snake_case', 't: limit has no description', 't: stages.[].dependsOn has no description']);
   });
 
-  it('answers structured content and the same object as one compact line of text, which both SDK eras accept against the outputSchema', async () => {
+  it('answers structured content (no null or empty field below its top level, accepted by both SDK eras against the outputSchema) and a text summary naming every id in it', async () => {
+    const nulls = (value: unknown, at: string, depth: number): string[] => {
+      if (Array.isArray(value)) return value.flatMap((v, i) => nulls(v, `${at}[${i}]`, depth + 1));
+      if (value === null || typeof value !== 'object') return [];
+      return Object.entries(value).flatMap(([k, v]) => (depth > 0 && (v === null || (Array.isArray(v) && v.length === 0)) ? [`${at}.${k}`] : nulls(v, `${at}.${k}`, depth + 1)));
+    };
+    const ids = (value: unknown): string[] =>
+      JSON.stringify(value).match(/"(?:sh|gr|hf|tk)_[A-Za-z0-9_-]+"/g)?.map((id) => id.slice(1, -1)) ?? [];
     for (const client of [v1, v2] as const) {
       const { tools } = await client.listTools(); // the clients check later results against these outputSchemas
       expect(tools.some((t) => t.name === 'room_info')).toBe(true);
       for (const [name, args] of [['room_info', {}], ['tasks_list', { limit: 5 }], ['handoff_list', {}], ['shell_list', {}], ['workspace_history', { limit: 3 }]] as const) {
         const result = (await client.callTool({ name, arguments: args })) as { structuredContent?: unknown; content: { type: string; text: string }[]; isError?: boolean };
         expect(result.isError, name).toBeFalsy();
+        expect(nulls(result.structuredContent, name, 0), name).toEqual([]);
         const text = result.content[0]?.text ?? '';
-        expect(text, name).not.toContain('\n');
-        expect(JSON.parse(text), name).toEqual(result.structuredContent);
+        // not a second copy of the object: a summary with the ids a text-only client needs to act
+        expect(text, name).not.toMatch(/^\{/);
+        for (const id of ids(result.structuredContent)) expect(text, `${name} names ${id}`).toContain(id);
       }
     }
   });
+
 });
