@@ -121,7 +121,7 @@ function buildToolSurface() {
     handoff_cancel: { hints: { ...ADD, destructive: true }, output: z.object({ handoff: view('the handoff') }) },
     handoff_task_cancel_as: {
       hints: { ...ADD, destructive: true },
-      output: z.object({ handoff: view('the handoff'), task: view('its task').nullable() }),
+      output: z.object({ handoff: view('the handoff (null: the task was a graph run)').nullable(), task: view('the task').nullable() }),
     },
     task_get: { hints: READ, output: z.object({ task: view('the task') }) },
     workspace_history: { hints: READ, output: z.object(eventPage) },

@@ -55,6 +55,15 @@ const json = <T>(args: string[]): T => {
   return JSON.parse(r.stdout) as T;
 };
 
+async function cancelGraphTask(act: Act, alice: string): Promise<void> {
+  const { taskId: graphTask } = (await act(alice, 'tasks_run', { name: 'long', stages: [{ id: 'wait', command: ['sleep', '60'] }] })) as { taskId: string };
+  expect(json<{ task: TaskView }>(['task', graphTask, '--participant', 'alice']).task.status).toBe('working');
+  expect(runCe(home, ['task-cancel', graphTask, '--participant', 'carol']).stderr).toMatch(/unknown task/);
+  const graphCancel = runCe(home, ['task-cancel', graphTask, '--participant', 'alice']);
+  expect(graphCancel.stdout, graphCancel.stderr).toContain(`cancelled task ${graphTask} (cancelled)`);
+  expect(json<{ task: TaskView }>(['task', graphTask, '--participant', 'alice']).task.status).toBe('cancelled');
+}
+
 /** The same walk through every ce handoff command, whoever holds the room. */
 async function walk(act: Act) {
   const alice = addAgent('alice', ['read', 'write']);
@@ -104,6 +113,9 @@ async function walk(act: Act) {
   // bob is the addressee, not the owner: he may see it but not cancel it
   expect(runCe(home, ['task-cancel', three.taskId, '--participant', 'bob']).stderr).toMatch(/only the handoff's owner \(alice\)/);
   expect(runCe(home, ['task-cancel', three.taskId, '--participant', 'alice', '--reason', 'not needed']).stdout).toContain(`cancelled task ${three.taskId}`);
+  // a graph run's task, which ce task shows, is cancelled the same way (as MCP tasks/cancel would); with a
+  // room process to run it (a one-shot engine ends its graphs when it closes)
+  if (act !== offline) await cancelGraphTask(act, alice);
 
   const after = json<{ handoffs: HandoffView[] }>(['handoffs']).handoffs;
   expect(after.map((h) => [h.id, h.status, h.task?.status])).toEqual([

@@ -144,7 +144,7 @@ export const HANDOFF_COMMANDS: CeCommand[] = [
   {
     name: 'task-cancel',
     synopsis: ['ce task-cancel ID --participant NAME [--reason TEXT]'],
-    summary: "cancel a handoff's task with NAME's rights",
+    summary: "cancel a task (a handoff's or a graph run) with NAME's rights",
     options: {
   participant: { type: 'string', value: 'NAME', help: "whose rights to use (a task id alone is not authorization)" },
       reason: { type: 'string', value: 'TEXT', help: 'why (kept with the cancellation)' },
@@ -156,7 +156,7 @@ export const HANDOFF_COMMANDS: CeCommand[] = [
       const participant = participantFlag(args, usage);
       const reason = stringFlag(args, 'reason');
       const out = await callAsOperator(room, 'handoff_task_cancel_as', { taskId: id, participant, ...(reason ? { reason } : {}) });
-      print(args, out, () => `cancelled task ${id} (handoff ${out.handoff.id} is ${out.handoff.status})`);
+      print(args, out, () => (out.handoff ? `cancelled task ${id} (handoff ${out.handoff.id} is ${out.handoff.status})` : `cancelled task ${id} (${out.task?.status ?? 'cancelled'})`));
       return 0;
     },
   },

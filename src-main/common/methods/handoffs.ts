@@ -235,7 +235,7 @@ export const HANDOFF_METHODS = {
     mcpTool: true,
   },
   handoff_task_cancel_as: {
-    description: "Operator only (ce task-cancel): cancel a handoff's task on behalf of a named participant, with that participant's rights.",
+    description: "Operator only (ce task-cancel): cancel a task (a handoff's, or a graph run) on behalf of a named participant, with that participant's rights.",
     capability: 'operate',
     input: lazily(() => z.object({ taskId: z.string().min(1).max(64), participant: participantName(), reason: reason().optional() }).strict()),
     mcpTool: false,
@@ -268,7 +268,7 @@ export interface HandoffOutputs {
   handoff_approve: { handoff: HandoffView };
   handoff_reject: { handoff: HandoffView };
   handoff_cancel: { handoff: HandoffView };
-  handoff_task_cancel_as: { handoff: HandoffView; task: TaskView | null };
+  handoff_task_cancel_as: { handoff: HandoffView | null; task: TaskView | null };
   task_get: { task: TaskView };
   workspace_history: EventPage;
 }

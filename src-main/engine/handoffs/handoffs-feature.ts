@@ -132,7 +132,7 @@ export function handoffsFeature(ctx: EngineContext, tasks: TaskService): Feature
       handoff_approve: (caller, input) => ({ handoff: actions.decide(caller, input.handoffId, true, input.reason ?? null) }),
       handoff_reject: (caller, input) => ({ handoff: actions.decide(caller, input.handoffId, false, input.reason) }),
       handoff_cancel: (caller, input) => ({ handoff: actions.cancel(caller, input.handoffId, input.reason ?? null) }),
-      handoff_task_cancel_as: (_operator, input) => {
+      handoff_task_cancel_as: async (_operator, input) => {
         // the operator speaks for a named participant (ce task-cancel): that participant's rights apply, not the operator's
         const record = ctx.room.participants.byName(input.participant);
         if (!record || record.revokedAt !== null) {
@@ -141,9 +141,14 @@ export function handoffsFeature(ctx: EngineContext, tasks: TaskService): Feature
         const as = toCaller(record);
         // the same view that participant would have: a task it may not see is an unknown task
         const task = q.task(as, input.taskId);
-        const h = task.operation === HANDOFF_OPERATION ? q.handoffs.byTask(task.taskId) : null;
-        if (!h) throw unknownTask(input.taskId);
         if (!as.capabilities.includes('write')) throw new RoomError('FORBIDDEN', `${as.name} lacks the "write" capability needed to cancel`);
+        if (task.operation !== HANDOFF_OPERATION) {
+          // a graph run (or any other task): cancelled as MCP tasks/cancel would, with that participant's rights
+          await tasks.cancel(as, task.taskId);
+          return { handoff: null, task: q.task(as, task.taskId) };
+        }
+        const h = q.handoffs.byTask(task.taskId);
+        if (!h) throw unknownTask(input.taskId);
         const handoff = actions.cancel(as, h.id, input.reason ?? null);
         return { handoff, task: handoff.task };
       },
