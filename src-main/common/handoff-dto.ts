@@ -44,6 +44,8 @@ export interface TaskView {
   pollInterval: number;
   correlationId: string;
   schemaVersion: number;
+  /** Its records, as the task-log:// resource to read or subscribe to. */
+  taskLog: string;
   result?: unknown;
   error?: { code: number; message: string; data?: unknown };
   inputRequests?: Record<string, InputRequest>;

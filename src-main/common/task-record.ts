@@ -33,3 +33,8 @@ export const TASK_ERROR_CODES = {
   /** The task outlived its TTL (the request-timeout code MCP SDKs use). */
   expired: -32001,
 } as const;
+
+/** Where a task's records are read (seed 004: a task advertises its task-log:// resource). */
+export function taskLogUri(taskId: string): string {
+  return `task-log://${encodeURIComponent(taskId)}`;
+}

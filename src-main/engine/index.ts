@@ -15,4 +15,4 @@ export type { ShellExit, ShellViewer } from './shells/shell-session';
 /** Bearer-token helpers (256 random bits, compared by hash), for doors that mint a credential of their own. */
 export { hashToken, looksLikeToken, mintToken, sameHash } from './tokens';
 /** The operation of a graph run's task (doors that treat graph runs apart: progress for 2025 task calls). */
-export { GRAPH_OPERATION } from './tasks/operations';
+export { GRAPH_OPERATION, HANDOFF_OPERATION } from './tasks/operations';

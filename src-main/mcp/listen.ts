@@ -155,7 +155,8 @@ export function handleListen(engine: Engine, caller: Caller, req: http.IncomingM
       res.destroy();
     }
   };
-  const stamp = (params: Record<string, unknown>) => ({ ...params, _meta: { [SUBSCRIPTION_ID_META_KEY]: id } });
+  // the subscription id joins what the frame's own _meta says (a task's task-log URI, its handoff)
+  const stamp = (params: Record<string, unknown>) => ({ ...params, _meta: { ...(params._meta as Record<string, unknown> | undefined), [SUBSCRIPTION_ID_META_KEY]: id } });
   const finish = () => {
     if (closed) return;
     write({ jsonrpc: '2.0', id, result: { resultType: 'complete', _meta: { [SUBSCRIPTION_ID_META_KEY]: id, [SERVER_INFO_META_KEY]: SERVER_INFO } } });

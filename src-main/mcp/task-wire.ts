@@ -1,6 +1,7 @@
 import { ProtocolError } from '@modelcontextprotocol/server';
 import { isDiskFullError, isRoomError, toPublicError } from '../common/errors';
-import type { TaskRecord } from '../common/task-record';
+import { taskLogUri, type TaskRecord } from '../common/task-record';
+import { HANDOFF_OPERATION } from '../engine/index';
 import { RPC, rpcError } from './rpc-errors';
 
 /**
@@ -13,13 +14,12 @@ import { RPC, rpcError } from './rpc-errors';
  */
 export const TASK_LOG_META_KEY = 'commonroom/taskLog';
 
-export function taskLogUri(taskId: string): string {
-  return `task-log://${encodeURIComponent(taskId)}`;
-}
+/** A handoff's task names its handoff (the task's correlation id) beside it, under this key. */
+export const HANDOFF_META_KEY = 'commonroom/handoffId';
 
 function taskCore(t: TaskRecord): Record<string, unknown> {
   return {
-    _meta: { [TASK_LOG_META_KEY]: taskLogUri(t.id) },
+    _meta: { [TASK_LOG_META_KEY]: taskLogUri(t.id), ...(t.operation === HANDOFF_OPERATION ? { [HANDOFF_META_KEY]: t.correlationId } : {}) },
     taskId: t.id,
     status: t.status,
     ...(t.statusMessage ? { statusMessage: t.statusMessage } : {}),

@@ -35,7 +35,7 @@ describe('GET /workspace/task (seed 001 recovery: the task record is the authori
     const read = await getTask(`?taskId=${encodeURIComponent(taskId)}`, agent.token);
     expect(read.status).toBe(200);
     const { task } = ((await read.json()) as { result: { task: { taskId: string; status: string; owner: string } } }).result;
-    expect(task).toMatchObject({ taskId, status: 'working', owner: 'recovering-agent' });
+    expect(task).toMatchObject({ taskId, status: 'working', owner: 'recovering-agent', taskLog: `task-log://${encodeURIComponent(taskId)}` });
     expect(task.status).toBe(running.engine.room.tasks.get(taskId)?.status);
 
     // a task only its owner may see (an open handoff is visible to whoever could take it)

@@ -145,7 +145,8 @@ describe('subscriptions/listen', () => {
     running.engine.tasks.transition(task.id, { status: 'completed', statusMessage: 'done', result: { content: [] } });
     await until(() => l.messages.some((m) => m.method === 'notifications/tasks'), 'a task notification');
     const note = l.messages.find((m) => m.method === 'notifications/tasks') as Message;
-    expect(note.params).toMatchObject({ taskId: task.id, status: 'completed', _meta: { 'io.modelcontextprotocol/subscriptionId': subscriptionId } });
+    // the frame keeps the task's own _meta (its task-log URI) beside the subscription id
+    expect(note.params).toMatchObject({ taskId: task.id, status: 'completed', _meta: { 'io.modelcontextprotocol/subscriptionId': subscriptionId, 'commonroom/taskLog': `task-log://${encodeURIComponent(task.id)}` } });
     // every task it watches ended: the stream closes gracefully with its result
     expect(await l.ended).toBe('end');
     expect(l.messages.at(-1)?.result).toBeDefined();

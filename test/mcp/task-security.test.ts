@@ -211,3 +211,19 @@ describe('workspace_history', () => {
     expect(operatorView).toContain('participant.added');
   });
 });
+
+describe('a task handle', () => {
+  it("of handoff_create names its handoff and its task-log URI in _meta; a graph run's names no handoff", async () => {
+    const created = await modern(ownerToken, 'tools/call', { name: 'handoff_create', arguments: { summary: 'who am I' } }, { mcpName: 'handoff_create' });
+    expect(created.body.result?.resultType).toBe('task');
+    const handle = created.body.result as { taskId: string; _meta: Record<string, unknown> };
+    const handoffId = handle._meta['commonroom/handoffId'] as string;
+    expect(handoffId).toMatch(/^hf_/);
+    const owner = running.engine.authenticate(ownerToken);
+    if (!owner) throw new Error('owner token');
+    expect((await running.engine.call(owner, 'handoff_get', { handoffId })).handoff.taskId).toBe(handle.taskId);
+    expect(handle._meta['commonroom/taskLog']).toBe(`task-log://${encodeURIComponent(handle.taskId)}`);
+    const run = await modern(ownerToken, 'tools/call', { name: 'tasks_run', arguments: { name: 'g', stages: [{ id: 'a', command: ['true'] }] } }, { mcpName: 'tasks_run' });
+    expect((run.body.result as { _meta: Record<string, unknown> })._meta).not.toHaveProperty('commonroom/handoffId');
+  });
+});

@@ -1,4 +1,5 @@
 import type { HandoffView, InputRequest, TaskView } from '../../common/handoff-dto';
+import { taskLogUri } from '../../common/task-record';
 import type { HandoffRecord } from '../store/handoffs';
 import type { TaskRecord } from '../store/tasks';
 
@@ -17,6 +18,7 @@ export function taskView(t: TaskRecord): TaskView {
     pollInterval: t.pollIntervalMs,
     correlationId: t.correlationId,
     schemaVersion: t.schemaVersion,
+    taskLog: taskLogUri(t.id),
   };
   if (t.result !== null) view.result = t.result;
   if (t.error !== null) view.error = t.error;
