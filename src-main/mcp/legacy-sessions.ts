@@ -87,7 +87,12 @@ export class LegacySessions {
         session.lastSeen = this.now();
       });
       if (req.method === 'POST') session.splices.hold(req, res, caller, body);
-      return session.transport.handleRequest(req, res, body);
+      await session.transport.handleRequest(req, res, body);
+      // a cancelled request gets no answer (the protocol says so), so the SDK would keep the POST stream that
+      // carries it open until the client dropped it (and the session busy, never idle): it ends here instead
+      const cancelled = cancelledRequestOf(body);
+      if (cancelled !== undefined) session.transport.closeSSEStream(cancelled);
+      return;
     }
     if (req.method !== 'POST' || !isInitializeRequest(body)) {
       return sendRpcError(res, 400, RPC.transportRefused, 'missing Mcp-Session-Id header: send initialize first to open a session');
@@ -221,4 +226,12 @@ function clientOf(initialize: unknown): string | null {
   if (!info || typeof info.name !== 'string') return null;
   const text = typeof info.version === 'string' ? `${info.name} ${info.version}` : info.name;
   return controlsToSpaces(text).slice(0, 100);
+}
+
+/** The request id a notifications/cancelled names, if `body` is one. */
+function cancelledRequestOf(body: unknown): string | number | undefined {
+  const message = body as { method?: unknown; id?: unknown; params?: { requestId?: unknown } } | null;
+  if (message?.method !== 'notifications/cancelled' || message.id !== undefined) return undefined;
+  const id = message.params?.requestId;
+  return typeof id === 'string' || typeof id === 'number' ? id : undefined;
 }
