@@ -2,6 +2,7 @@ import { LIMITS } from '../common/limits';
 import { RUNNER_VERSION } from '../common/version';
 import fs from 'node:fs';
 import { connectSnippets } from '../common/connect-snippets';
+import { ceCommand } from './ce-command';
 import { isLoopbackHost, refuseHostMessage } from '../server/front-door';
 import { portFromEnv, startRunner, type RunnerOptions, type RunningRoom } from '../server/runner';
 import { parseArgs, portFlag, stringFlag, UsageError } from './args';
@@ -18,7 +19,7 @@ Starts the room process without a window: the engine and the MCP endpoint.
  * and the UI), and how to give an agent a token of its own. It never suggests handing the operator token to an
  * agent: with it, an agent could approve its own work.
  */
-export function describeRunning(running: RunningRoom, roomArg?: string): string {
+export function describeRunning(running: RunningRoom, roomArg?: string, ce = ceCommand()): string {
   const info = running.engine.room;
   const url = running.mcpUrl.toString();
   const room = roomArg === undefined ? '' : ` --room ${info.location.markdownPath}`;
@@ -30,9 +31,9 @@ export function describeRunning(running: RunningRoom, roomArg?: string): string 
     `  agent sandbox:  ${running.engine.ctx.sandbox.describe()}`,
     ...(running.uiUrl ? [`  open the UI:    ${running.uiUrl.toString()}  (a one-time sign-in link: keep it private; another: "ce ui-link")`] : []),
     `  connect an agent with a token of its own:`,
-    `    ce participant add claude${room} --can read,write     (prints its token once, and how to connect each client)`,
+    `    ${ce} participant add claude${room} --can read,write     (prints its token once, and how to connect each client)`,
     `    ${claudeCode?.text ?? ''}`,
-    `  Claude Desktop, Cursor, Codex, other clients: "ce participant add --help", or "Connect an agent" in the README`,
+    `  Gemini CLI, opencode, Codex, Cursor, Claude Desktop: "${ce} participant add --help", or docs/agents.md`,
     `Press Ctrl-C to stop.`,
   ].join('\n');
 }

@@ -23,8 +23,20 @@ export function connectSnippets(url: string, token: string): Snippet[] {
     {
       id: 'claude-code',
       label: 'Claude Code',
-      where: 'Run in a terminal',
-      text: `claude mcp add --transport http ${server} ${url} --header "Authorization: Bearer ${token}"`,
+      where: 'Run in a terminal (--scope user: in every folder; without it, Claude Code adds it for the current folder only)',
+      text: `claude mcp add --transport http --scope user ${server} ${url} --header "Authorization: Bearer ${token}"`,
+    },
+    {
+      id: 'gemini-cli',
+      label: 'Gemini CLI',
+      where: 'Run in a terminal (--scope user: in every folder); Gemini CLI connects only in folders you trust (it asks when it starts in one)',
+      text: `gemini mcp add --transport http --scope user ${server} ${url} --header "Authorization: Bearer ${token}"`,
+    },
+    {
+      id: 'opencode',
+      label: 'opencode',
+      where: 'Run in a terminal (it writes ~/.config/opencode/opencode.jsonc)',
+      text: `opencode mcp add ${server} --url ${url} --header "Authorization=Bearer ${token}"`,
     },
     {
       id: 'claude-desktop',

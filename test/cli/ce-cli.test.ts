@@ -111,15 +111,19 @@ describe('commonroom serve: a safe first connection', () => {
       const banner = serve.output();
       expect(banner).not.toContain(serve.token);
       expect(banner).not.toMatch(/\$\(cat [^)]*operator\.token\)/);
-      expect(banner).toContain('ce participant add claude --can read,write');
-      expect(banner).toContain(`claude mcp add --transport http commonroom ${serve.mcpUrl} --header "Authorization: Bearer <its token>"`);
+      // the ce that works here: this checkout's launcher by its path (no ce of ours on the PATH), never npx ce
+      expect(banner).toContain(`node ${path.resolve(__dirname, '../../bin/ce.js')} participant add claude --can read,write`);
+      expect(banner).not.toContain('npx ce');
+      expect(banner).toContain(`claude mcp add --transport http --scope user commonroom ${serve.mcpUrl} --header "Authorization: Bearer <its token>"`);
       expect(banner).toMatch(/never give it to an agent/);
 
       const added = runCe(home, ['participant', 'add', 'claude', '--can', 'read,write']);
       expect(added.status, added.stderr).toBe(0);
       const token = /token \(shown once, store it now\): (cr_\S+)/.exec(added.stdout)?.[1] as string;
-      expect(added.stdout).toContain(`claude mcp add --transport http commonroom ${serve.mcpUrl} --header "Authorization: Bearer ${token}"`);
-      for (const client of ['Claude Desktop', 'Cursor', 'Codex', 'Generic HTTP']) expect(added.stdout).toContain(`${client} — `);
+      expect(added.stdout).toContain(`claude mcp add --transport http --scope user commonroom ${serve.mcpUrl} --header "Authorization: Bearer ${token}"`);
+      expect(added.stdout).toContain(`gemini mcp add --transport http --scope user commonroom ${serve.mcpUrl} --header "Authorization: Bearer ${token}"`);
+      expect(added.stdout).toContain(`opencode mcp add commonroom --url ${serve.mcpUrl} --header "Authorization=Bearer ${token}"`);
+      for (const client of ['Claude Desktop', 'Cursor', 'Codex', 'Gemini CLI', 'opencode', 'Generic HTTP']) expect(added.stdout).toContain(`${client} — `);
       expect(added.stdout).toContain(`"COMMONROOM_AUTH": "Bearer ${token}"`); // Claude Desktop, through mcp-remote
       expect(added.stdout).toMatch(/OAuth/);
       expect(added.stdout).not.toContain(serve.token);

@@ -174,7 +174,7 @@ describe('agents', () => {
     const token = (await page.getByTestId('new-token').innerText()).trim();
     expect(token.length).toBeGreaterThan(20);
     const claude = await page.getByTestId('snippet-claude-code').innerText();
-    expect(claude).toBe(`claude mcp add --transport http commonroom ${runner.mcpUrl.toString()} --header "Authorization: Bearer ${token}"`);
+    expect(claude).toBe(`claude mcp add --transport http --scope user commonroom ${runner.mcpUrl.toString()} --header "Authorization: Bearer ${token}"`);
     await page.getByRole('tab', { name: 'Codex' }).click();
     expect(await page.getByTestId('snippet-codex').innerText()).toContain('bearer_token_env_var');
 

@@ -3,7 +3,7 @@ import { useConnection } from '../../room-context';
 import './first-run.css';
 
 /** The CLI way to add an agent, for people who live in a terminal (the same as Agents → Add). */
-const CLI_ADD = 'npx ce participant add claude --can read,write';
+const CLI_ADD = 'ce participant add claude --can read,write';
 
 /**
  * What a new room shows first (no agent added yet, nothing running): where agents connect and the three steps
@@ -53,7 +53,7 @@ export function FirstRun(props: { onAddAgent(): void; onOpenShell(): void }): Re
         </button>
       </div>
       <p className="muted small">
-        From a terminal instead: <code>{CLI_ADD}</code>
+        From a terminal instead: <code>{CLI_ADD}</code> (in a checkout, <code>node bin/ce.js</code> for <code>ce</code>)
       </p>
     </section>
   );
