@@ -1,3 +1,4 @@
+import { inCeTerms } from './ce-terms';
 import { RUNNER_VERSION } from '../common/version';
 import { parseArgs, stringFlag, UsageError } from './args';
 import { EXIT, runCli } from './exit-codes';
@@ -63,7 +64,13 @@ async function main(argv: string[]): Promise<number> {
   // commands read their arguments after the command word, as positional[1..]
   args.positional.unshift(name);
   const room = stringFlag(args, 'room') ?? (process.env.COMMONROOM_ROOM || undefined);
-  return command.run(args, room);
+  try {
+    return await command.run(args, room);
+  } catch (error) {
+    // the room's refusals name agents' tools; a person here is told the ce command instead
+    if (error instanceof Error) error.message = inCeTerms(error.message);
+    throw error;
+  }
 }
 
 runCli('ce', main);

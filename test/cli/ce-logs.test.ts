@@ -50,7 +50,9 @@ describe('ce logs', () => {
   it('--follow prints a stage as it writes, until it ends, and says how to resume from where it stopped', async () => {
     const gate = path.join(home.root, 'gate');
     const graphId = await submit(graphWithGate(gate));
-    const followed = ceAsync(['logs', `${graphId}:a`, '--follow']);
+    // --room as given: the resume hint names the same room
+    const roomPath = path.join(home.paths.dataDir, 'rooms', 'default.md');
+    const followed = ceAsync(['logs', `${graphId}:a`, '--follow', '--room', roomPath]);
     const whole = ceAsync(['logs', graphId, '-f']);
     // both followers must still be waiting: stage a cannot end before the gate opens
     await expect.poll(() => runCe(home, ['graph', graphId, '--stage', 'a']).stdout, { timeout: 20_000 }).toMatch(/^line-1$/m);
@@ -60,7 +62,7 @@ describe('ce logs', () => {
     expect(one.stdout).toMatch(/^line-1\nline-2\n! oops\n/m);
     expect(one.stdout).not.toContain('from-b');
     const cursor = /--cursor ([A-Za-z0-9_-]+)/.exec(one.stderr)?.[1];
-    expect(one.stderr).toContain(`ended; read on later with: ce logs ${graphId}:a --follow --cursor ${cursor}`);
+    expect(one.stderr).toContain(`ended; read on later with: node ${fs.realpathSync(BIN_CE)} logs ${graphId}:a --room ${roomPath} --follow --cursor ${cursor}`);
     // resuming from that cursor repeats nothing
     const resumed = runCe(home, ['logs', `${graphId}:a`, '--cursor', cursor as string]);
     expect(resumed.status, resumed.stderr).toBe(0);

@@ -49,6 +49,14 @@ describe('ce reads go through the engine contract', () => {
     expect(JSON.parse(shown.stdout).task).toMatchObject({ taskId, owner: 'alice', status: 'working' });
   });
 
+  it("a refusal names the ce command to use, not the agents' MCP tool", async () => {
+    await seedRoom();
+    const unknown = runCe(home, ['graph', 'gr_0000000000000000']);
+    expect(unknown.status).toBe(1);
+    expect(unknown.stderr).toContain('unknown graph gr_0000000000000000: "ce graphs" shows the graphs you may see');
+    expect(unknown.stderr).not.toContain('tasks_list');
+  });
+
   it('the read-only engine takes no lock, writes nothing, and refuses every method that changes the room', async () => {
     const { taskId } = await seedRoom();
     const writer = Room.open({ paths: home.paths }); // holds the lock, serves no endpoint: ce must read the file

@@ -6,6 +6,7 @@ import type { CeCommand } from '../command';
 import { EXIT } from '../exit-codes';
 import { openReaderSession, type RoomReaderSession } from '../room-client';
 import { visible } from '../visible-text';
+import { ceCommand } from '../ce-command';
 
 /** `GRAPH` or `GRAPH:STAGE` (a stage's task id is `<graphId>:<stageId>`). */
 function parseTarget(target: string): { graphId: string; stageId: string | undefined } {
@@ -108,10 +109,12 @@ class LogFollower {
     }
   }
 
-  resumeHint(): string {
+  /** The command that reads on from here: the same room (--room as given), the same target, its cursors. */
+  resumeHint(room?: string): string {
     const target = this.stageId === undefined ? this.graphId : `${this.graphId}:${this.stageId}`;
     const cursor = this.stageId === undefined ? [...this.cursors].map(([s, c]) => `${s}=${c}`).join(',') : (this.cursors.get(this.stageId) ?? '');
-    return cursor ? `ce logs ${target} --follow --cursor ${cursor}` : `ce logs ${target} --follow`;
+    const roomFlag = room === undefined ? '' : ` --room ${shellQuote(room)}`;
+    return `${ceCommand()} logs ${target}${roomFlag} --follow${cursor ? ` --cursor ${cursor}` : ''}`;
   }
 }
 
@@ -139,10 +142,11 @@ export const LOGS_COMMAND: CeCommand = {
     const { graphId, stageId } = parseTarget(target);
     const follower = new LogFollower(await openReaderSession(room), graphId, stageId, parseCursors(stringFlag(args, 'cursor'), stageId), args.flags.raw === true);
     const session = follower.session;
+    const roomFlag = stringFlag(args, 'room');
     let interrupted = false;
     const onSigint = () => {
       interrupted = true;
-      process.stderr.write(`\ninterrupted; resume with: ${follower.resumeHint()}\n`);
+      process.stderr.write(`\ninterrupted; resume with: ${follower.resumeHint(roomFlag)}\n`);
       process.exit(EXIT.interrupted);
     };
     process.on('SIGINT', onSigint);
@@ -152,7 +156,7 @@ export const LOGS_COMMAND: CeCommand = {
         if (ended || !args.flags.follow) break;
         await follower.waitForChange(running);
       }
-      if (args.flags.follow && !interrupted) process.stderr.write(`ended; read on later with: ${follower.resumeHint()}\n`);
+      if (args.flags.follow && !interrupted) process.stderr.write(`ended; read on later with: ${follower.resumeHint(roomFlag)}\n`);
       return 0;
     } finally {
       process.off('SIGINT', onSigint);
@@ -160,3 +164,8 @@ export const LOGS_COMMAND: CeCommand = {
     }
   },
 };
+
+/** A word the shell reads back as itself. */
+function shellQuote(word: string): string {
+  return /^[A-Za-z0-9_./:=@%+-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
+}
