@@ -16,7 +16,7 @@ import type { MethodName } from '../common/contract';
  */
 
 /** Keys whose false value is their default: left out below the top level. */
-const FALSE_BY_DEFAULT = new Set(['ready', 'logsSpooled', 'spooled', 'truncated']);
+const FALSE_BY_DEFAULT = new Set(['ready', 'retrying', 'logsSpooled', 'spooled', 'truncated']);
 
 /**
  * Fields that repeat what their object already says: a graph's taskId (its graphId), a stage's
@@ -93,7 +93,7 @@ function graphLine(g: Row): string {
 function stageLine(s: Row): string {
   const attempt = typeof s.maxAttempts === 'number' && s.maxAttempts > 1 ? `attempt ${str(s.attempt)}/${str(s.maxAttempts)}` : '';
   const detail = [pairs(s, ['exitCode', 'signal', 'errorCode']), attempt, s.ready ? 'ready' : '', str(s.message)].filter(Boolean).join(', ');
-  return `  ${str(s.id)}: ${str(s.state)}${detail ? ` (${detail})` : ''}`;
+  return `  ${str(s.id)}: ${s.retrying ? 'waiting to retry' : str(s.state)}${detail ? ` (${detail})` : ''}`;
 }
 
 /** Stages to name: all of a small graph; of a large one, those not completed (the rest are counted). */

@@ -113,6 +113,11 @@ describe('tasks_cancel', () => {
       if (s.message?.includes('retrying')) break;
       await new Promise((r) => setTimeout(r, 20));
     }
+    // the stage says it is waiting to retry, not that it runs (its state stays running: its attempts are not over)
+    const waiting = await b.stage(out.graphId, 'r');
+    expect(waiting).toMatchObject({ state: 'running', retrying: true, attempt: 1 });
+    const topology = await b.engine.call(b.engine.operator(), 'tasks_graph', { graphId: out.graphId });
+    expect(topology.stages.find((n) => n.id === 'r')?.retrying).toBe(true);
     const res = (await b.engine.call(b.engine.operator(), 'tasks_cancel', { graphId: out.graphId })) as Cancel;
     expect(res.graph.state).toBe('cancelled');
     expect(res.changed).toEqual([{ id: 'r', from: 'running', to: 'cancelled' }]);

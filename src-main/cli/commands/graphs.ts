@@ -12,7 +12,8 @@ function graphLine(g: GraphView): string {
 export function stageLine(s: StageView): string {
   const why = [s.errorCode, s.exitCode !== null ? `exit ${s.exitCode}` : null, s.signal].filter(Boolean).join(' ');
   const attempt = s.maxAttempts > 1 ? ` attempt ${s.attempt}/${s.maxAttempts}` : '';
-  return `  ${s.id.padEnd(24)} ${s.state.padEnd(9)} ${why}${attempt}${s.message ? `  — ${s.message}` : ''}`;
+  const state = s.retrying ? 'waiting to retry' : s.state;
+  return `  ${s.id.padEnd(24)} ${state.padEnd(9)} ${why}${attempt}${s.message ? `  — ${s.message}` : ''}`;
 }
 
 export function describeStatus(out: MethodOutputs['tasks_status']): string {

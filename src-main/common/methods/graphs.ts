@@ -126,6 +126,8 @@ export interface StageView {
   maxAttempts: number;
   /** A long-running stage whose readiness condition was met. */
   ready: boolean;
+  /** Running, between attempts: the last one failed and the next starts after its backoff (see message). */
+  retrying: boolean;
   startedAt: string | null;
   endedAt: string | null;
   durationMs: number | null;
@@ -176,6 +178,8 @@ export interface GraphTopologyNode {
   state: StageState;
   errorCode: StageErrorCode | null;
   ready: boolean;
+  /** Between attempts, waiting out the backoff before the next. */
+  retrying: boolean;
   command: string | string[];
   /** For a pending stage: the dependencies it still waits on, and whether it waits for a free slot. */
   waitingOn: { stages: { id: string; state: StageState }[]; slot: boolean } | null;

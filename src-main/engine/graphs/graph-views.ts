@@ -24,6 +24,11 @@ export function stageTaskId(graphId: string, stageId: string): string {
   return `${graphId}:${stageId}`;
 }
 
+/** A running stage with no process and the last attempt's failure on it: waiting out the backoff before the next. */
+function isRetrying(s: StageRecord): boolean {
+  return s.state === 'running' && s.pid === null && s.errorCode !== null;
+}
+
 export function stageView(s: StageRecord): StageView {
   return {
     id: s.stageId,
@@ -36,6 +41,7 @@ export function stageView(s: StageRecord): StageView {
     attempt: s.attempt,
     maxAttempts: s.maxAttempts,
     ready: s.ready,
+    retrying: isRetrying(s),
     startedAt: s.startedAt,
     endedAt: s.endedAt,
     durationMs: ms(s.startedAt, s.endedAt),
@@ -152,6 +158,7 @@ export function topologyOf(repo: GraphRepo, caller: Caller, graphId: string): Gr
     state: s.state,
     errorCode: s.errorCode,
     ready: s.ready,
+    retrying: isRetrying(s),
     command: s.spec.command,
     waitingOn: s.state === 'pending' ? waiting(sched[i] as SchedStage) : null,
   }));

@@ -25,7 +25,7 @@ export const StageNode = memo(function StageNode({ data }: NodeProps<StageFlowNo
     <div className={`stage-node state-${stage.state} ${data.selected ? 'selected' : ''}`} data-stage-id={stage.id} data-state={stage.state} title={stage.id}>
       <Handle type="target" position={Position.Left} isConnectable={false} />
       <div className="stage-node-id truncate">{stage.id}</div>
-      <div className="stage-node-state">{stateLabel(stage.state)}</div>
+      <div className="stage-node-state">{stateLabel(stage.state, stage.retrying)}</div>
       {detail && <div className="stage-node-detail truncate" title={detail}>{detail}</div>}
       <Handle type="source" position={Position.Right} isConnectable={false} />
     </div>

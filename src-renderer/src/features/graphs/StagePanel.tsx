@@ -28,7 +28,7 @@ export function StagePanel(props: {
     <aside className="stage-panel" aria-label={`Stage ${node.id}`}>
       <header className="stage-panel-head">
         <h3 className="truncate" title={node.id}>{node.id}</h3>
-        <span className={`state-chip state-${node.state}`}>{stateLabel(node.state)}</span>
+        <span className={`state-chip state-${node.state}`}>{stateLabel(node.state, node.retrying)}</span>
         <button type="button" className="link-button" aria-label="Close stage panel" onClick={props.onClose}>
           ✕
         </button>

@@ -9,8 +9,8 @@ export const STATE_MARK: Record<string, string> = {
 };
 
 /** The state in words beside its colour and mark: colour is never the only cue (a failed graph reads "failed"). */
-export function stateLabel(state: string): string {
-  return `${STATE_MARK[state] ?? '•'} ${state}`;
+export function stateLabel(state: string, retrying = false): string {
+  return retrying ? `${STATE_MARK[state] ?? '•'} waiting to retry` : `${STATE_MARK[state] ?? '•'} ${state}`;
 }
 
 export function isEnded(state: string): boolean {
