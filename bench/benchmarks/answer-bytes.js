@@ -3,6 +3,7 @@
 // baseline is the answer the room used to send for that object (the object as structuredContent and again as
 // its JSON in the text block). Figures: bytes of the whole answer, and of each half (Claude Code and VS Code
 // hand the model structuredContent, Gemini CLI and opencode the text). Bytes, not time: one run is exact.
+import { Buffer } from 'node:buffer';
 import { addParticipant, makeHome, startRoom } from '../lib/room.js';
 import { fmt } from '../lib/stats.js';
 
@@ -11,7 +12,7 @@ const bytes = (s) => Buffer.byteLength(s);
 function mcp(room, token) {
   let id = 0;
   return async (name, args) => {
-    const response = await fetch(room.url, {
+    const response = await globalThis.fetch(room.url, {
       method: 'POST',
       headers: {
         authorization: `Bearer ${token}`,
@@ -41,7 +42,7 @@ function mcp(room, token) {
 
 function api(room, token) {
   return async (name, args) => {
-    const response = await fetch(new URL(`/api/${name}`, room.url), {
+    const response = await globalThis.fetch(new URL(`/api/${name}`, room.url), {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify(args),

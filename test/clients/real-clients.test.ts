@@ -1,0 +1,114 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectSnippets } from '../../src-main/common/connect-snippets';
+import { makeHome, type TestHome } from '../helpers/env';
+import { runCe, startServe, stopServe, type ServeProcess } from '../helpers/serve';
+
+/**
+ * The clients people use, installed from the npm registry at the versions in test/clients/package.json (by
+ * .ci/run: `npm ci --prefix test/clients`), each configured the way the room's own snippet says, in a home of
+ * its own. No model or account is reachable here, so what runs is each client's own MCP check: `mcp list`
+ * connects, initializes and lists like a session start does, and leaves its session open as it exits (none of
+ * them sends DELETE). Forty in a row against one participant must all connect: the room closes the idlest
+ * session at the cap instead of refusing the next one.
+ */
+const BIN = path.join(__dirname, 'node_modules', '.bin');
+const CLIENTS = ['claude', 'gemini', 'opencode', 'mcp-remote'] as const;
+const missing = CLIENTS.filter((c) => !fs.existsSync(path.join(BIN, c)));
+const reason = missing.length > 0 ? `not installed: ${missing.join(', ')}; run "npm ci --prefix test/clients"` : '';
+const run = promisify(execFile);
+
+let home: TestHome;
+let serve: ServeProcess;
+let token: string;
+let env: NodeJS.ProcessEnv;
+let project: string;
+
+/** A snippet as the person pastes it into a shell (the room's own text, not a copy of it). */
+async function paste(id: string): Promise<string> {
+  const snippet = connectSnippets(serve.mcpUrl.toString(), token).find((s) => s.id === id);
+  if (!snippet) throw new Error(`no snippet ${id}`);
+  const { stdout, stderr } = await run('/bin/sh', ['-c', snippet.text], { env, cwd: project, timeout: 120_000 });
+  return stdout + stderr;
+}
+
+async function mcpList(client: 'claude' | 'gemini' | 'opencode'): Promise<string> {
+  const { stdout, stderr } = await run(path.join(BIN, client), ['mcp', 'list'], { env, cwd: project, timeout: 120_000 });
+  return stdout + stderr;
+}
+
+/** What each client prints for a server it reached (colours stripped). */
+const CONNECTED: Record<'claude' | 'gemini' | 'opencode', RegExp> = {
+  claude: /commonroom: \S+ \(HTTP\) - ✔ Connected/,
+  gemini: /✓ commonroom: \S+ \(http\) - Connected/,
+  opencode: /✓ commonroom\s+connected/,
+};
+// eslint-disable-next-line no-control-regex
+const plain = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, '');
+
+beforeAll(async () => {
+  if (reason) return;
+  home = makeHome();
+  serve = await startServe(home);
+  const added = runCe(home, ['participant', 'add', 'agent', '--can', 'read,write', '--json']);
+  token = (JSON.parse(added.stdout) as { token: string }).token;
+  // each client's own configuration lives in this home, never the user's
+  const clientHome = path.join(home.root, 'home');
+  project = path.join(clientHome, 'project');
+  fs.mkdirSync(project, { recursive: true });
+  // Gemini CLI connects only in folders the person trusted (it asks on its first interactive start)
+  fs.mkdirSync(path.join(clientHome, '.gemini'), { recursive: true });
+  fs.writeFileSync(path.join(clientHome, '.gemini', 'trustedFolders.json'), JSON.stringify({ [project]: 'TRUST_FOLDER' }));
+  env = { ...home.env, HOME: clientHome, XDG_CONFIG_HOME: path.join(clientHome, '.config'), PATH: `${BIN}:${process.env.PATH ?? ''}`, NO_COLOR: '1', CI: '1' };
+}, 60_000);
+
+afterAll(async () => {
+  if (serve) await stopServe(serve);
+  home?.cleanup();
+});
+
+describe.skipIf(reason !== '')(`real MCP clients against one participant${reason ? ` (skipped: ${reason})` : ''}`, () => {
+  // the three run side by side (each its forty in a row): one after another they took 3 minutes here
+  for (const client of ['claude', 'gemini', 'opencode'] as const) {
+    it.concurrent(`${client}: the room's snippet adds the server, and mcp list connects 40 times in a row`, { timeout: 600_000 }, async () => {
+      await paste(client === 'claude' ? 'claude-code' : client === 'gemini' ? 'gemini-cli' : 'opencode');
+      const outcomes: string[] = [];
+      for (let i = 0; i < 40; i++) {
+        const out = plain(await mcpList(client));
+        outcomes.push(CONNECTED[client].test(out) ? 'connected' : out.trim().split('\n').slice(-3).join(' / '));
+      }
+      expect(outcomes.filter((o) => o !== 'connected'), 'runs that did not connect').toEqual([]);
+      // the sessions they left open are bounded by the participant's cap, not one per run
+      const list = runCe(home, ['participant', 'list', '--json']);
+      const agent = (JSON.parse(list.stdout) as { activity: { name: string; sessions: unknown[] }[] }).activity.find((p) => p.name === 'agent');
+      expect(agent?.sessions.length).toBeGreaterThan(0);
+      expect(agent?.sessions.length).toBeLessThanOrEqual(16);
+    });
+  }
+
+  it('mcp-remote (how Claude Desktop reaches HTTP servers) relays tools and their text summaries over stdio', { timeout: 120_000 }, async () => {
+    const snippet = JSON.parse(connectSnippets(serve.mcpUrl.toString(), token).find((s) => s.id === 'claude-desktop')?.text ?? '{}') as {
+      mcpServers: { commonroom: { args: string[]; env: Record<string, string> } };
+    };
+    const { args, env: serverEnv } = snippet.mcpServers.commonroom;
+    // the snippet's npx -y mcp-remote …, with the installed mcp-remote (no registry fetch at run time)
+    const transport = new StdioClientTransport({ command: path.join(BIN, 'mcp-remote'), args: args.slice(2), env: { ...(env as Record<string, string>), ...serverEnv }, stderr: 'pipe' });
+    const client = new Client({ name: 'claude-desktop-via-mcp-remote', version: '1' });
+    await client.connect(transport);
+    try {
+      const tools = (await client.listTools()).tools.map((t) => t.name);
+      expect(tools).toEqual(expect.arrayContaining(['room_info', 'shell_open', 'tasks_run', 'handoff_create']));
+      const created = (await client.callTool({ name: 'handoff_create', arguments: { summary: 'through mcp-remote' } })) as unknown as { content: { text: string }[]; structuredContent: { handoff: { id: string } } };
+      // a client that shows the model only the text still gets the id and what to call next
+      expect(created.content[0]?.text).toContain(created.structuredContent.handoff.id);
+      expect(created.content[0]?.text).toMatch(/handoff_get/);
+    } finally {
+      await client.close();
+    }
+  });
+});
