@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { AGENT_METHODS, type AgentOutputs } from './methods/agents';
 import { AUDIT_METHODS, type AuditOutputs } from './methods/audit';
 import { HANDOFF_METHODS, type HandoffOutputs } from './methods/handoffs';
 import { GRAPH_METHODS, type GraphOutputs } from './methods/graphs';
@@ -22,10 +23,11 @@ export const CONTRACT = {
   ...GRAPH_METHODS,
   ...AUDIT_METHODS,
   ...UI_METHODS,
+  ...AGENT_METHODS,
 };
 
 /** What each method answers; the engine implements exactly this. */
-export interface MethodOutputs extends RoomOutputs, ParticipantOutputs, ShellOutputs, HandoffOutputs, GraphOutputs, AuditOutputs, UiOutputs {}
+export interface MethodOutputs extends RoomOutputs, ParticipantOutputs, ShellOutputs, HandoffOutputs, GraphOutputs, AuditOutputs, UiOutputs, AgentOutputs {}
 
 export type Contract = typeof CONTRACT;
 export type MethodName = keyof Contract;

@@ -153,6 +153,10 @@ function buildToolSurface() {
     ui_link_create: { hints: ADD, output: z.object({ url: z.string().describe('the one-time sign-in link') }) },
     ui_session_list: { hints: READ, output: z.object({ sessions: views('browser UI sessions'), served: z.boolean() }) },
     ui_session_revoke: { hints: { ...ADD, destructive: true }, output: z.object({ revoked: z.boolean() }) },
+    agent_clients: { hints: READ, output: z.object({ clients: views('each client: {id, label, program, path, version, install}') }) },
+    agent_start: { hints: RUN, output: z.object({ agent: view('the agent: {shellId, client, participant, version, cwd, shell}') }) },
+    agent_list: { hints: READ, output: z.object({ agents: views('each agent the room started') }) },
+    agent_stop: { hints: { ...ADD, destructive: true }, output: z.object({ agent: view('the agent'), revoked: z.boolean() }) },
   } satisfies Record<MethodName, Surface>;
 }
 

@@ -13,6 +13,7 @@ import { handoffsFeature } from './handoffs/handoffs-feature';
 import { graphsFeature } from './graphs/graphs-feature';
 import { participantsFeature } from './participants-feature';
 import { Presence } from './presence';
+import { agentsFeature } from './agents/agents-feature';
 import { uiFeature } from './ui-feature';
 import { UiSessions } from './ui-sessions';
 import { Revocations } from './revocation';
@@ -43,6 +44,7 @@ function buildFeatures(engine: Engine): Feature[] {
     graphsFeature(ctx, engine.tasks, engine.shells.stageTerminalHost(), engine.taskLogs),
     auditFeature(engine.audit),
     uiFeature(engine.uiSessions),
+    agentsFeature(ctx, engine.shells, (caller, method, input) => engine.call(caller, method, input), (token) => engine.authenticate(token)),
   ] as unknown as Feature[];
 }
 

@@ -21,6 +21,8 @@ const view = (id: string, extra: Partial<ShellView> = {}): ShellView => ({
   outputBytes: 0,
   lastInput: null,
   sandbox: null,
+  status: { state: 'idle', since: '2026-01-01T00:00:00.000Z' },
+  agent: null,
   ...extra,
 });
 

@@ -1,4 +1,5 @@
 import type { CeCommand } from '../command';
+import { AGENT_COMMANDS } from './agents';
 import { ANSWER_COMMAND } from './answer';
 import { AUDIT_COMMANDS } from './audit';
 import { GRAPH_COMMANDS } from './graphs';
@@ -21,6 +22,7 @@ export const CE_COMMANDS: CeCommand[] = [
   ...UI_COMMANDS,
   ...SHELL_COMMANDS,
   SHELL_ATTACH_COMMAND,
+  ...AGENT_COMMANDS,
   ...HANDOFF_COMMANDS,
   ANSWER_COMMAND,
   HANDOFF_CANCEL_COMMAND,

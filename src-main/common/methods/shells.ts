@@ -33,6 +33,28 @@ export const shellWaitSchema = lazily(() =>
   ]),
 );
 
+/** What the program in a shell is doing, read from its terminal (engine/shells/shell-status.ts). */
+export type ShellState = 'working' | 'waiting' | 'idle' | 'exited';
+export const SHELL_STATES: readonly ShellState[] = ['working', 'waiting', 'idle', 'exited'];
+
+export interface ShellStatus {
+  state: ShellState;
+  /** When it entered this state. */
+  since: string;
+  /** Why, in words: the notification's text, the screen line that asks, the exit code. */
+  reason?: string;
+  /** The terminal's title, as the program last set it. */
+  title?: string;
+}
+
+/** The agent a shell was started for (ce agent start, the Terminals screen's New agent). */
+export interface ShellAgent {
+  client: string;
+  label: string;
+  participant: string;
+  version: string | null;
+}
+
 export interface ShellView {
   id: string;
   name: string;
@@ -54,6 +76,10 @@ export interface ShellView {
    * database, lock and logs; null for the person's own shells, and where this machine has no sandbox.
    */
   sandbox: string | null;
+  /** What the program in it is doing: working, waiting (for the person), idle, exited. */
+  status: ShellStatus;
+  /** The agent it was started for, if the room started one in it. */
+  agent: ShellAgent | null;
 }
 
 /** The terminal's screen as a person sees it (format "screen"), rendered by a headless terminal emulator. */

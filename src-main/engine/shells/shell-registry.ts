@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
 import { stripAnsi } from '../../common/ansi';
-import type { ShellView } from '../../common/methods/shells';
+import type { ShellAgent, ShellView } from '../../common/methods/shells';
 import type { EngineContext } from '../feature';
 import { isShellIdOfEpoch, procTags } from '../ids';
 import { findTagged, killTree, tagEnv, type TaggedProcess } from '../process/process-tree';
@@ -23,6 +23,8 @@ export interface OpenShell {
   env?: Record<string, string> | undefined;
   cols?: number | undefined;
   rows?: number | undefined;
+  /** The agent the room starts in it (agents-feature.ts); not an input of shell_open. */
+  agent?: ShellAgent | undefined;
 }
 
 /** A person's live view of a shell, independent of transport (IPC or WebSocket). */
@@ -156,6 +158,7 @@ export class ShellRegistry {
           scrollbackBytes: this.limits.shellScrollbackBytes,
           screenScrollbackLines: this.limits.shellScreenScrollbackLines,
           integration: { mode: plan.mode, family: plan.family, nonce },
+          agent: options.agent,
         },
         this.now(),
       );
@@ -163,6 +166,7 @@ export class ShellRegistry {
       throw new RoomError('INVALID_INPUT', `could not start ${file}: ${(error as Error).message}`);
     }
     session.stallMs = this.limits.viewerStallMs;
+    session.onStatus = () => this.changed();
     this.shells.set(id, session);
     this.changed();
     void session.waitExit().then(() => this.pruneEnded());
@@ -310,5 +314,7 @@ export function viewOf(s: ShellSession): ShellView {
     outputBytes: s.ring.end,
     lastInput: last ? { by: last.by, at: last.at } : null,
     sandbox: s.spec.sandbox ?? null,
+    status: s.status.status,
+    agent: s.spec.agent ?? null,
   };
 }

@@ -3,6 +3,8 @@ import { killTree, processStartTime, type KillPlan, type ProcessIdentity } from 
 import { spawnTerminal, type Terminal, type TerminalExit, type TerminalSpawn } from '../terminal/pty';
 import { ScreenMirror } from '../terminal/screen-mirror';
 import { ShellMarks } from './shell-marks';
+import { rulesFor, ShellStatusTracker } from './shell-status';
+import type { ShellAgent, ShellStatus } from '../../common/methods/shells';
 import type { SentinelFamily } from './shell-integration';
 
 export type ShellExit = TerminalExit;
@@ -26,6 +28,8 @@ export interface ShellSpawn extends TerminalSpawn {
   sandbox?: string | null | undefined;
   /** Lines the screen mirror keeps above the screen. */
   screenScrollbackLines?: number | undefined;
+  /** The agent the room started in it (its status is read with that client's rules). */
+  agent?: ShellAgent | undefined;
 }
 
 /** A command shell_run typed and has not seen the end of yet (shell-run.ts). */
@@ -94,6 +98,10 @@ export class ShellSession {
   private readonly viewers = new Set<ViewerState>();
   private readonly exited: Promise<ShellExit>;
   lastOutputAt = Date.now();
+  lastInputAt = 0;
+  /** What the program in it is doing, from its terminal (shell-status.ts); `onStatus` hears each change. */
+  readonly status: ShellStatusTracker;
+  onStatus: ((status: ShellStatus) => void) | undefined;
   /** How long a viewer that stopped acknowledging may still hold the PTY back. */
   stallMs = 2_000;
   private held = false;
@@ -111,6 +119,17 @@ export class ShellSession {
     this.startedAt = now;
     this.screen = new ScreenMirror(this.ring, spec.cols, spec.rows, spec.screenScrollbackLines ?? 200);
     this.marks = spec.integration ? new ShellMarks(spec.integration.nonce) : null;
+    this.status = new ShellStatusTracker(
+      {
+        alive: () => this.exit === null,
+        exitCode: () => this.exit?.exitCode ?? null,
+        lastOutputAt: () => this.lastOutputAt,
+        lastInputAt: () => this.lastInputAt,
+        screen: () => this.screen.visibleLines(),
+      },
+      rulesFor(spec.agent?.client ?? null),
+      (status) => this.onStatus?.(status),
+    );
     this.term = adopted ?? spawnTerminal(spec);
     this.process = { pid: this.term.pid, startTime: processStartTime(this.term.pid) ?? '' };
     // bigger chunks in a flood (pty.ts), but never more than half the margin the backpressure below keeps, so a
@@ -124,6 +143,8 @@ export class ShellSession {
       const now = Date.now();
       this.screen.grew(now);
       this.lastOutputAt = now;
+      this.status.scanner.feed(bytes);
+      this.status.output();
       if (this.viewers.size > 0 || this.held) {
         this.pumpViewers();
         this.updateHold();
@@ -133,6 +154,7 @@ export class ShellSession {
     this.exited = new Promise<ShellExit>((resolve) => {
       this.term.onExit((exit) => {
         this.exit = exit;
+        this.status.exited();
         // the child is gone: free the PTY now (its output is already in the ring), not when someone closes it
         this.releaseHold();
         this.destroyTerm();
@@ -154,6 +176,8 @@ export class ShellSession {
   write(bytes: string, by: string, at: string): void {
     if (!this.alive) return;
     this.term.write(bytes);
+    this.lastInputAt = Date.now();
+    this.status.typed();
     this.inputs.push({ at, by, bytes: Buffer.byteLength(bytes) });
     if (this.inputs.length > 100) this.inputs.splice(0, this.inputs.length - 100);
   }

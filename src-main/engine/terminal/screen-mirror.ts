@@ -116,8 +116,7 @@ export class ScreenMirror {
   async snapshot(): Promise<ScreenSnapshot> {
     await this.settled();
     const buffer = this.term.buffer.active;
-    const lines: string[] = [];
-    for (let y = 0; y < this.term.rows; y++) lines.push((buffer.getLine(buffer.viewportY + y)?.translateToString(true) ?? '').replace(/ +$/, ''));
+    const lines = this.visibleLines();
     return {
       cols: this.term.cols,
       rows: this.term.rows,
@@ -127,6 +126,15 @@ export class ScreenMirror {
       applicationCursorKeys: this.applicationCursorKeys,
       offset: this.parsed,
     };
+  }
+
+  /** The visible rows as parsed so far, at once (what the status rules read once output is quiet). */
+  visibleLines(): string[] {
+    if (this.disposed) return [];
+    const buffer = this.term.buffer.active;
+    const lines: string[] = [];
+    for (let y = 0; y < this.term.rows; y++) lines.push((buffer.getLine(buffer.viewportY + y)?.translateToString(true) ?? '').replace(/ +$/, ''));
+    return lines;
   }
 
   dispose(): void {

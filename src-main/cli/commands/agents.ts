@@ -1,0 +1,84 @@
+import { AGENT_CLIENT_IDS, type AgentClientId } from '../../common/agent-clients';
+import { parseCapabilities } from '../../common/capabilities';
+import type { AgentRunView } from '../../common/methods/agents';
+import { stringFlag, UsageError } from '../args';
+import { print, type CeCommand } from '../command';
+import { callRunningRoomAsOperator } from '../room-client';
+import { visible } from '../visible-text';
+
+const USAGE = 'ce agent start CLIENT [--cwd DIR] [--can read,write] [--as NAME] [-- ARGS…] | ce agent list | ce agent stop SHELL [--revoke] | ce agent clients';
+
+function agentLine(a: AgentRunView): string {
+  const s = a.shell.status;
+  const state = s.state === 'waiting' ? `WAITING FOR YOU${s.reason ? ` (${visible(s.reason)})` : ''}` : s.state === 'exited' ? `exited${s.reason ? ` (${s.reason})` : ''}` : s.state;
+  return `${a.shellId}  ${a.participant.padEnd(16)} ${`${a.label}${a.version ? ` ${a.version}` : ''}`.padEnd(32)} ${state.padEnd(10)} ${a.cwd}`;
+}
+
+/** Agents need the running room process: their terminals live in it, and they connect to its endpoint. */
+async function call<M extends 'agent_clients' | 'agent_start' | 'agent_list' | 'agent_stop'>(room: string | undefined, method: M, input: Parameters<typeof callRunningRoomAsOperator<M>>[2]) {
+  const out = await callRunningRoomAsOperator(room, method, input);
+  if (out === null) throw new Error('no room process serves this room: start it with "commonroom serve" (or the app), then start agents in it');
+  return out;
+}
+
+export const AGENT_COMMANDS: CeCommand[] = [
+  {
+    name: 'agent',
+    synopsis: USAGE.split(' | '),
+    summary: 'start an agent CLI (Claude Code, Codex, Gemini CLI, opencode) in a terminal of the running room, already connected; list or stop them',
+    options: {
+      cwd: { type: 'string', value: 'DIR', help: "the folder it works in (default: the room's folder)" },
+      can: { type: 'string', value: 'CAPS', help: 'what it may do (default read,write)' },
+      as: { type: 'string', value: 'NAME', help: 'reuse this participant (it gets a new token; its old one stops)' },
+      revoke: { type: 'boolean', help: 'with stop: also revoke its token' },
+    },
+    details: [
+      `CLIENT is one of ${AGENT_CLIENT_IDS.join(', ')} ("command" runs the program after --, which gets the endpoint and token in COMMONROOM_MCP_URL and COMMONROOM_TOKEN, and a config file in COMMONROOM_MCP_CONFIG).`,
+      'Each run gets a participant of its own (claude-code, claude-code-2, …) and its server for that run only: your own client configuration is never written,',
+      'and the token is only in the run\'s environment, never on a command line. Arguments after -- go to the client.',
+      'Watch and type into it with "ce shell attach SHELL" or on the Terminals screen.',
+    ],
+    examples: ['ce agent start claude-code --cwd ~/src/app', 'ce agent start codex -- --model o4-mini', 'ce agent start command -- ./my-agent --verbose', 'ce agent list', 'ce agent stop sh_… --revoke'],
+    async run(args, room) {
+      const [, sub, target, ...rest] = args.positional;
+      switch (sub) {
+        case 'start': {
+          if (!target || !(AGENT_CLIENT_IDS as readonly string[]).includes(target)) {
+            throw new UsageError(`ce agent start CLIENT: CLIENT is one of ${AGENT_CLIENT_IDS.join(', ')}${target ? ` (not ${JSON.stringify(target)})` : ''}`);
+          }
+          const can = stringFlag(args, 'can');
+          const cwd = stringFlag(args, 'cwd');
+          const as = stringFlag(args, 'as');
+          const client = target as AgentClientId;
+          const out = await call(room, 'agent_start', {
+            client,
+            ...(client === 'command' ? { command: rest } : rest.length > 0 ? { args: rest } : {}),
+            ...(cwd ? { cwd: cwd.replace(/^~(?=\/|$)/, process.env.HOME ?? '~') } : {}),
+            ...(can ? { capabilities: parseCapabilities(can) } : {}),
+            ...(as ? { participant: as } : {}),
+          });
+          print(args, out, () => `started ${out.agent.label}${out.agent.version ? ` ${out.agent.version}` : ''} as ${out.agent.participant} in shell ${out.agent.shellId} (${out.agent.cwd})\nwatch and type: ce shell attach ${out.agent.shellId}`);
+          return 0;
+        }
+        case 'list': {
+          const { agents } = await call(room, 'agent_list', {});
+          print(args, { agents }, () => (agents.length === 0 ? 'no agents started in this room (ce agent start CLIENT)' : agents.map(agentLine).join('\n')));
+          return 0;
+        }
+        case 'stop': {
+          if (!target) throw new UsageError('ce agent stop SHELL: name its shell (see "ce agent list")');
+          const out = await call(room, 'agent_stop', { shellId: target, ...(args.flags.revoke ? { revoke: true } : {}) });
+          print(args, out, () => `stopped ${out.agent.participant} (shell ${out.agent.shellId})${out.revoked ? '; its token is revoked' : ''}`);
+          return 0;
+        }
+        case 'clients': {
+          const { clients } = await call(room, 'agent_clients', {});
+          print(args, { clients }, () => clients.map((c) => `${c.id.padEnd(12)} ${c.path ? `${c.path}${c.version ? `  ${c.version}` : ''}` : `not installed: ${c.install ?? ''}`}`).join('\n'));
+          return 0;
+        }
+        default:
+          throw new UsageError(`ce agent ${sub ?? ''}: use start, list, stop or clients`);
+      }
+    },
+  },
+];

@@ -1,0 +1,196 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { AGENT_CLIENTS, AGENT_ENV, uniqueParticipantName, type AgentClient, type AgentClientId } from '../../common/agent-clients';
+import type { MethodInput, MethodName, MethodOutputs } from '../../common/contract';
+import type { Caller } from '../../common/dto';
+import { RoomError } from '../../common/errors';
+import type { AgentClientView, AgentRunView } from '../../common/methods/agents';
+import type { EngineContext, Feature } from '../feature';
+import { ensurePrivateDir } from '../fs-safe';
+import type { ShellRegistry } from '../shells/shell-registry';
+import { viewOf } from '../shells/shell-registry';
+
+type AgentMethods = 'agent_clients' | 'agent_start' | 'agent_list' | 'agent_stop';
+
+/** A call through Engine.call (authorised, validated, audited) as `caller`. */
+export type Invoke = <M extends MethodName>(caller: Caller, method: M, input: MethodInput<M>) => Promise<MethodOutputs[M]>;
+
+interface AgentRun {
+  shellId: string;
+  client: AgentClient;
+  participant: string;
+  version: string | null;
+  cwd: string;
+  startedAt: string;
+  runDir: string;
+}
+
+/** Where `program` is on `PATH` (an executable file), or null. */
+export function findOnPath(program: string, pathVar: string): string | null {
+  if (program.includes('/')) return isExecutable(program) ? path.resolve(program) : null;
+  for (const dir of pathVar.split(path.delimiter)) {
+    if (!dir) continue;
+    const candidate = path.join(dir, program);
+    if (isExecutable(candidate)) return candidate;
+  }
+  return null;
+}
+
+function isExecutable(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** The first line a client prints for `versionArgs` (10 s at most), or null. */
+function versionOf(file: string, args: string[]): Promise<string | null> {
+  if (args.length === 0) return Promise.resolve(null);
+  return new Promise((resolve) => {
+    execFile(file, args, { timeout: 10_000, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } }, (error, stdout) => {
+      const line = (stdout ?? '').split('\n').find((l) => l.trim() !== '')?.trim() ?? null;
+      resolve(error && !line ? null : (line?.slice(0, 120) ?? null));
+    });
+  });
+}
+
+/**
+ * Agents started in the room. Each run: the client found on the PATH, a participant of its own (or the one
+ * named, with a new token), a folder of run files (0600, in the runner's data folder, removed when the
+ * terminal ends; none holds the token), and a terminal opened as that participant (so it runs in the agent
+ * sandbox, and its calls are its own) with the client's per-run configuration and the token in its
+ * environment only. Everything that changes the room goes through Engine.call (`invoke`).
+ */
+export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke: Invoke, authenticate: (token: string) => Caller | null): Feature<AgentMethods> {
+  const runs = new Map<string, AgentRun>();
+  const runsRoot = path.join(ctx.room.paths.dataDir, 'agent-runs');
+
+  const viewOfRun = (run: AgentRun, caller: Caller): AgentRunView => ({
+    shellId: run.shellId,
+    client: run.client.id,
+    label: run.client.label,
+    participant: run.participant,
+    version: run.version,
+    cwd: run.cwd,
+    startedAt: run.startedAt,
+    shell: viewOf(shells.get(caller, run.shellId)),
+  });
+
+  async function clients(): Promise<AgentClientView[]> {
+    const list = Object.values(AGENT_CLIENTS).filter((c) => c.program !== null);
+    return Promise.all(
+      list.map(async (c) => {
+        const found = findOnPath(c.program as string, process.env.PATH ?? '');
+        return { id: c.id, label: c.label, program: c.program, path: found, version: found ? await versionOf(found, c.versionArgs) : null, install: c.install };
+      }),
+    );
+  }
+
+  async function start(operator: Caller, input: MethodInput<'agent_start'>): Promise<MethodOutputs['agent_start']> {
+    const client = AGENT_CLIENTS[input.client as AgentClientId];
+    // this process's own endpoint, once it serves (commonroom serve, the app)
+    const runner = ctx.room.runningProcess();
+    const url = runner && runner.pid === process.pid && runner.endpoint ? new URL('/mcp', runner.endpoint).toString() : null;
+    if (!url) throw new RoomError('CONFLICT', 'this room is not serving MCP (start it with "commonroom serve" or the app): an agent would have nothing to connect to');
+    if (client.id === 'command' && !input.command) throw new RoomError('INVALID_INPUT', 'client "command" needs command: the program and its arguments');
+    if (client.id !== 'command' && input.command) throw new RoomError('INVALID_INPUT', `command is for client "command"; ${client.label} is found on the PATH as ${client.program}`);
+    const program = client.program ?? (input.command?.[0] as string);
+    const file = findOnPath(program, process.env.PATH ?? '');
+    if (!file) {
+      throw new RoomError('NOT_FOUND', `${client.label} (${program}) is not on the PATH of the room process${client.install ? `: install it with "${client.install}", then start the room again` : ': give its full path'}`);
+    }
+    const cwd = path.resolve(path.dirname(ctx.room.location.markdownPath), input.cwd ?? '.');
+    if (!fs.existsSync(cwd) || !fs.statSync(cwd).isDirectory()) throw new RoomError('INVALID_INPUT', `cwd ${cwd} is not an existing folder`);
+    const version = await versionOf(file, client.versionArgs);
+
+    // its participant: a new one named after the client, or the one asked for with a new token
+    let name: string;
+    let token: string;
+    if (input.participant) {
+      const record = ctx.room.participants.byName(input.participant);
+      if (!record || record.revokedAt !== null || record.role !== 'agent') {
+        throw new RoomError('NOT_FOUND', `no active agent named "${input.participant}": leave participant out for a new one, or see "ce participant list"`);
+      }
+      name = record.name;
+      token = (await invoke(operator, 'participant_rotate', { name })).token;
+    } else {
+      name = uniqueParticipantName(client.participant, (n) => ctx.room.participants.byName(n) !== null);
+      token = (await invoke(operator, 'participant_add', { name, capabilities: input.capabilities ?? ['read', 'write'] })).token;
+    }
+    const agentCaller = authenticate(token);
+    if (!agentCaller) throw new RoomError('INTERNAL', 'the new token did not authenticate');
+
+    // its run files: 0600 in a 0700 folder of the runner's; they name the token's variable, never the token
+    ensurePrivateDir(runsRoot);
+    const runDir = path.join(runsRoot, randomBytes(8).toString('hex'));
+    fs.mkdirSync(runDir, { mode: 0o700 });
+    const plan = client.plan(url, (f) => path.join(runDir, f));
+    for (const f of plan.files) fs.writeFileSync(path.join(runDir, f.name), f.content, { mode: 0o600 });
+    const env = { ...plan.env, [AGENT_ENV.url]: url, [AGENT_ENV.token]: token, [AGENT_ENV.name]: name };
+    const args = [...plan.args, ...(client.id === 'command' ? (input.command ?? []).slice(1) : []), ...(input.args ?? [])];
+    let shellId: string;
+    try {
+      const session = shells.open(agentCaller, {
+        name: client.id === 'command' ? path.basename(file) : client.label,
+        cwd,
+        shell: file,
+        args,
+        env,
+        ...(input.cols ? { cols: input.cols } : {}),
+        ...(input.rows ? { rows: input.rows } : {}),
+        agent: { client: client.id, label: client.label, participant: name, version },
+      });
+      shellId = session.id;
+      void session.waitExit().then(() => fs.rmSync(runDir, { recursive: true, force: true }));
+    } catch (error) {
+      fs.rmSync(runDir, { recursive: true, force: true });
+      throw error;
+    }
+    const run: AgentRun = { shellId, client, participant: name, version, cwd, startedAt: ctx.now(), runDir };
+    runs.set(shellId, run);
+    ctx.commit(() => ({
+      value: undefined,
+      events: [{ kind: 'agent.started', actor: operator.name, subject: name, data: { client: client.id, shellId, cwd, version } }],
+    }));
+    return { agent: viewOfRun(run, operator) };
+  }
+
+  function live(caller: Caller): AgentRunView[] {
+    const out: AgentRunView[] = [];
+    for (const run of runs.values()) {
+      try {
+        out.push(viewOfRun(run, caller));
+      } catch {
+        runs.delete(run.shellId); // its terminal was closed and let go
+      }
+    }
+    return out;
+  }
+
+  return {
+    name: 'agents',
+    handlers: {
+      agent_clients: async () => ({ clients: await clients() }),
+      agent_start: start,
+      agent_list: (caller) => ({ agents: live(caller) }),
+      agent_stop: async (caller, input) => {
+        const run = runs.get(input.shellId);
+        if (!run) throw new RoomError('NOT_FOUND', `no agent the room started runs in shell ${input.shellId}: see "ce agent list"`);
+        const before = viewOfRun(run, caller);
+        await invoke(caller, 'shell_close', { shellId: run.shellId });
+        runs.delete(run.shellId);
+        let revoked = false;
+        if (input.revoke) revoked = (await invoke(caller, 'participant_revoke', { name: run.participant })).changed;
+        return { agent: { ...before, shell: { ...before.shell, alive: false } }, revoked };
+      },
+    },
+    close() {
+      for (const run of runs.values()) fs.rmSync(run.runDir, { recursive: true, force: true });
+      runs.clear();
+    },
+  };
+}

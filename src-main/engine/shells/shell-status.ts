@@ -1,0 +1,198 @@
+import { SHELL_STATUS_RULES, type ShellStatusRules } from '../../common/shell-status-rules';
+import type { ShellState, ShellStatus } from '../../common/methods/shells';
+
+/**
+ * What a terminal says about the program in it, from its own signals first: a bell (BEL outside any escape
+ * sequence), a desktop notification (OSC 9, OSC 777;notify) and its title (OSC 0 / 2); then its screen (the
+ * room's headless terminal), read against its client's rules when the output goes quiet; then quiet time.
+ *
+ *   exited   the process ended (with its code)
+ *   waiting  it asks the person: a bell or a notification since the person last typed, or a screen its rules
+ *            say is a question (a permission or input prompt)
+ *   working  output within the last `quietMs`
+ *   idle     quiet, and not asking
+ *
+ * Fed every output chunk (the PTY reads): it looks only for ESC and BEL bytes in it, so a flood costs one scan.
+ */
+const ESC = 0x1b;
+const BEL = 0x07;
+/** The longest OSC kept while it waits for its end (a title or a notification, never a payload). */
+const MAX_OSC = 2048;
+
+export interface StatusSignals {
+  /** A bell or notification arrived (its text, if it had one). */
+  attention(text: string | null): void;
+  title(text: string): void;
+}
+
+/** Splits terminal output into the OSC sequences and bare bells this tracker cares about, across chunks. */
+export class OscScanner {
+  /** Inside ESC ] … : the bytes so far (null: not inside one). */
+  private osc: number[] | null = null;
+  /** The last byte was an ESC (outside an OSC: maybe one begins; inside: maybe its ST). */
+  private afterEsc = false;
+
+  constructor(private readonly signals: StatusSignals) {}
+
+  feed(bytes: Uint8Array): void {
+    // the common case: no ESC and no BEL in the chunk, and not inside a sequence
+    if (this.osc === null && !this.afterEsc && bytes.indexOf(ESC) < 0 && bytes.indexOf(BEL) < 0) return;
+    for (let i = 0; i < bytes.length; i++) {
+      const b = bytes[i] as number;
+      if (this.osc !== null) {
+        if (this.afterEsc) {
+          this.afterEsc = false;
+          if (b === 0x5c) {
+            this.endOsc(); // ESC \ (ST)
+            continue;
+          }
+          // any other ESC abandons the OSC and starts a sequence of its own: read b as what follows that ESC
+          this.osc = null;
+          this.afterEsc = true;
+        } else if (b === BEL) {
+          this.endOsc();
+          continue;
+        } else if (b === ESC) {
+          this.afterEsc = true;
+          continue;
+        } else {
+          if (this.osc.length < MAX_OSC) this.osc.push(b);
+          continue;
+        }
+      }
+      if (this.afterEsc) {
+        this.afterEsc = false;
+        if (b === 0x5d) {
+          this.osc = [];
+          continue;
+        }
+      }
+      if (b === ESC) this.afterEsc = true;
+      else if (b === BEL) this.signals.attention(null);
+    }
+  }
+
+  private endOsc(): void {
+    const text = Buffer.from(this.osc ?? []).toString('utf8');
+    this.osc = null;
+    const semi = text.indexOf(';');
+    const code = semi < 0 ? text : text.slice(0, semi);
+    const rest = semi < 0 ? '' : text.slice(semi + 1);
+    if (code === '0' || code === '2') this.signals.title(rest);
+    else if (code === '9' && !/^\d+;/.test(rest)) this.signals.attention(rest || null); // 9;4;… is ConEmu progress
+    else if (code === '777' && rest.startsWith('notify;')) this.signals.attention(rest.slice('notify;'.length).replace(';', ': ') || null);
+  }
+}
+
+export interface StatusInputs {
+  alive(): boolean;
+  exitCode(): number | null;
+  lastOutputAt(): number;
+  lastInputAt(): number;
+  /** The screen's last lines, read only when the output is quiet (the tracker asks when it needs them). */
+  screen(): string[];
+}
+
+/** One shell's status, kept current by its output, its input and a quiet timer armed by output. */
+export class ShellStatusTracker implements StatusSignals {
+  readonly scanner = new OscScanner(this);
+  private attentionAt = 0;
+  private attentionText: string | null = null;
+  private titleText: string | null = null;
+  private current: ShellStatus;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly inputs: StatusInputs,
+    private readonly rules: ShellStatusRules,
+    private readonly onChange: (status: ShellStatus) => void,
+    private readonly now: () => number = Date.now,
+    private readonly quietMs = rules.quietMs ?? 1500,
+  ) {
+    this.current = { state: 'working', since: new Date(now()).toISOString() };
+  }
+
+  get status(): ShellStatus {
+    return this.current;
+  }
+
+  attention(text: string | null): void {
+    this.attentionAt = this.now();
+    this.attentionText = text;
+    this.update();
+  }
+
+  title(text: string): void {
+    this.titleText = text.slice(0, 200);
+  }
+
+  /** After output (the PTY read): working now; the quiet timer decides what comes after. */
+  output(): void {
+    this.update();
+    this.arm();
+  }
+
+  /** The person (or an agent) typed: an answer clears "waiting". */
+  typed(): void {
+    this.attentionAt = 0;
+    this.attentionText = null;
+    this.update();
+  }
+
+  exited(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.update();
+  }
+
+  dispose(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  /** The state now, from the signals (the screen only once the output is quiet). */
+  private decide(): { state: ShellState; reason?: string } {
+    if (!this.inputs.alive()) return { state: 'exited', reason: this.inputs.exitCode() === null ? 'ended' : `exit code ${this.inputs.exitCode()}` };
+    if (this.attentionAt > this.inputs.lastInputAt() && this.attentionAt > 0) return { state: 'waiting', reason: this.attentionText ?? 'it rang the bell' };
+    const quiet = this.now() - this.inputs.lastOutputAt() >= this.quietMs;
+    if (!quiet) return { state: 'working' };
+    if (this.rules.waiting.length === 0 && (this.rules.working ?? []).length === 0) return { state: 'idle' };
+    const lines = this.inputs.screen();
+    const asking = matchAny(this.rules.waiting, lines);
+    if (asking) return { state: 'waiting', reason: asking };
+    const busy = matchAny(this.rules.working ?? [], lines);
+    if (busy) return { state: 'working', reason: busy };
+    return { state: 'idle' };
+  }
+
+  private update(): void {
+    const next = this.decide();
+    if (next.state === this.current.state && next.reason === this.current.reason) return;
+    this.current = { state: next.state, since: new Date(this.now()).toISOString(), ...(next.reason ? { reason: next.reason } : {}), ...(this.titleText ? { title: this.titleText } : {}) };
+    this.onChange(this.current);
+  }
+
+  /** Once, after the output has been quiet for quietMs (re-armed for what is left when more came meanwhile). */
+  private arm(): void {
+    if (this.timer || !this.inputs.alive()) return;
+    const wait = Math.max(10, this.quietMs - (this.now() - this.inputs.lastOutputAt()));
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      if (this.now() - this.inputs.lastOutputAt() < this.quietMs) return this.arm();
+      this.update();
+    }, wait);
+    this.timer.unref();
+  }
+}
+
+/** The first rule that matches one of the screen's last lines, described as that line (trimmed). */
+function matchAny(patterns: readonly RegExp[], lines: string[]): string | null {
+  for (const line of lines) {
+    for (const p of patterns) if (p.test(line)) return line.trim().slice(0, 160);
+  }
+  return null;
+}
+
+export function rulesFor(client: string | null): ShellStatusRules {
+  return (client !== null ? SHELL_STATUS_RULES[client] : undefined) ?? { waiting: [] };
+}

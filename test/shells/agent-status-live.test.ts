@@ -1,0 +1,61 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ShellView } from '../../src-main/common/methods/shells';
+import { startTestRunner, type TestRunner } from '../helpers/runner';
+
+/**
+ * Agent status, live: the room starts a small program as an agent ("command") that goes through each state a
+ * client CLI does, and the shell's status follows it, as shell_list and agent_list report it.
+ */
+let runner: TestRunner;
+let dir: string;
+beforeAll(async () => {
+  runner = await startTestRunner();
+  dir = fs.mkdtempSync(path.join(path.dirname(runner.running.engine.room.location.markdownPath), 'agent-'));
+});
+afterAll(() => runner?.close());
+
+const op = () => runner.running.engine.operator();
+const call = <M extends Parameters<TestRunner['running']['engine']['call']>[1]>(method: M, input: unknown) => runner.running.engine.call(op(), method, input);
+
+async function statusUntil(shellId: string, want: ShellView['status']['state'], timeoutMs = 15_000): Promise<ShellView['status']> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const shell = (await call('shell_list', {})).shells.find((s) => s.id === shellId);
+    if (shell?.status.state === want) return shell.status;
+    if (Date.now() > deadline) throw new Error(`shell ${shellId} never read ${want}: it reads ${JSON.stringify(shell?.status)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('an agent the room starts', () => {
+  it('reads working, then idle, then waiting on its bell until typed into, then exited with its code', { timeout: 60_000 }, async () => {
+    const script = path.join(dir, 'mimic.sh');
+    fs.writeFileSync(
+      script,
+      [
+        '#!/bin/sh',
+        'i=0; while [ $i -lt 20 ]; do echo "working $i"; i=$((i+1)); sleep 0.1; done',
+        'echo "> "; sleep 3',
+        "printf '\\033]9;mimic wants an answer\\007'",
+        'read answer',
+        'echo "got $answer"; sleep 0.2',
+        'exit 3',
+      ].join('\n'),
+      { mode: 0o755 },
+    );
+    const { agent } = await call('agent_start', { client: 'command', command: [script], cwd: dir });
+    expect(agent).toMatchObject({ client: 'command', participant: 'agent', shell: { agent: { client: 'command', participant: 'agent' } } });
+    expect(agent.shell.status.state).toBe('working');
+    await statusUntil(agent.shellId, 'idle');
+    const waiting = await statusUntil(agent.shellId, 'waiting');
+    expect(waiting.reason).toBe('mimic wants an answer');
+    await call('shell_io', { shellId: agent.shellId, text: 'yes\n' });
+    const exited = await statusUntil(agent.shellId, 'exited');
+    expect(exited.reason).toBe('exit code 3');
+    // the run's participant is the agent's own, and its terminal was opened as it
+    const listed = (await call('agent_list', {})).agents.find((a) => a.shellId === agent.shellId);
+    expect(listed?.shell.owner).toBe('agent');
+  });
+});
