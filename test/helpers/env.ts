@@ -12,8 +12,13 @@ export interface TestHome {
   cleanup(): void;
 }
 
-export function makeHome(): TestHome {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'commonroom-test-'));
+/**
+ * `base`: where the folder is made (default the system's temporary folder). A folder under /tmp has a parent
+ * anyone may write, which some clients refuse to read settings from (Gemini CLI): give one under the checkout.
+ */
+export function makeHome(base: string = os.tmpdir()): TestHome {
+  fs.mkdirSync(base, { recursive: true });
+  const root = fs.mkdtempSync(path.join(base, 'commonroom-test-'));
   const paths = { dataDir: path.join(root, 'data'), configDir: path.join(root, 'config') };
   return {
     root,

@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ShellStatus } from '../../src-main/common/methods/shells';
 import { SHELL_STATUS_RULES } from '../../src-main/common/shell-status-rules';
@@ -72,10 +74,34 @@ describe('a shell status', () => {
     const asking = tracker(SHELL_STATUS_RULES['claude-code'], ['│ Do you want to proceed?', '│ ❯ 1. Yes']);
     asking.advance(2_000);
     asking.t.typed();
-    expect(asking.t.status).toMatchObject({ state: 'waiting', reason: '│ Do you want to proceed?' });
+    expect(asking.t.status).toMatchObject({ state: 'waiting', reason: 'Do you want to proceed?' });
     const busy = tracker(SHELL_STATUS_RULES['claude-code'], ['✻ Thinking… (12s · esc to interrupt)']);
     busy.advance(2_000);
     busy.t.typed();
     expect(busy.t.status.state).toBe('working');
   });
+});
+
+describe('each client\'s rules on its real screens (captured from the real CLI by test/clients/agents-started.test.ts)', () => {
+  const dir = path.join(__dirname, 'fixtures', 'screens');
+  const files = fs.readdirSync(dir).filter((f) => f.endsWith('.txt'));
+  it('there is a captured screen for each client that can be started without an account', () => {
+    expect(new Set(files.map((f) => f.split('.')[0]))).toEqual(new Set(['claude-code', 'codex', 'gemini-cli']));
+  });
+  for (const file of files) {
+    const [client, what, expected] = file.split('.') as [string, string, string];
+    it(`${client}: its ${what} screen reads ${expected}`, () => {
+      const lines = fs.readFileSync(path.join(dir, file), 'utf8').split('\n');
+      let now = 5_000_000;
+      const t = new ShellStatusTracker(
+        { alive: () => true, exitCode: () => null, lastOutputAt: () => 1_000, lastInputAt: () => 0, screen: () => lines },
+        SHELL_STATUS_RULES[client] ?? { waiting: [] },
+        () => undefined,
+        () => now,
+      );
+      now += 10;
+      t.typed(); // a look once the output is quiet
+      expect(t.status.state).toBe(expected);
+    });
+  }
 });

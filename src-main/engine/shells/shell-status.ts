@@ -185,10 +185,11 @@ export class ShellStatusTracker implements StatusSignals {
   }
 }
 
-/** The first rule that matches one of the screen's last lines, described as that line (trimmed). */
-function matchAny(patterns: readonly RegExp[], lines: string[]): string | null {
+/** The first rule that matches one of the screen's lines, described as that line (trimmed). */
+export function matchAny(patterns: readonly RegExp[], lines: string[]): string | null {
   for (const line of lines) {
-    for (const p of patterns) if (p.test(line)) return line.trim().slice(0, 160);
+    // the line as words: without the box a TUI draws around its dialogs
+    for (const p of patterns) if (p.test(line)) return line.replace(/^[\s│┃║|]+|[\s│┃║|]+$/g, '').slice(0, 160);
   }
   return null;
 }
