@@ -108,7 +108,7 @@ export const AGENT_CLIENTS: Record<AgentClientId, AgentClient> = {
   },
   command: {
     id: 'command',
-    label: 'Another command',
+    label: 'Command',
     program: null,
     participant: 'agent',
     install: null,

@@ -84,6 +84,7 @@ function buildToolSurface() {
         truncated: z.boolean().describe('output before cursor had already left the scrollback'),
         alive: z.boolean(),
         exit: exit.nullable(),
+        status: view('what the program in it is doing: {state: working | waiting | idle | exited, since, reason?, title?}'),
         wait: view('how the wait ended: {reason, pattern?, match?, effectiveTimeoutMs}').nullable(),
         screen: view('format "screen" only: {cols, rows, cursor: {row, col}, alternateScreen, applicationCursorKeys}').optional(),
       }),

@@ -73,7 +73,10 @@ const pageLine = (r: Row): string => (r.nextCursor === null ? 'last page' : `nex
 
 function shellLine(s: Row): string {
   const state = s.alive ? 'alive' : `exited${s.exitCode !== null && s.exitCode !== undefined ? ` ${str(s.exitCode)}` : ''}${s.signal ? ` ${str(s.signal)}` : ''}`;
-  return `${str(s.id)} "${str(s.name)}" ${state}, owner ${str(s.owner)}, cwd ${str(s.cwd)}${s.status ? `, ${str(s.status)}` : ''}`;
+  const st = obj(s.status);
+  const doing = st.state && st.state !== 'exited' ? `, ${st.state === 'waiting' ? 'waiting for the person' : str(st.state)}${st.state === 'waiting' && st.reason ? ` (${str(st.reason)})` : ''}` : '';
+  const agent = obj(s.agent);
+  return `${str(s.id)} "${str(s.name)}" ${state}${doing}, owner ${str(s.owner)}${agent.client ? ` (${str(agent.label)})` : ''}, cwd ${str(s.cwd)}`;
 }
 
 function progressOf(g: Row): string {
@@ -161,7 +164,7 @@ const SUMMARIES: Partial<Record<MethodName, Summary>> = {
     const exit = obj(r.exit);
     const wait = obj(r.wait);
     const head = [
-      `shell ${str(r.shellId)} ${r.alive ? 'alive' : `exited${pairs(exit, ['exitCode', 'signal']) ? ` (${pairs(exit, ['exitCode', 'signal'])})` : ''}`}`,
+      `shell ${str(r.shellId)} ${r.alive ? `alive, ${str(obj(r.status).state)}` : `exited${pairs(exit, ['exitCode', 'signal']) ? ` (${pairs(exit, ['exitCode', 'signal'])})` : ''}`}`,
       wait.reason ? `wait ended: ${str(wait.reason)}${wait.match ? ` on "${str(wait.match)}"` : ''}` : '',
       r.truncated ? 'output before cursor had left the scrollback' : '',
       `read on with cursor ${str(r.nextCursor)}${r.more ? ' (more already there)' : ''}`,

@@ -49,6 +49,9 @@ describe('an agent the room starts', () => {
     expect(agent).toMatchObject({ client: 'command', participant: 'agent', shell: { agent: { client: 'command', participant: 'agent' } } });
     expect(agent.shell.status.state).toBe('working');
     await statusUntil(agent.shellId, 'idle');
+    // another caller waits for it to ask the person, in one call, woken by the change
+    const waited = await call('shell_io', { shellId: agent.shellId, wait: { until: 'status', status: ['waiting'], timeoutMs: 20_000 } });
+    expect(waited).toMatchObject({ wait: { reason: 'status' }, status: { state: 'waiting', reason: 'mimic wants an answer' } });
     const waiting = await statusUntil(agent.shellId, 'waiting');
     expect(waiting.reason).toBe('mimic wants an answer');
     await call('shell_io', { shellId: agent.shellId, text: 'yes\n' });

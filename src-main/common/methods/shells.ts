@@ -30,6 +30,13 @@ export const shellWaitSchema = lazily(() =>
     z.object({ until: z.literal('match').describe('until pattern matches'), pattern: pattern(), stopPatterns: z.array(pattern()).max(16).optional().describe('stop early when one of these matches (e.g. an error)'), timeoutMs: timeoutMs() }).strict(),
     z.object({ until: z.literal('idle').describe('until the output is quiet'), idleMs: z.number().int().min(10).max(LIMITS.shellMaxWaitMs).describe('quiet for this long'), timeoutMs: timeoutMs() }).strict(),
     z.object({ until: z.literal('exit').describe('until the shell exits'), timeoutMs: timeoutMs() }).strict(),
+    z
+      .object({
+        until: z.literal('status').describe("until the shell's status (what the program in it is doing) is one of these"),
+        status: z.array(z.enum(['working', 'waiting', 'idle', 'exited'])).min(1).max(4).describe('e.g. ["waiting", "idle", "exited"]: another agent asks the person, is done, or ended'),
+        timeoutMs: timeoutMs(),
+      })
+      .strict(),
   ]),
 );
 
@@ -128,8 +135,10 @@ export interface ShellIoResult {
   truncated: boolean;
   alive: boolean;
   exit: { exitCode: number | null; signal: string | null } | null;
+  /** What the program in it is doing now (working, waiting for the person, idle, exited). */
+  status: ShellStatus;
   wait: {
-    reason: 'matched' | 'stopped' | 'idle' | 'exited' | 'timeout' | 'cancelled';
+    reason: 'matched' | 'stopped' | 'idle' | 'exited' | 'status' | 'timeout' | 'cancelled';
     pattern?: string;
     match?: string;
     effectiveTimeoutMs: number;
@@ -164,7 +173,7 @@ export const SHELL_METHODS = {
       '({text} or {key: "C-c" | "Enter" | "Tab" | "Escape" | "Up" | ...}) sent in order. Output: from `cursor` ' +
       '(default: where the output stood before your input), at most `maxBytes`, with `nextCursor`, `more` and ' +
       `\`truncated\`. Optional server-side \`wait\`: {until:"match", pattern, stopPatterns} | {until:"idle", idleMs} | ` +
-      `{until:"exit"}, each with timeoutMs (clamped to ${LIMITS.shellMaxWaitMs} ms); patterns match ANSI-stripped ` +
+      `{until:"exit"} | {until:"status", status: ["waiting", "idle", …]} (what the program in it is doing: one agent waits for another without polling), each with timeoutMs (clamped to ${LIMITS.shellMaxWaitMs} ms); patterns match ANSI-stripped ` +
       'output (^ and $ at line ends), and the terminal echoes your input, so choose a pattern your command line does not contain. ' +
       `${AGENT_PATTERN_SYNTAX} Optional \`resize\`. \`format\`: "text" (ANSI stripped, default), "raw", or "screen": the ` +
       'terminal\'s current screen as a person sees it (one line per row, with `screen.cursor`), the way to read vim, less, top or redrawing progress bars.',

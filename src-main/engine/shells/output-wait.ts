@@ -2,15 +2,17 @@ import { performance } from 'node:perf_hooks';
 import { stripAnsi } from '../../common/ansi';
 import { compileAgentPattern, type AgentPattern } from '../../common/safe-pattern';
 import type { ShellSession } from './shell-session';
+import type { ShellState } from '../../common/methods/shells';
 
 export type WaitSpec =
   | { until: 'match'; pattern: string; stopPatterns?: string[] | undefined; timeoutMs?: number | undefined }
   | { until: 'idle'; idleMs: number; timeoutMs?: number | undefined }
-  | { until: 'exit'; timeoutMs?: number | undefined };
+  | { until: 'exit'; timeoutMs?: number | undefined }
+  | { until: 'status'; status: ShellState[]; timeoutMs?: number | undefined };
 
 export interface WaitOutcome {
   /** What ended the wait: the pattern matched, a stop pattern matched (a failure), output went idle, the shell exited, or time ran out. */
-  reason: 'matched' | 'stopped' | 'idle' | 'exited' | 'timeout' | 'cancelled';
+  reason: 'matched' | 'stopped' | 'idle' | 'exited' | 'status' | 'timeout' | 'cancelled';
   /** The pattern that matched, and the matched text, for matched/stopped. */
   pattern?: string;
   match?: string;
@@ -80,6 +82,7 @@ export function waitForOutput(
       clearTimeout(idleTimer);
       clearTimeout(checkTimer);
       unsubscribe();
+      offStatus();
       options.signal?.removeEventListener('abort', onAbort);
       resolve({ ...outcome, effectiveTimeoutMs });
     };
@@ -135,13 +138,17 @@ export function waitForOutput(
     };
     const onAbort = () => finish({ reason: 'cancelled' });
     const unsubscribe = session.onChange(onChange);
+    // a status wait ends on the tracker's change (a quiet timer's verdict too, which is no output change)
+    const wanted = spec.until === 'status' ? spec.status : null;
+    const offStatus = wanted ? session.onStatusChange((s) => wanted.includes(s.state) && finish({ reason: 'status' })) : () => undefined;
     const timeout = setTimeout(() => {
       if (!checkPatterns()) finish({ reason: 'timeout' });
     }, effectiveTimeoutMs);
     options.signal?.addEventListener('abort', onAbort, { once: true });
 
-    // the text may already be there, or the shell already gone
-    if (!checkPatterns()) {
+    // the text may already be there, the status already reached, or the shell already gone
+    if (wanted?.includes(session.status.status.state)) finish({ reason: 'status' });
+    else if (!checkPatterns()) {
       if (!session.alive) finish({ reason: 'exited' });
       else armIdle();
     }

@@ -166,7 +166,7 @@ export class ShellRegistry {
       throw new RoomError('INVALID_INPUT', `could not start ${file}: ${(error as Error).message}`);
     }
     session.stallMs = this.limits.viewerStallMs;
-    session.onStatus = () => this.changed();
+    session.onStatusChange(() => this.changed());
     this.shells.set(id, session);
     this.changed();
     void session.waitExit().then(() => this.pruneEnded());

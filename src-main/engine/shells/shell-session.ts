@@ -99,9 +99,9 @@ export class ShellSession {
   private readonly exited: Promise<ShellExit>;
   lastOutputAt = Date.now();
   lastInputAt = 0;
-  /** What the program in it is doing, from its terminal (shell-status.ts); `onStatus` hears each change. */
+  /** What the program in it is doing, from its terminal (shell-status.ts). */
   readonly status: ShellStatusTracker;
-  onStatus: ((status: ShellStatus) => void) | undefined;
+  private readonly statusListeners = new Set<(status: ShellStatus) => void>();
   /** How long a viewer that stopped acknowledging may still hold the PTY back. */
   stallMs = 2_000;
   private held = false;
@@ -128,7 +128,9 @@ export class ShellSession {
         screen: () => this.screen.visibleLines(),
       },
       rulesFor(spec.agent?.client ?? null),
-      (status) => this.onStatus?.(status),
+      (status) => {
+        for (const listener of [...this.statusListeners]) listener(status);
+      },
     );
     this.term = adopted ?? spawnTerminal(spec);
     this.process = { pid: this.term.pid, startTime: processStartTime(this.term.pid) ?? '' };
@@ -203,6 +205,12 @@ export class ShellSession {
   onChange(listener: () => void): () => void {
     this.changeListeners.add(listener);
     return () => this.changeListeners.delete(listener);
+  }
+
+  /** Hears each change of the status; returns an unsubscribe. */
+  onStatusChange(listener: (status: ShellStatus) => void): () => void {
+    this.statusListeners.add(listener);
+    return () => this.statusListeners.delete(listener);
   }
 
   waitExit(): Promise<ShellExit> {

@@ -62,7 +62,7 @@ export function shellsFeature(ctx: EngineContext, shells: ShellRegistry, limits:
     if (input.format === 'screen') {
       const shot = await session.screen.snapshot();
       const { lines, offset, ...screen } = shot;
-      return { shellId: session.id, output: lines.join('\n'), cursor: encodeCursor('shell', session.id, [offset]), nextCursor: encodeCursor('shell', session.id, [offset]), more: false, truncated: false, alive: session.alive, exit: session.exit, wait, screen };
+      return { shellId: session.id, output: lines.join('\n'), cursor: encodeCursor('shell', session.id, [offset]), nextCursor: encodeCursor('shell', session.id, [offset]), more: false, truncated: false, alive: session.alive, exit: session.exit, status: session.status.status, wait, screen };
     }
     const read = session.readText(from ?? before, input.maxBytes ?? limits.shellDefaultReadBytes);
     return {
@@ -74,6 +74,7 @@ export function shellsFeature(ctx: EngineContext, shells: ShellRegistry, limits:
       truncated: read.truncated,
       alive: session.alive,
       exit: session.exit,
+      status: session.status.status,
       wait,
     };
   }

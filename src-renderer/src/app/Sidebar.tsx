@@ -1,4 +1,5 @@
-import { useConnection } from '../room-context';
+import { useConnection, useShells } from '../room-context';
+import { waitingCount } from '../features/terminals/shell-status-text';
 import { useInbox } from '../stores/feature-stores';
 
 export type Screen = 'terminals' | 'graphs' | 'inbox' | 'agents' | 'activity';
@@ -15,6 +16,7 @@ export function Sidebar(props: { current: Screen; onSelect(screen: Screen): void
   const hello = useConnection((s) => s.hello);
   const state = useConnection((s) => s.state);
   const waiting = useInbox((s) => s.items.length);
+  const agentsWaiting = useShells((s) => waitingCount(s.shells));
   return (
     <nav className="sidebar" aria-label="Screens">
       <div className="brand">
@@ -36,6 +38,11 @@ export function Sidebar(props: { current: Screen; onSelect(screen: Screen): void
                 {item.icon}
               </span>
               {item.label}
+              {item.id === 'terminals' && agentsWaiting > 0 && (
+                <span className="badge badge-warn" data-testid="terminals-waiting-badge" aria-label={`${agentsWaiting} waiting for you`} title="terminals waiting for you">
+                  {agentsWaiting}
+                </span>
+              )}
               {item.id === 'inbox' && waiting > 0 && (
                 <span className="badge" data-testid="inbox-badge" aria-label={`${waiting} waiting`}>
                   {waiting}

@@ -1,5 +1,6 @@
 import type { ShellView } from '../../../../src-main/common/methods/shells';
 import { useConnection, useRoom, useShells } from '../../room-context';
+import { statusBadge, statusText } from './shell-status-text';
 
 export function ShellList(): React.JSX.Element {
   const { shells: store } = useRoom();
@@ -24,13 +25,18 @@ export function ShellList(): React.JSX.Element {
               data-shell-id={shell.id}
               onClick={() => store.getState().select(shell.id)}
             >
-              <span className={`status-dot ${shell.alive ? 'alive' : 'ended'}`} aria-hidden="true" />
+              <span className={`status-dot ${shell.alive ? (shell.status.state === 'waiting' ? 'waiting' : 'alive') : 'ended'}`} aria-hidden="true" />
               <span className="shell-item-text">
-                <span className="shell-name truncate" title={shell.name}>
-                  {shell.name}
+                <span className="shell-name-row">
+                  <span className="shell-name truncate" title={shell.name}>
+                    {shell.name}
+                  </span>
+                  <span className={`badge small ${statusBadge(shell)}`} data-testid="shell-list-status" title={shell.status.reason ?? undefined}>
+                    {statusText(shell)}
+                  </span>
                 </span>
                 <span className="shell-meta truncate" title={metaOf(shell)}>
-                  {metaOf(shell)}
+                  {shell.agent ? `${shell.agent.label} · ${shell.owner}` : shell.owner}
                 </span>
               </span>
             </button>
@@ -41,8 +47,7 @@ export function ShellList(): React.JSX.Element {
   );
 }
 
-/** Owner and a short status (the header spells the exit out in full). */
+/** Owner (and agent client) and its status in words (the header spells the exit out in full). */
 function metaOf(shell: ShellView): string {
-  const status = shell.alive ? 'running' : shell.signal ? shell.signal : shell.exitCode !== null ? `exit ${shell.exitCode}` : 'ended';
-  return `${shell.owner} · ${status}`;
+  return `${shell.agent ? `${shell.agent.label} · ` : ''}${shell.owner} · ${statusText(shell)}`;
 }

@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
+import { statusBadge, statusText } from './shell-status-text';
 import type { ShellView } from '../../../../src-main/common/methods/shells';
 import { useConnection, useRoom } from '../../room-context';
 import { SearchBar } from './SearchBar';
@@ -41,16 +42,16 @@ export function ShellPanel({ shell }: { shell: ShellView }): React.JSX.Element {
 
   useEffect(() => session?.setAlive(shell.alive), [session, shell.alive]);
 
-  const status = shell.alive ? 'running' : describeExit(shell);
+  const status = shell.alive ? statusText(shell) : describeExit(shell);
   return (
     <div className="shell-panel">
       <header className="shell-header">
         <div className="shell-title">
-          <span className={`status-dot ${shell.alive ? 'alive' : 'ended'}`} aria-hidden="true" />
+          <span className={`status-dot ${shell.alive ? (shell.status.state === 'waiting' ? 'waiting' : 'alive') : 'ended'}`} aria-hidden="true" />
           <h3 className="truncate" title={shell.name}>
             {shell.name}
           </h3>
-          <span className={`badge ${shell.alive ? 'badge-ok' : 'badge-muted'}`} data-testid="shell-status">
+          <span className={`badge ${statusBadge(shell)}`} data-testid="shell-status" title={shell.status.reason ?? undefined}>
             {status}
           </span>
           {truncated && (

@@ -1,0 +1,20 @@
+import type { ShellView } from '../../../../src-main/common/methods/shells';
+
+/** A shell's status in words, for the list, the header and their badges: what the program in it is doing. */
+export function statusText(shell: ShellView): string {
+  const s = shell.status;
+  if (!shell.alive || s.state === 'exited') return shell.signal ? shell.signal : shell.exitCode !== null ? `exit ${shell.exitCode}` : 'ended';
+  if (s.state === 'waiting') return 'waiting for you';
+  return s.state;
+}
+
+/** The badge class of each status: waiting stands out, exited is muted. */
+export function statusBadge(shell: ShellView): string {
+  if (!shell.alive) return 'badge-muted';
+  return shell.status.state === 'waiting' ? 'badge-warn' : shell.status.state === 'working' ? 'badge-ok' : 'badge-idle';
+}
+
+/** How many live shells ask the person now (the Terminals item's count). */
+export function waitingCount(shells: readonly ShellView[]): number {
+  return shells.filter((s) => s.alive && s.status.state === 'waiting').length;
+}

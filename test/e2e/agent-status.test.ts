@@ -1,0 +1,52 @@
+/**
+ * An agent the room started, as the person sees it in real Chromium: its terminal in the list with its client
+ * and its status in words, "waiting for you" when it asks (with the count beside Terminals in the sidebar),
+ * and back to what it does once the person types into it. Screenshots go to test-output/screens/.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO } from '../helpers/env';
+import { startUiRoom, type UiRoom } from './helpers/ui-room';
+
+let room: UiRoom;
+const pageErrors: string[] = [];
+const SHOTS = path.join(REPO, 'test-output', 'screens');
+
+beforeAll(async () => {
+  room = await startUiRoom({ pageErrors, agents: [] });
+  fs.mkdirSync(SHOTS, { recursive: true });
+}, 60_000);
+afterAll(() => room?.close());
+
+describe('an agent started in the room, on the Terminals screen', () => {
+  it('shows its client, its status as it changes, and the count of terminals waiting for the person', { timeout: 90_000 }, async () => {
+    const { runner, page } = room;
+    const dir = fs.mkdtempSync(path.join(path.dirname(runner.engine.room.location.markdownPath), 'agent-'));
+    const script = path.join(dir, 'mimic-claude.sh');
+    fs.writeFileSync(
+      script,
+      ['#!/bin/sh', 'printf "\\033]0;mimic: refactoring the parser\\007"', 'i=0; while [ $i -lt 10 ]; do echo "editing src/parser.ts ($i)"; i=$((i+1)); sleep 0.1; done', "printf 'Edit src/parser.ts?\\n  1. Yes\\n  2. No\\n\\033]9;mimic needs your permission to edit src/parser.ts\\007'", 'read answer', 'echo "answered $answer"; sleep 600'].join('\n'),
+      { mode: 0o755 },
+    );
+    const { agent } = await runner.engine.call(runner.engine.operator(), 'agent_start', { client: 'command', command: [script], cwd: dir });
+    await page.getByRole('button', { name: 'Terminals' }).click();
+    const item = page.locator(`.shell-item[data-shell-id="${agent.shellId}"]`);
+    await item.waitFor();
+    await item.click();
+    const listStatus = item.getByTestId('shell-list-status');
+    await expect.poll(() => listStatus.innerText(), { timeout: 20_000 }).toBe('waiting for you');
+    await expect.poll(() => page.getByTestId('terminals-waiting-badge').innerText()).toBe('1');
+    expect(await page.getByTestId('shell-status').innerText()).toBe('waiting for you');
+    expect(await page.getByTestId('shell-status').getAttribute('title')).toBe('mimic needs your permission to edit src/parser.ts');
+    await page.screenshot({ path: path.join(SHOTS, 'terminals-agent-waiting.png') });
+    // the person answers in the terminal: the wait is over, the count goes
+    await page.locator('.terminal-host').click();
+    await page.keyboard.type('1');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => listStatus.innerText(), { timeout: 20_000 }).not.toBe('waiting for you');
+    expect(await page.getByTestId('terminals-waiting-badge').count()).toBe(0);
+    await page.screenshot({ path: path.join(SHOTS, 'terminals-agent-answered.png') });
+    expect(pageErrors).toEqual([]);
+  });
+});
