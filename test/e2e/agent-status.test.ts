@@ -49,4 +49,33 @@ describe('an agent started in the room, on the Terminals screen', () => {
     await page.screenshot({ path: path.join(SHOTS, 'terminals-agent-answered.png') });
     expect(pageErrors).toEqual([]);
   });
+
+  it("is started from the Terminals screen's New agent: a real Gemini CLI, found on the PATH with its version, opens asking the person to sign in", { timeout: 90_000 }, async () => {
+    const { page } = room;
+    const bin = path.join(REPO, 'test', 'clients', 'node_modules', '.bin');
+    if (!fs.existsSync(path.join(bin, 'gemini'))) throw new Error('Gemini CLI is not installed for the tests: run "npm ci --prefix test/clients"');
+    // the room process (this test's) finds clients on its PATH
+    const savedPath = process.env.PATH;
+    process.env.PATH = `${bin}:${savedPath ?? ''}`;
+    try {
+      await page.getByRole('button', { name: 'Terminals' }).click();
+      await page.getByTestId('new-agent').click();
+      const dialog = page.getByRole('dialog', { name: 'New agent' });
+      const gemini = dialog.getByRole('radio', { name: /Gemini CLI/ });
+      await gemini.waitFor();
+      expect(await dialog.locator('label').filter({ hasText: 'Gemini CLI' }).innerText()).toMatch(/Gemini CLI\s+\d+\.\d+\.\d+/);
+      await gemini.check();
+      await page.screenshot({ path: path.join(SHOTS, 'terminals-new-agent.png') });
+      await dialog.getByTestId('start-agent').click();
+      await dialog.waitFor({ state: 'detached' });
+      const item = page.locator('.shell-item.selected');
+      await expect.poll(() => item.innerText(), { timeout: 10_000 }).toMatch(/Gemini CLI · gemini-cli/);
+      await expect.poll(() => item.getByTestId('shell-list-status').innerText(), { timeout: 45_000 }).toBe('waiting for you');
+      expect(await page.getByTestId('shell-status').getAttribute('title')).toMatch(/authenticate/);
+      await page.screenshot({ path: path.join(SHOTS, 'terminals-gemini-sign-in.png') });
+    } finally {
+      process.env.PATH = savedPath;
+    }
+    expect(pageErrors).toEqual([]);
+  });
 });

@@ -1,12 +1,15 @@
 import type { ShellView } from '../../../../src-main/common/methods/shells';
 import { useConnection, useRoom, useShells } from '../../room-context';
+import { useState } from 'react';
 import { statusBadge, statusText } from './shell-status-text';
+import { NewAgent } from './NewAgent';
 
 export function ShellList(): React.JSX.Element {
   const { shells: store } = useRoom();
   const shells = useShells((s) => s.shells);
   const selectedId = useShells((s) => s.selectedId);
   const linkOpen = useConnection((s) => s.state === 'open');
+  const [newAgent, setNewAgent] = useState(false);
   return (
     <aside className="shell-list" aria-label="Shells">
       <div className="shell-list-head">
@@ -14,7 +17,18 @@ export function ShellList(): React.JSX.Element {
         <button type="button" className="primary small" disabled={!linkOpen} onClick={() => void store.getState().openShell()} data-testid="new-shell">
           + New shell
         </button>
+        <button type="button" className="small" disabled={!linkOpen} onClick={() => setNewAgent(true)} data-testid="new-agent">
+          + New agent
+        </button>
       </div>
+      {newAgent && (
+        <NewAgent
+          onClose={() => setNewAgent(false)}
+          onStarted={(id) => {
+            void store.getState().refresh().then(() => store.getState().select(id));
+          }}
+        />
+      )}
       <ul>
         {shells.map((shell) => (
           <li key={shell.id}>
