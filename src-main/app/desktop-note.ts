@@ -16,7 +16,10 @@ export function parseDesktopNote(raw: unknown): DesktopNote | null {
   const record = raw as Record<string, unknown>;
   const title = text(record.title, DESKTOP_NOTE_LIMITS.title);
   const body = text(record.body, DESKTOP_NOTE_LIMITS.body);
-  const handoffId = record.handoffId;
-  if (!title || body === null || typeof handoffId !== 'string' || !/^[A-Za-z0-9_:.-]{1,128}$/.test(handoffId)) return null;
-  return { title, body, handoffId };
+  // exactly one of the two: what a click shows
+  const id = (value: unknown) => typeof value === 'string' && /^[A-Za-z0-9_:.-]{1,128}$/.test(value);
+  const { handoffId, shellId } = record;
+  if (!title || body === null || (handoffId !== undefined) === (shellId !== undefined)) return null;
+  if (handoffId !== undefined) return id(handoffId) ? { title, body, handoffId: handoffId as string } : null;
+  return id(shellId) ? { title, body, shellId: shellId as string } : null;
 }

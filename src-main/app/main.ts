@@ -76,7 +76,8 @@ function showNote(event: IpcSenderEvent, raw: unknown): void {
   shown.on('click', () => {
     forget();
     focusWindow();
-    if (win && !win.isDestroyed()) win.webContents.send(IPC_UI_MESSAGE, { t: 'desktop.focus', screen: 'inbox', subject: note.handoffId } satisfies DesktopMessage);
+    const focus: DesktopMessage = note.shellId ? { t: 'desktop.focus', screen: 'terminals', subject: note.shellId } : { t: 'desktop.focus', screen: 'inbox', subject: note.handoffId ?? '' };
+    if (win && !win.isDestroyed()) win.webContents.send(IPC_UI_MESSAGE, focus);
   });
   shown.on('close', forget);
   shownNotes.add(shown);

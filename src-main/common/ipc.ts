@@ -24,11 +24,15 @@ export const IPC_DESKTOP_NOTIFY = 'commonroom:desktop:notify';
 /** The person asked to open another room (after the room could not open). */
 export const IPC_DESKTOP_CHOOSE_ROOM = 'commonroom:desktop:choose-room';
 
-/** A native notification: shown by the main process (Electron's Notification); a click focuses `handoffId`. */
+/**
+ * A native notification: shown by the main process (Electron's Notification); a click focuses what it is
+ * about: the handoff `handoffId` in the inbox, or the terminal `shellId` (an agent waiting for the person).
+ */
 export interface DesktopNote {
   title: string;
   body: string;
-  handoffId: string;
+  handoffId?: string;
+  shellId?: string;
 }
 
 /** Size caps the main process enforces on a DesktopNote (longer text is cut, never refused). */
@@ -38,8 +42,8 @@ export const DESKTOP_NOTE_LIMITS = { title: 120, body: 400, handoffId: 128 } as 
 export type DesktopMessage =
   /** Sent instead of `hello` when the room could not open: why, and whose it is when another process holds it. */
   | { t: 'desktop.unavailable'; room: string; message: string; holderPid: number | null }
-  /** The person clicked a notification: show this handoff in the inbox. */
-  | { t: 'desktop.focus'; screen: 'inbox'; subject: string };
+  /** The person clicked a notification: show this handoff in the inbox, or this terminal. */
+  | { t: 'desktop.focus'; screen: 'inbox' | 'terminals'; subject: string };
 
 export type BridgeMessage = ServerMessage | DesktopMessage;
 

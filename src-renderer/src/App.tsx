@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import { notifyShellWaiting } from './stores/notify';
 import type { DesktopMessage } from '../../src-main/common/ipc';
 import { ConnectionBanner } from './app/ConnectionBanner';
 import { ErrorBoundary } from './app/ErrorBoundary';
@@ -26,6 +27,21 @@ export function App(): React.JSX.Element {
     if (subject && target === 'terminals') room.shells.getState().select(subject);
     setScreen(target);
   };
+  // a terminal that starts waiting for the person: one notification per wait (keyed by when the wait began)
+  useEffect(() => {
+    const told = new Set<string>();
+    const look = () => {
+      for (const shell of room.shells.getState().shells) {
+        if (!shell.alive || shell.status.state !== 'waiting') continue;
+        const key = `${shell.id}@${shell.status.since}`;
+        if (told.has(key)) continue;
+        told.add(key);
+        notifyShellWaiting(shell, (id) => open('terminals', id));
+      }
+    };
+    look();
+    return room.shells.subscribe(look);
+  }, [room.shells]);
   const [unavailable, setUnavailable] = useState<Extract<DesktopMessage, { t: 'desktop.unavailable' }> | null>(null);
   useEffect(
     () =>

@@ -5,6 +5,7 @@
  * is drawn and a failed stage's log opened; a result raises a native notification whose click brings the
  * handoff up, and approving it is what the agent reads. Needs `npm run build`.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Client } from '@modelcontextprotocol/client';
@@ -14,7 +15,7 @@ import type { DesktopApp, HarnessWindow } from '../harness/electron/desktop';
 import { outputFile } from '../e2e/helpers/open-ui';
 import { REPO } from '../helpers/env';
 import { terminalText } from '../e2e/helpers/page-terminal';
-import { connectAgent, desktopRoom, launchBrowser, launchDesktop, tool, type DesktopRoom } from './helpers';
+import { connectAgent, desktopRoom, endpointOf, launchBrowser, launchDesktop, tool, type DesktopRoom } from './helpers';
 
 let browser: Browser;
 let where: DesktopRoom;
@@ -122,6 +123,28 @@ describe('the desktop window, through the real preload and main process', () => 
     await expect
       .poll(async () => (await tool<{ handoff: { status: string } }>(asker, 'handoff_get', { handoffId: handoff.id })).handoff.status, { timeout: 15_000 })
       .toBe('approved');
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("an agent the room started that waits for the person raises a native notification naming it; its click brings its terminal up", async () => {
+    const { endpoint, token } = endpointOf(where);
+    const script = path.join(path.dirname(where.room), 'asks.sh');
+    fs.writeFileSync(script, "#!/bin/sh\necho 'about to deploy'\nprintf '\\033]9;Deploy to production?\\007'\nread answer\n", { mode: 0o755 });
+    const started = await fetch(new URL('/api/agent_start', endpoint), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ client: 'command', command: [script] }),
+    });
+    const { agent: run } = ((await started.json()) as { result: { agent: { shellId: string; participant: string } } }).result;
+    // the person is on another screen when it starts waiting
+    await page.getByRole('button', { name: /Graphs/ }).click();
+    const asked = () => desktop.notifications.filter((n) => /is waiting for you/.test(n.title));
+    await expect.poll(asked, { timeout: 20_000 }).toEqual([expect.objectContaining({ title: `Command (${run.participant}) is waiting for you`, body: 'Deploy to production?' })]);
+    const before = win.calls.filter((c) => c === 'focus').length;
+    desktop.clickNotification(asked()[0]!.id);
+    await expect.poll(() => win.calls.filter((c) => c === 'focus').length).toBeGreaterThan(before);
+    await expect.poll(() => page.locator('.shell-item.selected').getAttribute('data-shell-id'), { timeout: 15_000 }).toBe(run.shellId);
+    await page.screenshot({ path: outputFile('desktop-terminal-from-notification.png') });
     expect(pageErrors).toEqual([]);
   });
 });

@@ -14,7 +14,26 @@ const pageErrors: string[] = [];
 const SHOTS = path.join(REPO, 'test-output', 'screens');
 
 beforeAll(async () => {
-  room = await startUiRoom({ pageErrors, agents: [] });
+  room = await startUiRoom({
+    pageErrors,
+    agents: [],
+    async prepare(context) {
+      await context.grantPermissions(['notifications']);
+      // record what the page asks of the Notifications API (the real constructor still runs)
+      await context.addInitScript(() => {
+        const Real = window.Notification;
+        const notes: string[] = [];
+        (window as unknown as { __notes: string[] }).__notes = notes;
+        class Recorded extends Real {
+          constructor(title: string, options?: NotificationOptions) {
+            super(title, options);
+            notes.push(`${title}: ${options?.body ?? ''}`);
+          }
+        }
+        Object.defineProperty(window, 'Notification', { value: Recorded, configurable: true, writable: true });
+      });
+    },
+  });
   fs.mkdirSync(SHOTS, { recursive: true });
 }, 60_000);
 afterAll(() => room?.close());
@@ -39,6 +58,9 @@ describe('an agent started in the room, on the Terminals screen', () => {
     await expect.poll(() => page.getByTestId('terminals-waiting-badge').innerText()).toBe('1');
     expect(await page.getByTestId('shell-status').innerText()).toBe('waiting for you');
     expect(await page.getByTestId('shell-status').getAttribute('title')).toBe('mimic needs your permission to edit src/parser.ts');
+    // one desktop notification for this wait, naming the agent and what it asks
+    const notes = () => page.evaluate(() => (window as unknown as { __notes: string[] }).__notes);
+    await expect.poll(notes).toEqual(['Command (agent) is waiting for you: mimic needs your permission to edit src/parser.ts']);
     await page.screenshot({ path: path.join(SHOTS, 'terminals-agent-waiting.png') });
     // the person answers in the terminal: the wait is over, the count goes
     await page.locator('.terminal-host').click();
@@ -46,6 +68,7 @@ describe('an agent started in the room, on the Terminals screen', () => {
     await page.keyboard.press('Enter');
     await expect.poll(() => listStatus.innerText(), { timeout: 20_000 }).not.toBe('waiting for you');
     expect(await page.getByTestId('terminals-waiting-badge').count()).toBe(0);
+    expect(await notes()).toHaveLength(1); // not again for the same wait
     await page.screenshot({ path: path.join(SHOTS, 'terminals-agent-answered.png') });
     expect(pageErrors).toEqual([]);
   });

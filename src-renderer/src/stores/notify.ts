@@ -6,6 +6,7 @@
  * skipped quietly where the API does not exist.
  */
 import type { InboxItem } from './inbox-store';
+import type { ShellView } from '../../../src-main/common/methods/shells';
 import type { DesktopLink } from '../transports/ipc-transport';
 
 /** Set inside the desktop app: notifications go to the main process, which shows native ones. */
@@ -53,5 +54,51 @@ export function notifyArrivals(items: InboxItem[]): void {
     } catch {
       // some environments expose the constructor but refuse it (e.g. without a service worker): stay quiet
     }
+  }
+}
+
+/** Agents the person turned notifications off for, by participant (kept in this browser/app). */
+const MUTED_KEY = 'commonroom.notify.muted';
+export function mutedAgents(): Set<string> {
+  try {
+    return new Set(JSON.parse(localStorage.getItem(MUTED_KEY) ?? '[]') as string[]);
+  } catch {
+    return new Set();
+  }
+}
+export function setAgentMuted(participant: string, muted: boolean): void {
+  const all = mutedAgents();
+  if (muted) all.add(participant);
+  else all.delete(participant);
+  try {
+    localStorage.setItem(MUTED_KEY, JSON.stringify([...all]));
+  } catch {
+    // storage refused (a private window): the choice lasts this page only
+  }
+}
+
+/**
+ * A notification that a terminal waits for the person: its agent (or its owner) and what it asks. Once per
+ * wait (the caller keys it by the status's `since`); a click brings its terminal up (`onOpen`).
+ */
+export function notifyShellWaiting(shell: ShellView, onOpen: (shellId: string) => void): void {
+  const who = shell.agent ? `${shell.agent.label} (${shell.agent.participant})` : shell.name;
+  if (mutedAgents().has(shell.agent?.participant ?? shell.owner)) return;
+  const title = `${who} is waiting for you`;
+  const body = (shell.status.reason ?? 'it asks for your input').slice(0, 200);
+  if (desktop) {
+    desktop.notify({ title, body, shellId: shell.id });
+    return;
+  }
+  if (!notificationsAvailable() || Notification.permission !== 'granted') return;
+  try {
+    const note = new Notification(title, { body, tag: `shell-${shell.id}` });
+    note.onclick = () => {
+      window.focus();
+      onOpen(shell.id);
+      note.close();
+    };
+  } catch {
+    // refused by the environment: the sidebar's count still says it
   }
 }

@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
+import { mutedAgents, setAgentMuted } from '../../stores/notify';
 import { statusBadge, statusText } from './shell-status-text';
 import type { ShellView } from '../../../../src-main/common/methods/shells';
 import { useConnection, useRoom } from '../../room-context';
@@ -54,6 +55,7 @@ export function ShellPanel({ shell }: { shell: ShellView }): React.JSX.Element {
           <span className={`badge ${statusBadge(shell)}`} data-testid="shell-status" title={shell.status.reason ?? undefined}>
             {status}
           </span>
+          {shell.agent && <NotifyToggle participant={shell.agent.participant} />}
           {truncated && (
             <span className="badge badge-warn" title="Older output left the room's scrollback; the terminal shows a marker line where it was cut.">
               scrollback truncated
@@ -100,5 +102,25 @@ export function ShellPanel({ shell }: { shell: ShellView }): React.JSX.Element {
       )}
       <div className="terminal-host" ref={host} data-testid="terminal" data-shell-id={shell.id} />
     </div>
+  );
+}
+
+/** Whether this agent's waits raise a desktop notification (on by default; kept per participant). */
+function NotifyToggle(props: { participant: string }): React.JSX.Element {
+  const [muted, setMuted] = useState(() => mutedAgents().has(props.participant));
+  return (
+    <button
+      type="button"
+      className="small"
+      aria-pressed={!muted}
+      data-testid="notify-toggle"
+      title={muted ? `No desktop notification when ${props.participant} waits for you` : `A desktop notification when ${props.participant} waits for you`}
+      onClick={() => {
+        setAgentMuted(props.participant, !muted);
+        setMuted(!muted);
+      }}
+    >
+      {muted ? 'Notify: off' : 'Notify: on'}
+    </button>
   );
 }
