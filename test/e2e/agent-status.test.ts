@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO } from '../helpers/env';
+import { notesOf, recordNotifications } from './helpers/notifications';
 import { startUiRoom, type UiRoom } from './helpers/ui-room';
 
 let room: UiRoom;
@@ -18,20 +19,7 @@ beforeAll(async () => {
     pageErrors,
     agents: [],
     async prepare(context) {
-      await context.grantPermissions(['notifications']);
-      // record what the page asks of the Notifications API (the real constructor still runs)
-      await context.addInitScript(() => {
-        const Real = window.Notification;
-        const notes: string[] = [];
-        (window as unknown as { __notes: string[] }).__notes = notes;
-        class Recorded extends Real {
-          constructor(title: string, options?: NotificationOptions) {
-            super(title, options);
-            notes.push(`${title}: ${options?.body ?? ''}`);
-          }
-        }
-        Object.defineProperty(window, 'Notification', { value: Recorded, configurable: true, writable: true });
-      });
+      await recordNotifications(context);
     },
   });
   fs.mkdirSync(SHOTS, { recursive: true });
@@ -59,7 +47,7 @@ describe('an agent started in the room, on the Terminals screen', () => {
     expect(await page.getByTestId('shell-status').innerText()).toBe('waiting for you');
     expect(await page.getByTestId('shell-status').getAttribute('title')).toBe('mimic needs your permission to edit src/parser.ts');
     // one desktop notification for this wait, naming the agent and what it asks
-    const notes = () => page.evaluate(() => (window as unknown as { __notes: string[] }).__notes);
+    const notes = () => notesOf(page);
     await expect.poll(notes).toEqual(['Command (agent) is waiting for you: mimic needs your permission to edit src/parser.ts']);
     await page.screenshot({ path: path.join(SHOTS, 'terminals-agent-waiting.png') });
     // the person answers in the terminal: the wait is over, the count goes

@@ -13,6 +13,7 @@ import type { HandoffView } from '../../src-main/common/handoff-dto';
 import type { RunningRoom } from '../../src-main/server/runner';
 import { outputFile } from './helpers/open-ui';
 import { callTool, connectWithToken, startUiRoom, type UiRoom } from './helpers/ui-room';
+import { notesOf, recordNotifications } from './helpers/notifications';
 
 let room: UiRoom;
 let runner: RunningRoom;
@@ -33,27 +34,14 @@ async function acceptedHandoff(summary: string, extra: Record<string, unknown> =
 
 const get = async (client: Client, id: string) => (await tool<{ handoff: HandoffView }>(client, 'handoff_get', { handoffId: id })).handoff;
 const badge = () => page.getByTestId('inbox-badge');
-const notes = () => page.evaluate(() => (window as unknown as { __notes: string[] }).__notes);
+const notes = () => notesOf(page);
 
 beforeAll(async () => {
   room = await startUiRoom({
     pageErrors,
     agents: ['asker', 'worker'],
     async prepare(context) {
-      await context.grantPermissions(['notifications']);
-      // record what the page asks of the Notifications API (the real constructor still runs)
-      await context.addInitScript(() => {
-        const Real = window.Notification;
-        const notes: string[] = [];
-        (window as unknown as { __notes: string[] }).__notes = notes;
-        class Recorded extends Real {
-          constructor(title: string, options?: NotificationOptions) {
-            super(title, options);
-            notes.push(`${title}: ${options?.body ?? ''}`);
-          }
-        }
-        Object.defineProperty(window, 'Notification', { value: Recorded, configurable: true, writable: true });
-      });
+      await recordNotifications(context);
     },
   });
   ({ runner, page } = room);

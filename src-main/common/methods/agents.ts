@@ -1,18 +1,11 @@
 import { z } from 'zod';
 import { AGENT_CLIENT_IDS, type AgentClientId } from '../agent-clients';
 import { CAPABILITIES, type Capability } from '../capabilities';
-import { LIMITS } from '../limits';
 import type { MethodSpec } from '../method-spec';
 import { lazily } from '../lazily';
 import type { ShellView } from './shells';
+import { participantName } from './participants';
 
-const participantName = lazily(() =>
-  z
-    .string()
-    .min(1)
-    .max(LIMITS.maxParticipantNameLength)
-    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'use letters, digits, ".", "_" or "-", starting with a letter or digit'),
-);
 
 /** One client as this machine has it: found on the PATH (with its version), or not, with how to install it. */
 export interface AgentClientView {

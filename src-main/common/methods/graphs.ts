@@ -6,6 +6,7 @@ import { AGENT_PATTERN_SYNTAX } from '../safe-pattern';
 import type { MethodSpec } from '../method-spec';
 import { lazily } from '../lazily';
 import { cursorParam, limitParam } from '../paging';
+import { waitMsParam } from '../wait-param';
 
 // gr_… since ids carry their kind; a UUID in rooms made before that (stored ids are never rewritten)
 const graphId = lazily(() =>
@@ -60,13 +61,7 @@ export const GRAPH_METHODS = {
           .optional()
           .describe('without stageId: false leaves the list of stages out (the graph, its state and progress counts only); default true'),
         /** Wait up to this long (clamped) for something new: a state change, or (with stageId and cursor) new log output. */
-        waitMs: z
-          .number()
-          .int()
-          .min(0)
-          .max(LIMITS.maxStatusWaitMs)
-          .optional()
-          .describe('answer as soon as something changes (a state change or, with stageId and cursor, new log output), waiting at most this long'),
+        waitMs: waitMsParam('something changes (a state change or, with stageId and cursor, new log output)').optional(),
         until: z
           .enum(['change', 'ended'])
           .optional()

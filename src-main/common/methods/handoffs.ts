@@ -6,15 +6,10 @@ import type { MethodSpec } from '../method-spec';
 import { lazily } from '../lazily';
 import { cursorParam, limitParam } from '../paging';
 import { utf8ByteLength } from '../text-size';
+import { waitMsParam } from '../wait-param';
+import { participantName } from './participants';
 
 const handoffId = lazily(() => z.string().min(1).max(64).describe('the handoff id handoff_create returned (hf_…)'));
-const participantName = lazily(() =>
-  z
-    .string()
-    .min(1)
-    .max(LIMITS.maxParticipantNameLength)
-    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'a participant name: letters, digits, ".", "_" or "-"'),
-);
 const inputKey = lazily(() => z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'keys are 1-64 letters, digits, ".", "_" or "-"'));
 const idempotencyKey = lazily(() =>
   z
@@ -179,13 +174,7 @@ export const HANDOFF_METHODS = {
     input: lazily(() => z
       .object({
         handoffId: handoffId(),
-        waitMs: z
-          .number()
-          .int()
-          .min(0)
-          .max(LIMITS.maxStatusWaitMs)
-          .optional()
-          .describe('answer as soon as the handoff or its task changes, waiting at most this long'),
+        waitMs: waitMsParam('the handoff or its task changes').optional(),
         until: z
           .enum(['change', 'ended', ...HANDOFF_STATUSES])
           .optional()

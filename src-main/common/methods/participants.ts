@@ -5,7 +5,8 @@ import { LIMITS } from '../limits';
 import type { MethodSpec } from '../method-spec';
 import { lazily } from '../lazily';
 
-const participantName = lazily(() =>
+/** A participant's name as every method takes it. */
+export const participantName = lazily(() =>
   z
     .string()
     .min(1)
