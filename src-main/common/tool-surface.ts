@@ -156,7 +156,7 @@ function buildToolSurface() {
     ui_session_revoke: { hints: { ...ADD, destructive: true }, output: z.object({ revoked: z.boolean() }) },
     agent_clients: { hints: READ, output: z.object({ clients: views('each client: {id, label, program, path, version, install}') }) },
     agent_start: { hints: RUN, output: z.object({ agent: view('the agent: {shellId, client, participant, version, cwd, shell}') }) },
-    agent_list: { hints: READ, output: z.object({ agents: views('each agent the room started') }) },
+    agent_list: { hints: READ, output: z.object({ agents: views('each agent the room started'), earlier: views('earlier agents whose terminal is gone: {participant, client, cwd, again}') }) },
     agent_stop: { hints: { ...ADD, destructive: true }, output: z.object({ agent: view('the agent'), revoked: z.boolean() }) },
   } satisfies Record<MethodName, Surface>;
 }

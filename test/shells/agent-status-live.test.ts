@@ -62,3 +62,35 @@ describe('an agent the room starts', () => {
     expect(listed?.shell.owner).toBe('agent');
   });
 });
+
+describe('after a runner restart', () => {
+  it("an agent's terminal is gone, its participant and history stay, and agent_list says how to start it again in the same folder", { timeout: 60_000 }, async () => {
+    const { makeHome } = await import('../helpers/env');
+    const { startRunner } = await import('../../src-main/server/runner');
+    const home = makeHome();
+    try {
+      const first = await startRunner({ port: 0, paths: home.paths });
+      const work = fs.mkdtempSync(path.join(home.root, 'work-'));
+      const op1 = first.engine.operator();
+      const { agent } = await first.engine.call(op1, 'agent_start', { client: 'command', command: ['/bin/sleep', '600'], cwd: work });
+      await first.close();
+
+      const second = await startRunner({ port: 0, paths: home.paths });
+      try {
+        const op2 = second.engine.operator();
+        const listed = await second.engine.call(op2, 'agent_list', {});
+        expect(listed.agents).toEqual([]);
+        expect(listed.earlier).toEqual([expect.objectContaining({ participant: agent.participant, client: 'command', cwd: work, again: `ce agent start command --cwd ${work} --as ${agent.participant} -- …` })]);
+        expect(second.engine.room.participants.byName(agent.participant)?.revokedAt).toBeNull();
+        // started again as the same participant, in the same folder: it is running, and no longer "earlier"
+        const again = await second.engine.call(op2, 'agent_start', { client: 'command', command: ['/bin/sleep', '600'], cwd: work, participant: agent.participant });
+        expect(again.agent).toMatchObject({ participant: agent.participant, cwd: work });
+        expect((await second.engine.call(op2, 'agent_list', {})).earlier).toEqual([]);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      home.cleanup();
+    }
+  });
+});

@@ -61,8 +61,13 @@ export const AGENT_COMMANDS: CeCommand[] = [
           return 0;
         }
         case 'list': {
-          const { agents } = await call(room, 'agent_list', {});
-          print(args, { agents }, () => (agents.length === 0 ? 'no agents started in this room (ce agent start CLIENT)' : agents.map(agentLine).join('\n')));
+          const { agents, earlier } = await call(room, 'agent_list', {});
+          print(args, { agents, earlier }, () =>
+            [
+              ...(agents.length === 0 ? ['no agents running in this room (ce agent start CLIENT)'] : agents.map(agentLine)),
+              ...(earlier.length > 0 ? ['', 'earlier (their terminal is gone; participant and history kept):', ...earlier.map((e) => `  ${e.participant.padEnd(16)} ${e.client.padEnd(12)} ${e.cwd}\n    again: ${e.again}`)] : []),
+            ].join('\n'),
+          );
           return 0;
         }
         case 'stop': {

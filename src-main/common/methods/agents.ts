@@ -30,6 +30,19 @@ export interface AgentRunView {
 }
 
 /**
+ * An agent the room started earlier whose terminal is gone (stopped, or ended with a runner restart: shells
+ * do not outlive the runner): its participant and history are kept; `again` starts it anew in the same folder.
+ */
+export interface EarlierAgentRun {
+  participant: string;
+  client: AgentClientId;
+  cwd: string;
+  version: string | null;
+  startedAt: string;
+  again: string;
+}
+
+/**
  * Agents started in the room: a client CLI in a terminal of the room's, connected for that run only, as a
  * participant of its own. Operator methods (ce agent, the Terminals screen): starting an agent makes a
  * participant and a process on the person's machine.
@@ -62,7 +75,7 @@ export const AGENT_METHODS = {
     mcpTool: false,
   },
   agent_list: {
-    description: 'The agents the room started that still have a terminal: their client, participant, folder and status.',
+    description: 'The agents the room started that still have a terminal (their client, participant, folder and status), and the earlier ones whose terminal is gone, with how to start each again.',
     capability: 'operate',
     input: lazily(() => z.object({}).strict()),
     mcpTool: false,
@@ -79,7 +92,7 @@ export const AGENT_METHODS = {
 export interface AgentOutputs {
   agent_clients: { clients: AgentClientView[] };
   agent_start: { agent: AgentRunView };
-  agent_list: { agents: AgentRunView[] };
+  agent_list: { agents: AgentRunView[]; earlier: EarlierAgentRun[] };
   agent_stop: { agent: AgentRunView; revoked: boolean };
 }
 

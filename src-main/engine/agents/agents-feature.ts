@@ -6,7 +6,7 @@ import { AGENT_CLIENTS, AGENT_ENV, uniqueParticipantName, type AgentClient, type
 import type { MethodInput, MethodName, MethodOutputs } from '../../common/contract';
 import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
-import type { AgentClientView, AgentRunView } from '../../common/methods/agents';
+import type { AgentClientView, AgentRunView, EarlierAgentRun } from '../../common/methods/agents';
 import type { EngineContext, Feature } from '../feature';
 import { ensurePrivateDir } from '../fs-safe';
 import type { ShellRegistry } from '../shells/shell-registry';
@@ -183,12 +183,33 @@ export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke:
     return out;
   }
 
+  /** The newest start of each participant that has no terminal now, from the room's events (they outlive runners). */
+  function earlier(running: Set<string>): EarlierAgentRun[] {
+    const seen = new Set<string>(running);
+    const out: EarlierAgentRun[] = [];
+    for (const e of ctx.room.events.latestOfKind('agent.started', 200)) {
+      const d = e.data as { client?: AgentClientId; cwd?: string; version?: string | null };
+      const participant = e.subject;
+      if (!participant || seen.has(participant) || !d.client || !d.cwd || !(d.client in AGENT_CLIENTS)) continue;
+      seen.add(participant);
+      const record = ctx.room.participants.byName(participant);
+      if (!record || record.revokedAt !== null) continue; // stopped with its token revoked: nothing to start again as
+      const again = d.client === 'command' ? `ce agent start command --cwd ${d.cwd} --as ${participant} -- …` : `ce agent start ${d.client} --cwd ${d.cwd} --as ${participant}`;
+      out.push({ participant, client: d.client, cwd: d.cwd, version: d.version ?? null, startedAt: e.at, again });
+      if (out.length >= 20) break;
+    }
+    return out;
+  }
+
   return {
     name: 'agents',
     handlers: {
       agent_clients: async () => ({ clients: await clients() }),
       agent_start: start,
-      agent_list: (caller) => ({ agents: live(caller) }),
+      agent_list: (caller) => {
+        const agents = live(caller);
+        return { agents, earlier: earlier(new Set(agents.map((a) => a.participant))) };
+      },
       agent_stop: async (caller, input) => {
         const run = runs.get(input.shellId);
         if (!run) throw new RoomError('NOT_FOUND', `no agent the room started runs in shell ${input.shellId}: see "ce agent list"`);

@@ -53,6 +53,12 @@ export class EventRepo {
     return ids;
   }
 
+  /** The newest `limit` events of one kind still in the ring, newest first (a bounded scan: the ring is). */
+  latestOfKind(kind: string, limit: number): { id: number; at: string; actor: string | null; subject: string | null; data: unknown }[] {
+    const rows = this.db.prepare('SELECT id, at, actor, subject, data FROM events WHERE kind = ? ORDER BY id DESC LIMIT ?').all(kind, limit) as { id: number; at: string; actor: string | null; subject: string | null; data: string }[];
+    return rows.map((r) => ({ ...r, data: JSON.parse(r.data) as unknown }));
+  }
+
   count(): number {
     return (this.db.prepare('SELECT count(*) AS n FROM events').get() as { n: number }).n;
   }
