@@ -17,7 +17,7 @@ import { startServe, stopServe, type ServeProcess } from '../helpers/serve';
 const BIN = path.join(__dirname, 'node_modules', '.bin');
 const CLIENTS = ['claude', 'codex', 'gemini', 'opencode'] as const;
 const missing = CLIENTS.filter((c) => !fs.existsSync(path.join(BIN, c)));
-const reason = missing.length > 0 ? `not installed: ${missing.join(', ')}; run "npm ci --prefix test/clients"` : '';
+const reason = missing.length > 0 ? `not installed: ${missing.join(', ')}; run "npm install --prefix test/clients"` : '';
 /** Where real screens are written, to be looked at (and kept as fixtures when a client's screens change). */
 const SCREENS = path.join(REPO, 'test-output', 'agent-screens');
 

@@ -11,7 +11,7 @@ import { runCe, startServe, stopServe, type ServeProcess } from '../helpers/serv
 
 /**
  * The clients people use, installed from the npm registry at the versions in test/clients/package.json (by
- * .ci/run: `npm ci --prefix test/clients`), each configured the way the room's own snippet says, in a home of
+ * .ci/run: `npm install --prefix test/clients`), each configured the way the room's own snippet says, in a home of
  * its own. No model or account is reachable here, so what runs is each client's own MCP check: `mcp list`
  * connects, initializes and lists like a session start does, and leaves its session open as it exits (none of
  * them sends DELETE). Forty in a row against one participant must all connect: the room closes the idlest
@@ -20,7 +20,7 @@ import { runCe, startServe, stopServe, type ServeProcess } from '../helpers/serv
 const BIN = path.join(__dirname, 'node_modules', '.bin');
 const CLIENTS = ['claude', 'gemini', 'opencode', 'mcp-remote'] as const;
 const missing = CLIENTS.filter((c) => !fs.existsSync(path.join(BIN, c)));
-const reason = missing.length > 0 ? `not installed: ${missing.join(', ')}; run "npm ci --prefix test/clients"` : '';
+const reason = missing.length > 0 ? `not installed: ${missing.join(', ')}; run "npm install --prefix test/clients"` : '';
 const run = promisify(execFile);
 
 let home: TestHome;

@@ -3,6 +3,7 @@ import { useConnection, useRoom, useShells } from '../../room-context';
 import { useState } from 'react';
 import { statusBadge, statusText } from './shell-status-text';
 import { NewAgent } from './NewAgent';
+import { EarlierAgents } from './EarlierAgents';
 
 export function ShellList(): React.JSX.Element {
   const { shells: store } = useRoom();
@@ -57,6 +58,7 @@ export function ShellList(): React.JSX.Element {
           </li>
         ))}
       </ul>
+      <EarlierAgents onStarted={(id) => void store.getState().refresh().then(() => store.getState().select(id))} />
     </aside>
   );
 }
