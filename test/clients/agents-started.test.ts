@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentRunView } from '../../src-main/common/methods/agents';
@@ -93,8 +94,9 @@ function tokensOnCommandLines(): string[] {
 
 beforeAll(async () => {
   if (reason) return;
-  // under the checkout: Gemini CLI reads no settings file from under a folder anyone may write (/tmp)
-  home = makeHome(path.join(REPO, 'test-output', 'homes'));
+  // in the user's home: Gemini CLI reads no settings file from under a folder anyone may write (/tmp, and so
+  // a checkout under /tmp too)
+  home = makeHome(path.join(os.homedir(), '.cache', 'commonroom-test-homes'));
   clientHome = path.join(home.root, 'home');
   project = path.join(clientHome, 'project');
   fs.mkdirSync(project, { recursive: true });

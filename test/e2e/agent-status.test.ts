@@ -84,6 +84,16 @@ describe('an agent started in the room, on the Terminals screen', () => {
       await expect.poll(() => item.getByTestId('shell-list-status').innerText(), { timeout: 45_000 }).toBe('waiting for you');
       expect(await page.getByTestId('shell-status').getAttribute('title')).toMatch(/authenticate/);
       await page.screenshot({ path: path.join(SHOTS, 'terminals-gemini-sign-in.png') });
+      // stopped (its token kept): it is listed as an earlier agent, and Start again brings it back as itself
+      const stoppedId = await item.getAttribute('data-shell-id');
+      await room.runner.engine.call(room.runner.engine.operator(), 'agent_stop', { shellId: stoppedId as string });
+      const earlier = page.getByTestId('earlier-agent').filter({ hasText: 'gemini-cli' });
+      await earlier.waitFor({ timeout: 15_000 });
+      await page.screenshot({ path: path.join(SHOTS, 'terminals-earlier-agents.png') });
+      await earlier.getByRole('button', { name: 'Start again' }).click();
+      await expect.poll(() => page.locator('.shell-item.selected').getAttribute('data-shell-id'), { timeout: 15_000 }).not.toBe(stoppedId);
+      await expect.poll(() => page.locator('.shell-item.selected').innerText()).toMatch(/Gemini CLI · gemini-cli/);
+      expect(await page.getByTestId('earlier-agent').filter({ hasText: 'gemini-cli' }).count()).toBe(0);
     } finally {
       process.env.PATH = savedPath;
     }

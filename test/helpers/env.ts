@@ -14,7 +14,7 @@ export interface TestHome {
 
 /**
  * `base`: where the folder is made (default the system's temporary folder). A folder under /tmp has a parent
- * anyone may write, which some clients refuse to read settings from (Gemini CLI): give one under the checkout.
+ * anyone may write, which some clients refuse to read settings from (Gemini CLI): give one in the user's home.
  */
 export function makeHome(base: string = os.tmpdir()): TestHome {
   fs.mkdirSync(base, { recursive: true });
