@@ -33,7 +33,7 @@ describe('an agent started in the room, on the Terminals screen', () => {
     const script = path.join(dir, 'mimic-claude.sh');
     fs.writeFileSync(
       script,
-      ['#!/bin/sh', 'printf "\\033]0;mimic: refactoring the parser\\007"', 'i=0; while [ $i -lt 10 ]; do echo "editing src/parser.ts ($i)"; i=$((i+1)); sleep 0.1; done', "printf 'Edit src/parser.ts?\\n  1. Yes\\n  2. No\\n\\033]9;mimic needs your permission to edit src/parser.ts\\007'", 'read answer', 'echo "answered $answer"; sleep 600'].join('\n'),
+      ['#!/bin/sh', 'printf "\\033]0;mimic: refactoring the parser\\007"', 'curl -s -o /dev/null -X POST -H "Authorization: Bearer $COMMONROOM_TOKEN" -H "Content-Type: application/json" -d "{}" "${COMMONROOM_MCP_URL%/mcp}/api/room_info"', 'i=0; while [ $i -lt 10 ]; do echo "editing src/parser.ts ($i)"; i=$((i+1)); sleep 0.1; done', "printf 'Edit src/parser.ts?\\n  1. Yes\\n  2. No\\n\\033]9;mimic needs your permission to edit src/parser.ts\\007'", 'read answer', 'echo "answered $answer"; sleep 600'].join('\n'),
       { mode: 0o755 },
     );
     const { agent } = await runner.engine.call(runner.engine.operator(), 'agent_start', { client: 'command', command: [script], cwd: dir });
@@ -49,6 +49,8 @@ describe('an agent started in the room, on the Terminals screen', () => {
     // one desktop notification for this wait, naming the agent and what it asks
     const notes = () => notesOf(page);
     await expect.poll(notes).toEqual(['Command (agent) is waiting for you: mimic needs your permission to edit src/parser.ts']);
+    // beside its terminal, what it asked of the room (its own token, from the run's environment)
+    await expect.poll(() => page.getByTestId('agent-calls').innerText(), { timeout: 15_000 }).toMatch(/room_info\s+ok/);
     await page.screenshot({ path: path.join(SHOTS, 'terminals-agent-waiting.png') });
     // the person answers in the terminal: the wait is over, the count goes
     await page.locator('.terminal-host').click();

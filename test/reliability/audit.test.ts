@@ -45,6 +45,22 @@ describe('the audit log', () => {
       expect(e.durationMs).toBeGreaterThanOrEqual(0);
     }
     expect(JSON.stringify(entries)).not.toMatch(/secret-value|hunter2/);
+    expect(mine.every((e) => e.target === null)).toBe(true); // a made-up id is not kept as a target either
+  });
+
+  it("keeps the id a call was about (an id of the room's own shape), and lists one participant's calls", async () => {
+    const opened = JSON.parse(await toolCall('shell_open', { name: 'secret name 42' })) as { result: { structuredContent: { shell: { id: string } } } };
+    const { shell } = opened.result.structuredContent;
+    expect(shell.id).toMatch(/^sh_/);
+    await toolCall('shell_io', { shellId: shell.id, text: 'echo hunter3\n' });
+    const { entries } = await running.engine.call(running.engine.operator(), 'audit_list', { participant: 'auditee', limit: 5 });
+    expect(entries.every((e) => e.participant === 'auditee')).toBe(true);
+    expect(entries.slice(0, 2).map((e) => [e.method, e.target])).toEqual([
+      ['shell_io', shell.id],
+      ['shell_open', null],
+    ]);
+    expect(JSON.stringify(entries)).not.toMatch(/secret name|hunter3/);
+    await toolCall('shell_close', { shellId: shell.id });
     // audit rows commit without their own fsync, but the room's state commits keep synchronous=FULL
     expect(running.engine.room.db.pragma('synchronous', { simple: true })).toBe(2);
   });

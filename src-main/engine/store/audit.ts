@@ -61,9 +61,9 @@ export class AuditRepo {
   /** One transaction for a flush's rows, built on the first flush (`db.transaction` makes its wrappers anew on every call). */
   private writeRows(rows: Omit<AuditEntry, 'id'>[]): void {
     this.writeTransaction ??= this.db.transaction((batch: Omit<AuditEntry, 'id'>[]) => {
-      const insert = this.db.prepare('INSERT INTO audit (at, participant, method, outcome, duration_ms) VALUES (?, ?, ?, ?, ?)');
+      const insert = this.db.prepare('INSERT INTO audit (at, participant, method, outcome, duration_ms, target) VALUES (?, ?, ?, ?, ?, ?)');
       let last = 0;
-      for (const e of batch) last = Number(insert.run(e.at, e.participant, e.method, e.outcome, e.durationMs).lastInsertRowid);
+      for (const e of batch) last = Number(insert.run(e.at, e.participant, e.method, e.outcome, e.durationMs, e.target).lastInsertRowid);
       // AUTOINCREMENT ids with only the oldest ever deleted have no gaps: the ring is a rowid range (a subquery
       // stepping over ringSize = 10,000 index entries cost ~0.2 ms on every call's flush)
       this.db.prepare('DELETE FROM audit WHERE id <= ?').run(last - this.ringSize);
@@ -71,12 +71,15 @@ export class AuditRepo {
     this.writeTransaction(rows);
   }
 
-  /** Newest first, `limit` rows older than `before` (an id), and whether more are older. */
-  page(before: number | null, limit: number): { entries: AuditEntry[]; more: boolean } {
+  /** Newest first, `limit` rows older than `before` (an id), of one participant if given, and whether more are older. */
+  page(before: number | null, limit: number, participant?: string): { entries: AuditEntry[]; more: boolean } {
     this.flushOrKeep();
-    const rows = this.db
-      .prepare('SELECT id, at, participant, method, outcome, duration_ms AS durationMs FROM audit WHERE id < ? ORDER BY id DESC LIMIT ?')
-      .all(before ?? Number.MAX_SAFE_INTEGER, limit + 1) as AuditEntry[];
+    const columns = 'id, at, participant, method, outcome, duration_ms AS durationMs, target';
+    const rows = (
+      participant === undefined
+        ? this.db.prepare(`SELECT ${columns} FROM audit WHERE id < ? ORDER BY id DESC LIMIT ?`).all(before ?? Number.MAX_SAFE_INTEGER, limit + 1)
+        : this.db.prepare(`SELECT ${columns} FROM audit WHERE participant = ? AND id < ? ORDER BY id DESC LIMIT ?`).all(participant, before ?? Number.MAX_SAFE_INTEGER, limit + 1)
+    ) as AuditEntry[];
     return { entries: rows.slice(0, limit), more: rows.length > limit };
   }
 }

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { mutedAgents, setAgentMuted } from '../../stores/notify';
+import { AgentCalls } from './AgentCalls';
 import { statusBadge, statusText } from './shell-status-text';
 import type { ShellView } from '../../../../src-main/common/methods/shells';
 import { useConnection, useRoom } from '../../room-context';
@@ -100,7 +101,10 @@ export function ShellPanel({ shell }: { shell: ShellView }): React.JSX.Element {
           </button>
         </div>
       )}
-      <div className="terminal-host" ref={host} data-testid="terminal" data-shell-id={shell.id} />
+      <div className="shell-body">
+        <div className="terminal-host" ref={host} data-testid="terminal" data-shell-id={shell.id} />
+        {shell.agent && <AgentCalls participant={shell.agent.participant} shellId={shell.id} />}
+      </div>
     </div>
   );
 }
