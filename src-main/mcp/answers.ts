@@ -34,8 +34,8 @@ function repeats(k: string, v: unknown, row: Record<string, unknown>, parent: Re
   return false;
 }
 
-function compactValue(value: unknown, key: string, depth: number, parent: Record<string, unknown> | null = null): unknown {
-  if (Array.isArray(value)) return value.map((item) => compactValue(item, '', depth + 1));
+function compactValue(value: unknown, key: string, parent: Record<string, unknown> | null = null): unknown {
+  if (Array.isArray(value)) return value.map((item) => compactValue(item, ''));
   if (value === null || typeof value !== 'object') return value;
   const row = value as Record<string, unknown>;
   const out: Record<string, unknown> = {};
@@ -44,7 +44,7 @@ function compactValue(value: unknown, key: string, depth: number, parent: Record
     if (repeats(k, v, row, parent)) continue;
     if (key === 'byState' && v === 0) continue;
     if (v === false && FALSE_BY_DEFAULT.has(k)) continue;
-    const inner = compactValue(v, k, depth + 1, row);
+    const inner = compactValue(v, k, row);
     if (Array.isArray(inner) && inner.length === 0) continue;
     if (inner !== null && typeof inner === 'object' && !Array.isArray(inner) && Object.keys(inner).length === 0) continue;
     out[k] = inner;
@@ -55,7 +55,7 @@ function compactValue(value: unknown, key: string, depth: number, parent: Record
 /** The structured answer with its silent fields left out below the top level. */
 export function compactAnswer(result: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(result)) out[k] = v !== null && typeof v === 'object' ? compactValue(v, k, 1) : v;
+  for (const [k, v] of Object.entries(result)) out[k] = v !== null && typeof v === 'object' ? compactValue(v, k) : v;
   return out;
 }
 
