@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { findOnPath } from '../engine/index';
 
 /**
  * How the person at this machine runs `ce`, for the lines that tell them to: `ce` where the `ce` on their PATH
@@ -14,13 +15,12 @@ export function ceCommand(pathVar = process.env.PATH ?? '', started = process.ar
   } catch {
     return 'ce';
   }
-  for (const dir of pathVar.split(path.delimiter)) {
-    if (!dir) continue;
-    try {
-      if (fs.realpathSync(path.join(dir, 'ce')) === own) return 'ce';
-    } catch {
-      // not in this folder
-    }
+  // the ce a shell would run is the first on the PATH: it must be this one (not merely one of them)
+  const first = findOnPath('ce', pathVar);
+  try {
+    if (first && fs.realpathSync(first) === own) return 'ce';
+  } catch {
+    // a dangling link
   }
   return `node ${own}`;
 }

@@ -7,6 +7,7 @@ export { Engine } from './engine';
 export type { CallContext } from './feature';
 export { Room } from './room/room';
 export { findRunningRoom, type RunningRoomEndpoint } from './room/running-room';
+export { findOnPath } from './process/find-on-path';
 export { resolvePaths, type Paths } from './config';
 /** What a live shell viewer (the UI door) implements and gets back: output paced by acknowledgements. */
 export { SHELLS_CHANGED, type ShellAttachment } from './shells/shell-registry';

@@ -25,6 +25,10 @@ describe('the ce command the banner tells a person to run', () => {
     fs.writeFileSync(path.join(other, 'ce'), '#!/bin/sh\necho unrelated\n', { mode: 0o755 });
     const expected = `node ${fs.realpathSync(path.join(BIN, 'ce.js'))}`;
     expect(ceCommand(other, path.join(BIN, 'commonroom.js'))).toBe(expected);
+    // ours further down the PATH is not what a shell runs: the other comes first
+    const linked = tmp();
+    fs.symlinkSync(path.join(BIN, 'ce.js'), path.join(linked, 'ce'));
+    expect(ceCommand([other, linked].join(path.delimiter), path.join(BIN, 'commonroom.js'))).toBe(expected);
     expect(ceCommand('', path.join(BIN, 'commonroom.js'))).toBe(expected);
   });
 });

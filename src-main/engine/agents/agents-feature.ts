@@ -9,6 +9,7 @@ import { RoomError } from '../../common/errors';
 import type { AgentClientView, AgentRunView, EarlierAgentRun } from '../../common/methods/agents';
 import type { EngineContext, Feature } from '../feature';
 import { ensurePrivateDir } from '../fs-safe';
+import { findOnPath } from '../process/find-on-path';
 import type { ShellRegistry } from '../shells/shell-registry';
 import { viewOf } from '../shells/shell-registry';
 
@@ -25,26 +26,6 @@ interface AgentRun {
   cwd: string;
   startedAt: string;
   runDir: string;
-}
-
-/** Where `program` is on `PATH` (an executable file), or null. */
-export function findOnPath(program: string, pathVar: string): string | null {
-  if (program.includes('/')) return isExecutable(program) ? path.resolve(program) : null;
-  for (const dir of pathVar.split(path.delimiter)) {
-    if (!dir) continue;
-    const candidate = path.join(dir, program);
-    if (isExecutable(candidate)) return candidate;
-  }
-  return null;
-}
-
-function isExecutable(file: string): boolean {
-  try {
-    fs.accessSync(file, fs.constants.X_OK);
-    return fs.statSync(file).isFile();
-  } catch {
-    return false;
-  }
 }
 
 /** The first line a client prints for `versionArgs` (10 s at most), or null. */

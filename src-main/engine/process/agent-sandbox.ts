@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { findOnPath } from './find-on-path';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -28,25 +29,11 @@ export interface SandboxHidden {
   mask: string;
 }
 
-function onPath(name: string, env: NodeJS.ProcessEnv): string | null {
-  for (const dir of (env.PATH ?? '').split(path.delimiter)) {
-    if (!dir) continue;
-    const candidate = path.join(dir, name);
-    try {
-      fs.accessSync(candidate, fs.constants.X_OK);
-      return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return null;
-}
-
 /** Which sandbox this machine gives agents' processes, decided once per room process (a probe run on Linux). */
 export function detectSandbox(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): SandboxState {
   if (env.COMMONROOM_SANDBOX === 'off') return { kind: 'none', reason: 'it is turned off (COMMONROOM_SANDBOX=off)' };
   if (platform === 'linux') {
-    const program = onPath('bwrap', env);
+    const program = findOnPath('bwrap', env.PATH ?? '');
     if (!program) return { kind: 'none', reason: 'bubblewrap is not installed (Debian and Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)' };
     const probe = spawnSync(program, ['--dev-bind', '/', '/', '--unshare-pid', '--proc', '/proc', '--die-with-parent', '--', 'true'], { timeout: 5000, encoding: 'utf8' });
     if (probe.status !== 0) {
