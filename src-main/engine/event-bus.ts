@@ -29,3 +29,31 @@ export class EventBus {
     }
   }
 }
+
+/**
+ * A long-poll on the change feed (tasks_status's and handoff_get's waits): resolves once `ends` says an event
+ * ends it, when the caller gave up (`signal`: its request aborted or its connection closed), or at `waitMs`
+ * (the wait's deadline). `alsoWake` hooks another wake-up (a log's "grew" signal) and returns its unhook.
+ */
+export function waitOnFeed(
+  bus: EventBus,
+  waitMs: number,
+  signal: AbortSignal | undefined,
+  ends: (event: RoomEvent) => boolean,
+  alsoWake?: (wake: () => void) => () => void,
+): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const stops: (() => void)[] = [];
+    const done = () => {
+      for (const stop of stops.splice(0)) stop();
+      resolve();
+    };
+    const deadline = setTimeout(done, waitMs);
+    stops.push(() => clearTimeout(deadline));
+    stops.push(bus.subscribe((event) => ends(event) && done()));
+    if (signal?.aborted) return done();
+    signal?.addEventListener('abort', done, { once: true });
+    stops.push(() => signal?.removeEventListener('abort', done));
+    if (alsoWake) stops.push(alsoWake(done));
+  });
+}

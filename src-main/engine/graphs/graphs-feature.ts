@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { waitOnFeed, type RoomEvent } from '../event-bus';
 import path from 'node:path';
 import type { MethodInput, MethodOutputs } from '../../common/contract';
 import type { Caller } from '../../common/dto';
@@ -176,29 +177,14 @@ export function graphsFeature(ctx: EngineContext, tasks: TaskService, terminalHo
    * (the wait's deadline). Long-polling spares agents the tight loops they otherwise fall into.
    */
   function waitForChange(graphId: string, waitMs: number, follow: { stageTaskId: string; check: () => boolean } | null, ended: boolean, signal: AbortSignal | undefined): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const stops: (() => void)[] = [];
-      const done = () => {
-        for (const stop of stops.splice(0)) stop();
-        resolve();
-      };
-      const deadline = setTimeout(done, waitMs);
-      stops.push(() => clearTimeout(deadline));
-      stops.push(
-        ctx.bus.subscribe((event) => {
-          const data = event.data as { graphId?: unknown; state?: GraphState } | null;
-          if (ended) {
-            // the graph's state moving to an end, or (whatever ends it) its task's graph.ended
-            const ending = event.kind === 'graph.ended' || (event.kind === 'graph.state' && hasEnded(data?.state as GraphState));
-            if (ending && event.subject === graphId) done();
-          } else if (event.subject === graphId || data?.graphId === graphId) done();
-        }),
-      );
-      if (signal?.aborted) return done();
-      signal?.addEventListener('abort', done, { once: true });
-      stops.push(() => signal?.removeEventListener('abort', done));
-      if (follow) stops.push(logGrowth.on(follow.stageTaskId, () => follow.check() && done()));
-    });
+    const ends = (event: RoomEvent) => {
+      const data = event.data as { graphId?: unknown; state?: GraphState } | null;
+      // with `ended`: the graph's state moving to an end, or (whatever ends it) its task's graph.ended
+      if (ended) return event.subject === graphId && (event.kind === 'graph.ended' || (event.kind === 'graph.state' && hasEnded(data?.state as GraphState)));
+      return event.subject === graphId || data?.graphId === graphId;
+    };
+    const growth = follow ? (wake: () => void) => logGrowth.on(follow.stageTaskId, () => follow.check() && wake()) : undefined;
+    return waitOnFeed(ctx.bus, waitMs, signal, ends, growth);
   }
 
   // the task layer (tasks/get, tasks/cancel, tasks/result) reaches graph runs through these

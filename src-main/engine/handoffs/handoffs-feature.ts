@@ -9,6 +9,7 @@ import { HANDOFF_OPERATION } from '../tasks/operations';
 import { unknownTask } from './queries';
 import { sweepHandoffTasks } from './sweeper';
 import { toCaller } from '../store/participants';
+import { waitOnFeed } from '../event-bus';
 import type { Caller } from '../../common/dto';
 import type { HandoffView } from '../../common/handoff-dto';
 import { HANDOFF_STATUSES, type HandoffStatus } from '../../common/handoff-machine';
@@ -79,32 +80,19 @@ export function handoffsFeature(ctx: EngineContext, tasks: TaskService): Feature
    * (its request aborted or its connection closed), or at `waitMs`: the change feed ends the wait, never a timer
    * that re-reads. A handoff that became invisible to the caller (its task deleted) ends the wait too.
    */
-  function waitForHandoff(caller: Caller, first: HandoffView, until: HandoffWait, waitMs: number, signal: AbortSignal | undefined): Promise<HandoffView> {
-    return new Promise<HandoffView>((resolve) => {
-      let latest = first;
-      const stops: (() => void)[] = [];
-      const done = () => {
-        for (const stop of stops.splice(0)) stop();
-        resolve(latest);
-      };
-      const deadline = setTimeout(done, waitMs);
-      stops.push(() => clearTimeout(deadline));
-      stops.push(
-        ctx.bus.subscribe((event) => {
-          const data = event.data as { taskId?: unknown } | null;
-          if (event.subject !== first.id && event.subject !== first.taskId && data?.taskId !== first.taskId) return;
-          try {
-            latest = q.get(caller, first.id);
-          } catch {
-            return done();
-          }
-          if (waitIsOver(until, latest, true)) done();
-        }),
-      );
-      if (signal?.aborted) return done();
-      signal?.addEventListener('abort', done, { once: true });
-      stops.push(() => signal?.removeEventListener('abort', done));
+  async function waitForHandoff(caller: Caller, first: HandoffView, until: HandoffWait, waitMs: number, signal: AbortSignal | undefined): Promise<HandoffView> {
+    let latest = first;
+    await waitOnFeed(ctx.bus, waitMs, signal, (event) => {
+      const data = event.data as { taskId?: unknown } | null;
+      if (event.subject !== first.id && event.subject !== first.taskId && data?.taskId !== first.taskId) return false;
+      try {
+        latest = q.get(caller, first.id);
+      } catch {
+        return true;
+      }
+      return waitIsOver(until, latest, true);
     });
+    return latest;
   }
 
   return {
