@@ -13,6 +13,13 @@ export const AGENT_SERVER_NAME = 'commonroom';
 /** What every agent run gets in its environment. */
 export const AGENT_ENV = { url: 'COMMONROOM_MCP_URL', token: 'COMMONROOM_TOKEN', config: 'COMMONROOM_MCP_CONFIG', name: 'COMMONROOM_AGENT' } as const;
 
+/**
+ * What an agent run does not inherit from the room process: the markers by which CLIs tell there is no person at
+ * the terminal. An agent's terminal is one a person watches and types into, wherever the room itself was started
+ * (with CI=true, Gemini CLI 0.61 runs headless and exits 41 at its sign-in instead of asking).
+ */
+export const AGENT_UNSET_ENV = ['CI', 'GITHUB_ACTIONS'] as const;
+
 /** A file the room writes for one run (0600, in a folder of its own, removed when the run's terminal ends). */
 export interface RunFile {
   name: string;

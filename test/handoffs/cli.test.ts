@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -19,17 +20,33 @@ afterEach(() => home.cleanup());
 /** How the test acts as an agent: the HTTP API of a running room process, or an engine on the room file. */
 type Act = (token: string, method: string, input: Record<string, unknown>) => Promise<unknown>;
 
+/**
+ * One connection per call: between calls this test runs ce with spawnSync, which blocks its event loop past
+ * the server's 5 s keep-alive, so a kept socket would be reused after the server closed it ("other side closed").
+ */
 function overHttp(serve: ServeProcess): Act {
-  return async (token, method, input) => {
-    const r = await fetch(new URL(`/api/${method}`, serve.mcpUrl), {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-      body: JSON.stringify(input),
+  return (token, method, input) =>
+    new Promise((resolve, reject) => {
+      const body = JSON.stringify(input);
+      const req = http.request(new URL(`/api/${method}`, serve.mcpUrl), {
+        method: 'POST',
+        agent: false,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization: `Bearer ${token}` },
+      });
+      req.on('error', reject);
+      req.on('response', (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('error', reject);
+        res.on('end', () => {
+          const parsed = JSON.parse(text) as { result?: unknown; error?: { message: string } };
+          if ((res.statusCode ?? 500) >= 400) reject(new Error(parsed.error?.message ?? `HTTP ${res.statusCode}`));
+          else resolve(parsed.result);
+        });
+      });
+      req.end(body);
     });
-    const body = (await r.json()) as { result?: unknown; error?: { message: string } };
-    if (!r.ok) throw new Error(body.error?.message ?? `HTTP ${r.status}`);
-    return body.result;
-  };
 }
 
 const offline: Act = async (token, method, input) => {

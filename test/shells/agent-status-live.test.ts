@@ -61,6 +61,19 @@ describe('an agent the room starts', () => {
     const listed = (await call('agent_list', {})).agents.find((a) => a.shellId === agent.shellId);
     expect(listed?.shell.owner).toBe('agent');
   });
+  it("runs as a person's terminal wherever the room was started: CI markers are not passed on (with CI=true Gemini CLI runs headless and exits 41)", async () => {
+    const saved = { CI: process.env.CI, GITHUB_ACTIONS: process.env.GITHUB_ACTIONS };
+    process.env.CI = 'true';
+    process.env.GITHUB_ACTIONS = 'true';
+    try {
+      const { agent } = await call('agent_start', { client: 'command', command: ['/bin/sh', '-c', 'echo "CI=${CI-unset} GA=${GITHUB_ACTIONS-unset} AGENT=$COMMONROOM_AGENT"; sleep 30'], cwd: dir });
+      const r = await call('shell_io', { shellId: agent.shellId, cursor: 'start', wait: { until: 'match', pattern: 'AGENT=\\S+', timeoutMs: 15_000 } });
+      expect(r.output).toContain(`CI=unset GA=unset AGENT=${agent.participant}`);
+      await call('agent_stop', { shellId: agent.shellId, revoke: true });
+    } finally {
+      for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k]; else process.env[k] = v;
+    }
+  });
 });
 
 describe('after a runner restart', () => {

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { AGENT_CLIENTS, AGENT_ENV, uniqueParticipantName, type AgentClient, type AgentClientId } from '../../common/agent-clients';
+import { AGENT_CLIENTS, AGENT_ENV, AGENT_UNSET_ENV, uniqueParticipantName, type AgentClient, type AgentClientId } from '../../common/agent-clients';
 import type { MethodInput, MethodName, MethodOutputs } from '../../common/contract';
 import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
@@ -133,6 +133,7 @@ export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke:
         shell: file,
         args,
         env,
+        unsetEnv: AGENT_UNSET_ENV,
         ...(input.cols ? { cols: input.cols } : {}),
         ...(input.rows ? { rows: input.rows } : {}),
         agent: { client: client.id, label: client.label, participant: name, version },

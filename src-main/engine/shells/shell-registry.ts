@@ -21,6 +21,8 @@ export interface OpenShell {
   shell?: string | undefined;
   args?: string[] | undefined;
   env?: Record<string, string> | undefined;
+  /** Variables of the room process's environment the shell does not get (agents-feature.ts); not an input of shell_open. */
+  unsetEnv?: readonly string[] | undefined;
   cols?: number | undefined;
   rows?: number | undefined;
   /** The agent the room starts in it (agents-feature.ts); not an input of shell_open. */
@@ -124,7 +126,8 @@ export class ShellRegistry {
     const id = this.ctx.ids.shellId(this.epoch);
     const tag = procTags.shell(this.ctx.room.id, id);
     const nonce = randomBytes(8).toString('hex');
-    const userEnv = { ...process.env, ...options.env };
+    const userEnv: NodeJS.ProcessEnv = { ...process.env, ...options.env };
+    for (const name of options.unsetEnv ?? []) delete userEnv[name];
     const plan = integrationPlan({
       file,
       args: options.args ?? [],
