@@ -6,6 +6,7 @@ import { noExtra, UsageError } from '../args';
 import type { CeCommand } from '../command';
 import { EXIT } from '../exit-codes';
 import type { ShellLink } from '../shell-link';
+import { withoutTerminalReplies } from '../terminal-replies';
 
 /** Ctrl-] (as telnet and `docker attach`): it is not otherwise useful in a shell, unlike Ctrl-B (tmux's prefix). */
 const DETACH_BYTE = 0x1d;
@@ -75,7 +76,7 @@ function attach(link: ShellLink, shell: ShellView): Promise<number> {
 
     const onInput = (chunk: Buffer) => {
       const at = chunk.indexOf(DETACH_BYTE);
-      queue += decoder.write(at < 0 ? chunk : chunk.subarray(0, at));
+      queue += withoutTerminalReplies(decoder.write(at < 0 ? chunk : chunk.subarray(0, at)));
       void pump();
       if (at >= 0) finish(`[detached from ${shell.name}; "ce shell attach ${shell.name}" to come back]`, EXIT.ok);
     };

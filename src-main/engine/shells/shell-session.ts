@@ -133,6 +133,13 @@ export class ShellSession {
       },
     );
     this.term = adopted ?? spawnTerminal(spec);
+    // a program that asks its terminal something (Gemini CLI and opencode ask for device attributes and wait
+    // for the answer before they draw) is answered once, by the room's own screen, whoever watches: viewers
+    // answer nothing (the Terminals screen silences its xterm, ce shell attach drops its terminal's replies),
+    // so an agent started with no one watching does not sit on a blank screen, nor one watched twice get two
+    this.screen.onReply((reply) => {
+      if (this.alive) this.term.write(reply);
+    });
     this.process = { pid: this.term.pid, startTime: processStartTime(this.term.pid) ?? '' };
     // bigger chunks in a flood (pty.ts), but never more than half the margin the backpressure below keeps, so a
     // viewer being held back cannot be overrun by one chunk

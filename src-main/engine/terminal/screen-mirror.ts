@@ -77,6 +77,15 @@ export class ScreenMirror {
     this.fed = this.parsed = source.end;
   }
 
+  /**
+   * Hears what the emulator answers to the program's queries (device attributes, cursor position, mode
+   * reports), as a terminal would send them back; returns an unsubscribe.
+   */
+  onReply(listener: (data: string) => void): () => void {
+    const subscription = this.term.onData(listener);
+    return () => subscription.dispose();
+  }
+
   /** Whether arrow keys must be sent in application mode, as of the bytes parsed so far (see `settled`). */
   get applicationCursorKeys(): boolean {
     return this.term.modes.applicationCursorKeysMode;
