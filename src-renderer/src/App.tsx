@@ -83,7 +83,7 @@ export function App(): React.JSX.Element {
           ) : screen === 'inbox' ? (
             <InboxScreen />
           ) : screen === 'agents' ? (
-            <AgentsScreen />
+            <AgentsScreen onOpenTerminal={(id) => open('terminals', id)} />
           ) : (
             <ActivityScreen onOpen={open} />
           )}

@@ -60,6 +60,27 @@ describe('an agent started in the room, on the Terminals screen', () => {
     expect(await page.getByTestId('terminals-waiting-badge').count()).toBe(0);
     expect(await notes()).toHaveLength(1); // not again for the same wait
     await page.screenshot({ path: path.join(SHOTS, 'terminals-agent-answered.png') });
+
+    // the Agents screen shows the agent's terminal with its status; it opens that terminal
+    await page.getByRole('button', { name: 'Agents' }).click();
+    const row = page.locator(`tr[data-participant="${agent.participant}"]`);
+    const terminal = row.getByTestId('agent-terminal');
+    await expect.poll(() => terminal.innerText()).toBe('Command');
+    await expect.poll(() => row.locator('.agent-terminals .badge').innerText()).not.toBe('waiting for you');
+    await page.screenshot({ path: path.join(SHOTS, 'agents-with-terminals.png') });
+    await terminal.click();
+    await expect.poll(() => page.locator('.shell-item.selected').getAttribute('data-shell-id')).toBe(agent.shellId);
+
+    // Activity has the agent's start, by the person; opening it selects its terminal
+    await page.getByRole('button', { name: 'Activity' }).click();
+    const started = page.locator('li[data-event-kind="agent.started"]').filter({ hasText: agent.participant });
+    await started.waitFor();
+    expect(await started.locator('.ev-actor').innerText()).toBe('operator');
+    await page.screenshot({ path: path.join(SHOTS, 'activity-agent-started.png') });
+    await page.getByRole('button', { name: 'Graphs' }).click();
+    await page.getByRole('button', { name: 'Activity' }).click();
+    await started.getByRole('button', { name: agent.participant }).click();
+    await expect.poll(() => page.locator('.shell-item.selected').getAttribute('data-shell-id')).toBe(agent.shellId);
     expect(pageErrors).toEqual([]);
   });
 

@@ -29,6 +29,17 @@ async function statusUntil(shellId: string, want: ShellView['status']['state'], 
   }
 }
 
+/** The room's history of one agent run, oldest first, as Activity reads it (workspace_history). */
+async function agentEvents(shellId: string): Promise<Record<string, unknown>[]> {
+  const { events } = await call('workspace_history', { limit: 200 });
+  return events
+    .filter((e) => e.kind.startsWith('agent.') && (e.data as { shellId?: string }).shellId === shellId)
+    .map((e) => {
+      const d = e.data as { exitCode?: number | null; stopped?: boolean };
+      return { kind: e.kind, actor: e.actor, subject: e.subject, ...(typeof d.exitCode === 'number' ? { exitCode: d.exitCode } : {}), ...(d.stopped === undefined ? {} : { stopped: d.stopped }) };
+    });
+}
+
 describe('an agent the room starts', () => {
   it('reads working, then idle, then waiting on its bell until typed into, then exited with its code', { timeout: 60_000 }, async () => {
     const script = path.join(dir, 'mimic.sh');
@@ -60,6 +71,20 @@ describe('an agent the room starts', () => {
     // the run's participant is the agent's own, and its terminal was opened as it
     const listed = (await call('agent_list', {})).agents.find((a) => a.shellId === agent.shellId);
     expect(listed?.shell.owner).toBe('agent');
+    // Activity has its start (by the person) and its end (by itself, with its code), naming its terminal
+    await expect.poll(() => agentEvents(agent.shellId)).toEqual([
+      { kind: 'agent.started', actor: 'operator', subject: 'agent' },
+      { kind: 'agent.ended', actor: 'agent', subject: 'agent', exitCode: 3, stopped: false },
+    ]);
+  });
+
+  it('stopped by the person: Activity says who stopped it', async () => {
+    const { agent } = await call('agent_start', { client: 'command', command: ['/bin/sleep', '600'], cwd: dir });
+    await call('agent_stop', { shellId: agent.shellId, revoke: true });
+    await expect.poll(() => agentEvents(agent.shellId)).toEqual([
+      { kind: 'agent.started', actor: 'operator', subject: agent.participant },
+      { kind: 'agent.ended', actor: 'operator', subject: agent.participant, stopped: true },
+    ]);
   });
   it("runs as a person's terminal wherever the room was started: CI markers are not passed on (with CI=true Gemini CLI runs headless and exits 41)", async () => {
     const saved = { CI: process.env.CI, GITHUB_ACTIONS: process.env.GITHUB_ACTIONS };

@@ -26,6 +26,8 @@ interface AgentRun {
   cwd: string;
   startedAt: string;
   runDir: string;
+  /** Who stopped it (agent_stop), for the agent.ended event; null while it runs or when it ended by itself. */
+  stoppedBy: string | null;
 }
 
 /** The first line a client prints for `versionArgs` (10 s at most), or null. */
@@ -139,18 +141,35 @@ export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke:
         agent: { client: client.id, label: client.label, participant: name, version },
       });
       shellId = session.id;
-      void session.waitExit().then(() => fs.rmSync(runDir, { recursive: true, force: true }));
+      const id = session.id;
+      void session.waitExit().then((exit) => {
+        fs.rmSync(runDir, { recursive: true, force: true });
+        ended(id, name, client.id, exit);
+      });
     } catch (error) {
       fs.rmSync(runDir, { recursive: true, force: true });
       throw error;
     }
-    const run: AgentRun = { shellId, client, participant: name, version, cwd, startedAt: ctx.now(), runDir };
+    const run: AgentRun = { shellId, client, participant: name, version, cwd, startedAt: ctx.now(), runDir, stoppedBy: null };
     runs.set(shellId, run);
     ctx.commit(() => ({
       value: undefined,
       events: [{ kind: 'agent.started', actor: operator.name, subject: name, data: { client: client.id, shellId, cwd, version } }],
     }));
     return { agent: viewOfRun(run, operator) };
+  }
+
+  /** Activity's record of the run's end: by itself (its exit), or stopped by someone (agent_stop). */
+  function ended(shellId: string, participant: string, client: AgentClientId, exit: { exitCode: number | null; signal: string | null }): void {
+    const stoppedBy = runs.get(shellId)?.stoppedBy ?? null;
+    try {
+      ctx.commit(() => ({
+        value: undefined,
+        events: [{ kind: 'agent.ended', actor: stoppedBy ?? participant, subject: participant, data: { client, shellId, exitCode: exit.exitCode, signal: exit.signal, stopped: stoppedBy !== null } }],
+      }));
+    } catch {
+      // the room closed with its runner (shells end with it): nothing is left to record into
+    }
   }
 
   function live(caller: Caller): AgentRunView[] {
@@ -196,6 +215,7 @@ export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke:
         const run = runs.get(input.shellId);
         if (!run) throw new RoomError('NOT_FOUND', `no agent the room started runs in shell ${input.shellId}: see "ce agent list"`);
         const before = viewOfRun(run, caller);
+        run.stoppedBy = caller.name;
         await invoke(caller, 'shell_close', { shellId: run.shellId });
         runs.delete(run.shellId);
         let revoked = false;

@@ -19,9 +19,20 @@ export function screenOf(event: EventView): Screen | null {
       return 'terminals';
     case 'participant':
       return 'agents';
+    case 'agent':
+      return 'terminals';
     default:
       return null;
   }
+}
+
+/** What opening an event selects: its subject, or for an agent's start and end (subject: its participant) its terminal. */
+function openedId(event: EventView): string | null {
+  if (event.kind.startsWith('agent.')) {
+    const shellId = (event.data as { shellId?: unknown } | null)?.shellId;
+    return typeof shellId === 'string' ? shellId : null;
+  }
+  return event.subject;
 }
 
 const SHOWN = 500;
@@ -118,7 +129,7 @@ export function ActivityScreen(props: { onOpen(screen: Screen, subject: string |
                 <span className="ev-kind">{e.kind}</span>
                 <span className="ev-actor truncate">{e.actor ?? 'room'}</span>
                 {e.subject && target ? (
-                  <button type="button" className="link ev-subject truncate" title={`Open in ${target}`} onClick={() => props.onOpen(target, e.subject)}>
+                  <button type="button" className="link ev-subject truncate" title={`Open in ${target}`} onClick={() => props.onOpen(target, openedId(e))}>
                     {e.subject}
                   </button>
                 ) : (

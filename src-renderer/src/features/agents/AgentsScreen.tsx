@@ -2,7 +2,8 @@ import { useState } from 'react';
 import { CAPABILITIES, type Capability } from '../../../../src-main/common/capabilities';
 import { useConnection } from '../../room-context';
 import { useParticipants, participantsStoreOf } from '../../stores/feature-stores';
-import { useRoom } from '../../room-context';
+import { useRoom, useShells } from '../../room-context';
+import type { ShellView } from '../../../../src-main/common/methods/shells';
 import { TokenOnce } from './TokenOnce';
 import { ParticipantsTable } from './ParticipantsTable';
 import { UiSessionsCard } from './UiSessionsCard';
@@ -12,14 +13,21 @@ import '../inbox/inbox.css';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
-/** The endpoint agents connect to, the room's participants, adding one (token shown once) and revoking. */
-export function AgentsScreen(): React.JSX.Element {
+/** The endpoint agents connect to, the room's participants (with their live terminals), adding one (token shown once) and revoking. */
+export function AgentsScreen(props: { onOpenTerminal(shellId: string): void }): React.JSX.Element {
   const hello = useConnection((s) => s.hello);
   const participants = useParticipants((s) => s.participants);
   const presence = useParticipants((s) => s.presence);
   const loaded = useParticipants((s) => s.loaded);
   const error = useParticipants((s) => s.error);
   const store = participantsStoreOf(useRoom().client);
+  const shells = useShells((s) => s.shells);
+  const terminals: Record<string, ShellView[]> = {};
+  for (const shell of shells) {
+    if (!shell.alive) continue;
+    const who = shell.agent?.participant ?? shell.owner;
+    (terminals[who] ??= []).push(shell);
+  }
   const [name, setName] = useState('');
   const [caps, setCaps] = useState<Capability[]>(['read', 'write']);
   const [problem, setProblem] = useState<string | null>(null);
@@ -94,7 +102,7 @@ export function AgentsScreen(): React.JSX.Element {
         {!loaded ? (
           <p className="muted">Reading participants…</p>
         ) : (
-          <ParticipantsTable participants={participants} presence={presence} onRevoke={(who) => void revoke(who)} onRotate={(who) => void rotate(who)} onCloseSession={(who, id) => void closeSession(who, id)} />
+          <ParticipantsTable participants={participants} presence={presence} terminals={terminals} onOpenTerminal={props.onOpenTerminal} onRevoke={(who) => void revoke(who)} onRotate={(who) => void rotate(who)} onCloseSession={(who, id) => void closeSession(who, id)} />
         )}
       </section>
       <UiSessionsCard />

@@ -43,7 +43,7 @@ export function UiSessionsCard(): React.JSX.Element | null {
       {sessions === null ? (
         <p className="muted">Reading sign-ins…</p>
       ) : (
-        <table className="people" data-testid="ui-sessions">
+        <table className="people ui-sessions" data-testid="ui-sessions">
           <thead>
             <tr>
               <th>Signed in</th>
