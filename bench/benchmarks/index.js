@@ -9,5 +9,6 @@ import startup from './startup.js';
 import ui from './ui.js';
 import lockout from './lockout.js';
 import answerBytes from './answer-bytes.js';
+import manyShells from './many-shells.js';
 
-export const BENCHMARKS = [mcpCall, shellRoundtrip, shellStream, graph, handoffCycle, fanout, startup, ui, lockout, answerBytes];
+export const BENCHMARKS = [mcpCall, shellRoundtrip, shellStream, graph, handoffCycle, fanout, startup, ui, lockout, answerBytes, manyShells];

@@ -63,8 +63,12 @@ export const LIMITS = {
   shellWaitWindowBytes: 256 * 1024,
   /** Grace after each signal when closing a shell's tree. */
   shellCloseGraceMs: 500,
-  /** Lines a shell's screen mirror (format "screen") keeps above the screen: bounds its memory. */
-  shellScreenScrollbackLines: 200,
+  /**
+   * Lines a shell's screen mirror (format "screen") keeps above the screen. Nothing reads them (screen reads,
+   * status rules and key modes use the visible rows; scrollback is the byte ring's), and at 120 columns each
+   * costs ~1.7 KiB of every shell: 200 of them were half of a shell's memory (npm run bench -- many-shells).
+   */
+  shellScreenScrollbackLines: 0,
   /**
    * How long shell_run waits for a new shell's first prompt mark before it falls back to the sentinel (a
    * user's rc that replaced the hooks), and how long after a run's end for the next prompt.

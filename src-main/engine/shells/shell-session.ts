@@ -117,7 +117,7 @@ export class ShellSession {
     this.cols = spec.cols;
     this.rows = spec.rows;
     this.startedAt = now;
-    this.screen = new ScreenMirror(this.ring, spec.cols, spec.rows, spec.screenScrollbackLines ?? 200);
+    this.screen = new ScreenMirror(this.ring, spec.cols, spec.rows, spec.screenScrollbackLines ?? 0);
     this.marks = spec.integration ? new ShellMarks(spec.integration.nonce) : null;
     this.status = new ShellStatusTracker(
       {
