@@ -69,8 +69,94 @@ export interface HandoffView {
   taskId: string;
   /** The task as it is now; null once it was deleted one TTL after it ended. */
   task: TaskView | null;
+  /** The git worktree the room made for the work (handoff_create with workspace); null without one. */
+  workspace: WorkspaceView | null;
   createdAt: string;
   updatedAt: string;
+}
+
+/**
+ * Where a workspace stands: planned (the handoff is open; made when it is accepted), ready (the worktree is
+ * there), merged (approved and merged into its base branch; the worktree removed), removed (the worktree was
+ * removed with nothing left in it), kept (the work ended but the worktree or its branch holds work that is not
+ * merged: kept, and `note` says what), missing (its folder is gone: deleted by hand).
+ */
+export const WORKSPACE_STATES = ['planned', 'ready', 'merged', 'removed', 'kept', 'missing'] as const;
+export type WorkspaceState = (typeof WORKSPACE_STATES)[number];
+
+export interface WorkspaceView {
+  /** The repository's top folder. */
+  repo: string;
+  /** The base as asked for (a branch, tag or commit). */
+  base: string;
+  /** The branch approval may merge into: the base when it is a branch, else null (approve only). */
+  baseBranch: string | null;
+  /** The commit the work started from: the diff is against it. */
+  baseCommit: string;
+  /** The work's own branch: commonroom/<handoff id>. */
+  branch: string;
+  /** The worktree folder (beside the room file, never inside the repository's working tree); null until accepted. */
+  path: string | null;
+  state: WorkspaceState;
+  note: string | null;
+  /** Graph runs started in the worktree (tasks_run with handoffId). */
+  runs: string[];
+  /** The rejected handoff whose worktree this one goes on in, and why it was rejected; null otherwise. */
+  continues: { handoffId: string; reason: string | null } | null;
+  /** What handoff_complete captured; the files and their patches are read with handoff_evidence. */
+  evidence: EvidenceSummary | null;
+  merge: { into: string; commit: string; fastForward: boolean; by: string; at: string } | null;
+}
+
+export interface EvidenceCommit {
+  sha: string;
+  author: string;
+  at: string;
+  subject: string;
+}
+
+export interface EvidenceRun {
+  graphId: string;
+  name: string | null;
+  state: string;
+  /** Its stages that failed (or timed out), each with the task-log:// URI of its log. */
+  failed: { stageId: string; state: string; log: string }[];
+}
+
+/** The change and its evidence as handoff_complete found them, kept in the room (it outlives the worktree). */
+export interface EvidenceSummary {
+  capturedAt: string;
+  /** The branch's commit at completion. */
+  head: string;
+  commits: EvidenceCommit[];
+  /** Commits on the branch, when more than the ones listed. */
+  commitCount: number;
+  files: number;
+  additions: number;
+  deletions: number;
+  binaryFiles: number;
+  /** Some file's patch was cut (over the per-file or total cap): its counts are whole, its text is not. */
+  patchesCut: boolean;
+  /** Changes in the worktree that were not committed (not in the diff, not merged by approval). */
+  uncommitted: { path: string; status: string }[];
+  uncommittedCount: number;
+  runs: EvidenceRun[];
+}
+
+export const EVIDENCE_FILE_STATUSES = ['added', 'modified', 'deleted', 'renamed', 'copied', 'type-changed'] as const;
+
+/** One file of the diff: its counts (null for a binary file) and its patch as git wrote it (capped). */
+export interface EvidenceFile {
+  path: string;
+  oldPath: string | null;
+  status: (typeof EVIDENCE_FILE_STATUSES)[number];
+  additions: number | null;
+  deletions: number | null;
+  binary: boolean;
+  /** The unified diff of this file (null for a binary file, or when the total cap was reached before it). */
+  patch: string | null;
+  /** The patch shown is not the whole of it. */
+  cut: boolean;
 }
 
 export interface EventView {

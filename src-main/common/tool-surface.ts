@@ -117,7 +117,18 @@ function buildToolSurface() {
     handoff_get: { hints: READ, output: z.object({ handoff: view('the handoff and its task'), waitedMs: z.number().optional().describe('with waitMs: how long the call waited') }) },
     handoff_list: { hints: READ, output: z.object({ handoffs: views('handoffs, newest first'), nextCursor }) },
     handoff_events: { hints: READ, output: z.object(eventPage) },
-    handoff_approve: { hints: ADD, output: z.object({ handoff: view('the handoff') }) },
+    handoff_approve: {
+      hints: ADD,
+      output: z.object({ handoff: view('the handoff'), merged: view('with merge: the base branch, the commit it is at now, and whether that was a fast-forward').optional() }),
+    },
+    handoff_evidence: {
+      hints: READ,
+      output: z.object({
+        evidence: view("the change's summary: commits, counts, uncommitted files, runs with failed stages (null: not completed yet, or no workspace)").nullable(),
+        files: views('files of the diff, in order: {path, oldPath, status, additions, deletions, binary, patch, cut}'),
+        nextCursor,
+      }),
+    },
     handoff_reject: { hints: ADD, output: z.object({ handoff: view('the handoff') }) },
     handoff_cancel: { hints: { ...ADD, destructive: true }, output: z.object({ handoff: view('the handoff') }) },
     handoff_task_cancel_as: {

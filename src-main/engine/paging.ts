@@ -5,7 +5,7 @@ import { RoomError } from '../common/errors';
  * JSON array `[kind, scope, ...position]`. Opaque to callers; the kind and scope let a cursor from another
  * list, graph, stage or shell be refused with a clear error instead of reading the wrong place.
  */
-export type CursorKind = 'graphs' | 'tasks' | 'handoffs' | 'events' | 'history' | 'stage-log' | 'shell' | 'audit';
+export type CursorKind = 'graphs' | 'tasks' | 'handoffs' | 'events' | 'history' | 'stage-log' | 'shell' | 'audit' | 'evidence';
 
 /** A position: what the reader needs to resume (numbers and strings only). */
 export type CursorPosition = readonly (string | number)[];

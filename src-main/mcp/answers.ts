@@ -124,6 +124,20 @@ function handoffText(h: Row): string {
   if (Object.keys(decision).length > 0) lines.push(`  ${decision.approved ? 'approved' : 'rejected'} by ${str(decision.by)}${decision.reason ? `: ${str(decision.reason)}` : ''}`);
   const cancellation = obj(h.cancellation);
   if (Object.keys(cancellation).length > 0) lines.push(`  cancelled by ${str(cancellation.by)}${cancellation.reason ? `: ${str(cancellation.reason)}` : ''}`);
+  const workspace = obj(h.workspace);
+  if (Object.keys(workspace).length > 0) {
+    lines.push(`  workspace ${str(workspace.state)}: ${workspace.path ? str(workspace.path) : 'made when accepted'} (branch ${str(workspace.branch)} from ${str(workspace.base)} ${str(workspace.baseCommit).slice(0, 12)})`);
+    const continues = obj(workspace.continues);
+    if (continues.handoffId) lines.push(`  continues ${str(continues.handoffId)}${continues.reason ? `, rejected: ${str(continues.reason)}` : ''}`);
+    const evidence = obj(workspace.evidence);
+    if (Object.keys(evidence).length > 0) {
+      lines.push(`  change: ${str(evidence.commitCount)} commit(s), ${str(evidence.files)} file(s) +${str(evidence.additions)} -${str(evidence.deletions)}${evidence.uncommittedCount ? `, ${str(evidence.uncommittedCount)} uncommitted` : ''} (handoff_evidence for the diff)`);
+      for (const run of rowsOf(evidence.runs)) lines.push(`  run ${str(run.graphId)} ${str(run.state)}${rowsOf(run.failed).length > 0 ? `: failed ${rowsOf(run.failed).map((f) => `${str(f.stageId)} (${str(f.log)})`).join(', ')}` : ''}`);
+    }
+    const merge = obj(workspace.merge);
+    if (merge.commit) lines.push(`  merged into ${str(merge.into)} as ${str(merge.commit).slice(0, 12)}${merge.fastForward ? ' (fast-forward)' : ''}`);
+    if (workspace.note) lines.push(`  ${str(workspace.note)}`);
+  }
   const result = obj(h.result);
   if (typeof result.text === 'string') lines.push('  result:', result.text);
   return lines.join('\n');
@@ -205,6 +219,15 @@ const SUMMARIES: Partial<Record<MethodName, Summary>> = {
   },
   handoff_events: eventsText,
   workspace_history: eventsText,
+  handoff_evidence: (r) => {
+    const files = rowsOf(r.files);
+    const lines = [`${files.length} file(s)${r.nextCursor ? `, more with cursor ${str(r.nextCursor)}` : ''}:`];
+    for (const f of files) {
+      lines.push(`${str(f.status)} ${f.oldPath ? `${str(f.oldPath)} → ` : ''}${str(f.path)} ${f.binary ? '(binary)' : `+${str(f.additions)} -${str(f.deletions)}`}${f.cut ? ' (patch cut)' : ''}`);
+      if (typeof f.patch === 'string') lines.push(f.patch);
+    }
+    return lines.join('\n');
+  },
 };
 for (const m of ['handoff_accept', 'handoff_request_input', 'handoff_answer_input', 'handoff_complete', 'handoff_approve', 'handoff_reject', 'handoff_cancel'] as const) {
   SUMMARIES[m] = (r) => handoffText(obj(r.handoff));

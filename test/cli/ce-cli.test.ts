@@ -38,7 +38,7 @@ describe('ce help, version and usage errors', () => {
     expect(runCe(home, ['--version'])).toMatchObject({ status: 0, stdout: `${RUNNER_VERSION}\n` });
     const bad = runCe(home, ['approve', 'h_1', '--reasn', 'x']);
     expect(bad.status).toBe(2);
-    expect(bad.stderr).toMatch(/unknown option --reasn \(known: --reason, --room, --json, --help\); see "ce approve --help"/);
+    expect(bad.stderr).toMatch(/unknown option --reasn \(known: --reason, --merge, --room, --json, --help\); see "ce approve --help"/);
     const missing = runCe(home, ['approve', 'h_1', '--reason']);
     expect(missing.status).toBe(2);
     expect(missing.stderr).toMatch(/--reason needs a value/);

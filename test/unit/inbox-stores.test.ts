@@ -27,6 +27,7 @@ const handoff = (id: string, extra: Partial<HandoffView> = {}): HandoffView => (
   cancellation: null,
   taskId: `t-${id}`,
   task: null,
+  workspace: null,
   createdAt: '2026-01-01T00:00:00.000Z',
   updatedAt: '2026-01-01T00:00:00.000Z',
   ...extra,

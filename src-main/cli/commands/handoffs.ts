@@ -162,15 +162,21 @@ export const HANDOFF_COMMANDS: CeCommand[] = [
   },
   {
     name: 'approve',
-    synopsis: ['ce approve ID [--reason TEXT]'],
-    summary: 'approve a handoff whose result is ready (as the operator)',
-    options: { reason: { type: 'string', value: 'TEXT', help: 'a note kept with the decision' } },
-    examples: ['ce approve h_0123', 'ce approve h_0123 --reason "tests pass"'],
+    synopsis: ['ce approve ID [--merge] [--reason TEXT]'],
+    summary: 'approve a handoff whose result is ready (as the operator); --merge also merges its workspace into the base branch',
+    options: {
+      reason: { type: 'string', value: 'TEXT', help: 'a note kept with the decision' },
+      merge: { type: 'boolean', help: "merge the handoff's workspace branch into its base branch (a conflict changes nothing)" },
+    },
+    examples: ['ce approve h_0123', 'ce approve h_0123 --merge --reason "tests pass"'],
     async run(args, room) {
       const id = idArg(args, 'ce approve ID');
       const reason = stringFlag(args, 'reason');
-      const out = await callAsOperator(room, 'handoff_approve', { handoffId: id, ...(reason ? { reason } : {}) });
-      print(args, out, () => `approved ${id}`);
+      const merge = args.flags.merge === true;
+      const out = await callAsOperator(room, 'handoff_approve', { handoffId: id, ...(reason ? { reason } : {}), ...(merge ? { merge: true } : {}) });
+      print(args, out, () =>
+        out.merged ? `approved ${id} and merged it into ${out.merged.into} (${out.merged.fastForward ? 'fast-forward' : 'merge commit'} ${out.merged.commit.slice(0, 12)})` : `approved ${id}`,
+      );
       return 0;
     },
   },

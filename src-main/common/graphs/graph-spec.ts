@@ -94,6 +94,8 @@ export const graphSpec = lazily(() =>
   z
     .object({
       name: z.string().min(1).max(120).optional().describe('a name for people reading the list'),
+      /** Run in a handoff's workspace: stages' cwd are taken from its worktree, and the run is part of its evidence. */
+      handoffId: z.string().min(1).max(64).optional().describe("run in this handoff's workspace (its git worktree; cwd is relative to it): the run is listed in the handoff's evidence"),
       /** Stages running at once (a ready long-running stage no longer takes a slot). */
       maxParallel: z.number().int().min(1).max(LIMITS.maxGraphParallel).optional().describe('stages running at once'),
       /** skip-dependents (default): a failure skips what depends on it, the rest goes on. cancel-all: a failure cancels the rest. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { EventPage, HandoffView, TaskView } from '../handoff-dto';
+import type { EventPage, EvidenceFile, EvidenceSummary, HandoffView, TaskView } from '../handoff-dto';
 import { HANDOFF_STATUSES } from '../handoff-machine';
 import { LIMITS } from '../limits';
 import type { MethodSpec } from '../method-spec';
@@ -79,6 +79,17 @@ export const HANDOFF_METHODS = {
           .optional()
           .describe('limits and details the work must respect'),
         artifacts: artifacts().optional(),
+        workspace: z
+          .object({
+            repo: z.string().min(1).max(4096).describe('a git repository on this machine (a folder in it): the work gets a worktree of its own'),
+            base: z.string().min(1).max(255).optional().describe('the branch, tag or commit the work starts from (default: the branch checked out there); approval can merge into it when it is a branch'),
+          })
+          .strict()
+          .optional()
+          .describe('a git worktree for the work, made when the handoff is accepted (branch commonroom/<handoff id>); its diff and test runs are captured when it is completed'),
+        continues: handoffId()
+          .optional()
+          .describe("a rejected handoff whose workspace this one goes on in (same worktree and branch); the assignee sees why it was rejected"),
         idempotency_key: idempotencyKey().optional(),
         idempotencyKey: idempotencyKey().optional().describe('the same as idempotency_key (either spelling; both must agree if both are given)'),
       })
@@ -86,6 +97,10 @@ export const HANDOFF_METHODS = {
       .refine((v) => v.idempotency_key === undefined || v.idempotencyKey === undefined || v.idempotency_key === v.idempotencyKey, {
         message: 'idempotency_key and idempotencyKey are two spellings of one key and differ here: send only one of them',
         path: ['idempotencyKey'],
+      })
+      .refine((v) => v.workspace === undefined || v.continues === undefined, {
+        message: 'continues goes on in the rejected handoff\'s own workspace: give workspace or continues, not both',
+        path: ['continues'],
       })),
     mcpTool: true,
     // MCP Tasks clients may get the handoff's task back instead of the handoff
@@ -208,8 +223,31 @@ export const HANDOFF_METHODS = {
   handoff_approve: {
     description: 'Approve the result of a handoff in result_ready (needs the approve capability). The task is left as it is.',
     capability: 'approve',
-    input: lazily(() => z.object({ handoffId: handoffId(), reason: reason().optional() }).strict()),
+    input: lazily(() => z
+      .object({
+        handoffId: handoffId(),
+        reason: reason().optional(),
+        merge: z.boolean().optional().describe("with a workspace: also merge its branch into the base branch (a fast-forward, or a merge commit naming the handoff); a conflict changes nothing and the handoff stays result_ready"),
+      })
+      .strict()),
     mcpTool: true,
+  },
+  handoff_evidence: {
+    description:
+      "What a handoff's workspace changed, as captured when it was completed: its commits, uncommitted files, test runs (failed stages with their logs) and, " +
+      'a page at a time, each file with its counts and its patch (from git; capped per file and in total, marked cut). ' +
+      'Paged: pass nextCursor as cursor (null: that was the last page).',
+    capability: 'read',
+    input: lazily(() => z
+      .object({
+        handoffId: handoffId(),
+        cursor: cursorParam('start from the first file').optional(),
+        limit: limitParam(200, 50, 'files').optional(),
+        patches: z.boolean().optional().describe('false: the files without their patch text (default true)'),
+      })
+      .strict()),
+    mcpTool: true,
+    readOnly: true,
   },
   handoff_reject: {
     description: 'Reject the result of a handoff in result_ready, saying why (needs the approve capability). The task is left as it is.',
@@ -254,7 +292,8 @@ export interface HandoffOutputs {
   handoff_get: { handoff: HandoffView; waitedMs?: number };
   handoff_list: { handoffs: HandoffView[]; nextCursor: string | null };
   handoff_events: EventPage;
-  handoff_approve: { handoff: HandoffView };
+  handoff_approve: { handoff: HandoffView; merged?: { into: string; commit: string; fastForward: boolean } };
+  handoff_evidence: { evidence: EvidenceSummary | null; files: EvidenceFile[]; nextCursor: string | null };
   handoff_reject: { handoff: HandoffView };
   handoff_cancel: { handoff: HandoffView };
   handoff_task_cancel_as: { handoff: HandoffView | null; task: TaskView | null };

@@ -156,7 +156,8 @@ export const SHELL_METHODS = {
     input: lazily(() => z
       .object({
         name: z.string().min(1).max(64).optional().describe('a name people see in the terminal list'),
-        cwd: path().optional().describe("working folder (default: the room's folder)"),
+        cwd: path().optional().describe("working folder (default: the room's folder; with handoffId: a folder inside its worktree)"),
+        handoffId: z.string().min(1).max(64).optional().describe("start in this handoff's workspace (its git worktree; you must be its assignee)"),
         shell: path().optional().describe('the program to run (default: your $SHELL)'),
         args: z.array(z.string().max(4096)).max(32).optional().describe('its arguments'),
         env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).max(128), z.string().max(8192)).optional().describe('environment variables to set (at most 64)'),

@@ -13,6 +13,8 @@ import type { TaskLogs } from '../tasks/task-logs';
 import type { StageTerminalHost } from '../terminal/stage-terminal';
 import { ensurePrivateDir } from '../fs-safe';
 import { GraphRepo } from '../store/graphs';
+import { WorkspaceRepo } from '../store/workspaces';
+import { workspaceCwd } from '../workspaces/workspace-cwd';
 import { spoolEnded } from './artifact-store';
 import { GraphRuntime } from './graph-runtime';
 import { graphView, listOf, stageLogOffset, stageTaskId, statusOf, topologyOf, visibleGraph } from './graph-views';
@@ -36,6 +38,7 @@ export function artifactRootOf(markdownPath: string): string {
 export function graphsFeature(ctx: EngineContext, tasks: TaskService, terminalHost?: StageTerminalHost, logs?: TaskLogs): Feature<GraphMethods> {
   const { room, limits } = ctx;
   const repo = new GraphRepo(room.db);
+  const workspaces = new WorkspaceRepo(room.db);
   const stateDir = roomStateDir(room.location.markdownPath);
   const logRoot = path.join(stateDir, 'logs');
   const artifactRoot = artifactRootOf(room.location.markdownPath);
@@ -85,7 +88,7 @@ export function graphsFeature(ctx: EngineContext, tasks: TaskService, terminalHo
       if (Array.isArray(s.command) && (s.command[0] ?? '') === '') {
         throw new RoomError('INVALID_INPUT', `stage "${s.id}": command[0] must name the program to run`);
       }
-      const cwd = path.resolve(roomDir, s.cwd ?? '.');
+      const cwd = input.handoffId === undefined ? path.resolve(roomDir, s.cwd ?? '.') : workspaceCwd(ctx, caller, input.handoffId, s.cwd);
       let isDir = false;
       try {
         isDir = fs.statSync(cwd).isDirectory();
@@ -115,6 +118,10 @@ export function graphsFeature(ctx: EngineContext, tasks: TaskService, terminalHo
         createdAt: at,
         logDir,
       });
+      if (input.handoffId !== undefined) {
+        const w = workspaces.get(input.handoffId);
+        if (w) workspaces.update(w.handoffId, { runs: [...w.runs, id] }, at);
+      }
       stages.forEach((s, ord) => {
         const { id: stageId, dependsOn, ...spec } = s;
         repo.insertStage({ graphId: id, stageId, ord, spec, dependsOn: dependsOn ?? [], maxAttempts: retryPolicyOf(s, { initialBackoffMs: limits.defaultRetryBackoffMs, maxBackoffMs: limits.maxRetryBackoffMs }).maxAttempts, logPath: path.join(logDir, `${stageId}.log`) });

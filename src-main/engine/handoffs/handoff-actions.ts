@@ -1,11 +1,12 @@
 import type { MethodInput } from '../../common/contract';
 import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
-import type { HandoffResult, HandoffView, InputAnswer, InputRequest } from '../../common/handoff-dto';
+import type { EvidenceFile, EvidenceSummary, HandoffResult, HandoffView, InputAnswer, InputRequest } from '../../common/handoff-dto';
 import { planHandoff, type HandoffAction, type HandoffState } from '../../common/handoff-machine';
 import type { EngineContext } from '../feature';
 import type { HandoffChange, HandoffRecord } from '../store/handoffs';
 import type { TaskChange, TaskRecord } from '../store/tasks';
+import type { NewWorkspace, WorkspaceChange } from '../store/workspaces';
 import { TASK_ERROR_CODES } from '../../common/task-record';
 import { isTerminalTask } from '../../common/task-machine';
 import type { TaskService } from '../tasks/task-service';
@@ -54,7 +55,8 @@ export class HandoffActions {
     this.q = new HandoffQueries(ctx.room.db, ctx.room.tasks);
   }
 
-  create(caller: Caller, input: MethodInput<'handoff_create'>): { handoff: HandoffView; created: boolean } {
+  /** `workspace`: the row to insert with a new handoff (planned, or a rejected one's worktree continued). */
+  create(caller: Caller, input: MethodInput<'handoff_create'>, workspace?: (handoffId: string) => NewWorkspace): { handoff: HandoffView; created: boolean } {
     const { handoffs, tasks } = this.q;
     const key = input.idempotency_key ?? input.idempotencyKey ?? null;
     const to = input.to ?? null;
@@ -99,16 +101,27 @@ export class HandoffActions {
         idempotencyKey: key,
         at,
       });
+      if (workspace) this.q.workspaces.insert(workspace(handoffId));
       return { value: { id: handoffId, created: true }, events: [] };
     });
     return { handoff: this.q.get(caller, id), created };
   }
 
-  accept(caller: Caller, id: string): HandoffView {
+  /** Who may accept it, judged before a workspace is made for the accept (the accept judges again). */
+  checkAccept(caller: Caller, id: string): HandoffRecord {
+    return this.judge(caller, id, 'accept', (h) => {
+      if (h.target !== null && h.target !== caller.name) forbid(`handoff ${h.id} is addressed to ${h.target}; only ${h.target} can accept it`);
+      if (h.target === null && h.owner === caller.name) forbid(`you created handoff ${h.id}; another participant accepts it`);
+    });
+  }
+
+  /** `worktree`: the workspace folder made for this accept (recorded with it, in the same transaction). */
+  accept(caller: Caller, id: string, worktree?: string): HandoffView {
     return this.act(caller, id, 'accept', (h) => {
       if (h.target !== null && h.target !== caller.name) forbid(`handoff ${h.id} is addressed to ${h.target}; only ${h.target} can accept it`);
       if (h.target === null && h.owner === caller.name) forbid(`you created handoff ${h.id}; another participant accepts it`);
-      return { handoff: { assignee: caller.name }, task: { assignee: caller.name }, data: { assignee: caller.name } };
+      if (worktree) this.q.workspaces.update(h.id, { path: worktree, state: 'ready' }, this.ctx.now());
+      return { handoff: { assignee: caller.name }, task: { assignee: caller.name }, data: { assignee: caller.name, ...(worktree ? { worktree } : {}) } };
     });
   }
 
@@ -168,19 +181,41 @@ export class HandoffActions {
     );
   }
 
-  complete(caller: Caller, input: MethodInput<'handoff_complete'>): HandoffView {
+  /** Only the assignee completes: judged before its workspace's change is captured (the complete judges again). */
+  checkComplete(caller: Caller, id: string): HandoffRecord {
+    return this.judge(caller, id, 'complete', (h) => this.mustBeAssignee(caller, h, 'complete it'));
+  }
+
+  /** `captured`: the workspace's change, stored with the result in the same transaction. */
+  complete(caller: Caller, input: MethodInput<'handoff_complete'>, captured?: { summary: EvidenceSummary; files: EvidenceFile[] }): HandoffView {
     return this.act(caller, input.handoffId, 'complete', (h) => {
       this.mustBeAssignee(caller, h, 'complete it');
       const result: HandoffResult = { text: input.result, artifacts: input.artifacts ?? [], completedBy: caller.name, completedAt: this.ctx.now() };
+      let change: Record<string, unknown> = {};
+      if (captured) {
+        this.q.workspaces.update(h.id, { evidence: captured.summary }, this.ctx.now());
+        this.q.workspaces.setFiles(h.id, captured.files);
+        change = { files: captured.summary.files, additions: captured.summary.additions, deletions: captured.summary.deletions, commits: captured.summary.commitCount, uncommitted: captured.summary.uncommittedCount };
+      }
       // the same result on both rows: the task's goes with its TTL, the handoff's copy stays
-      return { handoff: { result }, task: { result, inputRequests: null }, data: { bytes: Buffer.byteLength(input.result), artifacts: result.artifacts.length } };
+      return { handoff: { result }, task: { result, inputRequests: null }, data: { bytes: Buffer.byteLength(input.result), artifacts: result.artifacts.length, ...change } };
     });
   }
 
-  decide(caller: Caller, id: string, approved: boolean, reason: string | null): HandoffView {
-    return this.act(caller, id, approved ? 'approve' : 'reject', () => {
+  /** Who may decide, and that there is a result to decide on: judged before a merge (the decision judges again). */
+  checkDecide(caller: Caller, id: string, approved: boolean): HandoffRecord {
+    return this.judge(caller, id, approved ? 'approve' : 'reject', () => {
       if (!canApprove(caller)) forbid(`${approved ? 'approving' : 'rejecting'} needs the "approve" capability`);
-      return { handoff: { decision: { approved, by: caller.name, at: this.ctx.now(), reason } }, data: { reason } };
+    });
+  }
+
+  /** `workspace`: what the decision did to the handoff's workspace (a merge), recorded in the same transaction. */
+  decide(caller: Caller, id: string, approved: boolean, reason: string | null, workspace?: WorkspaceChange): HandoffView {
+    return this.act(caller, id, approved ? 'approve' : 'reject', (h) => {
+      if (!canApprove(caller)) forbid(`${approved ? 'approving' : 'rejecting'} needs the "approve" capability`);
+      if (workspace) this.q.workspaces.update(h.id, workspace, this.ctx.now());
+      const merged = workspace?.merge ? { merged: workspace.merge.commit, into: workspace.merge.into } : {};
+      return { handoff: { decision: { approved, by: caller.name, at: this.ctx.now(), reason } }, data: { reason, ...merged } };
     });
   }
 
@@ -233,6 +268,18 @@ export class HandoffActions {
 
   private mustBeAssignee(caller: Caller, h: HandoffRecord, what: string): void {
     if (h.assignee !== caller.name) forbid(`only the handoff's assignee (${h.assignee ?? 'nobody yet'}) can ${what}`);
+  }
+
+  /**
+   * The checks of a transition without writing anything, in the order `act` makes them (visible, machine, role):
+   * for a step that does slow work outside the transaction first (git), which `act` then judges again.
+   */
+  private judge(caller: Caller, id: string, action: HandoffAction, role: (h: HandoffRecord) => void): HandoffRecord {
+    const h = this.q.visibleRecord(caller, id);
+    const task = this.q.tasks.get(h.taskId);
+    planHandoff(action, { handoff: h.status, task: task?.status ?? null });
+    role(h);
+    return h;
   }
 
   /**

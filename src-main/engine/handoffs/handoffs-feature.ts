@@ -5,6 +5,7 @@ import type { HandoffResult } from '../../common/handoff-dto';
 import type { EngineContext, Feature } from '../feature';
 import type { TaskService } from '../tasks/task-service';
 import { HandoffActions } from './handoff-actions';
+import { workspaceSteps } from './workspace-steps';
 import { HANDOFF_OPERATION } from '../tasks/operations';
 import { unknownTask } from './queries';
 import { sweepHandoffTasks } from './sweeper';
@@ -38,6 +39,7 @@ type HandoffMethods =
   | 'handoff_list'
   | 'handoff_events'
   | 'handoff_approve'
+  | 'handoff_evidence'
   | 'handoff_reject'
   | 'handoff_cancel'
   | 'handoff_task_cancel_as'
@@ -48,6 +50,7 @@ type HandoffMethods =
 export function handoffsFeature(ctx: EngineContext, tasks: TaskService): Feature<HandoffMethods> {
   const actions = new HandoffActions(ctx, tasks);
   const { q } = actions;
+  const workspaces = workspaceSteps(ctx, actions);
   let timer: ReturnType<typeof setInterval> | undefined;
 
   // the task layer (tasks/get, tasks/cancel, tasks/update, tasks/result) reaches handoffs through these
@@ -98,11 +101,11 @@ export function handoffsFeature(ctx: EngineContext, tasks: TaskService): Feature
   return {
     name: 'handoffs',
     handlers: {
-      handoff_create: (caller, input) => actions.create(caller, input),
-      handoff_accept: (caller, input) => ({ handoff: actions.accept(caller, input.handoffId) }),
+      handoff_create: (caller, input) => workspaces.create(caller, input),
+      handoff_accept: (caller, input) => workspaces.accept(caller, input.handoffId),
       handoff_request_input: (caller, input) => ({ handoff: actions.requestInput(caller, input) }),
       handoff_answer_input: (caller, input) => ({ handoff: actions.answerInput(caller, input) }),
-      handoff_complete: (caller, input) => ({ handoff: actions.complete(caller, input) }),
+      handoff_complete: (caller, input) => workspaces.complete(caller, input),
       handoff_get: async (caller, input, call) => {
         if (input.until !== undefined && input.waitMs === undefined) {
           throw new RoomError('INVALID_INPUT', `until says what waitMs waits for: give waitMs too (at most ${ctx.limits.maxStatusWaitMs} ms)`);
@@ -117,9 +120,10 @@ export function handoffsFeature(ctx: EngineContext, tasks: TaskService): Feature
       },
       handoff_list: (caller, input) => q.list(caller, input),
       handoff_events: (caller, input) => q.events(caller, input.handoffId, input),
-      handoff_approve: (caller, input) => ({ handoff: actions.decide(caller, input.handoffId, true, input.reason ?? null) }),
-      handoff_reject: (caller, input) => ({ handoff: actions.decide(caller, input.handoffId, false, input.reason) }),
-      handoff_cancel: (caller, input) => ({ handoff: actions.cancel(caller, input.handoffId, input.reason ?? null) }),
+      handoff_approve: (caller, input) => workspaces.approve(caller, input),
+      handoff_evidence: (caller, input) => workspaces.evidence(caller, input),
+      handoff_reject: (caller, input) => workspaces.reject(caller, input),
+      handoff_cancel: (caller, input) => workspaces.cancel(caller, input),
       handoff_task_cancel_as: async (_operator, input) => {
         // the operator speaks for a named participant (ce task-cancel): that participant's rights apply, not the operator's
         const record = ctx.room.participants.byName(input.participant);
@@ -144,6 +148,7 @@ export function handoffsFeature(ctx: EngineContext, tasks: TaskService): Feature
       workspace_history: (caller, input) => q.history(caller, input),
     },
     start() {
+      workspaces.service.reconcile();
       sweepHandoffTasks(ctx, tasks);
       timer = setInterval(() => {
         try {

@@ -5,6 +5,7 @@ import type { EventPage, EventView, HandoffView, TaskView } from '../../common/h
 import type { HandoffStatus } from '../../common/handoff-machine';
 import { HandoffRepo, VISIBLE_TO, viewerParams, type HandoffRecord, type Viewer } from '../store/handoffs';
 import { TaskRepo, type TaskRecord } from '../store/tasks';
+import { WorkspaceRepo, workspaceView } from '../store/workspaces';
 import { canSeeTask } from '../tasks/task-visibility';
 import { eventOf, type EventRow } from '../store/events';
 import { handoffView, taskView } from './views';
@@ -36,6 +37,7 @@ const toEvent = (r: EventRow): EventView => eventOf(r);
 export class HandoffQueries {
   readonly handoffs: HandoffRepo;
   readonly tasks: TaskRepo;
+  readonly workspaces: WorkspaceRepo;
 
   /** `tasks`: the room's own repo on the writer connection, so task writes reach the live change feed. */
   constructor(
@@ -44,10 +46,12 @@ export class HandoffQueries {
   ) {
     this.handoffs = new HandoffRepo(db);
     this.tasks = tasks ?? new TaskRepo(db);
+    this.workspaces = new WorkspaceRepo(db);
   }
 
   view(h: HandoffRecord): HandoffView {
-    return handoffView(h, this.tasks.get(h.taskId));
+    const w = this.workspaces.get(h.id);
+    return handoffView(h, this.tasks.get(h.taskId), w ? workspaceView(w) : null);
   }
 
   /** The record behind a visible handoff, or NOT_FOUND. */

@@ -1,4 +1,4 @@
-import type { HandoffView, InputRequest, TaskView } from '../../common/handoff-dto';
+import type { HandoffView, InputRequest, TaskView, WorkspaceView } from '../../common/handoff-dto';
 import { taskLogUri } from '../../common/task-record';
 import type { HandoffRecord } from '../store/handoffs';
 import type { TaskRecord } from '../store/tasks';
@@ -26,7 +26,7 @@ export function taskView(t: TaskRecord): TaskView {
   return view;
 }
 
-export function handoffView(h: HandoffRecord, task: TaskRecord | null): HandoffView {
+export function handoffView(h: HandoffRecord, task: TaskRecord | null, workspace: WorkspaceView | null = null): HandoffView {
   return {
     id: h.id,
     status: h.status,
@@ -42,6 +42,7 @@ export function handoffView(h: HandoffRecord, task: TaskRecord | null): HandoffV
     cancellation: h.cancellation,
     taskId: h.taskId,
     task: task ? taskView(task) : null,
+    workspace,
     createdAt: h.createdAt,
     updatedAt: h.updatedAt,
   };

@@ -1,6 +1,7 @@
 import type { MethodInput, MethodOutputs } from '../../common/contract';
 import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
+import { workspaceCwd } from '../workspaces/workspace-cwd';
 import type { Limits } from '../../common/limits';
 import { stripAnsi } from '../../common/ansi';
 import { keyBytes } from '../../common/shell-keys';
@@ -82,7 +83,10 @@ export function shellsFeature(ctx: EngineContext, shells: ShellRegistry, limits:
   return {
     name: 'shells',
     handlers: {
-      shell_open: (caller, input) => ({ shell: viewOf(shells.open(caller, input)) }),
+      shell_open: (caller, input) => {
+        const { handoffId, ...open } = input;
+        return { shell: viewOf(shells.open(caller, handoffId === undefined ? open : { ...open, cwd: workspaceCwd(ctx, caller, handoffId, open.cwd) })) };
+      },
       shell_io: io,
       shell_run: (caller, input, call) =>
         runInShell(shells.get(caller, input.shellId), input, {

@@ -1,0 +1,131 @@
+import type Database from 'better-sqlite3';
+import type { EvidenceFile, EvidenceSummary, WorkspaceState, WorkspaceView } from '../../common/handoff-dto';
+
+export interface WorkspaceRecord extends WorkspaceView {
+  handoffId: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+interface Row {
+  handoff_id: string;
+  repo: string;
+  base: string;
+  base_branch: string | null;
+  base_commit: string;
+  branch: string;
+  path: string | null;
+  state: WorkspaceState;
+  note: string | null;
+  runs: string;
+  continues: string | null;
+  evidence: string | null;
+  merge: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+interface FileRow {
+  path: string;
+  old_path: string | null;
+  status: EvidenceFile['status'];
+  additions: number | null;
+  deletions: number | null;
+  binary: number;
+  patch: string | null;
+  cut: number;
+}
+
+const parse = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
+
+function toRecord(row: Row): WorkspaceRecord {
+  return {
+    handoffId: row.handoff_id,
+    repo: row.repo,
+    base: row.base,
+    baseBranch: row.base_branch,
+    baseCommit: row.base_commit,
+    branch: row.branch,
+    path: row.path,
+    state: row.state,
+    note: row.note,
+    runs: JSON.parse(row.runs) as string[],
+    continues: parse<WorkspaceView['continues']>(row.continues),
+    evidence: parse<EvidenceSummary>(row.evidence),
+    merge: parse<WorkspaceView['merge']>(row.merge),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+/** A workspace as the doors show it (inside a handoff). */
+export function workspaceView(w: WorkspaceRecord): WorkspaceView {
+  const { handoffId: _id, createdAt: _c, updatedAt: _u, ...view } = w;
+  return view;
+}
+
+export type NewWorkspace = Pick<WorkspaceRecord, 'handoffId' | 'repo' | 'base' | 'baseBranch' | 'baseCommit' | 'branch' | 'path' | 'state' | 'continues'> & { at: string };
+export type WorkspaceChange = Partial<Pick<WorkspaceRecord, 'path' | 'state' | 'note' | 'runs' | 'evidence' | 'merge' | 'baseCommit'>>;
+
+/** Workspace rows and their captured files. Callers own the transaction. */
+export class WorkspaceRepo {
+  constructor(private readonly db: Database.Database) {}
+
+  insert(w: NewWorkspace): void {
+    this.db
+      .prepare(
+        `INSERT INTO workspaces (handoff_id, repo, base, base_branch, base_commit, branch, path, state, continues, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(w.handoffId, w.repo, w.base, w.baseBranch, w.baseCommit, w.branch, w.path, w.state, w.continues === null ? null : JSON.stringify(w.continues), w.at, w.at);
+  }
+
+  get(handoffId: string): WorkspaceRecord | null {
+    const row = this.db.prepare('SELECT * FROM workspaces WHERE handoff_id = ?').get(handoffId) as Row | undefined;
+    return row ? toRecord(row) : null;
+  }
+
+  /** Workspaces whose worktree should be on disk (for a restart to look for). */
+  withWorktree(): WorkspaceRecord[] {
+    return (this.db.prepare("SELECT * FROM workspaces WHERE state IN ('ready', 'kept') AND path IS NOT NULL").all() as Row[]).map(toRecord);
+  }
+
+  /** The live workspace using this worktree folder, other than `except` (a follow-up takes over its predecessor's). */
+  byPath(path: string): WorkspaceRecord | null {
+    const row = this.db.prepare("SELECT * FROM workspaces WHERE path = ? AND state IN ('ready', 'kept') ORDER BY created_at DESC LIMIT 1").get(path) as Row | undefined;
+    return row ? toRecord(row) : null;
+  }
+
+  update(handoffId: string, change: WorkspaceChange, at: string): void {
+    const column: Record<keyof WorkspaceChange, string> = { path: 'path', state: 'state', note: 'note', runs: 'runs', evidence: 'evidence', merge: 'merge', baseCommit: 'base_commit' };
+    const json = new Set<keyof WorkspaceChange>(['runs', 'evidence', 'merge']);
+    const sets = ['updated_at = @at'];
+    const params: Record<string, unknown> = { handoffId, at };
+    for (const [key, value] of Object.entries(change) as [keyof WorkspaceChange, unknown][]) {
+      if (value === undefined) continue;
+      sets.push(`${column[key]} = @${key}`);
+      params[key] = json.has(key) && value !== null ? JSON.stringify(value) : value;
+    }
+    this.db.prepare(`UPDATE workspaces SET ${sets.join(', ')} WHERE handoff_id = @handoffId`).run(params);
+  }
+
+  /** Replaces the captured files of a workspace (a second completion after a reject captures anew). */
+  setFiles(handoffId: string, files: readonly EvidenceFile[]): void {
+    this.db.prepare('DELETE FROM workspace_files WHERE handoff_id = ?').run(handoffId);
+    const insert = this.db.prepare(
+      'INSERT INTO workspace_files (handoff_id, ord, path, old_path, status, additions, deletions, binary, patch, cut) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    );
+    files.forEach((f, ord) => insert.run(handoffId, ord, f.path, f.oldPath, f.status, f.additions, f.deletions, f.binary ? 1 : 0, f.patch, f.cut ? 1 : 0));
+  }
+
+  /** Files from ordinal `from`, at most `limit`, with or without their patches. */
+  files(handoffId: string, from: number, limit: number, patches: boolean): { ord: number; file: EvidenceFile }[] {
+    const rows = this.db
+      .prepare(`SELECT ord, path, old_path, status, additions, deletions, binary, ${patches ? 'patch' : 'NULL AS patch'}, cut FROM workspace_files WHERE handoff_id = ? AND ord >= ? ORDER BY ord LIMIT ?`)
+      .all(handoffId, from, limit) as (FileRow & { ord: number })[];
+    return rows.map((r) => ({
+      ord: r.ord,
+      file: { path: r.path, oldPath: r.old_path, status: r.status, additions: r.additions, deletions: r.deletions, binary: r.binary === 1, patch: r.patch, cut: r.cut === 1 },
+    }));
+  }
+}
