@@ -9,8 +9,12 @@ export interface DecisionHandle {
  * Approve with an optional note, reject with a required reason: without one the reject button stays
  * disabled and says so, and the keyboard's r only points at the reason field.
  */
-export const DecisionPanel = forwardRef<DecisionHandle, { onDecide(approved: boolean, text: string): Promise<void> }>(function DecisionPanel(props, ref) {
+export const DecisionPanel = forwardRef<
+  DecisionHandle,
+  { onDecide(approved: boolean, text: string, merge: boolean): Promise<void>; /** The base branch approval can merge the workspace into. */ mergeInto?: string | null }
+>(function DecisionPanel(props, ref) {
   const [note, setNote] = useState('');
+  const [merge, setMerge] = useState(Boolean(props.mergeInto));
   const [reason, setReason] = useState('');
   const [problem, setProblem] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -25,7 +29,7 @@ export const DecisionPanel = forwardRef<DecisionHandle, { onDecide(approved: boo
     setProblem(null);
     setBusy(true);
     try {
-      await props.onDecide(approved, approved ? note.trim() : reason.trim());
+      await props.onDecide(approved, approved ? note.trim() : reason.trim(), approved && merge && Boolean(props.mergeInto));
     } finally {
       setBusy(false);
     }
@@ -39,8 +43,14 @@ export const DecisionPanel = forwardRef<DecisionHandle, { onDecide(approved: boo
       <div className="decide approve-box">
         <label htmlFor="approve-note">Note (optional)</label>
         <textarea id="approve-note" rows={2} value={note} maxLength={2000} onChange={(e) => setNote(e.target.value)} />
+        {props.mergeInto && (
+          <label className="merge-choice">
+            <input type="checkbox" checked={merge} onChange={(e) => setMerge(e.target.checked)} data-testid="merge-choice" /> Merge into <code>{props.mergeInto}</code>
+            <span className="muted small"> (a fast-forward, or a merge commit naming the handoff; a conflict changes nothing)</span>
+          </label>
+        )}
         <button type="button" className="primary" disabled={busy} onClick={() => void decide(true)}>
-          Approve <kbd>a</kbd>
+          {props.mergeInto && merge ? 'Approve and merge' : 'Approve'} <kbd>a</kbd>
         </button>
       </div>
       <div className="decide reject-box">

@@ -7,6 +7,7 @@ import { DecisionPanel, type DecisionHandle } from './DecisionPanel';
 import { HandoffTimeline } from './HandoffTimeline';
 import { InputRequestForm } from './InputRequestForm';
 import { ArtifactList, ResultMarkdown } from './ResultView';
+import { WorkspaceReview } from './WorkspaceReview';
 
 function StatusChips(props: { handoff: HandoffView }): React.JSX.Element {
   const h = props.handoff;
@@ -35,14 +36,21 @@ function StatusChips(props: { handoff: HandoffView }): React.JSX.Element {
   );
 }
 
+/** The branch approving can merge the handoff's work into: its base, when the worktree has commits on it. */
+function mergeTarget(h: HandoffView): string | null {
+  const w = h.workspace;
+  if (!w?.baseBranch || !w.evidence || w.evidence.commitCount === 0 || (w.state !== 'ready' && w.state !== 'kept')) return null;
+  return w.baseBranch;
+}
+
 /** One waiting handoff: who asked whom, its three records, the result or the questions, and its timeline. */
 export const HandoffDetail = forwardRef<DecisionHandle, { handoff: HandoffView; kind: WaitingKind | null; onChanged(): void }>(function HandoffDetail({ handoff: h, kind, onChanged }, ref) {
   const { client } = useRoom();
   const [error, setError] = useState<string | null>(null);
 
-  async function decide(approved: boolean, text: string): Promise<void> {
+  async function decide(approved: boolean, text: string, merge: boolean): Promise<void> {
     try {
-      if (approved) await client.call('handoff_approve', { handoffId: h.id, ...(text ? { reason: text } : {}) });
+      if (approved) await client.call('handoff_approve', { handoffId: h.id, ...(text ? { reason: text } : {}), ...(merge ? { merge: true } : {}) });
       else await client.call('handoff_reject', { handoffId: h.id, reason: text });
       setError(null);
     } catch (e) {
@@ -119,7 +127,8 @@ export const HandoffDetail = forwardRef<DecisionHandle, { handoff: HandoffView; 
           <ArtifactList artifacts={h.result.artifacts} />
         </section>
       )}
-      {h.status === 'result_ready' && <DecisionPanel key={h.id} ref={ref} onDecide={decide} />}
+      <WorkspaceReview handoff={h} />
+      {h.status === 'result_ready' && <DecisionPanel key={h.id} ref={ref} onDecide={decide} mergeInto={mergeTarget(h)} />}
       {kind === 'addressed' && (
         <div className="actions">
           <p className="notice">This handoff is addressed to you. Nothing can be done on it here but cancelling it (its owner hears why).</p>

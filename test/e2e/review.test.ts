@@ -1,0 +1,129 @@
+/**
+ * Reviewing work in the inbox, in real Chromium against a real room, agents played by real MCP SDK clients
+ * and a real git repository: the handoff's change as git made it (file list with counts, each file's diff
+ * highlighted, unified and split), the run that tested it with its failed stage's log one click away, what was
+ * left uncommitted, and "Approve and merge" that puts the commit on the base branch. A large change (5,000
+ * lines over 40 files) starts collapsed. Screenshots go to test-output/screens/. Needs `npm run build`.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Client } from '@modelcontextprotocol/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { HandoffView } from '../../src-main/common/handoff-dto';
+import { REPO } from '../helpers/env';
+import { callTool, startUiRoom, type UiRoom } from './helpers/ui-room';
+
+let room: UiRoom;
+let lead: Client;
+let dev: Client;
+const pageErrors: string[] = [];
+const SHOTS = path.join(REPO, 'test-output', 'screens');
+const IDENTITY = { GIT_AUTHOR_NAME: 'Dev Agent', GIT_AUTHOR_EMAIL: 'dev@example.com', GIT_COMMITTER_NAME: 'Dev Agent', GIT_COMMITTER_EMAIL: 'dev@example.com' };
+const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, ...IDENTITY } }).trim();
+
+function makeRepo(name: string): string {
+  const dir = path.join(room.home.root, name);
+  fs.mkdirSync(path.join(dir, 'src'), { recursive: true });
+  git(dir, 'init', '-q', '-b', 'main');
+  fs.writeFileSync(path.join(dir, 'src', 'parser.ts'), ['export function parse(text: string): string[] {', "  return text.split(',');", '}', ''].join('\n'));
+  fs.writeFileSync(path.join(dir, 'README.md'), '# parser\n');
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '-q', '-m', 'first');
+  return dir;
+}
+
+type H = { handoff: HandoffView };
+
+/** lead hands `summary` to dev with a workspace on `repo`; dev accepts and gets the worktree. */
+async function begin(repo: string, summary: string): Promise<HandoffView> {
+  const { handoff } = await callTool<H>(lead, 'handoff_create', { summary, to: 'dev', workspace: { repo } });
+  return (await callTool<H>(dev, 'handoff_accept', { handoffId: handoff.id })).handoff;
+}
+
+beforeAll(async () => {
+  room = await startUiRoom({ pageErrors, agents: ['lead', 'dev'] });
+  [lead, dev] = room.agents as [Client, Client];
+  fs.mkdirSync(SHOTS, { recursive: true });
+}, 60_000);
+afterAll(() => room?.close());
+
+describe('reviewing a handoff with a workspace', () => {
+  it('shows the change, its failed test and what was left uncommitted; Approve and merge puts it on main', { timeout: 120_000 }, async () => {
+    const { page } = room;
+    const repo = makeRepo('parser repo');
+    const h = await begin(repo, 'Trim the fields the parser returns');
+    const folder = h.workspace?.path ?? '';
+    fs.writeFileSync(path.join(folder, 'src', 'parser.ts'), ['export function parse(text: string): string[] {', "  return text.split(',').map((field) => field.trim());", '}', ''].join('\n'));
+    fs.writeFileSync(path.join(folder, 'src', 'parser.test.ts'), ["import { parse } from './parser';", '', "test('trims', () => expect(parse(' a, b ')).toEqual(['a', 'b']));", ''].join('\n'));
+    git(folder, 'add', '-A');
+    git(folder, 'commit', '-q', '-m', 'Trim parsed fields');
+    fs.writeFileSync(path.join(folder, 'scratch.md'), 'notes\n');
+    const { graphId } = await callTool<{ graphId: string }>(dev, 'tasks_run', {
+      name: 'checks',
+      handoffId: h.id,
+      stages: [
+        { id: 'unit', command: 'test -f src/parser.test.ts' },
+        { id: 'lint', command: "echo 'src/parser.ts:2 line too long (83 > 80)' >&2; exit 1" },
+      ],
+    });
+    await callTool(dev, 'tasks_status', { graphId, stages: false, until: 'ended', waitMs: 20_000 });
+    await callTool(dev, 'handoff_complete', { handoffId: h.id, result: 'Fields are trimmed; a test covers it. **lint** fails on line length.' });
+
+    await page.getByRole('button', { name: /Inbox/ }).click();
+    await page.locator(`.inbox-item[data-handoff-id="${h.id}"]`).click();
+    const review = page.getByRole('region', { name: 'Change' });
+    await expect.poll(() => review.getByTestId('change-summary').innerText()).toBe('2 files +4 −1 · 1 commit');
+    await expect.poll(() => review.getByTestId('diff-file').count()).toBe(2);
+    expect(await review.getByRole('list', { name: 'Files changed' }).innerText()).toMatch(/A\s+src\/parser\.test\.ts\s+\+3 −0[\s\S]*M\s+src\/parser\.ts\s+\+1 −1/);
+    // the diff, as git made it, drawn by the diff view (its new line present, highlighted as TypeScript)
+    const parser = review.locator('[data-testid="diff-file"][data-path="src/parser.ts"]');
+    await expect.poll(() => parser.innerText()).toContain("map((field) => field.trim())");
+    expect(await parser.locator('.hljs-keyword, [class*="hljs"]').count()).toBeGreaterThan(0);
+    expect(await review.getByTestId('uncommitted').innerText()).toContain('scratch.md');
+    // one click to the failed stage's log
+    await review.getByTestId('failed-stage').click();
+    await expect.poll(() => review.getByTestId('failed-stage-log').innerText()).toContain('line too long');
+    await page.screenshot({ path: path.join(SHOTS, 'inbox-review-small.png'), fullPage: true });
+    await review.getByRole('button', { name: 'Split' }).click();
+    await expect.poll(() => parser.locator('table, [data-component]').count()).toBeGreaterThan(0);
+    await page.screenshot({ path: path.join(SHOTS, 'inbox-review-split.png'), fullPage: true });
+    // keyboard: n goes to the next file
+    await page.locator('.inbox-detail h2').click();
+    await page.keyboard.press('n');
+
+    // approve and merge (offered, and on by default, since the branch has a commit and main is a branch)
+    expect(await page.getByTestId('merge-choice').isChecked()).toBe(true);
+    await page.getByRole('button', { name: /Approve and merge/ }).click();
+    await expect.poll(async () => (await callTool<H>(lead, 'handoff_get', { handoffId: h.id })).handoff.status).toBe('approved');
+    expect(git(repo, 'log', '-1', '--format=%s', 'main')).toBe('Trim parsed fields');
+    expect(fs.readFileSync(path.join(repo, 'src', 'parser.ts'), 'utf8')).toContain('field.trim()');
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('a large change (5,000 lines over 40 files) starts collapsed and opens a file from the list', { timeout: 120_000 }, async () => {
+    const { page } = room;
+    const repo = makeRepo('large repo');
+    const h = await begin(repo, 'Generate the tables');
+    const folder = h.workspace?.path ?? '';
+    fs.mkdirSync(path.join(folder, 'tables'));
+    for (let f = 0; f < 40; f++) {
+      const lines = Array.from({ length: 125 }, (_, i) => `export const t${f}_${i} = ${i * f}; // row ${i} of table ${f}`);
+      fs.writeFileSync(path.join(folder, 'tables', `table-${String(f).padStart(2, '0')}.ts`), `${lines.join('\n')}\n`);
+    }
+    git(folder, 'add', '-A');
+    git(folder, 'commit', '-q', '-m', 'Generate 40 tables');
+    await callTool(dev, 'handoff_complete', { handoffId: h.id, result: 'Generated.' });
+    await page.getByRole('button', { name: /Inbox/ }).click();
+    await page.locator(`.inbox-item[data-handoff-id="${h.id}"]`).click();
+    const review = page.getByRole('region', { name: 'Change' });
+    await expect.poll(() => review.getByTestId('change-summary').innerText()).toBe('40 files +5000 −0 · 1 commit');
+    await expect.poll(() => review.getByTestId('diff-file').count()).toBe(40);
+    expect(await review.locator('.diff-file-toggle[aria-expanded="true"]').count()).toBe(0);
+    await review.getByRole('list', { name: 'Files changed' }).getByText('tables/table-07.ts').click();
+    const opened = review.locator('[data-testid="diff-file"][data-path="tables/table-07.ts"]');
+    await expect.poll(() => opened.innerText()).toContain('row 124 of table 7');
+    await page.screenshot({ path: path.join(SHOTS, 'inbox-review-large.png') });
+    expect(pageErrors).toEqual([]);
+  });
+});
