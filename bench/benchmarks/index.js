@@ -10,5 +10,6 @@ import ui from './ui.js';
 import lockout from './lockout.js';
 import answerBytes from './answer-bytes.js';
 import manyShells from './many-shells.js';
+import workspace from './workspace.js';
 
-export const BENCHMARKS = [mcpCall, shellRoundtrip, shellStream, graph, handoffCycle, fanout, startup, ui, lockout, answerBytes, manyShells];
+export const BENCHMARKS = [mcpCall, shellRoundtrip, shellStream, graph, handoffCycle, fanout, startup, ui, lockout, answerBytes, manyShells, workspace];

@@ -65,9 +65,12 @@ export function worktreeFolder(plan: WorkspacePlan, markdownPath: string, dataDi
 export async function addWorktree(plan: WorkspacePlan, branch: string, folder: string): Promise<void> {
   if (fs.existsSync(folder)) throw new RoomError('CONFLICT', `the workspace folder ${folder} already exists: remove it, or continue the handoff that made it`);
   fs.mkdirSync(path.dirname(folder), { recursive: true, mode: 0o700 });
-  const exists = (await git(plan.repo, ['show-ref', '--verify', '--quiet', `refs/heads/${branch}`])).status === 0;
-  if (exists) throw new RoomError('CONFLICT', `the repository ${plan.repo} already has a branch ${branch}: rename or delete it, then accept again`);
-  await gitOk(plan.repo, ['worktree', 'add', '--quiet', '-b', branch, '--', folder, plan.baseCommit], 'CONFLICT', `making the worktree ${folder}`);
+  const out = await git(plan.repo, ['worktree', 'add', '--quiet', '-b', branch, '--', folder, plan.baseCommit]);
+  if (out.status === 0) return;
+  if (/already exists/.test(out.stderr) && !fs.existsSync(folder)) {
+    throw new RoomError('CONFLICT', `the repository ${plan.repo} already has a branch ${branch}: rename or delete it, then accept again`);
+  }
+  throw new RoomError('CONFLICT', `making the worktree ${folder}: ${gitProblem(out)}`);
 }
 
 /** What is in a worktree that approval would not carry: uncommitted changes, and commits past the base. */

@@ -1,0 +1,129 @@
+// workspace: a git worktree per handoff, from outside (`commonroom serve`, its HTTP API with the participants'
+// tokens), against git alone on the same repository in the same run, alternating rounds:
+//  - make: handoff_accept of a handoff created with a workspace (the room makes the worktree on its branch and
+//    records it) against `git worktree add -b <branch> <folder> <base>`;
+//  - capture: handoff_complete of a 5,000-line change over 50 files (the room reads its commits, each file's
+//    status, counts and patch, and the uncommitted files, and stores them) against `git diff <base> <head>`.
+import { execFile, execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { addParticipant, makeHome, startRoom } from '../lib/room.js';
+import { alternate, fmt, fmtMs, median, spreadPct } from '../lib/stats.js';
+
+const IDENTITY = { GIT_AUTHOR_NAME: 'Bench', GIT_AUTHOR_EMAIL: 'bench@example.com', GIT_COMMITTER_NAME: 'Bench', GIT_COMMITTER_EMAIL: 'bench@example.com' };
+const gitSync = (cwd, ...args) => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, ...IDENTITY } }).trim();
+const gitAsync = (cwd, ...args) =>
+  new Promise((resolve, reject) => execFile('git', args, { cwd, encoding: 'utf8', maxBuffer: 256 * 2 ** 20, env: { ...process.env, ...IDENTITY } }, (e, out) => (e ? reject(e) : resolve(out))));
+
+async function api(room, token, method, input) {
+  const r = await globalThis.fetch(new URL(`/api/${method}`, room.url), {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(input),
+  });
+  const body = await r.json();
+  if (!r.ok) throw new Error(`${method}: ${body.error?.message ?? r.status}`);
+  return body.result;
+}
+
+/** A repository of `files` source files, one commit on main. */
+function makeRepo(dir, files) {
+  fs.mkdirSync(path.join(dir, 'src'), { recursive: true });
+  gitSync(dir, 'init', '-q', '-b', 'main');
+  for (let f = 0; f < files; f++) fs.writeFileSync(path.join(dir, 'src', `m${f}.js`), Array.from({ length: 200 }, (_, i) => `export const v${i} = ${i};`).join('\n') + '\n');
+  gitSync(dir, 'add', '-A');
+  gitSync(dir, 'commit', '-q', '-m', 'base');
+}
+
+/** In `folder`: rewrites `lines` lines spread over 50 files and commits them. */
+function change(folder, lines) {
+  const per = Math.ceil(lines / 50);
+  for (let f = 0; f < 50; f++) {
+    const file = path.join(folder, 'src', `m${f}.js`);
+    const rows = fs.readFileSync(file, 'utf8').split('\n');
+    for (let i = 0; i < per && i < rows.length - 1; i++) rows[i] = `export const v${i} = ${i} * 2; // changed`;
+    fs.writeFileSync(file, rows.join('\n'));
+  }
+  gitSync(folder, 'commit', '-q', '-am', 'change');
+}
+
+const timed = async (fn) => {
+  const t = performance.now();
+  await fn();
+  return performance.now() - t;
+};
+
+export default {
+  name: 'workspace',
+  async run({ smoke, log }) {
+    const home = makeHome('workspace');
+    const room = await startRoom(home, ['--room', home.roomFile]);
+    const repo = path.join(home.root, 'repo');
+    makeRepo(repo, 60);
+    const base = gitSync(repo, 'rev-parse', 'HEAD');
+    const lead = addParticipant(home, 'lead', 'read,write');
+    const dev = addParticipant(home, 'dev', 'read,write');
+    const rounds = smoke ? 2 : 10;
+    const lines = smoke ? 500 : 5000;
+    let n = 0;
+    try {
+      // warm-up: the first git calls of a process and the room's first handoff path
+      for (let i = 0; i < (smoke ? 1 : 3); i++) {
+        const { handoff } = await api(room, lead, 'handoff_create', { summary: `warm ${i}`, to: 'dev', workspace: { repo } });
+        await api(room, dev, 'handoff_accept', { handoffId: handoff.id });
+        await api(room, dev, 'handoff_complete', { handoffId: handoff.id, result: 'warm' });
+      }
+      const make = await alternate(
+        rounds,
+        async () => {
+          const { handoff } = await api(room, lead, 'handoff_create', { summary: `make ${n++}`, to: 'dev', workspace: { repo } });
+          return timed(() => api(room, dev, 'handoff_accept', { handoffId: handoff.id }));
+        },
+        () => timed(() => gitAsync(repo, 'worktree', 'add', '--quiet', '-b', `bench/${n++}`, '--', path.join(home.root, 'plain', String(n)), base)),
+      );
+      const capture = await alternate(
+        rounds,
+        async () => {
+          const { handoff } = await api(room, lead, 'handoff_create', { summary: `capture ${n++}`, to: 'dev', workspace: { repo } });
+          const accepted = await api(room, dev, 'handoff_accept', { handoffId: handoff.id });
+          change(accepted.handoff.workspace.path, lines);
+          return timed(() => api(room, dev, 'handoff_complete', { handoffId: handoff.id, result: 'changed' }));
+        },
+        async () => {
+          const folder = path.join(home.root, 'plain', String(n++));
+          await gitAsync(repo, 'worktree', 'add', '--quiet', '-b', `bench/${n}`, '--', folder, base);
+          change(folder, lines);
+          const diff = await timed(() => gitAsync(folder, 'diff', base, 'HEAD'));
+          // the floor: what any capture that also reports the commits and the uncommitted files must ask git,
+          // side by side from a bare process
+          const floor = await timed(() => Promise.all([gitAsync(folder, 'diff', '--raw', '-z', '-p', base, 'HEAD'), gitAsync(folder, 'status', '--porcelain=v2', '--branch', '-z'), gitAsync(folder, 'log', '--format=%H%x1f%s', `${base}..HEAD`)]));
+          return { diff, floor };
+        },
+      );
+      const floor = median(capture.baseline.map((b) => b.floor));
+      capture.baseline = capture.baseline.map((b) => b.diff);
+      const row = (name, r, goal, limit, floorMs) => {
+        const ours = median(r.ours);
+        const baseline = median(r.baseline);
+        log(`${name}: ${fmtMs(ours)} against ${fmtMs(baseline)}${floorMs ? ` (floor ${fmtMs(floorMs)})` : ''}`);
+        return {
+          name,
+          ours: `${fmtMs(ours)} ±${fmt(spreadPct(r.ours), 0)}%`,
+          baseline: `${fmtMs(baseline)}${floorMs ? `; floor (diff, status and log side by side) ${fmtMs(floorMs)}, ours ${fmt(ours / floorMs, 2)}× it` : ''}`,
+          ratio: `${fmt(ours / baseline, 2)}×`,
+          goal,
+          met: ours / baseline <= limit,
+          ...(floorMs ? { floor: floorMs / baseline } : {}),
+        };
+      };
+      return [
+        row('workspace make (handoff_accept)', make, '≤ 1.2× git worktree add', 1.2),
+        row(`workspace capture (${lines}-line change, 50 files)`, capture, '≤ 1.5× git diff', 1.5, floor),
+      ];
+    } finally {
+      await room.stop();
+      home.cleanup();
+    }
+  },
+};
