@@ -3,12 +3,18 @@
 //  - make: handoff_accept of a handoff created with a workspace (the room makes the worktree on its branch and
 //    records it) against `git worktree add -b <branch> <folder> <base>`;
 //  - capture: handoff_complete of a 5,000-line change over 50 files (the room reads its commits, each file's
-//    status, counts and patch, and the uncommitted files, and stores them) against `git diff <base> <head>`.
+//    status, counts and patch, and the uncommitted files, and stores them) against `git diff <base> <head>`;
+//  - draw: in Chromium, from clicking a handoff in the inbox until its 5,000-line change (25 files, all open)
+//    is painted by the review (read with handoff_evidence, drawn by @git-diff-view/react, highlighted), against
+//    the same browser painting the same diff text as one plain <pre>.
+/* global document, requestAnimationFrame -- the functions passed to page.evaluate run in the browser */
 import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { chromium } from 'playwright-core';
 import { addParticipant, makeHome, startRoom } from '../lib/room.js';
+import { CHROMIUM, CHROMIUM_FLAGS } from './ui.js';
 import { alternate, fmt, fmtMs, median, spreadPct } from '../lib/stats.js';
 
 const IDENTITY = { GIT_AUTHOR_NAME: 'Bench', GIT_AUTHOR_EMAIL: 'bench@example.com', GIT_COMMITTER_NAME: 'Bench', GIT_COMMITTER_EMAIL: 'bench@example.com' };
@@ -36,16 +42,72 @@ function makeRepo(dir, files) {
   gitSync(dir, 'commit', '-q', '-m', 'base');
 }
 
-/** In `folder`: rewrites `lines` lines spread over 50 files and commits them. */
-function change(folder, lines) {
-  const per = Math.ceil(lines / 50);
-  for (let f = 0; f < 50; f++) {
+/** In `folder`: rewrites `lines` lines spread over `files` files and commits them. */
+function change(folder, lines, files = 50) {
+  const per = Math.ceil(lines / files);
+  for (let f = 0; f < files; f++) {
     const file = path.join(folder, 'src', `m${f}.js`);
     const rows = fs.readFileSync(file, 'utf8').split('\n');
     for (let i = 0; i < per && i < rows.length - 1; i++) rows[i] = `export const v${i} = ${i} * 2; // changed`;
     fs.writeFileSync(file, rows.join('\n'));
   }
   gitSync(folder, 'commit', '-q', '-am', 'change');
+}
+
+/** Two handoffs with the same size of change, for the inbox to switch between; the draw timed against a <pre>. */
+async function drawRounds(room, lead, dev, repo, rounds, lines) {
+  const ids = [];
+  let patchText = '';
+  for (const summary of ['review A', 'review B']) {
+    const { handoff } = await api(room, lead, 'handoff_create', { summary, to: 'dev', workspace: { repo } });
+    const accepted = await api(room, dev, 'handoff_accept', { handoffId: handoff.id });
+    change(accepted.handoff.workspace.path, lines, 25);
+    await api(room, dev, 'handoff_complete', { handoffId: handoff.id, result: 'changed' });
+    ids.push(handoff.id);
+    if (!patchText) patchText = (await api(room, lead, 'handoff_evidence', { handoffId: handoff.id, limit: 200 })).files.map((f) => f.patch ?? '').join('');
+  }
+  const uiUrl = /open the UI:\s+(\S+)/.exec(room.output())?.[1];
+  if (!uiUrl) throw new Error('the serve banner names no UI address');
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await page.goto(uiUrl);
+    await page.getByTestId('link-state').filter({ hasText: 'connected' }).waitFor();
+    await page.getByRole('button', { name: /Inbox/ }).click();
+    const open = async (id) => {
+      const t = performance.now();
+      await page.locator(`.inbox-item[data-handoff-id="${id}"]`).click();
+      await page.waitForFunction(
+        (want) => {
+          const files = document.querySelectorAll(`[data-handoff-id="${want}"] [data-testid="diff-file"]`);
+          return files.length === 25 && files[24].querySelectorAll('[data-state="diff"]').length > 0;
+        },
+        id,
+        { timeout: 120_000, polling: 'raf' },
+      );
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r(null))));
+      return performance.now() - t;
+    };
+    await open(ids[0]); // warm-up: the review's code and the highlighter's first use
+    const bare = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const pre = () =>
+      bare.evaluate(
+        (text) =>
+          new Promise((resolve) => {
+            document.body.textContent = '';
+            const t = performance.now();
+            const el = document.createElement('pre');
+            el.textContent = text;
+            document.body.append(el);
+            requestAnimationFrame(() => requestAnimationFrame(() => resolve(performance.now() - t)));
+          }),
+        patchText,
+      );
+    let k = 0;
+    return await alternate(rounds, () => open(ids[++k % 2]), () => pre());
+  } finally {
+    await browser.close();
+  }
 }
 
 const timed = async (fn) => {
@@ -103,6 +165,7 @@ export default {
       );
       const floor = median(capture.baseline.map((b) => b.floor));
       capture.baseline = capture.baseline.map((b) => b.diff);
+      const draw = fs.existsSync(CHROMIUM) ? await drawRounds(room, lead, dev, repo, smoke ? 1 : 4, lines) : null;
       const row = (name, r, goal, limit, floorMs) => {
         const ours = median(r.ours);
         const baseline = median(r.baseline);
@@ -120,6 +183,9 @@ export default {
       return [
         row('workspace make (handoff_accept)', make, '≤ 1.2× git worktree add', 1.2),
         row(`workspace capture (${lines}-line change, 50 files)`, capture, '≤ 1.5× git diff', 1.5, floor),
+        draw
+          ? { ...row(`workspace review draw (${lines}-line change, 25 files)`, draw, 'none set (reported)', Infinity), met: null }
+          : { name: 'workspace review draw', ours: 'not measured', baseline: '', ratio: '', goal: '', met: null, figures: { why: `${CHROMIUM} is missing` } },
       ];
     } finally {
       await room.stop();
