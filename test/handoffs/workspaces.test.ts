@@ -229,6 +229,23 @@ describe('a workspace per handoff', () => {
     expect(git(repo, 'branch', '--list', `commonroom/${h.id}`)).toBe('');
   });
 
+  it('cancelled, a worktree goes when nothing in it would be lost; commits stay on their branch', async () => {
+    const repo = makeRepo('cancels');
+    const clean = await started(repo, 'nothing done');
+    const cancelled = (await call<H>('lead', 'handoff_cancel', { handoffId: clean.id, reason: 'not needed' })).handoff;
+    expect(cancelled.workspace?.state).toBe('removed');
+    expect(fs.existsSync(clean.workspace?.path ?? '')).toBe(false);
+    expect(git(repo, 'branch', '--list', `commonroom/${clean.id}`)).toBe('');
+    const worked = await started(repo, 'some work done');
+    await inWorkspace(worked.id, "echo kept > kept.txt && git add kept.txt && git commit -q -m 'worth keeping'");
+    const kept = (await call<H>('lead', 'handoff_cancel', { handoffId: worked.id })).handoff;
+    expect(kept.workspace?.note).toMatch(/its commit stays on branch commonroom\//);
+    expect(git(repo, 'log', '-1', '--format=%s', `commonroom/${worked.id}`)).toBe('worth keeping');
+    // planned only (never accepted): nothing was made, nothing to remove
+    const { handoff: never } = await call<H>('lead', 'handoff_create', { summary: 'never accepted', to: 'dev', workspace: { repo } });
+    expect((await call<H>('lead', 'handoff_cancel', { handoffId: never.id })).handoff.workspace).toMatchObject({ state: 'removed', note: expect.stringMatching(/no worktree was made/) });
+  });
+
   it('captures binary files by name, odd names as they are, and a 2,000-file change in bounded pages', { timeout: 120_000 }, async () => {
     const repo = makeRepo('big change');
     const h = await started(repo, 'Many files');

@@ -153,6 +153,8 @@ export function handoffsFeature(ctx: EngineContext, tasks: TaskService): Feature
       timer = setInterval(() => {
         try {
           sweepHandoffTasks(ctx, tasks);
+          // worktrees of handoffs cancelled by tasks/cancel or their TTL: removed when nothing in them is lost
+          workspaces.tidyCancelled().catch((error: unknown) => console.error('[handoffs] tidying workspaces failed:', error));
         } catch (error) {
           // a full disk is the runner's health (one line while it lasts), not a stack per sweep
           if (isDiskFullError(error)) ctx.health.failed('store', error);

@@ -30,6 +30,28 @@ export function workspaceSteps(ctx: EngineContext, actions: HandoffActions, serv
     });
   }
 
+  let tidying: Promise<void> | null = null;
+  /** One pass at a time: a cancel and the sweeper's round may ask at once. */
+  function tidyCancelled(): Promise<void> {
+    tidying ??= (async () => {
+      try {
+        for (const w of q.workspaces.ofCancelled()) {
+          if (w.state === 'planned') {
+            ctx.commit(() => {
+              q.workspaces.update(w.handoffId, { state: 'removed', note: 'cancelled before it was accepted: no worktree was made' }, ctx.now());
+              return { value: undefined, events: [] };
+            });
+          } else {
+            await tidy(w, { keepBranch: false, state: 'removed', note: 'cancelled' });
+          }
+        }
+      } finally {
+        tidying = null;
+      }
+    })();
+    return tidying;
+  }
+
   return {
     service,
 
@@ -103,17 +125,12 @@ export function workspaceSteps(ctx: EngineContext, actions: HandoffActions, serv
 
     async cancel(caller: Caller, input: MethodInput<'handoff_cancel'>): Promise<MethodOutputs['handoff_cancel']> {
       const handoff = actions.cancel(caller, input.handoffId, input.reason ?? null);
-      const w = q.workspaces.get(handoff.id);
-      if (w?.state === 'planned') {
-        ctx.commit(() => {
-          q.workspaces.update(w.handoffId, { state: 'removed', note: 'cancelled before it was accepted: no worktree was made' }, ctx.now());
-          return { value: undefined, events: [] };
-        });
-      } else if (w && hasWorktree(w)) {
-        await tidy(w, { keepBranch: false, state: 'removed', note: 'cancelled' });
-      }
+      await tidyCancelled();
       return { handoff: q.get(caller, handoff.id) };
     },
+
+    /** Tidies the workspaces of cancelled handoffs: after handoff_cancel, and on the sweeper's round (tasks/cancel, the TTL). */
+    tidyCancelled: () => tidyCancelled(),
 
     evidence(caller: Caller, input: MethodInput<'handoff_evidence'>): MethodOutputs['handoff_evidence'] {
       const h = q.visibleRecord(caller, input.handoffId);

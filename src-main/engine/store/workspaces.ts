@@ -90,6 +90,13 @@ export class WorkspaceRepo {
     return (this.db.prepare("SELECT * FROM workspaces WHERE state IN ('ready', 'kept') AND path IS NOT NULL").all() as Row[]).map(toRecord);
   }
 
+  /** Workspaces of cancelled handoffs (by any door: handoff_cancel, tasks/cancel, the TTL) not tidied yet. */
+  ofCancelled(): WorkspaceRecord[] {
+    return (
+      this.db.prepare("SELECT w.* FROM workspaces w JOIN handoffs h ON h.id = w.handoff_id WHERE h.status = 'cancelled' AND w.state IN ('planned', 'ready')").all() as Row[]
+    ).map(toRecord);
+  }
+
   /** The live workspace using this worktree folder, other than `except` (a follow-up takes over its predecessor's). */
   byPath(path: string): WorkspaceRecord | null {
     const row = this.db.prepare("SELECT * FROM workspaces WHERE path = ? AND state IN ('ready', 'kept') ORDER BY created_at DESC LIMIT 1").get(path) as Row | undefined;

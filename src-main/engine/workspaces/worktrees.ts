@@ -98,7 +98,7 @@ export async function removeWorktree(repo: string, folder: string, branch: strin
     await git(repo, ['worktree', 'prune']);
   }
   if (options.keepBranch || (holds.commits > 0 && !options.merged)) {
-    return { removed: true, note: holds.commits > 0 && !options.keepBranch ? `its ${holds.commits} commit${holds.commits === 1 ? '' : 's'} stay on branch ${branch}` : null };
+    return { removed: true, note: holds.commits > 0 && !options.keepBranch ? `${holds.commits === 1 ? 'its commit stays' : `its ${holds.commits} commits stay`} on branch ${branch}` : null };
   }
   await git(repo, ['branch', '-D', '--', branch]);
   return { removed: true, note: null };
