@@ -267,3 +267,43 @@ describe('a workspace per handoff', () => {
     expect(files.find((f) => f.path === 'with space — ünïcode.txt')?.patch).toContain('+hé');
   });
 });
+
+describe('after a restart', () => {
+  it('finds its worktrees again; one deleted by hand is reported missing, not fatal', { timeout: 60_000 }, async () => {
+    const other = makeHome();
+    try {
+      const repo = path.join(other.root, 'repo');
+      fs.mkdirSync(repo);
+      git(repo, 'init', '-q', '-b', 'main');
+      fs.writeFileSync(path.join(repo, 'a.txt'), 'a\n');
+      git(repo, 'add', '-A');
+      git(repo, 'commit', '-q', '-m', 'first');
+      let room = await startRunner({ port: 0, paths: other.paths });
+      const op = room.engine.operator();
+      await room.engine.call(op, 'participant_add', { name: 'w', capabilities: ['read', 'write'] });
+      const w = room.engine.authenticate((await room.engine.call(op, 'participant_rotate', { name: 'w' })).token);
+      if (!w) throw new Error('no caller');
+      const ids: string[] = [];
+      for (const summary of ['stays', 'deleted by hand']) {
+        const { handoff } = await room.engine.call(op, 'handoff_create', { summary, to: 'w', workspace: { repo } });
+        ids.push((await room.engine.call(w, 'handoff_accept', { handoffId: handoff.id })).handoff.id);
+      }
+      const gone = (await room.engine.call(op, 'handoff_get', { handoffId: ids[1] as string })).handoff.workspace?.path ?? '';
+      await room.close();
+      fs.rmSync(gone, { recursive: true, force: true });
+      room = await startRunner({ port: 0, paths: other.paths });
+      try {
+        const stays = (await room.engine.call(room.engine.operator(), 'handoff_get', { handoffId: ids[0] as string })).handoff.workspace;
+        const missing = (await room.engine.call(room.engine.operator(), 'handoff_get', { handoffId: ids[1] as string })).handoff.workspace;
+        expect(stays?.state).toBe('ready');
+        expect(missing).toMatchObject({ state: 'missing', note: expect.stringMatching(/was not found when the room started/) });
+        const history = await room.engine.call(room.engine.operator(), 'workspace_history', { limit: 200 });
+        expect(history.events.filter((e) => e.kind === 'workspace.missing').map((e) => e.subject)).toEqual([ids[1]]);
+      } finally {
+        await room.close();
+      }
+    } finally {
+      other.cleanup();
+    }
+  });
+});
