@@ -1,7 +1,7 @@
 import pty from 'node-pty';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BIN_CE, makeHome, type TestHome } from '../helpers/env';
-import { startServe, stopServe, type ServeProcess } from '../helpers/serve';
+import { runCe, startServe, stopServe, type ServeProcess } from '../helpers/serve';
 
 /** `ce shell attach` in a real pseudo-terminal, as a person's terminal runs it: what it shows, and how it ends. */
 interface Terminal {
@@ -21,10 +21,10 @@ function openTerminal(home: TestHome, command: string): Terminal {
   return { term, screen: () => out, since: (from) => out.slice(from), exited };
 }
 
-async function api<T>(serve: ServeProcess, method: string, body: unknown): Promise<T> {
+async function api<T>(serve: ServeProcess, method: string, body: unknown, token = serve.token): Promise<T> {
   const r = await fetch(new URL(`/api/${method}`, serve.mcpUrl), {
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${serve.token}` },
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
     body: JSON.stringify(body),
   });
   const json = (await r.json()) as { result?: T; error?: { message: string } };
@@ -99,6 +99,34 @@ describe('ce shell attach', () => {
       t.term.kill();
     }
   }, 90_000);
+
+  it("keeps an agent's shell at the agent's size (its programs never see the watcher's terminal), unless --take-over", async () => {
+    const added = runCe(home, ['participant', 'add', 'bot', '--can', 'read,write', '--json']);
+    const token = (JSON.parse(added.stdout) as { token: string }).token;
+    const { shell } = await api<{ shell: { id: string } }>(serve, 'shell_open', { name: 'bots', shell: '/bin/sh', env: { PS1: 'READY$ ' }, cols: 90, rows: 20 }, token);
+    const size = async () => (await api<{ shells: { id: string; cols: number; rows: number }[] }>(serve, 'shell_list', {})).shells.find((s) => s.id === shell.id);
+    const watching = openTerminal(home, attachCommand('bots'));
+    try {
+      await expect.poll(() => watching.screen(), { timeout: 20_000 }).toContain("it keeps bot's size, 90x20");
+      watching.term.resize(120, 40);
+      watching.term.write('stty size\r');
+      await expect.poll(() => watching.screen(), { timeout: 10_000 }).toContain('20 90');
+      expect(await size()).toMatchObject({ cols: 90, rows: 20 });
+      watching.term.write('\x1d');
+      await expect.poll(() => watching.screen(), { timeout: 10_000 }).toContain('CE-EXIT=0');
+    } finally {
+      watching.term.kill();
+    }
+    const taking = openTerminal(home, `'${process.execPath}' '${BIN_CE}' shell attach bots --take-over; echo "CE-EXIT=$?"`);
+    try {
+      await expect.poll(() => taking.screen(), { timeout: 20_000 }).toContain('attached to bots');
+      await expect.poll(size, { timeout: 10_000 }).toMatchObject({ cols: 100, rows: 30 });
+      taking.term.write('\x1d');
+      await expect.poll(() => taking.screen(), { timeout: 10_000 }).toContain('CE-EXIT=0');
+    } finally {
+      taking.term.kill();
+    }
+  }, 60_000);
 
   it('ends when the shell exits, saying how; unknown shells and a missing room process are clear errors', async () => {
     await api(serve, 'shell_open', { name: 'brief', shell: '/bin/sh', env: { PS1: 'READY$ ' } });

@@ -33,7 +33,7 @@ function pickShell(shells: ShellView[], target: string): ShellView {
 }
 
 /** A live terminal: the person's keys go to the shell, its output to the person's screen, until detach or exit. */
-function attach(link: ShellLink, shell: ShellView): Promise<number> {
+function attach(link: ShellLink, shell: ShellView, sizes: boolean): Promise<number> {
   const stdin = process.stdin;
   const stdout = process.stdout;
   return new Promise<number>((resolve) => {
@@ -82,6 +82,7 @@ function attach(link: ShellLink, shell: ShellView): Promise<number> {
     };
 
     const onResize = () => {
+      if (!sizes) return;
       const cols = Math.min(1000, Math.max(2, stdout.columns || 80));
       const rows = Math.min(500, Math.max(2, stdout.rows || 24));
       link.call('shell_io', { shellId: shell.id, resize: { cols, rows }, maxBytes: 1 }).catch(() => undefined);
@@ -104,7 +105,8 @@ function attach(link: ShellLink, shell: ShellView): Promise<number> {
     });
     link.onClose((error) => finish(`[ce: ${error.message}]`, EXIT.refused));
 
-    process.stderr.write(`[attached to ${shell.name} (${shell.id}); detach with Ctrl-]]\r\n`);
+    const keeps = sizes ? '' : `; it keeps ${shell.owner}'s size, ${shell.cols}x${shell.rows} (--take-over resizes it to this terminal)`;
+    process.stderr.write(`[attached to ${shell.name} (${shell.id}); detach with Ctrl-]${keeps}]\r\n`);
     stdin.setRawMode(true);
     stdin.resume();
     stdin.on('data', onInput);
@@ -117,11 +119,13 @@ function attach(link: ShellLink, shell: ShellView): Promise<number> {
 
 export const SHELL_ATTACH_COMMAND: CeCommand = {
   name: 'shell',
-  synopsis: ['ce shell attach NAME|ID'],
+  synopsis: ['ce shell attach NAME|ID [--take-over]'],
+  options: { 'take-over': { type: 'boolean', help: "resize the shell to your terminal even when someone else (an agent) opened it: its programs see the new size" } },
   summary: 'a live terminal on a shell of the running room process, in your own terminal (like tmux attach)',
   details: [
     'Your keys go to the shell and its output to your screen, as in the app; the shell takes your terminal\'s',
-    'size (and follows it when you resize the window). Detach with Ctrl-] : the shell keeps running, and',
+    'size (and follows it when you resize the window) when it is yours; an agent\'s shell keeps the size the agent',
+    'gave it unless you say --take-over. Detach with Ctrl-] : the shell keeps running, and',
     '"ce shell attach" again comes back to it. When the shell exits, ce says how and ends. Either way your',
     'terminal is restored (raw mode off, and any alternate screen, mouse or paste mode a program left on).',
     'Needs a terminal and a running room process ("commonroom serve" or the app); it types as the operator.',
@@ -142,7 +146,11 @@ export const SHELL_ATTACH_COMMAND: CeCommand = {
     const link = await ShellLink.open(running.endpoint, running.token);
     try {
       const { shells } = await link.call('shell_list', {});
-      return await attach(link, pickShell(shells, target));
+      const shell = pickShell(shells, target);
+      // watching does not resize someone else's shell (an agent's programs would see your terminal's size)
+      const { participants } = await link.call('participant_list', {});
+      const operator = participants.find((p) => p.role === 'operator')?.name ?? 'operator';
+      return await attach(link, shell, shell.owner === operator || args.flags['take-over'] === true);
     } finally {
       link.close();
     }

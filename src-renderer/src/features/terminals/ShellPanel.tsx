@@ -17,6 +17,9 @@ export function ShellPanel({ shell }: { shell: ShellView }): React.JSX.Element {
   const [searching, setSearching] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
   const [closing, setClosing] = useState(false);
+  // the person sizes the shells they opened; an agent's keeps its own size until the person takes it over
+  const operator = client.identity?.operator ?? 'operator';
+  const [sized, setSized] = useState(shell.owner === operator);
 
   useEffect(() => {
     if (!host.current) return;
@@ -24,7 +27,7 @@ export function ShellPanel({ shell }: { shell: ShellView }): React.JSX.Element {
       exited: (exit) => store.getState().shellExited(shell.id, exit),
       truncated: () => setTruncated(true),
       failed: setProblem,
-    }, shell.alive);
+    }, shell.alive, sized, { cols: shell.cols, rows: shell.rows });
     setSession(created);
     created.term.attachCustomKeyEventHandler((e) => {
       if (e.type === 'keydown' && e.ctrlKey && e.shiftKey && e.code === 'KeyF') {
@@ -43,6 +46,7 @@ export function ShellPanel({ shell }: { shell: ShellView }): React.JSX.Element {
   }, []);
 
   useEffect(() => session?.setAlive(shell.alive), [session, shell.alive]);
+  useEffect(() => session?.setShellSize(shell.cols, shell.rows), [session, shell.cols, shell.rows]);
 
   const status = shell.alive ? statusText(shell) : describeExit(shell);
   return (
@@ -70,6 +74,9 @@ export function ShellPanel({ shell }: { shell: ShellView }): React.JSX.Element {
           <span className="truncate" title={shell.cwd}>
             <span className="fact-label">cwd</span> {shell.cwd}
           </span>
+          <span className="nowrap" data-testid="shell-size" title={sized ? 'This shell follows the size of this panel' : `${shell.owner} set this size; watching does not change it`}>
+            <span className="fact-label">size</span> {shell.cols}×{shell.rows}
+          </span>
         </div>
         <div className="shell-actions">
           <button type="button" onClick={() => setSearching((s) => !s)} aria-pressed={searching} title="Search the scrollback (Ctrl+Shift+F)" data-testid="search-toggle">
@@ -78,6 +85,19 @@ export function ShellPanel({ shell }: { shell: ShellView }): React.JSX.Element {
           <button type="button" onClick={() => void session?.copy()} title="Copy the selection, or the screen when nothing is selected (Ctrl+Shift+C)">
             Copy
           </button>
+          {!sized && shell.alive && (
+            <button
+              type="button"
+              data-testid="take-over-size"
+              title={`Resize this shell to this panel: ${shell.owner}'s programs see the new size`}
+              onClick={() => {
+                setSized(true);
+                session?.takeOverSize();
+              }}
+            >
+              Fit to panel
+            </button>
+          )}
           <button
             type="button"
             className="danger"
@@ -102,7 +122,7 @@ export function ShellPanel({ shell }: { shell: ShellView }): React.JSX.Element {
         </div>
       )}
       <div className="shell-body">
-        <div className="terminal-host" ref={host} data-testid="terminal" data-shell-id={shell.id} />
+        <div className={`terminal-host${sized ? '' : ' fixed-size'}`} ref={host} data-testid="terminal" data-shell-id={shell.id} />
         {shell.agent && <AgentCalls participant={shell.agent.participant} shellId={shell.id} />}
       </div>
     </div>

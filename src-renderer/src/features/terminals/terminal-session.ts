@@ -1,7 +1,9 @@
 /**
  * One xterm.js terminal showing one shell: attached to its bytes (rendered, then acknowledged, so a flood is
- * paced by what the page actually draws), typing and pasting through shell_io as the operator, and its size
- * following the panel (fit addon → shell_io resize, which reaches the PTY).
+ * paced by what the page actually draws), typing and pasting through shell_io as the operator. Its size: a
+ * shell the person owns (or took over) follows the panel (fit addon → shell_io resize, which reaches the PTY);
+ * anyone else's keeps the size its owner gave it, and the panel scrolls: watching never resizes an agent's
+ * programs (a phone would make its top 67 columns wide).
  */
 import { FitAddon } from '@xterm/addon-fit';
 import { SearchAddon } from '@xterm/addon-search';
@@ -43,6 +45,9 @@ export class TerminalSession {
     private readonly client: EngineClient,
     private readonly events: TerminalSessionEvents,
     private alive: boolean,
+    /** The person sizes this shell (theirs, or taken over); false: it keeps `shellSize`. */
+    private fitsPanel = true,
+    private shellSize: { cols: number; rows: number } = { cols: 120, rows: 32 },
   ) {
     this.term = new Terminal({
       allowProposedApi: true, // unicode11 widths
@@ -162,7 +167,25 @@ export class TerminalSession {
     }
   }
 
+  /** The size the shell's owner gave it (shell_list), followed by a view that does not fit the panel. */
+  setShellSize(cols: number, rows: number): void {
+    this.shellSize = { cols, rows };
+    if (!this.fitsPanel) this.refit();
+  }
+
+  /** The person takes the shell's size over: from now on it follows this panel. */
+  takeOverSize(): void {
+    this.fitsPanel = true;
+    this.sentSize = '';
+    this.refit();
+  }
+
   private refit(): void {
+    if (!this.fitsPanel) {
+      const { cols, rows } = this.shellSize;
+      if (this.term.cols !== cols || this.term.rows !== rows) this.term.resize(cols, rows);
+      return;
+    }
     try {
       this.fit.fit();
     } catch {
@@ -176,7 +199,7 @@ export class TerminalSession {
     this.resizeTimer = setTimeout(() => {
       this.resizeTimer = null;
       const size = `${this.term.cols}x${this.term.rows}`;
-      if (!this.alive || this.disposed || size === this.sentSize || this.client.state !== 'open') return;
+      if (!this.fitsPanel || !this.alive || this.disposed || size === this.sentSize || this.client.state !== 'open') return;
       this.sentSize = size;
       this.client.call('shell_io', { shellId: this.shellId, resize: { cols: this.term.cols, rows: this.term.rows } }).catch(() => {
         this.sentSize = ''; // try again on the next resize
