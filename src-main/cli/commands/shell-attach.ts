@@ -150,7 +150,7 @@ export const SHELL_ATTACH_COMMAND: CeCommand = {
       // watching does not resize someone else's shell (an agent's programs would see your terminal's size)
       const { participants } = await link.call('participant_list', {});
       const operator = participants.find((p) => p.role === 'operator')?.name ?? 'operator';
-      return await attach(link, shell, shell.owner === operator || args.flags['take-over'] === true);
+      return await attach(link, shell, shell.owner === operator || Boolean(shell.agent) || args.flags['take-over'] === true);
     } finally {
       link.close();
     }

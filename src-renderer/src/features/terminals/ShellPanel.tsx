@@ -17,9 +17,10 @@ export function ShellPanel({ shell }: { shell: ShellView }): React.JSX.Element {
   const [searching, setSearching] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
   const [closing, setClosing] = useState(false);
-  // the person sizes the shells they opened; an agent's keeps its own size until the person takes it over
+  // the person sizes the shells they opened (an agent the room started for them included); one an agent opened
+  // keeps its own size until the person takes it over
   const operator = client.identity?.operator ?? 'operator';
-  const [sized, setSized] = useState(shell.owner === operator);
+  const [sized, setSized] = useState(shell.owner === operator || Boolean(shell.agent));
 
   useEffect(() => {
     if (!host.current) return;
