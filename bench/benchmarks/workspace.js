@@ -5,8 +5,9 @@
 //  - capture: handoff_complete of a 5,000-line change over 50 files (the room reads its commits, each file's
 //    status, counts and patch, and the uncommitted files, and stores them) against `git diff <base> <head>`;
 //  - draw: in Chromium, from clicking a handoff in the inbox until its 5,000-line change (25 files, all open)
-//    is painted by the review (read with handoff_evidence, drawn by @git-diff-view/react, highlighted), against
-//    the same browser painting the same diff text as one plain <pre>.
+//    shows on screen: the file list and the first file's diff (read with handoff_evidence, drawn by
+//    @git-diff-view/react, highlighted; files further down are drawn as they are scrolled near), against the
+//    same browser painting the same diff text as one plain <pre>.
 /* global document, requestAnimationFrame -- the functions passed to page.evaluate run in the browser */
 import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -79,8 +80,10 @@ async function drawRounds(room, lead, dev, repo, rounds, lines) {
       await page.locator(`.inbox-item[data-handoff-id="${id}"]`).click();
       await page.waitForFunction(
         (want) => {
+          // the screen a person sees: the file list, and the first file's diff drawn (the others are drawn as
+          // they are scrolled near)
           const files = document.querySelectorAll(`[data-handoff-id="${want}"] [data-testid="diff-file"]`);
-          return files.length === 25 && files[24].querySelectorAll('[data-state="diff"]').length > 0;
+          return files.length === 25 && files[0].querySelectorAll('[data-state="diff"]').length > 0;
         },
         id,
         { timeout: 120_000, polling: 'raf' },

@@ -122,6 +122,7 @@ describe('a graph of 500 stages', () => {
     // the panel narrowed the canvas, but the view the person chose is kept, not refitted
     expect(await viewport()).toEqual(chosen);
     // the view stays live: cancelling the graph reaches every node
+    page.once('dialog', (d) => void d.accept()); // it asks first: cancelling cannot be undone
     await page.getByRole('button', { name: 'Cancel graph' }).click();
     await expect.poll(() => page.getByTestId('graph-state').innerText(), { timeout: 60_000 }).toMatch(/failed|cancelled/);
     expect(pageErrors).toEqual([]);

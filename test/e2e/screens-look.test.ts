@@ -67,6 +67,8 @@ describe('first start', () => {
   it('an empty room shows its endpoint and how to connect an agent', async () => {
     await page.getByTestId('first-run').waitFor();
     expect(await page.getByTestId('first-run-endpoint').innerText()).toBe(runner.mcpUrl.toString());
+    // the terminal way names this room's file: a room started with --room is not the default one ce would find
+    expect(await page.getByTestId('first-run-cli').innerText()).toBe(`ce participant add claude --can read,write --room ${runner.engine.room.location.markdownPath}`);
     await shoot('first-run', () => page.getByTestId('first-run').waitFor());
     await page.getByRole('button', { name: 'Add an agent' }).click();
     await page.getByLabel('Name').waitFor();

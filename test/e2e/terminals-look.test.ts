@@ -66,11 +66,15 @@ describe('the terminals screen, populated', () => {
     await page.getByTestId('terminal').click();
     await page.keyboard.type('echo typed by the person');
 
+    // an agent's shell is shown at the size the agent gave it, whatever the window (watching never resizes it)
+    const screenWidth = async () => (await page.locator('.terminal-host .xterm-screen').boundingBox())?.width ?? 0;
+    await expect.poll(screenWidth).toBeGreaterThan(0);
+    const agentWidth = await screenWidth();
     for (const scheme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme: scheme });
       for (const [width, height] of [[1280, 800], [1920, 1080]] as const) {
         await page.setViewportSize({ width, height });
-        await expect.poll(async () => (await page.locator('.terminal-host .xterm-screen').boundingBox())?.width ?? 0).toBeGreaterThan(width / 2);
+        await expect.poll(screenWidth).toBe(agentWidth);
         await page.waitForTimeout(150); // let the fit settle before the picture (a screenshot, not an assertion)
         await page.screenshot({ path: outputFile(`terminals-${scheme}-${width}x${height}.png`) });
       }

@@ -96,7 +96,8 @@ describe('terminals in the browser', () => {
     await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toContain('agent-said');
   });
 
-  it('a resize of the page reaches the PTY (stty size)', async () => {
+  it('a resize of the page reaches the PTY (stty size), once the person takes the size of the agent\'s shell over', async () => {
+    await page.getByTestId('take-over-size').click();
     const before = await terminalSize(page, shell.id);
     await page.setViewportSize({ width: 1600, height: 1000 });
     await expect.poll(async () => (await terminalSize(page, shell.id))?.cols).toBeGreaterThan(before?.cols ?? 0);

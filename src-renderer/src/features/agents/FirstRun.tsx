@@ -2,8 +2,14 @@ import { useState } from 'react';
 import { useConnection } from '../../room-context';
 import './first-run.css';
 
-/** The CLI way to add an agent, for people who live in a terminal (the same as Agents → Add). */
-const CLI_ADD = 'ce participant add claude --can read,write';
+/**
+ * The CLI way to add an agent, for people who live in a terminal (the same as Agents → Add), naming this room's
+ * file: without --room, ce finds the default room, which is not this one when it was started with --room.
+ */
+function cliAdd(roomFile: string | undefined): string {
+  const room = roomFile ? ` --room ${/^[A-Za-z0-9_./-]+$/.test(roomFile) ? roomFile : `'${roomFile.replaceAll("'", "'\\''")}'`}` : '';
+  return `ce participant add claude --can read,write${room}`;
+}
 
 /**
  * What a new room shows first (no agent added yet, nothing running): where agents connect and the three steps
@@ -53,7 +59,7 @@ export function FirstRun(props: { onAddAgent(): void; onOpenShell(): void }): Re
         </button>
       </div>
       <p className="muted small">
-        From a terminal instead: <code>{CLI_ADD}</code> (in a checkout, <code>node bin/ce.js</code> for <code>ce</code>)
+        From a terminal instead: <code data-testid="first-run-cli">{cliAdd(hello?.room)}</code> (in a checkout, <code>node bin/ce.js</code> for <code>ce</code>)
       </p>
     </section>
   );

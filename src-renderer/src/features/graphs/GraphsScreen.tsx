@@ -71,7 +71,16 @@ function GraphDetail(props: { onOpenTerminal(): void }): React.JSX.Element {
         </div>
         <div className="graph-actions">
           {!isEnded(graph.state) && (
-            <button type="button" className="danger" onClick={() => void store.getState().cancel()}>
+            <button
+              type="button"
+              className="danger"
+              onClick={() => {
+                // cannot be undone: its running stages are ended, the rest never run
+                const running = graph.progress.byState.running ?? 0;
+                if (!window.confirm(`Cancel ${graph.name ?? graph.graphId}? ${running > 0 ? `Its ${running} running stage${running === 1 ? ' is' : 's are'} ended and ` : ''}the stages not yet run never run. This cannot be undone.`)) return;
+                void store.getState().cancel();
+              }}
+            >
               Cancel graph
             </button>
           )}

@@ -115,11 +115,30 @@ function WorkspaceLine(props: { w: WorkspaceView }): React.JSX.Element {
   );
 }
 
+/**
+ * Whether an element has come near the scrolled view (once true, stays true): a file's diff is drawn only then.
+ * Drawing every file of a 5,000-line change at once took the page 6 s here; the ones on screen take a fraction.
+ */
+function useNearView(ref: React.RefObject<HTMLElement | null>): boolean {
+  const [near, setNear] = useState(false);
+  useEffect(() => {
+    const el = ref.current;
+    if (!el || near) return;
+    if (typeof IntersectionObserver === 'undefined') return setNear(true);
+    const observer = new IntersectionObserver((entries) => entries.some((e) => e.isIntersecting) && setNear(true), { rootMargin: '800px 0px' });
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, [ref, near]);
+  return near;
+}
+
 function FileDiff(props: { file: EvidenceFile; index: number; mode: 'unified' | 'split'; theme: 'light' | 'dark'; open: boolean; onToggle(): void }): React.JSX.Element {
   const { file: f } = props;
   const lines = (f.additions ?? 0) + (f.deletions ?? 0);
+  const section = useRef<HTMLElement>(null);
+  const near = useNearView(section);
   return (
-    <section className="diff-file" id={fileAnchor(props.index)} data-testid="diff-file" data-path={f.path}>
+    <section className="diff-file" id={fileAnchor(props.index)} data-testid="diff-file" data-path={f.path} ref={section}>
       <header>
         <button type="button" className="diff-file-toggle" aria-expanded={props.open} onClick={props.onToggle}>
           <span className={`file-status status-${f.status}`} title={f.status}>
@@ -137,6 +156,8 @@ function FileDiff(props: { file: EvidenceFile; index: number; mode: 'unified' | 
           <p className="muted small pad">A binary file: named here, not shown.</p>
         ) : f.patch === null ? (
           <p className="muted small pad">Its patch was not kept (the change's text passed the room's cap): {lines} lines changed.</p>
+        ) : !near ? (
+          <div className="diff-placeholder" style={{ height: `${Math.min(lines + 4, 2000) * 20}px` }} aria-hidden="true" />
         ) : (
           <>
             <DiffView
