@@ -111,6 +111,12 @@ function WorkspaceLine(props: { w: WorkspaceView }): React.JSX.Element {
         </>
       )}
       {w.note && <> · {w.note}</>}
+      {w.continues && (
+        <span className="continues" data-testid="workspace-continues">
+          {' '}
+          · goes on from <code>{w.continues.handoffId}</code>, rejected{w.continues.reason ? `: ${w.continues.reason}` : ''}
+        </span>
+      )}
     </p>
   );
 }
