@@ -124,6 +124,16 @@ describe('reviewing a handoff with a workspace', () => {
     const opened = review.locator('[data-testid="diff-file"][data-path="tables/table-07.ts"]');
     await expect.poll(() => opened.innerText()).toContain('row 124 of table 7');
     await page.screenshot({ path: path.join(SHOTS, 'inbox-review-large.png') });
+
+    // rejected: a follow-up goes on in the same worktree, and its review says from what and why
+    await room.runner.engine.call(room.runner.engine.operator(), 'handoff_reject', { handoffId: h.id, reason: 'split the tables by size' });
+    const { handoff: next } = await callTool<H>(lead, 'handoff_create', { summary: 'Split the tables', to: 'dev', continues: h.id });
+    await callTool(dev, 'handoff_accept', { handoffId: next.id });
+    await callTool(dev, 'handoff_complete', { handoffId: next.id, result: 'Split.' });
+    await page.getByRole('button', { name: /Graphs/ }).click();
+    await page.getByRole('button', { name: /Inbox/ }).click();
+    await page.locator(`.inbox-item[data-handoff-id="${next.id}"]`).click();
+    await expect.poll(() => page.getByTestId('workspace-continues').innerText()).toBe(`· goes on from ${h.id}, rejected: split the tables by size`);
     expect(pageErrors).toEqual([]);
   });
 });
