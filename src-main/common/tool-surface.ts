@@ -136,6 +136,8 @@ function buildToolSurface() {
       output: z.object({ handoff: view('the handoff (null: the task was a graph run)').nullable(), task: view('the task').nullable() }),
     },
     task_get: { hints: READ, output: z.object({ task: view('the task') }) },
+    task_cancel: { hints: { ...ADD, destructive: true }, output: z.object({ task: view('the task, cancelled') }) },
+    task_answer: { hints: ADD, output: z.object({}) },
     workspace_history: { hints: READ, output: z.object(eventPage) },
     tasks_run: { hints: RUN, output: z.object(graphRun) },
     tasks_rerun: { hints: RUN, output: z.object(graphRun) },

@@ -38,7 +38,10 @@ export function registerLegacyTaskHandlers(server: Server, engine: Engine, calle
 
   server.setRequestHandler('tasks/cancel', { params: TaskIdParams() }, ({ taskId }) => {
     requireTasksVersion(server, 'tasks/cancel');
-    return asTaskCall(async () => toTaskV1(await engine.tasks.cancel(caller, taskId)));
+    return asTaskCall(async () => {
+      await engine.call(caller, 'task_cancel', { taskId });
+      return toTaskV1(engine.tasks.get(caller, taskId));
+    });
   });
 
   server.setRequestHandler('tasks/result', { params: TaskIdParams() }, async ({ taskId }, ctx) => {
@@ -67,7 +70,7 @@ export function registerLegacyTaskHandlers(server: Server, engine: Engine, calle
               method: 'elicitation/create',
               params: { ...req.params, _meta: { [RELATED_TASK_META_KEY]: { taskId } } },
             });
-            await engine.tasks.answerInput(caller, taskId, { [key]: answer });
+            await engine.call(caller, 'task_answer', { taskId, responses: { [key]: answer } });
           } catch {
             // the client cannot elicit (or declined to answer): someone else may still answer through another door
           }

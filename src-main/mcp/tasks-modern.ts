@@ -34,7 +34,7 @@ export function registerModernTaskHandlers(server: Server, engine: Engine, calle
     if (responses === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'tasks/update needs inputResponses');
     await asTaskCall(async () => {
       engine.tasks.get(caller, taskId);
-      await engine.tasks.answerInput(caller, taskId, responses);
+      await engine.call(caller, 'task_answer', { taskId, responses });
     });
     return {} as never;
   });
@@ -43,7 +43,7 @@ export function registerModernTaskHandlers(server: Server, engine: Engine, calle
     requireExtension(ctx);
     await asTaskCall(async () => {
       const task = engine.tasks.get(caller, taskId);
-      if (!isTerminalTask(task.status)) await engine.tasks.cancel(caller, taskId);
+      if (!isTerminalTask(task.status)) await engine.call(caller, 'task_cancel', { taskId });
     });
     return {} as never;
   });

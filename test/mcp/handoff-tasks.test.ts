@@ -28,6 +28,12 @@ afterAll(async () => {
 
 const textOf = (r: unknown) => JSON.stringify((r as { content?: unknown }).content ?? r);
 
+/** The newest audit rows of planner's calls of `method` (what the person sees in Activity beside an agent). */
+async function audited(method: string, target: string): Promise<{ outcome: string }[]> {
+  const { entries } = await running.engine.call(running.engine.operator(), 'audit_list', { participant: 'planner', limit: 200 });
+  return (entries as { method: string; target: string | null; outcome: string }[]).filter((e) => e.method === method && e.target === target);
+}
+
 /** The worker's side, through the engine (the same methods its MCP tools call). */
 async function work(taskId: string, ask: boolean) {
   const engine = running.engine;
@@ -59,6 +65,8 @@ describe('handoff_create as a task', () => {
       expect(outcome.status).toBe('completed');
       expect(textOf(resultFromTaskOutcome(outcome))).toContain('painted it teal');
       expect(inputs).toEqual(['elicitation']);
+      // the answer, sent with tasks/update, is in the audit log like every other call
+      expect(await audited('task_answer', ex.handle.taskId)).toEqual([expect.objectContaining({ outcome: 'ok' })]);
     } finally {
       await close();
     }
@@ -92,6 +100,7 @@ describe('handoff_create as a task', () => {
       expect((await ex.settle()).outcome.status).toBe('cancelled');
       const handoff = (await running.engine.call(running.engine.operator(), 'handoff_list', {})).handoffs.find((h) => h.taskId === ex.handle.taskId);
       expect(handoff?.status).toBe('cancelled');
+      expect(await audited('task_cancel', ex.handle.taskId)).toEqual([expect.objectContaining({ outcome: 'ok' })]);
     } finally {
       await close();
     }

@@ -274,6 +274,28 @@ export const HANDOFF_METHODS = {
     mcpTool: false,
     readOnly: true,
   },
+  task_cancel: {
+    description:
+      "Cancel a live task of any kind as the caller (MCP tasks/cancel on both eras): the work behind it stops and it reads cancelled; an ended one is refused, naming its state. Changing a task needs write (checked on the task).",
+    capability: 'read',
+    input: lazily(() => z.object({ taskId: z.string().min(1).max(64) }).strict()),
+    mcpTool: false,
+  },
+  task_answer: {
+    description:
+      "Answer a task's input requests by key as the caller (MCP tasks/update, and answers elicited during tasks/result): unknown or stale keys are ignored. Changing a task needs write (checked on the task).",
+    capability: 'read',
+    input: lazily(() =>
+      z
+        .object({
+          taskId: z.string().min(1).max(64),
+          // keys the task does not wait on are ignored (by the task), not refused here
+          responses: z.record(z.string(), z.unknown()).refine((r) => JSON.stringify(r).length <= 65_536 * 4, 'answers are at most 256 KiB of JSON'),
+        })
+        .strict(),
+    ),
+    mcpTool: false,
+  },
   workspace_history: {
     description: "The room's events after an event id, oldest first, paged (handoff events only for handoffs you may see).",
     capability: 'read',
@@ -298,5 +320,7 @@ export interface HandoffOutputs {
   handoff_cancel: { handoff: HandoffView };
   handoff_task_cancel_as: { handoff: HandoffView | null; task: TaskView | null };
   task_get: { task: TaskView };
+  task_cancel: { task: TaskView };
+  task_answer: Record<string, never>;
   workspace_history: EventPage;
 }
