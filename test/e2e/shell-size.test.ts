@@ -48,6 +48,19 @@ describe("a shell's size", () => {
     expect(pageErrors).toEqual([]);
   });
 
+  it("of a revoked agent is marked in the list (it may still run: the person decides)", { timeout: 30_000 }, async () => {
+    const { page, runner } = room;
+    const { shells } = await runner.engine.call(runner.engine.operator(), 'shell_list', {});
+    const mine = shells.find((s) => s.name === 'agent-top');
+    await runner.engine.call(runner.engine.operator(), 'participant_revoke', { name: 'agent' });
+    await page.getByRole('button', { name: 'Agents' }).click();
+    await page.getByRole('button', { name: 'Terminals' }).click();
+    const item = page.locator(`.shell-item[data-shell-id="${mine?.id}"]`);
+    await expect.poll(() => item.getByTestId('owner-revoked').count(), { timeout: 10_000 }).toBe(1);
+    expect(await page.locator('.shell-item').getByTestId('owner-revoked').count()).toBe(1);
+    expect(pageErrors).toEqual([]);
+  });
+
   it('of a shell the person opened follows the panel', { timeout: 60_000 }, async () => {
     const { page } = room;
     await page.getByRole('button', { name: 'Terminals' }).click();

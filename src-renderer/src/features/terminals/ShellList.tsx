@@ -4,6 +4,7 @@ import { useState } from 'react';
 import { statusBadge, statusText } from './shell-status-text';
 import { NewAgent } from './NewAgent';
 import { EarlierAgents } from './EarlierAgents';
+import { useParticipants } from '../../stores/feature-stores';
 
 export function ShellList(): React.JSX.Element {
   const { shells: store } = useRoom();
@@ -11,6 +12,8 @@ export function ShellList(): React.JSX.Element {
   const selectedId = useShells((s) => s.selectedId);
   const linkOpen = useConnection((s) => s.state === 'open');
   const [newAgent, setNewAgent] = useState(false);
+  // shells whose owner's token was revoked: still shown (they may still run), and marked so
+  const revoked = new Set(useParticipants((s) => s.participants).filter((p) => p.revokedAt !== null).map((p) => p.name));
   return (
     <aside className="shell-list" aria-label="Shells">
       <div className="shell-list-head">
@@ -49,6 +52,11 @@ export function ShellList(): React.JSX.Element {
                   <span className={`badge small ${statusBadge(shell)}`} data-testid="shell-list-status" title={shell.status.reason ?? undefined}>
                     {statusText(shell)}
                   </span>
+                  {revoked.has(shell.owner) && (
+                    <span className="badge small badge-muted" data-testid="owner-revoked" title={`${shell.owner}'s token was revoked: it can no longer reach this shell; close it if it should not run on`}>
+                      revoked
+                    </span>
+                  )}
                 </span>
                 <span className="shell-meta truncate" title={metaOf(shell)}>
                   {shell.agent ? `${shell.agent.label} · ${shell.owner}` : shell.owner}
