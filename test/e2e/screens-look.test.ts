@@ -63,6 +63,27 @@ afterAll(async () => {
   await room?.close();
 });
 
+/** The contrast of the active sidebar item's text on what is behind it (its tint over the sidebar), per WCAG 2. */
+function activeNavContrast(p: typeof page): Promise<number> {
+  return p.evaluate(() => {
+    const rgba = (c: string) => (c.match(/[\d.]+/g) ?? []).map(Number);
+    const item = document.querySelector('.nav-item.active') as HTMLElement;
+    const [r, g, b] = rgba(getComputedStyle(item).color);
+    const [tr, tg, tb, ta = 1] = rgba(getComputedStyle(item).backgroundColor);
+    const [sr, sg, sb] = rgba(getComputedStyle(item.closest('.sidebar') as HTMLElement).backgroundColor);
+    const under = [tr, tg, tb].map((v, i) => (v as number) * ta + ([sr, sg, sb][i] as number) * (1 - ta));
+    const lum = (c: number[]) => {
+      const [lr, lg, lb] = c.map((v) => {
+        const x = v / 255;
+        return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4;
+      });
+      return 0.2126 * (lr as number) + 0.7152 * (lg as number) + 0.0722 * (lb as number);
+    };
+    const [hi, lo] = [lum([r, g, b] as number[]), lum(under)].sort((x, y) => y - x) as [number, number];
+    return (hi + 0.05) / (lo + 0.05);
+  });
+}
+
 describe('first start', () => {
   it('an empty room shows its endpoint and how to connect an agent', async () => {
     await page.getByTestId('first-run').waitFor();
@@ -70,6 +91,13 @@ describe('first start', () => {
     // the terminal way names this room's file: a room started with --room is not the default one ce would find
     expect(await page.getByTestId('first-run-cli').innerText()).toBe(`ce participant add claude --can read,write --room ${runner.engine.room.location.markdownPath}`);
     await shoot('first-run', () => page.getByTestId('first-run').waitFor());
+    // one page heading, and the active screen's name readable on its tint (WCAG AA, 4.5:1) in both schemes
+    expect(await page.locator('h1').allInnerTexts()).toEqual(['Commonroom']);
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      expect(await activeNavContrast(page), scheme).toBeGreaterThanOrEqual(4.5);
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
     await page.getByRole('button', { name: 'Add an agent' }).click();
     await page.getByLabel('Name').waitFor();
     await go(/Terminals/);

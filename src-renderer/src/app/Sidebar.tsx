@@ -20,7 +20,7 @@ export function Sidebar(props: { current: Screen; onSelect(screen: Screen): void
   return (
     <nav className="sidebar" aria-label="Screens">
       <div className="brand">
-        <span className="brand-name">Commonroom</span>
+        <h1 className="brand-name">Commonroom</h1>
         <span className="room-name truncate" title={hello?.room ?? ''}>
           {hello ? roomLabel(hello.room) : '…'}
         </span>

@@ -46,7 +46,9 @@ export function ParticipantsTable(props: {
           <th>Last call</th>
           <th>Terminals</th>
           <th>Added</th>
-          <th />
+          <th>
+            <span className="visually-hidden">Actions</span>
+          </th>
         </tr>
       </thead>
       <tbody>
