@@ -151,6 +151,20 @@ describe('the inbox', () => {
     expect((await get(asker, mine.id)).cancellation?.reason).toBe('not mine to check');
     await expect.poll(() => item.count()).toBe(0);
   });
+
+  it('a handoff addressed to the person can be taken on and finished with a result, which its owner reads', async () => {
+    const { handoff: mine } = await tool<{ handoff: HandoffView }>(asker, 'handoff_create', { summary: 'Sign off the release notes', to: runner.engine.operator().name });
+    const item = page.locator(`.inbox-item[data-handoff-id="${mine.id}"]`);
+    await item.filter({ hasText: 'for you' }).waitFor();
+    await item.click();
+    await page.getByTestId('accept-handoff').click();
+    await item.filter({ hasText: 'yours to finish' }).waitFor();
+    expect((await get(asker, mine.id)).assignee).toBe(runner.engine.operator().name);
+    await page.getByLabel(/Your result/).fill('Signed off: **ship it**.');
+    await page.getByRole('button', { name: 'Complete' }).click();
+    await expect.poll(async () => (await get(asker, mine.id)).status).toBe('result_ready');
+    expect((await get(asker, mine.id)).result?.text).toBe('Signed off: **ship it**.');
+  });
 });
 
 describe('agents', () => {

@@ -45,13 +45,14 @@ function inboxRoom(handoffs: HandoffView[]) {
 }
 
 describe('inbox store', () => {
-  it('keeps what waits on the person, newest first: results, input requests, handoffs addressed to the operator', async () => {
+  it('keeps what waits on the person, newest first: results, input requests, handoffs addressed to the operator, and the ones they took on', async () => {
     const task = { status: 'input_required' } as HandoffView['task'];
     const r = inboxRoom([
       handoff('h-working'),
       handoff('h-result', { status: 'result_ready', updatedAt: '2026-01-01T00:00:03.000Z' }),
       handoff('h-input', { task, updatedAt: '2026-01-01T00:00:02.000Z' }),
       handoff('h-mine', { status: 'open', to: 'operator', assignee: null, updatedAt: '2026-01-01T00:00:01.000Z' }),
+      handoff('h-taken', { status: 'accepted', to: 'operator', assignee: 'operator', updatedAt: '2026-01-01T00:00:00.500Z' }),
       handoff('h-done', { status: 'approved' }),
     ]);
     r.transport.deliver({ t: 'hello', operator: 'operator', mcpUrl: 'http://127.0.0.1:1/mcp', room: 'r.md', version: '1' });
@@ -61,6 +62,7 @@ describe('inbox store', () => {
       ['h-result', 'approve'],
       ['h-input', 'input'],
       ['h-mine', 'addressed'],
+      ['h-taken', 'doing'],
     ]);
     expect(r.arrived).toEqual([]);
   });

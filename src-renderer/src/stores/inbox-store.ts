@@ -9,7 +9,8 @@ import type { HandoffView } from '../../../src-main/common/handoff-dto';
 import type { EngineClient } from '../engine-client';
 import { coalesced, describeError } from './coalesced-read';
 
-export type WaitingKind = 'approve' | 'input' | 'addressed';
+/** approve: a result to decide on; input: a question to answer; addressed: work asked of the person; doing: work the person took on. */
+export type WaitingKind = 'approve' | 'input' | 'addressed' | 'doing';
 
 export interface InboxItem {
   handoff: HandoffView;
@@ -36,6 +37,7 @@ export function waitingKind(h: HandoffView, operator: string): WaitingKind | nul
   if (h.status === 'result_ready') return 'approve';
   if (h.task?.status === 'input_required' && h.status === 'accepted') return 'input';
   if (h.status === 'open' && h.to === operator) return 'addressed';
+  if (h.status === 'accepted' && h.assignee === operator) return 'doing';
   return null;
 }
 

@@ -40,6 +40,7 @@ const WHAT: Record<InboxItem['kind'], string> = {
   approve: 'A result waits for your approval',
   input: 'An agent asks for your input',
   addressed: 'A handoff was addressed to you',
+  doing: 'A handoff you took on waits for your result',
 };
 
 export function notifyArrivals(items: InboxItem[]): void {

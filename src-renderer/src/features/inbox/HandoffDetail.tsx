@@ -36,6 +36,29 @@ function StatusChips(props: { handoff: HandoffView }): React.JSX.Element {
   );
 }
 
+/** The person finishes work they took on: the result (markdown) the owner will read and decide on. */
+function CompleteForm(props: { onComplete(result: string): Promise<void> }): React.JSX.Element {
+  const [text, setText] = useState('');
+  const [busy, setBusy] = useState(false);
+  return (
+    <form
+      className="decide complete-form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (text.trim() === '') return;
+        setBusy(true);
+        void props.onComplete(text.trim()).finally(() => setBusy(false));
+      }}
+    >
+      <label htmlFor="complete-result">Your result (markdown: what you did, where it is)</label>
+      <textarea id="complete-result" rows={4} value={text} maxLength={200_000} onChange={(e) => setText(e.target.value)} />
+      <button type="submit" className="primary" disabled={busy || text.trim() === ''}>
+        Complete
+      </button>
+    </form>
+  );
+}
+
 /** The branch approving can merge the handoff's work into: its base, when the worktree has commits on it. */
 function mergeTarget(h: HandoffView): string | null {
   const w = h.workspace;
@@ -65,6 +88,26 @@ export const HandoffDetail = forwardRef<DecisionHandle, { handoff: HandoffView; 
       setError(null);
     } catch (e) {
       setError(describeError(e, 'could not send the answer'));
+    }
+    onChanged();
+  }
+
+  async function accept(): Promise<void> {
+    try {
+      await client.call('handoff_accept', { handoffId: h.id });
+      setError(null);
+    } catch (e) {
+      setError(describeError(e, 'could not take it on'));
+    }
+    onChanged();
+  }
+
+  async function complete(result: string): Promise<void> {
+    try {
+      await client.call('handoff_complete', { handoffId: h.id, result });
+      setError(null);
+    } catch (e) {
+      setError(describeError(e, 'could not complete it'));
     }
     onChanged();
   }
@@ -131,12 +174,16 @@ export const HandoffDetail = forwardRef<DecisionHandle, { handoff: HandoffView; 
       {h.status === 'result_ready' && <DecisionPanel key={h.id} ref={ref} onDecide={decide} mergeInto={mergeTarget(h)} />}
       {kind === 'addressed' && (
         <div className="actions">
-          <p className="notice">This handoff is addressed to you. Nothing can be done on it here but cancelling it (its owner hears why).</p>
+          <p className="notice">{h.owner} asks you to do this. Take it on (you become its assignee, and finish it here with a result), or cancel it (its owner hears why).</p>
+          <button type="button" className="primary" onClick={() => void accept()} data-testid="accept-handoff">
+            Take it on
+          </button>{' '}
           <button type="button" className="danger" onClick={() => void cancel()}>
             Cancel handoff
           </button>
         </div>
       )}
+      {kind === 'doing' && <CompleteForm onComplete={complete} />}
       <section>
         <h3>Timeline</h3>
         <HandoffTimeline handoffId={h.id} version={h.updatedAt} />

@@ -9,7 +9,7 @@ import { HandoffDetail } from './HandoffDetail';
 import { OpenedHandoff } from './OpenedHandoff';
 import './inbox.css';
 
-const KIND_LABEL: Record<WaitingKind, string> = { approve: 'to approve', input: 'needs input', addressed: 'for you' };
+const KIND_LABEL: Record<WaitingKind, string> = { approve: 'to approve', input: 'needs input', addressed: 'for you', doing: 'yours to finish' };
 
 /** Keys typed into a field are the person's text, not commands. */
 function typing(target: EventTarget | null): boolean {
