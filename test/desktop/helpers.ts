@@ -76,9 +76,13 @@ export function connected(page: import('playwright-core').Page): Promise<void> {
 }
 
 /** The app launched on a room of its own, its first window connected; quit and cleaned up afterwards. */
-export async function withDesktop(browser: Browser, body: (app: { where: DesktopRoom; desktop: DesktopApp; win: HarnessWindow }) => Promise<void>): Promise<void> {
+export async function withDesktop(
+  browser: Browser,
+  body: (app: { where: DesktopRoom; desktop: DesktopApp; win: HarnessWindow }) => Promise<void>,
+  extra: NodeJS.ProcessEnv = {},
+): Promise<void> {
   const where = desktopRoom();
-  const desktop = launchDesktop(browser, where);
+  const desktop = launchDesktop(browser, where, extra);
   try {
     const win = await desktop.firstWindow();
     await connected(win.page);

@@ -276,15 +276,15 @@ export const HANDOFF_METHODS = {
   },
   task_cancel: {
     description:
-      "Cancel a live task of any kind as the caller (MCP tasks/cancel on both eras): the work behind it stops and it reads cancelled; an ended one is refused, naming its state. Changing a task needs write (checked on the task).",
-    capability: 'read',
+      "Cancel a live task of any kind as the caller (MCP tasks/cancel on both eras): the work behind it stops and it reads cancelled; an ended one is refused, naming its state.",
+    capability: 'write',
     input: lazily(() => z.object({ taskId: z.string().min(1).max(64) }).strict()),
     mcpTool: false,
   },
   task_answer: {
     description:
-      "Answer a task's input requests by key as the caller (MCP tasks/update, and answers elicited during tasks/result): unknown or stale keys are ignored. Changing a task needs write (checked on the task).",
-    capability: 'read',
+      "Answer a task's input requests by key as the caller (MCP tasks/update, and answers elicited during tasks/result): unknown or stale keys are ignored.",
+    capability: 'write',
     input: lazily(() =>
       z
         .object({
