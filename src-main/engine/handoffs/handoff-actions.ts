@@ -38,6 +38,16 @@ function forbid(message: string): never {
   throw new RoomError('FORBIDDEN', message);
 }
 
+/** Who may accept: the addressee, or (addressed to anyone) anyone but its owner. */
+function mayAccept(caller: Caller, h: HandoffRecord): void {
+  if (h.target !== null && h.target !== caller.name) forbid(`handoff ${h.id} is addressed to ${h.target}; only ${h.target} can accept it`);
+  if (h.target === null && h.owner === caller.name) forbid(`you created handoff ${h.id}; another participant accepts it`);
+}
+
+function mayDecide(caller: Caller, approved: boolean): void {
+  if (!canApprove(caller)) forbid(`${approved ? 'approving' : 'rejecting'} needs the "approve" capability`);
+}
+
 const DEFAULT_INPUT_SCHEMA = { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] };
 
 /**
@@ -109,17 +119,13 @@ export class HandoffActions {
 
   /** Who may accept it, judged before a workspace is made for the accept (the accept judges again). */
   checkAccept(caller: Caller, id: string): HandoffRecord {
-    return this.judge(caller, id, 'accept', (h) => {
-      if (h.target !== null && h.target !== caller.name) forbid(`handoff ${h.id} is addressed to ${h.target}; only ${h.target} can accept it`);
-      if (h.target === null && h.owner === caller.name) forbid(`you created handoff ${h.id}; another participant accepts it`);
-    });
+    return this.judge(caller, id, 'accept', (h) => mayAccept(caller, h));
   }
 
   /** `worktree`: the workspace folder made for this accept (recorded with it, in the same transaction). */
   accept(caller: Caller, id: string, worktree?: string): HandoffView {
     return this.act(caller, id, 'accept', (h) => {
-      if (h.target !== null && h.target !== caller.name) forbid(`handoff ${h.id} is addressed to ${h.target}; only ${h.target} can accept it`);
-      if (h.target === null && h.owner === caller.name) forbid(`you created handoff ${h.id}; another participant accepts it`);
+      mayAccept(caller, h);
       if (worktree) this.q.workspaces.update(h.id, { path: worktree, state: 'ready' }, this.ctx.now());
       return { handoff: { assignee: caller.name }, task: { assignee: caller.name }, data: { assignee: caller.name, ...(worktree ? { worktree } : {}) } };
     });
@@ -204,15 +210,13 @@ export class HandoffActions {
 
   /** Who may decide, and that there is a result to decide on: judged before a merge (the decision judges again). */
   checkDecide(caller: Caller, id: string, approved: boolean): HandoffRecord {
-    return this.judge(caller, id, approved ? 'approve' : 'reject', () => {
-      if (!canApprove(caller)) forbid(`${approved ? 'approving' : 'rejecting'} needs the "approve" capability`);
-    });
+    return this.judge(caller, id, approved ? 'approve' : 'reject', () => mayDecide(caller, approved));
   }
 
   /** `workspace`: what the decision did to the handoff's workspace (a merge), recorded in the same transaction. */
   decide(caller: Caller, id: string, approved: boolean, reason: string | null, workspace?: WorkspaceChange): HandoffView {
     return this.act(caller, id, approved ? 'approve' : 'reject', (h) => {
-      if (!canApprove(caller)) forbid(`${approved ? 'approving' : 'rejecting'} needs the "approve" capability`);
+      mayDecide(caller, approved);
       if (workspace) this.q.workspaces.update(h.id, workspace, this.ctx.now());
       const merged = workspace?.merge ? { merged: workspace.merge.commit, into: workspace.merge.into } : {};
       return { handoff: { decision: { approved, by: caller.name, at: this.ctx.now(), reason } }, data: { reason, ...merged } };

@@ -97,12 +97,6 @@ export class WorkspaceRepo {
     ).map(toRecord);
   }
 
-  /** The live workspace using this worktree folder, other than `except` (a follow-up takes over its predecessor's). */
-  byPath(path: string): WorkspaceRecord | null {
-    const row = this.db.prepare("SELECT * FROM workspaces WHERE path = ? AND state IN ('ready', 'kept') ORDER BY created_at DESC LIMIT 1").get(path) as Row | undefined;
-    return row ? toRecord(row) : null;
-  }
-
   update(handoffId: string, change: WorkspaceChange, at: string): void {
     const column: Record<keyof WorkspaceChange, string> = { path: 'path', state: 'state', note: 'note', runs: 'runs', evidence: 'evidence', merge: 'merge', baseCommit: 'base_commit' };
     const json = new Set<keyof WorkspaceChange>(['runs', 'evidence', 'merge']);
