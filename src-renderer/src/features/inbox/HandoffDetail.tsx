@@ -71,57 +71,32 @@ export const HandoffDetail = forwardRef<DecisionHandle, { handoff: HandoffView; 
   const { client } = useRoom();
   const [error, setError] = useState<string | null>(null);
 
-  async function decide(approved: boolean, text: string, merge: boolean): Promise<void> {
+  /** One step on the handoff: its failure shown in words, and the inbox re-read either way. */
+  async function step(failed: string, call: () => Promise<unknown>): Promise<void> {
     try {
-      if (approved) await client.call('handoff_approve', { handoffId: h.id, ...(text ? { reason: text } : {}), ...(merge ? { merge: true } : {}) });
-      else await client.call('handoff_reject', { handoffId: h.id, reason: text });
+      await call();
       setError(null);
     } catch (e) {
-      setError(describeError(e, approved ? 'could not approve' : 'could not reject'));
+      setError(describeError(e, failed));
     }
     onChanged();
   }
 
-  async function answer(key: string, action: 'accept' | 'decline' | 'cancel', content?: Record<string, unknown>): Promise<void> {
-    try {
-      await client.call('handoff_answer_input', { handoffId: h.id, answers: { [key]: { action, ...(content ? { content } : {}) } } });
-      setError(null);
-    } catch (e) {
-      setError(describeError(e, 'could not send the answer'));
-    }
-    onChanged();
-  }
-
-  async function accept(): Promise<void> {
-    try {
-      await client.call('handoff_accept', { handoffId: h.id });
-      setError(null);
-    } catch (e) {
-      setError(describeError(e, 'could not take it on'));
-    }
-    onChanged();
-  }
-
-  async function complete(result: string): Promise<void> {
-    try {
-      await client.call('handoff_complete', { handoffId: h.id, result });
-      setError(null);
-    } catch (e) {
-      setError(describeError(e, 'could not complete it'));
-    }
-    onChanged();
-  }
+  const decide = (approved: boolean, text: string, merge: boolean) =>
+    step(approved ? 'could not approve' : 'could not reject', () =>
+      approved
+        ? client.call('handoff_approve', { handoffId: h.id, ...(text ? { reason: text } : {}), ...(merge ? { merge: true } : {}) })
+        : client.call('handoff_reject', { handoffId: h.id, reason: text }),
+    );
+  const answer = (key: string, action: 'accept' | 'decline' | 'cancel', content?: Record<string, unknown>) =>
+    step('could not send the answer', () => client.call('handoff_answer_input', { handoffId: h.id, answers: { [key]: { action, ...(content ? { content } : {}) } } }));
+  const accept = () => step('could not take it on', () => client.call('handoff_accept', { handoffId: h.id }));
+  const complete = (result: string) => step('could not complete it', () => client.call('handoff_complete', { handoffId: h.id, result }));
 
   async function cancel(): Promise<void> {
     const reason = window.prompt('Why cancel it? (optional, the owner reads this)') ?? null;
     if (reason === null) return;
-    try {
-      await client.call('handoff_cancel', { handoffId: h.id, ...(reason.trim() ? { reason: reason.trim().slice(0, 2000) } : {}) });
-      setError(null);
-    } catch (e) {
-      setError(describeError(e, 'could not cancel'));
-    }
-    onChanged();
+    await step('could not cancel', () => client.call('handoff_cancel', { handoffId: h.id, ...(reason.trim() ? { reason: reason.trim().slice(0, 2000) } : {}) }));
   }
 
   const requests = Object.entries(h.task?.inputRequests ?? {});
