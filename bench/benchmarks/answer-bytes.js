@@ -4,7 +4,7 @@
 // its JSON in the text block). Figures: bytes of the whole answer, and of each half (Claude Code and VS Code
 // hand the model structuredContent, Gemini CLI and opencode the text). Bytes, not time: one run is exact.
 import { Buffer } from 'node:buffer';
-import { addParticipant, makeHome, startRoom } from '../lib/room.js';
+import { addParticipant, callApi, makeHome, startRoom } from '../lib/room.js';
 import { fmt } from '../lib/stats.js';
 
 const bytes = (s) => Buffer.byteLength(s);
@@ -40,18 +40,7 @@ function mcp(room, token) {
   };
 }
 
-function api(room, token) {
-  return async (name, args) => {
-    const response = await globalThis.fetch(new URL(`/api/${name}`, room.url), {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify(args),
-    });
-    const body = await response.json();
-    if (response.status !== 200) throw new Error(`${name}: ${JSON.stringify(body)}`);
-    return body.result;
-  };
-}
+const api = (room, token) => (name, args) => callApi(room, token, name, args);
 
 export default {
   name: 'answer-bytes',

@@ -11,7 +11,7 @@ import { performance } from 'node:perf_hooks';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as pty from 'node-pty';
-import { cpuMsOf, makeHome, memoryOf, REPO, startRoom } from '../lib/room.js';
+import { callApi, cpuMsOf, makeHome, memoryOf, REPO, startRoom } from '../lib/room.js';
 import { UiViewer } from '../lib/ui-viewer.js';
 import { alternate, fmt, median, spreadPct } from '../lib/stats.js';
 
@@ -22,16 +22,7 @@ const LOOP = 'i=0; while :; do echo "line $i of a shell that prints every 100 ms
 const COLS = 120;
 const ROWS = 32;
 
-async function api(room, method, input) {
-  const r = await globalThis.fetch(new URL(`/api/${method}`, room.url), {
-    method: 'POST',
-    headers: { authorization: `Bearer ${room.token}`, 'content-type': 'application/json' },
-    body: JSON.stringify(input),
-  });
-  const body = await r.json();
-  if (!r.ok) throw new Error(`${method}: ${body.error?.message ?? r.status}`);
-  return body.result;
-}
+const api = (room, method, input) => callApi(room, room.token, method, input);
 
 /** CPU ms per second and RSS of `pids` (summed) over `ms`, after the shells have run `warmMs`. */
 async function measure(pids, warmMs, ms) {

@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { chromium } from 'playwright-core';
-import { addParticipant, makeHome, startRoom } from '../lib/room.js';
+import { addParticipant, callApi, makeHome, startRoom } from '../lib/room.js';
 import { CHROMIUM, CHROMIUM_FLAGS } from './ui.js';
 import { alternate, fmt, fmtMs, median, spreadPct } from '../lib/stats.js';
 
@@ -23,16 +23,7 @@ const gitSync = (cwd, ...args) => execFileSync('git', args, { cwd, encoding: 'ut
 const gitAsync = (cwd, ...args) =>
   new Promise((resolve, reject) => execFile('git', args, { cwd, encoding: 'utf8', maxBuffer: 256 * 2 ** 20, env: { ...process.env, ...IDENTITY } }, (e, out) => (e ? reject(e) : resolve(out))));
 
-async function api(room, token, method, input) {
-  const r = await globalThis.fetch(new URL(`/api/${method}`, room.url), {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify(input),
-  });
-  const body = await r.json();
-  if (!r.ok) throw new Error(`${method}: ${body.error?.message ?? r.status}`);
-  return body.result;
-}
+const api = callApi;
 
 /** A repository of `files` source files, one commit on main. */
 function makeRepo(dir, files) {

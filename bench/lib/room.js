@@ -77,6 +77,18 @@ export async function startRoom(home, extraArgs = []) {
   };
 }
 
+/** One call of the room's HTTP API (`POST /api/<method>`, the token as bearer): its result, or an Error naming what the room said. */
+export async function callApi(room, token, method, input) {
+  const response = await globalThis.fetch(new URL(`/api/${method}`, room.url), {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(input),
+  });
+  const body = await response.json();
+  if (!response.ok) throw new Error(`${method}: ${body.error?.message ?? JSON.stringify(body)}`);
+  return body.result;
+}
+
 /** Adds a participant with `ce participant add` (through the running room process) and returns its token. */
 export function addParticipant(home, name, can) {
   const r = spawnSync(process.execPath, [BIN_CE, 'participant', 'add', name, '--can', can, '--room', home.roomFile], {

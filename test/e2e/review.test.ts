@@ -5,13 +5,13 @@
  * left uncommitted, and "Approve and merge" that puts the commit on the base branch. A large change (5,000
  * lines over 40 files) starts collapsed. Screenshots go to test-output/screens/. Needs `npm run build`.
  */
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HandoffView } from '../../src-main/common/handoff-dto';
 import { REPO } from '../helpers/env';
+import { git, makeRepo as makeGitRepo } from '../helpers/git-repo';
 import { callTool, startUiRoom, type UiRoom } from './helpers/ui-room';
 
 let room: UiRoom;
@@ -19,19 +19,11 @@ let lead: Client;
 let dev: Client;
 const pageErrors: string[] = [];
 const SHOTS = path.join(REPO, 'test-output', 'screens');
-const IDENTITY = { GIT_AUTHOR_NAME: 'Dev Agent', GIT_AUTHOR_EMAIL: 'dev@example.com', GIT_COMMITTER_NAME: 'Dev Agent', GIT_COMMITTER_EMAIL: 'dev@example.com' };
-const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, ...IDENTITY } }).trim();
-
-function makeRepo(name: string): string {
-  const dir = path.join(room.home.root, name);
-  fs.mkdirSync(path.join(dir, 'src'), { recursive: true });
-  git(dir, 'init', '-q', '-b', 'main');
-  fs.writeFileSync(path.join(dir, 'src', 'parser.ts'), ['export function parse(text: string): string[] {', "  return text.split(',');", '}', ''].join('\n'));
-  fs.writeFileSync(path.join(dir, 'README.md'), '# parser\n');
-  git(dir, 'add', '-A');
-  git(dir, 'commit', '-q', '-m', 'first');
-  return dir;
-}
+const makeRepo = (name: string) =>
+  makeGitRepo(path.join(room.home.root, name), {
+    'src/parser.ts': ['export function parse(text: string): string[] {', "  return text.split(',');", '}', ''].join('\n'),
+    'README.md': '# parser\n',
+  });
 
 type H = { handoff: HandoffView };
 

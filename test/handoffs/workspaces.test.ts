@@ -5,7 +5,6 @@
  * and the failed stage are captured), approved with a merge into the base branch. And what a user expects of
  * a conflict, a base that moved, a binary file, odd file names and a 2,000-file change.
  */
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -13,29 +12,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EvidenceFile, EvidenceSummary, HandoffView } from '../../src-main/common/handoff-dto';
 import { startRunner, type RunningRoom } from '../../src-main/server/runner';
 import { makeHome, type TestHome } from '../helpers/env';
+import { GIT_IDENTITY, git, makeRepo as makeGitRepo } from '../helpers/git-repo';
 
 let home: TestHome;
 let running: RunningRoom;
 const clients: Record<string, Client> = {};
 
-const IDENTITY = { GIT_AUTHOR_NAME: 'Test', GIT_AUTHOR_EMAIL: 'test@example.com', GIT_COMMITTER_NAME: 'Test', GIT_COMMITTER_EMAIL: 'test@example.com' };
-const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, ...IDENTITY } }).trim();
-
 /** A repository with one commit on main, its folder named `name` (spaces and all). */
-function makeRepo(name: string, files: Record<string, string> = { 'README.md': '# app\n', 'src/app.txt': 'one\ntwo\nthree\n' }): string {
-  const dir = path.join(home.root, name);
-  fs.mkdirSync(dir, { recursive: true });
-  git(dir, 'init', '-q', '-b', 'main');
-  git(dir, 'config', 'user.name', 'Test');
-  git(dir, 'config', 'user.email', 'test@example.com');
-  for (const [file, text] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
-    fs.writeFileSync(path.join(dir, file), text);
-  }
-  git(dir, 'add', '-A');
-  git(dir, 'commit', '-q', '-m', 'first');
-  return dir;
-}
+const makeRepo = (name: string, files: Record<string, string> = { 'README.md': '# app\n', 'src/app.txt': 'one\ntwo\nthree\n' }) => makeGitRepo(path.join(home.root, name), files);
 
 beforeAll(async () => {
   home = makeHome();
@@ -78,7 +62,7 @@ async function started(repo: string, summary: string): Promise<HandoffView> {
 
 /** Runs a command in a shell opened in the handoff's workspace (as dev), and waits for it. */
 async function inWorkspace(handoffId: string, command: string): Promise<string> {
-  const { shell } = await call<{ shell: { id: string; cwd: string } }>('dev', 'shell_open', { handoffId, shell: '/bin/sh', env: { ...IDENTITY, PS1: '$ ' } });
+  const { shell } = await call<{ shell: { id: string; cwd: string } }>('dev', 'shell_open', { handoffId, shell: '/bin/sh', env: { ...GIT_IDENTITY, PS1: '$ ' } });
   const run = await call<{ status: string; exitCode: number | null; output: string }>('dev', 'shell_run', { shellId: shell.id, command, timeoutMs: 30_000 });
   await call('dev', 'shell_close', { shellId: shell.id });
   expect(run, run.output).toMatchObject({ status: 'finished', exitCode: 0 });
