@@ -12,19 +12,27 @@ const layers = ['common', 'net', 'engine', 'mcp', 'api', 'bridge', 'server', 'te
 const intoLayers = (names) => `^(\\.\\./)+(${names.join('|')})(/|$)`;
 
 /**
- * A relative import of the engine's insides: store/** (rows), a feature's modules, anything but the public
- * surface (engine/engine.ts, engine/index.ts). Doors use DTOs from common/ and call the engine's method table.
+ * A relative import of the engine's insides: store/** (rows), a feature's modules, engine.ts, anything but its
+ * one public module (engine/index.ts, whose DoorEngine is engine/ports.ts). Doors use DTOs from common/, call
+ * the engine's method table and read through the ports.
  */
-const intoEngineInternals = '^(\\.\\./)+engine/(?!(engine|index)$)';
+const intoEngineInternals = '^(\\.\\./)+engine/(?!index$)';
 const ENGINE_SURFACE_MESSAGE =
-  'doors and entry points use only the engine\'s public surface (engine/engine.ts, engine/index.ts) and DTOs from common/, never engine/store/** or a feature\'s internals';
+  'doors and entry points use only the engine\'s public module (engine/index.ts: DoorEngine and its ports) and DTOs from common/, never engine/engine.ts, engine/store/** or a feature\'s internals';
+/** The Engine class itself: only what starts an engine (server/runner.ts, cli/) holds it; doors get a DoorEngine. */
+const ENGINE_CLASS = {
+  regex: '^(\\.\\./)+engine/index$',
+  importNames: ['Engine'],
+  message: 'a door is given a DoorEngine (engine/ports.ts: call and the narrow ports), never the Engine class with its registries',
+};
 
 const PTY_ONLY_THERE = 'node-pty only through src-main/engine/terminal/pty.ts, the one terminal model (shells and tty stages alike)';
 
-function zone(files, { forbidLayers = [], forbidNode = false, allowElectron = false, allowPty = false, engineSurfaceOnly = false, extraPaths = [], message }) {
+function zone(files, { forbidLayers = [], forbidNode = false, allowElectron = false, allowPty = false, engineSurfaceOnly = false, portsOnly = false, extraPaths = [], message }) {
   const patterns = [];
   if (forbidLayers.length > 0) patterns.push({ regex: intoLayers(forbidLayers), message });
   if (engineSurfaceOnly) patterns.push({ regex: intoEngineInternals, message: ENGINE_SURFACE_MESSAGE });
+  if (portsOnly) patterns.push(ENGINE_CLASS);
   if (forbidNode) patterns.push({ group: ['node:*'], message: `${message} (no Node built-ins here)` });
   const paths = [
     ...(allowElectron ? [] : [{ name: 'electron', message: 'only src-main/app (and src-preload) may import electron' }]),
@@ -74,13 +82,13 @@ export default tseslint.config(
   engineZone(['src-main/engine/terminal/pty.ts'], { allowPty: true }),
   engineZone(['src-main/engine/shells/**'], { forbidSibling: 'graphs' }),
   engineZone(['src-main/engine/graphs/**'], { forbidSibling: 'shells' }),
-  zone(['src-main/mcp/**'], { forbidLayers: others('common', 'net', 'engine', 'mcp'), engineSurfaceOnly: true, message: 'mcp/ is a door: it imports common/, net/ and the engine surface only' }),
-  zone(['src-main/api/**'], { forbidLayers: others('common', 'net', 'engine', 'api'), engineSurfaceOnly: true, message: 'api/ (the /api route) is a door: it imports common/, net/ and the engine surface only' }),
-  zone(['src-main/bridge/**'], { forbidLayers: others('common', 'net', 'engine', 'bridge'), engineSurfaceOnly: true, message: 'bridge/ (renderer transports) is a door: it imports common/, net/ and the engine surface only' }),
+  zone(['src-main/mcp/**'], { portsOnly: true, forbidLayers: others('common', 'net', 'engine', 'mcp'), engineSurfaceOnly: true, message: 'mcp/ is a door: it imports common/, net/ and the engine surface only' }),
+  zone(['src-main/api/**'], { portsOnly: true, forbidLayers: others('common', 'net', 'engine', 'api'), engineSurfaceOnly: true, message: 'api/ (the /api route) is a door: it imports common/, net/ and the engine surface only' }),
+  zone(['src-main/bridge/**'], { portsOnly: true, forbidLayers: others('common', 'net', 'engine', 'bridge'), engineSurfaceOnly: true, message: 'bridge/ (renderer transports) is a door: it imports common/, net/ and the engine surface only' }),
   zone(['src-main/server/**'], { forbidLayers: ['testing', 'cli', 'app'], engineSurfaceOnly: true, message: 'server/ composes the doors; it never imports testing/, cli/ or app/' }),
   zone(['src-main/testing/**'], { forbidLayers: ['cli', 'app'], message: 'testing/ (the test-only fixture entry) never imports cli/ or app/' }),
   zone(['src-main/cli/**'], { forbidLayers: others('common', 'engine', 'server', 'cli'), engineSurfaceOnly: true, message: 'cli/ imports common/, the engine surface and server/ only (testing/ is loaded by URL, never imported)' }),
-  zone(['src-main/app/**'], { allowElectron: true, engineSurfaceOnly: true, forbidLayers: ['testing', 'cli'], message: 'app/ is the Electron shell' }),
+  zone(['src-main/app/**'], { portsOnly: true, allowElectron: true, engineSurfaceOnly: true, forbidLayers: ['testing', 'cli'], message: 'app/ is the Electron shell' }),
   zone(['src-preload/**'], {
     allowElectron: true,
     forbidNode: true,

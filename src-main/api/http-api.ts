@@ -2,7 +2,7 @@ import type http from 'node:http';
 import { isMethodName } from '../common/contract';
 import { ACT_AS_HEADER, type Caller } from '../common/dto';
 import { toPublicError } from '../common/errors';
-import type { Engine } from '../engine/engine';
+import type { DoorEngine } from '../engine/index';
 import { sendJson } from '../net/http-json';
 import { apiErrorBody, HTTP_STATUS } from './http-status';
 import { handleWorkspaceTask } from './workspace-task';
@@ -12,7 +12,7 @@ import { handleWorkspaceTask } from './workspace-task';
  * for the CLI (changes while the room process runs) and the web UI. Answers {result} or {error:{code,message}}.
  */
 export class ApiRoute {
-  constructor(private readonly engine: Engine) {}
+  constructor(private readonly engine: DoorEngine) {}
 
   /** GET /workspace/task?taskId=…: the task record, for recovery after a gap (see workspace-task.ts). */
   handleWorkspaceTask(req: http.IncomingMessage, res: http.ServerResponse, caller: Caller): Promise<void> {

@@ -1,7 +1,7 @@
 import type http from 'node:http';
 import { ACT_AS_HEADER, type Caller } from '../common/dto';
 import { toPublicError } from '../common/errors';
-import type { Engine } from '../engine/engine';
+import type { DoorEngine } from '../engine/index';
 import { sendJson } from '../net/http-json';
 import { apiErrorBody, HTTP_STATUS } from './http-status';
 
@@ -14,7 +14,7 @@ const MAX_ID_CHARS = 64;
  * API's task_get (tasks/get over MCP reads the same store). Bearer auth like every door; a task the caller may
  * not see and one that does not exist are the same 404. Answers {result:{task}} or {error:{code,message}}.
  */
-export async function handleWorkspaceTask(engine: Engine, req: http.IncomingMessage, res: http.ServerResponse, caller: Caller): Promise<void> {
+export async function handleWorkspaceTask(engine: DoorEngine, req: http.IncomingMessage, res: http.ServerResponse, caller: Caller): Promise<void> {
   if (req.method !== 'GET') return sendJson(res, 405, apiErrorBody('INVALID_INPUT', `use GET ${WORKSPACE_TASK_PATH}?taskId=<task id>`), { Allow: 'GET' });
   const query = new URL(req.url ?? '/', 'http://localhost').searchParams;
   const id = query.get('taskId') ?? query.get('id');

@@ -1,6 +1,6 @@
 import { IPC_UI_OPEN, type DesktopMessage } from '../common/ipc';
 import { IPC_UI_MESSAGE, IPC_UI_SEND, type ServerMessage } from '../common/ui-protocol';
-import type { Engine } from '../engine/engine';
+import type { DoorEngine } from '../engine/index';
 import { UiSession } from '../bridge/ui-session';
 import { nestsDeeperThan } from '../net/json-depth';
 import { LIMITS } from '../common/limits';
@@ -32,7 +32,7 @@ export interface IpcMainLike {
 }
 
 export interface UiRoom {
-  engine: Engine;
+  engine: DoorEngine;
   mcpUrl: URL;
 }
 

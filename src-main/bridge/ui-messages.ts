@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import type { ClientMessage } from '../common/ui-protocol';
 import { lazily } from '../common/lazily';
+import { LIMITS } from '../common/limits';
+import { TERMINAL_BOUNDS } from '../common/methods/shells';
 
 /**
  * What the room process accepts from a renderer, checked before anything runs (the protocol's ClientMessage,
@@ -21,6 +23,16 @@ const clientMessageSchema = lazily(() => {
     z.object({ t: z.literal('shell.attach'), shellId, from: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional() }).strict(),
     z.object({ t: z.literal('shell.detach'), shellId }).strict(),
     z.object({ t: z.literal('shell.ack'), shellId, bytes: z.number().int().min(0).max(2 ** 32) }).strict(),
+    // the byte limit is the engine's (checked on the UTF-8 bytes there); this bounds the string before it
+    z.object({ t: z.literal('shell.input'), shellId, text: z.string().max(LIMITS.shellMaxInputBytes) }).strict(),
+    z
+      .object({
+        t: z.literal('shell.resize'),
+        shellId,
+        cols: z.number().int().min(TERMINAL_BOUNDS.cols.min).max(TERMINAL_BOUNDS.cols.max),
+        rows: z.number().int().min(TERMINAL_BOUNDS.rows.min).max(TERMINAL_BOUNDS.rows.max),
+      })
+      .strict(),
   ]);
 });
 

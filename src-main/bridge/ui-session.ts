@@ -2,7 +2,7 @@ import { isMethodName } from '../common/contract';
 import { toPublicError } from '../common/errors';
 import { RUNNER_VERSION } from '../common/version';
 import { SHELL_FRAME_MS, type ClientMessage, type ServerMessage, type UiError } from '../common/ui-protocol';
-import type { Engine } from '../engine/engine';
+import type { DoorEngine } from '../engine/index';
 import { parseClientMessage } from './ui-messages';
 import { ShellStream } from './ui-shell-stream';
 import { PRESENCE_CHANGED, SHELLS_CHANGED } from '../engine/index';
@@ -34,7 +34,7 @@ export class UiSession {
   maxPendingBytes = 0;
 
   constructor(
-    private readonly engine: Engine,
+    private readonly engine: DoorEngine,
     /**
      * Sends one message. For a `shell.data` message the transport calls `sent` once it no longer holds the
      * message's bytes (written to the socket, or copied), so its buffer can carry the next frame; it need not.
@@ -103,6 +103,12 @@ export class UiSession {
       case 'shell.ack':
         this.streams.get(message.shellId)?.attachment?.ack(message.bytes);
         return;
+      case 'shell.input':
+        this.typed(message.shellId, (a) => a.write(message.text));
+        return;
+      case 'shell.resize':
+        this.typed(message.shellId, (a) => a.resize(message.cols, message.rows));
+        return;
     }
   }
 
@@ -147,10 +153,28 @@ export class UiSession {
         start,
       );
       this.streams.set(shellId, stream);
-      stream.attachment = this.engine.shells.attach(operator, shellId, stream, start);
+      stream.attachment = this.engine.attachShell(operator, shellId, stream, start);
       if (session.exit) stream.exitedBefore(session.exit);
     } catch (error) {
       this.streams.delete(shellId);
+      const pub = toPublicError(error);
+      this.send({ t: 'shell.error', shellId, error: { code: pub.code, message: pub.message } });
+    }
+  }
+
+  /**
+   * What the person typed or a resize, through the shell's attachment (checked and audited by the engine, once
+   * per attachment). Refusals come back as that shell's error; without an attachment there is no shell to type to.
+   */
+  private typed(shellId: string, act: (attachment: NonNullable<ShellStream['attachment']>) => void): void {
+    try {
+      const attachment = this.streams.get(shellId)?.attachment;
+      if (attachment) return act(attachment);
+      // an unknown shell is refused by the lookup; an ended one's stream is over
+      const ended = this.engine.shells.get(this.engine.operator(), shellId).exit;
+      const why = ended ? 'has exited: its output can still be read; open a new shell to run more' : 'is not attached on this connection: attach it first (shell.attach)';
+      this.send({ t: 'shell.error', shellId, error: { code: ended ? 'CONFLICT' : 'NOT_FOUND', message: `shell ${shellId} ${why}` } });
+    } catch (error) {
       const pub = toPublicError(error);
       this.send({ t: 'shell.error', shellId, error: { code: pub.code, message: pub.message } });
     }

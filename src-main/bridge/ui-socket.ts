@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import type { WebSocketServer, WebSocket } from 'ws';
 import { UI_SIGNED_OUT_CLOSE, UI_SOCKET_PROTOCOL, type ServerMessage } from '../common/ui-protocol';
 import { encodeShellFrame } from '../common/ui-shell-frame';
-import type { Engine } from '../engine/engine';
+import type { DoorEngine } from '../engine/index';
 import { socketSecretOf } from './ui-auth';
 import { nestsDeeperThan } from '../net/json-depth';
 import { LIMITS } from '../common/limits';
@@ -63,7 +63,7 @@ export class UiSocketDoor {
   private readonly maxDepth: number;
 
   constructor(
-    private readonly engine: Engine,
+    private readonly engine: DoorEngine,
     private readonly options: UiSocketOptions,
   ) {
     this.maxQueued = options.maxQueuedBytes ?? 16 * 1024 * 1024;

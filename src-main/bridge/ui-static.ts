@@ -3,7 +3,7 @@ import type http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UI_PATH, UI_SESSION_PATH } from '../common/ui-protocol';
-import type { Engine } from '../engine/engine';
+import type { DoorEngine } from '../engine/index';
 import { sendJson } from '../net/http-json';
 import { bearerToken } from '../net/bearer';
 
@@ -62,7 +62,7 @@ export class UiStatic {
   private readonly root: string;
 
   constructor(
-    private readonly engine: Engine,
+    private readonly engine: DoorEngine,
     rendererDir: string,
   ) {
     this.root = path.resolve(rendererDir);

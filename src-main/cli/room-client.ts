@@ -1,7 +1,7 @@
 import type { MethodInput, MethodName, MethodOutputs } from '../common/contract';
 import { ACT_AS_HEADER } from '../common/dto';
 import { RoomError, ERROR_CODES, type ErrorCode } from '../common/errors';
-import { Engine, findRunningRoom, resolvePaths, Room, type Paths } from '../engine/index';
+import { Engine, findRunningRoom, resolvePaths, Room, type DoorEngine, type Paths } from '../engine/index';
 
 /**
  * How the CLI changes a room: through the running room process when one holds it (HTTP API, operator token),
@@ -23,7 +23,7 @@ export async function callAsOperator<M extends MethodName>(
     }
   }
   // an existing room only: a mistyped --room must not become a new room with its own operator token
-  const engine = await Engine.start(Room.open({ markdown: roomArg, paths, mustExist: true }));
+  const engine: DoorEngine = await Engine.start(Room.open({ markdown: roomArg, paths, mustExist: true }));
   try {
     return await engine.call(engine.operator(), method, input);
   } finally {
@@ -51,7 +51,7 @@ export async function readAs<M extends MethodName>(
       if (!(error instanceof ConnectionRefused)) throw error;
     }
   }
-  const engine = await Engine.start(Room.openReadOnly({ markdown: roomArg, paths }));
+  const engine: DoorEngine = await Engine.start(Room.openReadOnly({ markdown: roomArg, paths }));
   try {
     const operator = engine.operator();
     const caller = options.participant === undefined ? operator : engine.participantAs(operator, options.participant);
@@ -82,7 +82,7 @@ export async function openReaderSession(roomArg: string | undefined, paths: Path
       close: async () => undefined,
     };
   }
-  const engine = await Engine.start(Room.openReadOnly({ markdown: roomArg, paths }));
+  const engine: DoorEngine = await Engine.start(Room.openReadOnly({ markdown: roomArg, paths }));
   return {
     live: false,
     call: (method, input) => engine.call(engine.operator(), method, input),

@@ -28,7 +28,7 @@ export function describeRunning(running: RunningRoom, roomArg?: string, ce = ceC
     `Commonroom ${RUNNER_VERSION} is serving the room ${info.location.markdownPath}`,
     `  MCP endpoint:   ${url}`,
     `  operator token: ${running.tokenFile}  (yours, for ce and the UI: never give it to an agent, it could approve its own work)`,
-    `  agent sandbox:  ${running.engine.ctx.sandbox.describe()}`,
+    `  agent sandbox:  ${running.engine.sandbox.describe()}`,
     ...(running.uiUrl ? [`  open the UI:    ${running.uiUrl.toString()}  (a one-time sign-in link: keep it private; another: "ce ui-link")`] : []),
     `  connect an agent with a token of its own:`,
     `    ${ce} participant add claude${room} --can read,write     (prints its token once, and how to connect each client)`,

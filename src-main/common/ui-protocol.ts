@@ -44,7 +44,14 @@ export type ClientMessage =
   | { t: 'shell.attach'; shellId: string; from?: number }
   | { t: 'shell.detach'; shellId: string }
   /** The terminal finished rendering this many bytes of that shell (xterm's write callback): flow control. */
-  | { t: 'shell.ack'; shellId: string; bytes: number };
+  | { t: 'shell.ack'; shellId: string; bytes: number }
+  /**
+   * What the person typed into an attached shell, in order (at most LIMITS.shellMaxInputBytes of UTF-8 per
+   * message). Refused input comes back as a `shell.error` for that shell, and nothing of it is sent.
+   */
+  | { t: 'shell.input'; shellId: string; text: string }
+  /** Sets an attached shell's PTY size (the owner's view, or a person who took it over). */
+  | { t: 'shell.resize'; shellId: string; cols: number; rows: number };
 
 // ---- room process → renderer -------------------------------------------------------------------------------
 

@@ -31,6 +31,9 @@ import { hashToken, looksLikeToken } from './tokens';
 import { procTags, randomIds, type IdSource } from './ids';
 import { findTagged } from './process/process-tree';
 import { diskFullRefusal } from './runner-health';
+import type { DoorEngine } from './ports';
+import type { ShellAttachment } from './shells/shell-registry';
+import type { ShellViewer } from './shells/shell-session';
 
 
 /** Every feature of the runner, in start order. A new capability adds itself here. */
@@ -57,7 +60,7 @@ export interface EngineOptions {
  * The runner: one object, one method table. Every door authenticates, then calls `call()`;
  * capability checks and input validation happen here, once, for all of them.
  */
-export class Engine {
+export class Engine implements DoorEngine {
   /** Committed events, published after their transaction. */
   readonly bus = new EventBus();
   readonly ctx: EngineContext;
@@ -199,6 +202,32 @@ export class Engine {
     if (!taskOf) throw new RoomError('INVALID_INPUT', `${method} does not create a task`);
     const output = await this.call(caller, method, rawInput, call);
     return { output, task: this.tasks.get(caller, taskOf.taskIdOf(output)) };
+  }
+
+  get sandbox(): EngineContext['sandbox'] {
+    return this.ctx.sandbox;
+  }
+
+  attachShell(caller: Caller, shellId: string, viewer: ShellViewer, from: number): ShellAttachment {
+    const attachment = this.shells.attach(caller, shellId, viewer, from);
+    // one audit row per attachment that typed or resized (as shell_io, its call's equivalent), not per keystroke
+    let recorded = false;
+    const record = (): void => {
+      if (recorded || this.room.readOnly) return;
+      recorded = true;
+      recordCall(this.audit, this.room.now(), caller, 'shell_io', performance.now(), undefined, { shellId });
+    };
+    return {
+      ...attachment,
+      write: (text) => {
+        attachment.write(text);
+        record();
+      },
+      resize: (cols, rows) => {
+        attachment.resize(cols, rows);
+        record();
+      },
+    };
   }
 
   /** Closes features (newest first), then the room. Safe to call twice. */

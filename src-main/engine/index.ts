@@ -4,6 +4,8 @@
  * serves it. Doors import this (or engine.ts), never engine/store/** or a feature's internals (eslint.config.js).
  */
 export { Engine } from './engine';
+/** The engine as a door sees it: call, and the narrow ports (doors are typed against this, never Engine). */
+export type { DoorEngine, TaskReads, ShellReads, LiveShell, TaskLogReads, PresenceMarks, ChangeFeed, SignIns } from './ports';
 export type { CallContext } from './feature';
 export { Room } from './room/room';
 export { findRunningRoom, type RunningRoomEndpoint } from './room/running-room';

@@ -1,7 +1,7 @@
 import type http from 'node:http';
 import { createMcpHandler, type McpRequestContext } from '@modelcontextprotocol/server';
 import type { Caller } from '../common/dto';
-import type { Engine } from '../engine/engine';
+import type { DoorEngine } from '../engine/index';
 import { sendRpcError } from '../net/http-json';
 import { LegacySessions, type LegacyLimits } from './legacy-sessions';
 import { cancelListen, handleListen } from './listen';
@@ -45,7 +45,7 @@ export class McpEndpoint {
   private readonly modern: ReturnType<typeof createMcpHandler>;
 
   constructor(
-    private readonly engine: Engine,
+    private readonly engine: DoorEngine,
     options: McpEndpointOptions,
   ) {
     this.legacy = new LegacySessions(engine, options, options.now);

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { isInitializeRequest } from '@modelcontextprotocol/server';
 import type { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import type { Caller } from '../common/dto';
-import type { Engine } from '../engine/engine';
+import type { DoorEngine } from '../engine/index';
 import { BoundedEventStore } from './event-store';
 import { sendRpcError } from '../net/http-json';
 import { buildMcpServer } from './tools';
@@ -57,7 +57,7 @@ export class LegacySessions {
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(
-    private readonly engine: Engine,
+    private readonly engine: DoorEngine,
     private readonly limits: LegacyLimits,
     private readonly now: () => number = Date.now,
   ) {

@@ -2,7 +2,7 @@ import type http from 'node:http';
 import { CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY, SERVER_INFO_META_KEY, SUBSCRIPTION_ID_META_KEY } from '@modelcontextprotocol/server';
 import type { Caller } from '../common/dto';
 import { isTerminalTask } from '../common/task-machine';
-import type { Engine } from '../engine/engine';
+import type { DoorEngine } from '../engine/index';
 import { sendRpcError } from '../net/http-json';
 import { mayReadMarkdown, parseResourceUri, readLog, watchResource } from './resources';
 import { toDetailedTaskV2 } from './task-wire';
@@ -59,7 +59,7 @@ interface ListenBody {
  * DetailedTask, for task ids tasks/get would answer for this caller) and notifications/resources/updated, each
  * stamped with the subscription id. Nothing is replayed. A subscriber that stops reading is dropped.
  */
-export function handleListen(engine: Engine, caller: Caller, req: http.IncomingMessage, res: http.ServerResponse, body: ListenBody): void {
+export function handleListen(engine: DoorEngine, caller: Caller, req: http.IncomingMessage, res: http.ServerResponse, body: ListenBody): void {
   const id = body.id ?? null;
   const meta = body.params?._meta ?? {};
   const version = meta[PROTOCOL_VERSION_META_KEY];
@@ -205,7 +205,7 @@ export function handleListen(engine: Engine, caller: Caller, req: http.IncomingM
  * before, and then still checked visibility 100 times.
  */
 let lastChange: {
-  engine: Engine;
+  engine: DoorEngine;
   eventId: number;
   taskId: string;
   task: TaskRecord;
@@ -216,7 +216,7 @@ let lastChange: {
 
 const viewerKey = (caller: Caller) => `${caller.name}\n${caller.capabilities.join(',')}`;
 
-function readChange(engine: Engine, caller: Caller, taskId: string, eventId: number): { task: TaskRecord; view: Record<string, unknown> } | null {
+function readChange(engine: DoorEngine, caller: Caller, taskId: string, eventId: number): { task: TaskRecord; view: Record<string, unknown> } | null {
   const last = lastChange;
   if (last && last.engine === engine && last.eventId === eventId && last.taskId === taskId) {
     const key = viewerKey(caller);

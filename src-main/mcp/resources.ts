@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { ProtocolError, ProtocolErrorCode, type Server } from '@modelcontextprotocol/server';
 import type { Caller } from '../common/dto';
 import { isRoomError } from '../common/errors';
-import type { Engine } from '../engine/engine';
+import type { DoorEngine } from '../engine/index';
 
 /**
  * Resources: the room's markdown file, task-log://{taskId} (every graph run and stage, every task) and
@@ -22,12 +22,12 @@ export type ParsedUri =
   | { kind: 'markdown' }
   | { kind: 'task-log' | 'shell-log'; id: string; from: number; limit: number };
 
-export function markdownUri(engine: Engine): string {
+export function markdownUri(engine: DoorEngine): string {
   return pathToFileURL(engine.room.location.markdownPath).toString();
 }
 
 /** Parses a resource URI by hand: a stage's task id holds ':' that a URL parser would take for a port. */
-export function parseResourceUri(engine: Engine, uri: string): ParsedUri | null {
+export function parseResourceUri(engine: DoorEngine, uri: string): ParsedUri | null {
   if (uri === markdownUri(engine)) return { kind: 'markdown' };
   const match = /^(task-log|shell-log):\/\/([^?#]+)(?:\?([^#]*))?$/.exec(uri);
   if (!match) return null;
@@ -52,7 +52,7 @@ export interface ResourcePage {
 }
 
 /** Reads a log resource for a caller. Unknown and not-yours give the same error. */
-export function readLog(engine: Engine, caller: Caller, parsed: Extract<ParsedUri, { id: string }>): ResourcePage {
+export function readLog(engine: DoorEngine, caller: Caller, parsed: Extract<ParsedUri, { id: string }>): ResourcePage {
   try {
     return parsed.kind === 'task-log'
       ? engine.taskLogs.read(caller, parsed.id, parsed.from, parsed.limit)
@@ -71,7 +71,7 @@ export function mayReadMarkdown(caller: Caller): boolean {
   return caller.capabilities.includes('read');
 }
 
-function readMarkdown(engine: Engine, caller: Caller): string {
+function readMarkdown(engine: DoorEngine, caller: Caller): string {
   if (!mayReadMarkdown(caller)) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `reading the room file needs the "read" capability, which ${caller.name} does not have`);
   const file = engine.room.location.markdownPath;
   const size = fs.statSync(file).size;
@@ -87,7 +87,7 @@ function readMarkdown(engine: Engine, caller: Caller): string {
  * up, and the room file through the OS's change notification. Bursts are coalesced into one update per turn
  * of the event loop, so a chatty shell cannot flood a subscriber.
  */
-export function watchResource(engine: Engine, caller: Caller, uri: string, onUpdate: () => void): () => void {
+export function watchResource(engine: DoorEngine, caller: Caller, uri: string, onUpdate: () => void): () => void {
   const parsed = parseResourceUri(engine, uri);
   if (!parsed) return () => undefined;
   let queued = false;
@@ -139,7 +139,7 @@ function watchFile(file: string, onChange: () => void): () => void {
 
 const MAX_SUBSCRIPTIONS_PER_SESSION = 64;
 
-export function registerResourceHandlers(server: Server, engine: Engine, caller: Caller, era: 'legacy' | 'modern'): void {
+export function registerResourceHandlers(server: Server, engine: DoorEngine, caller: Caller, era: 'legacy' | 'modern'): void {
   server.setRequestHandler('resources/list', () => ({
     resources: [{ uri: markdownUri(engine), name: 'room', title: 'The room (markdown)', mimeType: 'text/markdown' }],
   }));

@@ -1,7 +1,7 @@
 import type { Server } from '@modelcontextprotocol/server';
 import type { Caller } from '../common/dto';
 import { isTerminalTask } from '../common/task-machine';
-import type { Engine } from '../engine/engine';
+import type { DoorEngine } from '../engine/index';
 import { GRAPH_OPERATION } from '../engine/index';
 
 type ProgressToken = string | number;
@@ -15,7 +15,7 @@ const followers = new WeakMap<Server, Set<() => void>>();
  * stages, message = the task's statusMessage), until the task ends. Progress only ever grows, as the protocol
  * asks. 2026-07-28 has no progress for tasks: there the statusMessage (and notifications/tasks) carries it.
  */
-export function followGraphProgress(server: Server, engine: Engine, caller: Caller, taskId: string, progressToken: ProgressToken): void {
+export function followGraphProgress(server: Server, engine: DoorEngine, caller: Caller, taskId: string, progressToken: ProgressToken): void {
   const task = engine.tasks.find(caller, taskId);
   if (task?.operation !== GRAPH_OPERATION) return;
   let last = -1;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ProtocolError, ProtocolErrorCode, RELATED_TASK_META_KEY, type Server } from '@modelcontextprotocol/server';
 import type { Caller } from '../common/dto';
 import { isTerminalTask } from '../common/task-machine';
-import type { Engine } from '../engine/engine';
+import type { DoorEngine } from '../engine/index';
 import type { TaskRecord } from '../common/task-record';
 import { asTaskCall, toTaskV1 } from './task-wire';
 import { requireTasksVersion } from './legacy-versions';
@@ -12,7 +12,7 @@ import { lazily } from '../common/lazily';
 const TaskIdParams = lazily(() => z.object({ taskId: z.string().max(200) }));
 
 /** tasks/result calls waiting at once, per engine (every session counts): the next is refused, not queued. */
-const resultWaiters = new WeakMap<Engine, number>();
+const resultWaiters = new WeakMap<DoorEngine, number>();
 
 /**
  * 2025-11-25 core tasks over the one task store: tasks/get, tasks/result (waits without holding anything
@@ -20,7 +20,7 @@ const resultWaiters = new WeakMap<Engine, number>();
  * notifications/tasks/status for tasks this session made. Tasks belong to the participant, not the session,
  * so a new session (or a restarted runner) still finds them.
  */
-export function registerLegacyTaskHandlers(server: Server, engine: Engine, caller: Caller): void {
+export function registerLegacyTaskHandlers(server: Server, engine: DoorEngine, caller: Caller): void {
   const mine = new Set<string>();
 
   server.setRequestHandler('tasks/get', { params: TaskIdParams() }, ({ taskId }) => {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ProtocolError, ProtocolErrorCode, type Server, type ServerContext } from '@modelcontextprotocol/server';
 import type { Caller } from '../common/dto';
 import { isTerminalTask } from '../common/task-machine';
-import type { Engine } from '../engine/engine';
+import type { DoorEngine } from '../engine/index';
 import { asTaskCall, toDetailedTaskV2 } from './task-wire';
 import { declaresTasksExtension, missingTasksExtension } from './tasks-extension';
 
@@ -18,7 +18,7 @@ function requireExtension(ctx: ServerContext): void {
  * a live task reads cancelled first, an ended one is left as it was). All need the extension declared on the
  * request (-32021 otherwise). The SDK checks that Mcp-Name equals the task id.
  */
-export function registerModernTaskHandlers(server: Server, engine: Engine, caller: Caller): void {
+export function registerModernTaskHandlers(server: Server, engine: DoorEngine, caller: Caller): void {
   server.setRequestHandler('tasks/get', { params: TaskIdParams }, ({ taskId }, ctx) => {
     requireExtension(ctx);
     return asTaskCall(() => {

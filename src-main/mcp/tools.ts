@@ -5,7 +5,7 @@ import type { Caller } from '../common/dto';
 import { toPublicError } from '../common/errors';
 import { RUNNER_VERSION } from '../common/version';
 import { toolSurface } from '../common/tool-surface';
-import type { Engine } from '../engine/engine';
+import type { DoorEngine } from '../engine/index';
 import type { TaskRecord } from '../common/task-record';
 import type { ExtraTool, TaskSupport } from './extra-tools';
 import { enforceCapabilities } from './method-capabilities';
@@ -62,7 +62,7 @@ function annotationsOf(method: MethodName) {
 }
 
 /** The MCP tools a caller sees: contract methods offered as tools that its capabilities allow. */
-export function toolsFor(engine: Engine, caller: Caller): MethodName[] {
+export function toolsFor(engine: DoorEngine, caller: Caller): MethodName[] {
   return engine.methodsFor(caller).filter((m) => CONTRACT[m].mcpTool);
 }
 
@@ -71,7 +71,7 @@ type ResolvedTool =
   | { kind: 'method'; name: MethodName; spec: MethodSpec; support: TaskSupport }
   | { kind: 'extra'; tool: ExtraTool; support: TaskSupport };
 
-function resolveTool(engine: Engine, caller: Caller, name: string, extras: readonly ExtraTool[]): ResolvedTool | null {
+function resolveTool(engine: DoorEngine, caller: Caller, name: string, extras: readonly ExtraTool[]): ResolvedTool | null {
   if (isMethodName(name) && CONTRACT[name].mcpTool && toolsFor(engine, caller).includes(name)) {
     const spec = CONTRACT[name] as MethodSpec;
     return { kind: 'method', name, spec, support: spec.task?.support ?? 'forbidden' };
@@ -90,8 +90,8 @@ function textResult(method: MethodName, result: Record<string, unknown>, splices
   return { content: [{ type: 'text' as const, text: answerText(method, sent) }], structuredContent: sent };
 }
 
-/** Runs a tool as an ordinary request/response call. Engine refusals become tool errors the model can read. */
-async function callPlain(engine: Engine, caller: Caller, tool: ResolvedTool, args: Record<string, unknown>, ctx: ServerContext) {
+/** Runs a tool as an ordinary request/response call. DoorEngine refusals become tool errors the model can read. */
+async function callPlain(engine: DoorEngine, caller: Caller, tool: ResolvedTool, args: Record<string, unknown>, ctx: ServerContext) {
   if (tool.kind === 'extra') return tool.tool.call(caller, args, ctx);
   try {
     return textResult(tool.name, (await engine.call(caller, tool.name, args, { signal: ctx.mcpReq.signal })) as unknown as Record<string, unknown>, splicesOf(ctx));
@@ -107,7 +107,7 @@ async function callPlain(engine: Engine, caller: Caller, tool: ResolvedTool, arg
 }
 
 /** Runs a tool so that it creates a task: the engine answers the task it created, durable before this returns. */
-async function callAsTask(engine: Engine, caller: Caller, tool: ResolvedTool, args: Record<string, unknown>): Promise<TaskRecord> {
+async function callAsTask(engine: DoorEngine, caller: Caller, tool: ResolvedTool, args: Record<string, unknown>): Promise<TaskRecord> {
   if (tool.kind === 'extra') {
     if (!tool.tool.startTask) throw new ProtocolError(ProtocolErrorCode.MethodNotFound, `${tool.tool.name} cannot run as a task`);
     return tool.tool.startTask(caller, args);
@@ -127,7 +127,7 @@ async function callAsTask(engine: Engine, caller: Caller, tool: ResolvedTool, ar
  * served over the one task store. The low-level Server is used (not McpServer) because tools/call must see
  * params.task and return exact errors.
  */
-export function buildMcpServer(engine: Engine, caller: Caller, era: 'legacy' | 'modern', extras: readonly ExtraTool[] = []): Server {
+export function buildMcpServer(engine: DoorEngine, caller: Caller, era: 'legacy' | 'modern', extras: readonly ExtraTool[] = []): Server {
   const capabilities =
     era === 'legacy'
       ? {

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Caller } from '../common/dto';
-import type { Engine } from '../engine/engine';
+import type { DoorEngine } from '../engine/index';
 import { sendJson, sendRpcError } from '../net/http-json';
 import type { McpEndpoint } from '../mcp/endpoint';
 import type { ApiRoute } from '../api/http-api';
@@ -63,7 +63,7 @@ export class FrontDoor {
   private allowedOrigins = new Set<string>();
 
   constructor(
-    private readonly engine: Engine,
+    private readonly engine: DoorEngine,
     private readonly mcp: McpEndpoint,
     private readonly api: ApiRoute,
     private readonly options: FrontDoorOptions,

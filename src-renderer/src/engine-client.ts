@@ -42,6 +42,13 @@ export interface ShellSink {
 }
 
 export interface ShellAttachment {
+  /**
+   * Types into the shell through its attachment, in order (the room checks and audits it; a refusal comes back
+   * as the sink's error). False when the link is down: nothing was sent.
+   */
+  write(text: string): boolean;
+  /** Sets the PTY's size (only the shell's owner, or a person who took it over, should). False when the link is down. */
+  resize(cols: number, rows: number): boolean;
   detach(): void;
 }
 
@@ -131,7 +138,18 @@ export class EngineClient {
     const entry: Attached = { sink, next: from, generation: 0, ackDue: 0 };
     this.attached.set(shellId, entry);
     if (this.current === 'open') this.transport.send({ t: 'shell.attach', shellId, from });
+    const live = () => this.attached.get(shellId) === entry && this.current === 'open';
     return {
+      write: (text) => {
+        if (!live()) return false;
+        this.transport.send({ t: 'shell.input', shellId, text });
+        return true;
+      },
+      resize: (cols, rows) => {
+        if (!live()) return false;
+        this.transport.send({ t: 'shell.resize', shellId, cols, rows });
+        return true;
+      },
       detach: () => {
         if (this.attached.get(shellId) !== entry) return;
         this.attached.delete(shellId);

@@ -118,6 +118,37 @@ describe('UI session: live shells', () => {
     c.session.close();
   });
 
+  it("what the person types and a resize go through the shell's attachment: in order, checked, one audit row per attachment", async () => {
+    const c = connect();
+    const shell = await bench.open();
+    const text = () => Buffer.concat(c.inbox.filter(isData).map((f) => Buffer.from(f.data))).toString();
+    const shellError = () => c.next((m): m is Extract<ServerMessage, { t: 'shell.error' }> => m.t === 'shell.error' && m.shellId === shell.id);
+    // typing before attaching has nowhere to go, and says so
+    c.session.handle({ t: 'shell.input', shellId: shell.id, text: 'echo early\r' });
+    expect((await shellError()).error).toMatchObject({ code: 'NOT_FOUND', message: expect.stringContaining('attach it first') });
+    const audited = async () => (await bench.engine.call(bench.engine.operator(), 'audit_list', { limit: 100 })).entries.filter((e) => e.target === shell.id && e.method === 'shell_io').length;
+    const before = await audited();
+    c.inbox.length = 0;
+    c.session.handle({ t: 'shell.attach', shellId: shell.id, from: 0 });
+    c.session.handle({ t: 'shell.resize', shellId: shell.id, cols: 91, rows: 27 });
+    for (const key of "echo typed-$((6*7)); stty size\r") c.session.handle({ t: 'shell.input', shellId: shell.id, text: key });
+    await c.next((m): m is Data => isData(m) && /typed-42/.test(text()) && /27 91/.test(text()));
+    // as shell_io refuses them: too big, and a size no terminal has (the schema) 
+    c.session.handle({ t: 'shell.input', shellId: shell.id, text: '€'.repeat(30_000) });
+    expect((await shellError()).error).toMatchObject({ code: 'LIMIT_EXCEEDED' });
+    expect(c.session.handle({ t: 'shell.resize', shellId: shell.id, cols: 1, rows: 27 })).toBeNull();
+    expect(c.inbox.filter((m) => m.t === 'shell.error' && m.error.code === 'INVALID_INPUT')).toHaveLength(1);
+    // 35 keystrokes and a resize: one row, as shell_io on this shell
+    expect(await audited()).toBe(before + 1);
+    // an ended shell refuses input the way shell_io does
+    c.inbox.length = 0;
+    c.session.handle({ t: 'shell.input', shellId: shell.id, text: 'exit 0\r' });
+    await c.next((m): m is Extract<ServerMessage, { t: 'shell.exit' }> => m.t === 'shell.exit');
+    c.session.handle({ t: 'shell.input', shellId: shell.id, text: 'echo late\r' });
+    expect((await shellError()).error).toMatchObject({ code: 'CONFLICT', message: expect.stringContaining('has exited') });
+    c.session.close();
+  });
+
   it('a detached shell sends nothing more', async () => {
     const c = connect();
     const shell = await bench.open();

@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine } from '../../src-main/engine/engine';
 import { Room } from '../../src-main/engine/room/room';
@@ -46,6 +48,24 @@ describe('the audit log', () => {
     }
     expect(JSON.stringify(entries)).not.toMatch(/secret-value|hunter2/);
     expect(mine.every((e) => e.target === null)).toBe(true); // a made-up id is not kept as a target either
+  });
+
+  it('records a call of every tool the MCP door serves, whatever its outcome (no tool reaches the engine past call)', { timeout: 60_000 }, async () => {
+    const operatorToken = fs.readFileSync(running.tokenFile, 'utf8').trim();
+    const client = new Client({ name: 'audit-every-tool', version: '1' }, { versionNegotiation: { mode: 'legacy' } });
+    await client.connect(new StreamableHTTPClientTransport(running.mcpUrl, { requestInit: { headers: { Authorization: `Bearer ${operatorToken}` } } }));
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.length).toBeGreaterThan(20);
+      const since = (await running.engine.call(running.engine.operator(), 'audit_list', { limit: 1 })).entries[0]?.id ?? 0;
+      // empty arguments: most are refused by their schema (and a refusal is recorded too); none waits
+      for (const tool of tools) await client.callTool({ name: tool.name, arguments: {} });
+      const { entries } = await running.engine.call(running.engine.operator(), 'audit_list', { participant: 'operator', limit: 500 });
+      const recorded = new Set(entries.filter((e) => e.id > since).map((e) => e.method));
+      expect(tools.map((t) => t.name).filter((name) => !recorded.has(name)), 'tools called but not in the audit log').toEqual([]);
+    } finally {
+      await client.close();
+    }
   });
 
   it("keeps the id a call was about (an id of the room's own shape), and lists one participant's calls", async () => {

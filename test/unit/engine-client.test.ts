@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { EngineClient, EngineCallError } from '../../src-renderer/src/engine-client';
 import { backoffDelay, RECONNECT } from '../../src-renderer/src/transports/backoff';
-import { takePiece, ShellInput } from '../../src-renderer/src/features/terminals/shell-input';
-import { FakeUiTransport, settle } from './fake-ui-transport';
+import { takePiece, sendTyped } from '../../src-renderer/src/features/terminals/shell-input';
+import { FakeUiTransport } from './fake-ui-transport';
 
 // shell.data carries raw bytes (over the WebSocket as a binary frame, over IPC as this object)
 const bytesOf = (text: string) => new Uint8Array(Buffer.from(text));
@@ -122,20 +122,23 @@ describe('reconnect pacing', () => {
 });
 
 describe('typed input', () => {
-  it('reaches the shell in order, one call at a time, folding keystrokes typed meanwhile', async () => {
-    const sent: string[] = [];
-    let release: () => void = () => undefined;
-    const input = new ShellInput(
-      (text) => (sent.push(text), new Promise<void>((r) => (release = r))),
-      () => undefined,
-    );
-    input.push('e');
-    input.push('c');
-    input.push('ho\r');
-    expect(sent).toEqual(['e']);
-    release();
-    await settle();
-    expect(sent).toEqual(['e', 'cho\r']);
+  it('goes through the attachment in order, a big paste in pieces, and says so when the link is down', () => {
+    const { transport, client } = connected();
+    const shell = client.attachShell('sh-1', { data: () => undefined });
+    let notSent = 0;
+    sendTyped('echo hi\r', (piece) => shell.write(piece), () => notSent++);
+    sendTyped('x'.repeat(40_000), (piece) => shell.write(piece), () => notSent++);
+    expect(shell.resize(100, 30)).toBe(true);
+    const typed = transport.sent.filter((m) => m.t === 'shell.input' || m.t === 'shell.resize');
+    expect(typed.map((m) => (m.t === 'shell.input' ? m.text.length : `${m.cols}x${m.rows}`))).toEqual([8, 16_000, 16_000, 8_000, '100x30']);
+    expect(notSent).toBe(0);
+    transport.link('reconnecting');
+    sendTyped('lost', (piece) => shell.write(piece), () => notSent++);
+    expect(notSent).toBe(1);
+    expect(shell.resize(80, 24)).toBe(false);
+    shell.detach();
+    transport.link('open');
+    expect(shell.write('after detach')).toBe(false);
   });
 
   it('cuts a big paste into pieces without splitting a surrogate pair', () => {

@@ -5,6 +5,9 @@ import type { MethodSpec } from '../method-spec';
 import { lazily } from '../lazily';
 import { cursorParam } from '../paging';
 
+/** A terminal's size, as shell_open, shell_io and a live view's resize accept it. */
+export const TERMINAL_BOUNDS = { cols: { min: 2, max: 1000 }, rows: { min: 2, max: 500 } } as const;
+
 const shellId = lazily(() => z.string().min(1).max(64).describe('the shell id shell_open returned (sh_…; shell_list shows them)'));
 const path = lazily(() => z.string().min(1).max(4096));
 
@@ -161,8 +164,8 @@ export const SHELL_METHODS = {
         shell: path().optional().describe('the program to run (default: your $SHELL)'),
         args: z.array(z.string().max(4096)).max(32).optional().describe('its arguments'),
         env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).max(128), z.string().max(8192)).optional().describe('environment variables to set (at most 64)'),
-        cols: z.number().int().min(2).max(1000).optional().describe('terminal width (default 120)'),
-        rows: z.number().int().min(2).max(500).optional().describe('terminal height (default 32)'),
+        cols: z.number().int().min(TERMINAL_BOUNDS.cols.min).max(TERMINAL_BOUNDS.cols.max).optional().describe('terminal width (default 120)'),
+        rows: z.number().int().min(TERMINAL_BOUNDS.rows.min).max(TERMINAL_BOUNDS.rows.max).optional().describe('terminal height (default 32)'),
       })
       .strict()
       .refine((v) => Object.keys(v.env ?? {}).length <= 64, { message: 'at most 64 environment variables', path: ['env'] })),
@@ -185,7 +188,10 @@ export const SHELL_METHODS = {
         text: z.string().max(LIMITS.shellMaxInputBytes).optional().describe('text to type ("\\n" runs a command)'),
         input: z.array(inputItem()).max(256).optional().describe('input items sent in order after text: {text} or {key}'),
         resize: z
-          .object({ cols: z.number().int().min(2).max(1000).describe('columns'), rows: z.number().int().min(2).max(500).describe('rows') })
+          .object({
+            cols: z.number().int().min(TERMINAL_BOUNDS.cols.min).max(TERMINAL_BOUNDS.cols.max).describe('columns'),
+            rows: z.number().int().min(TERMINAL_BOUNDS.rows.min).max(TERMINAL_BOUNDS.rows.max).describe('rows'),
+          })
           .strict()
           .optional()
           .describe('resize the terminal first'),

@@ -14,6 +14,9 @@ import { GrowthSignal } from '../growth-signal';
 import { ShellSession, type ShellExit, type ShellViewer } from './shell-session';
 import { integrationPlan } from './shell-integration';
 import { writeIntegrationFiles } from './integration-files';
+import { attachViewer, type ShellAttachment } from './live-attachment';
+
+export type { ShellAttachment } from './live-attachment';
 
 export interface OpenShell {
   name?: string | undefined;
@@ -29,14 +32,6 @@ export interface OpenShell {
   agent?: ShellAgent | undefined;
 }
 
-/** A person's live view of a shell, independent of transport (IPC or WebSocket). */
-export interface ShellAttachment {
-  /** The viewer processed this many bytes: lets the stream go on past the high watermark. */
-  ack(bytes: number): void;
-  write(text: string): void;
-  resize(cols: number, rows: number): void;
-  detach(): void;
-}
 
 /**
  * The room's shells. Volatile by design: they live in this process only. Ids carry this runner's epoch, so an
@@ -232,14 +227,7 @@ export class ShellRegistry {
 
   /** A person watching a shell live, from a cursor, paced by acknowledgements. */
   attach(caller: Caller, id: string, viewer: ShellViewer, from: number): ShellAttachment {
-    const session = this.get(caller, id);
-    const state = session.attach(viewer, from, this.limits.viewerHighWatermark, this.limits.viewerLowWatermark);
-    return {
-      ack: (bytes) => session.ack(state, bytes),
-      write: (text) => session.write(text, caller.name, this.now()),
-      resize: (cols, rows) => session.resize(cols, rows),
-      detach: () => session.detach(state),
-    };
+    return attachViewer(this.get(caller, id), caller, viewer, from, this.limits, () => this.now());
   }
 
   /**

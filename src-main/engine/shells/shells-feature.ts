@@ -13,6 +13,7 @@ import { runInShell } from './shell-run';
 import { viewOf } from './shell-registry';
 import { decodeCursor, encodeCursor, numberAt } from '../paging';
 import { START_CURSOR } from '../../common/paging';
+import { checkInputSize, exitedRefusal } from './live-attachment';
 
 type ShellMethods = 'shell_open' | 'shell_io' | 'shell_run' | 'shell_close' | 'shell_list';
 
@@ -28,9 +29,7 @@ export function shellsFeature(ctx: EngineContext, shells: ShellRegistry, limits:
     const modes = { applicationCursorKeys: session.screen.applicationCursorKeys };
     for (const item of input.input ?? []) parts.push('text' in item ? item.text : keyBytes(item.key, modes));
     const bytes = parts.join('');
-    if (Buffer.byteLength(bytes) > limits.shellMaxInputBytes) {
-      throw new RoomError('LIMIT_EXCEEDED', `input is larger than ${limits.shellMaxInputBytes} bytes: send it in smaller pieces`);
-    }
+    checkInputSize(bytes, limits);
     let patterns: CompiledPatterns | undefined;
     if (input.wait?.until === 'match') {
       try {
@@ -41,7 +40,7 @@ export function shellsFeature(ctx: EngineContext, shells: ShellRegistry, limits:
       }
     }
     if (bytes.length > 0 && !session.alive) {
-      throw new RoomError('CONFLICT', `shell ${session.id} has exited (${describeExit(session.exit)}): its output can still be read; open a new shell to run more`);
+      throw exitedRefusal(session);
     }
 
     const from = input.cursor === undefined ? undefined : shellOffset(input.cursor, session.id);
@@ -109,11 +108,6 @@ export function shellsFeature(ctx: EngineContext, shells: ShellRegistry, limits:
     },
     close: () => shells.closeAll(),
   };
-}
-
-function describeExit(exit: { exitCode: number | null; signal: string | null } | null): string {
-  if (!exit) return 'running';
-  return exit.signal ? `killed by ${exit.signal}` : `exit code ${exit.exitCode}`;
 }
 
 /** The byte offset inside a shell_io cursor, which must be one this shell gave out. */

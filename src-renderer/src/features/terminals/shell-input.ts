@@ -1,39 +1,22 @@
 /**
- * What the person types, sent to one shell in order: one shell_io call at a time, with keystrokes typed
- * meanwhile folded into the next call (so fast typing or a big paste never reorders or floods the room), and
- * a paste larger than a call may carry cut into pieces.
+ * What the person types, sent to one shell through its live attachment: messages on one ordered link, so
+ * keystrokes keep their order without waiting for answers; a paste larger than one message may carry is cut
+ * into pieces, never inside a surrogate pair.
  */
 
-/** Characters per call: at most 4 UTF-8 bytes each, so a piece stays under the room's 64 KiB input limit. */
+/** Characters per message: at most 4 UTF-8 bytes each, so a piece stays under the room's 64 KiB input limit. */
 export const INPUT_CHUNK_CHARS = 16_000;
 
-export class ShellInput {
-  private buffer = '';
-  private sending = false;
-
-  constructor(
-    private readonly send: (text: string) => Promise<unknown>,
-    private readonly failed: (error: unknown) => void,
-  ) {}
-
-  push(text: string): void {
-    this.buffer += text;
-    if (!this.sending) void this.drain();
-  }
-
-  private async drain(): Promise<void> {
-    this.sending = true;
-    while (this.buffer.length > 0) {
-      const piece = takePiece(this.buffer);
-      this.buffer = this.buffer.slice(piece.length);
-      try {
-        await this.send(piece);
-      } catch (error) {
-        this.buffer = ''; // the rest of a refused input would land out of context
-        this.failed(error);
-      }
+/** Sends `text` in pieces through `write`; stops at the first piece the link could not take, and says so. */
+export function sendTyped(text: string, write: (piece: string) => boolean, notSent: () => void): void {
+  let rest = text;
+  while (rest.length > 0) {
+    const piece = takePiece(rest);
+    if (!write(piece)) {
+      notSent();
+      return;
     }
-    this.sending = false;
+    rest = rest.slice(piece.length);
   }
 }
 

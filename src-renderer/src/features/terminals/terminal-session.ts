@@ -1,7 +1,8 @@
 /**
  * One xterm.js terminal showing one shell: attached to its bytes (rendered, then acknowledged, so a flood is
- * paced by what the page actually draws), typing and pasting through shell_io as the operator. Its size: a
- * shell the person owns (or took over) follows the panel (fit addon → shell_io resize, which reaches the PTY);
+ * paced by what the page actually draws), typing, pasting and resizing through that same attachment (checked
+ * and audited by the room once per attachment, not a call per keystroke). Its size: a shell the person owns
+ * (or took over) follows the panel (fit addon → the attachment's resize, which reaches the PTY);
  * anyone else's keeps the size its owner gave it, and the panel scrolls: watching never resizes an agent's
  * programs (a phone would make its top 67 columns wide).
  */
@@ -13,7 +14,7 @@ import { isFocusReport, silenceTerminalQueries } from './terminal-queries';
 import { WebglAddon } from '@xterm/addon-webgl';
 import { Terminal } from '@xterm/xterm';
 import type { EngineClient, ShellAttachment, ShellExitInfo } from '../../engine-client';
-import { ShellInput } from './shell-input';
+import { sendTyped } from './shell-input';
 import { TerminalFeed } from './terminal-feed';
 import { registerTerminal } from './terminal-inspect';
 import { TERMINAL_THEMES, onSchemeChange, systemScheme } from './terminal-theme';
@@ -33,7 +34,6 @@ export class TerminalSession {
   private readonly search = new SearchAddon();
   private readonly attachment: ShellAttachment;
   private readonly feed: TerminalFeed;
-  private readonly input: ShellInput;
   private readonly cleanups: Array<() => void> = [];
   private resizeTimer: ReturnType<typeof setTimeout> | null = null;
   private sentSize = '';
@@ -74,12 +74,9 @@ export class TerminalSession {
       onSchemeChange((scheme) => (this.term.options.theme = TERMINAL_THEMES[scheme])),
     );
 
-    this.input = new ShellInput(
-      (text) => client.call('shell_io', { shellId, text }),
-      (error) => events.failed(`what you typed did not reach the shell: ${(error as Error).message}`),
-    );
     const onData = this.term.onData((text) => {
-      if (this.alive && !isFocusReport(text)) this.input.push(text);
+      if (!this.alive || isFocusReport(text)) return;
+      sendTyped(text, (piece) => this.attachment.write(piece), () => events.failed('what you typed did not reach the shell: not connected to the room (it is reconnecting)'));
     });
     const onResize = this.term.onResize(() => this.scheduleResize());
     this.cleanups.push(() => onData.dispose(), () => onResize.dispose());
@@ -200,10 +197,8 @@ export class TerminalSession {
       this.resizeTimer = null;
       const size = `${this.term.cols}x${this.term.rows}`;
       if (!this.fitsPanel || !this.alive || this.disposed || size === this.sentSize || this.client.state !== 'open') return;
-      this.sentSize = size;
-      this.client.call('shell_io', { shellId: this.shellId, resize: { cols: this.term.cols, rows: this.term.rows } }).catch(() => {
-        this.sentSize = ''; // try again on the next resize
-      });
+      // a refused resize comes back as the attachment's error; a down link is tried again once it is back
+      if (this.attachment.resize(this.term.cols, this.term.rows)) this.sentSize = size;
     }, RESIZE_SETTLE_MS);
   }
 }

@@ -1,0 +1,60 @@
+import type { Caller } from '../../common/dto';
+import { RoomError } from '../../common/errors';
+import type { Limits } from '../../common/limits';
+import { TERMINAL_BOUNDS } from '../../common/methods/shells';
+import type { ShellSession, ShellViewer } from './shell-session';
+
+/** A person's live view of a shell, independent of transport (IPC or WebSocket). */
+export interface ShellAttachment {
+  /** The viewer processed this many bytes: lets the stream go on past the high watermark. */
+  ack(bytes: number): void;
+  /** Types into the shell, checked as shell_io checks its input (refused with a RoomError, nothing sent). */
+  write(text: string): void;
+  /** Resizes the PTY (the owner's size: the door decides whether this viewer may set it). */
+  resize(cols: number, rows: number): void;
+  detach(): void;
+}
+
+function describeExit(exit: { exitCode: number | null; signal: string | null } | null): string {
+  if (!exit) return 'running';
+  return exit.signal ? `killed by ${exit.signal}` : `exit code ${exit.exitCode}`;
+}
+
+/** Why input to an ended shell is refused, the same for shell_io and a live view. */
+export function exitedRefusal(session: ShellSession): RoomError {
+  return new RoomError('CONFLICT', `shell ${session.id} has exited (${describeExit(session.exit)}): its output can still be read; open a new shell to run more`);
+}
+
+/** Input larger than one call or keystroke batch may carry. */
+export function checkInputSize(bytes: string, limits: Pick<Limits, 'shellMaxInputBytes'>): void {
+  if (Buffer.byteLength(bytes) > limits.shellMaxInputBytes) {
+    throw new RoomError('LIMIT_EXCEEDED', `input is larger than ${limits.shellMaxInputBytes} bytes: send it in smaller pieces`);
+  }
+}
+
+function checkSize(cols: number, rows: number): void {
+  const fits = (n: number, b: { min: number; max: number }) => Number.isInteger(n) && n >= b.min && n <= b.max;
+  if (!fits(cols, TERMINAL_BOUNDS.cols) || !fits(rows, TERMINAL_BOUNDS.rows)) {
+    const { cols: c, rows: r } = TERMINAL_BOUNDS;
+    throw new RoomError('INVALID_INPUT', `a terminal is ${c.min}-${c.max} columns by ${r.min}-${r.max} rows; ${cols}x${rows} is not`);
+  }
+}
+
+/** Attaches a viewer to one session: output paced by acks, typing and resizing checked before they reach the PTY. */
+export function attachViewer(session: ShellSession, caller: Caller, viewer: ShellViewer, from: number, limits: Limits, now: () => string): ShellAttachment {
+  const state = session.attach(viewer, from, limits.viewerHighWatermark, limits.viewerLowWatermark);
+  return {
+    ack: (bytes) => session.ack(state, bytes),
+    write: (text) => {
+      checkInputSize(text, limits);
+      if (!session.alive) throw exitedRefusal(session);
+      if (text.length > 0) session.write(text, caller.name, now());
+    },
+    resize: (cols, rows) => {
+      checkSize(cols, rows);
+      if (!session.alive) throw exitedRefusal(session);
+      session.resize(cols, rows);
+    },
+    detach: () => session.detach(state),
+  };
+}
