@@ -25,7 +25,7 @@ export interface TaskRecord {
 
 /**
  * The JSON-RPC codes a task's own `error` carries (tasks/result and tasks/get show them as they are). The
- * engine writes them into task rows; the MCP door's code table (mcp/rpc-errors.ts) names the same values.
+ * engine writes them into task rows; the MCP door's code table (mcp/transport/rpc-errors.ts) names the same values.
  */
 export const TASK_ERROR_CODES = {
   /** The work failed or the runner stopped while it ran. */

@@ -3,14 +3,14 @@ import { createMcpHandler, type McpRequestContext } from '@modelcontextprotocol/
 import type { Caller } from '../common/dto';
 import type { DoorEngine } from '../engine/index';
 import { sendRpcError } from '../net/http-json';
-import { LegacySessions, type LegacyLimits } from './legacy-sessions';
-import { cancelListen, handleListen } from './listen';
+import { LegacySessions, type LegacyLimits } from './transport/legacy-sessions';
+import { cancelListen, handleListen } from './tasks/listen';
 import { missingCapability } from './method-capabilities';
 import { buildMcpServer } from './tools';
-import { callNameOf } from './call-name';
-import { RPC } from './rpc-errors';
-import { isLegacyPost } from './era';
-import { serveParsed } from './modern-node';
+import { callNameOf } from './transport/call-name';
+import { RPC } from './transport/rpc-errors';
+import { isLegacyPost } from './transport/era';
+import { serveParsed } from './transport/modern-node';
 
 export interface McpEndpointOptions extends LegacyLimits {
   maxBodyBytes: number;

@@ -10,14 +10,14 @@ import type { TaskRecord } from '../common/task-record';
 import type { ExtraTool, TaskSupport } from './extra-tools';
 import { enforceCapabilities } from './method-capabilities';
 import { registerResourceHandlers } from './resources';
-import { noteCreatedTask, registerLegacyTaskHandlers } from './tasks-legacy';
-import { registerModernTaskHandlers } from './tasks-modern';
-import { toTaskV1, toTaskV2 } from './task-wire';
-import { followGraphProgress } from './task-progress';
-import { gateTasksCapability, requireTasksVersion, sessionServesTasks } from './legacy-versions';
-import { splicesOf, type TextSplices } from './text-splices';
+import { noteCreatedTask, registerLegacyTaskHandlers } from './tasks/tasks-legacy';
+import { registerModernTaskHandlers } from './tasks/tasks-modern';
+import { toTaskV1, toTaskV2 } from './tasks/task-wire';
+import { followGraphProgress } from './tasks/task-progress';
+import { gateTasksCapability, requireTasksVersion, sessionServesTasks } from './transport/legacy-versions';
+import { splicesOf, type TextSplices } from './splices/text-splices';
 import { answerText, compactAnswer } from './answers';
-import { declaresTasksExtension, missingTasksExtension, TASKS_EXTENSION } from './tasks-extension';
+import { declaresTasksExtension, missingTasksExtension, TASKS_EXTENSION } from './tasks/tasks-extension';
 
 export const SERVER_INFO = { name: 'commonroom', version: RUNNER_VERSION } as const;
 

@@ -5,7 +5,7 @@ import type { DoorEngine } from '../engine/index';
 import { sendJson, sendRpcError } from '../net/http-json';
 import type { McpEndpoint } from '../mcp/endpoint';
 import type { ApiRoute } from '../api/http-api';
-import { RPC } from '../mcp/rpc-errors';
+import { RPC } from '../mcp/transport/rpc-errors';
 import { apiErrorBody, HTTP_STATUS } from '../api/http-status';
 import { WORKSPACE_TASK_PATH } from '../api/workspace-task';
 import { bearerToken } from '../net/bearer';

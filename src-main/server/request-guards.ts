@@ -1,6 +1,6 @@
 import type http from 'node:http';
 import type net from 'node:net';
-import { RPC } from '../mcp/rpc-errors';
+import { RPC } from '../mcp/transport/rpc-errors';
 
 /**
  * What the front door checks on raw bytes before any handler runs: the body's size and deadline (declared or

@@ -4,7 +4,7 @@ import { badPortMessage, parsePort } from '../common/port';
 import { ApiRoute } from '../api/http-api';
 import { McpEndpoint } from '../mcp/endpoint';
 import type { ExtraTool } from '../mcp/extra-tools';
-import { endListensOf } from '../mcp/listen';
+import { endListensOf } from '../mcp/tasks/listen';
 import { FrontDoor, isLoopbackHost, refuseHostMessage } from './front-door';
 import { UiSocketDoor } from '../bridge/ui-socket';
 import { UiStatic, defaultRendererDir } from '../bridge/ui-static';

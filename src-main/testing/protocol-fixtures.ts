@@ -1,8 +1,8 @@
 import { acceptedContent, inputRequired } from '@modelcontextprotocol/server';
 import type { Engine } from '../engine/engine';
 import type { ExtraTool } from '../mcp/extra-tools';
-import { toTaskV2 } from '../mcp/task-wire';
-import { declaresTasksExtension, missingTasksExtension } from '../mcp/tasks-extension';
+import { toTaskV2 } from '../mcp/tasks/task-wire';
+import { declaresTasksExtension, missingTasksExtension } from '../mcp/tasks/tasks-extension';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const noInput = { type: 'object' as const, properties: {} };

@@ -2,7 +2,7 @@ import type http from 'node:http';
 import fc from 'fast-check';
 import { classifyInboundRequest, PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
-import { claimsModernEra, isLegacyPost } from '../../src-main/mcp/era';
+import { claimsModernEra, isLegacyPost } from '../../src-main/mcp/transport/era';
 
 // /mcp routes each POST to 2025 serving or to the 2026 handler. Routing is the SDK classifier's call; the door
 // skips asking it for bodies that carry the 2026 envelope claim, which must never change the answer. These

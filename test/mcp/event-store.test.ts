@@ -1,8 +1,8 @@
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
-import { BoundedEventStore } from '../../src-main/mcp/event-store';
-import { RPC } from '../../src-main/mcp/rpc-errors';
-import { SPLICE_MIN_CHARS, TextSplices } from '../../src-main/mcp/text-splices';
+import { BoundedEventStore } from '../../src-main/mcp/transport/event-store';
+import { RPC } from '../../src-main/mcp/transport/rpc-errors';
+import { SPLICE_MIN_CHARS, TextSplices } from '../../src-main/mcp/splices/text-splices';
 
 // A 2025 session keeps its last answers to replay them to a client that resumes a broken stream. An answer whose
 // large strings were written in as it was sent (text-splices.ts) is not kept whole: its replay says to call again.

@@ -1,8 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { serveParsed } from '../../src-main/mcp/modern-node';
-import { SPLICE_MIN_CHARS, TextSplices } from '../../src-main/mcp/text-splices';
+import { serveParsed } from '../../src-main/mcp/transport/modern-node';
+import { SPLICE_MIN_CHARS, TextSplices } from '../../src-main/mcp/splices/text-splices';
 
 // The 2026 door hands the SDK's fetch face a parsed body and writes its Response to node:http. Here the face is
 // a stand-in answering as the SDK's per-request transport does (a JSON Response, or an SSE stream when a

@@ -3,9 +3,9 @@ import type http from 'node:http';
 import type { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import { describe, expect, it } from 'vitest';
 import type { Caller } from '../../src-main/common/dto';
-import { RPC } from '../../src-main/mcp/rpc-errors';
-import { SessionSplices } from '../../src-main/mcp/session-splices';
-import { SPLICE_MIN_CHARS, TextSplices } from '../../src-main/mcp/text-splices';
+import { RPC } from '../../src-main/mcp/transport/rpc-errors';
+import { SessionSplices } from '../../src-main/mcp/splices/session-splices';
+import { SPLICE_MIN_CHARS, TextSplices } from '../../src-main/mcp/splices/text-splices';
 
 // A tool's large strings leave the SDK's serialisation as stand-ins and are written into the answer's bytes
 // afterwards. What a client receives must be exactly the bytes JSON.stringify would have made of the whole answer.

@@ -6,7 +6,7 @@ import { UsageError } from '../../src-main/cli/args';
 import { EXIT, EXIT_FOR_ERROR, exitCodeFor } from '../../src-main/cli/exit-codes';
 import { ERROR_CODES, RoomError } from '../../src-main/common/errors';
 import { TASK_ERROR_CODES } from '../../src-main/common/task-record';
-import { RPC, RPC_FOR_ERROR } from '../../src-main/mcp/rpc-errors';
+import { RPC, RPC_FOR_ERROR } from '../../src-main/mcp/transport/rpc-errors';
 import type { RunningRoom } from '../../src-main/server/runner';
 import { REPO } from '../helpers/env';
 import { startTestRunner, type TestRunner } from '../helpers/runner';

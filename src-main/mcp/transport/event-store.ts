@@ -1,6 +1,6 @@
 import type { EventStore, JSONRPCMessage } from '@modelcontextprotocol/server';
 import { RPC } from './rpc-errors';
-import { carriesStandIn } from './text-splices';
+import { carriesStandIn } from '../splices/text-splices';
 
 /**
  * What is kept for replay of an answer that held large strings (text-splices.ts), and what a resumed stream is

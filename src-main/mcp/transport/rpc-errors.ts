@@ -1,6 +1,6 @@
 import { ProtocolError } from '@modelcontextprotocol/server';
-import type { ErrorCode } from '../common/errors';
-import { TASK_ERROR_CODES } from '../common/task-record';
+import type { ErrorCode } from '../../common/errors';
+import { TASK_ERROR_CODES } from '../../common/task-record';
 
 /**
  * The MCP door's one table of JSON-RPC error codes: every code this door (and the front door, for /mcp)

@@ -1,8 +1,8 @@
 import { ProtocolError } from '@modelcontextprotocol/server';
-import { isDiskFullError, isRoomError, toPublicError } from '../common/errors';
-import { taskLogUri, type TaskRecord } from '../common/task-record';
-import { HANDOFF_OPERATION } from '../engine/index';
-import { RPC, rpcError } from './rpc-errors';
+import { isDiskFullError, isRoomError, toPublicError } from '../../common/errors';
+import { taskLogUri, type TaskRecord } from '../../common/task-record';
+import { HANDOFF_OPERATION } from '../../engine/index';
+import { RPC, rpcError } from '../transport/rpc-errors';
 
 /**
  * The two wire shapes of one task record: 2025-11-25 core tasks (ttl, pollInterval) and the 2026-07-28

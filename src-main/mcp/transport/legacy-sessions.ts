@@ -2,16 +2,16 @@ import type http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { isInitializeRequest } from '@modelcontextprotocol/server';
 import type { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
-import type { Caller } from '../common/dto';
-import type { DoorEngine } from '../engine/index';
+import type { Caller } from '../../common/dto';
+import type { DoorEngine } from '../../engine/index';
 import { BoundedEventStore } from './event-store';
-import { sendRpcError } from '../net/http-json';
-import { buildMcpServer } from './tools';
-import type { ExtraTool } from './extra-tools';
+import { sendRpcError } from '../../net/http-json';
+import { buildMcpServer } from '../tools';
+import type { ExtraTool } from '../extra-tools';
 import { RPC } from './rpc-errors';
 import { sendSseAtOnce } from './sse-at-once';
-import { SessionSplices } from './session-splices';
-import { controlsToSpaces } from '../common/ansi';
+import { SessionSplices } from '../splices/session-splices';
+import { controlsToSpaces } from '../../common/ansi';
 
 /**
  * The SDK's Node transport for 2025 sessions (with @hono/node-server under it), loaded when the first 2025

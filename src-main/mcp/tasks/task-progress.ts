@@ -1,8 +1,8 @@
 import type { Server } from '@modelcontextprotocol/server';
-import type { Caller } from '../common/dto';
-import { isTerminalTask } from '../common/task-machine';
-import type { DoorEngine } from '../engine/index';
-import { GRAPH_OPERATION } from '../engine/index';
+import type { Caller } from '../../common/dto';
+import { isTerminalTask } from '../../common/task-machine';
+import type { DoorEngine } from '../../engine/index';
+import { GRAPH_OPERATION } from '../../engine/index';
 
 type ProgressToken = string | number;
 

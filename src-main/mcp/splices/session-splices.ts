@@ -1,8 +1,8 @@
 import type http from 'node:http';
 import type { AuthInfo, JSONRPCMessage } from '@modelcontextprotocol/server';
 import type { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
-import type { Caller } from '../common/dto';
-import { keptForReplay } from './event-store';
+import type { Caller } from '../../common/dto';
+import { keptForReplay } from '../transport/event-store';
 import { TextSplices } from './text-splices';
 
 type RequestId = string | number;

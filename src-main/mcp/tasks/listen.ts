@@ -1,15 +1,15 @@
 import type http from 'node:http';
 import { CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY, SERVER_INFO_META_KEY, SUBSCRIPTION_ID_META_KEY } from '@modelcontextprotocol/server';
-import type { Caller } from '../common/dto';
-import { isTerminalTask } from '../common/task-machine';
-import type { DoorEngine } from '../engine/index';
-import { sendRpcError } from '../net/http-json';
-import { mayReadMarkdown, parseResourceUri, readLog, watchResource } from './resources';
+import type { Caller } from '../../common/dto';
+import { isTerminalTask } from '../../common/task-machine';
+import type { DoorEngine } from '../../engine/index';
+import { sendRpcError } from '../../net/http-json';
+import { mayReadMarkdown, parseResourceUri, readLog, watchResource } from '../resources';
 import { toDetailedTaskV2 } from './task-wire';
-import type { TaskRecord } from '../common/task-record';
+import type { TaskRecord } from '../../common/task-record';
 import { TASKS_EXTENSION } from './tasks-extension';
-import { SERVER_INFO } from './tools';
-import { RPC } from './rpc-errors';
+import { SERVER_INFO } from '../tools';
+import { RPC } from '../transport/rpc-errors';
 
 /** A subscriber whose unsent backlog passes this is dropped (the others are not held up). */
 export const LISTEN_LAG_LIMIT_BYTES = 256 * 1024;

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { ProtocolError, ProtocolErrorCode, RELATED_TASK_META_KEY, type Server } from '@modelcontextprotocol/server';
-import type { Caller } from '../common/dto';
-import { isTerminalTask } from '../common/task-machine';
-import type { DoorEngine } from '../engine/index';
-import type { TaskRecord } from '../common/task-record';
+import type { Caller } from '../../common/dto';
+import { isTerminalTask } from '../../common/task-machine';
+import type { DoorEngine } from '../../engine/index';
+import type { TaskRecord } from '../../common/task-record';
 import { asTaskCall, toTaskV1 } from './task-wire';
-import { requireTasksVersion } from './legacy-versions';
-import { lazily } from '../common/lazily';
+import { requireTasksVersion } from '../transport/legacy-versions';
+import { lazily } from '../../common/lazily';
 
 // built on the first 2025 session's server (2026 requests never need it)
 const TaskIdParams = lazily(() => z.object({ taskId: z.string().max(200) }));

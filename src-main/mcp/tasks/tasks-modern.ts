@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { ProtocolError, ProtocolErrorCode, type Server, type ServerContext } from '@modelcontextprotocol/server';
-import type { Caller } from '../common/dto';
-import { isTerminalTask } from '../common/task-machine';
-import type { DoorEngine } from '../engine/index';
+import type { Caller } from '../../common/dto';
+import { isTerminalTask } from '../../common/task-machine';
+import type { DoorEngine } from '../../engine/index';
 import { asTaskCall, toDetailedTaskV2 } from './task-wire';
 import { declaresTasksExtension, missingTasksExtension } from './tasks-extension';
 

@@ -1,8 +1,8 @@
 import type http from 'node:http';
 import type { AuthInfo } from '@modelcontextprotocol/server';
-import { sendRpcError } from '../net/http-json';
+import { sendRpcError } from '../../net/http-json';
 import { RPC } from './rpc-errors';
-import { TextSplices } from './text-splices';
+import { TextSplices } from '../splices/text-splices';
 
 /** The web-standard face of createMcpHandler: one Request in, one Response out. */
 type FetchFace = (request: Request, options: { authInfo?: AuthInfo; parsedBody?: unknown }) => Promise<Response>;
