@@ -2,11 +2,11 @@
 // Each call of the handoff cycle on its own, against the bare server's no-op and its durable_noop (one fsync'd
 // commit) and the room's room_info (a call that commits nothing), interleaved, 60 rounds, the same clients as
 // the benchmarks: medians in ms after 10 warm-up rounds. Shows what a commit adds to a call.
-// usage: node bench/handoff-calls.js [2025|2026] [BIN]
+// usage: node bench/investigations/handoff-calls.js [2025|2026] [BIN]
 import { performance } from 'node:perf_hooks';
-import { startBare } from './lib/bare.js';
-import { callTool, closeAll, connect } from './lib/clients.js';
-import { addParticipant, makeHome, startRoom } from './lib/room.js';
+import { startBare } from '../lib/bare.js';
+import { callTool, closeAll, connect } from '../lib/clients.js';
+import { addParticipant, makeHome, startRoom } from '../lib/room.js';
 const era = process.argv[2] ?? '2026';
 const home = makeHome('pc'); if (process.argv[3]) home.bin = process.argv[3];
 const room = await startRoom(home); const bare = await startBare();

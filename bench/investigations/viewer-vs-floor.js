@@ -3,15 +3,15 @@
 // bench/lib/bare-relay.js) side by side, with raw node-pty between, the order rotating each round. Besides MiB/s
 // it prints each server process's CPU per MiB (/proc: user + system) and the viewer's own (process.cpuUsage),
 // which the machine's load skews far less than throughput.
-// usage: node bench/viewer-vs-floor.js [ROUNDS]   (BENCH_STREAM_MIB: size of a flood, 256 by default;
+// usage: node bench/investigations/viewer-vs-floor.js [ROUNDS]   (BENCH_STREAM_MIB: size of a flood, 256 by default;
 // VIEWER_WARM_MIB: an uncounted flood on each side first, 64 by default; BENCH_BIN: another build's CLI)
 import { spawn } from 'node:child_process';
-import { callTool, closeAll, connect } from './lib/clients.js';
-import { BARE_RELAY, startBare } from './lib/bare.js';
-import { produce, rawFlood, SHELL_ENV } from './lib/flood.js';
-import { cpuMsOf, makeHome, startRoom } from './lib/room.js';
-import { fmt, median } from './lib/stats.js';
-import { UiViewer } from './lib/ui-viewer.js';
+import { callTool, closeAll, connect } from '../lib/clients.js';
+import { BARE_RELAY, startBare } from '../lib/bare.js';
+import { produce, rawFlood, SHELL_ENV } from '../lib/flood.js';
+import { cpuMsOf, makeHome, startRoom } from '../lib/room.js';
+import { fmt, median } from '../lib/stats.js';
+import { UiViewer } from '../lib/ui-viewer.js';
 
 const rounds = Number(process.argv[2] ?? 4);
 const MiB = 2 ** 20;

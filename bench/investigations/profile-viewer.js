@@ -3,16 +3,16 @@
 // `head -c N | tr '\0' y` in a shell of a room started with --cpu-prof. Per round: wall time, the room's CPU
 // time by process kind (from /proc: the node room, sh, head, tr) and this process's own CPU (the viewer's
 // decoding and acks); then the room's CPU profile (self time).
-// usage: node bench/profile-viewer.js [ROUNDS] [TOP] (BENCH_STREAM_MIB, default 64; PROFILE=0 skips --cpu-prof;
+// usage: node bench/investigations/profile-viewer.js [ROUNDS] [TOP] (BENCH_STREAM_MIB, default 64; PROFILE=0 skips --cpu-prof;
 // PROFILE=perf (see below); BENCH_BIN=path/to/bin/commonroom.js profiles another build)
 import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { callTool, closeAll, connect } from './lib/clients.js';
-import { produce, SHELL_ENV } from './lib/flood.js';
-import { cpuOfTree, cpuSince, summarize } from './lib/profiles.js';
-import { makeHome, startRoom } from './lib/room.js';
-import { UiViewer } from './lib/ui-viewer.js';
+import { callTool, closeAll, connect } from '../lib/clients.js';
+import { produce, SHELL_ENV } from '../lib/flood.js';
+import { cpuOfTree, cpuSince, summarize } from '../lib/profiles.js';
+import { makeHome, startRoom } from '../lib/room.js';
+import { UiViewer } from '../lib/ui-viewer.js';
 
 /** --trace-gc lines (`[pid:addr] N ms: Scavenge 10.1 (12.0) -> 9.8 (12.0) MB, 0.5 / 0.0 ms ...`) by kind: count, pause ms, last heap. */
 function gcSummary(text) {

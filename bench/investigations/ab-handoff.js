@@ -5,15 +5,15 @@
 // rotating. Per side: cycles/s (median of rounds), its ratio to the bare no-op calls (the median of each
 // round's ratio to the bare round of the same rotation), and the server process's CPU per cycle (its
 // threads' run time from /proc, which a loaded machine disturbs far less than wall time).
-// usage: node bench/ab-handoff.js [2025|2026] [ROUNDS] [BIN…]   (BIN: a commonroom.js of another build,
+// usage: node bench/investigations/ab-handoff.js [2025|2026] [ROUNDS] [BIN…]   (BIN: a commonroom.js of another build,
 // inside this checkout so that node_modules resolve, e.g. .tmp/out-before/main/commonroom.js)
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { startBare } from './lib/bare.js';
-import { closeAll, connect, handoffCycle, noops } from './lib/clients.js';
-import { addParticipant, cpuMsOf, makeHome, startRoom } from './lib/room.js';
-import { median } from './lib/stats.js';
+import { startBare } from '../lib/bare.js';
+import { closeAll, connect, handoffCycle, noops } from '../lib/clients.js';
+import { addParticipant, cpuMsOf, makeHome, startRoom } from '../lib/room.js';
+import { median } from '../lib/stats.js';
 
 const [era = '2026', roundsArg = '5', ...bins] = process.argv.slice(2);
 const MS = Number(process.env.BENCH_AB_MS ?? 2000);

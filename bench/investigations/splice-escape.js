@@ -5,7 +5,7 @@
 // CRLF), and coloured output (an ESC every few bytes). Each git revision given is timed in turn, alternating
 // (its src-main/mcp/text-splices.ts, which imports nothing but node:crypto, transpiled with TypeScript); by
 // default the working tree's file.
-// usage: node bench/splice-escape.js [REV...]   (e.g. `node bench/splice-escape.js 967f50c~1 HEAD`)
+// usage: node bench/investigations/splice-escape.js [REV...]   (e.g. `node bench/investigations/splice-escape.js 967f50c~1 HEAD`)
 import { Buffer } from 'node:buffer';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -13,10 +13,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import ts from 'typescript';
-import { median } from './lib/stats.js';
+import { median } from '../lib/stats.js';
 
 const FILE = 'src-main/mcp/text-splices.ts';
-const REPO = path.resolve(import.meta.dirname, '..');
+const REPO = path.resolve(import.meta.dirname, '../..');
 const revs = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['working tree'];
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'splice-escape-'));
 const builds = [];

@@ -2,13 +2,13 @@
 // What the disk sees per handoff cycle: `strace -f -T` on the room (current out/, or BIN) during CYCLES cycles,
 // and on the bare server during as many rounds of four `durable_noop` calls (one fsync'd commit each): fsyncs,
 // the time spent in them, and the writes (count and bytes) to each file, per cycle. Needs strace (and ptrace
-// permission over the processes this starts). usage: node bench/syscalls-per-cycle.js [2025|2026] [CYCLES] [BIN]
+// permission over the processes this starts). usage: node bench/investigations/syscalls-per-cycle.js [2025|2026] [CYCLES] [BIN]
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { withHandoffRig } from './lib/handoff-rig.js';
+import { withHandoffRig } from '../lib/handoff-rig.js';
 
 const [era = '2026', cyclesArg = '50', bin] = process.argv.slice(2);
 const cycles = Number(cyclesArg);

@@ -3,16 +3,16 @@
 // a shared machine disturbs far less than wall time; the clients' own CPU per call too), for the bare server and one room per build, in one run:
 // each round every side runs once, the order rotating. Optionally profiles every server (--prof DIR: each
 // runs with --cpu-prof; the summaries are printed at the end, PROFILE_INCLUSIVE=N adds inclusive shares).
-// usage: node bench/mcp-call-cpu.js [--eras 2025,2026] [--tools room_info,handoff_get] [--clients 1,8,32]
+// usage: node bench/investigations/mcp-call-cpu.js [--eras 2025,2026] [--tools room_info,handoff_get] [--clients 1,8,32]
 //        [--rounds 4] [--ms 1500] [--prof DIR] [BIN…]   (BIN: a commonroom.js of another build)
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startBare } from './lib/bare.js';
-import { callLoop, callTool, closeAll, connectMany } from './lib/clients.js';
-import { summarize } from './lib/profiles.js';
-import { addParticipant, cpuMsOf, makeHome, startRoom } from './lib/room.js';
-import { fmt, median, percentile } from './lib/stats.js';
+import { startBare } from '../lib/bare.js';
+import { callLoop, callTool, closeAll, connectMany } from '../lib/clients.js';
+import { summarize } from '../lib/profiles.js';
+import { addParticipant, cpuMsOf, makeHome, startRoom } from '../lib/room.js';
+import { fmt, median, percentile } from '../lib/stats.js';
 
 const argv = process.argv.slice(2);
 const opt = (name, fallback) => {

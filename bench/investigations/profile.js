@@ -1,15 +1,15 @@
 #!/usr/bin/env node
 // Where the room process spends its time under one benchmark's load: runs `commonroom serve` with
 // --cpu-prof, drives it with a small workload, stops it (the profile is written on a clean exit) and prints
-// the self time by function (top N) and the idle share. usage: node bench/profile.js shell-roundtrip|shell-stream|mcp-call|room_info-2025|room_info-2026|handoff-cycle[-2025|-2026]|graph|graph-wide-1000|graph-chain-1000|graph-lattice-1000|graph-lattice-10000 [N]
+// the self time by function (top N) and the idle share. usage: node bench/investigations/profile.js shell-roundtrip|shell-stream|mcp-call|room_info-2025|room_info-2026|handoff-cycle[-2025|-2026]|graph|graph-wide-1000|graph-chain-1000|graph-lattice-1000|graph-lattice-10000 [N]
 import fs from 'node:fs';
 import path from 'node:path';
-import { callTool, closeAll, connect } from './lib/clients.js';
-import { addParticipant, makeHome, startRoom } from './lib/room.js';
+import { callTool, closeAll, connect } from '../lib/clients.js';
+import { addParticipant, makeHome, startRoom } from '../lib/room.js';
 
 /** Runs each [shape, size] graph of `true` stages at maxParallel 2, followed to its end with one waiting tasks_status. */
 async function graphs(room, list) {
-  const { shape } = await import('./benchmarks/graph.js');
+  const { shape } = await import('../benchmarks/graph.js');
   const client = await connect('2026', room.url, room.token);
   for (const [kind, n] of list) {
     const stages = shape(kind, n, kind === 'lattice' && n > 256 ? 40 : undefined).map((s) => ({ id: s.id, command: ['true'], dependsOn: s.dependsOn }));
@@ -87,7 +87,7 @@ async function roomInfoLoop(era, room) {
 
 const [name, top = '25'] = process.argv.slice(2);
 if (!workloads[name]) {
-  console.error(`usage: node bench/profile.js ${Object.keys(workloads).join('|')} [TOP]`);
+  console.error(`usage: node bench/investigations/profile.js ${Object.keys(workloads).join('|')} [TOP]`);
   process.exit(2);
 }
 const home = makeHome('profile');

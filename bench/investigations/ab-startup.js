@@ -1,17 +1,17 @@
 #!/usr/bin/env node
 // A/B of two builds on the startup benchmark, in one run: spawn → first answered room_info of the before
 // build's CLI and the current out/, on the same empty room and the same room with history, alternating, with
-// the bare server in between. usage: node bench/ab-startup.js BIN_BEFORE [ROUNDS] [HANDOFFS] [GRAPHS]
+// the bare server in between. usage: node bench/investigations/ab-startup.js BIN_BEFORE [ROUNDS] [HANDOFFS] [GRAPHS]
 // (BIN_BEFORE: a commonroom.js of the before build, e.g. .tmp/out-before/main/commonroom.js)
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { bareStartup, oursStartup } from './benchmarks/startup.js';
-import { makeHome } from './lib/room.js';
-import { fmtMs, median } from './lib/stats.js';
+import { bareStartup, oursStartup } from '../benchmarks/startup.js';
+import { makeHome } from '../lib/room.js';
+import { fmtMs, median } from '../lib/stats.js';
 
 const [binBefore, roundsArg = '8', handoffs = '600', graphs = '60'] = process.argv.slice(2);
 if (!binBefore) {
-  console.error('usage: node bench/ab-startup.js BIN_BEFORE [ROUNDS] [HANDOFFS] [GRAPHS]');
+  console.error('usage: node bench/investigations/ab-startup.js BIN_BEFORE [ROUNDS] [HANDOFFS] [GRAPHS]');
   process.exit(2);
 }
 const empty = makeHome('ab-startup-empty');
@@ -19,7 +19,7 @@ const large = makeHome('ab-startup-large');
 const as = (home, bin) => ({ ...home, ...(bin ? { bin: path.resolve(bin) } : {}) });
 try {
   await oursStartup(empty);
-  const fill = spawnSync(process.execPath, [path.join(import.meta.dirname, 'lib/fill-room.js'), large.roomFile, handoffs, graphs], { env: large.env, encoding: 'utf8' });
+  const fill = spawnSync(process.execPath, [path.join(import.meta.dirname, '../lib/fill-room.js'), large.roomFile, handoffs, graphs], { env: large.env, encoding: 'utf8' });
   if (fill.status !== 0) throw new Error(`filling the room failed: ${fill.stdout}${fill.stderr}`);
   const runs = { 'before empty': [], 'after empty': [], 'before large': [], 'after large': [], bare: [] };
   const once = {

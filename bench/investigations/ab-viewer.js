@@ -4,19 +4,19 @@
 // the same flood watched in turn with raw node-pty between, the order rotating each round. Besides MiB/s (which
 // swings with the machine's load) it reports the room's and the viewer's CPU time per MiB (from /proc and
 // process.cpuUsage), which load skews far less.
-// usage: node bench/ab-viewer.js BIN_BEFORE [ROUNDS]   (BIN_BEFORE: bin/commonroom.js of the before build;
+// usage: node bench/investigations/ab-viewer.js BIN_BEFORE [ROUNDS]   (BIN_BEFORE: bin/commonroom.js of the before build;
 // AB_NODE_ARGS: node flags for both rooms)
 import path from 'node:path';
-import { callTool, closeAll, connect } from './lib/clients.js';
-import { produce, rawFlood, SHELL_ENV } from './lib/flood.js';
-import { cpuOfTree } from './lib/profiles.js';
-import { makeHome, startRoom } from './lib/room.js';
-import { median } from './lib/stats.js';
-import { UiViewer } from './lib/ui-viewer.js';
+import { callTool, closeAll, connect } from '../lib/clients.js';
+import { produce, rawFlood, SHELL_ENV } from '../lib/flood.js';
+import { cpuOfTree } from '../lib/profiles.js';
+import { makeHome, startRoom } from '../lib/room.js';
+import { median } from '../lib/stats.js';
+import { UiViewer } from '../lib/ui-viewer.js';
 
 const [binBefore, roundsArg = '4'] = process.argv.slice(2);
 if (!binBefore) {
-  console.error('usage: node bench/ab-viewer.js BIN_BEFORE [ROUNDS]');
+  console.error('usage: node bench/investigations/ab-viewer.js BIN_BEFORE [ROUNDS]');
   process.exit(2);
 }
 const MiB = 2 ** 20;
@@ -25,8 +25,8 @@ const bytes = Number(process.env.BENCH_STREAM_MIB ?? 64) * MiB;
 async function side(label, bin) {
   const home = makeHome(`ab-viewer-${label}`);
   if (bin) home.bin = path.resolve(bin);
-  // AB_NODE_ARGS: the same node/V8 flags for both rooms, e.g. --no-memory-reducer (see BENCHMARKS.md, "the live
-  // viewer": a room whose heap the memory reducer shrank marks its whole heap every few hundred ms in a flood)
+  // AB_NODE_ARGS: the same node/V8 flags for both rooms, e.g. --no-memory-reducer (a room whose heap the memory
+  // reducer shrank marks its whole heap every few hundred ms in a flood)
   if (process.env.AB_NODE_ARGS) home.nodeArgs = process.env.AB_NODE_ARGS.split(' ').filter(Boolean);
   const room = await startRoom(home);
   const client = await connect('2026', room.url, room.token);

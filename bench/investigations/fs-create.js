@@ -2,17 +2,17 @@
 // What creating a stage log costs in a folder: N empty files created as the runner creates its logs
 // (O_CREAT|O_EXCL|O_NOFOLLOW, 0600), a record written, closed; medians of each step, in µs, per folder given.
 // On ext4 without a journal the create passes over inodes of files deleted in the last seconds, so it costs far
-// more in a folder whose block group just saw many deletions (BENCHMARKS.md, thirteenth pass).
-// usage: node bench/fs-create.js DIR... [--n N]   (each DIR gets a fresh subfolder, removed after)
+// more in a folder whose block group just saw many deletions.
+// usage: node bench/investigations/fs-create.js DIR... [--n N]   (each DIR gets a fresh subfolder, removed after)
 import fs from 'node:fs';
 import path from 'node:path';
-import { median } from './lib/stats.js';
+import { median } from '../lib/stats.js';
 
 const args = process.argv.slice(2);
 const at = args.indexOf('--n');
 const n = at >= 0 ? Number(args.splice(at, 2)[1]) : 1000;
 if (args.length === 0 || !(n > 0)) {
-  console.error('usage: node bench/fs-create.js DIR... [--n N]');
+  console.error('usage: node bench/investigations/fs-create.js DIR... [--n N]');
   process.exit(2);
 }
 const FLAGS = fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW;

@@ -3,10 +3,10 @@
 // option sets of src-renderer/src/features/graphs/elk-layout.ts: the one for small graphs (network-simplex node
 // placement) and the one for large graphs (simple placement, polyline routing, one crossing-minimisation pass, no greedy
 // switch, the stages' own order kept in each layer).
-// Keep the two sets below in step with layoutOptions() there. usage: node bench/elk-layout.js [ROWSxCOLS…] [REPS]
+// Keep the two sets below in step with layoutOptions() there. usage: node bench/investigations/elk-layout.js [ROWSxCOLS…] [REPS]
 import { performance } from 'node:perf_hooks';
 import ELK from 'elkjs/lib/elk.bundled.js';
-import { lattice } from './benchmarks/ui.js';
+import { lattice } from '../benchmarks/ui.js';
 
 const COMMON = { 'elk.algorithm': 'layered', 'elk.direction': 'RIGHT', 'elk.layered.spacing.nodeNodeBetweenLayers': '60', 'elk.spacing.nodeNode': '24' };
 const SETS = {

@@ -2,10 +2,10 @@
 // What one IPC message costs its sender (as the room's message to its spawner helper): `child.send()` of a
 // spawn-sized message (the environment included) to a child asleep in its event loop, against back-to-back sends
 // to a child that is awake. On a VM, waking another process is most of a hop, paid inside the writer's `write`.
-// usage: node bench/ipc-wake.js [N]
+// usage: node bench/investigations/ipc-wake.js [N]
 import { fork } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { median } from './lib/stats.js';
+import { median } from '../lib/stats.js';
 
 if (process.argv[2] === '--child') {
   process.on('message', (m) => m === 'bye' && process.exit(0));

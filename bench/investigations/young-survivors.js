@@ -3,11 +3,10 @@
 // step of building a room-shaped `shell_io` answer of a 1 MiB page (the output decoded from a ring, the JSON text
 // block, the message around it, undici's `Response.json` and reading its body), a forced young collection after
 // each page, and the old generation's growth per page. Nothing reaches these pages once built, so whatever the old
-// generation gains was kept by the young collector alone; only a full collection frees it. See BENCHMARKS.md,
-// "Ninth pass": in the room each page leaves ≈ 2 MB this way, which is what lets its RSS grow under a flood. What
-// kept the room's pages was found later ("Tenth pass", bench/getter-promotion.js): a collection forced at a quiet
-// moment, as here, does not show it.
-// usage: node bench/young-survivors.js [PAGES]
+// generation gains was kept by the young collector alone; only a full collection frees it. What
+// kept the room's own pages this way turned out to be a getter in an object literal (getter-promotion.js); a
+// collection forced at a quiet moment, as here, does not show that.
+// usage: node bench/investigations/young-survivors.js [PAGES]
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { Buffer } from 'node:buffer';

@@ -1,12 +1,12 @@
 #!/usr/bin/env node
-// What made the room promote nearly every shell page it answered (BENCHMARKS.md, "Tenth pass"), with no room: a
+// What made the room promote nearly every shell page it answered, with no room: a
 // loop decodes 1 MiB pages from a buffer, one every 2 ms, and hands each to a small object that reaches it through
 // a closure — a plain field, a getter on a class, or a getter in an object literal (what the engine's call context
 // was until daa2895). V8 makes a literal's getter pair in the old generation, once per evaluation; an old object is
 // a root for every young collection, so whatever its getter reaches survives them all and is promoted, to wait for
 // a full collection. Each shape runs in a child process with --trace-gc-nvp; the young collections' allocated and
 // promoted bytes are summed. Natural collections only: one forced at a quiet moment does not show it.
-// usage: node bench/getter-promotion.js [PAGES]
+// usage: node bench/investigations/getter-promotion.js [PAGES]
 import { Buffer } from 'node:buffer';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';

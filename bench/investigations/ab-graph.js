@@ -1,19 +1,19 @@
 #!/usr/bin/env node
 // A/B of two builds on the graph benchmark, in one run: two rooms (OUT_BEFORE's CLI and the current out/),
 // the same 256-stage graph submitted to each in turn, and the bare loop (in a fresh process) in between, several rounds.
-// usage: node bench/ab-graph.js BIN_BEFORE [ROUNDS]   (BIN_BEFORE: a commonroom.js importing the before build)
+// usage: node bench/investigations/ab-graph.js BIN_BEFORE [ROUNDS]   (BIN_BEFORE: a commonroom.js importing the before build)
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { callTool, closeAll, connect } from './lib/clients.js';
-import { makeHome, startRoom } from './lib/room.js';
-import { median } from './lib/stats.js';
-import { bareLoopProcess, shape } from './benchmarks/graph.js';
+import { callTool, closeAll, connect } from '../lib/clients.js';
+import { makeHome, startRoom } from '../lib/room.js';
+import { median } from '../lib/stats.js';
+import { bareLoopProcess, shape } from '../benchmarks/graph.js';
 
 const [binBefore, roundsArg = '3'] = process.argv.slice(2);
 if (!binBefore) {
-  console.error('usage: node bench/ab-graph.js BIN_BEFORE [ROUNDS]');
+  console.error('usage: node bench/investigations/ab-graph.js BIN_BEFORE [ROUNDS]');
   process.exit(2);
 }
 async function open(label, bin) {

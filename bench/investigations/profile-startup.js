@@ -2,13 +2,13 @@
 // Where start-up time goes: `commonroom serve` (an empty room, or one with history) and the bare server, each
 // run with --cpu-prof until its first answered call; samples after that answer are cut off (V8's profile clock
 // and process.hrtime are both the monotonic clock), then self time is summed by function and by package/chunk.
-// usage: node bench/profile-startup.js [TOP] [HANDOFFS] [GRAPHS]   (BENCH_KEEP_PROFILE=DIR keeps the profiles)
+// usage: node bench/investigations/profile-startup.js [TOP] [HANDOFFS] [GRAPHS]   (BENCH_KEEP_PROFILE=DIR keeps the profiles)
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { bareStartup, oursStartup } from './benchmarks/startup.js';
-import { makeHome } from './lib/room.js';
-import { summarize } from './lib/profiles.js';
+import { bareStartup, oursStartup } from '../benchmarks/startup.js';
+import { makeHome } from '../lib/room.js';
+import { summarize } from '../lib/profiles.js';
 
 const [top = '30', handoffs = '0', graphs = '0'] = process.argv.slice(2);
 
@@ -81,7 +81,7 @@ async function profiled(label, run) {
 await profiled('ours', async (home, dir, answered) => {
   await oursStartup(home); // create the room: what is profiled is reopening it
   if (Number(handoffs) > 0 || Number(graphs) > 0) {
-    const fill = spawnSync(process.execPath, [path.join(import.meta.dirname, 'lib/fill-room.js'), home.roomFile, handoffs, graphs], { env: home.env, encoding: 'utf8' });
+    const fill = spawnSync(process.execPath, [path.join(import.meta.dirname, '../lib/fill-room.js'), home.roomFile, handoffs, graphs], { env: home.env, encoding: 'utf8' });
     if (fill.status !== 0) throw new Error(`filling the room failed: ${fill.stdout}${fill.stderr}`);
   }
   await oursStartup({ ...home, nodeArgs: ['--cpu-prof', '--cpu-prof-dir', dir], onAnswer: answered });

@@ -3,11 +3,11 @@
 // submit-time checks (validateGraph: duplicates, missing dependencies, cycles, topological order) grow with
 // the graph's size. Linear means the time per stage stays flat from 1,000 to 10,000 stages. `tick ms`: the decision as
 // a tick makes it (decideOn: the graph's shape built once, the stages' states read into two arrays).
-// usage: npm run build && node bench/graph-scheduler.js   (loads the built engine: out/main/bench-entry.js)
+// usage: npm run build && node bench/investigations/graph-scheduler.js   (loads the built engine: out/main/bench-entry.js)
 import { performance } from 'node:perf_hooks';
-import { shape } from './benchmarks/graph.js';
+import { shape } from '../benchmarks/graph.js';
 
-const entry = await import('../out/main/bench-entry.js');
+const entry = await import('../../out/main/bench-entry.js');
 const { decide, decideOn, shapeOf, validateGraph } = entry;
 if (typeof decide !== 'function' || typeof decideOn !== 'function' || typeof validateGraph !== 'function') {
   console.error('out/main/bench-entry.js does not export decide, decideOn and validateGraph: run npm run build');

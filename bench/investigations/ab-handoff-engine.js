@@ -4,14 +4,14 @@
 // the turn, alternating rounds; this process's CPU per cycle (process.cpuUsage), which a loaded machine
 // disturbs far less than wall time, and the per-round ratio B/A. MODE OFF sets synchronous=OFF before every
 // cycle (the audit flush restores the room's setting after each), leaving only the engine's own work.
-// usage: node bench/ab-handoff-engine.js OUT_A OUT_B [FULL|OFF] [ROUNDS] [CYCLES]   (each an `out/` of
+// usage: node bench/investigations/ab-handoff-engine.js OUT_A OUT_B [FULL|OFF] [ROUNDS] [CYCLES]   (each an `out/` of
 // `npm run build`, inside this checkout so that node_modules resolve)
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setImmediate } from 'node:timers';
-import { median } from './lib/stats.js';
+import { median } from '../lib/stats.js';
 
 const [aDir, bDir, mode = 'FULL', roundsArg = '12', cyclesArg = '50'] = process.argv.slice(2);
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'commonroom-ab-handoff-engine-'));

@@ -4,12 +4,12 @@
 // four no-op calls and four `durable_noop` calls (one fsync'd commit each) on the bare server, with the same
 // clients of one era. The room's figure includes its
 // commits' fsyncs only as the CPU they cost; their wait is what `handoff-cycle` adds on top.
-// usage: node bench/cpu-per-call.js [2025|2026] [CYCLES] [BIN]
+// usage: node bench/investigations/cpu-per-call.js [2025|2026] [CYCLES] [BIN]
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { withHandoffRig } from './lib/handoff-rig.js';
-import { cpuMsOf } from './lib/room.js';
-import { median } from './lib/stats.js';
+import { withHandoffRig } from '../lib/handoff-rig.js';
+import { cpuMsOf } from '../lib/room.js';
+import { median } from '../lib/stats.js';
 
 const [era = '2026', cyclesArg = '100', bin] = process.argv.slice(2);
 const cycles = Number(cyclesArg);

@@ -4,13 +4,13 @@
 // memory in 64 KiB writes, each acknowledged by its write callback, until the last is parsed and a frame
 // drawn. No socket, no base64, no room: what drawing that much text costs the page by itself.
 // With --app-like, the terminal is made as the app makes it (its addons, font, blinking cursor), to see what
-// those cost; with --trace, a performance trace of the last round; with --profile, its JS profile. usage: node bench/xterm-floor.js [CHUNK_KIB] [--app-like] [--trace] [--profile]
+// those cost; with --trace, a performance trace of the last round; with --profile, its JS profile. usage: node bench/investigations/xterm-floor.js [CHUNK_KIB] [--app-like] [--trace] [--profile]
 /* global document, TextEncoder, performance, requestAnimationFrame -- page.evaluate's function runs in the browser */
 import path from 'node:path';
 import { chromium } from 'playwright-core';
-import { CHROMIUM, CHROMIUM_FLAGS } from './benchmarks/ui.js';
-import { cpuOfTree, cpuSince, summarize, summarizeTrace, TRACE_CATEGORIES } from './lib/profiles.js';
-import { REPO } from './lib/room.js';
+import { CHROMIUM, CHROMIUM_FLAGS } from '../benchmarks/ui.js';
+import { cpuOfTree, cpuSince, summarize, summarizeTrace, TRACE_CATEGORIES } from '../lib/profiles.js';
+import { REPO } from '../lib/room.js';
 
 const bytes = Number(process.env.BENCH_UI_MB ?? 10) * 1_000_000;
 const appLike = process.argv.includes('--app-like');

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // An A/B of two builds of the engine in one process, without HTTP: for hot-path fixes whose effect is
-// smaller than the noise of a loaded machine's HTTP round trips. usage: node bench/ab-engine.js OUT_BEFORE OUT_AFTER
+// smaller than the noise of a loaded machine's HTTP round trips. usage: node bench/investigations/ab-engine.js OUT_BEFORE OUT_AFTER
 // (each an `out/` folder of `npm run build`; copy the "before" one inside this checkout so node_modules resolve).
 // AB_ONLY=TEXT runs only the rows whose name contains TEXT.
 import fs from 'node:fs';
@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setImmediate } from 'node:timers';
-import { alternate, fmtMs, percentile } from './lib/stats.js';
+import { alternate, fmtMs, percentile } from '../lib/stats.js';
 
 const [beforeDir, afterDir] = process.argv.slice(2).map((d) => path.resolve(d));
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'commonroom-ab-'));

@@ -3,16 +3,16 @@
 // the UI socket (as `ce shell attach` does, with the operator's token) and acknowledges every frame at once,
 // while the shell writes BENCH_UI_MB (10) MB. Per round: wall time and the room process's CPU time (from /proc,
 // which a loaded machine does not skew the way it skews wall time); then the room's CPU profile (self time).
-// usage: node bench/profile-ui-socket.js [ROUNDS] [TOP]
+// usage: node bench/investigations/profile-ui-socket.js [ROUNDS] [TOP]
 import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
-import { SHELL_ENV } from './benchmarks/ui.js';
-import { callTool, closeAll, connect } from './lib/clients.js';
-import { cpuOfTree, cpuSince, summarize } from './lib/profiles.js';
-import { makeHome, startRoom } from './lib/room.js';
-import { decodeFrame } from './lib/ui-viewer.js';
+import { SHELL_ENV } from '../benchmarks/ui.js';
+import { callTool, closeAll, connect } from '../lib/clients.js';
+import { cpuOfTree, cpuSince, summarize } from '../lib/profiles.js';
+import { makeHome, startRoom } from '../lib/room.js';
+import { decodeFrame } from '../lib/ui-viewer.js';
 
 const [rounds = '3', top = '25'] = process.argv.slice(2);
 const bytes = Number(process.env.BENCH_UI_MB ?? 10) * 1_000_000;

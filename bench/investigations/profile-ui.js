@@ -5,21 +5,21 @@
 // With --trace, a performance trace of the page instead of its JS profile: time by trace event (layout,
 // style, paint, script…) on the renderer's main thread, which is where the JS profile's "(program)" goes.
 // With --cpu-only, neither: the CPU time each process used (from /proc), which a loaded machine does not skew.
-// usage: node bench/profile-ui.js graph|terminal [N] [--trace|--cpu-only]
+// usage: node bench/investigations/profile-ui.js graph|terminal [N] [--trace|--cpu-only]
 import fs from 'node:fs';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
-import { CHROMIUM, CHROMIUM_FLAGS, SHELL_ENV, drawGraph, lattice, viewStream } from './benchmarks/ui.js';
-import { callTool, closeAll, connect } from './lib/clients.js';
-import { cpuOfTree, cpuSince, summarize, summarizeTrace, TRACE_CATEGORIES } from './lib/profiles.js';
-import { makeHome, startRoom } from './lib/room.js';
+import { CHROMIUM, CHROMIUM_FLAGS, SHELL_ENV, drawGraph, lattice, viewStream } from '../benchmarks/ui.js';
+import { callTool, closeAll, connect } from '../lib/clients.js';
+import { cpuOfTree, cpuSince, summarize, summarizeTrace, TRACE_CATEGORIES } from '../lib/profiles.js';
+import { makeHome, startRoom } from '../lib/room.js';
 
 const args = process.argv.slice(2);
 const trace = args.includes('--trace');
 const quiet = args.includes('--cpu-only'); // no profiler or trace: only the CPU time each process used
 const [what, top = '25'] = args.filter((a) => !a.startsWith('--'));
 if (what !== 'graph' && what !== 'terminal') {
-  console.error('usage: node bench/profile-ui.js graph|terminal [TOP]');
+  console.error('usage: node bench/investigations/profile-ui.js graph|terminal [TOP]');
   process.exit(2);
 }
 

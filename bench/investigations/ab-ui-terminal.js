@@ -3,9 +3,9 @@
 // own shell, driven by Playwright or over the bare DevTools pipe (bench/lib/bare-page.js); the sides' rounds
 // alternate (the order rotates), and each round reports the wall time until the end marker shows and the CPU
 // time each process used meanwhile (from /proc, which load does not skew).
-// usage: node bench/ab-ui-terminal.js [ROUNDS] [SIDE...]   SIDE = [LABEL=]HARNESS[@BIN], HARNESS playwright|bare
-// e.g.  node bench/ab-ui-terminal.js 4 pw=playwright bare=bare
-//       node bench/ab-ui-terminal.js 4 before=bare@.tmp/before/out/main/commonroom.js after=bare
+// usage: node bench/investigations/ab-ui-terminal.js [ROUNDS] [SIDE...]   SIDE = [LABEL=]HARNESS[@BIN], HARNESS playwright|bare
+// e.g.  node bench/investigations/ab-ui-terminal.js 4 pw=playwright bare=bare
+//       node bench/investigations/ab-ui-terminal.js 4 before=bare@.tmp/before/out/main/commonroom.js after=bare
 // (a build elsewhere serves its own renderer only beside a package.json: copy package.json to .tmp/before/ and
 // out/ to .tmp/before/out/). AB_PROFILE=LABEL: the page's JS profile of that (bare) side's last round;
 // AB_TRACE=LABEL: a performance trace of it instead (time by trace event); AB_SHOTS=DIR: a screenshot of each
@@ -15,12 +15,12 @@ import { Buffer } from 'node:buffer';
 import fs from 'node:fs';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
-import { CHROMIUM, CHROMIUM_FLAGS, SHELL_ENV, rawStream, viewStream } from './benchmarks/ui.js';
-import { launchBarePage } from './lib/bare-page.js';
-import { callTool, closeAll, connect } from './lib/clients.js';
-import { cpuOfTree, cpuSince, summarize, summarizeTrace, TRACE_CATEGORIES } from './lib/profiles.js';
-import { makeHome, startRoom } from './lib/room.js';
-import { median } from './lib/stats.js';
+import { CHROMIUM, CHROMIUM_FLAGS, SHELL_ENV, rawStream, viewStream } from '../benchmarks/ui.js';
+import { launchBarePage } from '../lib/bare-page.js';
+import { callTool, closeAll, connect } from '../lib/clients.js';
+import { cpuOfTree, cpuSince, summarize, summarizeTrace, TRACE_CATEGORIES } from '../lib/profiles.js';
+import { makeHome, startRoom } from '../lib/room.js';
+import { median } from '../lib/stats.js';
 
 const args = process.argv.slice(2);
 const rounds = Number(args.find((a) => /^\d+$/.test(a)) ?? 4);

@@ -3,18 +3,18 @@
 // the same flood read by cursor with 1 MiB pages, alternating, several rounds. Besides MiB/s (which swings
 // with the machine's load) it reports the room process's CPU time per MiB read (its threads' run time from /proc, `cpuMsOf`),
 // the page sizes and the round trip per page, and the peak RSS growth.
-// usage: node bench/ab-stream.js BIN_BEFORE [ROUNDS]   (BIN_BEFORE: a commonroom.js importing the before build)
+// usage: node bench/investigations/ab-stream.js BIN_BEFORE [ROUNDS]   (BIN_BEFORE: a commonroom.js importing the before build)
 import { Buffer } from 'node:buffer';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { callTool, closeAll, connect } from './lib/clients.js';
-import { produce, SHELL_ENV } from './lib/flood.js';
-import { cpuMsOf, makeHome, memoryOf, startRoom } from './lib/room.js';
-import { median, percentile } from './lib/stats.js';
+import { callTool, closeAll, connect } from '../lib/clients.js';
+import { produce, SHELL_ENV } from '../lib/flood.js';
+import { cpuMsOf, makeHome, memoryOf, startRoom } from '../lib/room.js';
+import { median, percentile } from '../lib/stats.js';
 
 const [binBefore, roundsArg = '3'] = process.argv.slice(2);
 if (!binBefore) {
-  console.error('usage: node bench/ab-stream.js BIN_BEFORE [ROUNDS]');
+  console.error('usage: node bench/investigations/ab-stream.js BIN_BEFORE [ROUNDS]');
   process.exit(2);
 }
 const MiB = 2 ** 20;
