@@ -5,9 +5,9 @@ import react from '@vitejs/plugin-react';
 // One build for every entry: the Electron main process, the plain-Node CLIs (`commonroom`, `ce`) that share
 // its code, the sandboxed preload (CommonJS, as sandboxed preloads must be) and the React renderer.
 // Dependencies stay external, so native modules (better-sqlite3, node-pty) load from node_modules, all but the
-// MCP SDK and zod: those are bundled (see BENCHMARKS.md, "Twelfth pass"). Loaded from node_modules they were ~170
-// ES modules to resolve, read and link before the first answer (zod's index alone pulls in its 50 locales) and the
-// room started 1.05–1.15× a bare SDK server; bundled and tree-shaken they are two chunks and it starts in ~0.85×.
+// MCP SDK and zod: those are bundled. Loaded from node_modules they were ~170 ES modules to resolve, read and
+// link before the first answer (zod's index alone pulls in its 50 locales), and the room started slower than a
+// bare SDK server (the `startup` benchmark); bundled and tree-shaken they are two chunks, and it starts faster.
 // One copy serves every entry (test/unit/boundaries.test.ts checks none imports them from node_modules).
 export default defineConfig({
   main: {

@@ -1,4 +1,4 @@
-// Layer rules of ARCHITECTURE.md, enforced here (and by the per-folder tsconfigs), not by memory.
+// Layer rules of docs/architecture.md, enforced here (and by the per-folder tsconfigs), not by memory.
 import { builtinModules } from 'node:module';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';

@@ -1,14 +1,18 @@
 #!/usr/bin/env node
-// The benchmark suite (`npm run bench [-- NAME…] [--smoke] [--out FILE]`). Every benchmark talks to the room
-// process from outside, through its public doors, and reports a ratio against a baseline measured in the
+// The benchmark suite (`npm run bench [-- NAME…] [--smoke] [--out FILE] [--table FILE]`). Every benchmark talks
+// to the room process from outside, through its public doors, and reports a ratio against a baseline measured in the
 // same run (alternating rounds, medians, spread), so the figures mean the same on a fast or a loaded machine.
-// Prints one table and writes the results with a description of the machine as JSON.
+// Prints one table and writes the results with a description of the machine as JSON. A full run also rewrites
+// the latest table in BENCHMARKS.md between its markers (the rows of the benchmarks that ran and succeeded;
+// bench/lib/table.js); `--table FILE` writes that table in FILE instead, and a `--smoke` run writes none unless
+// given `--table`, so tiny sizes never replace the real figures.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { BENCHMARKS } from './benchmarks/index.js';
 import { REPO } from './lib/room.js';
+import { printedRow, writeTable } from './lib/table.js';
 
 // The 2025 SDK client hands one AbortSignal to every fetch of a session; undici drops each request's listener
 // only once that request is garbage collected, so a fast call loop passes Node's leak warning (1,500) between
@@ -21,13 +25,15 @@ process.on('warning', (warning) => {
 
 const args = process.argv.slice(2);
 const smoke = args.includes('--smoke');
-const outAt = args.indexOf('--out');
-const out = outAt >= 0 ? path.resolve(args[outAt + 1]) : path.join(REPO, 'bench/results/latest.json');
-const names = args.filter((a, i) => !a.startsWith('--') && (outAt < 0 || i !== outAt + 1));
+const valueOf = (flag) => (args.includes(flag) ? path.resolve(args[args.indexOf(flag) + 1] ?? '') : undefined);
+const out = valueOf('--out') ?? path.join(REPO, 'bench/results/latest.json');
+const tableFile = valueOf('--table') ?? (smoke ? undefined : path.join(REPO, 'BENCHMARKS.md'));
+const values = new Set(['--out', '--table'].map((flag) => args.indexOf(flag) + 1).filter((i) => i > 0));
+const names = args.filter((a, i) => !a.startsWith('--') && !values.has(i));
 const unknown = names.filter((n) => !BENCHMARKS.some((b) => b.name === n));
 if (unknown.length > 0 || !fs.existsSync(path.join(REPO, 'out/main/commonroom.js'))) {
   console.error(unknown.length > 0 ? `unknown benchmark ${unknown.join(', ')}` : 'out/ is missing: run "npm run build" first');
-  console.error(`usage: npm run bench [-- NAME…] [--smoke] [--out FILE]; benchmarks: ${BENCHMARKS.map((b) => b.name).join(', ')}`);
+  console.error(`usage: npm run bench [-- NAME…] [--smoke] [--out FILE] [--table FILE]; benchmarks: ${BENCHMARKS.map((b) => b.name).join(', ')}`);
   process.exit(2);
 }
 const selected = names.length > 0 ? BENCHMARKS.filter((b) => names.includes(b.name)) : BENCHMARKS;
@@ -67,7 +73,7 @@ const rows = results.benchmarks.flatMap((b) => (b.error ? [{ name: b.name, ours:
 const table = [
   '| benchmark | ours | baseline | ratio | goal | met? |',
   '| --- | --- | --- | --- | --- | --- |',
-  ...rows.map((r) => `| ${r.name} | ${r.ours} | ${r.baseline} | ${r.ratio} | ${r.goal} | ${r.met === null ? 'n/a' : r.met ? 'yes' : r.floor === undefined ? 'no' : `no (its floor: ${r.floor.toFixed(2)}×)`} |`),
+  ...rows.map(printedRow),
 ];
 results.table = table.join('\n');
 const m = results.machineAtStart;
@@ -76,4 +82,9 @@ console.log(results.table);
 fs.mkdirSync(path.dirname(out), { recursive: true });
 fs.writeFileSync(out, JSON.stringify(results, null, 2));
 console.log(`\nresults: ${path.relative(process.cwd(), out)}`);
+if (tableFile !== undefined) {
+  const ran = results.benchmarks.filter((b) => !b.error);
+  const written = writeTable(tableFile, ran, results.startedAt.replace(/:\d\d\.\d+Z$/, 'Z'));
+  console.log(`table: ${path.relative(process.cwd(), tableFile)} (${written} rows of ${ran.map((b) => b.name).join(', ') || 'nothing'} replaced)`);
+}
 process.exit(failed ? 1 : 0);

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The import rules of docs/ARCHITECTURE.md over the whole of src-main, run by `npm test`:
+// The import rules of docs/architecture.md over the whole of src-main, run by `npm test`:
 //  - no import cycles (type-only imports included: a loop of types is still a knot in the design);
 //  - no import that runs back up a layer, or sideways between two folders of one layer.
 // ESLint zones say the same per folder; this sees the whole graph (cycles are invisible to a per-file rule).

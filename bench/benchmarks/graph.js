@@ -66,8 +66,8 @@ async function ours(client, stages, name) {
   const spec = { name, maxParallel: PARALLEL, stages: stages.map((s) => ({ id: s.id, command: ['true'], dependsOn: s.dependsOn })) };
   const { graphId } = await callTool(client, 'tasks_run', spec);
   // followed as the API says to follow a run to its end: one long-poll (the graph alone, answered when it ended).
-  // Polling instead (every 25 ms, the whole 256-stage status each time) cost the room and this client ~1-3 ms of
-  // CPU per stage on these 2 cores, taken from the graph: see BENCHMARKS.md, "Eighth pass"
+  // Polling instead (every 25 ms, the whole 256-stage status each time) cost the room and this client a few ms of
+  // CPU per stage, taken from the graph on a 2-core machine
   for (;;) {
     const status = await callTool(client, 'tasks_status', { graphId, stages: false, waitMs: 20_000, until: 'ended' });
     if (status.graph.endedAt) {

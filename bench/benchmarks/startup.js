@@ -78,9 +78,8 @@ async function nodeStartup() {
 export default {
   name: 'startup',
   async run({ smoke, log }) {
-    // 8 (4 until the eleventh pass): on a fast machine (a bare server up in ≈ 215 ms) single starts spread
-    // 200–350 ms, and 4 rounds put the same build at 1.06–1.26× the bare server from one run to the next; 8 gave
-    // 1.00–1.12× (BENCHMARKS.md, "Latest table")
+    // 8: single starts spread widely (a bare server up in ≈ 215 ms, single starts 200–350 ms), and 4 rounds put
+    // the same build anywhere in 1.06–1.26× the bare server from one run to the next; 8 keep it within ≈ 0.1×
     const rounds = smoke ? 1 : 8;
     const [events, graphs] = smoke ? [10, 1] : [100_000, 10_000];
     const empty = makeHome('startup-empty');

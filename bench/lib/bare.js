@@ -9,7 +9,7 @@ export const BARE_RELAY = path.join(import.meta.dirname, 'bare-relay.js');
 export const BARE_TOKEN = 'bare-baseline-token';
 
 /**
- * nodeArgs: flags for its node (e.g. --cpu-prof, as `bench/mcp-call-cpu.js` and `bench/profile-startup.js` profile it);
+ * nodeArgs: flags for its node (e.g. --cpu-prof, as `bench/investigations/mcp-call-cpu.js` and `bench/investigations/profile-startup.js` profile it);
  * script: BARE_RELAY for the relay instead of the bare server.
  */
 export async function startBare({ nodeArgs = [], script = BARE_SERVER } = {}) {

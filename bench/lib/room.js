@@ -31,7 +31,7 @@ process.on('exit', () => {
 
 /** Spawns `commonroom serve` on a free port and resolves once its banner names the endpoint and token file. */
 export async function startRoom(home, extraArgs = []) {
-  // home.bin: another build of the CLI (an A/B of two builds in one run, e.g. bench/ab-graph.js); BENCH_BIN: the
+  // home.bin: another build of the CLI (an A/B of two builds in one run, e.g. bench/investigations/ab-graph.js); BENCH_BIN: the
   // same for a whole benchmark run (the "before" figures of a change, e.g. `BENCH_BIN=.tmp/before.mjs npm run bench -- mcp-call`)
   const bin = home.bin ?? (process.env.BENCH_BIN ? path.resolve(process.env.BENCH_BIN) : BIN_COMMONROOM);
   // BENCH_ROOM_NODE_ARGS: flags for every room a run starts (e.g. --cpu-prof --cpu-prof-dir DIR, to profile any benchmark's room)

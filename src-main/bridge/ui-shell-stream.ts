@@ -12,8 +12,8 @@ const FIRST_FRAME_BYTES = 16 * 1024;
 /**
  * Full-size frame buffers a stream keeps once the transport has written them, for the next frames. A fresh
  * 257 KiB buffer per frame made V8 count a flood's bytes as external memory towards its old-generation limit: in
- * a room with a few dozen MB of heap it marked the whole heap every ~100 ms of a flood (25–33 full collections
- * per 256 MiB; BENCHMARKS.md, "Eleventh pass"). Writes to a local socket complete within a turn or two, so a
+ * a room with a few dozen MB of heap it marked the whole heap every ~100 ms of a flood (dozens of full
+ * collections per 256 MiB). Writes to a local socket complete within a turn or two, so a
  * few suffice; memory kept per watched shell is at most this many × 257 KiB, only until the output has been
  * quiet for SPARE_IDLE_MS, and none after `stop`.
  */

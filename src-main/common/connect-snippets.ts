@@ -1,8 +1,9 @@
 /**
  * Copy-ready configuration for the usual MCP clients, pointing at a room's endpoint with a participant's token.
  * One source for every place that shows them: the app's Agents screen, `ce participant add`, the serve banner
- * (with a placeholder) and the README. The token is always an agent's own (`ce participant add NAME --can
- * read,write`), never the operator's: an agent holding the operator token could approve its own work.
+ * (with a placeholder), and docs/agents.md (the README shows the Claude Code one). The token is always an
+ * agent's own (`ce participant add NAME --can read,write`), never the operator's: an agent holding the
+ * operator token could approve its own work.
  */
 export interface Snippet {
   id: string;

@@ -266,8 +266,8 @@ export class Engine implements DoorEngine {
  * pair in the old generation, one per call. That old object reached, through the getter's closure, the guard's
  * race and so the call's answer, and an old object is a root for every young collection: each answer (a 1 MiB
  * shell page, say) outlived the young collections after it, was promoted, and waited for the next full
- * collection. Measured with the engine alone, 1 MiB pages read one after another: 75–80 % of all that was
- * allocated was promoted with the literal, 12 % with this class (BENCHMARKS.md, "Tenth pass").
+ * collection. With the engine alone reading 1 MiB pages one after another, most of what was allocated was
+ * promoted with the literal, a small part with this class (bench/investigations/getter-promotion.js shows it).
  */
 class LazySignalCall implements CallContext {
   constructor(private readonly signalOf: () => AbortSignal) {}

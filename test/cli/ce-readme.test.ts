@@ -11,7 +11,7 @@ describe('docs/cli.md documents the ce the build ships', () => {
     const cli = fs.readFileSync(path.join(REPO, 'docs', 'cli.md'), 'utf8');
     for (const name of ['answer', 'shell', 'logs', 'init', 'handoff-cancel']) expect(cli).toContain(`usage: ce ${name}`);
     // never tell a person to hand the operator token to an agent, in the README or any docs page
-    for (const page of ['README.md', ...fs.readdirSync(path.join(REPO, 'docs')).map((f) => path.join('docs', f))]) {
+    for (const page of ['README.md', ...fs.readdirSync(path.join(REPO, 'docs')).filter((f) => f.endsWith('.md')).map((f) => path.join('docs', f))]) {
       expect(fs.readFileSync(path.join(REPO, page), 'utf8'), page).not.toMatch(/\$\(cat [^)]*operator/);
     }
     // the README points to the page

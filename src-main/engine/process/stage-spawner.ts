@@ -38,8 +38,8 @@ const HELPER_HIGH_WATER = 4 * 1024 * 1024;
 const HELPER_LOW_WATER = 1024 * 1024;
 /**
  * The helper's young generation kept at 1 MiB a semi-space (16 MiB by default): a fork costs in proportion to the
- * forking process's memory (≈ 4 µs a MiB here), and with the default the helper grew from 45 to ≈ 95 MiB over a
- * room's first few thousand stages, every later stage paying ≈ 0.2 ms more for its fork (BENCHMARKS.md, twelfth pass).
+ * forking process's memory, and with the default the helper roughly doubled in size over a room's first few
+ * thousand stages, so every later stage paid more for its fork.
  */
 const HELPER_FLAGS = ['--max-semi-space-size=1'];
 /** After this many helpers ended unexpectedly, stages are started in the room's own process. */

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
  * The SDK serialises every answer with `Response.json`: a 1 MiB shell page became the output string, the JSON
  * text block (`JSON.stringify` of the result), the message string around both, and its encoded bytes twice —
  * ≈ 7 MB of garbage per page, much of it alive when a young collection ran and so kept until a full one (the
- * `shell-stream` agent's RSS growth, BENCHMARKS.md "Ninth pass" and "Tenth pass"). A held string leaves the
+ * `shell-stream` benchmark's agent RSS growth). A held string leaves the
  * answer as a short stand-in; once the SDK has made the answer's bytes, `splice` replaces each stand-in with
  * the string's UTF-8 bytes, escaped as many times as the JSON around the stand-in needs (once inside
  * `structuredContent`, twice inside the JSON text block), made straight from the string into bytes outside

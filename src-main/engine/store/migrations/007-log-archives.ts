@@ -1,8 +1,7 @@
 /**
  * Schema 7: an ended graph's logs are spooled into ONE archive, a gzip member per stage, instead of a file per
- * stage. Creating a file costs what a commit costs on some disks (1.1 ms each on the machine of BENCHMARKS.md's
- * twelfth pass, and each was fsynced on its own): closing a room after a 10,000-stage graph took 7.5 s, and the
- * retention pass held the room's event loop as long. `byte_offset` is where a stage's member starts in the
+ * stage. Creating a file costs about what a commit costs on some disks, and each was fsynced on its own: closing
+ * a room after a 10,000-stage graph took seconds, and the retention pass held the room's event loop as long. `byte_offset` is where a stage's member starts in the
  * archive at `path` (its length is `stored_bytes`); NULL is a file of its own, as schema 6 spooled them.
  */
 export const MIGRATION_007_LOG_ARCHIVES = `

@@ -31,7 +31,7 @@ function engine(): InstanceType<typeof ELK> {
  * never used) take most of what is left. Each layer keeps the order the agent listed its stages in (model
  * order, forced): a person finds `s0-12` between `s0-11` and `s0-13`, and skipping the reordering made the
  * 25×40 lattice's layout ~25 % faster again (the drawing gets wider: more room between layers for the edges
- * that cross). `node bench/elk-layout.js` times both sets.
+ * that cross). `node bench/investigations/elk-layout.js` times both sets.
  */
 export const LARGE_GRAPH_STAGES = 150;
 
@@ -42,7 +42,7 @@ export const LARGE_GRAPH_STAGES = 150;
  */
 export const ELK_MAX_STAGES = 2_000;
 
-/** ELK layered options for a graph of `count` stages (bench/elk-layout.js times the same two sets). */
+/** ELK layered options for a graph of `count` stages (bench/investigations/elk-layout.js times the same two sets). */
 export function layoutOptions(count: number): Record<string, string> {
   const common = {
     'elk.algorithm': 'layered',

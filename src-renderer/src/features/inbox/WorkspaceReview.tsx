@@ -123,7 +123,7 @@ function WorkspaceLine(props: { w: WorkspaceView }): React.JSX.Element {
 
 /**
  * Whether an element has come near the scrolled view (once true, stays true): a file's diff is drawn only then.
- * Drawing every file of a 5,000-line change at once took the page 6 s here; the ones on screen take a fraction.
+ * Drawing every file of a 5,000-line change at once took the page seconds; the ones on screen take a fraction.
  */
 function useNearView(ref: React.RefObject<HTMLElement | null>): boolean {
   const [near, setNear] = useState(false);
