@@ -3,7 +3,7 @@
 // the output escaped once for structuredContent and twice for the JSON text block), for three kinds of output:
 // one character repeated (a `yes`-style flood: nothing to escape), build-log-like lines (quotes, backslashes,
 // CRLF), and coloured output (an ESC every few bytes). Each git revision given is timed in turn, alternating
-// (its src-main/mcp/text-splices.ts, which imports nothing but node:crypto, transpiled with TypeScript); by
+// (its src-main/mcp/splices/text-splices.ts, which imports nothing but node:crypto, transpiled with TypeScript); by
 // default the working tree's file.
 // usage: node bench/investigations/splice-escape.js [REV...]   (e.g. `node bench/investigations/splice-escape.js 967f50c~1 HEAD`)
 import { Buffer } from 'node:buffer';
@@ -15,7 +15,7 @@ import { performance } from 'node:perf_hooks';
 import ts from 'typescript';
 import { median } from '../lib/stats.js';
 
-const FILE = 'src-main/mcp/text-splices.ts';
+const FILE = 'src-main/mcp/splices/text-splices.ts';
 const REPO = path.resolve(import.meta.dirname, '../..');
 const revs = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['working tree'];
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'splice-escape-'));
