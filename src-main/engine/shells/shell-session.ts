@@ -6,6 +6,9 @@ import { ShellMarks } from './shell-marks';
 import { rulesFor, ShellStatusTracker } from './shell-status';
 import type { ShellAgent, ShellStatus } from '../../common/methods/shells';
 import type { SentinelFamily } from './shell-integration';
+import { ShellViewers, type ShellViewer, type ViewerState } from './shell-viewers';
+
+export type { ShellViewer } from './shell-viewers';
 
 export type ShellExit = TerminalExit;
 
@@ -43,30 +46,6 @@ export interface ActiveRun {
 }
 
 
-/** Someone watching the shell live (the app's terminal view): fed from the ring, paced by acknowledgements. */
-export interface ShellViewer {
-  /** Receives bytes from `offset`; `truncated` when output between the viewer's cursor and `offset` was lost. */
-  onData(bytes: Buffer, offset: number, truncated: boolean): void;
-  onExit?(exit: ShellExit): void;
-  /**
-   * The viewer copies what it keeps during `onData` (the UI door gathers frames): it is then handed views of
-   * the ring, valid only during the call, instead of a copy of each slice.
-   */
-  readonly borrows?: boolean;
-}
-
-interface ViewerState {
-  viewer: ShellViewer;
-  cursor: number;
-  unacked: number;
-  paused: boolean;
-  high: number;
-  low: number;
-  lastAckAt: number;
-  /** Silent past the stall time: no longer holds the PTY back. */
-  stalled: boolean;
-}
-
 export interface InputRecord {
   at: string;
   by: string;
@@ -95,17 +74,14 @@ export class ShellSession {
   activeRun: ActiveRun | null = null;
   private readonly term: Terminal;
   private readonly changeListeners = new Set<() => void>();
-  private readonly viewers = new Set<ViewerState>();
+  /** Who watches live, and the hold their backlog puts on the PTY (shell-viewers.ts). */
+  private readonly viewers: ShellViewers;
   private readonly exited: Promise<ShellExit>;
   lastOutputAt = Date.now();
   lastInputAt = 0;
   /** What the program in it is doing, from its terminal (shell-status.ts). */
   readonly status: ShellStatusTracker;
   private readonly statusListeners = new Set<(status: ShellStatus) => void>();
-  /** How long a viewer that stopped acknowledging may still hold the PTY back. */
-  stallMs = 2_000;
-  private held = false;
-  private stallTimer: NodeJS.Timeout | undefined;
 
   constructor(
     readonly spec: ShellSpawn,
@@ -141,9 +117,10 @@ export class ShellSession {
       if (this.alive) this.term.write(reply);
     });
     this.process = { pid: this.term.pid, startTime: processStartTime(this.term.pid) ?? '' };
-    // bigger chunks in a flood (pty.ts), but never more than half the margin the backpressure below keeps, so a
-    // viewer being held back cannot be overrun by one chunk
-    this.term.readAhead?.(Math.min(64 * 1024, Math.floor(this.holdMargin() / 2)));
+    this.viewers = new ShellViewers(this.ring, this.term, () => this.alive);
+    // bigger chunks in a flood (pty.ts), but never more than half the margin the viewers' backpressure keeps, so
+    // a viewer being held back cannot be overrun by one chunk
+    this.term.readAhead?.(Math.min(64 * 1024, Math.floor(this.viewers.holdMargin() / 2)));
     // runs for every PTY read (≈ 4 KiB each on Linux, thousands per second in a flood): nothing here allocates
     // or scans more than the chunk unless a viewer or waiter is there to need it
     this.term.onData((bytes) => {
@@ -154,10 +131,7 @@ export class ShellSession {
       this.lastOutputAt = now;
       this.status.scanner.feed(bytes);
       this.status.output();
-      if (this.viewers.size > 0 || this.held) {
-        this.pumpViewers();
-        this.updateHold();
-      }
+      this.viewers.grew();
       this.notify();
     }, { borrow: true }); // the ring and the marks copy what they keep
     this.exited = new Promise<ShellExit>((resolve) => {
@@ -165,10 +139,10 @@ export class ShellSession {
         this.exit = exit;
         this.status.exited();
         // the child is gone: free the PTY now (its output is already in the ring), not when someone closes it
-        this.releaseHold();
+        this.viewers.release();
         this.destroyTerm();
         resolve(this.exit);
-        for (const v of this.viewers) v.viewer.onExit?.(this.exit);
+        this.viewers.exited(this.exit);
         this.notify();
       });
     });
@@ -241,89 +215,22 @@ export class ShellSession {
     return exit ?? this.exit ?? { exitCode: null, signal: 'unknown' };
   }
 
+  /** How long a viewer that stopped acknowledging may still hold the PTY back. */
+  set stallMs(ms: number) {
+    this.viewers.stallMs = ms;
+  }
+
   attach(viewer: ShellViewer, from: number, high: number, low: number): ViewerState {
-    const state: ViewerState = { viewer, cursor: from, unacked: 0, paused: false, high, low, lastAckAt: Date.now(), stalled: false };
-    this.viewers.add(state);
-    queueMicrotask(() => this.pumpViewer(state));
-    return state;
+    return this.viewers.attach(viewer, from, high, low);
   }
 
   detach(state: ViewerState): void {
-    this.viewers.delete(state);
-    this.updateHold();
+    this.viewers.detach(state);
   }
 
   /** The viewer processed `bytes`: below the low watermark it is fed again. */
   ack(state: ViewerState, bytes: number): void {
-    state.unacked = Math.max(0, state.unacked - bytes);
-    state.lastAckAt = Date.now();
-    state.stalled = false;
-    if (state.paused && state.unacked <= state.low) {
-      state.paused = false;
-      this.pumpViewer(state);
-    }
-    this.updateHold();
-  }
-
-  /**
-   * Backpressure: while a viewer that keeps acknowledging is about to lose output it has not read yet (the ring
-   * would overwrite it), the PTY is not read, so the program writing blocks, as in a real terminal. Memory stays
-   * the ring. A viewer silent for `stallMs` stops holding: an agent's shell never waits on a frozen window.
-   */
-  private updateHold(): void {
-    if (!this.term.pause || !this.term.resume || !this.alive) return;
-    const limit = this.ring.capacity - this.holdMargin();
-    let hold = false;
-    for (const v of this.viewers) if (!v.stalled && this.ring.end - v.cursor >= limit) hold = true;
-    if (hold && !this.held) {
-      this.held = true;
-      this.term.pause();
-    } else if (!hold && this.held) {
-      this.releaseHold();
-    }
-    if (this.held && !this.stallTimer) {
-      this.stallTimer = setTimeout(() => {
-        this.stallTimer = undefined;
-        const now = Date.now();
-        for (const v of this.viewers) if (now - v.lastAckAt >= this.stallMs) v.stalled = true;
-        this.updateHold();
-      }, this.stallMs);
-      this.stallTimer.unref();
-    }
-  }
-
-  /** How far from the ring's capacity a viewer's backlog holds the PTY. */
-  private holdMargin(): number {
-    return Math.min(256 * 1024, Math.floor(this.ring.capacity / 4));
-  }
-
-  private releaseHold(): void {
-    if (this.stallTimer) clearTimeout(this.stallTimer);
-    this.stallTimer = undefined;
-    if (!this.held) return;
-    this.held = false;
-    this.term.resume?.();
-  }
-
-  private pumpViewers(): void {
-    for (const v of this.viewers) this.pumpViewer(v);
-  }
-
-  private pumpViewer(state: ViewerState): void {
-    while (!state.paused && this.viewers.has(state)) {
-      const room = state.high - state.unacked;
-      if (room <= 0) {
-        state.paused = true;
-        return;
-      }
-      // a borrowing viewer copies each view at once: bigger slices, fewer calls
-      const max = Math.min(room, state.viewer.borrows ? 256 * 1024 : 64 * 1024);
-      const r = state.viewer.borrows ? this.ring.readView(state.cursor, max) : this.ring.read(state.cursor, max);
-      if (r.next === r.start) return;
-      state.cursor = r.next;
-      state.unacked += r.bytes.length;
-      state.viewer.onData(r.bytes, r.start, r.truncated);
-    }
+    this.viewers.ack(state, bytes);
   }
 
   private notify(): void {
