@@ -50,23 +50,3 @@ export function resolvePaths(env: NodeJS.ProcessEnv = process.env, platform: Nod
     configDir: p.resolve(env.COMMONROOM_CONFIG_DIR || folders.config),
   };
 }
-
-/** The room used when none is given: the app starts with no setup. */
-export function defaultRoomMarkdown(paths: Paths): string {
-  return path.join(paths.dataDir, 'rooms', 'default.md');
-}
-
-/** `notes.md` → `notes.md.commonroom.db`, beside it. */
-export function databasePathFor(markdownPath: string): string {
-  return `${markdownPath}.commonroom.db`;
-}
-
-/** The single-writer lock: a tiny SQLite file beside the room whose write lock the writer holds. */
-export function lockPathFor(markdownPath: string): string {
-  return `${markdownPath}.commonroom.lock`;
-}
-
-/** The operator's token for one room, in the user's config folder (0600). */
-export function operatorTokenPath(paths: Paths, roomId: string): string {
-  return path.join(paths.configDir, 'tokens', `${roomId}.operator.token`);
-}

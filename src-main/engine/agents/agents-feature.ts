@@ -12,6 +12,7 @@ import { ensurePrivateDir } from '../fs-safe';
 import { findOnPath } from '../process/find-on-path';
 import type { ShellRegistry } from '../shells/shell-registry';
 import { viewOf } from '../shells/shell-registry';
+import { agentRunsFolder } from '../room/room-paths';
 
 type AgentMethods = 'agent_clients' | 'agent_start' | 'agent_list' | 'agent_stop';
 
@@ -50,7 +51,7 @@ function versionOf(file: string, args: string[]): Promise<string | null> {
  */
 export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke: Invoke, authenticate: (token: string) => Caller | null): Feature<AgentMethods> {
   const runs = new Map<string, AgentRun>();
-  const runsRoot = path.join(ctx.room.paths.dataDir, 'agent-runs');
+  const runsRoot = agentRunsFolder(ctx.room.paths.dataDir);
 
   const viewOfRun = (run: AgentRun, caller: Caller): AgentRunView => ({
     shellId: run.shellId,

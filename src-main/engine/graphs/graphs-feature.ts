@@ -22,25 +22,16 @@ import { reconcileAfterRestart } from './reconcile';
 import { GrowthSignal } from '../growth-signal';
 import { GRAPH_OPERATION } from '../tasks/operations';
 import { logSize, stageLogReader } from './stage-log-reader';
+import { artifactRootOf, stageLogRoot } from '../room/room-paths';
 
 type GraphMethods = 'tasks_run' | 'tasks_status' | 'tasks_list' | 'tasks_cancel' | 'tasks_graph' | 'tasks_rerun';
-
-/** Where a room keeps the files it owns besides its database: `<room>.md.commonroom.d/` (0700). */
-export function roomStateDir(markdownPath: string): string {
-  return `${markdownPath}.commonroom.d`;
-}
-
-export function artifactRootOf(markdownPath: string): string {
-  return path.join(roomStateDir(markdownPath), 'artifacts');
-}
 
 /** Task graphs: submit, watch, cancel; reconcile after a crash; spool ended graphs' logs. */
 export function graphsFeature(ctx: EngineContext, tasks: TaskService, terminalHost?: StageTerminalHost, logs?: TaskLogs): Feature<GraphMethods> {
   const { room, limits } = ctx;
   const repo = new GraphRepo(room.db);
   const workspaces = new WorkspaceRepo(room.db);
-  const stateDir = roomStateDir(room.location.markdownPath);
-  const logRoot = path.join(stateDir, 'logs');
+  const logRoot = stageLogRoot(room.location.markdownPath);
   const artifactRoot = artifactRootOf(room.location.markdownPath);
   // a stage's log growing, keyed by the stage's task id: what live log readers wait on
   const logGrowth = new GrowthSignal();

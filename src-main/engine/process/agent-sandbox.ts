@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { findOnPath } from './find-on-path';
 import fs from 'node:fs';
 import path from 'node:path';
+import { ROOM_FILE_NAME, ROOM_FOLDER_NAME, roomsFolder, roomStateDir, sandboxFolder } from '../room/room-paths';
 
 /**
  * The OS sandbox an agent's shells and graph stages run in, so that no agent can read the room's secrets with
@@ -132,22 +133,22 @@ export class AgentSandbox {
 
   private hidden(): SandboxHidden {
     const { configDir, dataDir, markdownPath, databasePath, lockPath } = this.secrets;
-    const roomDir = `${markdownPath}.commonroom.d`;
+    const roomDir = roomStateDir(markdownPath);
     // made now if missing, so it is covered from the start (the room fills it later)
     fs.mkdirSync(roomDir, { recursive: true, mode: 0o700 });
     const files = [databasePath, `${databasePath}-wal`, `${databasePath}-shm`, lockPath, `${lockPath}-wal`, `${lockPath}-shm`, `${lockPath}-journal`, `${databasePath}-journal`];
     const dirs = [configDir, roomDir];
     // other rooms kept in the runner's data folder: their databases and folders too
-    const rooms = path.join(dataDir, 'rooms');
+    const rooms = roomsFolder(dataDir);
     try {
       for (const name of fs.readdirSync(rooms)) {
         const full = path.join(rooms, name);
-        if (/\.commonroom\.d$/.test(name)) dirs.push(full);
-        else if (/\.commonroom\.(db|lock)(-wal|-shm|-journal)?$/.test(name)) files.push(full);
+        if (ROOM_FOLDER_NAME.test(name)) dirs.push(full);
+        else if (ROOM_FILE_NAME.test(name)) files.push(full);
       }
     } catch {
       // no rooms folder
     }
-    return { dirs: [...new Set(dirs)], files: [...new Set(files)], mask: ensureMask(path.join(dataDir, 'sandbox')) };
+    return { dirs: [...new Set(dirs)], files: [...new Set(files)], mask: ensureMask(sandboxFolder(dataDir)) };
   }
 }

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { RoomError } from '../../common/errors';
-import { databasePathFor, defaultRoomMarkdown, lockPathFor, type Paths } from '../config';
+import type { Paths } from '../config';
+import { databasePathFor, defaultRoomMarkdown, lockPathFor } from './room-paths';
 import { checkPrivateFile, ensurePrivateDir, FILE_MODE } from '../fs-safe';
 import { openDatabase } from '../store/native-binding';
 

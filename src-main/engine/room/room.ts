@@ -1,7 +1,8 @@
 import { randomIds } from '../ids';
 import type Database from 'better-sqlite3';
 import { RoomError } from '../../common/errors';
-import { operatorTokenPath, resolvePaths, type Paths } from '../config';
+import { resolvePaths, type Paths } from '../config';
+import { operatorTokenPath } from './room-paths';
 import { ensurePrivateDir, withPrivateUmask } from '../fs-safe';
 import { EventRepo } from '../store/events';
 import { checkSchemaReadable, migrate, schemaVersionOf } from '../store/migrations';

@@ -1,5 +1,6 @@
 import { RoomError } from '../../common/errors';
-import { operatorTokenPath, resolvePaths, type Paths } from '../config';
+import { resolvePaths, type Paths } from '../config';
+import { operatorTokenPath } from './room-paths';
 import { readPrivateFile } from '../fs-safe';
 import { RoomReader } from './room';
 

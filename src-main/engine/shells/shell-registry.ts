@@ -14,6 +14,7 @@ import { GrowthSignal } from '../growth-signal';
 import { ShellSession, type ShellExit, type ShellViewer } from './shell-session';
 import { integrationPlan } from './shell-integration';
 import { writeIntegrationFiles } from './integration-files';
+import { shellIntegrationFolder } from '../room/room-paths';
 import { attachViewer, type ShellAttachment } from './live-attachment';
 
 export type { ShellAttachment } from './live-attachment';
@@ -127,7 +128,7 @@ export class ShellRegistry {
       file,
       args: options.args ?? [],
       nonce,
-      dir: writeIntegrationFiles(path.join(this.ctx.room.paths.dataDir, 'shell-integration')),
+      dir: writeIntegrationFiles(shellIntegrationFolder(this.ctx.room.paths.dataDir)),
       userEnv,
       pathSep: path.sep as '/' | '\\',
     });

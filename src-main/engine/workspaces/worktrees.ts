@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { RoomError } from '../../common/errors';
 import { git, gitOk, gitProblem } from './git';
+import { worktreeBesideRoom, worktreeInDataDir } from '../room/room-paths';
 
 /** The repository and base a handoff's workspace starts from, as resolved when the handoff is created. */
 export interface WorkspacePlan {
@@ -56,9 +57,9 @@ function within(parent: string, child: string): boolean {
  * inside the repository's working tree (a room file kept in the repository), in the runner's data folder.
  */
 export function worktreeFolder(plan: WorkspacePlan, markdownPath: string, dataDir: string, roomId: string, handoffId: string): string {
-  const beside = path.join(path.dirname(markdownPath), `${path.basename(markdownPath, '.md')}.worktrees`, handoffId);
+  const beside = worktreeBesideRoom(markdownPath, handoffId);
   if (!within(plan.repo, beside)) return beside;
-  return path.join(dataDir, 'worktrees', roomId, handoffId);
+  return worktreeInDataDir(dataDir, roomId, handoffId);
 }
 
 /** Makes the worktree on its new branch at the base commit. */
