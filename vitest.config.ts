@@ -7,9 +7,9 @@ import { defineConfig } from 'vitest/config';
  */
 const PROCESS_TREE_SUITES = [
   'test/engine/process-tree.test.ts',
-  'test/graphs/graph-cancel.test.ts',
-  'test/graphs/graph-kill.test.ts',
-  'test/shells/shells.test.ts',
+  'test/engine/graphs/graph-cancel.test.ts',
+  'test/engine/graphs/graph-kill.test.ts',
+  'test/engine/shells/shells.test.ts',
   'test/cli/serve.test.ts',
 ];
 

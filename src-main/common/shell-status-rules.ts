@@ -2,7 +2,7 @@
  * How to read each agent CLI's screen when its terminal goes quiet: lines that mean it asks the person
  * (`waiting`: a permission, a choice, a sign-in) and lines that mean it is still at work though nothing moved
  * (`working`: its own "esc to interrupt" status line). Small data, one entry per client; each entry is tested
- * on screens captured from the real CLI (test/shells/fixtures/screens/). Signals the terminal itself carries
+ * on screens captured from the real CLI (test/engine/shells/fixtures/screens/). Signals the terminal itself carries
  * (a bell, an OSC 9 or 777 notification) come first and need no rule.
  */
 export interface ShellStatusRules {

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServerMessage } from '../../src-main/common/ui-protocol';
 import { UiSession } from '../../src-main/bridge/ui-session';
 import { MAX_FRAME_BYTES } from '../../src-main/bridge/ui-shell-stream';
-import { shellBench, sleep, type ShellBench } from '../shells/helpers';
+import { shellBench, sleep, type ShellBench } from '../engine/shells/helpers';
 
 let bench: ShellBench;
 beforeAll(async () => {

@@ -9,7 +9,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ShellView } from '../../src-main/common/methods/shells';
 import type { RunningRoom } from '../../src-main/server/runner';
-import { BASH } from '../shells/helpers';
+import { BASH } from '../engine/shells/helpers';
 import { outputFile, uiDoor } from './helpers/open-ui';
 import { callTool, startUiRoom, type UiRoom } from './helpers/ui-room';
 import { terminalText } from './helpers/page-terminal';

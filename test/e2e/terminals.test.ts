@@ -12,7 +12,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ShellIoResult, ShellView } from '../../src-main/common/methods/shells';
 import type { RunningRoom } from '../../src-main/server/runner';
-import { BASH } from '../shells/helpers';
+import { BASH } from '../engine/shells/helpers';
 import { callTool, startUiRoom, type UiRoom } from './helpers/ui-room';
 import { terminalSize, terminalText, waitFor } from './helpers/page-terminal';
 

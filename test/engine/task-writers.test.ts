@@ -5,7 +5,7 @@ import type { Caller } from '../../src-main/common/dto';
 import { RoomError } from '../../src-main/common/errors';
 import { reconcileAfterRestart } from '../../src-main/engine/graphs/reconcile';
 import { GraphRepo } from '../../src-main/engine/store/graphs';
-import { openBench, refused, type Bench } from '../handoffs/fixture';
+import { openBench, refused, type Bench } from './handoffs/fixture';
 
 /**
  * Every writer of task rows (a handoff's actions, the graph tick, a job, restart reconciliation) goes through

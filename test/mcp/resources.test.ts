@@ -7,7 +7,7 @@ import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextproto
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningRoom } from '../../src-main/server/runner';
 import { startTestRunner, type TestRunner } from '../helpers/runner';
-import { BASH } from '../shells/helpers';
+import { BASH } from '../engine/shells/helpers';
 
 let running: RunningRoom;
 let token: string;

@@ -10,7 +10,7 @@ import { Engine } from '../../src-main/engine/engine';
 import { Room } from '../../src-main/engine/room/room';
 import { canMountTmpfs } from '../soak/disk';
 import { makeHome, type TestHome } from '../helpers/env';
-import { openBench } from '../graphs/graph-helpers';
+import { openBench } from '../engine/graphs/graph-helpers';
 
 /**
  * A full disk under a running room, for real: the room lives on a 4 MiB tmpfs (root and mount(8) needed; where

@@ -2,7 +2,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeHome, type TestHome } from '../helpers/env';
 import { startServe, stopServe, type ServeProcess } from '../helpers/serve';
-import { BASH, offsetOf, sleep } from '../shells/helpers';
+import { BASH, offsetOf, sleep } from '../engine/shells/helpers';
 import { encodeCursor } from '../../src-main/engine/paging';
 
 // The runner runs in its own process (the built CLI): a stalled event loop there cannot stall this test's.

@@ -2,7 +2,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRunner, type RunningRoom } from '../../src-main/server/runner';
 import { makeHome, type TestHome } from '../helpers/env';
-import { BASH, sleep } from '../shells/helpers';
+import { BASH, sleep } from '../engine/shells/helpers';
 
 let home: TestHome;
 let running: RunningRoom;

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestRunner, type TestRunner } from '../helpers/runner';
-import { BASH, sleep } from '../shells/helpers';
+import { BASH, sleep } from '../engine/shells/helpers';
 
 let runner: TestRunner;
 

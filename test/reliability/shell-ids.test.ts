@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Caller } from '../../src-main/common/dto';
-import { BASH, shellBench, type ShellBench } from '../shells/helpers';
+import { BASH, shellBench, type ShellBench } from '../engine/shells/helpers';
 
 let bench: ShellBench;
 let owner: Caller;

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { isAlive } from '../../src-main/engine/process/process-tree';
-import { openBench } from '../graphs/graph-helpers';
-import { BASH, openFds, zombieChildren } from '../shells/helpers';
+import { openBench } from '../engine/graphs/graph-helpers';
+import { BASH, openFds, zombieChildren } from '../engine/shells/helpers';
 import { percentile } from './scale';
 
 /**

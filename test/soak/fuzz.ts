@@ -5,7 +5,7 @@ import type { Caller } from '../../src-main/common/dto';
 import { RoomError } from '../../src-main/common/errors';
 import { startRunner } from '../../src-main/server/runner';
 import { makeHome, REPO } from '../helpers/env';
-import { BASH } from '../shells/helpers';
+import { BASH } from '../engine/shells/helpers';
 
 /**
  * Property-based fuzzing of every tool's arguments (through the engine's one validation table, as every door

@@ -1,0 +1,112 @@
+import { describe, expect, it } from 'vitest';
+import { ScrollbackRing } from '../../../src-main/engine/shells/scrollback-ring';
+
+const text = (r: { bytes: Buffer }) => r.bytes.toString('utf8');
+
+describe('ScrollbackRing', () => {
+  it('reads back what was appended, by absolute cursor', () => {
+    const ring = new ScrollbackRing(16);
+    ring.append(Buffer.from('hello '));
+    ring.append(Buffer.from('world'));
+    expect(ring.read(0, 100)).toMatchObject({ start: 0, next: 11, truncated: false, more: false });
+    expect(text(ring.read(6, 100))).toBe('world');
+    expect(ring.read(0, 5)).toMatchObject({ next: 5, more: true });
+    expect(text(ring.read(11, 5))).toBe('');
+  });
+
+  it('keeps only the newest `capacity` bytes and says when a cursor fell out', () => {
+    const ring = new ScrollbackRing(8);
+    for (const part of ['0123', '4567', '89ab', 'cd']) ring.append(Buffer.from(part));
+    expect(ring.start).toBe(6);
+    expect(ring.end).toBe(14);
+    const r = ring.read(0, 100);
+    expect(r).toMatchObject({ start: 6, next: 14, truncated: true });
+    expect(text(r)).toBe('6789abcd');
+    expect(ring.read(6, 100).truncated).toBe(false);
+  });
+
+  it('takes a single chunk larger than itself', () => {
+    const ring = new ScrollbackRing(8);
+    ring.append(Buffer.from('abc'));
+    ring.append(Buffer.from('0123456789xyz'));
+    expect(text(ring.read(0, 100))).toBe('56789xyz');
+    ring.append(Buffer.from('!'));
+    expect(text(ring.read(0, 100))).toBe('6789xyz!');
+  });
+
+  it('never splits a multi-byte character at either end of a read', () => {
+    const ring = new ScrollbackRing(64);
+    const s = 'a😀漢é';
+    const bytes = Buffer.from(s);
+    // feed one byte at a time, like a PTY that cuts anywhere
+    for (const b of bytes) ring.append(Buffer.from([b]));
+    let cursor = 0;
+    let out = '';
+    for (let guard = 0; guard < 50 && cursor < ring.end; guard++) {
+      const r = ring.read(cursor, 3); // a window smaller than the emoji
+      if (r.next === cursor) {
+        // a 4-byte character cannot fit in 3 bytes: the reader has to ask for more
+        const wider = ring.read(cursor, 4);
+        out += text(wider);
+        cursor = wider.next;
+        continue;
+      }
+      out += text(r);
+      cursor = r.next;
+    }
+    expect(out).toBe(s);
+    expect(out).not.toContain('\uFFFD');
+  });
+
+  it('holds back a character whose last bytes have not arrived yet', () => {
+    const ring = new ScrollbackRing(64);
+    const euro = Buffer.from('€'); // 3 bytes
+    ring.append(Buffer.from('x'));
+    ring.append(euro.subarray(0, 2));
+    const first = ring.read(0, 100);
+    expect(text(first)).toBe('x');
+    expect(first.next).toBe(1);
+    ring.append(euro.subarray(2));
+    expect(text(ring.read(first.next, 100))).toBe('€');
+  });
+
+  it('skips the tail of a character the ring cut in half', () => {
+    const ring = new ScrollbackRing(4);
+    ring.append(Buffer.from('ab€cd')); // 7 bytes: the ring keeps the last 4, starting inside '€'
+    const r = ring.read(0, 100);
+    expect(text(r)).toBe('cd');
+    expect(r.truncated).toBe(true);
+  });
+  it('readText answers the same range and text as read, also across the buffer end and mid-character', () => {
+    const ring = new ScrollbackRing(16);
+    const samples = ['ab', '😀', 'cdé', '漢字', 'x', '😀😀', 'yz'];
+    for (let round = 0; round < 12; round++) {
+      ring.append(Buffer.from(samples[round % samples.length]!));
+      for (let cursor = 0; cursor <= ring.end; cursor++) {
+        for (const max of [1, 3, 7, 16]) {
+          const { bytes, ...range } = ring.read(cursor, max);
+          expect(ring.readText(cursor, max)).toEqual({ ...range, text: bytes.toString('utf8') });
+        }
+      }
+    }
+  });
+
+  it('readView answers the same range and bytes as read, a view of the ring unless the range wraps', () => {
+    const ring = new ScrollbackRing(16);
+    const samples = ['ab', '😀', 'cdé', '漢字', 'x', '😀😀', 'yz'];
+    let views = 0;
+    for (let round = 0; round < 12; round++) {
+      ring.append(Buffer.from(samples[round % samples.length]!));
+      for (let cursor = 0; cursor <= ring.end; cursor++) {
+        for (const max of [1, 3, 7, 16]) {
+          const copied = ring.read(cursor, max);
+          const view = ring.readView(cursor, max);
+          expect(view).toEqual(copied);
+          // a view shares the ring's memory: the next read of the same range gives the same memory again
+          if (view.bytes.length > 0 && view.bytes.buffer === ring.readView(cursor, max).bytes.buffer && view.bytes.buffer !== copied.bytes.buffer) views++;
+        }
+      }
+    }
+    expect(views).toBeGreaterThan(0);
+  });
+});
