@@ -50,7 +50,7 @@ function engineZone(files, { ignores = [], allowPty = false, forbidSibling } = {
   const z = zone(files, { forbidLayers: others('common', 'engine'), allowPty, message });
   const options = z.rules['no-restricted-imports'][1];
   if (forbidSibling) {
-    options.patterns.push({ regex: `^\\.\\./${forbidSibling}(/|$)`, message: `engine/${forbidSibling}/ is a sibling feature: share through engine/terminal/ or common/, never import it` });
+    options.patterns.push({ regex: `^(\\.\\./)+${forbidSibling}(/|$)`, message: `engine/${forbidSibling}/ is a sibling feature: share through engine/terminal/ or common/, never import it` });
   }
   return ignores.length > 0 ? { ...z, ignores } : z;
 }

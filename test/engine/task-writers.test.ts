@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Caller } from '../../src-main/common/dto';
 import { RoomError } from '../../src-main/common/errors';
-import { reconcileAfterRestart } from '../../src-main/engine/graphs/reconcile';
+import { reconcileAfterRestart } from '../../src-main/engine/graphs/run/reconcile';
 import { GraphRepo } from '../../src-main/engine/store/graphs';
 import { openBench, refused, type Bench } from './handoffs/fixture';
 

@@ -31,4 +31,10 @@ describe('doors reach the engine only through DoorEngine', () => {
       expect(await problems(file, "import { TaskService } from '../engine/tasks/task-service';\nexport const x = TaskService;\n")).toHaveLength(1);
     }
   });
+
+  it('shells/ and graphs/ never import each other, from any depth of their folders', async () => {
+    expect(await problems('src-main/engine/graphs/run/probe.ts', "import { ShellRegistry } from '../../shells/shell-registry';\nexport const x = ShellRegistry;\n")).toEqual([expect.stringContaining('sibling feature')]);
+    expect(await problems('src-main/engine/graphs/run/probe.ts', "import { StageLog } from '../logs/stage-log';\nexport const x = StageLog;\n")).toEqual([]);
+    expect(await problems('src-main/engine/shells/probe.ts', "import { graphsFeature } from '../graphs/graphs-feature';\nexport const x = graphsFeature;\n")).toEqual([expect.stringContaining('sibling feature')]);
+  });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RunnerHealth } from '../../src-main/engine/runner-health';
-import { TICK_RETRY_MAX_MS, TickBackoff } from '../../src-main/engine/graphs/tick-backoff';
+import { TICK_RETRY_MAX_MS, TickBackoff } from '../../src-main/engine/graphs/run/tick-backoff';
 
 const full = () => Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
 

@@ -8,7 +8,7 @@ import type { Caller } from '../../common/dto';
 import { readPrivateBuffer, readPrivateRange } from '../fs-safe';
 import { GRAPH_OPERATION } from '../tasks/operations';
 import { canSeeTask } from '../tasks/task-visibility';
-import { readLogSlice, sliceLog, type ByteLogSlice } from './stage-log';
+import { readLogSlice, sliceLog, type ByteLogSlice } from './logs/stage-log';
 import { decodeCursor, encodeCursor, numberAt, stringAt } from '../paging';
 import { START_CURSOR } from '../../common/paging';
 import type { ArtifactRecord, GraphRecord, GraphRepo, StageRecord } from '../store/graphs';

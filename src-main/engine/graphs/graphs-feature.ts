@@ -15,13 +15,13 @@ import { ensurePrivateDir } from '../fs-safe';
 import { GraphRepo } from '../store/graphs';
 import { WorkspaceRepo } from '../store/workspaces';
 import { workspaceCwd } from '../workspaces/workspace-cwd';
-import { spoolEnded } from './artifact-store';
-import { GraphRuntime } from './graph-runtime';
+import { spoolEnded } from './logs/artifact-store';
+import { GraphRuntime } from './run/graph-runtime';
 import { graphView, listOf, stageLogOffset, stageTaskId, statusOf, topologyOf, visibleGraph } from './graph-views';
-import { reconcileAfterRestart } from './reconcile';
+import { reconcileAfterRestart } from './run/reconcile';
 import { GrowthSignal } from '../growth-signal';
 import { GRAPH_OPERATION } from '../tasks/operations';
-import { logSize, stageLogReader } from './stage-log-reader';
+import { logSize, stageLogReader } from './logs/stage-log-reader';
 import { artifactRootOf, stageLogRoot } from '../room/room-paths';
 
 type GraphMethods = 'tasks_run' | 'tasks_status' | 'tasks_list' | 'tasks_cancel' | 'tasks_graph' | 'tasks_rerun';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CancelScope, type EndRequest } from '../../../src-main/engine/graphs/cancel-scope';
+import { CancelScope, type EndRequest } from '../../../src-main/engine/graphs/run/cancel-scope';
 
 describe('the cancellation tree (runtime → graph → stage → attempt)', () => {
   it('cancelling a graph ends every attempt below it, once, and resolves only when they all ended', async () => {

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RoomError } from '../../../src-main/common/errors';
-import { readLogSlice, StageLogWriter, sliceLog } from '../../../src-main/engine/graphs/stage-log';
+import { readLogSlice, StageLogWriter, sliceLog } from '../../../src-main/engine/graphs/logs/stage-log';
 import { isAlive } from '../../../src-main/engine/process/process-tree';
 import { openBench, type GraphBench } from './graph-helpers';
 import { waitForPidFile } from '../../helpers/env';
@@ -137,7 +137,7 @@ describe('retention and closing', () => {
   }
 
   it('the retention pass spools graphs that ended long enough ago, and only those', async () => {
-    const { spoolEnded } = await import('../../../src-main/engine/graphs/artifact-store');
+    const { spoolEnded } = await import('../../../src-main/engine/graphs/logs/artifact-store');
     const { out, repo, root } = await endedGraph('old', 'echo aged');
     expect(spoolEnded(b.engine.ctx, repo, root, { now: b.engine.ctx.now(), retentionMs: 60 * 60 * 1000 })).not.toContain(out.graphId);
     const later = new Date(Date.now() + 2 * 60 * 60 * 1000).toISOString();
@@ -147,7 +147,7 @@ describe('retention and closing', () => {
   });
 
   it('a spool whose commit fails (a full disk) leaves no archive and keeps the loose logs; the next pass spools it', async () => {
-    const { spoolGraph, spoolEnded } = await import('../../../src-main/engine/graphs/artifact-store');
+    const { spoolGraph, spoolEnded } = await import('../../../src-main/engine/graphs/logs/artifact-store');
     const { out, repo, root } = await endedGraph('kept', 'echo still here');
     const graph = repo.graph(out.graphId);
     if (!graph) throw new Error('no graph row');

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { Live } from '../../../src-main/engine/graphs/attempt-supervisor';
-import { PendingPids } from '../../../src-main/engine/graphs/pending-pids';
+import type { Live } from '../../../src-main/engine/graphs/run/attempt-supervisor';
+import { PendingPids } from '../../../src-main/engine/graphs/run/pending-pids';
 
 /** Just what PendingPids reads of an attempt: its handle's pid. */
 const attempt = (pid: number | null) => ({ graphId: 'g', stageId: `s${pid}`, attempt: 1, handle: { pid, startTime: null } }) as unknown as Live;

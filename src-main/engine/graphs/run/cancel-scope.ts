@@ -1,4 +1,4 @@
-import type { StageExit } from '../../common/graphs/stage-machine';
+import type { StageExit } from '../../../common/graphs/stage-machine';
 
 /** Why live work is ended early, and (on the room's close) a cap on each attempt's grace period. */
 export interface EndRequest {

@@ -1,12 +1,12 @@
 import fs from 'node:fs';
-import type { LogRecord, LogSlice } from '../../common/methods/graphs';
+import type { LogRecord, LogSlice } from '../../../common/methods/graphs';
 
 /** A log slice as the engine reads it: `cursor` is the byte offset after the slice (callers get it encoded as nextCursor). */
 export type ByteLogSlice = Omit<LogSlice, 'nextCursor'> & { cursor: number };
-import { RoomError } from '../../common/errors';
-import { checkPrivateFile, FILE_MODE, readAt, readPrivateBuffer } from '../fs-safe';
-import { restrictToUser } from '../platform/private-acl';
-import { utf8Decoder } from '../terminal/utf8';
+import { RoomError } from '../../../common/errors';
+import { checkPrivateFile, FILE_MODE, readAt, readPrivateBuffer } from '../../fs-safe';
+import { restrictToUser } from '../../platform/private-acl';
+import { utf8Decoder } from '../../terminal/utf8';
 
 /**
  * A stage's log: one JSON record per line, {q: seq, s: o|e|r, t: time, d: text}, appended in arrival order

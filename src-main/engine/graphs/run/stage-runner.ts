@@ -1,10 +1,10 @@
-import type { StageSpawner } from '../process/stage-spawner';
-import { killTree, processStartTime, findLeftovers, tagEnv, type ProcessIdentity } from '../process/process-tree';
-import type { StageErrorCode, StageExit } from '../../common/graphs/stage-machine';
-import { spawnTerminal, type Terminal } from '../terminal/pty';
-import type { StageTerminalHost } from '../terminal/stage-terminal';
-import type { StageLogWriter } from './stage-log';
-import { stageLaunch } from '../platform/stage-command';
+import type { StageSpawner } from '../../process/stage-spawner';
+import { killTree, processStartTime, findLeftovers, tagEnv, type ProcessIdentity } from '../../process/process-tree';
+import type { StageErrorCode, StageExit } from '../../../common/graphs/stage-machine';
+import { spawnTerminal, type Terminal } from '../../terminal/pty';
+import type { StageTerminalHost } from '../../terminal/stage-terminal';
+import type { StageLogWriter } from '../logs/stage-log';
+import { stageLaunch } from '../../platform/stage-command';
 
 /** Turns a program and its arguments into what is started instead (the agents' sandbox wrapping it). */
 export type StageLauncher = (file: string, args: string[]) => { file: string; args: string[] };

@@ -1,10 +1,10 @@
-import { decideOn } from '../../common/graphs/graph-scheduler';
-import { deriveGraphState, hasEnded, type StageErrorCode, type StageState } from '../../common/graphs/stage-machine';
-import type { EventInput } from '../feature';
-import type { GraphRecord, GraphRepo, StageChange, StageRecord } from '../store/graphs';
-import type { TaskService } from '../tasks/task-service';
+import { decideOn } from '../../../common/graphs/graph-scheduler';
+import { deriveGraphState, hasEnded, type StageErrorCode, type StageState } from '../../../common/graphs/stage-machine';
+import type { EventInput } from '../../feature';
+import type { GraphRecord, GraphRepo, StageChange, StageRecord } from '../../store/graphs';
+import type { TaskService } from '../../tasks/task-service';
 import type { AttemptSupervisor } from './attempt-supervisor';
-import { finishGraphTask } from './graph-task';
+import { finishGraphTask } from '../graph-task';
 import type { StageCache } from './stage-cache';
 
 /** What settling a graph reads and writes through: the runtime's own parts. */

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { ensurePrivateDir } from '../fs-safe';
-import type { StageRecord } from '../store/graphs';
+import { ensurePrivateDir } from '../../fs-safe';
+import type { StageRecord } from '../../store/graphs';
 import { StageLogWriter } from './stage-log';
 
 /** One stage of one graph, as the runner's maps key it. */

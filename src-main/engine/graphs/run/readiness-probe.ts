@@ -1,5 +1,5 @@
 import net from 'node:net';
-import type { Readiness } from '../../common/graphs/graph-spec';
+import type { Readiness } from '../../../common/graphs/graph-spec';
 
 const PROBE_INTERVAL_MS = 200;
 

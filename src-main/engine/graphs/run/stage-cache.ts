@@ -1,6 +1,6 @@
-import type { GraphRepo, StageChange, StageRecord } from '../store/graphs';
-import type { StageState } from '../../common/graphs/stage-machine';
-import { shapeOf, type GraphShape } from '../../common/graphs/graph-scheduler';
+import type { GraphRepo, StageChange, StageRecord } from '../../store/graphs';
+import type { StageState } from '../../../common/graphs/stage-machine';
+import { shapeOf, type GraphShape } from '../../../common/graphs/graph-scheduler';
 
 /**
  * The runtime's copy of the stage rows of the graphs it runs. The runtime is the only writer of stage rows

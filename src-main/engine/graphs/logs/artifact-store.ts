@@ -2,12 +2,12 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { checkPrivateFile, ensurePrivateDir, writePrivateFileBy } from '../fs-safe';
-import type { GraphRecord, GraphRepo } from '../store/graphs';
-import type { EngineContext } from '../feature';
+import { checkPrivateFile, ensurePrivateDir, writePrivateFileBy } from '../../fs-safe';
+import type { GraphRecord, GraphRepo } from '../../store/graphs';
+import type { EngineContext } from '../../feature';
 import { readLogFile } from './stage-log';
 import { logSize } from './stage-log-reader';
-import { isDiskFullError } from '../../common/errors';
+import { isDiskFullError } from '../../../common/errors';
 
 /**
  * The room's retained artifact store: `<room>.md.commonroom.d/artifacts/<graphId>.logs.gz`, one archive per ended

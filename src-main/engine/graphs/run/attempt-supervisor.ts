@@ -1,16 +1,16 @@
 import path from 'node:path';
-import { retryPolicyOf, type RetryPolicy } from '../../common/graphs/retry-policy';
-import type { StageTerminalHost } from '../terminal/stage-terminal';
-import { procTags } from '../ids';
-import type { StageRecord } from '../store/graphs';
+import { retryPolicyOf, type RetryPolicy } from '../../../common/graphs/retry-policy';
+import type { StageTerminalHost } from '../../terminal/stage-terminal';
+import { procTags } from '../../ids';
+import type { StageRecord } from '../../store/graphs';
 import { CancelScope, type EndRequest } from './cancel-scope';
-import { stageTaskId } from './graph-views';
+import { stageTaskId } from '../graph-views';
 import { probeUntilReady } from './readiness-probe';
-import { StageLogs, stageKey } from './stage-logs';
+import { StageLogs, stageKey } from '../logs/stage-logs';
 import { startAttempt, type StageLauncher, type AttemptEnd, type AttemptHandle } from './stage-runner';
-import { HelperSpawner, type StageSpawner } from '../process/stage-spawner';
-import { isDiskFullError } from '../../common/errors';
-import { compileAgentPattern } from '../../common/safe-pattern';
+import { HelperSpawner, type StageSpawner } from '../../process/stage-spawner';
+import { isDiskFullError } from '../../../common/errors';
+import { compileAgentPattern } from '../../../common/safe-pattern';
 
 export interface SupervisorOptions {
   roomId: string;

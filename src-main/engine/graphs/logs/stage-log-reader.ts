@@ -1,12 +1,12 @@
 import fs from 'node:fs';
-import type { Caller } from '../../common/dto';
-import { RoomError } from '../../common/errors';
-import type { Limits } from '../../common/limits';
-import type { GraphRepo } from '../store/graphs';
-import type { LogReader } from '../tasks/task-logs';
-import { readStageLog, unpackArtifact, visibleGraph } from './graph-views';
+import type { Caller } from '../../../common/dto';
+import { RoomError } from '../../../common/errors';
+import type { Limits } from '../../../common/limits';
+import type { GraphRepo } from '../../store/graphs';
+import type { LogReader } from '../../tasks/task-logs';
+import { readStageLog, unpackArtifact, visibleGraph } from '../graph-views';
 import { sliceLog } from './stage-log';
-import type { GrowthSignal } from '../growth-signal';
+import type { GrowthSignal } from '../../growth-signal';
 
 export function logSize(file: string): number {
   try {

@@ -1,6 +1,6 @@
-import { backoffBeforeAttempt, hasAttemptAfter, type RetryPolicy } from '../../common/graphs/retry-policy';
-import { classifyExit, isRetryable, type StageErrorCode, type StageState } from '../../common/graphs/stage-machine';
-import type { StageChange, StageRecord } from '../store/graphs';
+import { backoffBeforeAttempt, hasAttemptAfter, type RetryPolicy } from '../../../common/graphs/retry-policy';
+import { classifyExit, isRetryable, type StageErrorCode, type StageState } from '../../../common/graphs/stage-machine';
+import type { StageChange, StageRecord } from '../../store/graphs';
 import { describeEnd, type AttemptEnd } from './stage-runner';
 
 /** What an attempt's end means for its stage: another attempt after a backoff, or the stage's end. */
