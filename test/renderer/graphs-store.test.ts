@@ -86,6 +86,65 @@ describe('graphs store on a real engine', () => {
     s.close();
   });
 
+  it("follows a graph from its stage events alone, as a fresh read has it: a retry's wait and new attempt, ready, waits-on and progress", async () => {
+    const flag = path.join(work, 'flag-patch');
+    const gate = path.join(work, 'gate-patch');
+    const waitGate = `while [ ! -f ${gate} ]; do sleep 0.02; done`;
+    const stages = [
+      // fails its first attempt, waits its backoff, then passes
+      { id: 'flaky', command: ['sh', '-c', `${waitGate}; if [ -f ${flag} ]; then echo ok; else touch ${flag}; exit 3; fi`], retries: 1, retryBackoffMs: 300 },
+      // long-running: ready on a log line, its dependents start while it runs (the room ends it after them)
+      { id: 'server', command: ['sh', '-c', `${waitGate}; echo listening; while true; do sleep 0.05; done`], readiness: { log: 'listening' } },
+      ...Array.from({ length: 40 }, (_, i) => ({ id: `leaf-${i}`, command: 'true', dependsOn: ['flaky', 'server'] })),
+    ];
+    const { graphId } = await run({ name: 'patched', stages, maxParallel: 4 });
+    const s = openStore();
+    await vi.waitFor(() => expect(s.state().topology?.graph.graphId).toBe(graphId), WAIT);
+    await vi.waitFor(() => expect(s.state().topology?.stages.find((x) => x.id === 'flaky')?.state).toBe('running'), WAIT);
+    const wholeReads = () => s.transport.called.filter((m) => m === 'tasks_graph').length;
+    const before = wholeReads();
+    const seen = new Set<string>();
+    const off = s.store.subscribe((st) => {
+      const flaky = st.topology?.stages.find((x) => x.id === 'flaky');
+      if (flaky?.retrying) seen.add('retrying');
+      if (st.topology?.stages.find((x) => x.id === 'server')?.ready) seen.add('ready');
+    });
+    fs.writeFileSync(gate, '');
+    // once its dependents are done the room ends the long-running stage, and the graph completes
+    await vi.waitFor(() => expect(s.state().topology?.graph.state).toBe('completed'), WAIT);
+    off();
+    expect([...seen].sort()).toEqual(['ready', 'retrying']);
+    // the stage events (~90 of them) were applied without reading the graph again: only the graph's own state
+    // changes (running, completed) read it
+    expect(wholeReads() - before).toBeLessThanOrEqual(2);
+    const fresh = await engine.call(engine.operator(), 'tasks_graph', { graphId });
+    expect(s.state().topology?.stages).toEqual(fresh.stages);
+    expect(s.state().topology?.graph.progress).toEqual(fresh.graph.progress);
+    s.close();
+  });
+
+  it('patches what it would read: a pending stage waits on its dependencies and then for a free slot', async () => {
+    const gate = path.join(work, 'gate-slot');
+    const { graphId } = await run({
+      name: 'slots',
+      maxParallel: 1,
+      stages: [
+        { id: 'first', command: ['sh', '-c', `while [ ! -f ${gate} ]; do sleep 0.05; done`] },
+        { id: 'second', command: 'true' },
+        { id: 'after', command: 'true', dependsOn: ['first'] },
+      ],
+    });
+    const s = openStore();
+    await vi.waitFor(() => expect(s.state().topology?.stages.find((x) => x.id === 'first')?.state).toBe('running'), WAIT);
+    const node = (id: string) => s.state().topology?.stages.find((x) => x.id === id);
+    expect(node('second')?.waitingOn).toEqual({ stages: [], slot: true });
+    expect(node('after')?.waitingOn).toEqual({ stages: [{ id: 'first', state: 'running' }], slot: false });
+    fs.writeFileSync(gate, '');
+    await vi.waitFor(() => expect(s.state().topology?.graph.state).toBe('completed'), WAIT);
+    expect(s.state().topology?.stages).toEqual((await engine.call(engine.operator(), 'tasks_graph', { graphId })).stages);
+    s.close();
+  });
+
   it('cancels a running stage (its dependents skipped) and says so; re-runs a failed graph as a new, chosen graph', async () => {
     const { graphId } = await run({
       name: 'long',

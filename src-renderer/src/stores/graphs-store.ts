@@ -1,7 +1,8 @@
 /**
  * The room's task graphs as the person may see them. The engine is the truth: the list is re-read with
  * tasks_list when the link opens and when a graph.* event arrives; the selected graph's topology (tasks_graph)
- * and stage details (tasks_status) are re-read when an event names that graph. Re-reads are coalesced: one at
+ * and stage details (tasks_status) are read when it is chosen and when its own state changes, and a stage
+ * event patches them (graph-patch.ts) instead of reading the whole graph again. Re-reads are coalesced: one at
  * a time per kind, asks made meanwhile fold into one re-read after it. Nothing polls. The selected stage's log
  * follows by cursor: re-read on the graph's events, and while the stage runs, a tasks_status call with waitMs
  * that the engine answers as soon as new output is there (the engine's own wait, not a timer here).
@@ -11,6 +12,7 @@ import type { EventView } from '../../../src-main/common/handoff-dto';
 import type { GraphTopologyNode, GraphView, LogRecord, StageView } from '../../../src-main/common/methods/graphs';
 import type { EngineClient } from '../engine-client';
 import { coalesced, describeError as describe } from './coalesced-read';
+import { patchStageView, patchTopology, stageChangeOf } from './graph-patch';
 
 /** How many log records the panel keeps; older ones are dropped (the engine still has them). */
 const MAX_LOG_RECORDS = 5000;
@@ -210,8 +212,23 @@ export function createGraphsStore(client: EngineClient): StoreApi<GraphsSlice> &
       applyEvent(event) {
         const graphId = graphIdOf(event);
         if (!event.kind.startsWith('graph.')) return;
+        const selected = graphId !== null && graphId === get().selectedGraphId;
+        // a stage of the graph on screen moved: patched from the event itself, not read again (a 500-stage
+        // graph's topology and statuses per stage event); only the open stage's details are read
+        const change = selected ? stageChangeOf(event) : null;
+        const topology = get().topology;
+        const patched = change && topology && topology.graph.graphId === change.graphId ? patchTopology(topology, change) : null;
+        if (change && patched) {
+          set((s) => ({
+            topology: patched,
+            stages: s.stages.map((st) => (st.id === change.stageId ? patchStageView(st, change) : st)),
+            graphs: s.graphs.map((g) => (g.graphId === change.graphId ? patched.graph : g)),
+          }));
+          if (get().selectedStageId === change.stageId) void follow();
+          return;
+        }
         void readList();
-        if (graphId !== null && graphId === get().selectedGraphId) {
+        if (selected) {
           void readGraph();
           if (get().selectedStageId) void follow();
         }

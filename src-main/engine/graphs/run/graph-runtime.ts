@@ -214,9 +214,9 @@ export class GraphRuntime {
       // mark the spawns (first attempts and retries) running with their attempt number and tag, before any process exists
       for (const s of toSpawn) {
         const attempt = s.attempt + 1;
-        const wasPending = s.state === 'pending';
         const ok = this.cache.update(s, { state: s.state, attempt: s.attempt }, startingChange(s, attempt, this.attempts.tagFor(s.graphId, s.stageId, attempt), at));
-        if (ok && wasPending) stageEvent(s, 'running');
+        // a retry's start too: its wait is over and its error cleared (a view patched from the feed sees it)
+        if (ok) stageEvent(s, 'running');
         if (ok) marked.add(s);
       }
       // every graph a stage of which moved: its task says where its stages are now (an ended one is left alone)
