@@ -35,6 +35,12 @@ function titleOf(schema: Schema, field: string): string {
 
 const shown = (v: unknown) => JSON.stringify(v);
 
+/** A validator's exception in one line, without its internal base URI (the first sentence says it all). */
+function firstSentence(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return (text.split('\n')[0] ?? text).split(/\.\s{2,}/)[0]?.replace(/\.$/, '').trim() ?? text;
+}
+
 /** What one keyword of a field's schema asks, said plainly. */
 function plainly(keyword: string, p: Schema, value: unknown): string {
   switch (keyword) {
@@ -96,7 +102,7 @@ export function answerProblems(schema: Schema, content: Record<string, unknown>)
   try {
     units = new Validator(schema, draftOf(schema), false).validate(content).errors;
   } catch (error) {
-    return [{ field: null, message: `the request's schema could not be read (${error instanceof Error ? error.message : String(error)})` }];
+    return [{ field: null, message: `the request's schema could not be read (${firstSentence(error)})` }];
   }
   const said = new Set(problems.map((p) => p.field));
   for (const unit of units) {
@@ -124,7 +130,7 @@ export function unusableSchema(schema: Schema): string | null {
     new Validator(schema, draftOf(schema), false).validate({});
     return null;
   } catch (error) {
-    return error instanceof Error ? error.message : String(error);
+    return firstSentence(error);
   }
 }
 
