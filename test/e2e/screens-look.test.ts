@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HandoffView } from '../../src-main/common/handoff-dto';
 import type { RunningRoom } from '../../src-main/server/runner';
 import { BASH } from '../shells/helpers';
+import { axeCount, printAxeCounts, type AxeCount } from './helpers/axe';
 import { graphViewSettled, outputFile } from './helpers/open-ui';
 import { callTool, startUiRoom, type UiRoom } from './helpers/ui-room';
 
@@ -22,7 +23,8 @@ let page: Page;
 const pageErrors: string[] = [];
 const LONG_AGENT = 'claude-code-on-the-build-machine-in-the-basement-with-long-name'; // 63 of 64 chars
 const LONG_GRAPH = 'nightly: build every package, run the unit and integration suites, then package the installers for all platforms';
-const SIZES = [[1280, 800], [1920, 1080]] as const;
+const SIZES = [[1440, 900], [1024, 640], [390, 844]] as const;
+const axeCounts: AxeCount[] = [];
 const clients: Client[] = [];
 
 /** A 2025-era MCP client (a session from initialize until closed) with its own token. */
@@ -35,7 +37,10 @@ async function legacyAgent(name: string): Promise<{ client: Client; transport: S
   return { client, transport };
 }
 
-/** Saves the screen at both sizes in both themes, after `ready` (which waits for what the picture must show). */
+/**
+ * Saves the screen at a desktop's, a laptop's and a phone's width in both schemes, after `ready` (which waits
+ * for what the picture must show), and counts what axe-core finds on it in each scheme (at the widest size).
+ */
 async function shoot(name: string, ready: () => Promise<unknown>): Promise<void> {
   for (const scheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme: scheme });
@@ -43,7 +48,8 @@ async function shoot(name: string, ready: () => Promise<unknown>): Promise<void>
       await page.setViewportSize({ width, height });
       await ready();
       await page.waitForTimeout(250); // layout settles (a picture, not an assertion)
-      await page.screenshot({ path: outputFile(`look-${name}-${scheme}-${width}x${height}.png`) });
+      await page.screenshot({ path: outputFile(`look-${name}-${scheme}-${width}.png`) });
+      if (width === SIZES[0][0]) axeCounts.push(await axeCount(page, name, scheme));
     }
   }
   await page.setViewportSize({ width: 1280, height: 800 });
@@ -59,6 +65,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
+  if (axeCounts.length > 0) printAxeCounts(axeCounts);
   for (const c of clients) await c.close().catch(() => undefined);
   await room?.close();
 });
@@ -192,5 +199,12 @@ describe('every screen, populated', () => {
     await go(/Activity/);
     await shoot('activity', () => page.locator('li[data-event-kind]').first().waitFor());
     expect(pageErrors).toEqual([]);
-  }, 240_000);
+  }, 300_000);
+
+  it('axe-core finds no serious or critical violation on any screen, in either scheme', () => {
+    expect(axeCounts.map((c) => `${c.screen} ${c.scheme}`)).toEqual(
+      ['first-run', 'terminals', 'graphs-list', 'graphs-diamond', 'inbox-result', 'inbox-input', 'agents', 'activity'].flatMap((s) => [`${s} light`, `${s} dark`]),
+    );
+    expect(axeCounts.flatMap((c) => c.findings.map((f) => `${c.screen} ${c.scheme}: ${f}`))).toEqual([]);
+  });
 });
