@@ -159,6 +159,7 @@ describe('keyboard only', () => {
     await page.keyboard.type('3');
     await page.keyboard.press('Enter');
     await expect.poll(async () => (await get(handoff.id)).inputAnswers.deploy?.content).toEqual({ target: 'staging', replicas: 3 });
+    await page.getByTestId('decision-toast').filter({ hasText: 'Answer sent to worker: “Deploy where?”.' }).waitFor();
   });
 
   it('adds an agent and is shown its token', async () => {

@@ -97,8 +97,12 @@ export const HandoffDetail = forwardRef<DecisionHandle, { handoff: HandoffView; 
     if (queue) queue.schedule({ handoffId: h.id, summary: h.summary, approved, send });
     else await send();
   };
-  const answer = (key: string, action: 'accept' | 'decline' | 'cancel', content?: Record<string, unknown>) =>
-    step('could not send the answer', () => client.call('handoff_answer_input', { handoffId: h.id, answers: { [key]: { action, ...(content ? { content } : {}) } } }), false);
+  const answer = async (key: string, action: 'accept' | 'decline' | 'cancel', content?: Record<string, unknown>) => {
+    const problem = await step('could not send the answer', () => client.call('handoff_answer_input', { handoffId: h.id, answers: { [key]: { action, ...(content ? { content } : {}) } } }), false);
+    const who = h.assignee ?? 'the agent';
+    if (!problem) queue?.tell(h.id, action === 'accept' ? `Answer sent to ${who}: “${h.summary}”.` : action === 'decline' ? `Declined ${who}'s question: “${h.summary}”.` : `Cancelled ${who}'s question: “${h.summary}”.`);
+    return problem;
+  };
   const accept = () => step('could not take it on', () => client.call('handoff_accept', { handoffId: h.id }));
   const complete = (result: string) => step('could not complete it', () => client.call('handoff_complete', { handoffId: h.id, result }));
 

@@ -11,12 +11,14 @@ export interface Decision {
   send(): Promise<string | null>;
 }
 
-type Phase = 'waiting' | 'sending' | 'sent' | 'failed' | 'undone';
+type Phase = 'waiting' | 'sending' | 'sent' | 'failed' | 'undone' | 'told';
 
 export interface DecisionNote {
   decision: Decision;
   phase: Phase;
   problem: string | null;
+  /** With 'told': the word on something else done in the inbox (an answer sent). */
+  text?: string;
 }
 
 export interface PendingDecisions {
@@ -27,6 +29,8 @@ export interface PendingDecisions {
   schedule(decision: Decision): void;
   /** Takes back the decision still held: nothing reaches the room. */
   undo(): void;
+  /** Says `text` where decisions are said (what else the person just did, done). */
+  tell(handoffId: string, text: string): void;
 }
 
 export const PendingDecisionContext = createContext<PendingDecisions | null>(null);
@@ -80,7 +84,12 @@ export function useDecisionQueue(onSettled: (note: DecisionNote) => void): Pendi
   // leaving the inbox sends what is held: the person decided, and the undo button is going away
   useEffect(() => flush, [flush]);
 
-  return { note, pendingId: note?.phase === 'waiting' ? note.decision.handoffId : null, schedule, undo };
+  const tell = useCallback((handoffId: string, text: string) => {
+    if (held.current) return; // the held decision's Undo stays in view
+    setNote({ decision: { handoffId, summary: '', approved: false, send: async () => null }, phase: 'told', problem: null, text });
+  }, []);
+
+  return { note, pendingId: note?.phase === 'waiting' ? note.decision.handoffId : null, schedule, undo, tell };
 }
 
 const verb = (d: Decision) => (d.approved ? 'Approv' : 'Reject');
@@ -100,7 +109,9 @@ export function DecisionToast(props: { queue: PendingDecisions }): React.JSX.Ele
           ? `${verb(d)}ed ${what}.`
           : phase === 'failed'
             ? `Not ${d.approved ? 'approved' : 'rejected'}: ${note.problem ?? 'the room refused it'}`
-            : `Undone: ${what} was not ${d.approved ? 'approved' : 'rejected'} and still waits for you.`;
+            : phase === 'told'
+              ? (note.text ?? '')
+              : `Undone: ${what} was not ${d.approved ? 'approved' : 'rejected'} and still waits for you.`;
   return (
     <div className={`decision-toast toast-${phase}`} role={phase === 'failed' ? 'alert' : 'status'} data-testid="decision-toast" data-phase={phase}>
       <span className="truncate-2">{text}</span>
