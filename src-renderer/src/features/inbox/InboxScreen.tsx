@@ -80,58 +80,60 @@ export function InboxScreen(): React.JSX.Element {
   const selected = items.find((i) => i.handoff.id === selectedId && i.handoff.id !== pendingId) ?? null;
   return (
     <PendingDecisionContext.Provider value={decisions}>
-    <div className="inbox">
-      <section className="inbox-list" aria-label="Waiting on you">
-        <header className="pane-head">
-          <h2>Inbox</h2>
-          <span className="muted">{items.length} waiting</span>
-          {permission === 'default' && (
-            <button type="button" className="link" onClick={() => void askNotificationPermission().then(setPermission)}>
-              Notify me
-            </button>
+      <div className="inbox">
+        <section className="inbox-list" aria-label="Waiting on you">
+          <header className="pane-head">
+            <h2>Inbox</h2>
+            <span className="muted">{items.length} waiting</span>
+            {permission === 'default' && (
+              <button type="button" className="link" onClick={() => void askNotificationPermission().then(setPermission)}>
+                Notify me
+              </button>
+            )}
+          </header>
+          {error && <p className="form-problem">{error}</p>}
+          {items.length === 0 ? (
+            <p className="muted pad">Nothing waits on you. Results to approve and questions from agents appear here.</p>
+          ) : (
+            <ul>
+              {items.map((item) => (
+                <li key={item.handoff.id}>
+                  <button
+                    type="button"
+                    className={`inbox-item ${item.handoff.id === selectedId ? 'selected' : ''} ${item.handoff.id === pendingId ? 'pending' : ''}`}
+                    data-handoff-id={item.handoff.id}
+                    aria-current={item.handoff.id === selectedId ? 'true' : undefined}
+                    onClick={() => store.getState().select(item.handoff.id)}
+                  >
+                    <span className={`kind kind-${item.kind}`}>{item.handoff.id === pendingId ? 'deciding… (u undoes)' : KIND_LABEL[item.kind]}</span>
+                    <span className="truncate summary" title={item.handoff.summary}>
+                      {item.handoff.summary}
+                    </span>
+                    <span className="muted small truncate">
+                      {item.handoff.owner} → {item.handoff.to ?? 'anyone'} · {new Date(item.handoff.updatedAt).toLocaleTimeString()}
+                    </span>
+                  </button>
+                </li>
+              ))}
+            </ul>
           )}
-        </header>
-        {error && <p className="form-problem">{error}</p>}
-        {items.length === 0 ? (
-          <p className="muted pad">Nothing waits on you. Results to approve and questions from agents appear here.</p>
-        ) : (
-          <ul>
-            {items.map((item) => (
-              <li key={item.handoff.id}>
-                <button
-                  type="button"
-                  className={`inbox-item ${item.handoff.id === selectedId ? 'selected' : ''} ${item.handoff.id === pendingId ? 'pending' : ''}`}
-                  data-handoff-id={item.handoff.id}
-                  aria-current={item.handoff.id === selectedId ? 'true' : undefined}
-                  onClick={() => store.getState().select(item.handoff.id)}
-                >
-                  <span className={`kind kind-${item.kind}`}>{item.handoff.id === pendingId ? 'deciding… (u undoes)' : KIND_LABEL[item.kind]}</span>
-                  <span className="truncate summary" title={item.handoff.summary}>
-                    {item.handoff.summary}
-                  </span>
-                  <span className="muted small truncate">
-                    {item.handoff.owner} → {item.handoff.to ?? 'anyone'} · {new Date(item.handoff.updatedAt).toLocaleTimeString()}
-                  </span>
-                </button>
-              </li>
-            ))}
-          </ul>
-        )}
-        <p className="muted small pad keys">
-          <kbd>j</kbd>/<kbd>k</kbd> move · <kbd>a</kbd> approve · <kbd>r</kbd> reject · <kbd>u</kbd> undo
-        </p>
-      </section>
-      <div className="inbox-detail">
-        {selected ? (
-          <HandoffDetail key={selected.handoff.id} ref={decision} handoff={selected.handoff} kind={selected.kind} onChanged={() => void store.getState().refresh()} />
-        ) : openedId !== null && openedId === selectedId ? (
-          <OpenedHandoff key={openedId} ref={decision} id={openedId} onChanged={() => void store.getState().refresh()} />
-        ) : (
-          <EmptyState title="All clear" text="Nothing is waiting on you right now." />
-        )}
-        <DecisionToast queue={queue} />
+          <p className="muted small pad keys">
+            <kbd>j</kbd>/<kbd>k</kbd> move · <kbd>a</kbd> approve · <kbd>r</kbd> reject · <kbd>u</kbd> undo
+          </p>
+        </section>
+        <div className="inbox-detail">
+          {pendingId !== null && selectedId === pendingId ? (
+            <EmptyState title="Deciding…" text="Your decision on this one is sent in a moment: Undo (u) takes it back." />
+          ) : selected ? (
+            <HandoffDetail key={selected.handoff.id} ref={decision} handoff={selected.handoff} kind={selected.kind} onChanged={() => void store.getState().refresh()} />
+          ) : openedId !== null && openedId === selectedId ? (
+            <OpenedHandoff key={openedId} ref={decision} id={openedId} onChanged={() => void store.getState().refresh()} />
+          ) : (
+            <EmptyState title="All clear" text="Nothing is waiting on you right now." />
+          )}
+          <DecisionToast queue={queue} />
+        </div>
       </div>
-    </div>
     </PendingDecisionContext.Provider>
   );
 }
