@@ -1,7 +1,8 @@
 /**
  * A 390-wide phone (issue 35, item 4), in real Chromium against a real room, agents played by real MCP SDK
  * clients: the page fits the width (no sideways scrolling of the page), the screens bar is on top; a long result
- * keeps Approve on screen (the decision bar sticks) and approving reaches the agent; a question is answered in
+ * keeps Approve on screen (the decision bar sticks) and approving reaches the agent, as rejecting with a
+ * reason does; a question is answered in
  * its form; an agent's terminal and a graph are readable (not 18 px wide). Needs `npm run build`.
  */
 import type { Client } from '@modelcontextprotocol/client';
@@ -60,6 +61,18 @@ describe('on a phone', () => {
     await page.getByTestId('decision-toast').waitFor();
     expect(await onScreen('[data-testid="decision-toast"]')).toBe(true);
     await expect.poll(async () => (await get(handoff.id)).status, { timeout: 20_000 }).toBe('approved');
+  });
+
+  it('rejects with a reason', async () => {
+    const { handoff } = await callTool<{ handoff: HandoffView }>(asker, 'handoff_create', { summary: 'Bump the version', to: 'worker' });
+    await callTool(worker, 'handoff_accept', { handoffId: handoff.id });
+    await callTool(worker, 'handoff_complete', { handoffId: handoff.id, result: 'Bumped to 2.0.0' });
+    await page.locator(`.inbox-item[data-handoff-id="${handoff.id}"]`).click();
+    await page.getByLabel(/Reason/).fill('A minor bump: 1.1.0');
+    expect(await onScreen('.decision-panel button.danger')).toBe(true);
+    await page.locator('.decision-panel button.danger').click();
+    await expect.poll(async () => (await get(handoff.id)).status, { timeout: 20_000 }).toBe('rejected');
+    expect((await get(handoff.id)).decision?.reason).toBe('A minor bump: 1.1.0');
   });
 
   it('answers a question in its form', async () => {

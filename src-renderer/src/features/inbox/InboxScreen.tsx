@@ -109,7 +109,7 @@ export function InboxScreen(): React.JSX.Element {
                     <span className="truncate summary" title={item.handoff.summary}>
                       {item.handoff.summary}
                     </span>
-                    <span className="muted small truncate">
+                    <span className="muted small truncate" title={`${item.handoff.owner} → ${item.handoff.to ?? 'anyone'}`}>
                       {item.handoff.owner} → {item.handoff.to ?? 'anyone'} · {new Date(item.handoff.updatedAt).toLocaleTimeString()}
                     </span>
                   </button>
