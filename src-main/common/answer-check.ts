@@ -1,6 +1,7 @@
 import { Validator, type OutputUnit, type SchemaDraft } from '@cfworker/json-schema';
 import { RoomError } from './errors';
 import type { InputRequest } from './handoff-dto';
+import { compileAgentPattern, PatternError } from './safe-pattern';
 
 /**
  * An input answer checked against the JSON Schema its request asked for, in words a person and an agent can
@@ -82,6 +83,51 @@ function fieldOf(unit: OutputUnit): string | null {
 }
 
 /**
+ * A field's `pattern` is matched here, not by the validator: in the room with RE2 (safe-pattern.ts, linear
+ * time: a backtracking engine can be held for minutes by one agent's pattern), in a page natively (a pattern
+ * can only slow the person's own tab). Answers whether `value` matches, or why the pattern cannot be used.
+ */
+function matches(source: string, value: string): boolean | string {
+  try {
+    return compileAgentPattern(source).find(value) !== null;
+  } catch (error) {
+    if (!(error instanceof PatternError) || !/only in the room process/.test(error.message)) return error instanceof Error ? error.message : String(error);
+  }
+  try {
+    return new RegExp(source, 'u').test(value);
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
+/** The schema with its fields' patterns taken out (matched by `matches`), and those patterns by field. */
+function patternsApart(schema: Schema): { rest: Schema; patterns: [string, string][] } {
+  const properties = record(schema.properties);
+  const patterns: [string, string][] = [];
+  const stripped: Schema = {};
+  for (const [key, raw] of Object.entries(properties)) {
+    const p = record(raw);
+    if (typeof p.pattern === 'string') {
+      patterns.push([key, p.pattern]);
+      const { pattern: _pattern, ...others } = p;
+      stripped[key] = others;
+    } else stripped[key] = raw;
+  }
+  return { rest: schema.properties === undefined ? schema : { ...schema, properties: stripped }, patterns };
+}
+
+/** Where a schema holds a pattern other than on a field (a nested or a property-name pattern), if it does. */
+function patternElsewhere(node: unknown, path: string, field: boolean): string | null {
+  if (!node || typeof node !== 'object') return null;
+  for (const [key, value] of Object.entries(node as Schema)) {
+    if ((key === 'pattern' && !field) || key === 'patternProperties') return `${path}/${key}`;
+    const inner = patternElsewhere(value, `${path}/${key}`, false);
+    if (inner) return inner;
+  }
+  return null;
+}
+
+/**
  * Every way `content` fails `schema`: a required field missing, a field the schema does not have (when it
  * says additionalProperties: false), a value of the wrong type, outside its bounds or not one of its choices.
  * Empty when the answer is acceptable.
@@ -98,9 +144,17 @@ export function answerProblems(schema: Schema, content: Record<string, unknown>)
       if (!Object.hasOwn(properties, key)) problems.push({ field: key, message: `“${key}” is not a field of this request (its fields: ${Object.keys(properties).join(', ') || 'none'})` });
     }
   }
+  const { rest, patterns } = patternsApart(schema);
+  for (const [key, source] of patterns) {
+    const value = content[key];
+    if (typeof value !== 'string') continue;
+    const ok = matches(source, value);
+    if (ok === true) continue;
+    problems.push({ field: key, message: ok === false ? `“${titleOf(schema, key)}” must match the pattern ${source}` : `“${titleOf(schema, key)}” has a pattern that cannot be used (${ok})` });
+  }
   let units: OutputUnit[];
   try {
-    units = new Validator(schema, draftOf(schema), false).validate(content).errors;
+    units = new Validator(rest, draftOf(schema), false).validate(content).errors;
   } catch (error) {
     return [{ field: null, message: `the request's schema could not be read (${firstSentence(error)})` }];
   }
@@ -126,6 +180,12 @@ export function describeAnswerProblems(problems: AnswerProblem[]): string {
 
 /** Why `schema` cannot be used to check answers (a validator that throws on it), or null when it can. */
 export function unusableSchema(schema: Schema): string | null {
+  const elsewhere = Object.entries(record(schema.properties)).map(([key, p]) => patternElsewhere(p, `/properties/${key}`, true)).find(Boolean) ?? patternElsewhere({ ...schema, properties: {} }, '', false);
+  if (elsewhere) return `a pattern is checked on a field only (properties.NAME.pattern), not at ${elsewhere}`;
+  for (const [key, source] of patternsApart(schema).patterns) {
+    const ok = matches(source, '');
+    if (typeof ok === 'string') return `the pattern of "${key}" cannot be used: ${ok}`;
+  }
   try {
     new Validator(schema, draftOf(schema), false).validate({});
     return null;

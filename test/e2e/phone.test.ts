@@ -80,15 +80,20 @@ describe('on a phone', () => {
     await callTool(worker, 'handoff_accept', { handoffId: handoff.id });
     await callTool(worker, 'handoff_request_input', {
       handoffId: handoff.id,
-      requests: { region: { message: 'Pick a region', requestedSchema: { type: 'object', properties: { region: { type: 'string', title: 'Region', enum: ['eu-west', 'us-east'] } }, required: ['region'] } } },
+      requests: { region: { message: 'Pick a region', requestedSchema: { type: 'object', properties: { region: { type: 'string', title: 'Region', enum: ['eu-west', 'us-east'] }, ticket: { type: 'string', title: 'Ticket', pattern: '^OPS-\\d+$' } }, required: ['region'] } } },
     });
     const form = page.locator('form[data-request-key="region"]');
     await form.waitFor();
     expect(await pageWidth()).toBeLessThanOrEqual(WIDTH);
     await form.getByLabel('Region').selectOption('eu-west');
-    await page.screenshot({ path: outputFile('phone-answer.png') });
+    // the page matches a field's pattern itself (the room matches it again, with RE2)
+    await form.getByLabel('Ticket').fill('ticket 12');
     await form.getByRole('button', { name: 'Send answer' }).click();
-    await expect.poll(async () => (await get(handoff.id)).inputAnswers.region?.content).toEqual({ region: 'eu-west' });
+    await form.locator('[data-field="ticket"] .field-problem').filter({ hasText: '“Ticket” must match the pattern ^OPS-\\d+$' }).waitFor();
+    await page.screenshot({ path: outputFile('phone-answer.png') });
+    await form.getByLabel('Ticket').fill('OPS-12');
+    await form.getByRole('button', { name: 'Send answer' }).click();
+    await expect.poll(async () => (await get(handoff.id)).inputAnswers.region?.content).toEqual({ region: 'eu-west', ticket: 'OPS-12' });
   });
 
   it('shows an agent\'s terminal and a graph wide enough to read', async () => {

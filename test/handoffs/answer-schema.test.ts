@@ -91,4 +91,20 @@ describe('answers checked against the request schema', () => {
     expect(declined.isError).toBeFalsy();
     expect(declined.structuredContent.handoff.inputAnswers.pick?.action).toBe('decline');
   });
+
+  it('a field\'s pattern is matched with RE2 in the room; a pattern it cannot match in linear time, or not on a field, is refused when asked', async () => {
+    const { handoff } = (await call(owner, 'handoff_create', { summary: 'Tag', to: 'worker' })).structuredContent;
+    await call(worker, 'handoff_accept', { handoffId: handoff.id });
+    const ask = (schema: Record<string, unknown>) => call(worker, 'handoff_request_input', { handoffId: handoff.id, requests: { tag: { message: 'Which tag?', requestedSchema: schema } } });
+    const backref = await ask({ type: 'object', properties: { tag: { type: 'string', pattern: '^(a)\\1$' } } });
+    expect(backref.content[0]?.text).toMatch(/^INVALID_INPUT: input "tag": its requestedSchema cannot check answers \(the pattern of "tag" cannot be used: .*backreferences .*are not supported \(RE2 syntax\)\); send a JSON Schema of an object$/);
+    const nested = await ask({ type: 'object', properties: { tags: { type: 'array', items: { type: 'string', pattern: '^v' } } } });
+    expect(nested.content[0]?.text).toContain('a pattern is checked on a field only (properties.NAME.pattern), not at /properties/tags/items/pattern');
+    expect((await ask({ type: 'object', properties: { tag: { type: 'string', title: 'Tag', pattern: '^v\\d+$' } }, required: ['tag'] })).isError).toBeFalsy();
+    // (a|a)*b on a long run of a's: minutes for a backtracking engine, nothing for RE2
+    const slow = await call(owner, 'handoff_answer_input', { handoffId: handoff.id, answers: { tag: { action: 'accept', content: { tag: `${'a'.repeat(40)}!` } } } });
+    expect(slow.content[0]?.text).toContain('“Tag” must match the pattern ^v\\d+$');
+    const fine = await call(owner, 'handoff_answer_input', { handoffId: handoff.id, answers: { tag: { action: 'accept', content: { tag: 'v12' } } } });
+    expect(fine.isError).toBeFalsy();
+  });
 });

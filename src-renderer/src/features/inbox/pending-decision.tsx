@@ -2,6 +2,8 @@ import { createContext, useCallback, useContext, useEffect, useRef, useState } f
 
 /** How long an approval or rejection can be undone before it is sent to the room. */
 export const UNDO_MS = 5000;
+/** How long the word on a decision sent (or undone, or an answer sent) stays. */
+const NOTE_MS = 8000;
 
 export interface Decision {
   handoffId: string;
@@ -83,6 +85,13 @@ export function useDecisionQueue(onSettled: (note: DecisionNote) => void): Pendi
 
   // leaving the inbox sends what is held: the person decided, and the undo button is going away
   useEffect(() => flush, [flush]);
+
+  // a word on something done goes after a while; a refusal stays until the next decision
+  useEffect(() => {
+    if (!note || note.phase === 'waiting' || note.phase === 'sending' || note.phase === 'failed') return;
+    const timer = setTimeout(() => setNote((now) => (now === note ? null : now)), NOTE_MS);
+    return () => clearTimeout(timer);
+  }, [note]);
 
   const tell = useCallback((handoffId: string, text: string) => {
     if (held.current) return; // the held decision's Undo stays in view
