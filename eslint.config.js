@@ -72,7 +72,7 @@ export default tseslint.config(
     forbidLayers: others('common'),
     forbidNode: true,
     extraPaths: native,
-    message: 'common/ is pure TypeScript: it imports nothing but common/ and zod',
+    message: 'common/ is pure TypeScript: it imports nothing but common/, zod and @cfworker/json-schema (answer-check.ts)',
   }),
   zone(['src-main/net/**'], { forbidLayers: others('common', 'net'), message: 'net/ imports only common/' }),
   // engine/: only common/ below it; node-pty only in the one terminal model (engine/terminal/pty.ts: every PTY,

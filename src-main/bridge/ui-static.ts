@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UI_PATH, UI_SESSION_PATH } from '../common/ui-protocol';
 import type { DoorEngine } from '../engine/index';
-import { sendJson } from '../net/http-json';
+import { sendJson, wantsHtml } from '../net/http-json';
 import { bearerToken } from '../net/bearer';
 
 const TYPES: Record<string, string> = {
@@ -60,6 +60,7 @@ const NEW_LINK = 'get a new sign-in link with "ce ui-link" (or open the one "com
  */
 export class UiStatic {
   private readonly root: string;
+  private readonly startedAt = new Date().toISOString();
 
   constructor(
     private readonly engine: DoorEngine,
@@ -107,6 +108,12 @@ export class UiStatic {
   /** The sign-in: POST trades a one-time link token for a session secret; GET checks a secret. */
   private session(req: http.IncomingMessage, res: http.ServerResponse): void {
     const headers = { ...SECURITY, 'Cache-Control': 'no-store' };
+    // the page's own check sends no text/html; a person who opens this address gets the UI instead of JSON
+    if (wantsHtml(req)) {
+      res.writeHead(303, { Location: UI_PATH, ...headers });
+      res.end();
+      return;
+    }
     const bearer = bearerToken(req);
     const sessions = this.engine.uiSessions;
     if (req.method === 'POST') {
@@ -122,7 +129,8 @@ export class UiStatic {
     if (req.method === 'GET') {
       const sessionId = sessions.verify(bearer);
       if (sessionId) return sendJson(res, 200, { sessionId }, headers);
-      return sendJson(res, 401, { error: { code: 'UNAUTHENTICATED', message: `signed out: the room process restarted or this sign-in was revoked; ${NEW_LINK}` } }, headers);
+      // when this process started: a page signed in before then was signed in to a process that has since ended
+      return sendJson(res, 401, { error: { code: 'UNAUTHENTICATED', message: `signed out: the room process restarted or this sign-in was revoked; ${NEW_LINK}`, startedAt: this.startedAt } }, headers);
     }
     return sendJson(res, 405, { error: { code: 'INVALID_INPUT', message: 'POST to sign in, GET to check a sign-in' } }, { ...headers, Allow: 'GET, POST' });
   }

@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Caller } from '../common/dto';
 import type { DoorEngine } from '../engine/index';
-import { sendJson, sendRpcError } from '../net/http-json';
+import { sendJson, sendPage, sendRpcError, wantsHtml } from '../net/http-json';
 import type { McpEndpoint } from '../mcp/endpoint';
 import type { ApiRoute } from '../api/http-api';
 import { RPC } from '../mcp/transport/rpc-errors';
@@ -11,7 +11,7 @@ import { WORKSPACE_TASK_PATH } from '../api/workspace-task';
 import { bearerToken } from '../net/bearer';
 import { BodyTooLarge, BodyTooSlow, ConnectionBudget, lingerBeforeClose, nestsDeeperThan, readBody } from './request-guards';
 import type { Duplex } from 'node:stream';
-import { UI_SOCKET_PATH } from '../common/ui-protocol';
+import { UI_PATH, UI_SOCKET_PATH } from '../common/ui-protocol';
 import type { UiStatic } from '../bridge/ui-static';
 import { refuseUpgrade, type UiSocketDoor } from '../bridge/ui-socket';
 
@@ -218,6 +218,22 @@ export class FrontDoor {
     const isApi = pathname.startsWith('/api/');
     const isWorkspaceTask = pathname === WORKSPACE_TASK_PATH;
     if (!isMcp && !isApi && !isWorkspaceTask) {
+      // a person's browser gets words (or the UI), never a JSON body; programs get JSON as before
+      if (wantsHtml(req)) {
+        if (pathname === '/' && this.ui?.files) {
+          res.writeHead(303, { Location: UI_PATH, 'Cache-Control': 'no-store' });
+          res.end();
+          return;
+        }
+        return sendPage(res, pathname === '/' ? 200 : 404, {
+          title: pathname === '/' ? 'a room for AI agents' : 'no such page',
+          text:
+            pathname === '/'
+              ? 'This is a Commonroom room. Agents connect to /mcp with a bearer token. To watch it in a browser, run "commonroom serve" and open the sign-in link it prints, or get one with "ce ui-link".'
+              : `There is no page at ${pathname}. Agents connect to /mcp; the browser UI is at /ui/ (sign in with the link "ce ui-link" prints).`,
+          ...(this.ui?.files ? { link: { href: UI_PATH, label: 'Open the browser UI' } } : {}),
+        });
+      }
       if (pathname === '/' && req.method === 'GET') {
         return sendJson(res, 200, { name: 'commonroom', mcp: '/mcp', note: 'send requests to /mcp with a bearer token' });
       }

@@ -42,6 +42,18 @@ export function App(): React.JSX.Element {
     look();
     return room.shells.subscribe(look);
   }, [room.shells]);
+  // F6 moves between the screens bar and the screen, as in VS Code (the terminal handles its own F6 first)
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== 'F6' || e.defaultPrevented || e.ctrlKey || e.altKey || e.metaKey) return;
+      e.preventDefault();
+      const inBar = Boolean(document.activeElement?.closest('.sidebar'));
+      const target = inBar ? firstFocusable(document.querySelector('main.screen')) : document.querySelector<HTMLElement>('.sidebar .nav-item.active');
+      target?.focus();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
   const [unavailable, setUnavailable] = useState<Extract<DesktopMessage, { t: 'desktop.unavailable' }> | null>(null);
   useEffect(
     () =>
@@ -91,4 +103,9 @@ export function App(): React.JSX.Element {
       </main>
     </div>
   );
+}
+
+/** The first control the keyboard can reach inside `root`. */
+function firstFocusable(root: Element | null): HTMLElement | null {
+  return root?.querySelector<HTMLElement>('button:not([disabled]), [href], input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])') ?? null;
 }

@@ -3,6 +3,7 @@ import { createRoot } from 'react-dom/client';
 import '@xterm/xterm/css/xterm.css';
 import './app/app.css';
 import { App } from './App';
+import './app/responsive.css';
 import { EngineClient } from './engine-client';
 import { RoomContext, type Room } from './room-context';
 import { createConnectionStore } from './stores/connection-store';

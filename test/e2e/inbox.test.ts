@@ -62,7 +62,7 @@ describe('the inbox', () => {
           message: 'Which colour and how many?',
           requestedSchema: {
             type: 'object',
-            properties: { colour: { type: 'string', enum: ['red', 'blue'] }, count: { type: 'integer', title: 'Count' }, urgent: { type: 'boolean', title: 'Urgent' } },
+            properties: { colour: { type: 'string', enum: ['red', 'blue'] }, count: { type: 'integer', title: 'Count', minimum: 1 }, urgent: { type: 'boolean', title: 'Urgent' } },
             required: ['colour', 'count'],
           },
         },
@@ -80,10 +80,19 @@ describe('the inbox', () => {
     expect(await detail.innerText()).toContain('https://example.invalid/brand.pdf');
 
     const form = detail.locator('form[data-request-key="choice"]');
+    // a required choice starts unchosen: Enter cannot pick one the person never chose
+    expect(await form.locator('select').inputValue()).toBe('');
+    await form.getByRole('button', { name: 'Send answer' }).click();
+    await form.getByRole('alert').filter({ hasText: '“colour” is required' }).waitFor();
     await form.locator('select').selectOption('blue');
-    // a required number left empty is refused in the form
+    // a required number left empty, then one below the schema's minimum, is refused in the form, under its field
     await form.getByRole('button', { name: 'Send answer' }).click();
     await form.getByRole('alert').filter({ hasText: 'Count' }).waitFor();
+    await form.getByLabel('Count').fill('0');
+    await form.getByRole('button', { name: 'Send answer' }).click();
+    await form.locator('[data-field="count"] .field-problem').filter({ hasText: '“Count” must be at least 1 (got 0)' }).waitFor();
+    expect(await form.getByLabel('Count').getAttribute('aria-invalid')).toBe('true');
+    expect((await get(worker, handoff.id)).task?.status).toBe('input_required');
     await form.getByLabel('Count').fill('3');
     await form.getByLabel('Urgent').check();
     await form.getByRole('button', { name: 'Send answer' }).click();
@@ -118,7 +127,10 @@ describe('the inbox', () => {
 
     await detail.getByLabel('Note (optional)').fill('Ship it, thanks');
     await detail.getByRole('button', { name: /Approve/ }).click();
-    await expect.poll(async () => (await get(asker, handoff.id)).status).toBe('approved');
+    // the decision waits out its undo window, said in a toast, then reaches the room
+    await page.getByTestId('decision-toast').filter({ hasText: 'Approving “Pick the release colour” in 5 seconds' }).waitFor();
+    await expect.poll(async () => (await get(asker, handoff.id)).status, { timeout: 20_000 }).toBe('approved');
+    await page.getByTestId('decision-toast').filter({ hasText: 'Approved “Pick the release colour”.' }).waitFor();
     expect((await get(asker, handoff.id)).decision).toMatchObject({ approved: true, reason: 'Ship it, thanks' });
     await expect.poll(() => badge().count()).toBe(0);
     await page.getByText('Nothing waits on you').waitFor();
@@ -137,7 +149,15 @@ describe('the inbox', () => {
     await page.keyboard.press('k');
     await page.locator(`.handoff-detail[data-handoff-id="${second.id}"]`).waitFor();
     await page.keyboard.press('a');
-    await expect.poll(async () => (await get(asker, second.id)).status).toBe('approved');
+    // a moves on to the next item at once; u takes the approval back before it is sent
+    await page.locator(`.handoff-detail[data-handoff-id="${first.id}"]`).waitFor();
+    await page.getByTestId('decision-toast').filter({ hasText: 'Approving “Second result”' }).waitFor();
+    await page.keyboard.press('u');
+    await page.getByTestId('decision-toast').filter({ hasText: 'Undone: “Second result” was not approved and still waits for you.' }).waitFor();
+    await page.locator(`.handoff-detail[data-handoff-id="${second.id}"]`).waitFor();
+    expect((await get(asker, second.id)).status).toBe('result_ready');
+    await page.keyboard.press('a');
+    await expect.poll(async () => (await get(asker, second.id)).status, { timeout: 20_000 }).toBe('approved');
     await expect.poll(() => badge().innerText()).toBe('1');
   });
   it('a handoff addressed to the person shows as theirs and can be cancelled with a reason the owner reads', async () => {

@@ -87,7 +87,8 @@ describe('reviewing a handoff with a workspace', () => {
     // approve and merge (offered, and on by default, since the branch has a commit and main is a branch)
     expect(await page.getByTestId('merge-choice').isChecked()).toBe(true);
     await page.getByRole('button', { name: /Approve and merge/ }).click();
-    await expect.poll(async () => (await callTool<H>(lead, 'handoff_get', { handoffId: h.id })).handoff.status).toBe('approved');
+    // after the approval's undo window (pending-decision.tsx)
+    await expect.poll(async () => (await callTool<H>(lead, 'handoff_get', { handoffId: h.id })).handoff.status, { timeout: 20_000 }).toBe('approved');
     expect(git(repo, 'log', '-1', '--format=%s', 'main')).toBe('Trim parsed fields');
     expect(fs.readFileSync(path.join(repo, 'src', 'parser.ts'), 'utf8')).toContain('field.trim()');
     expect(pageErrors).toEqual([]);

@@ -1,6 +1,7 @@
 /**
- * Every screen with a populated room, in real Chromium through the runner's own door, at 1280×800 and
- * 1920×1080 in light and dark (saved to test-output/ for a person to look at): the first start (an empty room
+ * Every screen with a populated room, in real Chromium through the runner's own door, at 1440, 1024 and 390
+ * (a phone) wide in light and dark (saved to test-output/ for a person to look at), with axe-core's count of
+ * violations per screen printed and none serious or critical: the first start (an empty room
  * shows the endpoint and how to connect an agent); then agents played by real MCP clients fill the room
  * (shells, a failed diamond graph with a very long name, handoffs with a markdown result and an input
  * request, a participant with a very long name). Agents shows who is connected now and their last call: a
@@ -13,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HandoffView } from '../../src-main/common/handoff-dto';
 import type { RunningRoom } from '../../src-main/server/runner';
 import { BASH } from '../engine/shells/helpers';
+import { axeCount, printAxeCounts, type AxeCount } from './helpers/axe';
 import { graphViewSettled, outputFile } from './helpers/open-ui';
 import { callTool, startUiRoom, type UiRoom } from './helpers/ui-room';
 
@@ -22,7 +24,8 @@ let page: Page;
 const pageErrors: string[] = [];
 const LONG_AGENT = 'claude-code-on-the-build-machine-in-the-basement-with-long-name'; // 63 of 64 chars
 const LONG_GRAPH = 'nightly: build every package, run the unit and integration suites, then package the installers for all platforms';
-const SIZES = [[1280, 800], [1920, 1080]] as const;
+const SIZES = [[1440, 900], [1024, 640], [390, 844]] as const;
+const axeCounts: AxeCount[] = [];
 const clients: Client[] = [];
 
 /** A 2025-era MCP client (a session from initialize until closed) with its own token. */
@@ -35,7 +38,11 @@ async function legacyAgent(name: string): Promise<{ client: Client; transport: S
   return { client, transport };
 }
 
-/** Saves the screen at both sizes in both themes, after `ready` (which waits for what the picture must show). */
+/**
+ * Saves the screen at a desktop's, a laptop's and a phone's width in both schemes, after `ready` (which waits
+ * for what the picture must show), and counts what axe-core finds on it in each scheme (at the desktop's and
+ * the phone's width, whose layouts differ most).
+ */
 async function shoot(name: string, ready: () => Promise<unknown>): Promise<void> {
   for (const scheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme: scheme });
@@ -43,7 +50,8 @@ async function shoot(name: string, ready: () => Promise<unknown>): Promise<void>
       await page.setViewportSize({ width, height });
       await ready();
       await page.waitForTimeout(250); // layout settles (a picture, not an assertion)
-      await page.screenshot({ path: outputFile(`look-${name}-${scheme}-${width}x${height}.png`) });
+      await page.screenshot({ path: outputFile(`look-${name}-${scheme}-${width}.png`) });
+      if (width !== 1024) axeCounts.push(await axeCount(page, `${name} ${width}`, scheme));
     }
   }
   await page.setViewportSize({ width: 1280, height: 800 });
@@ -59,6 +67,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
+  if (axeCounts.length > 0) printAxeCounts(axeCounts);
   for (const c of clients) await c.close().catch(() => undefined);
   await room?.close();
 });
@@ -128,7 +137,7 @@ describe('agents: connected now and their last call', () => {
 });
 
 describe('every screen, populated', () => {
-  it('terminals, graphs, inbox, agents and activity at both sizes in both themes', async () => {
+  it('terminals, graphs, inbox, agents and activity at three widths in both themes', async () => {
     const { client: worker } = await legacyAgent(LONG_AGENT);
     const { client: asker } = await legacyAgent('asker');
     const shell = (await callTool<{ shell: { id: string } }>(worker, 'shell_open', { ...BASH, name: 'build: npm run build --workspaces --if-present' })).shell;
@@ -160,6 +169,13 @@ describe('every screen, populated', () => {
     await go(/Terminals/);
     await page.locator(`.shell-item[data-shell-id="${shell.id}"]`).click();
     await shoot('terminals', () => page.locator('.terminal-host .xterm-screen').waitFor());
+    // dim text an agent prints is drawn at 4.5:1 at least (as VS Code's terminal), where axe cannot see (a canvas)
+    expect(await page.evaluate((id) => (globalThis as unknown as { commonroomInspect: { terminalMinimumContrast(id: string): number | null } }).commonroomInspect.terminalMinimumContrast(id), shell.id)).toBe(4.5);
+    // a shell's status pill is its own quiet badge, not the sidebar count's solid accent (a rule once leaked)
+    const pill = await page.getByTestId('shell-list-status').first().evaluate((el) => [getComputedStyle(el).backgroundColor, getComputedStyle(el).marginLeft]);
+    const accent = await page.locator('.nav-item .badge').first().evaluate((el) => getComputedStyle(el).backgroundColor);
+    expect(pill[0]).not.toBe(accent);
+    expect(pill[1]).toBe('0px');
 
     await go(/Graphs/);
     await page.locator(`.graph-row[data-graph-id="${graph.graphId}"]`).click();
@@ -169,6 +185,10 @@ describe('every screen, populated', () => {
     await page.locator('.react-flow__node[data-id="integration-tests-against-the-staging-database"]').click();
     await expect.poll(() => page.getByTestId('stage-log').innerText()).toContain('connection refused');
     await shoot('graphs-diamond', () => page.getByTestId('stage-log').waitFor());
+    // at 1024 px, with a stage open, the graph keeps most of the window (it had 224 px)
+    await page.setViewportSize({ width: 1024, height: 640 });
+    await expect.poll(async () => (await page.getByTestId('graph-dag').boundingBox())?.width ?? 0).toBeGreaterThanOrEqual(460);
+    await page.setViewportSize({ width: 1280, height: 800 });
 
     await go(/Inbox/);
     await page.locator(`.inbox-item[data-handoff-id="${handoff.id}"]`).click();
@@ -192,5 +212,12 @@ describe('every screen, populated', () => {
     await go(/Activity/);
     await shoot('activity', () => page.locator('li[data-event-kind]').first().waitFor());
     expect(pageErrors).toEqual([]);
-  }, 240_000);
+  }, 300_000);
+
+  it('axe-core finds no serious or critical violation on any screen, in either scheme', () => {
+    expect(axeCounts.map((c) => `${c.screen} ${c.scheme}`)).toEqual(
+      ['first-run', 'terminals', 'graphs-list', 'graphs-diamond', 'inbox-result', 'inbox-input', 'agents', 'activity'].flatMap((s) => [`${s} 1440 light`, `${s} 390 light`, `${s} 1440 dark`, `${s} 390 dark`]),
+    );
+    expect(axeCounts.flatMap((c) => c.findings.map((f) => `${c.screen} ${c.scheme}: ${f}`))).toEqual([]);
+  });
 });

@@ -114,20 +114,38 @@ describe('activity store', () => {
 describe('input request form', () => {
   const schema = {
     type: 'object',
-    properties: { colour: { type: 'string', enum: ['red', 'blue'] }, count: { type: 'integer', title: 'Count' }, urgent: { type: 'boolean' }, note: { type: 'string' } },
+    properties: {
+      colour: { type: 'string', enum: ['red', 'blue'] },
+      count: { type: 'integer', title: 'Count', minimum: 1, maximum: 10 },
+      urgent: { type: 'boolean' },
+      note: { type: 'string', maxLength: 5 },
+    },
     required: ['colour', 'count'],
   };
 
-  it('makes a field per property, typed, and refuses a missing required or non-number answer', () => {
+  it('makes a field per property, typed, with a required choice left unchosen', () => {
     const fields = formFields(schema);
-    expect(fields.map((f) => [f.key, f.kind, f.required])).toEqual([
-      ['colour', 'enum', true],
-      ['count', 'integer', true],
-      ['urgent', 'boolean', false],
-      ['note', 'string', false],
+    expect(fields.map((f) => [f.key, f.kind, f.required, f.initial])).toEqual([
+      ['colour', 'enum', true, ''],
+      ['count', 'integer', true, ''],
+      ['urgent', 'boolean', false, false],
+      ['note', 'string', false, ''],
     ]);
-    expect(formContent(fields, {})).toEqual({ problem: '“Count” is required' });
-    expect(formContent(fields, { count: '2.5' })).toEqual({ problem: '“Count” must be a whole number' });
-    expect(formContent(fields, { colour: 'blue', count: '3', urgent: true })).toEqual({ content: { colour: 'blue', count: 3, urgent: true } });
+  });
+
+  it('refuses what the schema refuses, by field, with the room\'s own check', () => {
+    const fields = formFields(schema);
+    const problems = (values: Record<string, string | boolean>) => {
+      const built = formContent(schema, fields, values);
+      return 'problems' in built ? built.problems : [];
+    };
+    expect(problems({})).toEqual([
+      { field: 'colour', message: '“colour” is required' },
+      { field: 'count', message: '“Count” is required' },
+    ]);
+    expect(problems({ colour: 'blue', count: '2.5' })).toEqual([{ field: 'count', message: '“Count” must be a whole number' }]);
+    expect(problems({ colour: 'blue', count: '0' })).toEqual([{ field: 'count', message: '“Count” must be at least 1 (got 0)' }]);
+    expect(problems({ colour: 'blue', count: '3', note: 'too long' })).toEqual([{ field: 'note', message: '“note” must be at most 5 characters (got 8)' }]);
+    expect(formContent(schema, fields, { colour: 'blue', count: '3', urgent: true })).toEqual({ content: { colour: 'blue', count: 3, urgent: true } });
   });
 });

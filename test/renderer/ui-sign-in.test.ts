@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { UI_SECRET_KEY } from '../../src-main/common/ui-protocol';
-import { UiSignIn, takeLinkToken, type SignInStore } from '../../src-renderer/src/transports/ui-sign-in';
+import { SIGNED_IN_AT_KEY, UiSignIn, takeLinkToken, type SignInStore } from '../../src-renderer/src/transports/ui-sign-in';
 
 function store(initial: Record<string, string> = {}): SignInStore & { data: Record<string, string> } {
   const data = { ...initial };
@@ -46,5 +46,19 @@ describe('the page sign-in', () => {
     const away = store({ [UI_SECRET_KEY]: 'cr_kept' });
     expect(await new UiSignIn(away, null, () => Promise.reject(new Error('refused'))).diagnose()).toBeNull();
     expect(away.data[UI_SECRET_KEY]).toBe('cr_kept');
+  });
+
+  it('says the room restarted when it started after the tab signed in, a revoked sign-in otherwise, and again after a reload', async () => {
+    const signedIn = Date.parse('2026-12-04T10:00:00Z');
+    const restarted = store({ [UI_SECRET_KEY]: 'cr_old', [SIGNED_IN_AT_KEY]: String(signedIn) });
+    const said = await new UiSignIn(restarted, null, answer(401, { error: { startedAt: '2026-12-04T10:05:00Z' } })).diagnose();
+    expect(said).toMatch(/^The room restarted \(at .+\), which ends every browser sign-in\. Get a new sign-in link with "ce ui-link"/);
+    // a reload of the page (no link, no secret) says the same, not a bare "not signed in"
+    expect(await new UiSignIn(restarted, null).prepare()).toBe(said);
+    const revoked = store({ [UI_SECRET_KEY]: 'cr_old', [SIGNED_IN_AT_KEY]: String(signedIn) });
+    expect(await new UiSignIn(revoked, null, answer(401, { error: { startedAt: '2026-12-04T09:00:00Z' } })).diagnose()).toMatch(/^Signed out: this sign-in was revoked/);
+    // a new link clears what was said
+    await new UiSignIn(restarted, 'cr_link', answer(200, { secret: 'cr_new' })).prepare();
+    expect(await new UiSignIn(restarted, null).prepare()).toBeNull();
   });
 });

@@ -1,6 +1,7 @@
 import type { MethodInput } from '../../common/contract';
 import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
+import { refuseAnswersThatDoNotFit, unusableSchema } from '../../common/answer-check';
 import type { EvidenceFile, EvidenceSummary, HandoffResult, HandoffView, InputAnswer, InputRequest } from '../../common/handoff-dto';
 import { planHandoff, type HandoffAction, type HandoffState } from '../../common/handoff-machine';
 import type { EngineContext } from '../feature';
@@ -140,6 +141,8 @@ export class HandoffActions {
         if (Object.hasOwn(h.inputAnswers, key)) {
           throw new RoomError('INVALID_INPUT', `input "${key}" was already answered on this handoff: use a new key`);
         }
+        const problem = r.requestedSchema ? unusableSchema(r.requestedSchema) : null;
+        if (problem) throw new RoomError('INVALID_INPUT', `input "${key}": its requestedSchema cannot check answers (${problem}); send a JSON Schema of an object`);
         requests[key] = {
           method: 'elicitation/create',
           params: { mode: 'form', message: r.message, requestedSchema: r.requestedSchema ?? DEFAULT_INPUT_SCHEMA },
@@ -167,6 +170,7 @@ export class HandoffActions {
             `no outstanding input request ${unknown.map((k) => `"${k}"`).join(', ')}; outstanding: ${Object.keys(outstanding).join(', ') || 'none'}`,
           );
         }
+        refuseAnswersThatDoNotFit(outstanding, input.answers);
         const at = this.ctx.now();
         const answers: Record<string, InputAnswer> = { ...h.inputAnswers };
         for (const key of keys) {

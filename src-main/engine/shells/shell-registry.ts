@@ -166,6 +166,7 @@ export class ShellRegistry {
     }
     session.stallMs = this.limits.viewerStallMs;
     session.onStatusChange(() => this.changed());
+    session.onResize(() => this.changed());
     this.shells.set(id, session);
     this.changed();
     void session.waitExit().then(() => this.pruneEnded());

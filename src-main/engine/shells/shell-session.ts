@@ -82,6 +82,7 @@ export class ShellSession {
   /** What the program in it is doing, from its terminal (shell-status.ts). */
   readonly status: ShellStatusTracker;
   private readonly statusListeners = new Set<(status: ShellStatus) => void>();
+  private readonly resizeListeners = new Set<() => void>();
 
   constructor(
     readonly spec: ShellSpawn,
@@ -167,10 +168,19 @@ export class ShellSession {
 
   resize(cols: number, rows: number): void {
     if (!this.alive) return;
+    const changed = cols !== this.cols || rows !== this.rows;
     this.term.resize(cols, rows);
     this.screen.resize(cols, rows);
     this.cols = cols;
     this.rows = rows;
+    // its size is part of what the list shows (a viewer's header says it): said like a change of status
+    if (changed) for (const listener of [...this.resizeListeners]) listener();
+  }
+
+  /** Called after the shell's size changed (a resize by its owner or by the person who took it over). */
+  onResize(listener: () => void): () => void {
+    this.resizeListeners.add(listener);
+    return () => this.resizeListeners.delete(listener);
   }
 
   read(cursor: number, maxBytes: number): RingRead {

@@ -9,6 +9,20 @@ import { UI_AUTH_PROTOCOL_PREFIX, UI_SECRET_KEY, UI_SESSION_PATH, UI_SOCKET_PROT
 
 export const NEW_LINK_HINT = 'Get a new sign-in link with "ce ui-link" (or open the one "commonroom serve" printed when it started).';
 
+/** When this tab signed in (ms since the epoch), and why it was signed out: kept so a reload still says why. */
+export const SIGNED_IN_AT_KEY = 'commonroom.signedInAt';
+export const SIGNED_OUT_KEY = 'commonroom.signedOut';
+
+/** Why a sign-in ended, in words: a room that restarted since the tab signed in, else a revoked sign-in. */
+export function signedOutReason(signedInAt: number | null, roomStartedAt: string | null): string {
+  const started = roomStartedAt ? Date.parse(roomStartedAt) : NaN;
+  if (Number.isFinite(started) && (signedInAt === null || started > signedInAt)) {
+    return `The room restarted (at ${new Date(started).toLocaleTimeString()}), which ends every browser sign-in. ${NEW_LINK_HINT}`;
+  }
+  if (Number.isFinite(started)) return `Signed out: this sign-in was revoked (in Agents, or with ce). ${NEW_LINK_HINT}`;
+  return `Signed out: the room restarted, or this sign-in was revoked. ${NEW_LINK_HINT}`;
+}
+
 /** The link's one-time token, taken out of the address (and so out of history) before anything else runs. */
 export function takeLinkToken(location: Pick<Location, 'hash' | 'pathname' | 'search'>, history: Pick<History, 'replaceState'>): string | null {
   const hash = new URLSearchParams(location.hash.replace(/^#/, ''));
@@ -39,7 +53,7 @@ export class UiSignIn {
   /** Before the first connection: trades a link token for a session. Answers a problem to show, or null. */
   async prepare(): Promise<string | null> {
     if (this.store === null) return 'This browser keeps no session storage for this page, so it cannot stay signed in. Allow site data for it, then open a new sign-in link.';
-    if (this.linkToken === null) return this.store.getItem(UI_SECRET_KEY) ? null : `Not signed in to this room. ${NEW_LINK_HINT}`;
+    if (this.linkToken === null) return this.store.getItem(UI_SECRET_KEY) ? null : (this.store.getItem(SIGNED_OUT_KEY) ?? `Not signed in to this room. ${NEW_LINK_HINT}`);
     let answer: { ok: boolean; status: number; json(): Promise<unknown> };
     try {
       answer = await this.fetcher(UI_SESSION_PATH, { method: 'POST', headers: { Authorization: `Bearer ${this.linkToken}` } });
@@ -49,6 +63,8 @@ export class UiSignIn {
     const body = (await answer.json().catch(() => ({}))) as { secret?: string; error?: { reason?: string } };
     if (answer.ok && typeof body.secret === 'string') {
       this.store.setItem(UI_SECRET_KEY, body.secret);
+      this.store.setItem(SIGNED_IN_AT_KEY, String(Date.now()));
+      this.store.removeItem(SIGNED_OUT_KEY);
       return null;
     }
     // a used link in a tab that is already signed in (a reload of the link) keeps its session
@@ -68,14 +84,20 @@ export class UiSignIn {
   async diagnose(): Promise<string | null> {
     const secret = this.store?.getItem(UI_SECRET_KEY);
     if (!secret) return `Not signed in to this room. ${NEW_LINK_HINT}`;
+    let startedAt: string | null = null;
     try {
       const answer = await this.fetcher(UI_SESSION_PATH, { method: 'GET', headers: { Authorization: `Bearer ${secret}` } });
       if (answer.status !== 401) return null;
+      const body = (await answer.json().catch(() => ({}))) as { error?: { startedAt?: unknown } };
+      startedAt = typeof body.error?.startedAt === 'string' ? body.error.startedAt : null;
     } catch {
       return null;
     }
+    const at = Number(this.store?.getItem(SIGNED_IN_AT_KEY) ?? NaN);
+    const reason = signedOutReason(Number.isFinite(at) ? at : null, startedAt);
     this.store?.removeItem(UI_SECRET_KEY);
-    return `Signed out: the room process restarted, or this sign-in was revoked. ${NEW_LINK_HINT}`;
+    this.store?.setItem(SIGNED_OUT_KEY, reason);
+    return reason;
   }
 }
 

@@ -256,7 +256,7 @@ describe('every illegal transition is refused, naming the state, with nothing wr
     expect((await refused(db(), () => bench.call(bob, 'handoff_request_input', { handoffId: id, requests: { r: { message: 'm' } } }))).message).toMatch(/already input_required/);
     expect((await refused(db(), () => bench.call(bob, 'handoff_complete', { handoffId: id, result: 'r' }))).message).toMatch(/input_required/);
     // the wrong role is refused too, after the state allowed the move
-    await bench.call(alice, 'handoff_answer_input', { handoffId: id, answers: { q: { action: 'accept' } } });
+    await bench.call(alice, 'handoff_answer_input', { handoffId: id, answers: { q: { action: 'accept', content: { answer: 'yes' } } } });
     expect((await refused(db(), () => bench.call(alice, 'handoff_complete', { handoffId: id, result: 'r' }))).code).toBe('FORBIDDEN');
     expect((await refused(db(), () => bench.call(alice, 'handoff_request_input', { handoffId: id, requests: { z: { message: 'm' } } }))).code).toBe('FORBIDDEN');
     expect((await refused(db(), () => bench.call(bob, 'handoff_cancel', { handoffId: id }))).code).toBe('FORBIDDEN');

@@ -6,6 +6,7 @@ import type { WaitingKind } from '../../stores/inbox-store';
 import { DecisionPanel, type DecisionHandle } from './DecisionPanel';
 import { HandoffTimeline } from './HandoffTimeline';
 import { InputRequestForm } from './InputRequestForm';
+import { usePendingDecisions } from './pending-decision';
 import { ArtifactList, ResultMarkdown } from './ResultView';
 import { WorkspaceReview } from './WorkspaceReview';
 
@@ -37,7 +38,7 @@ function StatusChips(props: { handoff: HandoffView }): React.JSX.Element {
 }
 
 /** The person finishes work they took on: the result (markdown) the owner will read and decide on. */
-function CompleteForm(props: { onComplete(result: string): Promise<void> }): React.JSX.Element {
+function CompleteForm(props: { onComplete(result: string): Promise<unknown> }): React.JSX.Element {
   const [text, setText] = useState('');
   const [busy, setBusy] = useState(false);
   return (
@@ -71,25 +72,37 @@ export const HandoffDetail = forwardRef<DecisionHandle, { handoff: HandoffView; 
   const { client } = useRoom();
   const [error, setError] = useState<string | null>(null);
 
-  /** One step on the handoff: its failure shown in words, and the inbox re-read either way. */
-  async function step(failed: string, call: () => Promise<unknown>): Promise<void> {
+  /** One step on the handoff: its failure shown in words (and answered), and the inbox re-read either way. */
+  async function step(failed: string, call: () => Promise<unknown>, here = true): Promise<string | null> {
+    let problem: string | null = null;
     try {
       await call();
-      setError(null);
     } catch (e) {
-      setError(describeError(e, failed));
+      problem = describeError(e, failed);
     }
+    if (here || problem === null) setError(here ? problem : null);
     onChanged();
+    return problem;
   }
 
-  const decide = (approved: boolean, text: string, merge: boolean) =>
-    step(approved ? 'could not approve' : 'could not reject', () =>
-      approved
-        ? client.call('handoff_approve', { handoffId: h.id, ...(text ? { reason: text } : {}), ...(merge ? { merge: true } : {}) })
-        : client.call('handoff_reject', { handoffId: h.id, reason: text }),
-    );
-  const answer = (key: string, action: 'accept' | 'decline' | 'cancel', content?: Record<string, unknown>) =>
-    step('could not send the answer', () => client.call('handoff_answer_input', { handoffId: h.id, answers: { [key]: { action, ...(content ? { content } : {}) } } }));
+  const queue = usePendingDecisions();
+  const decide = async (approved: boolean, text: string, merge: boolean): Promise<void> => {
+    const send = () =>
+      step(approved ? 'could not approve' : 'could not reject', () =>
+        approved
+          ? client.call('handoff_approve', { handoffId: h.id, ...(text ? { reason: text } : {}), ...(merge ? { merge: true } : {}) })
+          : client.call('handoff_reject', { handoffId: h.id, reason: text }),
+      );
+    // in the inbox a decision waits out a short undo window first (pending-decision.tsx)
+    if (queue) queue.schedule({ handoffId: h.id, summary: h.summary, approved, send });
+    else await send();
+  };
+  const answer = async (key: string, action: 'accept' | 'decline' | 'cancel', content?: Record<string, unknown>) => {
+    const problem = await step('could not send the answer', () => client.call('handoff_answer_input', { handoffId: h.id, answers: { [key]: { action, ...(content ? { content } : {}) } } }), false);
+    const who = h.assignee ?? 'the agent';
+    if (!problem) queue?.tell(h.id, action === 'accept' ? `Answer sent to ${who}: “${h.summary}”.` : action === 'decline' ? `Declined ${who}'s question: “${h.summary}”.` : `Cancelled ${who}'s question: “${h.summary}”.`);
+    return problem;
+  };
   const accept = () => step('could not take it on', () => client.call('handoff_accept', { handoffId: h.id }));
   const complete = (result: string) => step('could not complete it', () => client.call('handoff_complete', { handoffId: h.id, result }));
 

@@ -17,6 +17,8 @@ export function ShellPanel({ shell }: { shell: ShellView }): React.JSX.Element {
   const [searching, setSearching] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
   const [closing, setClosing] = useState(false);
+  const [typing, setTyping] = useState(false);
+  const panel = useRef<HTMLDivElement>(null);
   // the person sizes the shells they opened (an agent the room started for them included); one an agent opened
   // keeps its own size until the person takes it over
   const operator = client.identity?.operator ?? 'operator';
@@ -31,6 +33,15 @@ export function ShellPanel({ shell }: { shell: ShellView }): React.JSX.Element {
     }, shell.alive, sized, { cols: shell.cols, rows: shell.rows });
     setSession(created);
     created.term.attachCustomKeyEventHandler((e) => {
+      // the way out by keyboard (every other key is the shell's, Tab and Esc included): F6 to the shell list,
+      // Shift+F6 back to this panel's buttons, as VS Code's F6 leaves its terminal for the next part
+      if (e.key === 'F6' && !e.ctrlKey && !e.altKey && !e.metaKey) {
+        if (e.type === 'keydown') {
+          e.preventDefault();
+          leaveTerminal(shell.id, e.shiftKey ? 'back' : 'on', panel.current);
+        }
+        return false;
+      }
       if (e.type === 'keydown' && e.ctrlKey && e.shiftKey && e.code === 'KeyF') {
         setSearching(true);
         return false;
@@ -41,8 +52,18 @@ export function ShellPanel({ shell }: { shell: ShellView }): React.JSX.Element {
       }
       return true;
     });
-    created.focus();
-    return () => created.dispose();
+    // not focused on load: the person goes into the terminal (a click, or Tab), and F6 takes them out
+    const ta = created.term.textarea;
+    const onFocus = () => setTyping(true);
+    const onBlur = () => setTyping(false);
+    ta?.addEventListener('focus', onFocus);
+    ta?.addEventListener('blur', onBlur);
+    ta?.setAttribute('aria-label', `Terminal: ${shell.name}. Typing goes to the shell; F6 leaves the terminal.`);
+    return () => {
+      ta?.removeEventListener('focus', onFocus);
+      ta?.removeEventListener('blur', onBlur);
+      created.dispose();
+    };
     // one terminal per shell: ShellPanel is keyed by the shell id
   }, []);
 
@@ -51,7 +72,7 @@ export function ShellPanel({ shell }: { shell: ShellView }): React.JSX.Element {
 
   const status = shell.alive ? statusText(shell) : describeExit(shell);
   return (
-    <div className="shell-panel">
+    <div className="shell-panel" ref={panel}>
       <header className="shell-header">
         <div className="shell-title">
           <span className={`status-dot ${shell.alive ? (shell.status.state === 'waiting' ? 'waiting' : 'alive') : 'ended'}`} aria-hidden="true" />
@@ -122,12 +143,32 @@ export function ShellPanel({ shell }: { shell: ShellView }): React.JSX.Element {
           </button>
         </div>
       )}
+      <p className={`terminal-hint${typing ? ' typing' : ''}`} data-testid="terminal-hint">
+        {typing ? (
+          <>
+            Typing goes to the shell (Tab and Esc too). <kbd>F6</kbd> leaves the terminal, <kbd>Shift</kbd>+<kbd>F6</kbd> goes back to its buttons.
+          </>
+        ) : (
+          <>
+            Click the terminal or Tab into it to type; <kbd>F6</kbd> leaves it.
+          </>
+        )}
+      </p>
       <div className="shell-body">
         <div className={`terminal-host${sized ? '' : ' fixed-size'}`} ref={host} data-testid="terminal" data-shell-id={shell.id} />
         {shell.agent && <AgentCalls participant={shell.agent.participant} shellId={shell.id} />}
       </div>
     </div>
   );
+}
+
+/** Moves focus out of the terminal: on to the shell's entry in the list, or back to the panel's first button. */
+function leaveTerminal(shellId: string, direction: 'on' | 'back', panel: HTMLElement | null): void {
+  const target =
+    direction === 'on'
+      ? (document.querySelector<HTMLElement>(`.shell-item[data-shell-id="${CSS.escape(shellId)}"]`) ?? document.querySelector<HTMLElement>('.nav-item.active'))
+      : panel?.querySelector<HTMLElement>('.shell-actions button');
+  target?.focus();
 }
 
 /** Whether this agent's waits raise a desktop notification (on by default; kept per participant). */

@@ -27,4 +27,9 @@ function terminalSize(shellId: string): { cols: number; rows: number } | null {
   return term ? { cols: term.cols, rows: term.rows } : null;
 }
 
-(globalThis as { commonroomInspect?: unknown }).commonroomInspect = { terminalText, terminalSize };
+/** The contrast the terminal keeps its text at, at least (xterm's minimumContrastRatio). */
+function terminalMinimumContrast(shellId: string): number | null {
+  return open.get(shellId)?.options.minimumContrastRatio ?? null;
+}
+
+(globalThis as { commonroomInspect?: unknown }).commonroomInspect = { terminalText, terminalSize, terminalMinimumContrast };

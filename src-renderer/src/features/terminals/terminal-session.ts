@@ -55,6 +55,8 @@ export class TerminalSession {
       fontFamily: "'DejaVu Sans Mono', 'Liberation Mono', Menlo, Consolas, monospace",
       fontSize: 13,
       cursorBlink: true,
+      // dim text an agent prints stays readable (WCAG AA, as VS Code's terminal enforces by default)
+      minimumContrastRatio: 4.5,
       theme: TERMINAL_THEMES[systemScheme()],
       // OSC 8 hyperlinks an agent prints open like plain URLs: http(s) only, in a new tab with no opener
       linkHandler: { activate: (_event, uri) => openLink(uri), allowNonHttpProtocols: false },
