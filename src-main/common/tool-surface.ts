@@ -116,6 +116,7 @@ function buildToolSurface() {
     handoff_complete: { hints: ADD, output: z.object({ handoff: view('the handoff') }) },
     handoff_get: { hints: READ, output: z.object({ handoff: view('the handoff and its task'), waitedMs: z.number().optional().describe('with waitMs: how long the call waited') }) },
     handoff_list: { hints: READ, output: z.object({ handoffs: views('handoffs, newest first'), nextCursor }) },
+    handoff_history: { hints: READ, output: z.object({ handoffs: views('ended handoffs, the most recently ended first'), nextCursor }) },
     handoff_events: { hints: READ, output: z.object(eventPage) },
     handoff_approve: {
       hints: ADD,

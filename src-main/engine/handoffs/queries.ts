@@ -3,7 +3,7 @@ import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
 import type { EventPage, EventView, HandoffView, TaskView } from '../../common/handoff-dto';
 import type { HandoffStatus } from '../../common/handoff-machine';
-import { HandoffRepo, VISIBLE_TO, viewerParams, type HandoffRecord, type Viewer } from '../store/handoffs';
+import { HandoffRepo, VISIBLE_TO, viewerParams, type EndedFilter, type HandoffRecord, type Viewer } from '../store/handoffs';
 import { TaskRepo, type TaskRecord } from '../store/tasks';
 import { WorkspaceRepo, workspaceView } from '../store/workspaces';
 import { canSeeTask } from '../tasks/task-visibility';
@@ -80,6 +80,31 @@ export class HandoffQueries {
     return {
       handoffs: page.map((h) => this.view(h)),
       nextCursor: rows.length > limit && last ? encodeCursor('handoffs', options.status ?? '', [last.createdAt, last.id]) : null,
+    };
+  }
+
+  /**
+   * Ended handoffs, the most recently ended first, narrowed by the filter; the cursor holds the (ended at, id)
+   * of the last one of the previous page and is bound to the filter, so it cannot read on under another one.
+   */
+  ended(caller: Caller, options: EndedFilter & { limit?: number | undefined; cursor?: string | undefined }): { handoffs: HandoffView[]; nextCursor: string | null } {
+    const limit = options.limit ?? DEFAULT_PAGE;
+    // stored times are UTC ISO strings: compare like with like
+    const utc = (t: string | undefined) => (t === undefined ? undefined : new Date(t).toISOString());
+    options = { ...options, since: utc(options.since), until: utc(options.until) };
+    if (options.since !== undefined && options.until !== undefined && options.since >= options.until) {
+      throw new RoomError('INVALID_INPUT', `since (${options.since}) must be before until (${options.until}): swap them, or leave one out`);
+    }
+    const restart = 'start from the most recently ended handoff';
+    const scope = JSON.stringify([options.status ?? '', options.participant ?? '', options.since ?? '', options.until ?? '', options.text ?? '']);
+    const position = options.cursor === undefined ? null : decodeCursor(options.cursor, 'handoffs', scope, restart);
+    const before = position ? { at: stringAt(position, 0, restart), id: stringAt(position, 1, restart) } : null;
+    const rows = this.handoffs.listEnded(viewerOf(caller), { ...options, limit: limit + 1, before });
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    return {
+      handoffs: page.map((h) => this.view(h)),
+      nextCursor: rows.length > limit && last ? encodeCursor('handoffs', scope, [last.updatedAt, last.id]) : null,
     };
   }
 
