@@ -134,7 +134,8 @@ export class HandoffQueries {
 
   /**
    * The room's events, each only for callers who may see what it is about: a handoff's for those who may see
-   * the handoff, a graph's and a task's for their owner (and assignee), participant changes for operators.
+   * the handoff, a graph's and a task's for their owner (and assignee), a shell's for its owner, participant changes and
+   * shells for operators.
    * Operators and approvers see everything.
    */
   history(caller: Caller, page: { cursor?: string | undefined; limit?: number | undefined }): EventPage {
@@ -147,7 +148,9 @@ export class HandoffQueries {
                WHERE t.id = coalesce(json_extract(e.data, '$.graphId'), e.subject) AND (t.owner = @me OR t.assignee = @me)))
          OR (e.kind LIKE 'task.%' AND EXISTS (SELECT 1 FROM tasks t WHERE t.id = e.subject AND (t.owner = @me OR t.assignee = @me)))
          OR (e.kind LIKE 'participant.%' AND @operate = 1)
-         OR (e.kind NOT LIKE 'handoff.%' AND e.kind NOT LIKE 'graph.%' AND e.kind NOT LIKE 'task.%' AND e.kind NOT LIKE 'participant.%')
+         OR (e.kind LIKE 'shell.%' AND (@operate = 1 OR json_extract(e.data, '$.owner') = @me))
+         OR (e.kind NOT LIKE 'handoff.%' AND e.kind NOT LIKE 'graph.%' AND e.kind NOT LIKE 'task.%' AND e.kind NOT LIKE 'participant.%'
+             AND e.kind NOT LIKE 'shell.%')
        )
        ORDER BY e.id LIMIT @take`,
       { ...viewerParams(viewerOf(caller)), operate },
