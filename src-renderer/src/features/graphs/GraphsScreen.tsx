@@ -10,9 +10,18 @@ import { GraphsContext, useGraphs, useGraphsStore } from './use-graphs';
 import './graphs.css';
 
 /** The room's task graphs: a paged list, the chosen graph as a live DAG, and the chosen stage's details and log. */
-export function GraphsScreen(props: { onOpenTerminal(): void }): React.JSX.Element {
+export function GraphsScreen(props: { opened?: { graphId: string; stageId: string | null } | null; onOpenTerminal(): void }): React.JSX.Element {
   const { client } = useRoom();
-  const store = useMemo(() => createGraphsStore(client), [client]);
+  const { opened } = props;
+  const store = useMemo(() => {
+    const made = createGraphsStore(client);
+    // opened from Activity: that graph (and stage), not the newest one
+    if (opened) {
+      made.getState().selectGraph(opened.graphId);
+      if (opened.stageId) made.getState().selectStage(opened.stageId);
+    }
+    return made;
+  }, [client, opened]);
   useEffect(() => () => store.dispose(), [store]);
   return (
     <GraphsContext.Provider value={store}>
