@@ -25,7 +25,7 @@ describe('Activity event text', () => {
   });
 
   it('names subjects by what a person reads, the id only when nothing else is known', () => {
-    expect(subjectText(stage, names)).toBe('nightly build › test');
+    expect(subjectText(stage, names)).toBe('test · nightly build');
     expect(subjectText(state, names)).toBe('nightly build');
     expect(subjectText(created, names)).toBe('Write the release notes');
     expect(subjectText(shell, names)).toBe('build shell');

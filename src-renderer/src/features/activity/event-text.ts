@@ -92,13 +92,13 @@ export function actorOf(event: EventView, names: EventNames): string {
   return 'room';
 }
 
-/** An event's subject as a person names it: "name (stage)" for a stage, the name for the rest, the id when none is known. */
+/** An event's subject as a person names it: "stage · graph" for a stage (the stage first: a long graph name is cut), the name for the rest, the id when none is known. */
 export function subjectText(event: EventView, names: EventNames): string {
   if (!event.subject) return '';
   if (event.kind === 'graph.stage') {
     const graphId = field(event.data, 'graphId');
     const stageId = field(event.data, 'stageId');
-    if (graphId && stageId) return `${names.names.get(graphId) ?? graphId} › ${stageId}`;
+    if (graphId && stageId) return `${stageId} · ${names.names.get(graphId) ?? graphId}`;
   }
   return names.names.get(event.subject) ?? event.subject;
 }
