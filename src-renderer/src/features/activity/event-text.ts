@@ -1,5 +1,7 @@
 import type { EventView } from '../../../../src-main/common/handoff-dto';
-import type { Screen } from '../../app/Sidebar';
+
+/** The screens an event can open (a subset of the sidebar's Screen; kept here so this module stays plain TypeScript). */
+export type Screen = 'inbox' | 'graphs' | 'terminals' | 'agents';
 
 /** Where an event's subject lives in this window, by the family of its kind. */
 export function screenOf(event: EventView): Screen | null {

@@ -1,8 +1,10 @@
-import { useEffect, useMemo } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { EmptyState } from '../../app/EmptyState';
 import { useRoom, useShells } from '../../room-context';
 import { createGraphsStore } from '../../stores/graphs-store';
 import { GraphDag } from './GraphDag';
+import { GraphFinder } from './GraphFinder';
+import { matchingStages, type StageQuery } from './graph-find';
 import { GraphList } from './GraphList';
 import { StagePanel } from './StagePanel';
 import { isEnded, stateLabel } from './stage-state';
@@ -44,6 +46,12 @@ function GraphDetail(props: { onOpenTerminal(): void }): React.JSX.Element {
   const notice = useGraphs((s) => s.notice);
   const loaded = useGraphs((s) => s.loaded);
   const shellList = useShells((s) => s.shells);
+  const [query, setQuery] = useState<StageQuery>({ text: '', state: '' });
+  const [focus, setFocus] = useState<{ id: string; seq: number } | null>(null);
+  const topologyStages = topology?.stages;
+  const matches = useMemo(() => (topologyStages ? matchingStages(topologyStages, query) : null), [topologyStages, query]);
+  // retries show on the graph: each stage's attempt, from the status read
+  const attempts = useMemo(() => new Map(stages.map((s) => [s.id, { attempt: s.attempt, maxAttempts: s.maxAttempts }])), [stages]);
 
   if (!topology) {
     return (
@@ -102,8 +110,28 @@ function GraphDetail(props: { onOpenTerminal(): void }): React.JSX.Element {
       </header>
       {error && <ErrorLine text={error} onDismiss={() => store.getState().dismissError()} />}
       {notice && !error && <div className="notice-line" role="status">{notice}</div>}
+      <GraphFinder
+        stages={topology.stages}
+        query={query}
+        matches={matches}
+        selectedStageId={selectedStageId}
+        onQuery={setQuery}
+        onGo={(id) => {
+          store.getState().selectStage(id);
+          setFocus((f) => ({ id, seq: (f?.seq ?? 0) + 1 }));
+        }}
+      />
       <div className="graph-body">
-        <GraphDag key={graph.graphId} graphId={graph.graphId} stages={topology.stages} selectedStageId={selectedStageId} onSelect={(id) => store.getState().selectStage(id)} />
+        <GraphDag
+          key={graph.graphId}
+          graphId={graph.graphId}
+          stages={topology.stages}
+          selectedStageId={selectedStageId}
+          attempts={attempts}
+          matches={matches}
+          focus={focus}
+          onSelect={(id) => store.getState().selectStage(id)}
+        />
         {node && (
           <StagePanel
             key={`${graph.graphId}:${node.id}`}
