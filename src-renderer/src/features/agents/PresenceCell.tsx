@@ -26,7 +26,7 @@ export function PresenceCell(props: {
     <>
       <td data-testid="presence" data-connected={connected ? 'yes' : 'no'} className="nowrap" title={props.operator ? undefined : where.title}>
         {!props.operator && <span className={`presence-dot ${connected ? 'on' : ''}`} aria-hidden="true" />}
-        {connection}
+        <span data-testid="presence-text">{connection}</span>
         {!props.operator && (p?.sessions.length ?? 0) > 0 && (
           <ul className="sessions" aria-label="Open MCP sessions">
             {p?.sessions.map((s) => (

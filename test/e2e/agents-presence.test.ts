@@ -1,0 +1,66 @@
+/**
+ * Agents' presence says when (issue 35, item 10), in real Chromium through the runner's own door, with agents
+ * played by real MCP SDK clients: a 2025 session that is used reads connected; once closed it reads
+ * "disconnected just now" (never "connected" after it left) with its last call kept; a listen-less 2026
+ * client reads when it was last seen. Screenshots at 1440 and 1024 wide, light and dark. Needs `npm run build`.
+ */
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningRoom } from '../../src-main/server/runner';
+import { outputFile } from './helpers/open-ui';
+import { callTool, startUiRoom, type UiRoom } from './helpers/ui-room';
+
+let room: UiRoom;
+let runner: RunningRoom;
+let page: Page;
+const pageErrors: string[] = [];
+const clients: Client[] = [];
+const LONG = 'claude-code-on-the-build-machine-in-the-basement-with-long-name';
+
+async function agent(name: string, mode: 'legacy' | 'auto'): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+  const added = await runner.engine.call(runner.engine.operator(), 'participant_add', { name, capabilities: ['read', 'write'] });
+  const client = new Client({ name, version: '1' }, { versionNegotiation: { mode } });
+  const transport = new StreamableHTTPClientTransport(runner.mcpUrl, { requestInit: { headers: { Authorization: `Bearer ${added.token}` } } });
+  await client.connect(transport);
+  clients.push(client);
+  return { client, transport };
+}
+
+const row = (name: string) => page.locator(`tr[data-participant="${name}"]`);
+
+beforeAll(async () => {
+  room = await startUiRoom({ pageErrors, agents: [] });
+  ({ runner, page } = room);
+}, 60_000);
+afterAll(async () => {
+  for (const c of clients) await c.close().catch(() => undefined);
+  await room?.close();
+});
+
+describe('presence with its time', () => {
+  it('connected while its session is used; "disconnected just now" once it left, its last call kept', async () => {
+    const { client, transport } = await agent(LONG, 'legacy');
+    await callTool(client, 'shell_list', {});
+    const stateless = await agent('stateless-reviewer', 'auto');
+    await callTool(stateless.client, 'handoff_list', {});
+    await page.getByRole('navigation', { name: 'Screens' }).getByRole('button', { name: /Agents/ }).click();
+    await expect.poll(() => row(LONG).getByTestId('presence-text').innerText()).toBe('connected');
+    expect(await row(LONG).getByTestId('presence').getAttribute('data-connected')).toBe('yes');
+    // a 2026 client holds no connection: it says when it was last seen instead of "connected"
+    await expect.poll(() => row('stateless-reviewer').getByTestId('presence-text').innerText()).toBe('not connected · last seen just now');
+    await transport.terminateSession();
+    await expect.poll(() => row(LONG).getByTestId('presence-text').innerText()).toBe('disconnected just now');
+    expect(await row(LONG).getByTestId('presence').getAttribute('data-connected')).toBe('no');
+    expect(await row(LONG).getByTestId('last-call').innerText()).toContain('shell_list');
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      for (const [width, height] of [[1440, 900], [1024, 640]] as const) {
+        await page.setViewportSize({ width, height });
+        await page.waitForTimeout(250); // layout settles (a picture, not an assertion)
+        await page.screenshot({ path: outputFile(`hist-agents-presence-${scheme}-${width}.png`) });
+      }
+    }
+    expect(pageErrors).toEqual([]);
+  });
+});
