@@ -56,3 +56,18 @@ describe('shell events', () => {
     expect(ended).toMatchObject({ actor: 'agent-a', data: { exitCode: 3, closed: false } });
   });
 });
+
+describe("a plain shell's status", () => {
+  it('reads busy while a quiet command runs and idle at its prompt', async () => {
+    const shell = await bench.open({}, asA);
+    await bench.io({ shellId: shell.id, text: 'sleep 30\n' }, asA);
+    // quiet past the tracker's 1.5 s, yet never idle while sleep runs
+    const during = await bench.io({ shellId: shell.id, wait: { until: 'status', status: ['idle'], timeoutMs: 4_000 } }, asA);
+    expect(during.wait?.reason).toBe('timeout');
+    expect(during.status).toMatchObject({ state: 'working', reason: 'a command is running' });
+    await bench.io({ shellId: shell.id, input: [{ key: 'C-c' }] }, asA);
+    const after = await bench.io({ shellId: shell.id, wait: { until: 'status', status: ['idle'], timeoutMs: 20_000 } }, asA);
+    expect(after.wait?.reason).toBe('status');
+    expect(after.status.state).toBe('idle');
+  }, 40_000);
+});

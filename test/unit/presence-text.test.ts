@@ -11,9 +11,9 @@ describe('presence in words', () => {
   it.each([
     ['a listen stream open', p({ connections: 1, streams: 1, lastSeenAt: ago(40) }), 'connected', true],
     ['a session used a minute ago', p({ connections: 1, sessions: [session(1)], lastSeenAt: ago(1) }), 'connected', true],
-    ['a session left open, unused for 26 minutes', p({ connections: 1, sessions: [session(26)], lastSeenAt: ago(26) }), 'idle · last seen 26 min ago', false],
-    ['its last connection closed 26 minutes ago', p({ lastSeenAt: ago(26), disconnectedAt: ago(26) }), 'disconnected 26 min ago', false],
-    ['a 2026 client that called 3 hours ago', p({ lastCall: 'shell_list', lastCallAt: ago(180), lastSeenAt: ago(180) }), 'not connected · last seen 3 h ago', false],
+    ['a session left open, unused for 26 minutes', p({ connections: 1, sessions: [session(26)], lastSeenAt: ago(26) }), 'idle · seen 26 min ago', false],
+    ['its last connection closed 26 minutes ago', p({ lastSeenAt: ago(26), disconnectedAt: ago(26) }), 'left 26 min ago', false],
+    ['a 2026 client that called 3 hours ago', p({ lastCall: 'shell_list', lastCallAt: ago(180), lastSeenAt: ago(180) }), 'seen 3 h ago', false],
     ['nothing since the room started', undefined, 'not seen yet', false],
   ])('%s', (_, presence, text, connected) => {
     expect(presenceText(presence, false, NOW)).toMatchObject({ text, connected });
