@@ -54,15 +54,6 @@ function keyedMap<V extends z.ZodType>(value: V, max: number, what: string) {
     .refine((m) => Object.keys(m).length <= max, `at most ${max} ${what}s at once`);
 }
 
-const ENDED_STATUSES = ['approved', 'rejected', 'cancelled'] as const;
-/** A moment in ISO 8601 (the engine compares it in UTC with the times it stores). */
-const endedAt = lazily(() =>
-  z
-    .string()
-    .max(40, 'a time is ISO 8601, e.g. 2026-01-31T09:00:00Z')
-    .refine((t) => /^\d{4}-\d{2}-\d{2}/.test(t) && !Number.isNaN(Date.parse(t)), 'a time is ISO 8601, e.g. 2026-01-31T09:00:00Z'),
-);
-
 const page = lazily(() => ({
   cursor: cursorParam('start from the oldest event kept').optional(),
   limit: limitParam(LIMITS.maxEventPage, 50, 'events').optional(),
@@ -222,26 +213,6 @@ export const HANDOFF_METHODS = {
     mcpTool: true,
     readOnly: true,
   },
-  handoff_history: {
-    description:
-      'Ended handoffs you have a part in (all of them, if you can approve): approved, rejected and cancelled, the most recently ended first, ' +
-      'each with its decision or cancellation (who, when, the reason or note). Narrow by status, participant (owned, addressed to, did, ' +
-      'decided or cancelled it), the time it ended (since, until) and text in its summary. Paged: pass nextCursor as cursor (null: the last page).',
-    capability: 'read',
-    input: lazily(() => z
-      .object({
-        status: z.enum(ENDED_STATUSES).optional().describe('only handoffs that ended this way'),
-        participant: participantName().optional().describe('only handoffs this participant owned, was addressed, did, decided or cancelled'),
-        since: endedAt().optional().describe('only handoffs that ended at or after this time (ISO 8601, e.g. 2026-01-31T09:00:00Z)'),
-        until: endedAt().optional().describe('only handoffs that ended before this time (ISO 8601)'),
-        text: z.string().min(1).max(200, 'text is at most 200 characters').optional().describe('only handoffs whose summary contains this (any case)'),
-        cursor: cursorParam('start from the most recently ended handoff').optional(),
-        limit: limitParam(200, 50, 'handoffs').optional(),
-      })
-      .strict()),
-    mcpTool: true,
-    readOnly: true,
-  },
   handoff_events: {
     description: "A handoff's events after an event id, oldest first, paged. Read these after a gap; the live stream is not a cursor.",
     capability: 'read',
@@ -342,7 +313,6 @@ export interface HandoffOutputs {
   handoff_complete: { handoff: HandoffView };
   handoff_get: { handoff: HandoffView; waitedMs?: number };
   handoff_list: { handoffs: HandoffView[]; nextCursor: string | null };
-  handoff_history: { handoffs: HandoffView[]; nextCursor: string | null };
   handoff_events: EventPage;
   handoff_approve: { handoff: HandoffView; merged?: { into: string; commit: string; fastForward: boolean } };
   handoff_evidence: { evidence: EvidenceSummary | null; files: EvidenceFile[]; nextCursor: string | null };
