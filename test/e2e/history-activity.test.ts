@@ -106,6 +106,27 @@ describe('History', () => {
     await expect.poll(() => items.count()).toBe(1);
     await page.getByLabel('Search summaries').fill('no such handoff');
     await expect.poll(() => page.getByText('No ended handoffs match.').count()).toBe(1);
+    await page.getByLabel('Search summaries').fill('');
+    await page.getByLabel('Filter by time').selectOption('all');
+  });
+
+  it('pages with Load more; a handoff ending meanwhile comes first and the list keeps its length', async () => {
+    for (let i = 0; i < 55; i++) {
+      const { handoff } = await callTool<{ handoff: HandoffView }>(long, 'handoff_create', { summary: `Batch job ${i}` });
+      await callTool(long, 'handoff_cancel', { handoffId: handoff.id, reason: `batch ${i} not needed` });
+    }
+    const items = page.locator('.history-item');
+    await expect.poll(() => items.count()).toBe(50);
+    await page.getByRole('button', { name: 'Load more' }).click();
+    await expect.poll(() => items.count()).toBe(58);
+    expect(await page.getByRole('button', { name: 'Load more' }).count()).toBe(0);
+    const { handoff } = await callTool<{ handoff: HandoffView }>(long, 'handoff_create', { summary: 'One more, ended while the list is open' });
+    await callTool(long, 'handoff_cancel', { handoffId: handoff.id });
+    await expect.poll(() => items.first().getAttribute('data-handoff-id')).toBe(handoff.id);
+    // as many as were paged in, not one page: the oldest moved to the next page, which Load more reads
+    expect(await items.count()).toBe(58);
+    await page.getByRole('button', { name: 'Load more' }).click();
+    await expect.poll(() => items.count()).toBe(59);
   });
 });
 

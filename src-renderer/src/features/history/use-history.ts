@@ -11,6 +11,8 @@ export interface HistoryFilter {
 }
 
 const PAGE = 50;
+/** The most one read returns (handoff_history's limit). */
+const MAX_PAGE = 200;
 
 /**
  * Ended handoffs (handoff_history) for a filter, a page at a time: the first page again whenever the filter
@@ -29,6 +31,8 @@ export function useHandoffHistory(filter: HistoryFilter): {
   const [loaded, setLoaded] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const generation = useRef(0);
+  // how many rows the person has paged in: a live re-read reads as many (up to a page's limit), not one page
+  const shown = useRef(PAGE);
   const key = JSON.stringify(filter);
   const args = useCallback(() => {
     const f = JSON.parse(key) as HistoryFilter;
@@ -37,8 +41,9 @@ export function useHandoffHistory(filter: HistoryFilter): {
 
   useEffect(() => {
     const mine = ++generation.current;
+    shown.current = PAGE;
     const read = () =>
-      client.call('handoff_history', { ...args(), limit: PAGE }).then(
+      client.call('handoff_history', { ...args(), limit: Math.min(MAX_PAGE, shown.current) }).then(
         (page) => {
           if (mine !== generation.current) return;
           setHandoffs(page.handoffs);
@@ -61,7 +66,11 @@ export function useHandoffHistory(filter: HistoryFilter): {
     client.call('handoff_history', { ...args(), limit: PAGE, cursor }).then(
       (page) => {
         if (mine !== generation.current) return;
-        setHandoffs((before) => [...before, ...page.handoffs]);
+        setHandoffs((before) => {
+          const all = [...before, ...page.handoffs.filter((h) => !before.some((b) => b.id === h.id))];
+          shown.current = all.length;
+          return all;
+        });
         setCursor(page.nextCursor);
       },
       (e: unknown) => setError(describeError(e, 'could not read more of the history')),
