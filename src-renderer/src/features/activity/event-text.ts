@@ -109,7 +109,10 @@ export function subjectText(event: EventView, names: EventNames): string {
 export function gist(data: unknown): string {
   if (!data || typeof data !== 'object') return data === null || data === undefined ? '' : String(data);
   const parts: string[] = [];
-  for (const [k, v] of Object.entries(data as Record<string, unknown>)) {
+  // what a person reads first: why, then where it stands
+  const first = ['reason', 'state', 'exitCode', 'errorCode'];
+  const entries = Object.entries(data as Record<string, unknown>).sort(([a], [b]) => rank(a, first) - rank(b, first));
+  for (const [k, v] of entries) {
     // ids of records the row already names (or that a person never types), and the names it shows, only add noise
     if (v === null || typeof v === 'object' || k.endsWith('Id') || k === 'summary' || k === 'name') continue;
     parts.push(`${k}: ${String(v).slice(0, 60)}`);
@@ -117,6 +120,8 @@ export function gist(data: unknown): string {
   }
   return parts.join(' · ');
 }
+
+const rank = (key: string, first: readonly string[]) => (first.includes(key) ? first.indexOf(key) : first.length);
 
 /** Whether an event matches a text search: its kind, who, what (by name or id) or its data's text. */
 export function matchesText(event: EventView, names: EventNames, needle: string): boolean {
