@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { AGENT_METHODS, type AgentOutputs } from './methods/agents';
 import { AUDIT_METHODS, type AuditOutputs } from './methods/audit';
 import { HANDOFF_METHODS, type HandoffOutputs } from './methods/handoffs';
+import { HANDOFF_HISTORY_METHODS, type HandoffHistoryOutputs } from './methods/handoff-history';
 import { GRAPH_METHODS, type GraphOutputs } from './methods/graphs';
 import { PARTICIPANT_METHODS, type ParticipantOutputs } from './methods/participants';
 import { ROOM_METHODS, type RoomOutputs } from './methods/room';
@@ -20,6 +21,7 @@ export const CONTRACT = {
   ...PARTICIPANT_METHODS,
   ...SHELL_METHODS,
   ...HANDOFF_METHODS,
+  ...HANDOFF_HISTORY_METHODS,
   ...GRAPH_METHODS,
   ...AUDIT_METHODS,
   ...UI_METHODS,
@@ -27,7 +29,7 @@ export const CONTRACT = {
 };
 
 /** What each method answers; the engine implements exactly this. */
-export interface MethodOutputs extends RoomOutputs, ParticipantOutputs, ShellOutputs, HandoffOutputs, GraphOutputs, AuditOutputs, UiOutputs, AgentOutputs {}
+export interface MethodOutputs extends RoomOutputs, ParticipantOutputs, ShellOutputs, HandoffOutputs, HandoffHistoryOutputs, GraphOutputs, AuditOutputs, UiOutputs, AgentOutputs {}
 
 export type Contract = typeof CONTRACT;
 export type MethodName = keyof Contract;

@@ -64,7 +64,7 @@ function buildToolSurface() {
       }),
     },
     participant_list: { hints: READ, output: z.object({ participants: views('each participant') }) },
-    participant_activity: { hints: READ, output: z.object({ participants: views('each participant: {name, connections, lastCall}') }) },
+    participant_activity: { hints: READ, output: z.object({ participants: views('each participant: {name, connections, streams, sessions, lastCall, lastSeenAt, disconnectedAt}') }) },
     participant_add: { hints: ADD, output: z.object({ participant: view('the participant'), token: z.string().describe('its bearer token, shown once') }) },
     participant_session_close: { hints: { ...ADD, destructive: true }, output: z.object({ closed: z.boolean() }) },
     participant_rotate: { hints: { ...ADD, destructive: true }, output: z.object({ participant: view('the participant'), token: z.string().describe('its new bearer token, shown once') }) },
@@ -116,6 +116,7 @@ function buildToolSurface() {
     handoff_complete: { hints: ADD, output: z.object({ handoff: view('the handoff') }) },
     handoff_get: { hints: READ, output: z.object({ handoff: view('the handoff and its task'), waitedMs: z.number().optional().describe('with waitMs: how long the call waited') }) },
     handoff_list: { hints: READ, output: z.object({ handoffs: views('handoffs, newest first'), nextCursor }) },
+    handoff_history: { hints: READ, output: z.object({ handoffs: views('ended handoffs, the most recently ended first'), nextCursor }) },
     handoff_events: { hints: READ, output: z.object(eventPage) },
     handoff_approve: {
       hints: ADD,

@@ -28,6 +28,10 @@ interface Entry {
   sessions: Map<string, Session>;
   lastCallAt: string | null;
   lastCall: string | null;
+  /** The last sign of it: a connection opened or closed, a request, a call. */
+  lastSeenAt: string | null;
+  /** When its last connection closed (null while one is open, or before any). */
+  disconnectedAt: string | null;
 }
 
 export class Presence {
@@ -49,6 +53,8 @@ export class Presence {
   connected(name: string, session?: SessionInfo): () => void {
     const opened = this.entry(name);
     opened.connections++;
+    opened.lastSeenAt = this.now();
+    opened.disconnectedAt = null;
     if (session) {
       const at = this.now();
       opened.sessions.set(session.id, { id: session.id, client: session.client, openedAt: at, lastUsedAt: at, close: session.close });
@@ -62,6 +68,8 @@ export class Presence {
       if (entry) {
         entry.connections = Math.max(0, entry.connections - 1);
         if (session) entry.sessions.delete(session.id);
+        entry.lastSeenAt = this.now();
+        if (entry.connections === 0) entry.disconnectedAt = entry.lastSeenAt;
       }
       this.changed();
     };
@@ -69,8 +77,9 @@ export class Presence {
 
   /** A request of `name` on its session `id` (its last use). */
   used(name: string, id: string): void {
-    const session = this.byName.get(name)?.sessions.get(id);
-    if (session) session.lastUsedAt = this.now();
+    const entry = this.byName.get(name);
+    const session = entry?.sessions.get(id);
+    if (session && entry) session.lastUsedAt = entry.lastSeenAt = this.now();
   }
 
   /** Closes a session of `name`; false when it has none by that id. */
@@ -85,7 +94,7 @@ export class Presence {
   called(name: string, what: string): void {
     const entry = this.entry(name);
     entry.lastCall = what.slice(0, MAX_CALL_TEXT);
-    entry.lastCallAt = this.now();
+    entry.lastCallAt = entry.lastSeenAt = this.now();
     this.changed();
   }
 
@@ -93,7 +102,17 @@ export class Presence {
   of(name: string): ParticipantPresence {
     const entry = this.byName.get(name);
     const sessions = [...(entry?.sessions.values() ?? [])].map(({ id, client, openedAt, lastUsedAt }) => ({ id, client, openedAt, lastUsedAt }));
-    return { name, connections: entry?.connections ?? 0, sessions, lastCall: entry?.lastCall ?? null, lastCallAt: entry?.lastCallAt ?? null };
+    const connections = entry?.connections ?? 0;
+    return {
+      name,
+      connections,
+      streams: Math.max(0, connections - sessions.length),
+      sessions,
+      lastCall: entry?.lastCall ?? null,
+      lastCallAt: entry?.lastCallAt ?? null,
+      lastSeenAt: entry?.lastSeenAt ?? null,
+      disconnectedAt: entry?.disconnectedAt ?? null,
+    };
   }
 
   close(): void {
@@ -103,7 +122,7 @@ export class Presence {
 
   private entry(name: string): Entry {
     let entry = this.byName.get(name);
-    if (!entry) this.byName.set(name, (entry = { connections: 0, sessions: new Map(), lastCall: null, lastCallAt: null }));
+    if (!entry) this.byName.set(name, (entry = { connections: 0, sessions: new Map(), lastCall: null, lastCallAt: null, lastSeenAt: null, disconnectedAt: null }));
     return entry;
   }
 

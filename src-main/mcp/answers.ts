@@ -108,6 +108,14 @@ function stageLines(stages: Row[]): string[] {
   return [...shown, ...(rest > 0 ? [`  … ${rest} more not completed (tasks_status with stageId for one)`] : []), `  ${stages.length - notable.length} completed`];
 }
 
+/** One ended handoff on a line: how it ended, who ended it, when, and the reason or note. */
+function endedLine(h: Row): string {
+  const d = obj(h.decision);
+  const c = obj(h.cancellation);
+  const end = Object.keys(d).length > 0 ? { by: str(d.by), at: str(d.at), why: d.reason } : { by: str(c.by) || 'the room', at: str(c.at), why: c.reason };
+  return `${str(h.id)} ${str(h.status)} by ${end.by} at ${end.at}${end.why ? ` (${str(end.why)})` : ''}: ${str(h.summary)}`;
+}
+
 function handoffText(h: Row): string {
   const task = obj(h.task);
   const lines = [
@@ -216,6 +224,10 @@ const SUMMARIES: Partial<Record<MethodName, Summary>> = {
   handoff_list: (r) => {
     const list = rowsOf(r.handoffs);
     return [`${list.length} handoff(s), ${pageLine(r)}:`, ...list.map((h) => `  ${str(h.id)} ${str(h.status)} from ${str(h.owner)} to ${str(h.to) || 'anyone'}: ${str(h.summary)}`)].join('\n');
+  },
+  handoff_history: (r) => {
+    const list = rowsOf(r.handoffs);
+    return [`${list.length} ended handoff(s), ${pageLine(r)}:`, ...list.map((h) => `  ${endedLine(h)}`)].join('\n');
   },
   handoff_events: eventsText,
   workspace_history: eventsText,

@@ -10,6 +10,7 @@ import { AgentsScreen } from './features/agents/AgentsScreen';
 import { FirstRun } from './features/agents/FirstRun';
 import { useFirstRun } from './features/agents/use-first-run';
 import { GraphsScreen } from './features/graphs/GraphsScreen';
+import { HistoryScreen } from './features/history/HistoryScreen';
 import { InboxScreen } from './features/inbox/InboxScreen';
 import { TerminalsScreen } from './features/terminals/TerminalsScreen';
 import { useConnection, useRoom } from './room-context';
@@ -19,12 +20,19 @@ import { inboxStoreOf } from './stores/feature-stores';
 /** The window: a sidebar of screens, a banner while the link to the room is down, and the chosen screen. */
 export function App(): React.JSX.Element {
   const [screen, setScreen] = useState<Screen>('terminals');
+  // the graph (and stage) an Activity entry asked the Graphs screen to show, instead of the newest graph
+  const [openedGraph, setOpenedGraph] = useState<{ graphId: string; stageId: string | null } | null>(null);
   const room = useRoom();
+  const choose = (next: Screen) => {
+    setOpenedGraph(null);
+    setScreen(next);
+  };
   const firstRun = useFirstRun();
   // an Activity entry opens what it is about: the handoff in the inbox, the shell in terminals
-  const open = (target: Screen, subject: string | null) => {
+  const open = (target: Screen, subject: string | null, stageId?: string | null) => {
     if (subject && target === 'inbox') inboxStoreOf(room.client).getState().open(subject);
     if (subject && target === 'terminals') room.shells.getState().select(subject);
+    if (target === 'graphs') setOpenedGraph(subject ? { graphId: subject, stageId: stageId ?? null } : null);
     setScreen(target);
   };
   // a terminal that starts waiting for the person: one notification per wait (keyed by when the wait began)
@@ -71,7 +79,7 @@ export function App(): React.JSX.Element {
   if (problem) {
     return (
       <div className="app">
-        <Sidebar current={screen} onSelect={setScreen} />
+        <Sidebar current={screen} onSelect={choose} />
         <main className="screen" aria-label="not connected">
           <div className="no-room" data-testid="no-room">
             <EmptyState tone="error" title="Not connected to the room" text={problem} />
@@ -82,7 +90,7 @@ export function App(): React.JSX.Element {
   }
   return (
     <div className="app">
-      <Sidebar current={screen} onSelect={setScreen} />
+      <Sidebar current={screen} onSelect={choose} />
       <main className="screen" aria-label={screen}>
         <ConnectionBanner />
         <ErrorBoundary resetKey={screen}>
@@ -91,13 +99,15 @@ export function App(): React.JSX.Element {
           ) : screen === 'terminals' ? (
             <TerminalsScreen />
           ) : screen === 'graphs' ? (
-            <GraphsScreen onOpenTerminal={() => setScreen('terminals')} />
+            <GraphsScreen key={openedGraph ? `${openedGraph.graphId}/${openedGraph.stageId ?? ''}` : 'newest'} opened={openedGraph} onOpenTerminal={() => setScreen('terminals')} />
           ) : screen === 'inbox' ? (
             <InboxScreen />
+          ) : screen === 'history' ? (
+            <HistoryScreen />
           ) : screen === 'agents' ? (
             <AgentsScreen onOpenTerminal={(id) => open('terminals', id)} />
           ) : (
-            <ActivityScreen onOpen={open} />
+            <ActivityScreen onOpen={(t) => open(t.screen, t.id, t.stageId)} />
           )}
         </ErrorBoundary>
       </main>

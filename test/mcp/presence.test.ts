@@ -52,8 +52,11 @@ describe('presence through the MCP door', () => {
     await transport.terminateSession();
     await client.close();
     await vi.waitFor(async () => expect((await presenceOf('session-agent'))?.connections).toBe(0));
-    // the last call outlives the connection
-    expect((await presenceOf('session-agent'))?.lastCall).toBe('shell_list');
+    // the last call outlives the connection, and it says when it left
+    const left = await presenceOf('session-agent');
+    expect(left).toMatchObject({ lastCall: 'shell_list', streams: 0 });
+    expect(Date.parse(left?.disconnectedAt ?? '')).toBeGreaterThanOrEqual(Date.parse(seen?.lastCallAt ?? ''));
+    expect(left?.lastSeenAt).toBe(left?.disconnectedAt);
     ui.close();
   });
 
@@ -75,6 +78,32 @@ describe('presence through the MCP door', () => {
   it('participant_activity is the operator’s: an agent may not read it', async () => {
     const agent = running.engine.participantAs(operator(), 'stateless-agent');
     await expect(running.engine.call(agent, 'participant_activity', {})).rejects.toMatchObject({ code: 'FORBIDDEN' });
+  });
+});
+
+describe('presence over time', () => {
+  it('says when a participant was last seen and when its last connection closed', () => {
+    let clock = Date.parse('2026-01-01T10:00:00Z');
+    const at = () => new Date(clock).toISOString();
+    const presence = new Presence(at, 500, () => clock);
+    expect(presence.of('a')).toMatchObject({ connections: 0, streams: 0, lastSeenAt: null, disconnectedAt: null });
+    const stream = presence.connected('a');
+    const session = presence.connected('a', { id: 's1', client: 'claude-code', close: () => undefined });
+    expect(presence.of('a')).toMatchObject({ connections: 2, streams: 1, lastSeenAt: at(), disconnectedAt: null });
+    clock += 60_000;
+    presence.used('a', 's1');
+    expect(presence.of('a').lastSeenAt).toBe(at());
+    expect(presence.of('a').sessions[0]?.lastUsedAt).toBe(at());
+    clock += 60_000;
+    stream();
+    expect(presence.of('a')).toMatchObject({ connections: 1, streams: 0, disconnectedAt: null });
+    clock += 26 * 60_000;
+    session();
+    expect(presence.of('a')).toMatchObject({ connections: 0, lastSeenAt: at(), disconnectedAt: at() });
+    // back again: connected, no longer disconnected
+    presence.connected('a');
+    expect(presence.of('a').disconnectedAt).toBeNull();
+    presence.close();
   });
 });
 

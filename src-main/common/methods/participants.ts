@@ -91,4 +91,10 @@ export interface ParticipantPresence {
   /** A tool's name for tools/call, else the protocol method (e.g. "tasks/get"); null: none since the runner started. */
   lastCall: string | null;
   lastCallAt: string | null;
+  /** Listen streams open now (a live connection, unlike a 2025 session, which is only a promise to come back). */
+  streams: number;
+  /** Its last sign of life since the runner started: a connection opened or closed, a request, a call; null: none. */
+  lastSeenAt: string | null;
+  /** When its last connection closed; null while one is open (or before any). */
+  disconnectedAt: string | null;
 }

@@ -99,7 +99,8 @@ export class HandoffActions {
       // the handoff.created event is the task's creation event too: one write, one event
       this.tasks.create(
         { id: taskId, operation: HANDOFF_OPERATION, owner: caller.name, ttlMs: this.ctx.limits.handoffTaskTtlMs, pollIntervalMs: this.ctx.limits.handoffPollIntervalMs, correlationId: handoffId, at },
-        { kind: 'handoff.created', actor: caller.name, subject: handoffId, data: { taskId, to, status: 'open', taskStatus: 'working' } },
+        // its summary (the first 200 characters): Activity names the handoff by it, not by its id
+        { kind: 'handoff.created', actor: caller.name, subject: handoffId, data: { taskId, to, status: 'open', taskStatus: 'working', summary: input.summary.slice(0, 200) } },
       );
       handoffs.insert({
         id: handoffId,

@@ -37,6 +37,7 @@ type HandoffMethods =
   | 'handoff_complete'
   | 'handoff_get'
   | 'handoff_list'
+  | 'handoff_history'
   | 'handoff_events'
   | 'handoff_approve'
   | 'handoff_evidence'
@@ -121,6 +122,7 @@ export function handoffsFeature(ctx: EngineContext, tasks: TaskService): Feature
         return { handoff, waitedMs: Math.round(ctx.elapsedMs() - started) };
       },
       handoff_list: (caller, input) => q.list(caller, input),
+      handoff_history: (caller, input) => q.ended(caller, input),
       handoff_events: (caller, input) => q.events(caller, input.handoffId, input),
       handoff_approve: (caller, input) => workspaces.approve(caller, input),
       handoff_evidence: (caller, input) => workspaces.evidence(caller, input),

@@ -3,7 +3,7 @@ import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
 import type { EventPage, EventView, HandoffView, TaskView } from '../../common/handoff-dto';
 import type { HandoffStatus } from '../../common/handoff-machine';
-import { HandoffRepo, VISIBLE_TO, viewerParams, type HandoffRecord, type Viewer } from '../store/handoffs';
+import { HandoffRepo, VISIBLE_TO, viewerParams, type EndedFilter, type HandoffRecord, type Viewer } from '../store/handoffs';
 import { TaskRepo, type TaskRecord } from '../store/tasks';
 import { WorkspaceRepo, workspaceView } from '../store/workspaces';
 import { canSeeTask } from '../tasks/task-visibility';
@@ -83,6 +83,31 @@ export class HandoffQueries {
     };
   }
 
+  /**
+   * Ended handoffs, the most recently ended first, narrowed by the filter; the cursor holds the (ended at, id)
+   * of the last one of the previous page and is bound to the filter, so it cannot read on under another one.
+   */
+  ended(caller: Caller, options: EndedFilter & { limit?: number | undefined; cursor?: string | undefined }): { handoffs: HandoffView[]; nextCursor: string | null } {
+    const limit = options.limit ?? DEFAULT_PAGE;
+    // stored times are UTC ISO strings: compare like with like
+    const utc = (t: string | undefined) => (t === undefined ? undefined : new Date(t).toISOString());
+    options = { ...options, since: utc(options.since), until: utc(options.until) };
+    if (options.since !== undefined && options.until !== undefined && options.since >= options.until) {
+      throw new RoomError('INVALID_INPUT', `since (${options.since}) must be before until (${options.until}): swap them, or leave one out`);
+    }
+    const restart = 'start from the most recently ended handoff';
+    const scope = JSON.stringify([options.status ?? '', options.participant ?? '', options.since ?? '', options.until ?? '', options.text ?? '']);
+    const position = options.cursor === undefined ? null : decodeCursor(options.cursor, 'handoffs', scope, restart);
+    const before = position ? { at: stringAt(position, 0, restart), id: stringAt(position, 1, restart) } : null;
+    const rows = this.handoffs.listEnded(viewerOf(caller), { ...options, limit: limit + 1, before });
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    return {
+      handoffs: page.map((h) => this.view(h)),
+      nextCursor: rows.length > limit && last ? encodeCursor('handoffs', scope, [last.updatedAt, last.id]) : null,
+    };
+  }
+
   /** A task the caller may see: a handoff's task when the handoff is visible; another kind by the one task rule. */
   task(caller: Caller, taskId: string): TaskView {
     const task = this.tasks.get(taskId);
@@ -109,7 +134,8 @@ export class HandoffQueries {
 
   /**
    * The room's events, each only for callers who may see what it is about: a handoff's for those who may see
-   * the handoff, a graph's and a task's for their owner (and assignee), participant changes for operators.
+   * the handoff, a graph's and a task's for their owner (and assignee), a shell's for its owner, participant changes and
+   * shells for operators.
    * Operators and approvers see everything.
    */
   history(caller: Caller, page: { cursor?: string | undefined; limit?: number | undefined }): EventPage {
@@ -122,7 +148,9 @@ export class HandoffQueries {
                WHERE t.id = coalesce(json_extract(e.data, '$.graphId'), e.subject) AND (t.owner = @me OR t.assignee = @me)))
          OR (e.kind LIKE 'task.%' AND EXISTS (SELECT 1 FROM tasks t WHERE t.id = e.subject AND (t.owner = @me OR t.assignee = @me)))
          OR (e.kind LIKE 'participant.%' AND @operate = 1)
-         OR (e.kind NOT LIKE 'handoff.%' AND e.kind NOT LIKE 'graph.%' AND e.kind NOT LIKE 'task.%' AND e.kind NOT LIKE 'participant.%')
+         OR (e.kind LIKE 'shell.%' AND (@operate = 1 OR json_extract(e.data, '$.owner') = @me))
+         OR (e.kind NOT LIKE 'handoff.%' AND e.kind NOT LIKE 'graph.%' AND e.kind NOT LIKE 'task.%' AND e.kind NOT LIKE 'participant.%'
+             AND e.kind NOT LIKE 'shell.%')
        )
        ORDER BY e.id LIMIT @take`,
       { ...viewerParams(viewerOf(caller)), operate },

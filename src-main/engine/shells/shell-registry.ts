@@ -12,6 +12,7 @@ import { defaultShell } from '../platform/default-shell';
 import type { StageTerminal, StageTerminalHost } from '../terminal/stage-terminal';
 import { GrowthSignal } from '../growth-signal';
 import { ShellSession, type ShellExit, type ShellViewer } from './shell-session';
+import { recordShellLife } from './shell-events';
 import { integrationPlan } from './shell-integration';
 import { writeIntegrationFiles } from './integration-files';
 import { shellIntegrationFolder } from '../room/room-paths';
@@ -45,8 +46,10 @@ export class ShellRegistry {
   private readonly shells = new Map<string, ShellSession>();
   /** Closed shells' ids and owners: only the owner (or an operator) is told an id was closed. */
   private readonly closed = new Map<string, string>();
+  /** Who is closing a live shell (shell_close), for its shell.ended event; gone once it ended. */
+  private readonly closedBy = new Map<string, string>();
   private readonly epoch: string;
-  /** Fired (key SHELLS_CHANGED) when a shell opens, ends, is closed or pruned: volatile, so not in the event feed. */
+  /** Fired (key SHELLS_CHANGED) when a shell opens, ends, is closed or pruned (its opening and end are also events: shell-events.ts). */
   readonly changes = new GrowthSignal();
 
   constructor(
@@ -169,7 +172,11 @@ export class ShellRegistry {
     session.onResize(() => this.changed());
     this.shells.set(id, session);
     this.changed();
-    void session.waitExit().then(() => this.pruneEnded());
+    recordShellLife(this.ctx, session, () => this.closedBy.get(id) ?? null);
+    void session.waitExit().then(() => {
+      this.closedBy.delete(id);
+      this.pruneEnded();
+    });
     return session;
   }
 
@@ -220,6 +227,7 @@ export class ShellRegistry {
       return { exit: session.exit ?? { exitCode: null, signal: null }, alreadyExited: true };
     }
     const alreadyExited = !session.alive;
+    if (!alreadyExited) this.closedBy.set(id, caller.name);
     this.shells.delete(id);
     this.rememberClosed(session);
     this.changed();

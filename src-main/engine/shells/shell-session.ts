@@ -103,6 +103,7 @@ export class ShellSession {
         lastOutputAt: () => this.lastOutputAt,
         lastInputAt: () => this.lastInputAt,
         screen: () => this.screen.visibleLines(),
+        commandRunning: () => this.marks?.last?.kind === 'C',
       },
       rulesFor(spec.agent?.client ?? null),
       (status) => {

@@ -91,6 +91,11 @@ export interface StatusInputs {
   lastInputAt(): number;
   /** The screen's last lines, read only when the output is quiet (the tracker asks when it needs them). */
   screen(): string[];
+  /**
+   * The shell's integration marks say a command runs (its last mark is a command's start, no prompt since):
+   * a quiet `sleep` or `make` is busy, not idle. Absent: the shell has no marks (a stage, a sentinel shell).
+   */
+  commandRunning?(): boolean;
 }
 
 /** One shell's status, kept current by its output, its input and a quiet timer armed by output. */
@@ -156,7 +161,10 @@ export class ShellStatusTracker implements StatusSignals {
     if (this.attentionAt > this.inputs.lastInputAt() && this.attentionAt > 0) return { state: 'waiting', reason: this.attentionText ?? 'it rang the bell' };
     const quiet = this.now() - this.inputs.lastOutputAt() >= this.quietMs;
     if (!quiet) return { state: 'working' };
-    if (this.rules.waiting.length === 0 && (this.rules.working ?? []).length === 0) return { state: 'idle' };
+    // a plain shell (no client's rules): its marks tell a quiet command from a prompt
+    if (this.rules.waiting.length === 0 && (this.rules.working ?? []).length === 0) {
+      return this.inputs.commandRunning?.() ? { state: 'working', reason: 'a command is running' } : { state: 'idle' };
+    }
     const lines = this.inputs.screen();
     const asking = matchAny(this.rules.waiting, lines);
     if (asking) return { state: 'waiting', reason: asking };

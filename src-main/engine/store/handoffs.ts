@@ -86,6 +86,15 @@ export interface Viewer {
 /** The named parameters VISIBLE_TO expects. */
 export const viewerParams = (v: Viewer): Record<string, string | number> => ({ me: v.me, all: v.all ? 1 : 0, canAccept: v.canAccept ? 1 : 0 });
 
+/** What a History read narrows ended handoffs to (every field optional). */
+export interface EndedFilter {
+  status?: 'approved' | 'rejected' | 'cancelled' | undefined;
+  participant?: string | undefined;
+  since?: string | undefined;
+  until?: string | undefined;
+  text?: string | undefined;
+}
+
 /** Handoff rows. Callers own the transaction (and the transition rules: see common/handoff-machine.ts). */
 export class HandoffRepo {
   constructor(private readonly db: Database.Database) {}
@@ -148,6 +157,37 @@ export class HandoffRepo {
         limit: options.limit,
         beforeAt: options.before?.createdAt ?? null,
         beforeId: options.before?.id ?? null,
+      }) as Row[];
+    return rows.map(toRecord);
+  }
+
+  /**
+   * Ended handoffs (approved, rejected, cancelled) a viewer may see, the most recently ended first (an ended
+   * handoff's updated_at is when it ended: nothing changes it after). `participant`: it owned, was addressed
+   * to, did, decided or cancelled it. `since`/`until`: ended in [since, until). `text`: in its summary.
+   */
+  listEnded(viewer: Viewer, f: EndedFilter & { limit: number; before?: { at: string; id: string } | null }): HandoffRecord[] {
+    const rows = this.db
+      .prepare(
+        `SELECT * FROM handoffs h WHERE ${VISIBLE_TO} AND h.status IN ('approved', 'rejected', 'cancelled')
+           AND (@status IS NULL OR h.status = @status)
+           AND (@who IS NULL OR h.owner = @who OR h.target = @who OR h.assignee = @who
+                OR json_extract(h.decision, '$.by') = @who OR json_extract(h.cancellation, '$.by') = @who)
+           AND (@since IS NULL OR h.updated_at >= @since) AND (@until IS NULL OR h.updated_at < @until)
+           AND (@text IS NULL OR instr(lower(h.summary), lower(@text)) > 0)
+           AND (@beforeAt IS NULL OR h.updated_at < @beforeAt OR (h.updated_at = @beforeAt AND h.id < @beforeId))
+         ORDER BY h.updated_at DESC, h.id DESC LIMIT @limit`,
+      )
+      .all({
+        ...viewerParams(viewer),
+        status: f.status ?? null,
+        who: f.participant ?? null,
+        since: f.since ?? null,
+        until: f.until ?? null,
+        text: f.text ?? null,
+        limit: f.limit,
+        beforeAt: f.before?.at ?? null,
+        beforeId: f.before?.id ?? null,
       }) as Row[];
     return rows.map(toRecord);
   }

@@ -2,12 +2,13 @@ import { useConnection, useShells } from '../room-context';
 import { waitingCount } from '../features/terminals/shell-status-text';
 import { useInbox } from '../stores/feature-stores';
 
-export type Screen = 'terminals' | 'graphs' | 'inbox' | 'agents' | 'activity';
+export type Screen = 'terminals' | 'graphs' | 'inbox' | 'history' | 'agents' | 'activity';
 
 const ITEMS: { id: Screen; label: string; icon: string }[] = [
   { id: 'terminals', label: 'Terminals', icon: '›_' },
   { id: 'graphs', label: 'Graphs', icon: '◇' },
   { id: 'inbox', label: 'Inbox', icon: '✉' },
+  { id: 'history', label: 'History', icon: '✓' },
   { id: 'agents', label: 'Agents', icon: '◎' },
   { id: 'activity', label: 'Activity', icon: '≡' },
 ];

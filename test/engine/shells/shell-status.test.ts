@@ -70,6 +70,23 @@ describe('a shell status', () => {
     expect(t.status).toMatchObject({ state: 'exited', reason: 'exit code 3' });
   });
 
+  it('a plain shell running a quiet command is busy, at its prompt idle: its marks tell them apart', () => {
+    let running = true;
+    let now = 1_000_000;
+    const t = new ShellStatusTracker(
+      { alive: () => true, exitCode: () => null, lastOutputAt: () => 1_000_000, lastInputAt: () => 0, screen: () => [], commandRunning: () => running },
+      { waiting: [] },
+      () => undefined,
+      () => now,
+    );
+    now += 5_000; // quiet for long
+    t.typed(); // any look re-decides
+    expect(t.status).toMatchObject({ state: 'working', reason: 'a command is running' });
+    running = false; // the prompt is back
+    t.typed();
+    expect(t.status.state).toBe('idle');
+  });
+
   it("a quiet screen is read with its client's rules: a question is waiting, its own status line is working", () => {
     const asking = tracker(SHELL_STATUS_RULES['claude-code'], ['│ Do you want to proceed?', '│ ❯ 1. Yes']);
     asking.advance(2_000);

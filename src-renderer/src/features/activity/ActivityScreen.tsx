@@ -1,93 +1,90 @@
 import { useMemo, useState } from 'react';
 import type { EventView } from '../../../../src-main/common/handoff-dto';
-import type { Screen } from '../../app/Sidebar';
 import { EmptyState } from '../../app/EmptyState';
-import { useConnection } from '../../room-context';
+import { TIME_RANGES, sinceOf, whenText, type TimeRangeId } from '../../app/time-range';
+import { useConnection, useShells } from '../../room-context';
 import { useActivity } from '../../stores/feature-stores';
+import { actorOf, gist, matchesText, namesOf, subjectText, targetOf, type EventTarget } from './event-text';
 import '../inbox/inbox.css';
 
-/** Where an event's subject lives in this window, by the family of its kind. */
-export function screenOf(event: EventView): Screen | null {
-  const family = event.kind.split('.')[0];
-  switch (family) {
-    case 'handoff':
-      return 'inbox';
-    case 'graph':
-    case 'task':
-      return 'graphs';
-    case 'shell':
-      return 'terminals';
-    case 'participant':
-      return 'agents';
-    case 'agent':
-      return 'terminals';
-    default:
-      return null;
-  }
-}
+/** Events shown at first, and added by each "Show older". */
+const PAGE = 200;
 
-/** What opening an event selects: its subject, or for an agent's start and end (subject: its participant) its terminal. */
-function openedId(event: EventView): string | null {
-  if (event.kind.startsWith('agent.')) {
-    const shellId = (event.data as { shellId?: unknown } | null)?.shellId;
-    return typeof shellId === 'string' ? shellId : null;
-  }
-  return event.subject;
-}
-
-const SHOWN = 500;
-
-/** A one-line gist of an event's data: its plain fields, shortened (the data is the engine's, shown as text). */
-export function gist(data: unknown): string {
-  if (!data || typeof data !== 'object') return data === null || data === undefined ? '' : String(data);
-  const parts: string[] = [];
-  for (const [k, v] of Object.entries(data as Record<string, unknown>)) {
-    // ids of records the row already names (or that a person never types) only add noise
-    if (v === null || typeof v === 'object' || k.endsWith('Id')) continue;
-    parts.push(`${k}: ${String(v).slice(0, 60)}`);
-    if (parts.length === 4) break;
-  }
-  return parts.join(' · ');
-}
-
-/** The room's history, newest first, live; filter by kind family and by who acted. */
-export function ActivityScreen(props: { onOpen(screen: Screen, subject: string | null): void }): React.JSX.Element {
+/**
+ * The room's history, newest first, live, back to the oldest event the room keeps ("Show older" pages on):
+ * filter by time, kind, who acted and text; subjects by name, times with their day; each opens its object.
+ */
+export function ActivityScreen(props: { onOpen(target: EventTarget): void }): React.JSX.Element {
   const events = useActivity((s) => s.events);
   const loaded = useActivity((s) => s.loaded);
   const dropped = useActivity((s) => s.dropped);
   const error = useActivity((s) => s.error);
+  const shells = useShells((s) => s.shells);
   const everOpen = useConnection((s) => s.everOpen);
   const [kind, setKind] = useState('');
   const [actor, setActor] = useState('');
+  const [range, setRange] = useState<TimeRangeId>('all');
+  const [since, setSince] = useState<string | undefined>(undefined);
+  const [text, setText] = useState('');
+  const [shownCount, setShownCount] = useState(PAGE);
 
+  const names = useMemo(() => namesOf(events, { shells: shells.map((s) => ({ id: s.id, name: s.name })) }), [events, shells]);
   const kinds = useMemo(() => [...new Set(events.map((e) => e.kind))].sort(), [events]);
-  const actors = useMemo(() => [...new Set(events.map((e) => e.actor ?? 'room'))].sort(), [events]);
-  const shown = useMemo(() => {
+  const actors = useMemo(() => [...new Set(events.map((e) => actorOf(e, names)))].sort(), [events, names]);
+  const matching = useMemo(() => {
     const out: EventView[] = [];
-    for (let i = events.length - 1; i >= 0 && out.length < SHOWN; i--) {
+    const needle = text.trim();
+    for (let i = events.length - 1; i >= 0; i--) {
       const e = events[i];
       if (!e) continue;
+      if (since && e.at < since) break; // oldest first in the store: everything before is older still
       if (kind && e.kind !== kind && !e.kind.startsWith(`${kind}.`)) continue;
-      if (actor && (e.actor ?? 'room') !== actor) continue;
+      if (actor && actorOf(e, names) !== actor) continue;
+      if (!matchesText(e, names, needle)) continue;
       out.push(e);
     }
     return out;
-  }, [events, kind, actor]);
+  }, [events, names, kind, actor, since, text]);
+  const shown = matching.slice(0, shownCount);
 
   if (!loaded) {
     return error ? <EmptyState title="Activity" text={error} tone="error" /> : <EmptyState title="Activity" text={everOpen ? 'Reading the history…' : 'Connecting to the room…'} />;
   }
   const families = [...new Set(kinds.map((k) => k.split('.')[0] ?? k))];
+  const oldest = events[0];
+  const filtered = kind !== '' || actor !== '' || since !== undefined || text.trim() !== '';
   return (
     <div className="activity">
       <header className="pane-head">
         <h2>Activity</h2>
-        <span className="muted">{events.length} events kept</span>
+        <span className="muted" data-testid="activity-count">
+          {filtered ? `${matching.length} of ${events.length} events match` : `${events.length} events kept`}
+          {oldest ? ` · since ${whenText(oldest.at)}` : ''}
+        </span>
       </header>
       <div className="filters">
         <label>
+          When{' '}
+          <select
+            aria-label="Filter by time"
+            value={range}
+            onChange={(e) => {
+              const r = e.target.value as TimeRangeId;
+              setRange(r);
+              setSince(sinceOf(r));
+              setShownCount(PAGE);
+            }}
+          >
+            {TIME_RANGES.map((r) => (
+              <option key={r.id} value={r.id}>
+                {r.label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
           Kind{' '}
-          <select aria-label="Filter by kind" value={kind} onChange={(e) => setKind(e.target.value)}>
+          <select aria-label="Filter by kind" value={kind} onChange={(e) => (setKind(e.target.value), setShownCount(PAGE))}>
             <option value="">all</option>
             {families.map((f) => (
               <option key={`f-${f}`} value={f}>
@@ -103,7 +100,7 @@ export function ActivityScreen(props: { onOpen(screen: Screen, subject: string |
         </label>
         <label>
           Participant{' '}
-          <select aria-label="Filter by participant" value={actor} onChange={(e) => setActor(e.target.value)}>
+          <select aria-label="Filter by participant" value={actor} onChange={(e) => (setActor(e.target.value), setShownCount(PAGE))}>
             <option value="">anyone</option>
             {actors.map((a) => (
               <option key={a} value={a}>
@@ -112,35 +109,54 @@ export function ActivityScreen(props: { onOpen(screen: Screen, subject: string |
             ))}
           </select>
         </label>
+        <input type="search" aria-label="Search events" placeholder="Search events" maxLength={200} value={text} onChange={(e) => (setText(e.target.value), setShownCount(PAGE))} />
         {error && <span className="form-problem">{error}</span>}
       </div>
-      {dropped && <p className="notice">Older events were dropped: the room keeps only its newest events.</p>}
       {shown.length === 0 ? (
         <p className="muted pad">No events match.</p>
       ) : (
         <ol aria-label="Events">
           {shown.map((e) => {
-            const target = screenOf(e);
+            const target = targetOf(e);
+            const what = subjectText(e, names);
+            const who = actorOf(e, names);
             return (
               <li key={e.id} data-event-kind={e.kind}>
                 <time className="muted" dateTime={e.at} title={e.at}>
-                  {new Date(e.at).toLocaleTimeString()}
+                  {whenText(e.at)}
                 </time>
                 <span className="ev-kind">{e.kind}</span>
-                <span className="ev-actor truncate">{e.actor ?? 'room'}</span>
-                {e.subject && target ? (
-                  <button type="button" className="link ev-subject truncate" title={`Open in ${target}`} onClick={() => props.onOpen(target, openedId(e))}>
-                    {e.subject}
+                <span className="ev-actor truncate" title={who}>
+                  {who}
+                </span>
+                {target ? (
+                  <button type="button" className="link ev-subject truncate" title={`${what} (${e.subject ?? ''}): open in ${target.screen}`} onClick={() => props.onOpen(target)}>
+                    {what}
                   </button>
                 ) : (
-                  <span className="ev-subject muted truncate">{e.subject ?? ''}</span>
+                  <span className="ev-subject muted truncate" title={e.subject ?? ''}>
+                    {what}
+                  </span>
                 )}
-                <span className="ev-data muted truncate">{gist(e.data)}</span>
+                <span className="ev-data muted truncate" title={gist(e.data)}>
+                  {gist(e.data)}
+                </span>
               </li>
             );
           })}
         </ol>
       )}
+      <footer className="activity-foot">
+        {matching.length > shown.length ? (
+          <button type="button" onClick={() => setShownCount((n) => n + PAGE)}>
+            Show older ({matching.length - shown.length} more)
+          </button>
+        ) : (
+          <span className="muted small" data-testid="activity-start">
+            {dropped ? 'The start of what the room keeps: older events were dropped (the room keeps only its newest events).' : 'The start of the room’s history.'}
+          </span>
+        )}
+      </footer>
     </div>
   );
 }

@@ -1,8 +1,11 @@
+import { useEffect, useState } from 'react';
 import type { ParticipantPresence } from '../../../../src-main/common/methods/participants';
+import { presenceText } from './presence-text';
 
 /**
- * Two cells: connected now (open MCP sessions and listen streams) and the last call since the runner started.
- * The operator works through this window and `ce`, which are not MCP connections: it shows a dash.
+ * Two cells: connected now (listen streams, MCP sessions used lately), idle or gone and since when, and the last
+ * call since the runner started. The operator works through this window and `ce`, which are not MCP
+ * connections: it shows a dash. The "… ago" words are re-read every 30 seconds.
  */
 export function PresenceCell(props: {
   presence: ParticipantPresence | undefined;
@@ -11,13 +14,19 @@ export function PresenceCell(props: {
   onCloseSession?: (sessionId: string) => void;
 }): React.JSX.Element {
   const p = props.presence;
-  const connected = !props.revoked && (p?.connections ?? 0) > 0;
-  const connection = props.operator ? '—' : connected ? (p && p.connections > 1 ? `connected · ${p.connections}` : 'connected') : 'not connected';
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), 30_000);
+    return () => clearInterval(timer);
+  }, []);
+  const where = presenceText(p, props.revoked, now);
+  const connected = where.connected;
+  const connection = props.operator ? '—' : where.text;
   return (
     <>
-      <td data-testid="presence" data-connected={connected ? 'yes' : 'no'} className="nowrap">
+      <td data-testid="presence" data-connected={connected ? 'yes' : 'no'} className="nowrap" title={props.operator ? undefined : where.title}>
         {!props.operator && <span className={`presence-dot ${connected ? 'on' : ''}`} aria-hidden="true" />}
-        {connection}
+        <span data-testid="presence-text">{connection}</span>
         {!props.operator && (p?.sessions.length ?? 0) > 0 && (
           <ul className="sessions" aria-label="Open MCP sessions">
             {p?.sessions.map((s) => (

@@ -1,8 +1,10 @@
-import { useEffect, useMemo } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { EmptyState } from '../../app/EmptyState';
 import { useRoom, useShells } from '../../room-context';
 import { createGraphsStore } from '../../stores/graphs-store';
 import { GraphDag } from './GraphDag';
+import { GraphFinder } from './GraphFinder';
+import { matchingStages, type StageQuery } from './graph-find';
 import { GraphList } from './GraphList';
 import { StagePanel } from './StagePanel';
 import { isEnded, stateLabel } from './stage-state';
@@ -10,9 +12,18 @@ import { GraphsContext, useGraphs, useGraphsStore } from './use-graphs';
 import './graphs.css';
 
 /** The room's task graphs: a paged list, the chosen graph as a live DAG, and the chosen stage's details and log. */
-export function GraphsScreen(props: { onOpenTerminal(): void }): React.JSX.Element {
+export function GraphsScreen(props: { opened?: { graphId: string; stageId: string | null } | null; onOpenTerminal(): void }): React.JSX.Element {
   const { client } = useRoom();
-  const store = useMemo(() => createGraphsStore(client), [client]);
+  const { opened } = props;
+  const store = useMemo(() => {
+    const made = createGraphsStore(client);
+    // opened from Activity: that graph (and stage), not the newest one
+    if (opened) {
+      made.getState().selectGraph(opened.graphId);
+      if (opened.stageId) made.getState().selectStage(opened.stageId);
+    }
+    return made;
+  }, [client, opened]);
   useEffect(() => () => store.dispose(), [store]);
   return (
     <GraphsContext.Provider value={store}>
@@ -35,6 +46,12 @@ function GraphDetail(props: { onOpenTerminal(): void }): React.JSX.Element {
   const notice = useGraphs((s) => s.notice);
   const loaded = useGraphs((s) => s.loaded);
   const shellList = useShells((s) => s.shells);
+  const [query, setQuery] = useState<StageQuery>({ text: '', state: '' });
+  const [focus, setFocus] = useState<{ id: string; seq: number } | null>(null);
+  const topologyStages = topology?.stages;
+  const matches = useMemo(() => (topologyStages ? matchingStages(topologyStages, query) : null), [topologyStages, query]);
+  // retries show on the graph: each stage's attempt, from the status read
+  const attempts = useMemo(() => new Map(stages.map((s) => [s.id, { attempt: s.attempt, maxAttempts: s.maxAttempts }])), [stages]);
 
   if (!topology) {
     return (
@@ -93,8 +110,28 @@ function GraphDetail(props: { onOpenTerminal(): void }): React.JSX.Element {
       </header>
       {error && <ErrorLine text={error} onDismiss={() => store.getState().dismissError()} />}
       {notice && !error && <div className="notice-line" role="status">{notice}</div>}
+      <GraphFinder
+        stages={topology.stages}
+        query={query}
+        matches={matches}
+        selectedStageId={selectedStageId}
+        onQuery={setQuery}
+        onGo={(id) => {
+          store.getState().selectStage(id);
+          setFocus((f) => ({ id, seq: (f?.seq ?? 0) + 1 }));
+        }}
+      />
       <div className="graph-body">
-        <GraphDag key={graph.graphId} graphId={graph.graphId} stages={topology.stages} selectedStageId={selectedStageId} onSelect={(id) => store.getState().selectStage(id)} />
+        <GraphDag
+          key={graph.graphId}
+          graphId={graph.graphId}
+          stages={topology.stages}
+          selectedStageId={selectedStageId}
+          attempts={attempts}
+          matches={matches}
+          focus={focus}
+          onSelect={(id) => store.getState().selectStage(id)}
+        />
         {node && (
           <StagePanel
             key={`${graph.graphId}:${node.id}`}

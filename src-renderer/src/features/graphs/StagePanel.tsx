@@ -1,8 +1,8 @@
-import { useEffect, useRef } from 'react';
 import type { GraphTopologyNode, StageView } from '../../../../src-main/common/methods/graphs';
 import type { StageLog } from '../../stores/graphs-store';
 import { durationText, isEnded, stateLabel } from './stage-state';
 import { waitingText } from './StageNode';
+import { StageLogView } from './StageLogView';
 
 /** One stage: its state and why, attempt, timings, its live log; cancel it; open its terminal if it has one. */
 export function StagePanel(props: {
@@ -15,12 +15,6 @@ export function StagePanel(props: {
   onClose(): void;
 }): React.JSX.Element {
   const { node, stage, log } = props;
-  const logRef = useRef<HTMLPreElement>(null);
-  const records = log?.records.length ?? 0;
-  useEffect(() => {
-    const el = logRef.current;
-    if (el) el.scrollTop = el.scrollHeight; // follow the newest output
-  }, [records]);
   const waiting = waitingText(node);
   const command = Array.isArray(node.command) ? node.command.join(' ') : node.command;
 
@@ -35,7 +29,7 @@ export function StagePanel(props: {
       </header>
       <dl className="stage-facts">
         <dt>Command</dt>
-        <dd className="mono truncate" title={command}>{command}</dd>
+        <dd className="mono command" data-testid="stage-command">{command}</dd>
         {waiting && (
           <>
             <dt>Blocked</dt>
@@ -79,15 +73,7 @@ export function StagePanel(props: {
           </button>
         )}
       </div>
-      <div className="stage-log-head muted">
-        Log{log?.spooled ? ' (archived)' : ''}
-        {log?.truncated ? ' — older lines are not shown' : ''}
-      </div>
-      <pre className="stage-log" ref={logRef} data-testid="stage-log" tabIndex={0}>
-        {log === null ? 'Reading…' : log.records.length === 0 ? 'No output yet.' : log.records.map((r) => (
-          <span key={r.seq} className={`log-${r.stream}`}>{r.text}</span>
-        ))}
-      </pre>
+      <StageLogView log={log} stageId={node.id} />
     </aside>
   );
 }

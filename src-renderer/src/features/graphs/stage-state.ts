@@ -32,3 +32,6 @@ export function durationText(ms: number | null): string {
   if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
   return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
 }
+
+/** The stage states a person can filter a graph by, in the order a run moves through them. */
+export const STAGE_STATES_SHOWN = ['pending', 'running', 'completed', 'failed', 'cancelled', 'skipped'] as const;

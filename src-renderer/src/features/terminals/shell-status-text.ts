@@ -1,11 +1,12 @@
 import type { ShellView } from '../../../../src-main/common/methods/shells';
 
-/** A shell's status in words, for the list, the header and their badges: what the program in it is doing. */
+/** A shell's status in words (busy, idle, waiting for you, exit N), for the list, the header and their badges. */
 export function statusText(shell: ShellView): string {
   const s = shell.status;
   if (!shell.alive || s.state === 'exited') return shell.signal ? shell.signal : shell.exitCode !== null ? `exit ${shell.exitCode}` : 'ended';
   if (s.state === 'waiting') return 'waiting for you';
-  return s.state;
+  // working: output flows, or (a plain shell) a command runs; idle: at its prompt, or quiet and not asking
+  return s.state === 'working' ? 'busy' : s.state;
 }
 
 /** The badge class of each status: waiting stands out, exited is muted. */

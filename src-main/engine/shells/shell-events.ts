@@ -1,0 +1,24 @@
+import type { EngineContext } from '../feature';
+import type { ShellSession } from './shell-session';
+
+/**
+ * Activity's record of a shell's life: opened (by whom, what, where) and ended (its exit, and who closed it,
+ * if someone did). Two events per shell, bounded by the room's shell limit: the bytes stay off the event
+ * ring (volatile, high-volume); the fact that a shell was there, and when, is history a person asks about.
+ */
+export function recordShellLife(ctx: EngineContext, session: ShellSession, closedBy: () => string | null): void {
+  const { id, name, owner, cwd } = session.spec;
+  const agent = session.spec.agent?.client ?? null;
+  const record = (kind: string, actor: string, data: Record<string, unknown>) => {
+    try {
+      ctx.commit(() => ({ value: undefined, events: [{ kind, actor, subject: id, data: { name, owner, ...data } }] }));
+    } catch {
+      // the room closed with its runner (its shells end with it): nothing is left to record into
+    }
+  };
+  record('shell.opened', owner, { cwd, agent });
+  void session.waitExit().then((exit) => {
+    const by = closedBy();
+    record('shell.ended', by ?? owner, { exitCode: exit.exitCode, signal: exit.signal, closed: by !== null });
+  });
+}

@@ -1,0 +1,171 @@
+import { useState } from 'react';
+import type { HandoffView } from '../../../../src-main/common/handoff-dto';
+import { EmptyState } from '../../app/EmptyState';
+import { TIME_RANGES, sinceOf, whenText, type TimeRangeId } from '../../app/time-range';
+import { useParticipants } from '../../stores/feature-stores';
+import { HandoffTimeline } from '../inbox/HandoffTimeline';
+import { ArtifactList, ResultMarkdown } from '../inbox/ResultView';
+import { endingOf, useHandoffHistory, type HistoryFilter } from './use-history';
+import '../inbox/inbox.css';
+import './history.css';
+
+const STATES = [
+  { id: '', label: 'every ending' },
+  { id: 'approved', label: 'approved' },
+  { id: 'rejected', label: 'rejected' },
+  { id: 'cancelled', label: 'cancelled or expired' },
+] as const;
+
+/** One ended handoff in full: what was asked, the result, and the decision with its reason, then its events. */
+function EndedDetail(props: { handoff: HandoffView }): React.JSX.Element {
+  const h = props.handoff;
+  const end = endingOf(h);
+  return (
+    <article className="history-detail" aria-label="Ended handoff" data-testid="history-detail">
+      <header>
+        <h3 className="summary-title">{h.summary}</h3>
+        <p className="muted small">
+          {h.owner} → {h.to ?? 'anyone'}
+          {h.assignee ? ` · done by ${h.assignee}` : ''} · asked {whenText(h.createdAt)}
+        </p>
+      </header>
+      <section className={`ending ending-${end.verb}`} data-testid="history-ending">
+        <p>
+          <strong className={`chip chip-${h.status}`}>{end.verb}</strong> by <strong>{end.by}</strong>{' '}
+          <time dateTime={end.at} title={end.at}>
+            {whenText(end.at)}
+          </time>
+        </p>
+        {end.why ? (
+          <blockquote data-testid="history-reason">{end.why}</blockquote>
+        ) : (
+          <p className="muted small">No {h.decision?.approved ? 'note' : 'reason'} was given.</p>
+        )}
+      </section>
+      {h.constraints && (
+        <section>
+          <h4>Constraints</h4>
+          <p className="pre-wrap">{h.constraints}</p>
+        </section>
+      )}
+      {h.result && (
+        <section>
+          <h4>Result from {h.result.completedBy}</h4>
+          <ResultMarkdown text={h.result.text} />
+          <ArtifactList artifacts={h.result.artifacts} />
+        </section>
+      )}
+      <section>
+        <h4>Events</h4>
+        <HandoffTimeline handoffId={h.id} version={h.updatedAt} />
+      </section>
+    </article>
+  );
+}
+
+/** Ended handoffs, the most recently ended first: filter by how they ended, who took part, when, and text. */
+export function HistoryScreen(): React.JSX.Element {
+  const participants = useParticipants((s) => s.participants);
+  const [status, setStatus] = useState<HistoryFilter['status'] | ''>('');
+  const [participant, setParticipant] = useState('');
+  const [range, setRange] = useState<TimeRangeId>('all');
+  const [text, setText] = useState('');
+  const [selected, setSelected] = useState<string | null>(null);
+  // the window's start is fixed when the range is chosen, so a re-read does not shift it every render
+  const [since, setSince] = useState<string | undefined>(undefined);
+  const filter: HistoryFilter = { status: status || undefined, participant: participant || undefined, since, text: text.trim() || undefined };
+  const { handoffs, loaded, more, error, loadMore } = useHandoffHistory(filter);
+  const names = ['operator', ...participants.map((p) => p.name).filter((n) => n !== 'operator')];
+  const chosen = handoffs.find((h) => h.id === selected) ?? null;
+
+  return (
+    <div className="history">
+      <section className="history-list" aria-label="Ended handoffs">
+        <header className="pane-head">
+          <h2>History</h2>
+          <span className="muted">{loaded ? `${handoffs.length}${more ? '+' : ''} ended` : 'reading…'}</span>
+        </header>
+        <div className="filters">
+          <label>
+            Ended{' '}
+            <select aria-label="Filter by how it ended" value={status} onChange={(e) => setStatus(e.target.value as typeof status)}>
+              {STATES.map((s) => (
+                <option key={s.id} value={s.id}>
+                  {s.label}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Participant{' '}
+            <select aria-label="Filter by participant" value={participant} onChange={(e) => setParticipant(e.target.value)}>
+              <option value="">anyone</option>
+              {names.map((n) => (
+                <option key={n} value={n}>
+                  {n}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            When{' '}
+            <select
+              aria-label="Filter by time"
+              value={range}
+              onChange={(e) => {
+                const r = e.target.value as TimeRangeId;
+                setRange(r);
+                setSince(sinceOf(r));
+              }}
+            >
+              {TIME_RANGES.map((r) => (
+                <option key={r.id} value={r.id}>
+                  {r.label}
+                </option>
+              ))}
+            </select>
+          </label>
+          <input type="search" aria-label="Search summaries" placeholder="Search summaries" maxLength={200} value={text} onChange={(e) => setText(e.target.value)} />
+        </div>
+        {error && <p className="form-problem pad">{error}</p>}
+        {loaded && handoffs.length === 0 ? (
+          <p className="muted pad">No ended handoffs match. Approved, rejected and cancelled handoffs appear here.</p>
+        ) : (
+          <ul>
+            {handoffs.map((h) => {
+              const end = endingOf(h);
+              return (
+                <li key={h.id}>
+                  <button
+                    type="button"
+                    className={`history-item ${h.id === selected ? 'selected' : ''}`}
+                    data-handoff-id={h.id}
+                    aria-current={h.id === selected ? 'true' : undefined}
+                    onClick={() => setSelected(h.id)}
+                  >
+                    <span className={`chip chip-${h.status}`}>{end.verb}</span>
+                    <span className="truncate summary" title={h.summary}>
+                      {h.summary}
+                    </span>
+                    <span className="muted small truncate">
+                      by {end.by} · {whenText(end.at)} · {h.owner} → {h.to ?? 'anyone'}
+                    </span>
+                    {end.why && <span className="small truncate why" title={end.why}>“{end.why}”</span>}
+                  </button>
+                </li>
+              );
+            })}
+          </ul>
+        )}
+        {more && (
+          <button type="button" className="load-more" onClick={loadMore}>
+            Load more
+          </button>
+        )}
+      </section>
+      <div className="history-pane">
+        {chosen ? <EndedDetail key={chosen.id} handoff={chosen} /> : <EmptyState title="History" text="Choose an ended handoff to read its decision, reason and result." />}
+      </div>
+    </div>
+  );
+}
