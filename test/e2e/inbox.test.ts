@@ -239,9 +239,11 @@ describe('activity', () => {
     await expect.poll(async () => (await page.locator('li[data-event-kind]').allInnerTexts()).every((t) => t.includes('worker'))).toBe(true);
     // a new event shows up live
     const live = await acceptedHandoff('Live in the history');
-    await page.locator('li[data-event-kind="handoff.accepted"]', { hasText: live.id }).waitFor();
-    await page.locator('li[data-event-kind="handoff.accepted"]', { hasText: live.id }).getByRole('button').click();
-    await page.locator(`.handoff-detail`).first().waitFor();
+    // named by its summary (Activity shows names, not ids), and it opens that handoff
+    const row = page.locator('li[data-event-kind="handoff.accepted"]', { hasText: 'Live in the history' });
+    await row.waitFor();
+    await row.getByRole('button').click();
+    await page.locator(`.handoff-detail[data-handoff-id="${live.id}"]`).waitFor();
   });
 });
 

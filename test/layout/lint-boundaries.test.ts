@@ -35,6 +35,6 @@ describe('doors reach the engine only through DoorEngine', () => {
   it('shells/ and graphs/ never import each other, from any depth of their folders', async () => {
     expect(await problems('src-main/engine/graphs/run/probe.ts', "import { ShellRegistry } from '../../shells/shell-registry';\nexport const x = ShellRegistry;\n")).toEqual([expect.stringContaining('sibling feature')]);
     expect(await problems('src-main/engine/graphs/run/probe.ts', "import { StageLog } from '../logs/stage-log';\nexport const x = StageLog;\n")).toEqual([]);
-    expect(await problems('src-main/engine/shells/probe.ts', "import { graphsFeature } from '../engine/graphs/graphs-feature';\nexport const x = graphsFeature;\n")).toEqual([expect.stringContaining('sibling feature')]);
+    expect(await problems('src-main/engine/shells/probe.ts', "import { graphsFeature } from '../graphs/graphs-feature';\nexport const x = graphsFeature;\n")).toEqual([expect.stringContaining('sibling feature')]);
   });
 });

@@ -1,3 +1,4 @@
+import { useEffect } from 'react';
 import { useConnection, useShells } from '../room-context';
 import { waitingCount } from '../features/terminals/shell-status-text';
 import { useInbox } from '../stores/feature-stores';
@@ -18,6 +19,11 @@ export function Sidebar(props: { current: Screen; onSelect(screen: Screen): void
   const state = useConnection((s) => s.state);
   const waiting = useInbox((s) => s.items.length);
   const agentsWaiting = useShells((s) => waitingCount(s.shells));
+  // the room's name stays in the window's title (and the tab's) when a narrow sidebar has no room for it
+  const label = hello ? roomLabel(hello.room) : null;
+  useEffect(() => {
+    document.title = label ? `${label} — Commonroom` : 'Commonroom';
+  }, [label]);
   return (
     <nav className="sidebar" aria-label="Screens">
       <div className="brand">

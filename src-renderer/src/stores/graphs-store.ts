@@ -12,7 +12,7 @@ import type { EventView } from '../../../src-main/common/handoff-dto';
 import type { GraphTopologyNode, GraphView, LogRecord, StageView } from '../../../src-main/common/methods/graphs';
 import type { EngineClient } from '../engine-client';
 import { coalesced, describeError as describe } from './coalesced-read';
-import { patchStageView, patchTopology, stageChangeOf } from './graph-patch';
+import { patchStageView, patchTopology, stageChangeOf, type StageChange } from './graph-patch';
 
 /** How many log records the panel keeps; older ones are dropped (the engine still has them). */
 const MAX_LOG_RECORDS = 5000;
@@ -20,6 +20,8 @@ const PAGE = 50;
 /** The most rows a live refresh re-reads (the list's own limit): a list paged in beyond it is cut back to it, and "more" pages on. */
 const MAX_REREAD = 200;
 const LOG_WAIT_MS = 20_000;
+/** How long stage events gather before they are applied to the graph on screen, together. */
+const PATCH_BATCH_MS = 50;
 
 export interface StageLog {
   stageId: string;
@@ -94,6 +96,9 @@ export function createGraphsStore(client: EngineClient): StoreApi<GraphsSlice> &
           client.call('tasks_status', { graphId }),
         ]);
         if (get().selectedGraphId !== graphId) return;
+        // stage events queued so far were committed before this read answered (the link keeps their order):
+        // the read has them, and applying them after it could set a stage back
+        queued = [];
         const stages = 'stages' in status ? status.stages : [];
         const same = JSON.stringify(topology) === JSON.stringify(get().topology);
         set({ ...(same ? {} : { topology }), stages, error: null });
@@ -146,6 +151,37 @@ export function createGraphsStore(client: EngineClient): StoreApi<GraphsSlice> &
       } finally {
         if (following === key) following = null;
       }
+    }
+
+    /** Stage changes waiting for the next batch (one pass over the graph per batch, not per event). */
+    let queued: StageChange[] = [];
+    let flushTimer: ReturnType<typeof setTimeout> | null = null;
+    function queuePatch(change: StageChange): void {
+      queued.push(change);
+      flushTimer ??= setTimeout(flushPatches, PATCH_BATCH_MS);
+    }
+    function flushPatches(): void {
+      flushTimer = null;
+      const topology = get().topology;
+      const changes = queued.filter((c) => c.graphId === topology?.graph.graphId);
+      queued = [];
+      if (!topology || changes.length === 0 || disposed) return;
+      const patched = patchTopology(topology, changes);
+      if (!patched) {
+        void readGraph(); // a stage this view does not know: read the graph as it is
+        return;
+      }
+      const latest = new Map(changes.map((c) => [c.stageId, c] as const));
+      set((s) => ({
+        topology: patched,
+        stages: s.stages.map((st) => {
+          const c = latest.get(st.id);
+          return c ? patchStageView(st, c) : st;
+        }),
+        graphs: s.graphs.map((g) => (g.graphId === patched.graph.graphId ? patched.graph : g)),
+      }));
+      const open = get().selectedStageId;
+      if (open && latest.has(open)) void follow();
     }
 
     return {
@@ -214,17 +250,10 @@ export function createGraphsStore(client: EngineClient): StoreApi<GraphsSlice> &
         if (!event.kind.startsWith('graph.')) return;
         const selected = graphId !== null && graphId === get().selectedGraphId;
         // a stage of the graph on screen moved: patched from the event itself, not read again (a 500-stage
-        // graph's topology and statuses per stage event); only the open stage's details are read
+        // graph's topology and statuses per stage event); events of one burst are applied together
         const change = selected ? stageChangeOf(event) : null;
-        const topology = get().topology;
-        const patched = change && topology && topology.graph.graphId === change.graphId ? patchTopology(topology, change) : null;
-        if (change && patched) {
-          set((s) => ({
-            topology: patched,
-            stages: s.stages.map((st) => (st.id === change.stageId ? patchStageView(st, change) : st)),
-            graphs: s.graphs.map((g) => (g.graphId === change.graphId ? patched.graph : g)),
-          }));
-          if (get().selectedStageId === change.stageId) void follow();
+        if (change && get().topology?.graph.graphId === change.graphId) {
+          queuePatch(change);
           return;
         }
         void readList();

@@ -1,7 +1,8 @@
 import { useMemo, useState } from 'react';
 import type { EventView } from '../../../../src-main/common/handoff-dto';
 import { EmptyState } from '../../app/EmptyState';
-import { TIME_RANGES, sinceOf, whenText, type TimeRangeId } from '../../app/time-range';
+import { whenText, type TimeRangeId } from '../../app/time-range';
+import { TimeRangeSelect } from '../../app/TimeRangeSelect';
 import { useConnection, useShells } from '../../room-context';
 import { useActivity } from '../../stores/feature-stores';
 import { actorOf, gist, matchesText, namesOf, subjectText, targetOf, type EventTarget } from './event-text';
@@ -63,25 +64,14 @@ export function ActivityScreen(props: { onOpen(target: EventTarget): void }): Re
         </span>
       </header>
       <div className="filters">
-        <label>
-          When{' '}
-          <select
-            aria-label="Filter by time"
-            value={range}
-            onChange={(e) => {
-              const r = e.target.value as TimeRangeId;
-              setRange(r);
-              setSince(sinceOf(r));
-              setShownCount(PAGE);
-            }}
-          >
-            {TIME_RANGES.map((r) => (
-              <option key={r.id} value={r.id}>
-                {r.label}
-              </option>
-            ))}
-          </select>
-        </label>
+        <TimeRangeSelect
+          value={range}
+          onChange={(r, from) => {
+            setRange(r);
+            setSince(from);
+            setShownCount(PAGE);
+          }}
+        />
         <label>
           Kind{' '}
           <select aria-label="Filter by kind" value={kind} onChange={(e) => (setKind(e.target.value), setShownCount(PAGE))}>

@@ -1,7 +1,8 @@
 import { useState } from 'react';
 import type { HandoffView } from '../../../../src-main/common/handoff-dto';
 import { EmptyState } from '../../app/EmptyState';
-import { TIME_RANGES, sinceOf, whenText, type TimeRangeId } from '../../app/time-range';
+import { whenText, type TimeRangeId } from '../../app/time-range';
+import { TimeRangeSelect } from '../../app/TimeRangeSelect';
 import { useParticipants } from '../../stores/feature-stores';
 import { HandoffTimeline } from '../inbox/HandoffTimeline';
 import { ArtifactList, ResultMarkdown } from '../inbox/ResultView';
@@ -107,24 +108,13 @@ export function HistoryScreen(): React.JSX.Element {
               ))}
             </select>
           </label>
-          <label>
-            When{' '}
-            <select
-              aria-label="Filter by time"
-              value={range}
-              onChange={(e) => {
-                const r = e.target.value as TimeRangeId;
-                setRange(r);
-                setSince(sinceOf(r));
-              }}
-            >
-              {TIME_RANGES.map((r) => (
-                <option key={r.id} value={r.id}>
-                  {r.label}
-                </option>
-              ))}
-            </select>
-          </label>
+          <TimeRangeSelect
+            value={range}
+            onChange={(r, from) => {
+              setRange(r);
+              setSince(from);
+            }}
+          />
           <input type="search" aria-label="Search summaries" placeholder="Search summaries" maxLength={200} value={text} onChange={(e) => setText(e.target.value)} />
         </div>
         {error && <p className="form-problem pad">{error}</p>}
