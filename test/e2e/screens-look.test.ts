@@ -137,7 +137,7 @@ describe('agents: connected now and their last call', () => {
 });
 
 describe('every screen, populated', () => {
-  it('terminals, graphs, inbox, agents and activity at three widths in both themes', async () => {
+  it('terminals, graphs, inbox, agents, history and activity at three widths in both themes', async () => {
     const { client: worker } = await legacyAgent(LONG_AGENT);
     const { client: asker } = await legacyAgent('asker');
     const shell = (await callTool<{ shell: { id: string } }>(worker, 'shell_open', { ...BASH, name: 'build: npm run build --workspaces --if-present' })).shell;
@@ -209,6 +209,13 @@ describe('every screen, populated', () => {
     expect(await name.evaluate((el) => el.scrollWidth > el.clientWidth)).toBe(true);
     await shoot('agents', () => row(LONG_AGENT).waitFor());
 
+    // an ended handoff for History: cancelled by its owner with a reason
+    const ended = (await callTool<{ handoff: HandoffView }>(asker, 'handoff_create', { summary: 'Tidy the build scripts once the pipeline has moved', to: LONG_AGENT })).handoff;
+    await callTool(asker, 'handoff_cancel', { handoffId: ended.id, reason: 'Not needed after the pipeline move.' });
+    await go(/History/);
+    await page.locator(`.history-item[data-handoff-id="${ended.id}"]`).click();
+    await shoot('history', () => page.getByTestId('history-reason').filter({ hasText: 'Not needed after the pipeline move.' }).waitFor());
+
     await go(/Activity/);
     await shoot('activity', () => page.locator('li[data-event-kind]').first().waitFor());
     expect(pageErrors).toEqual([]);
@@ -216,7 +223,7 @@ describe('every screen, populated', () => {
 
   it('axe-core finds no serious or critical violation on any screen, in either scheme', () => {
     expect(axeCounts.map((c) => `${c.screen} ${c.scheme}`)).toEqual(
-      ['first-run', 'terminals', 'graphs-list', 'graphs-diamond', 'inbox-result', 'inbox-input', 'agents', 'activity'].flatMap((s) => [`${s} 1440 light`, `${s} 390 light`, `${s} 1440 dark`, `${s} 390 dark`]),
+      ['first-run', 'terminals', 'graphs-list', 'graphs-diamond', 'inbox-result', 'inbox-input', 'agents', 'history', 'activity'].flatMap((s) => [`${s} 1440 light`, `${s} 390 light`, `${s} 1440 dark`, `${s} 390 dark`]),
     );
     expect(axeCounts.flatMap((c) => c.findings.map((f) => `${c.screen} ${c.scheme}: ${f}`))).toEqual([]);
   });

@@ -153,9 +153,10 @@ export function HistoryScreen(): React.JSX.Element {
           </button>
         )}
       </section>
-      <div className="history-pane">
+      {/* it scrolls on its own (a long result): reachable by keyboard, so its text can be scrolled without a mouse */}
+      <section className="history-pane" tabIndex={0} aria-label="The chosen handoff">
         {chosen ? <EndedDetail key={chosen.id} handoff={chosen} /> : <EmptyState title="History" text="Choose an ended handoff to read its decision, reason and result." />}
-      </div>
+      </section>
     </div>
   );
 }
