@@ -22,16 +22,20 @@ export function App(): React.JSX.Element {
   const [screen, setScreen] = useState<Screen>('terminals');
   // the graph (and stage) an Activity entry asked the Graphs screen to show, instead of the newest graph
   const [openedGraph, setOpenedGraph] = useState<{ graphId: string; stageId: string | null } | null>(null);
+  // an ended handoff opened from Activity: History shows it even when the list's filters or pages hide it
+  const [openedEnded, setOpenedEnded] = useState<string | null>(null);
   const room = useRoom();
   const choose = (next: Screen) => {
     setOpenedGraph(null);
+    setOpenedEnded(null);
     setScreen(next);
   };
   const firstRun = useFirstRun();
-  // an Activity entry opens what it is about: the handoff in the inbox, the shell in terminals
+  // an Activity entry opens what it is about: a waiting handoff in the inbox, an ended one in History, the shell in terminals
   const open = (target: Screen, subject: string | null, stageId?: string | null) => {
     if (subject && target === 'inbox') inboxStoreOf(room.client).getState().open(subject);
     if (subject && target === 'terminals') room.shells.getState().select(subject);
+    if (target === 'history') setOpenedEnded(subject);
     if (target === 'graphs') setOpenedGraph(subject ? { graphId: subject, stageId: stageId ?? null } : null);
     setScreen(target);
   };
@@ -103,7 +107,7 @@ export function App(): React.JSX.Element {
           ) : screen === 'inbox' ? (
             <InboxScreen />
           ) : screen === 'history' ? (
-            <HistoryScreen />
+            <HistoryScreen key={openedEnded ?? 'list'} opened={openedEnded} />
           ) : screen === 'agents' ? (
             <AgentsScreen onOpenTerminal={(id) => open('terminals', id)} />
           ) : (

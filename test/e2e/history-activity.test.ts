@@ -183,6 +183,27 @@ describe('Activity', () => {
     await expect.poll(() => page.locator('.graph-row.active').getAttribute('data-graph-id')).toBe(ids.first);
     await expect.poll(() => page.locator('.stage-panel-head h3').innerText()).toBe('lint');
     await expect.poll(() => page.getByTestId('stage-log').innerText()).toContain('lint broke');
+  });
+
+  it("an ended handoff's event opens it in History with its decision, though no page loaded there holds it", async () => {
+    await go(/Activity/);
+    await page.getByLabel('Filter by kind').selectOption('handoff.approved');
+    await page.getByLabel('Search events').fill('');
+    const approved = page.locator('.activity li').first();
+    expect(await approved.innerText()).toContain('Write the release notes for 2.4');
+    await approved.getByRole('button').click();
+    // 57 handoffs ended after it: it is past History's first page of 50
+    await expect.poll(() => page.locator('main.screen').getAttribute('aria-label')).toBe('history');
+    await expect.poll(() => page.locator(`.history-item[data-handoff-id="${ids.approved}"]`).count()).toBe(0);
+    const detail = page.getByTestId('history-detail');
+    expect(await detail.getByTestId('history-ending').innerText()).toMatch(/^approved by operator/);
+    expect(await detail.getByTestId('history-reason').innerText()).toBe('Reads well; ship it with the 2.4 tag.');
+    // a handoff's other events open the inbox, which shows it whatever its state
+    await go(/Activity/);
+    await page.getByLabel('Filter by kind').selectOption('handoff.created');
+    await page.getByLabel('Search events').fill('release notes');
+    await page.locator('.activity li').first().getByRole('button').click();
+    await expect.poll(() => page.locator('main.screen').getAttribute('aria-label')).toBe('inbox');
     expect(pageErrors).toEqual([]);
   });
 });

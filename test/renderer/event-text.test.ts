@@ -32,10 +32,11 @@ describe('Activity event text', () => {
     expect(subjectText(ev('handoff.approved', 'operator', 'hf_unknown'), names)).toBe('hf_unknown');
   });
 
-  it("opens a stage's event on its graph and stage, an agent's on its terminal", () => {
+  it("opens a stage's event on its graph and stage, an agent's on its terminal, a handoff's ending in History", () => {
     expect(targetOf(stage)).toEqual({ screen: 'graphs', id: 'g_1', stageId: 'test' });
     expect(targetOf(state)).toEqual({ screen: 'graphs', id: 'g_1', stageId: null });
     expect(targetOf(created)).toEqual({ screen: 'inbox', id: 'hf_1', stageId: null });
+    for (const ending of ['handoff.approved', 'handoff.rejected', 'handoff.cancelled', 'handoff.expired']) expect(targetOf(ev(ending, 'operator', 'hf_1'))).toEqual({ screen: 'history', id: 'hf_1', stageId: null });
     expect(targetOf(started)).toEqual({ screen: 'terminals', id: 'sh_2', stageId: null });
     expect(targetOf(ev('room.created', null, null))).toBeNull();
   });

@@ -1,3 +1,5 @@
+import { useEffect, useState } from 'react';
+
 /** The time windows History and Activity filter by: a person asks "what happened in the last hour". */
 export const TIME_RANGES = [
   { id: 'all', label: 'any time', ms: null },
@@ -31,4 +33,16 @@ export function agoText(iso: string, now: number = Date.now()): string {
   if (s < 86_400) return `${Math.round(s / 3600)} h ago`;
   const d = Math.round(s / 86_400);
   return `${d} day${d === 1 ? '' : 's'} ago`;
+}
+
+/** The time now, advanced every `everyMs` while `ticking`: a window such as "last hour" rolls forward with it. */
+export function useNow(ticking: boolean, everyMs = 30_000): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    if (!ticking) return;
+    setNow(Date.now());
+    const timer = setInterval(() => setNow(Date.now()), everyMs);
+    return () => clearInterval(timer);
+  }, [ticking, everyMs]);
+  return now;
 }

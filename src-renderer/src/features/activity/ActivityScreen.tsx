@@ -1,7 +1,7 @@
 import { useMemo, useState } from 'react';
 import type { EventView } from '../../../../src-main/common/handoff-dto';
 import { EmptyState } from '../../app/EmptyState';
-import { whenText, type TimeRangeId } from '../../app/time-range';
+import { sinceOf, useNow, whenText, type TimeRangeId } from '../../app/time-range';
 import { TimeRangeSelect } from '../../app/TimeRangeSelect';
 import { useConnection, useShells } from '../../room-context';
 import { useActivity } from '../../stores/feature-stores';
@@ -25,7 +25,8 @@ export function ActivityScreen(props: { onOpen(target: EventTarget): void }): Re
   const [kind, setKind] = useState('');
   const [actor, setActor] = useState('');
   const [range, setRange] = useState<TimeRangeId>('all');
-  const [since, setSince] = useState<string | undefined>(undefined);
+  // the window rolls forward with the clock: "last hour" stays the last hour while the screen is open
+  const since = sinceOf(range, useNow(range !== 'all'));
   const [text, setText] = useState('');
   const [shownCount, setShownCount] = useState(PAGE);
 
@@ -66,9 +67,8 @@ export function ActivityScreen(props: { onOpen(target: EventTarget): void }): Re
       <div className="filters">
         <TimeRangeSelect
           value={range}
-          onChange={(r, from) => {
+          onChange={(r) => {
             setRange(r);
-            setSince(from);
             setShownCount(PAGE);
           }}
         />

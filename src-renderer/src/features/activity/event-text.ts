@@ -1,13 +1,16 @@
 import type { EventView } from '../../../../src-main/common/handoff-dto';
 
 /** The screens an event can open (a subset of the sidebar's Screen; kept here so this module stays plain TypeScript). */
-export type Screen = 'inbox' | 'graphs' | 'terminals' | 'agents';
+export type Screen = 'inbox' | 'history' | 'graphs' | 'terminals' | 'agents';
+
+/** How a handoff ends: its event opens History, where the decision and its reason stay readable. */
+const HANDOFF_ENDINGS = new Set(['handoff.approved', 'handoff.rejected', 'handoff.cancelled', 'handoff.expired']);
 
 /** Where an event's subject lives in this window, by the family of its kind. */
 export function screenOf(event: EventView): Screen | null {
   switch (event.kind.split('.')[0]) {
     case 'handoff':
-      return 'inbox';
+      return HANDOFF_ENDINGS.has(event.kind) ? 'history' : 'inbox';
     case 'graph':
     case 'task':
       return 'graphs';

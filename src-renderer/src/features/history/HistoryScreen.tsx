@@ -1,8 +1,10 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import type { HandoffView } from '../../../../src-main/common/handoff-dto';
 import { EmptyState } from '../../app/EmptyState';
-import { whenText, type TimeRangeId } from '../../app/time-range';
+import { sinceOf, useNow, whenText, type TimeRangeId } from '../../app/time-range';
 import { TimeRangeSelect } from '../../app/TimeRangeSelect';
+import { useRoom } from '../../room-context';
+import { describeError } from '../../stores/coalesced-read';
 import { useParticipants } from '../../stores/feature-stores';
 import { HandoffTimeline } from '../inbox/HandoffTimeline';
 import { ArtifactList, ResultMarkdown } from '../inbox/ResultView';
@@ -64,20 +66,41 @@ function EndedDetail(props: { handoff: HandoffView }): React.JSX.Element {
   );
 }
 
-/** Ended handoffs, the most recently ended first: filter by how they ended, who took part, when, and text. */
-export function HistoryScreen(): React.JSX.Element {
+/**
+ * Ended handoffs, the most recently ended first: filter by how they ended, who took part, when, and text.
+ * `opened`: a handoff opened from elsewhere (an Activity entry), shown even when no loaded page holds it.
+ */
+export function HistoryScreen(props: { opened?: string | null }): React.JSX.Element {
+  const { client } = useRoom();
   const participants = useParticipants((s) => s.participants);
   const [status, setStatus] = useState<HistoryFilter['status'] | ''>('');
   const [participant, setParticipant] = useState('');
   const [range, setRange] = useState<TimeRangeId>('all');
   const [text, setText] = useState('');
-  const [selected, setSelected] = useState<string | null>(null);
-  // the window's start is fixed when the range is chosen, so a re-read does not shift it every render
+  const [selected, setSelected] = useState<string | null>(props.opened ?? null);
+  // the room is asked from where the window started when it was chosen (a re-read does not shift it every
+  // render); the list then drops what has since aged out of it, so "last hour" stays the last hour
   const [since, setSince] = useState<string | undefined>(undefined);
+  const now = useNow(range !== 'all');
   const filter: HistoryFilter = { status: status || undefined, participant: participant || undefined, since, text: text.trim() || undefined };
-  const { handoffs, loaded, more, error, loadMore } = useHandoffHistory(filter);
+  const { handoffs: read, loaded, more, error, loadMore } = useHandoffHistory(filter);
+  const from = sinceOf(range, now);
+  const handoffs = from ? read.filter((h) => endingOf(h).at >= from) : read;
   const names = ['operator', ...participants.map((p) => p.name).filter((n) => n !== 'operator')];
-  const chosen = handoffs.find((h) => h.id === selected) ?? null;
+  const [outside, setOutside] = useState<{ handoff: HandoffView | null; problem: string | null }>({ handoff: null, problem: null });
+  const listed = handoffs.find((h) => h.id === selected) ?? null;
+  useEffect(() => {
+    if (!selected || listed || !loaded) return;
+    let live = true;
+    client.call('handoff_get', { handoffId: selected }).then(
+      ({ handoff }) => live && setOutside({ handoff, problem: null }),
+      (e: unknown) => live && setOutside({ handoff: null, problem: describeError(e, 'could not read that handoff') }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [client, selected, listed, loaded]);
+  const chosen = listed ?? (outside.handoff?.id === selected ? outside.handoff : null);
 
   return (
     <div className="history">
@@ -155,7 +178,13 @@ export function HistoryScreen(): React.JSX.Element {
       </section>
       {/* it scrolls on its own (a long result): reachable by keyboard, so its text can be scrolled without a mouse */}
       <section className="history-pane" tabIndex={0} aria-label="The chosen handoff">
-        {chosen ? <EndedDetail key={chosen.id} handoff={chosen} /> : <EmptyState title="History" text="Choose an ended handoff to read its decision, reason and result." />}
+        {chosen ? (
+          <EndedDetail key={chosen.id} handoff={chosen} />
+        ) : selected && outside.problem ? (
+          <EmptyState tone="error" title="History" text={outside.problem} />
+        ) : (
+          <EmptyState title="History" text="Choose an ended handoff to read its decision, reason and result." />
+        )}
       </section>
     </div>
   );
