@@ -5,6 +5,7 @@ import { AUDIT_COMMANDS } from './audit';
 import { GRAPH_COMMANDS } from './graphs';
 import { HANDOFF_CANCEL_COMMAND } from './handoff-cancel';
 import { HANDOFF_COMMANDS } from './handoffs';
+import { HISTORY_COMMAND } from './history';
 import { INIT_COMMAND } from './init';
 import { LOGS_COMMAND } from './logs';
 import { PARTICIPANT_COMMANDS } from './participants';
@@ -24,6 +25,7 @@ export const CE_COMMANDS: CeCommand[] = [
   SHELL_ATTACH_COMMAND,
   ...AGENT_COMMANDS,
   ...HANDOFF_COMMANDS,
+  HISTORY_COMMAND,
   ANSWER_COMMAND,
   HANDOFF_CANCEL_COMMAND,
   ...GRAPH_COMMANDS,

@@ -8,7 +8,8 @@ import { describeError } from '../../stores/coalesced-read';
 import { useParticipants } from '../../stores/feature-stores';
 import { HandoffTimeline } from '../inbox/HandoffTimeline';
 import { ArtifactList, ResultMarkdown } from '../inbox/ResultView';
-import { endingOf, useHandoffHistory, type HistoryFilter } from './use-history';
+import { endingOf } from '../../../../src-main/common/handoff-ending';
+import { useHandoffHistory, type HistoryFilter } from './use-history';
 import '../inbox/inbox.css';
 import './history.css';
 
