@@ -26,3 +26,9 @@ export function print(args: ParsedArgs, value: unknown, human: () => string): vo
   if (args.flags.json) process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
   else process.stdout.write(`${visible(human())}\n`);
 }
+
+/** Agent text on one line of at most `max` characters (runs of whitespace become one space; cut with "…"). */
+export function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}

@@ -1,6 +1,6 @@
 import type { HandoffView } from './handoff-dto';
 
-/** How a handoff ended, by whom, when and why, in one place (a decision, or a cancellation; none expired by the room). */
+/** How a handoff ended, by whom, when and why: its decision, or its cancellation (by nobody: it expired, the room ended it). */
 export function endingOf(h: HandoffView): { verb: string; by: string; at: string; why: string | null } {
   if (h.decision) return { verb: h.decision.approved ? 'approved' : 'rejected', by: h.decision.by, at: h.decision.at, why: h.decision.reason };
   if (h.cancellation) {

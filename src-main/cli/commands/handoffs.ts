@@ -1,7 +1,7 @@
 import type { EventView, HandoffView, TaskView } from '../../common/handoff-dto';
 import { stringFlag, UsageError, type ParsedArgs } from '../args';
 import { formFields } from '../answer-form';
-import { print, type CeCommand } from '../command';
+import { oneLine, print, type CeCommand } from '../command';
 import { callAsOperator, readAs } from '../room-client';
 
 /** One positional id after the command word, nothing more. */
@@ -20,10 +20,17 @@ function participantFlag(args: ParsedArgs, usage: string): string {
   return name;
 }
 
-const oneLine = (text: string, max: number) => {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-};
+/** Every handoff a paged read answers, page after page from the first: the list is complete however long. */
+export async function everyHandoff(read: (cursor: string | null) => Promise<{ handoffs: HandoffView[]; nextCursor: string | null }>): Promise<HandoffView[]> {
+  const handoffs: HandoffView[] = [];
+  let cursor: string | null = null;
+  do {
+    const page = await read(cursor);
+    handoffs.push(...page.handoffs);
+    cursor = page.nextCursor;
+  } while (cursor !== null);
+  return handoffs;
+}
 
 function handoffLine(h: HandoffView): string {
   const who = `${h.owner} → ${h.assignee ?? h.to ?? 'anyone'}`;
@@ -80,14 +87,7 @@ export const HANDOFF_COMMANDS: CeCommand[] = [
     examples: ['ce handoffs', 'ce handoffs --json > handoffs.json'],
     async run(args, room) {
       if (args.positional.length > 1) throw new UsageError(`unexpected argument ${JSON.stringify(args.positional[1])}`);
-      // every page: the list is complete, however many handoffs the room holds
-      const handoffs: HandoffView[] = [];
-      let cursor: string | null = null;
-      do {
-        const page: { handoffs: HandoffView[]; nextCursor: string | null } = await readAs(room, 'handoff_list', { limit: 200, ...(cursor ? { cursor } : {}) });
-        handoffs.push(...page.handoffs);
-        cursor = page.nextCursor;
-      } while (cursor !== null);
+      const handoffs = await everyHandoff((cursor) => readAs(room, 'handoff_list', { limit: 200, ...(cursor ? { cursor } : {}) }));
       print(args, { handoffs }, () => (handoffs.length === 0 ? 'no handoffs' : handoffs.map(handoffLine).join('\n')));
       return 0;
     },

@@ -6,14 +6,10 @@ import { cursorParam, limitParam } from '../paging';
 import { participantName } from './participants';
 
 /** History: the ended handoffs with who decided or cancelled each and why (the Inbox holds the live ones). */
-const ENDED_STATUSES = ['approved', 'rejected', 'cancelled'] as const;
-/** A moment in ISO 8601 (the engine compares it in UTC with the times it stores). */
-const endedAt = lazily(() =>
-  z
-    .string()
-    .max(40, 'a time is ISO 8601, e.g. 2026-01-31T09:00:00Z')
-    .refine((t) => /^\d{4}-\d{2}-\d{2}/.test(t) && !Number.isNaN(Date.parse(t)), 'a time is ISO 8601, e.g. 2026-01-31T09:00:00Z'),
-);
+export const ENDED_STATUSES = ['approved', 'rejected', 'cancelled'] as const;
+/** A moment in ISO 8601, as `since` and `until` take it (the engine compares it in UTC with the times it stores). */
+export const isIsoTime = (t: string): boolean => /^\d{4}-\d{2}-\d{2}/.test(t) && !Number.isNaN(Date.parse(t));
+const endedAt = lazily(() => z.string().max(40, 'a time is ISO 8601, e.g. 2026-01-31T09:00:00Z').refine(isIsoTime, 'a time is ISO 8601, e.g. 2026-01-31T09:00:00Z'));
 
 export const HANDOFF_HISTORY_METHODS = {
   handoff_history: {
