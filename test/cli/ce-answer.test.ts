@@ -1,8 +1,8 @@
 import pty from 'node-pty';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { stripAnsi } from '../../src-main/common/ansi';
-import { Engine, Room } from '../../src-main/engine/index';
 import { BIN_CE, makeHome, type TestHome } from '../helpers/env';
+import { seedRoomFile } from '../helpers/room-file';
 import { runCe } from '../helpers/serve';
 
 let home: TestHome;
@@ -12,14 +12,8 @@ beforeEach(() => {
 afterEach(() => home.cleanup());
 
 /** alice hands work to bob; bob accepts and asks two things: a form with a choice and a number, and a plain answer. */
-async function handoffAskingInput(): Promise<string> {
-  const engine = await Engine.start(Room.open({ paths: home.paths }));
-  try {
-    const op = engine.operator();
-    await engine.call(op, 'participant_add', { name: 'alice', capabilities: ['read', 'write'] });
-    await engine.call(op, 'participant_add', { name: 'bob', capabilities: ['read', 'write'] });
-    const alice = engine.participantAs(op, 'alice');
-    const bob = engine.participantAs(op, 'bob');
+function handoffAskingInput(): Promise<string> {
+  return seedRoomFile(home, { alice: ['read', 'write'], bob: ['read', 'write'] }, async (engine, { alice, bob }) => {
     const { handoff } = await engine.call(alice, 'handoff_create', { summary: 'deploy it', to: 'bob' });
     await engine.call(bob, 'handoff_accept', { handoffId: handoff.id });
     await engine.call(bob, 'handoff_request_input', {
@@ -37,9 +31,7 @@ async function handoffAskingInput(): Promise<string> {
       },
     });
     return handoff.id;
-  } finally {
-    await engine.close();
-  }
+  });
 }
 
 const json = <T>(args: string[]): T => {

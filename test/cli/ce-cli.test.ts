@@ -3,8 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RUNNER_VERSION } from '../../src-main/common/version';
-import { Engine, Room } from '../../src-main/engine/index';
 import { BIN_CE, makeHome, type TestHome } from '../helpers/env';
+import { seedRoomFile } from '../helpers/room-file';
 import { runCe, runCommonroom, startServe, stopServe } from '../helpers/serve';
 
 let home: TestHome;
@@ -74,19 +74,13 @@ describe('a room is created only on purpose', () => {
 
 describe('ce --json is complete when piped', () => {
   it('ce handoffs --json | wc -c equals the size written to a file, for more than 1 MiB of handoffs', async () => {
-    const engine = await Engine.start(Room.open({ paths: home.paths }));
-    try {
-      const op = engine.operator();
-      await engine.call(op, 'participant_add', { name: 'alice', capabilities: ['read', 'write'] });
-      const alice = engine.participantAs(op, 'alice');
+    await seedRoomFile(home, { alice: ['read', 'write'] }, async (engine, { alice }) => {
       for (let i = 0; i < 200; i++) {
         const { handoff } = await engine.call(alice, 'handoff_create', { summary: `handoff ${i}`, constraints: `${i} `.padEnd(7_000, 'x') });
         // cancelled at once: at most 32 handoff tasks may be working in a room
         await engine.call(alice, 'handoff_cancel', { handoffId: handoff.id });
       }
-    } finally {
-      await engine.close();
-    }
+    });
     const file = path.join(home.root, 'handoffs.json');
     const sh = (script: string) => spawnSync('/bin/sh', ['-c', script], { env: home.env, encoding: 'utf8', timeout: 60_000 });
     const written = sh(`'${process.execPath}' '${BIN_CE}' handoffs --json > '${file}'`);

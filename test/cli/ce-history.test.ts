@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sinceFlag } from '../../src-main/cli/commands/history';
-import { Engine, Room } from '../../src-main/engine/index';
 import { makeHome, type TestHome } from '../helpers/env';
+import { seedRoomFile } from '../helpers/room-file';
 import { runCe } from '../helpers/serve';
 
 let home: TestHome;
@@ -11,14 +11,8 @@ beforeEach(() => {
 afterEach(() => home.cleanup());
 
 /** Three ended handoffs (approved with a note, rejected with a reason, cancelled by its owner) and one still open. */
-async function seedRoom(): Promise<Record<'approved' | 'rejected' | 'cancelled' | 'open', string>> {
-  const engine = await Engine.start(Room.open({ paths: home.paths }));
-  try {
-    const op = engine.operator();
-    await engine.call(op, 'participant_add', { name: 'alice', capabilities: ['read', 'write'] });
-    await engine.call(op, 'participant_add', { name: 'bob', capabilities: ['read', 'write'] });
-    const alice = engine.participantAs(op, 'alice');
-    const bob = engine.participantAs(op, 'bob');
+function seedRoom(): Promise<Record<'approved' | 'rejected' | 'cancelled' | 'open', string>> {
+  return seedRoomFile(home, { alice: ['read', 'write'], bob: ['read', 'write'] }, async (engine, { op, alice, bob }) => {
     const done = async (summary: string) => {
       const { handoff } = await engine.call(alice, 'handoff_create', { summary, to: 'bob' });
       await engine.call(bob, 'handoff_accept', { handoffId: handoff.id });
@@ -33,9 +27,7 @@ async function seedRoom(): Promise<Record<'approved' | 'rejected' | 'cancelled' 
     await engine.call(bob, 'handoff_cancel', { handoffId: cancelled, reason: 'not needed' });
     const open = (await engine.call(alice, 'handoff_create', { summary: 'Still open' })).handoff.id;
     return { approved, rejected, cancelled, open };
-  } finally {
-    await engine.close();
-  }
+  });
 }
 
 describe('ce history', () => {

@@ -5,6 +5,7 @@ import { isRoomError } from '../../src-main/common/errors';
 import { Engine, Room } from '../../src-main/engine/index';
 import { startRunner } from '../../src-main/server/runner';
 import { makeHome, type TestHome } from '../helpers/env';
+import { seedRoomFile } from '../helpers/room-file';
 import { runCe } from '../helpers/serve';
 
 let home: TestHome;
@@ -14,18 +15,11 @@ beforeEach(() => {
 afterEach(() => home.cleanup());
 
 /** A room with a handoff alice made for bob, and "mute", who may write but not read. */
-async function seedRoom(): Promise<{ taskId: string }> {
-  const engine = await Engine.start(Room.open({ paths: home.paths }));
-  try {
-    const op = engine.operator();
-    await engine.call(op, 'participant_add', { name: 'alice', capabilities: ['read', 'write'] });
-    await engine.call(op, 'participant_add', { name: 'mute', capabilities: ['write'] });
-    const alice = engine.participantAs(op, 'alice');
+function seedRoom(): Promise<{ taskId: string }> {
+  return seedRoomFile(home, { alice: ['read', 'write'], mute: ['write'] }, async (engine, { alice }) => {
     const { handoff } = await engine.call(alice, 'handoff_create', { summary: 'look at this', to: 'mute' });
     return { taskId: handoff.taskId };
-  } finally {
-    await engine.close();
-  }
+  });
 }
 
 async function refusal(fn: () => Promise<unknown>): Promise<{ code: string; message: string }> {
