@@ -1,13 +1,12 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import type { HandoffView } from '../../../../src-main/common/handoff-dto';
 import { EmptyState } from '../../app/EmptyState';
 import { sinceOf, useNow, whenText, type TimeRangeId } from '../../app/time-range';
 import { TimeRangeSelect } from '../../app/TimeRangeSelect';
-import { useRoom } from '../../room-context';
-import { describeError } from '../../stores/coalesced-read';
 import { useParticipants } from '../../stores/feature-stores';
 import { HandoffTimeline } from '../inbox/HandoffTimeline';
 import { ArtifactList, ResultMarkdown } from '../inbox/ResultView';
+import { useHandoff } from '../inbox/use-handoff';
 import { endingOf } from '../../../../src-main/common/handoff-ending';
 import { useHandoffHistory, type HistoryFilter } from './use-history';
 import '../inbox/inbox.css';
@@ -72,7 +71,6 @@ function EndedDetail(props: { handoff: HandoffView }): React.JSX.Element {
  * `opened`: a handoff opened from elsewhere (an Activity entry), shown even when no loaded page holds it.
  */
 export function HistoryScreen(props: { opened?: string | null }): React.JSX.Element {
-  const { client } = useRoom();
   const participants = useParticipants((s) => s.participants);
   const [status, setStatus] = useState<HistoryFilter['status'] | ''>('');
   const [participant, setParticipant] = useState('');
@@ -88,20 +86,10 @@ export function HistoryScreen(props: { opened?: string | null }): React.JSX.Elem
   const from = sinceOf(range, now);
   const handoffs = from ? read.filter((h) => endingOf(h).at >= from) : read;
   const names = ['operator', ...participants.map((p) => p.name).filter((n) => n !== 'operator')];
-  const [outside, setOutside] = useState<{ handoff: HandoffView | null; problem: string | null }>({ handoff: null, problem: null });
   const listed = handoffs.find((h) => h.id === selected) ?? null;
-  useEffect(() => {
-    if (!selected || listed || !loaded) return;
-    let live = true;
-    client.call('handoff_get', { handoffId: selected }).then(
-      ({ handoff }) => live && setOutside({ handoff, problem: null }),
-      (e: unknown) => live && setOutside({ handoff: null, problem: describeError(e, 'could not read that handoff') }),
-    );
-    return () => {
-      live = false;
-    };
-  }, [client, selected, listed, loaded]);
-  const chosen = listed ?? (outside.handoff?.id === selected ? outside.handoff : null);
+  // chosen but in no page read here (opened from Activity, past the first page): read on its own
+  const outside = useHandoff(selected !== null && listed === null && loaded ? selected : null);
+  const chosen = listed ?? outside.handoff;
 
   return (
     <div className="history">
@@ -181,8 +169,8 @@ export function HistoryScreen(props: { opened?: string | null }): React.JSX.Elem
       <section className="history-pane" tabIndex={0} aria-label="The chosen handoff">
         {chosen ? (
           <EndedDetail key={chosen.id} handoff={chosen} />
-        ) : selected && outside.problem ? (
-          <EmptyState tone="error" title="History" text={outside.problem} />
+        ) : outside.error ? (
+          <EmptyState tone="error" title="History" text={outside.error} />
         ) : (
           <EmptyState title="History" text="Choose an ended handoff to read its decision, reason and result." />
         )}
