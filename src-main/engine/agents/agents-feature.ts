@@ -11,7 +11,7 @@ import type { EngineContext, Feature } from '../feature';
 import { ensurePrivateDir } from '../fs-safe';
 import { findOnPath } from '../process/find-on-path';
 import type { ShellRegistry } from '../shells/shell-registry';
-import { viewOf } from '../shells/shell-registry';
+import { viewOf } from '../shells/shell-view';
 import { agentRunsFolder } from '../room/room-paths';
 
 type AgentMethods = 'agent_clients' | 'agent_start' | 'agent_list' | 'agent_stop';

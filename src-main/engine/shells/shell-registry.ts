@@ -3,7 +3,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
-import { stripAnsi } from '../../common/ansi';
 import type { ShellAgent, ShellView } from '../../common/methods/shells';
 import type { EngineContext } from '../feature';
 import { isShellIdOfEpoch, procTags } from '../ids';
@@ -17,6 +16,8 @@ import { integrationPlan } from './shell-integration';
 import { writeIntegrationFiles } from './integration-files';
 import { shellIntegrationFolder } from '../room/room-paths';
 import { attachViewer, type ShellAttachment } from './live-attachment';
+import { logLines, type LogLines } from './shell-log-lines';
+import { viewOf } from './shell-view';
 
 export type { ShellAttachment } from './live-attachment';
 
@@ -34,14 +35,13 @@ export interface OpenShell {
   agent?: ShellAgent | undefined;
 }
 
-
-/**
- * The room's shells. Volatile by design: they live in this process only. Ids carry this runner's epoch, so an
- * id from before a restart is told apart from one that never existed.
- */
 /** The key of ShellRegistry.changes. */
 export const SHELLS_CHANGED = 'shells';
 
+/**
+ * The room's shells. They live in this process only (their opening and end are kept as events). Ids carry this
+ * runner's epoch, so an id from before a restart is told apart from one that never existed.
+ */
 export class ShellRegistry {
   private readonly shells = new Map<string, ShellSession>();
   /** Closed shells' ids and owners: only the owner (or an operator) is told an id was closed. */
@@ -258,30 +258,9 @@ export class ShellRegistry {
    * line starts, so a reader resumes from `nextSeq` with no gap and no duplicate. Lines still being written
    * wait for their newline (or the shell's exit). Output that left the scrollback is gone: `truncated`.
    */
-  readLog(caller: Caller, id: string, fromSeq: number, limit: number): { records: { seq: number; text: string }[]; nextSeq: number; more: boolean; truncated: boolean } {
+  readLog(caller: Caller, id: string, fromSeq: number, limit: number): LogLines {
     const session = this.get(caller, id);
-    const read = session.read(fromSeq, 256 * 1024);
-    const text = read.bytes;
-    const records: { seq: number; text: string }[] = [];
-    let start = 0;
-    let more = false;
-    for (let i = 0; i < text.length; i++) {
-      if (text[i] !== 0x0a) continue;
-      if (records.length === limit) {
-        more = true;
-        break;
-      }
-      const end = i > start && text[i - 1] === 0x0d ? i - 1 : i; // a terminal ends lines with CR LF
-      // a CR at the start of a line moves nowhere (bash's "end bracketed paste" sequence ends with one before
-      // every command's output): it must not become an empty first line inside the record
-      records.push({ seq: read.start + start, text: stripAnsi(text.subarray(start, end).toString('utf8')).replace(/^\n+/, '') });
-      start = i + 1;
-    }
-    if (!more && start < text.length && !session.alive && !read.more && records.length < limit) {
-      records.push({ seq: read.start + start, text: stripAnsi(text.subarray(start).toString('utf8')) });
-      start = text.length;
-    }
-    return { records, nextSeq: read.start + start, more: more || read.more, truncated: read.truncated };
+    return logLines(session.read(fromSeq, 256 * 1024), session.alive, limit);
   }
 
   /** Ends every shell with its tree (runner shutdown). */
@@ -295,27 +274,4 @@ export class ShellRegistry {
     this.closed.set(session.id, session.spec.owner);
     if (this.closed.size > 1000) this.closed.delete(this.closed.keys().next().value as string);
   }
-}
-
-export function viewOf(s: ShellSession): ShellView {
-  const last = s.inputs.at(-1);
-  return {
-    id: s.id,
-    name: s.spec.name,
-    owner: s.spec.owner,
-    cwd: s.spec.cwd,
-    command: [s.spec.shownFile ?? s.spec.file, ...(s.spec.shownArgs ?? s.spec.args)],
-    pid: s.process.pid,
-    startedAt: s.startedAt,
-    alive: s.alive,
-    exitCode: s.exit?.exitCode ?? null,
-    signal: s.exit?.signal ?? null,
-    cols: s.cols,
-    rows: s.rows,
-    outputBytes: s.ring.end,
-    lastInput: last ? { by: last.by, at: last.at } : null,
-    sandbox: s.spec.sandbox ?? null,
-    status: s.status.status,
-    agent: s.spec.agent ?? null,
-  };
 }

@@ -10,7 +10,7 @@ import type { CallContext, EngineContext, Feature } from '../feature';
 import { compilePatterns, waitForOutput, type CompiledPatterns } from './output-wait';
 import type { ShellRegistry } from './shell-registry';
 import { runInShell } from './shell-run';
-import { viewOf } from './shell-registry';
+import { viewOf } from './shell-view';
 import { decodeCursor, encodeCursor, numberAt } from '../paging';
 import { START_CURSOR } from '../../common/paging';
 import { checkInputSize, exitedRefusal } from './live-attachment';
