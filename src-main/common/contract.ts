@@ -7,6 +7,7 @@ import { GRAPH_METHODS, type GraphOutputs } from './methods/graphs';
 import { PARTICIPANT_METHODS, type ParticipantOutputs } from './methods/participants';
 import { ROOM_METHODS, type RoomOutputs } from './methods/room';
 import { SHELL_METHODS, type ShellOutputs } from './methods/shells';
+import { TASK_METHODS, type TaskOutputs } from './methods/tasks';
 import { UI_METHODS, type UiOutputs } from './methods/ui';
 
 export type { MethodSpec } from './method-spec';
@@ -21,6 +22,7 @@ export const CONTRACT = {
   ...PARTICIPANT_METHODS,
   ...SHELL_METHODS,
   ...HANDOFF_METHODS,
+  ...TASK_METHODS,
   ...HANDOFF_HISTORY_METHODS,
   ...GRAPH_METHODS,
   ...AUDIT_METHODS,
@@ -29,7 +31,7 @@ export const CONTRACT = {
 };
 
 /** What each method answers; the engine implements exactly this. */
-export interface MethodOutputs extends RoomOutputs, ParticipantOutputs, ShellOutputs, HandoffOutputs, HandoffHistoryOutputs, GraphOutputs, AuditOutputs, UiOutputs, AgentOutputs {}
+export interface MethodOutputs extends RoomOutputs, ParticipantOutputs, ShellOutputs, HandoffOutputs, TaskOutputs, HandoffHistoryOutputs, GraphOutputs, AuditOutputs, UiOutputs, AgentOutputs {}
 
 export type Contract = typeof CONTRACT;
 export type MethodName = keyof Contract;
