@@ -13,6 +13,7 @@ import { isTerminalTask } from '../../common/task-machine';
 import type { TaskService } from '../tasks/task-service';
 import { HANDOFF_OPERATION } from '../tasks/operations';
 import { HandoffQueries } from './queries';
+import { mayAccept, mayAddress, mayDecide, mustBeAssignee, mustBeOwnerOrApprover } from './handoff-roles';
 
 const EVENT_KIND: Record<HandoffAction, string> = {
   accept: 'handoff.accepted',
@@ -31,22 +32,6 @@ interface Effect {
   /** Omitted: the task row is not touched at all (approval never rewrites the task). */
   task?: TaskChange;
   data?: Record<string, unknown>;
-}
-
-const canApprove = (caller: Caller) => caller.capabilities.includes('approve');
-
-function forbid(message: string): never {
-  throw new RoomError('FORBIDDEN', message);
-}
-
-/** Who may accept: the addressee, or (addressed to anyone) anyone but its owner. */
-function mayAccept(caller: Caller, h: HandoffRecord): void {
-  if (h.target !== null && h.target !== caller.name) forbid(`handoff ${h.id} is addressed to ${h.target}; only ${h.target} can accept it`);
-  if (h.target === null && h.owner === caller.name) forbid(`you created handoff ${h.id}; another participant accepts it`);
-}
-
-function mayDecide(caller: Caller, approved: boolean): void {
-  if (!canApprove(caller)) forbid(`${approved ? 'approving' : 'rejecting'} needs the "approve" capability`);
 }
 
 const DEFAULT_INPUT_SCHEMA = { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] };
@@ -76,7 +61,7 @@ export class HandoffActions {
     const { id, created } = this.ctx.commit(() => {
       const original = key === null ? null : handoffs.byIdempotencyKey(caller.name, key);
       if (original) return { value: { id: original.id, created: false }, events: [] };
-      if (to !== null) this.checkAddressee(caller, to);
+      if (to !== null) mayAddress(caller, to, this.ctx.room.participants.byName(to));
       const active = tasks.countActive();
       if (active >= this.ctx.limits.maxActiveTasks) {
         throw new RoomError(
@@ -135,7 +120,7 @@ export class HandoffActions {
 
   requestInput(caller: Caller, input: MethodInput<'handoff_request_input'>): HandoffView {
     return this.act(caller, input.handoffId, 'request_input', (h) => {
-      this.mustBeAssignee(caller, h, 'request input');
+      mustBeAssignee(caller, h, 'request input');
       const requests: Record<string, InputRequest> = {};
       for (const [key, r] of Object.entries(input.requests)) {
         // own keys only: a key such as "constructor" must not match Object.prototype
@@ -160,9 +145,7 @@ export class HandoffActions {
       input.handoffId,
       'answer_input',
       (h, task) => {
-        if (h.owner !== caller.name && !canApprove(caller)) {
-          forbid(`only the handoff's owner (${h.owner}) or a participant who can approve answers its input`);
-        }
+        mustBeOwnerOrApprover(caller, h, 'answers its input');
         const outstanding = { ...((task?.inputRequests ?? {}) as Record<string, InputRequest>) };
         const unknown = keys.filter((k) => !Object.hasOwn(outstanding, k));
         if (unknown.length > 0) {
@@ -194,13 +177,13 @@ export class HandoffActions {
 
   /** Only the assignee completes: judged before its workspace's change is captured (the complete judges again). */
   checkComplete(caller: Caller, id: string): HandoffRecord {
-    return this.judge(caller, id, 'complete', (h) => this.mustBeAssignee(caller, h, 'complete it'));
+    return this.judge(caller, id, 'complete', (h) => mustBeAssignee(caller, h, 'complete it'));
   }
 
   /** `captured`: the workspace's change, stored with the result in the same transaction. */
   complete(caller: Caller, input: MethodInput<'handoff_complete'>, captured?: { summary: EvidenceSummary; files: EvidenceFile[] }): HandoffView {
     return this.act(caller, input.handoffId, 'complete', (h) => {
-      this.mustBeAssignee(caller, h, 'complete it');
+      mustBeAssignee(caller, h, 'complete it');
       const result: HandoffResult = { text: input.result, artifacts: input.artifacts ?? [], completedBy: caller.name, completedAt: this.ctx.now() };
       let change: Record<string, unknown> = {};
       if (captured) {
@@ -230,7 +213,7 @@ export class HandoffActions {
 
   cancel(caller: Caller, id: string, reason: string | null): HandoffView {
     return this.act(caller, id, 'cancel', (h) => {
-      if (h.owner !== caller.name && !canApprove(caller)) forbid(`only the handoff's owner (${h.owner}) or a participant who can approve cancels it`);
+      mustBeOwnerOrApprover(caller, h, 'cancels it');
       return {
         handoff: { cancellation: { by: caller.name, at: this.ctx.now(), reason } },
         task: { statusMessage: reason ?? `cancelled by ${caller.name}`, inputRequests: null },
@@ -262,21 +245,6 @@ export class HandoffActions {
       this.tasks.remove(task.id, { kind: 'handoff.task_deleted', actor: null, subject: h?.id ?? task.id, data: { taskId: task.id, taskStatus: task.status } });
       return { value: undefined, events: [] };
     });
-  }
-
-  private checkAddressee(caller: Caller, to: string): void {
-    const target = this.ctx.room.participants.byName(to);
-    if (!target || target.revokedAt !== null) {
-      throw new RoomError('NOT_FOUND', `no active participant named "${to}": check the name, or omit "to" to let anyone accept it`);
-    }
-    if (to === caller.name) throw new RoomError('INVALID_INPUT', 'a handoff goes to another participant: omit "to" or name someone else');
-    if (!target.capabilities.includes('write')) {
-      throw new RoomError('INVALID_INPUT', `${to} cannot accept handoffs (it lacks the "write" capability): address someone who can`);
-    }
-  }
-
-  private mustBeAssignee(caller: Caller, h: HandoffRecord, what: string): void {
-    if (h.assignee !== caller.name) forbid(`only the handoff's assignee (${h.assignee ?? 'nobody yet'}) can ${what}`);
   }
 
   /**
