@@ -90,7 +90,10 @@ describe('sessions left open by clients', () => {
       }
       const refused = await fetch(r.running.mcpUrl, { method: 'POST', headers: { ...json, ...auth(token) }, body: JSON.stringify(INIT) });
       expect(refused.status).toBe(503);
-      expect(await refused.text()).toMatch(/streamer already has 16 open MCP sessions, every one busy/);
+      const refusal = await refused.text();
+      expect(refusal).toMatch(/streamer already has 16 open MCP sessions, every one busy/);
+      // it names who holds them and how to end one
+      expect(refusal).toContain('held by claude-code 2.0.0 ×16. End one (an operator: ce participant list, then ce participant close-session streamer SESSION)');
       for (const sid of busy) expect(await toolsList(token, sid)).toBe(200);
     } finally {
       for (const s of streams) s.abort();

@@ -34,6 +34,8 @@ export interface LegacyLimits {
 interface Session {
   transport: NodeStreamableHTTPServerTransport;
   callerName: string;
+  /** The client its initialize named ("claude-code 2.0.14"), for the refusal that names busy sessions. */
+  client: string | null;
   lastSeen: number;
   /** Requests still open (a waiting tasks/result, the GET stream): a session in use is never idle. */
   inFlight: number;
@@ -106,7 +108,9 @@ export class LegacySessions {
         res,
         503,
         RPC.transportRefused,
-        `${caller.name} already has ${this.limits.maxSessionsPerParticipant} open MCP sessions, every one busy (a call in flight or a stream open): end one, or wait for one to finish`,
+        `${caller.name} already has ${this.limits.maxSessionsPerParticipant} open MCP sessions, every one busy (a call in flight or a stream open): ` +
+          `${busyClients([...this.sessions.values()].filter((x) => x.callerName === caller.name))}. End one (an operator: ce participant list, then ` +
+          `ce participant close-session ${caller.name} SESSION), or wait for one to finish`,
         { 'Retry-After': '30' },
       );
     }
@@ -144,8 +148,9 @@ export class LegacySessions {
       eventStore: new BoundedEventStore(this.limits.replayMessages),
       retryInterval: 1000,
       onsessioninitialized: (id) => {
-        const release = this.engine.presence.connected(caller.name, { id, client: clientOf(initialize), close: () => void this.closeSession(id) });
-        this.sessions.set(id, { transport, callerName: caller.name, lastSeen: this.now(), inFlight: 0, posts: new Set(), release, splices });
+        const client = clientOf(initialize);
+        const release = this.engine.presence.connected(caller.name, { id, client, close: () => void this.closeSession(id) });
+        this.sessions.set(id, { transport, callerName: caller.name, client, lastSeen: this.now(), inFlight: 0, posts: new Set(), release, splices });
       },
       onsessionclosed: (id) => this.forget(id),
     });
@@ -218,6 +223,13 @@ export class LegacySessions {
       // closing is best effort: the session is gone either way
     }
   }
+}
+
+/** Which clients hold `sessions`, by name with their count ("claude-code 2.0.14 ×15, codex 0.5 ×1"). */
+function busyClients(sessions: readonly Session[]): string {
+  const counts = new Map<string, number>();
+  for (const s of sessions) counts.set(s.client ?? 'an unnamed client', (counts.get(s.client ?? 'an unnamed client') ?? 0) + 1);
+  return `held by ${[...counts].map(([client, n]) => `${client} ×${n}`).join(', ')}`;
 }
 
 /** The client an initialize names ("claude-code 2.0.14"), cut to 100 characters; null when it names none. */
