@@ -35,6 +35,13 @@ afterAll(async () => {
   await runner?.close();
 });
 
+/** How many rows the room holds of what a graph run writes. */
+function rows(): Record<string, number> {
+  const { db } = runner.running.engine.room;
+  const n = (table: string) => (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+  return { tasks: n('tasks'), graphs: n('graphs'), stages: n('graph_stages'), events: n('events') };
+}
+
 const slowGraph = { name: 'hold', stages: [{ id: 'wait', command: ['sleep', '60'] }] };
 
 describe("an agent's share", () => {
@@ -63,7 +70,13 @@ describe("an agent's share", () => {
     const { engine } = runner.running;
     // the room holds 2 + 1 (hog) + 1 + 1 (other) = 5 working tasks; the operator fills it to its cap of 10
     for (let i = 0; i < 5; i++) await engine.call(engine.operator(), 'handoff_create', { summary: `fill ${i}`, to: 'other' });
+    const before = rows();
     await expect(engine.call(engine.operator(), 'tasks_run', slowGraph)).rejects.toThrow(/the room already has 10 tasks working/);
+    // refused before anything is written: no task, graph, stage or event was made for it
+    expect(rows()).toEqual(before);
+    const byAgent = await call(other, 'tasks_run', slowGraph);
+    expect(byAgent.ok).toBe(false);
+    expect(rows()).toEqual(before);
   });
 
   it('does not hold the operator', async () => {
