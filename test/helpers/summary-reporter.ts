@@ -12,7 +12,7 @@ function skippedLine(test: TestCase): string {
 }
 
 /**
- * Prints what was skipped and why (a suite skipped for a missing tool names the tool and how to get it), then one
+ * Prints the slowest test files, what was skipped and why (a suite skipped for a missing tool names the tool and how to get it), then one
  * plain closing line, "N passed, N failed, N skipped", that any CI log reader understands.
  */
 export default class SummaryReporter implements Reporter {
@@ -32,6 +32,14 @@ export default class SummaryReporter implements Reporter {
         }
       }
       if (module.state() === 'failed' && [...module.children.allTests()].length === 0) failed++;
+    }
+    const slowest = modules
+      .map((m) => ({ file: m.moduleId.replace(`${process.cwd()}/`, ''), project: m.project.name, ms: m.diagnostic().duration }))
+      .sort((a, b) => b.ms - a.ms)
+      .slice(0, 10);
+    if (modules.length > 1) {
+      console.log('\nSlowest files:');
+      for (const m of slowest) console.log(`  ${(m.ms / 1000).toFixed(1).padStart(6)} s  ${m.file}${m.project === 'default' ? '' : ` (${m.project})`}`);
     }
     if (skips.length > 0) {
       console.log(`\nSkipped (${skips.length}):`);
