@@ -3,6 +3,7 @@ import { stringFlag, UsageError, type ParsedArgs } from '../args';
 import { formFields } from '../answer-form';
 import { oneLine, print, type CeCommand } from '../command';
 import { callAsOperator, readAs } from '../room-client';
+import { createHandoffCommand, evidenceFiles, workspaceLines } from './review';
 
 /** One positional id after the command word, nothing more. */
 function idArg(args: ParsedArgs, usage: string): string {
@@ -94,13 +95,24 @@ export const HANDOFF_COMMANDS: CeCommand[] = [
   },
   {
     name: 'handoff',
-    synopsis: ['ce handoff ID'],
-    summary: 'one handoff: its result, its task, and the input it asks for (answer with "ce answer")',
-    examples: ['ce handoff h_0123', 'ce handoff h_0123 --json'],
+    synopsis: ['ce handoff ID', 'ce handoff create --summary TEXT [--to NAME] [--repo DIR [--base REF]] [--constraints TEXT]'],
+    summary: 'one handoff: its result, its workspace (branch, worktree, the reviewed commit, files, test runs), its task and the input it asks for; or hand work to an agent (create)',
+    options: {
+      summary: { type: 'string', value: 'TEXT', help: 'create: what the work is (the agent reads it first)' },
+      to: { type: 'string', value: 'NAME', help: 'create: the participant who should take it (default: anyone who can accept it)' },
+      repo: { type: 'string', value: 'DIR', help: 'create: a git repository: the work gets a worktree of its own there when accepted' },
+      base: { type: 'string', value: 'REF', help: 'create: the branch, tag or commit the work starts from (default: the branch checked out in DIR)' },
+      constraints: { type: 'string', value: 'TEXT', help: 'create: what the work must respect' },
+    },
+    details: ['"ce diff ID" prints the change itself; "ce approve ID --merge" merges exactly the commit shown under reviewed.'],
+    examples: ['ce handoff h_0123', 'ce handoff h_0123 --json', 'ce handoff create --to claude --summary "fix the flaky login test" --repo ~/src/app'],
     async run(args, room) {
+      if (args.positional[1] === 'create') return createHandoffCommand(args, room);
       const id = idArg(args, 'ce handoff ID');
       const { handoff } = await readAs(room, 'handoff_get', { handoffId: id });
-      print(args, { handoff }, () => handoffLines(handoff).join('\n'));
+      const w = handoff.workspace;
+      const files = w?.evidence ? await evidenceFiles(room, id, false) : [];
+      print(args, { handoff, ...(w?.evidence ? { files } : {}) }, () => [...handoffLines(handoff), ...(w ? workspaceLines(id, w, files.slice(0, 50)) : [])].join('\n'));
       return 0;
     },
   },

@@ -9,6 +9,7 @@ import { HISTORY_COMMAND } from './history';
 import { INIT_COMMAND } from './init';
 import { LOGS_COMMAND } from './logs';
 import { PARTICIPANT_COMMANDS } from './participants';
+import { REVIEW_COMMANDS } from './review';
 import { ROOM_COMMANDS } from './room';
 import { RUN_COMMAND } from './run';
 import { SHELL_ATTACH_COMMAND } from './shell-attach';
@@ -25,6 +26,7 @@ export const CE_COMMANDS: CeCommand[] = [
   SHELL_ATTACH_COMMAND,
   ...AGENT_COMMANDS,
   ...HANDOFF_COMMANDS,
+  ...REVIEW_COMMANDS,
   HISTORY_COMMAND,
   ANSWER_COMMAND,
   HANDOFF_CANCEL_COMMAND,
