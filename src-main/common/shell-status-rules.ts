@@ -31,6 +31,7 @@ export const SHELL_STATUS_RULES: Record<string, ShellStatusRules> = {
       /Would you like to (run|make|apply)\b/,
       /Allow (command|Codex)\b/i,
       /Sign in with ChatGPT/,
+      /Trust this folder\?/,
       /Press Enter to continue/,
       /^\s*[›>▌]\s*1\.\s*Yes\b/,
     ],
