@@ -4,7 +4,9 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import pty from 'node-pty';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stripAnsi } from '../../src-main/common/ansi';
 import { connectSnippets } from '../../src-main/common/connect-snippets';
 import { makeHome, type TestHome } from '../helpers/env';
 import { runCe, startServe, stopServe, type ServeProcess } from '../helpers/serve';
@@ -92,6 +94,32 @@ describe.skipIf(reason !== '')(`real MCP clients against one participant${reason
       expect(agent?.sessions.length).toBeLessThanOrEqual(16);
     });
   }
+
+  it('gemini, started interactively with a key, reports no MCP issue: its SDK resumes every answered stream, then opens a second GET stream, and is answered 405, not a 409 it shows as an error', { timeout: 120_000 }, async () => {
+    const settingsFile = path.join(String(env.HOME), '.gemini', 'settings.json');
+    if (!fs.existsSync(settingsFile)) await paste('gemini-cli');
+    const settings = JSON.parse(fs.readFileSync(settingsFile, 'utf8')) as Record<string, unknown>;
+    // signed in with a key (no model is reachable: it never gets that far), so it starts its MCP servers at once
+    fs.writeFileSync(settingsFile, JSON.stringify({ ...settings, security: { auth: { selectedType: 'gemini-api-key' } } }));
+    const { CI: _ci, NO_COLOR: _nc, ...interactive } = env;
+    const term = pty.spawn(path.join(BIN, 'gemini'), [], {
+      cwd: project,
+      cols: 140,
+      rows: 40,
+      env: { ...interactive, GEMINI_API_KEY: 'not-a-key', GOOGLE_GEMINI_BASE_URL: 'http://127.0.0.1:9', TERM: 'xterm-256color' } as Record<string, string>,
+    });
+    let out = '';
+    term.onData((d) => (out += d));
+    try {
+      await expect.poll(() => stripAnsi(out), { timeout: 60_000, interval: 500 }).toMatch(/Type your message/);
+      // its stream resumptions and the second GET come within its reconnection delays (1 s each, twice)
+      await new Promise((r) => setTimeout(r, 6000));
+      expect(stripAnsi(out)).toMatch(/1 MCP server/);
+      expect(stripAnsi(out)).not.toMatch(/MCP issues detected|MCP ERROR/);
+    } finally {
+      term.kill();
+    }
+  });
 
   it('mcp-remote (how Claude Desktop reaches HTTP servers) relays tools and their text summaries over stdio', { timeout: 120_000 }, async () => {
     const snippet = JSON.parse(connectSnippets(serve.mcpUrl.toString(), token).find((s) => s.id === 'claude-desktop')?.text ?? '{}') as {

@@ -41,6 +41,8 @@ interface Session {
   inFlight: number;
   /** Its POST requests still being answered (calls; not the GET stream). */
   posts: Set<http.ServerResponse>;
+  /** Its own GET stream (opened without Last-Event-ID) is open. */
+  standalone: boolean;
   /** Ends this session's part in the participant's presence (safe to call twice). */
   release: () => void;
   /** Where its tool calls hold their large strings until their answers are written (session-splices.ts). */
@@ -88,6 +90,17 @@ export class LegacySessions {
         session.posts.delete(res);
         session.lastSeen = this.now();
       });
+      if (req.method === 'GET' && req.headers['last-event-id'] === undefined) {
+        // a second GET stream would be refused 409, which some clients (the SDK inside Gemini CLI 0.61) take for
+        // a broken server: after every answer they resume its stream, then open a new GET, and report the 409 as
+        // an MCP error on every start. 405 is the status the protocol gives for "no (further) stream here": they
+        // stop quietly, and the stream already open goes on carrying the session's messages.
+        if (session.standalone) {
+          return sendRpcError(res, 405, RPC.transportRefused, "this session's GET stream is already open: its messages arrive there", { Allow: 'POST, DELETE' });
+        }
+        session.standalone = true;
+        res.once('close', () => (session.standalone = false));
+      }
       if (req.method === 'POST') session.splices.hold(req, res, caller, body);
       await session.transport.handleRequest(req, res, body);
       // a cancelled request gets no answer (the protocol says so), so the SDK would keep the POST stream that
@@ -150,7 +163,7 @@ export class LegacySessions {
       onsessioninitialized: (id) => {
         const client = clientOf(initialize);
         const release = this.engine.presence.connected(caller.name, { id, client, close: () => void this.closeSession(id) });
-        this.sessions.set(id, { transport, callerName: caller.name, client, lastSeen: this.now(), inFlight: 0, posts: new Set(), release, splices });
+        this.sessions.set(id, { transport, callerName: caller.name, client, lastSeen: this.now(), inFlight: 0, posts: new Set(), standalone: false, release, splices });
       },
       onsessionclosed: (id) => this.forget(id),
     });
