@@ -1,0 +1,35 @@
+import { AGENT_ENV, AGENT_SERVER_NAME, toml, type ClientProfile } from './types';
+
+export const CODEX = {
+  id: 'codex',
+  label: 'Codex',
+  start: {
+    program: 'codex',
+    participant: 'codex',
+    install: 'npm install -g @openai/codex',
+    versionArgs: ['--version'],
+    // -c overrides ~/.codex/config.toml for this run; bearer_token_env_var names the variable, not the token
+    plan: (url) => ({
+      args: ['-c', `mcp_servers.${AGENT_SERVER_NAME}.url=${toml(url)}`, '-c', `mcp_servers.${AGENT_SERVER_NAME}.bearer_token_env_var=${toml(AGENT_ENV.token)}`],
+      env: {},
+      files: [],
+    }),
+  },
+  snippet: (url, token) => ({
+    id: 'codex',
+    label: 'Codex',
+    where: `~/.codex/config.toml, then export ${AGENT_ENV.token}=${token}`,
+    text: `[mcp_servers.${AGENT_SERVER_NAME}]\nurl = "${url}"\nbearer_token_env_var = "${AGENT_ENV.token}"\n\n# in your shell profile:\n# export ${AGENT_ENV.token}="${token}"`,
+  }),
+  screen: {
+    waiting: [
+      /Would you like to (run|make|apply)\b/,
+      /Allow (command|Codex)\b/i,
+      /Sign in with ChatGPT/,
+      /Trust this folder\?/,
+      /Press Enter to continue/,
+      /^\s*[›>▌]\s*1\.\s*Yes\b/,
+    ],
+    working: [/esc to interrupt/i],
+  },
+} as const satisfies ClientProfile;

@@ -1,0 +1,76 @@
+/**
+ * One MCP client people use with a room, in one file (clients/<id>.ts) listed in clients/index.ts: how the room
+ * starts it already connected (its run plan), how a person connects the copy they run themselves (its snippet),
+ * and how to read its screen (its status rules). Adding a client is one new file and a line in the index.
+ */
+
+/**
+ * How to read a client's screen when its terminal goes quiet: lines that mean it asks the person (`waiting`) and
+ * lines that mean it is still at work though nothing moved (`working`).
+ */
+export interface ShellStatusRules {
+  waiting: readonly RegExp[];
+  working?: readonly RegExp[];
+  /** How long without output reads as quiet (default 1.5 s). */
+  quietMs?: number;
+}
+
+/** The MCP server's name in each client's configuration. */
+export const AGENT_SERVER_NAME = 'commonroom';
+/** What every agent run gets in its environment; clients that read a token from the environment are told this name. */
+export const AGENT_ENV = { url: 'COMMONROOM_MCP_URL', token: 'COMMONROOM_TOKEN', config: 'COMMONROOM_MCP_CONFIG', name: 'COMMONROOM_AGENT' } as const;
+
+/** A file the room writes for one run (0600, in a folder of its own, removed when the run's terminal ends). */
+export interface RunFile {
+  name: string;
+  content: string;
+}
+
+/** How one run of a client is told about the room: extra arguments first, environment, files. */
+export interface RunPlan {
+  args: string[];
+  env: Record<string, string>;
+  files: RunFile[];
+}
+
+/** How the room starts a client in a terminal of its own (ce agent start, the Terminals screen's New agent). */
+export interface StartPlan {
+  /** The program looked up on the PATH (null: the person names the command). */
+  program: string | null;
+  /** The base of its participant's name: claude-code, claude-code-2, … */
+  participant: string;
+  /** How to get it, for a client that is not on the PATH. */
+  install: string | null;
+  /** Arguments that print its version. */
+  versionArgs: string[];
+  /**
+   * Its per-run configuration, for the endpoint `url`; `file(name)` is where a run file `name` will be. The
+   * token is never on a command line: it is in the run's environment, and every per-run file names the variable.
+   */
+  plan(url: string, file: (name: string) => string): RunPlan;
+}
+
+/** Copy-ready configuration for a client a person runs themselves, with a participant's own token. */
+export interface Snippet {
+  id: string;
+  label: string;
+  where: string;
+  text: string;
+}
+
+export interface ClientProfile {
+  /** Its id (the start plan's client id, when the room can start it). */
+  id: string;
+  label: string;
+  /** Absent: the room does not start it (a desktop app, an editor). */
+  start?: StartPlan;
+  /** The configuration a person pastes, for the endpoint `url` and a participant's `token`; absent: none. */
+  snippet?(url: string, token: string): Snippet;
+  /** How its screen reads when its terminal goes quiet (tested on screens captured from the real CLI). */
+  screen?: ShellStatusRules;
+}
+
+export const bearer = (reference: string) => ({ Authorization: `Bearer ${reference}` });
+export const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+/** A TOML basic string. */
+export const toml = (text: string) => JSON.stringify(text);
