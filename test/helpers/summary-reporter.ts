@@ -1,20 +1,44 @@
-import type { Reporter, TestModule } from 'vitest/node';
+import path from 'node:path';
+import type { Reporter, TestCase, TestModule } from 'vitest/node';
 
-/** Prints one plain closing line, "N passed, N failed, N skipped", that any CI log reader understands. */
+/**
+ * Prints one plain closing line, "N passed, N failed, N skipped", that any CI log reader understands, and
+ * above it why tests were skipped: each reason once (a `ctx.skip(reason)` note, or the title of the skipped
+ * suite, which says why), with its file and how many tests it skipped.
+ */
 export default class SummaryReporter implements Reporter {
   onTestRunEnd(modules: ReadonlyArray<TestModule>): void {
     let passed = 0;
     let failed = 0;
     let skipped = 0;
+    const reasons = new Map<string, number>();
     for (const module of modules) {
       for (const test of module.children.allTests()) {
-        const state = test.result().state;
-        if (state === 'passed') passed++;
-        else if (state === 'failed') failed++;
-        else skipped++;
+        const result = test.result();
+        if (result.state === 'passed') passed++;
+        else if (result.state === 'failed') failed++;
+        else {
+          skipped++;
+          const why = `${path.relative(process.cwd(), module.moduleId)}: ${skipReason(test, result.state === 'skipped' ? result.note : undefined)}`;
+          reasons.set(why, (reasons.get(why) ?? 0) + 1);
+        }
       }
       if (module.state() === 'failed' && [...module.children.allTests()].length === 0) failed++;
     }
+    if (reasons.size > 0) {
+      console.log('\nskipped:');
+      for (const [why, count] of reasons) console.log(`  ${why}${count > 1 ? ` (${count} tests)` : ''}`);
+    }
     console.log(`\n${passed} passed, ${failed} failed, ${skipped} skipped`);
   }
+}
+
+/** The note given to ctx.skip, else the outermost skipped suite's title (where describe.skipIf puts the reason). */
+function skipReason(test: TestCase, note: string | undefined): string {
+  if (note) return note;
+  let title = test.name;
+  for (let parent = test.parent; parent.type === 'suite'; parent = parent.parent) {
+    if (parent.options.mode === 'skip') title = parent.name;
+  }
+  return title;
 }
