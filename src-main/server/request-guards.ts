@@ -106,7 +106,8 @@ interface Pending {
  * unauthenticated: such sockets have a small budget of their own and a short idle time; past the budget the
  * one quiet longest is closed, but only once it had UNAUTHENTICATED_GRACE_MS to send its request and none is in
  * flight on it (until then a new socket is let in over the budget, within the total): a flood of connections
- * never closes another client's socket with its request on the way. The first request with a valid token
+ * never closes another client's socket with its request on the way. Only at the total does a newcomer close
+ * the quietest even within its grace, so that the person still gets in. The first request with a valid token
  * claims the socket for its participant: an agent may hold only so many, and agents together leave room for
  * the operator, who is never refused.
  */
@@ -127,7 +128,8 @@ export class ConnectionBudget {
   }
 
   private accept(socket: net.Socket): void {
-    if (this.all >= this.options.total && !this.closeQuietest()) {
+    // at the total a newcomer (the person's among them) still gets in: the quietest goes even within its grace
+    if (this.all >= this.options.total && !this.closeQuietest(0)) {
       return refuseSocket(socket, `too many open connections (${this.options.total} in all): close some, or reuse one (keep-alive)`);
     }
     this.all++;
@@ -150,7 +152,7 @@ export class ConnectionBudget {
     this.trimScheduled = true;
     setImmediate(() => {
       this.trimScheduled = false;
-      while (this.unauth.size > this.options.unauthenticated && this.closeQuietest());
+      while (this.unauth.size > this.options.unauthenticated && this.closeQuietest(UNAUTHENTICATED_GRACE_MS));
     });
   }
 
@@ -221,13 +223,12 @@ export class ConnectionBudget {
   }
 
   /**
-   * Closes the unauthenticated socket quiet longest, if it has been quiet at least UNAUTHENTICATED_GRACE_MS
-   * with no request in flight; false when there is none such.
+   * Closes the unauthenticated socket quiet longest, if it has been quiet at least `graceMs` with no request in
+   * flight; false when there is none such.
    */
-  private closeQuietest(): boolean {
-    const now = performance.now();
+  private closeQuietest(graceMs: number): boolean {
     let quietest: net.Socket | undefined;
-    let since = now - UNAUTHENTICATED_GRACE_MS;
+    let since = performance.now() - graceMs;
     for (const [socket, pending] of this.unauth) {
       if (pending.requests === 0 && pending.quietSince <= since) {
         quietest = socket;

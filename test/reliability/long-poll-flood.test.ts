@@ -6,12 +6,16 @@
  * refused with a JSON 503 that names her own count: nobody sees a socket closed under a request (before the
  * fix, the oldest unauthenticated socket was closed to make room for each new one, and under the flood that
  * was often a socket whose request was on its way: 4 to 8 of the 114 calls failed with "socket hang up").
- * Real HTTP on 127.0.0.1 against `commonroom serve`; bounded by the other agent's 114 calls.
+ * Real HTTP on 127.0.0.1 against `commonroom serve`; bounded by the other agent's 114 calls. And the grace
+ * that protects a young socket never locks the person out: at the total, a newcomer still gets in.
  */
+import fs from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIMITS } from '../../src-main/common/limits';
+import { startRunner } from '../../src-main/server/runner';
 import { makeHome } from '../helpers/env';
 import { freshConnectionFetch } from '../helpers/fresh-fetch';
 import { startServe, stopServe, type ServeProcess } from '../helpers/serve';
@@ -97,6 +101,31 @@ describe("a flood of one agent's long polls", () => {
       if (!('status' in a) || a.status === 200) continue;
       expect(a.status).toBe(503);
       expect((JSON.parse(a.body) as { error: { message: string } }).error.message).toContain(`mallory has ${LIMITS.maxConnectionsPerParticipant} connections open`);
+    }
+  });
+});
+
+describe('at the total of open connections', () => {
+  it('a newcomer still gets in: a socket that sent nothing is closed for it, even within its grace', async () => {
+    const small = makeHome();
+    const running = await startRunner({ port: 0, paths: small.paths, limits: { maxUnauthenticatedConnections: 4, maxConnections: 8, reservedOperatorConnections: 2 } });
+    const held: net.Socket[] = [];
+    try {
+      const port = Number(running.baseUrl.port);
+      for (let i = 0; i < 8; i++) {
+        const s = net.connect({ host: '127.0.0.1', port });
+        s.on('error', () => undefined);
+        await new Promise((r) => s.once('connect', r));
+        held.push(s);
+      }
+      // the person's call, on a new connection while eight young sockets fill the total
+      const token = fs.readFileSync(running.tokenFile, 'utf8').trim();
+      const res = await fetch(new URL('/api/room_info', running.baseUrl), { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}' });
+      expect(res.status).toBe(200);
+    } finally {
+      for (const s of held) s.destroy();
+      await running.close();
+      small.cleanup();
     }
   });
 });
