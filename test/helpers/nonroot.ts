@@ -103,7 +103,7 @@ export async function runAsUser(user: string, owner: { uid: number; gid: number 
     }
     fs.chmodSync(root, 0o755);
     const report = path.join(root, 'tmp', 'report.json');
-    const env = [`HOME=${path.join(root, 'home')}`, `TMPDIR=${path.join(root, 'tmp')}`, `PATH=${path.join(root, 'bin')}:${process.env.PATH ?? '/usr/bin:/bin'}`, 'LANG=C.UTF-8', ...(process.env.CI ? [`CI=${process.env.CI}`] : [])];
+    const env = [`HOME=${path.join(root, 'home')}`, `TMPDIR=${path.join(root, 'tmp')}`, `PATH=${path.join(root, 'bin')}:${process.env.PATH ?? '/usr/bin:/bin'}`, 'LANG=C.UTF-8', `SHELL=${fs.existsSync('/bin/bash') ? '/bin/bash' : '/bin/sh'}`, ...(process.env.CI ? [`CI=${process.env.CI}`] : [])];
     const vitest = [node, 'node_modules/vitest/vitest.mjs', 'run', '--project', 'default', '--maxWorkers', '1', '--reporter', 'default', '--reporter', 'json', '--outputFile.json', report, ...files];
     // runuser -u runs the command itself (no login shell); env -i, or runuser would set the user's own HOME
     const child = spawn('runuser', ['-u', user, '--', 'env', '-i', ...env, ...vitest], { cwd: repo, stdio: ['ignore', 'pipe', 'pipe'] });
