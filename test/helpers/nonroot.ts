@@ -68,6 +68,23 @@ function linkFile(source: string, target: string): void {
   fs.chmodSync(target, (mode & 0o777) | 0o444 | ((mode & 0o100) !== 0 ? 0o111 : 0));
 }
 
+/**
+ * Where the copy goes: a temporary folder anyone may enter on the checkout's own file system, so that files
+ * are linked, not copied (/tmp is often a tmpfs; /var/tmp seldom is); else the system's, copying.
+ */
+function copyPlace(): string {
+  const device = fs.statSync(REPO).dev;
+  for (const dir of [os.tmpdir(), '/var/tmp', '/tmp']) {
+    try {
+      const st = fs.statSync(dir);
+      if (st.isDirectory() && st.dev === device && (st.mode & 0o001) !== 0) return dir;
+    } catch {
+      // not on this system
+    }
+  }
+  return os.tmpdir();
+}
+
 /** One test of the JSON report: its titles, state and failure text. */
 export interface ReportedTest {
   fullName: string;
@@ -89,7 +106,7 @@ export interface NonrootRun {
  * status, what it printed and each test's outcome.
  */
 export async function runAsUser(user: string, owner: { uid: number; gid: number }, files: string[], timeoutMs: number): Promise<NonrootRun> {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'commonroom-nonroot-'));
+  const root = fs.mkdtempSync(path.join(copyPlace(), 'commonroom-nonroot-'));
   try {
     const repo = path.join(root, 'repo');
     linkTree(REPO, repo, owner);
@@ -103,14 +120,22 @@ export async function runAsUser(user: string, owner: { uid: number; gid: number 
     }
     fs.chmodSync(root, 0o755);
     const report = path.join(root, 'tmp', 'report.json');
-    const env = [`HOME=${path.join(root, 'home')}`, `TMPDIR=${path.join(root, 'tmp')}`, `PATH=${path.join(root, 'bin')}:${process.env.PATH ?? '/usr/bin:/bin'}`, 'LANG=C.UTF-8', `SHELL=${fs.existsSync('/bin/bash') ? '/bin/bash' : '/bin/sh'}`, ...(process.env.CI ? [`CI=${process.env.CI}`] : [])];
+    const env = [
+      `HOME=${path.join(root, 'home')}`,
+      `TMPDIR=${path.join(root, 'tmp')}`,
+      `PATH=${path.join(root, 'bin')}:${process.env.PATH ?? '/usr/bin:/bin'}`,
+      'LANG=C.UTF-8',
+      `SHELL=${fs.existsSync('/bin/bash') ? '/bin/bash' : '/bin/sh'}`,
+      ...(process.env.CI ? [`CI=${process.env.CI}`] : []),
+    ];
     const vitest = [node, 'node_modules/vitest/vitest.mjs', 'run', '--project', 'default', '--maxWorkers', '1', '--reporter', 'default', '--reporter', 'json', '--outputFile.json', report, ...files];
     // runuser -u runs the command itself (no login shell); env -i, or runuser would set the user's own HOME
-    const child = spawn('runuser', ['-u', user, '--', 'env', '-i', ...env, ...vitest], { cwd: repo, stdio: ['ignore', 'pipe', 'pipe'] });
+    // in a process group of its own: past the deadline the whole run ends, vitest's workers too
+    const child = spawn('runuser', ['-u', user, '--', 'env', '-i', ...env, ...vitest], { cwd: repo, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let output = '';
     child.stdout.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    const timer = setTimeout(() => child.pid && process.kill(-child.pid, 'SIGKILL'), timeoutMs);
     const status = await new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
     clearTimeout(timer);
     const tests: ReportedTest[] = [];
