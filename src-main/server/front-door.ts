@@ -243,6 +243,9 @@ export class FrontDoor {
     if (!caller) return;
     const refused = this.budget.claim(req.socket, caller.name, caller.role === 'operator');
     if (refused) {
+      // its body is still coming: drain it and close only once it is read, or the close resets the answer away
+      req.resume();
+      lingerBeforeClose(req.socket);
       if (isMcp) return sendRpcError(res, 503, RPC.transportRefused, refused, { Connection: 'close' });
       return sendJson(res, 503, apiErrorBody('LIMIT_EXCEEDED', refused), { Connection: 'close' });
     }

@@ -4,7 +4,7 @@ import { RPC } from '../mcp/transport/rpc-errors';
 
 /**
  * What the front door checks on raw bytes before any handler runs: the body's size and deadline (declared or
- * chunked, the same answer), the JSON's nesting depth, and how many sockets one client address holds.
+ * chunked, the same answer), the JSON's nesting depth, and how many sockets each participant holds.
  */
 export class BodyTooLarge extends Error {}
 export class BodyTooSlow extends Error {}
@@ -78,6 +78,13 @@ function refuseSocket(socket: net.Socket, message: string): void {
   socket.destroySoon();
 }
 
+/**
+ * How long a socket has to send its request before it may be closed to make room for another: a client sends
+ * at once after connecting, so a socket that said nothing this long is a squatter, while a younger one may have
+ * a request on its way (closing it was the "socket hang up" another agent saw under a flood of connections).
+ */
+export const UNAUTHENTICATED_GRACE_MS = 1_000;
+
 export interface ConnectionBudgetOptions {
   total: number;
   unauthenticated: number;
@@ -86,38 +93,76 @@ export interface ConnectionBudgetOptions {
   reservedForOperator: number;
 }
 
+/** A socket that has not (yet) sent a valid token: its idle deadline, since when it is quiet, requests in flight. */
+interface Pending {
+  idle: NodeJS.Timeout;
+  quietSince: number;
+  requests: number;
+}
+
 /**
  * Open sockets, counted by who holds them (LIMITS.maxConnections and the limits after it). Everyone connects
  * from 127.0.0.1, so a cap per address would let one local program lock everybody out. A socket starts
- * unauthenticated: such sockets have a small budget of their own, oldest closed first when it is full, and a
- * short idle time. The first request with a valid token claims the socket for its participant: an agent may
- * hold only so many, and agents together leave room for the operator, who is never refused.
+ * unauthenticated: such sockets have a small budget of their own and a short idle time; past the budget the
+ * one quiet longest is closed, but only once it had UNAUTHENTICATED_GRACE_MS to send its request and none is in
+ * flight on it (until then a new socket is let in over the budget, within the total): a flood of connections
+ * never closes another client's socket with its request on the way. Only at the total does a newcomer close
+ * the quietest even within its grace, so that the person still gets in. The first request with a valid token
+ * claims the socket for its participant: an agent may hold only so many, and agents together leave room for
+ * the operator, who is never refused.
  */
 export class ConnectionBudget {
-  private readonly unauth = new Map<net.Socket, NodeJS.Timeout>();
+  private readonly unauth = new Map<net.Socket, Pending>();
   private readonly held = new Map<string, Set<net.Socket>>();
   private readonly owner = new WeakMap<net.Socket, { name: string; operator: boolean }>();
   private all = 0;
   private agents = 0;
+  private trimScheduled = false;
 
   constructor(private readonly options: ConnectionBudgetOptions) {}
 
   attach(server: http.Server): void {
     server.on('connection', (socket: net.Socket) => this.accept(socket));
+    // before the door's own handler: a request on an unauthenticated socket is in flight until answered
+    server.prependListener('request', (req: http.IncomingMessage, res: http.ServerResponse) => this.requestStarted(req.socket, res));
   }
 
   private accept(socket: net.Socket): void {
-    if (this.all >= this.options.total && !this.evictOldestUnauthenticated()) {
+    // at the total a newcomer (the person's among them) still gets in: the quietest goes even within its grace
+    if (this.all >= this.options.total && !this.closeQuietest(0)) {
       return refuseSocket(socket, `too many open connections (${this.options.total} in all): close some, or reuse one (keep-alive)`);
     }
     this.all++;
-    if (this.unauth.size >= this.options.unauthenticated) this.evictOldestUnauthenticated();
     this.trackUnauthenticated(socket);
+    if (this.unauth.size > this.options.unauthenticated) this.scheduleTrim();
     socket.once('close', () => {
       this.all--;
       this.untrackUnauthenticated(socket);
       const who = this.owner.get(socket);
       if (who) this.release(socket, who);
+    });
+  }
+
+  /**
+   * Brings the unauthenticated sockets back within their budget, after this turn's reads: a socket accepted in
+   * the same batch as a flood of others has had its request (if it sent one) parsed and claimed by then.
+   */
+  private scheduleTrim(): void {
+    if (this.trimScheduled) return;
+    this.trimScheduled = true;
+    setImmediate(() => {
+      this.trimScheduled = false;
+      while (this.unauth.size > this.options.unauthenticated && this.closeQuietest(UNAUTHENTICATED_GRACE_MS));
+    });
+  }
+
+  private requestStarted(socket: net.Socket, res: http.ServerResponse): void {
+    const pending = this.unauth.get(socket);
+    if (!pending) return;
+    pending.requests++;
+    res.once('close', () => {
+      pending.requests--;
+      pending.quietSince = performance.now();
     });
   }
 
@@ -167,22 +212,32 @@ export class ConnectionBudget {
       if (this.unauth.has(socket)) socket.destroy();
     }, this.options.unauthenticatedIdleMs);
     idle.unref();
-    this.unauth.set(socket, idle);
+    this.unauth.set(socket, { idle, quietSince: performance.now(), requests: 0 });
   }
 
   private untrackUnauthenticated(socket: net.Socket): void {
-    const idle = this.unauth.get(socket);
-    if (idle === undefined) return;
-    clearTimeout(idle);
+    const pending = this.unauth.get(socket);
+    if (pending === undefined) return;
+    clearTimeout(pending.idle);
     this.unauth.delete(socket);
   }
 
-  /** Closes the unauthenticated socket held longest; false when there is none. */
-  private evictOldestUnauthenticated(): boolean {
-    const oldest = this.unauth.keys().next().value as net.Socket | undefined;
-    if (!oldest) return false;
-    this.untrackUnauthenticated(oldest);
-    oldest.destroy();
+  /**
+   * Closes the unauthenticated socket quiet longest, if it has been quiet at least `graceMs` with no request in
+   * flight; false when there is none such.
+   */
+  private closeQuietest(graceMs: number): boolean {
+    let quietest: net.Socket | undefined;
+    let since = performance.now() - graceMs;
+    for (const [socket, pending] of this.unauth) {
+      if (pending.requests === 0 && pending.quietSince <= since) {
+        quietest = socket;
+        since = pending.quietSince;
+      }
+    }
+    if (!quietest) return false;
+    this.untrackUnauthenticated(quietest);
+    quietest.destroy();
     return true;
   }
 }

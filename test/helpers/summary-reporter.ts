@@ -1,50 +1,52 @@
+import path from 'node:path';
 import type { Reporter, TestCase, TestModule } from 'vitest/node';
 
-/** A skipped test's line: its file, then the names of its suites and itself (which carry the reason, by convention). */
-function skippedLine(test: TestCase): string {
-  const names: string[] = [];
-  let parent: TestCase['parent'] | TestCase = test;
-  while (parent.type !== 'module') {
-    names.unshift(parent.name);
-    parent = parent.parent;
-  }
-  return `${test.module.moduleId.replace(`${process.cwd()}/`, '')}: ${names.join(' › ')}`;
-}
-
 /**
- * Prints the slowest test files, what was skipped and why (a suite skipped for a missing tool names the tool and how to get it), then one
- * plain closing line, "N passed, N failed, N skipped", that any CI log reader understands.
+ * Prints one plain closing line, "N passed, N failed, N skipped", that any CI log reader understands, and
+ * above it the ten slowest test files and why tests were skipped: each reason once (a `ctx.skip(reason)` note, or the title of the skipped
+ * suite, which says why), with its file and how many tests it skipped.
  */
 export default class SummaryReporter implements Reporter {
   onTestRunEnd(modules: ReadonlyArray<TestModule>): void {
     let passed = 0;
     let failed = 0;
     let skipped = 0;
-    const skips: string[] = [];
+    const reasons = new Map<string, number>();
     for (const module of modules) {
       for (const test of module.children.allTests()) {
-        const state = test.result().state;
-        if (state === 'passed') passed++;
-        else if (state === 'failed') failed++;
+        const result = test.result();
+        if (result.state === 'passed') passed++;
+        else if (result.state === 'failed') failed++;
         else {
           skipped++;
-          skips.push(skippedLine(test));
+          const why = `${path.relative(process.cwd(), module.moduleId)}: ${skipReason(test, result.state === 'skipped' ? result.note : undefined)}`;
+          reasons.set(why, (reasons.get(why) ?? 0) + 1);
         }
       }
       if (module.state() === 'failed' && [...module.children.allTests()].length === 0) failed++;
     }
     const slowest = modules
-      .map((m) => ({ file: m.moduleId.replace(`${process.cwd()}/`, ''), project: m.project.name, ms: m.diagnostic().duration }))
+      .map((m) => ({ file: path.relative(process.cwd(), m.moduleId), project: m.project.name, ms: m.diagnostic().duration }))
       .sort((a, b) => b.ms - a.ms)
       .slice(0, 10);
     if (modules.length > 1) {
-      console.log('\nSlowest files:');
+      console.log('\nslowest files:');
       for (const m of slowest) console.log(`  ${(m.ms / 1000).toFixed(1).padStart(6)} s  ${m.file}${m.project === 'default' ? '' : ` (${m.project})`}`);
     }
-    if (skips.length > 0) {
-      console.log(`\nSkipped (${skips.length}):`);
-      for (const line of skips) console.log(`  - ${line}`);
+    if (reasons.size > 0) {
+      console.log('\nskipped:');
+      for (const [why, count] of reasons) console.log(`  ${why}${count > 1 ? ` (${count} tests)` : ''}`);
     }
     console.log(`\n${passed} passed, ${failed} failed, ${skipped} skipped`);
   }
+}
+
+/** The note given to ctx.skip, else the outermost skipped suite's title (where describe.skipIf puts the reason). */
+function skipReason(test: TestCase, note: string | undefined): string {
+  if (note) return note;
+  let title = test.name;
+  for (let parent = test.parent; parent.type === 'suite'; parent = parent.parent) {
+    if (parent.options.mode === 'skip') title = parent.name;
+  }
+  return title;
 }
