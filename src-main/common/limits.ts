@@ -13,7 +13,8 @@ export const LIMITS = {
   /**
    * Open HTTP connections. Every client is 127.0.0.1, so they are counted by who they turn out to be: a
    * connection that has not yet sent a valid token is one of at most `maxUnauthenticatedConnections` (past
-   * it the oldest such is closed, so a new client always gets in) and is closed after
+   * it the one quiet longest is closed once it had a second to send its request; until then a new client is
+   * let in over it, within `maxConnections`) and is closed after
    * `unauthenticatedIdleMs` without one; an authenticated one counts against its participant (an agent holds
    * at most `maxConnectionsPerParticipant`; the operator and the UI are not capped, and agents together leave
    * `reservedOperatorConnections` of `maxConnections` free for them).
