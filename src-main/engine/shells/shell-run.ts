@@ -91,14 +91,16 @@ export async function runInShell(session: ShellSession, input: MethodInput<'shel
     const from = start ?? stop;
     const to = Math.max(from, probeFrom !== null ? Math.min(stop, probeFrom) : stop);
     const read = session.readText(Math.max(from, to - options.maxBytes), to - Math.max(from, to - options.maxBytes));
-    const text = read.text;
+    const text = current.mode === 'marks' && found ? withoutPromptSp(read.text) : read.text;
+    // the guard is ASCII: the next read starts where the command's own output ended
+    const next = read.next - (read.text.length - text.length);
     return {
       shellId: session.id,
       status,
       exitCode,
       output: input.format === 'raw' ? text : stripAnsi(text),
       cursor: encodeCursor('shell', session.id, [from]),
-      nextCursor: encodeCursor('shell', session.id, [read.next]),
+      nextCursor: encodeCursor('shell', session.id, [next]),
       omittedBytes: read.start - from,
       integration: current.mode,
       effectiveTimeoutMs: options.timeoutMs,
@@ -161,4 +163,13 @@ function waitUntil(session: ShellSession, ready: () => boolean, ms: number, sign
     const timer = setTimeout(() => finish(ready() ? 'ready' : 'timeout'), ms);
     signal?.addEventListener('abort', onAbort, { once: true });
   });
+}
+
+/**
+ * zsh draws its PROMPT_SP guard (the end-of-line mark, `%` or `#` for root, in bold reverse, then spaces to the
+ * edge and `\r \r`) before its precmd hooks run, so before the D mark: it is the shell's, not the command's.
+ */
+export function withoutPromptSp(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/(?:\x1b\[[0-9;]*m)*[%#]?(?:\x1b\[[0-9;]*m)* *\r \r$/, '');
 }
