@@ -25,6 +25,7 @@ export const CODEX = {
     waiting: [
       /Would you like to (run|make|apply)\b/,
       /Allow (command|Codex)\b/i,
+      /Allow the .+ MCP server to run tool\b/,
       /Sign in with ChatGPT/,
       /Trust this folder\?/,
       /Press Enter to continue/,

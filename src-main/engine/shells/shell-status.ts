@@ -106,6 +106,10 @@ export class ShellStatusTracker implements StatusSignals {
   private titleText: string | null = null;
   private current: ShellStatus;
   private timer: NodeJS.Timeout | undefined;
+  /** While output flows: the screen's verdict at the last steady-pace read (null: none yet, or typed since). */
+  private flowing: { state: ShellState; reason?: string } | null = null;
+  private sampler: NodeJS.Timeout | undefined;
+  private sampledAt = 0;
 
   constructor(
     private readonly inputs: StatusInputs,
@@ -113,6 +117,7 @@ export class ShellStatusTracker implements StatusSignals {
     private readonly onChange: (status: ShellStatus) => void,
     private readonly now: () => number = Date.now,
     private readonly quietMs = rules.quietMs ?? 1500,
+    private readonly sampleMs = 500,
   ) {
     this.current = { state: 'working', since: new Date(now()).toISOString() };
   }
@@ -135,24 +140,63 @@ export class ShellStatusTracker implements StatusSignals {
   output(): void {
     this.update();
     this.arm();
+    this.sample();
   }
 
-  /** The person (or an agent) typed: an answer clears "waiting". */
+  /** The person (or an agent) typed: an answer clears "waiting" (the screen is read again at the next look). */
   typed(): void {
     this.attentionAt = 0;
     this.attentionText = null;
+    this.flowing = null;
     this.update();
   }
 
   exited(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
+    this.stopTimers();
     this.update();
   }
 
   dispose(): void {
+    this.stopTimers();
+  }
+
+  private stopTimers(): void {
     if (this.timer) clearTimeout(this.timer);
+    if (this.sampler) clearTimeout(this.sampler);
     this.timer = undefined;
+    this.sampler = undefined;
+  }
+
+  private hasRules(): boolean {
+    return this.rules.waiting.length > 0 || (this.rules.working ?? []).length > 0;
+  }
+
+  /** What the client's rules read on its screen now: a question, its own "still working" line, or nothing. */
+  private readScreen(): { state: ShellState; reason?: string; alsoWorking?: boolean } | null {
+    const lines = this.inputs.screen();
+    const busy = matchAny(this.rules.working ?? [], lines);
+    const asking = matchAny(this.rules.waiting, lines);
+    if (asking) return { state: 'waiting', reason: asking, alsoWorking: busy !== null };
+    if (busy) return { state: 'working', reason: busy };
+    return null;
+  }
+
+  /**
+   * While output flows, a client's screen is read at a steady pace (every `sampleMs`): the CLIs keep drawing
+   * while they ask (a blinking dot, a title that blinks, empty redraws), so the quiet the rules otherwise wait for
+   * may never come. A question on screen with no "still working" line beside it reads waiting at once.
+   */
+  private sample(): void {
+    if (this.sampler || !this.hasRules() || this.rules.waiting.length === 0 || !this.inputs.alive()) return;
+    const wait = Math.max(0, this.sampleMs - (this.now() - this.sampledAt));
+    this.sampler = setTimeout(() => {
+      this.sampler = undefined;
+      this.sampledAt = this.now();
+      const seen = this.readScreen();
+      this.flowing = seen?.state === 'waiting' && !seen.alsoWorking ? { state: 'waiting', ...(seen.reason ? { reason: seen.reason } : {}) } : null;
+      this.update();
+    }, wait);
+    this.sampler.unref();
   }
 
   /** The state now, from the signals (the screen only once the output is quiet). */
@@ -160,17 +204,13 @@ export class ShellStatusTracker implements StatusSignals {
     if (!this.inputs.alive()) return { state: 'exited', reason: this.inputs.exitCode() === null ? 'ended' : `exit code ${this.inputs.exitCode()}` };
     if (this.attentionAt > this.inputs.lastInputAt() && this.attentionAt > 0) return { state: 'waiting', reason: this.attentionText ?? 'it rang the bell' };
     const quiet = this.now() - this.inputs.lastOutputAt() >= this.quietMs;
-    if (!quiet) return { state: 'working' };
+    if (!quiet) return this.flowing ?? { state: 'working' };
     // a plain shell (no client's rules): its marks tell a quiet command from a prompt
-    if (this.rules.waiting.length === 0 && (this.rules.working ?? []).length === 0) {
+    if (!this.hasRules()) {
       return this.inputs.commandRunning?.() ? { state: 'working', reason: 'a command is running' } : { state: 'idle' };
     }
-    const lines = this.inputs.screen();
-    const asking = matchAny(this.rules.waiting, lines);
-    if (asking) return { state: 'waiting', reason: asking };
-    const busy = matchAny(this.rules.working ?? [], lines);
-    if (busy) return { state: 'working', reason: busy };
-    return { state: 'idle' };
+    const seen = this.readScreen();
+    return seen ? { state: seen.state, ...(seen.reason ? { reason: seen.reason } : {}) } : { state: 'idle' };
   }
 
   private update(): void {

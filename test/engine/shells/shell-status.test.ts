@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ShellStatus } from '../../../src-main/common/methods/shells';
 import { SHELL_STATUS_RULES } from '../../../src-main/common/shell-status-rules';
 import { OscScanner, ShellStatusTracker } from '../../../src-main/engine/shells/shell-status';
@@ -121,4 +121,54 @@ describe('each client\'s rules on its real screens (captured from the real CLI b
       expect(t.status.state).toBe(expected);
     });
   }
+});
+
+describe('a client that keeps drawing while it asks (its screen read at a steady pace)', () => {
+  function flowing(lines: () => string[]) {
+    vi.useFakeTimers();
+    let lastOutput = Date.now();
+    const changes: string[] = [];
+    const t = new ShellStatusTracker(
+      { alive: () => true, exitCode: () => null, lastOutputAt: () => lastOutput, lastInputAt: () => 0, screen: lines },
+      SHELL_STATUS_RULES['claude-code'] ?? { waiting: [] },
+      (s) => changes.push(s.state),
+      () => Date.now(),
+    );
+    /** A redraw every 100 ms (a blinking dot) for `ms`: the output is never quiet. */
+    const drawFor = (ms: number) => {
+      for (let at = 0; at < ms; at += 100) {
+        vi.advanceTimersByTime(100);
+        lastOutput = Date.now();
+        t.output();
+      }
+    };
+    return { t, changes, drawFor };
+  }
+  afterEach(() => vi.useRealTimers());
+
+  it('a question on screen reads waiting within a look, and stays so while it is drawn', () => {
+    const { t, changes, drawFor } = flowing(() => ['● Calling commonroom…', ' Do you want to proceed?', ' ❯ 1. Yes', '   2. No', ' Esc to cancel']);
+    drawFor(700);
+    expect(t.status).toMatchObject({ state: 'waiting', reason: 'Do you want to proceed?' });
+    drawFor(3000);
+    expect(t.status.state).toBe('waiting');
+    expect(changes).toEqual(['waiting']);
+    t.dispose();
+  });
+
+  it('beside its own "still working" line, or with no question, the flow reads working; typing clears a question until the next look', () => {
+    let lines = ['✻ Thinking… (esc to interrupt)', 'Do you want to proceed?'];
+    const { t, drawFor } = flowing(() => lines);
+    drawFor(2000);
+    expect(t.status.state).toBe('working');
+    lines = ['Do you want to proceed?', '❯ 1. Yes'];
+    drawFor(700);
+    expect(t.status.state).toBe('waiting');
+    t.typed();
+    expect(t.status.state).toBe('working');
+    lines = ['● room_info answered'];
+    drawFor(2000);
+    expect(t.status.state).toBe('working');
+    t.dispose();
+  });
 });
