@@ -14,8 +14,10 @@ import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { detectSandbox } from '../../src-main/engine/process/agent-sandbox';
+import { LAUNCH_PATH } from '../../src-main/engine/process/sandbox-launch';
 import { agentRunsFolder } from '../../src-main/engine/room/room-paths';
 import { callTool, connectAgent } from '../e2e/helpers/ui-room';
+import { markedSleep, waitForProcessWith } from '../helpers/env';
 import { startTestRunner, type TestRunner } from '../helpers/runner';
 
 const sandbox = detectSandbox();
@@ -49,6 +51,25 @@ __attribute__((constructor)) static void grab(void) {
   fclose(in);
 }
 `;
+
+/** A live process's environment as this machine sees it ({} once it is gone). */
+function environOf(pid: number): Record<string, string> {
+  try {
+    return Object.fromEntries(
+      fs
+        .readFileSync(`/proc/${pid}/environ`, 'utf8')
+        .split('\0')
+        .filter(Boolean)
+        .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+    );
+  } catch {
+    return {};
+  }
+}
+
+const parentOf = (pid: number) => Number(/^PPid:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+const commOf = (pid: number) => fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+const alive = (pid: number) => fs.existsSync(`/proc/${pid}`) && !/^State:\s+Z/m.test(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
 
 const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.email=p@example.com', '-c', 'user.name=person', ...args], { cwd, encoding: 'utf8' });
 
@@ -125,6 +146,27 @@ describe.skipIf(sandbox.kind === 'none')(`the sandbox's walls${reason ? ` (skipp
     const seen = fs.existsSync(grabbed) ? fs.readFileSync(grabbed, 'utf8') : '';
     expect(seen).not.toContain(runner.token);
     await callTool(agent, 'shell_close', { shellId });
+  });
+
+  it('bubblewrap starts with a fixed environment (no variable of the agent on it); every process inside is tagged and ended with its stage', async () => {
+    const escapee = markedSleep();
+    const main = markedSleep();
+    const env = { LD_LIBRARY_PATH: '/nonexistent', GCONV_PATH: '/nonexistent', AGENT_CHOSE: 'this' };
+    const { graphId } = await callTool<{ graphId: string }>(agent, 'tasks_run', { name: 'tags', stages: [{ id: 's', command: ['sh', '-c', `setsid sleep ${escapee} & exec sleep ${main}`], cwd: work, env }] });
+    const inner = await waitForProcessWith(escapee, 15_000);
+    const mainPid = await waitForProcessWith(main, 15_000);
+    const tag = environOf(mainPid).COMMONROOM_PROC_TAG;
+    expect(tag).toBeTruthy();
+    expect(environOf(inner)).toMatchObject({ COMMONROOM_PROC_TAG: tag, AGENT_CHOSE: 'this', LD_LIBRARY_PATH: '/nonexistent' });
+    // the processes between it and the room: bubblewrap (outside the sandbox, and its pid 1 inside)
+    const wrappers: number[] = [];
+    for (let pid = parentOf(mainPid); pid > 1 && commOf(pid) === 'bwrap'; pid = parentOf(pid)) wrappers.push(pid);
+    expect(wrappers.length).toBeGreaterThan(0);
+    // the launcher's shell adds PWD (the stage's folder, chosen by the room): nothing else
+    for (const pid of wrappers) expect(environOf(pid)).toEqual({ COMMONROOM_PROC_TAG: tag, PATH: LAUNCH_PATH, PWD: fs.realpathSync(work) });
+    expect(environOf(wrappers.at(-1) as number).COMMONROOM_PROC_TAG).toBe(tag);
+    await callTool(agent, 'tasks_cancel', { graphId });
+    await expect.poll(() => [inner, mainPid, ...wrappers].filter(alive), { timeout: 15_000 }).toEqual([]);
   });
 
   it("the person's start-up files are read-only (~/.bashrc), missing ones cannot be made, and the person's next own shell is unaffected", async () => {
