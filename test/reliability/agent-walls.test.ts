@@ -77,6 +77,9 @@ beforeAll(async () => {
   // a home of the runner's own, where a real one is (not under /tmp, which agents may write)
   home = fs.mkdtempSync(path.join(os.homedir(), '.commonroom-walls-home-'));
   fs.writeFileSync(path.join(home, '.bashrc'), 'export FROM_BASHRC=yes\n');
+  // a client's state where the person signed in to it once (Claude Code's)
+  fs.mkdirSync(path.join(home, '.claude'));
+  fs.writeFileSync(path.join(home, '.claude.json'), '{}\n');
   elsewhere = fs.mkdtempSync(path.join(home, 'elsewhere-'));
   process.env.HOME = home;
   runner = await startTestRunner();
@@ -186,12 +189,15 @@ describe.skipIf(sandbox.kind === 'none')(`the sandbox's walls${reason ? ` (skipp
     await engine.call(engine.operator(), 'shell_close', { shellId: shell.id });
   });
 
-  it("another agent's run files can be neither read nor rewritten; an agent reads its own", async () => {
+  it("another agent's run files can be neither read nor rewritten; an agent reads its own and writes its client's state", async () => {
     const { engine } = runner.running;
-    const started = await engine.call(engine.operator(), 'agent_start', { client: 'command', command: ['/bin/sh', '-c', 'cat "$COMMONROOM_MCP_CONFIG"; echo "own=$?"; exec sleep 300'], cwd: work });
-    const own = await engine.call(engine.operator(), 'shell_io', { shellId: started.agent.shellId, cursor: 'start', wait: { until: 'match', pattern: 'own=\\d', timeoutMs: 20_000 } });
+    const client = 'cat "$COMMONROOM_MCP_CONFIG"; echo "own=$?"; echo s > ~/.claude/session && echo \'{"n":1}\' > ~/.claude.json && echo "state=ok"; exec sleep 300';
+    const started = await engine.call(engine.operator(), 'agent_start', { client: 'command', command: ['/bin/sh', '-c', client], cwd: work });
+    const own = await engine.call(engine.operator(), 'shell_io', { shellId: started.agent.shellId, cursor: 'start', wait: { until: 'match', pattern: 'state=\\w+|No such|Read-only', timeoutMs: 20_000 } });
     expect(own.output).toContain('mcpServers');
     expect(own.output).toContain('own=0');
+    expect(own.output).toContain('state=ok');
+    expect(fs.readFileSync(path.join(home, '.claude.json'), 'utf8')).toBe('{"n":1}\n');
     const runs = agentRunsFolder(runner.home.paths.dataDir);
     const [runDir] = fs.readdirSync(runs).map((d) => path.join(runs, d));
     const config = path.join(runDir as string, 'mcp.json');

@@ -213,7 +213,13 @@ export class AgentSandbox {
     const dataDir = realPath(this.secrets.dataDir);
     const hidden = [this.secrets.configDir, roomStateDir(this.secrets.markdownPath), agentRunsFolder(this.secrets.dataDir)].map(realPath);
     const inHome = (list: readonly string[]) => list.map((p) => path.join(home, p));
-    if (fs.existsSync(home)) for (const p of inHome(SANDBOX_MADE_WHEN_MISSING)) fs.mkdirSync(p, { recursive: true });
+    for (const p of fs.existsSync(home) ? inHome(SANDBOX_MADE_WHEN_MISSING) : []) {
+      try {
+        fs.mkdirSync(p, { recursive: true });
+      } catch {
+        // a dangling link or a folder it may not write: left as it is (and read-only)
+      }
+    }
     const writable: string[] = [];
     const readOnly = [...inHome(SANDBOX_READ_ONLY_HOME), this.secrets.dataDir];
     const cwd = realPath(request.cwd);
@@ -227,7 +233,10 @@ export class AgentSandbox {
     }
     const caches = [...inHome(SANDBOX_CACHE_FOLDERS), ...(this.env.XDG_CACHE_HOME ? [this.env.XDG_CACHE_HOME] : [])];
     writable.push(...caches, ...inHome(SANDBOX_AGENT_STATE), ...(this.hooks.extraWritable?.(request.owner) ?? []).filter((p) => path.isAbsolute(p)));
-    const temp = [...SANDBOX_TEMP_FOLDERS, ...(this.env.TMPDIR ? [this.env.TMPDIR] : [])];
+    const tmpdir = this.env.TMPDIR;
+    // macOS: TMPDIR is /var/folders/…/T, beside the user's cache folder C (compilers and xcrun write there)
+    const darwinUserDir = tmpdir && /^(\/private)?\/var\/folders\/.+\/T\/?$/.test(tmpdir) ? [path.dirname(path.resolve(tmpdir))] : [];
+    const temp = [...SANDBOX_TEMP_FOLDERS, ...(tmpdir ? [tmpdir] : []), ...darwinUserDir];
     // the runner's data folder stays read-only but for handoffs' worktrees (in its worktrees/ or beside a room of its rooms/)
     const worktreeArea = (p: string) => {
       const [top, second, third] = path.relative(dataDir, p).split(path.sep);
