@@ -155,7 +155,7 @@ describe('the write policy', () => {
     const shared = path.join(home, 'shared');
     fs.mkdirSync(project);
     fs.mkdirSync(shared);
-    const sandbox = sandboxFor({ extraWritable: (owner) => (owner === 'a' ? [shared] : []), workFolderWritable: (owner, cwd) => !(owner === 'b' && cwd === project) });
+    const sandbox = sandboxFor({ extraWritable: (owner) => (owner === 'a' ? ['~/shared'] : []), workFolderWritable: (owner, cwd) => !(owner === 'b' && cwd === project) });
     expect(rw(writeMounts(sandbox.policy({ cwd: project, owner: 'a' }, false)))).toEqual(expect.arrayContaining([project, shared]));
     const b = rw(writeMounts(sandbox.policy({ cwd: project, owner: 'b' }, false)));
     expect(b).not.toContain(project);

@@ -131,7 +131,7 @@ export interface RoomSecrets {
 
 /** How the person widens or narrows where one agent writes (the lead wires them to the room's settings). */
 export interface SandboxHooks {
-  /** Folders or files `owner` may write besides the defaults (absolute paths; default none). */
+  /** Folders or files `owner` may write besides the defaults (absolute, or `~/…` in the home folder; default none). */
   extraWritable?: (owner: string) => string[];
   /** Whether `owner` may write its working folder `cwd` (default yes; no: a completed handoff's worktree). */
   workFolderWritable?: (owner: string, cwd: string) => boolean;
@@ -232,7 +232,7 @@ export class AgentSandbox {
       }
     }
     const caches = [...inHome(SANDBOX_CACHE_FOLDERS), ...(this.env.XDG_CACHE_HOME ? [this.env.XDG_CACHE_HOME] : [])];
-    writable.push(...caches, ...inHome(SANDBOX_AGENT_STATE), ...(this.hooks.extraWritable?.(request.owner) ?? []).filter((p) => path.isAbsolute(p)));
+    writable.push(...caches, ...inHome(SANDBOX_AGENT_STATE), ...(this.hooks.extraWritable?.(request.owner) ?? []).map((p) => (p === '~' || p.startsWith('~/') ? path.join(home, p.slice(1)) : p)).filter((p) => path.isAbsolute(p)));
     const tmpdir = this.env.TMPDIR;
     // macOS: TMPDIR is /var/folders/…/T, beside the user's cache folder C (compilers and xcrun write there)
     const darwinUserDir = tmpdir && /^(\/private)?\/var\/folders\/.+\/T\/?$/.test(tmpdir) ? [path.dirname(path.resolve(tmpdir))] : [];

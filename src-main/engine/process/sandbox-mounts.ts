@@ -46,6 +46,9 @@ export function within(p: string, dir: string): boolean {
   return p === dir || p.startsWith(dir.endsWith(path.sep) ? dir : dir + path.sep);
 }
 
+/** The most entries a folder is made writable one by one (see addWritable). */
+const MAX_SPLIT_ENTRIES = 1000;
+
 const depth = (p: string) => p.split(path.sep).filter(Boolean).length;
 
 interface Protected {
@@ -88,6 +91,8 @@ export function writeMounts(policy: WritePolicy): Mount[] {
     } catch {
       return;
     }
+    // bubblewrap takes at most 9000 arguments: a folder too big to bind entry by entry stays read-only
+    if (entries.length > MAX_SPLIT_ENTRIES) return;
     for (const e of entries) {
       const child = path.join(place, e.name);
       if (e.isSymbolicLink() || blocking.some((r) => r.path === child)) continue;
