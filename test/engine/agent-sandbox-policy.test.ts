@@ -150,6 +150,26 @@ describe('the write policy', () => {
     expect(rw(writeMounts(sandbox.policy({ cwd: worktree, owner: 'a' }, false)))).toContain(worktree);
   });
 
+  it("a room's handoff worktrees are read-only from a folder holding them, but for the agent's own (its cwd)", () => {
+    const folder = path.join(home, 'work');
+    const mine = path.join(folder, 'notes.worktrees', 'h1');
+    fs.mkdirSync(mine, { recursive: true });
+    fs.mkdirSync(path.join(folder, 'notes.worktrees', 'h2'));
+    const dataDir = path.join(root, 'data');
+    const configDir = path.join(root, 'config');
+    fs.mkdirSync(configDir, { recursive: true });
+    const markdownPath = path.join(folder, 'notes.md');
+    const sandbox = new AgentSandbox({ configDir, dataDir, markdownPath, databasePath: `${markdownPath}.commonroom.db`, lockPath: `${markdownPath}.commonroom.lock` }, { PATH: process.env.PATH, HOME: home }, {}, working);
+    const fromFolder = writeMounts(sandbox.policy({ cwd: folder, owner: 'a' }, false));
+    expect(rw(fromFolder)).toContain(folder);
+    expect(ro(fromFolder)).toContain(path.join(folder, 'notes.worktrees'));
+    const own = writeMounts(sandbox.policy({ cwd: mine, owner: 'a' }, false));
+    expect(rw(own)).toContain(mine);
+    // deeper wins: its own worktree is bound writable after the folder of worktrees is bound read-only
+    const at = (p: string) => own.findIndex((m) => m.path === p);
+    expect(at(mine)).toBeGreaterThan(at(path.join(folder, 'notes.worktrees')));
+  });
+
   it("the person's hooks: extraWritable widens one agent's places, workFolderWritable makes its working folder read-only", () => {
     const project = path.join(home, 'project');
     const shared = path.join(home, 'shared');

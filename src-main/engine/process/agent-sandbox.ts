@@ -3,7 +3,7 @@ import { findOnPath } from './find-on-path';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ROOM_FILE_NAME, ROOM_FOLDER_NAME, agentRunsFolder, roomsFolder, roomStateDir, sandboxFolder } from '../room/room-paths';
+import { ROOM_FILE_NAME, ROOM_FOLDER_NAME, agentRunsFolder, roomsFolder, roomStateDir, sandboxFolder, worktreeBesideRoom } from '../room/room-paths';
 import { SANDBOX_AGENT_STATE, SANDBOX_CACHE_FOLDERS, SANDBOX_MADE_WHEN_MISSING, SANDBOX_READ_ONLY_HOME, SANDBOX_TEMP_FOLDERS, SANDBOX_WRITE_POLICY } from '../../common/sandbox-policy';
 import { gitPlaces } from './sandbox-git';
 import { argsFileContent, bwrapEnvArgs, bwrapLaunch, envScript, LAUNCH_PATH, sandboxExecLaunch, sandboxExecProfile, writeLaunchFile, type Launch } from './sandbox-launch';
@@ -221,7 +221,9 @@ export class AgentSandbox {
       }
     }
     const writable: string[] = [];
-    const readOnly = [...inHome(SANDBOX_READ_ONLY_HOME), this.secrets.dataDir];
+    // the room's handoff worktrees: another agent's is not writable from a folder holding them (its own is, its cwd being deeper)
+    const roomWorktrees = path.dirname(worktreeBesideRoom(this.secrets.markdownPath, '_'));
+    const readOnly = [...inHome(SANDBOX_READ_ONLY_HOME), this.secrets.dataDir, roomWorktrees];
     const cwd = realPath(request.cwd);
     if (this.hooks.workFolderWritable?.(request.owner, cwd) ?? true) {
       writable.push(cwd);
