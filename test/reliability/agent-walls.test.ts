@@ -115,7 +115,7 @@ async function compileGrabber(): Promise<string> {
 async function graphLog(graphId: string, stageId: string): Promise<{ state: string; log: string }> {
   const { engine } = runner.running;
   let state = '';
-  for (let i = 0; i < 400; i++) {
+  for (let i = 0; i < 1200; i++) {
     const status = await engine.call(engine.operator(), 'tasks_status', { graphId });
     state = 'graph' in status ? status.graph.state : '';
     if (['completed', 'failed'].includes(state)) break;
