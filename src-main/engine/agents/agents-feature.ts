@@ -140,6 +140,7 @@ export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke:
         ...(input.cols ? { cols: input.cols } : {}),
         ...(input.rows ? { rows: input.rows } : {}),
         agent: { client: client.id, label: client.label, participant: name, version },
+        runFolder: runDir,
       });
       shellId = session.id;
       const id = session.id;

@@ -49,7 +49,7 @@ export function graphsFeature(ctx: EngineContext, tasks: TaskService, terminalHo
     // an agent's stages run in the OS sandbox; the operator's (the person's own graphs) as they are
     launcherFor: (owner) => {
       if (ctx.sandbox.state.kind === 'none' || room.participants.byName(owner)?.role !== 'agent') return null;
-      return (file, args) => ctx.sandbox.wrap(file, args);
+      return (file, args, env, cwd) => ctx.sandbox.wrap({ file, args, env, cwd, owner });
     },
   });
   let retention: NodeJS.Timeout | undefined;

@@ -33,6 +33,8 @@ export interface OpenShell {
   rows?: number | undefined;
   /** The agent the room starts in it (agents-feature.ts); not an input of shell_open. */
   agent?: ShellAgent | undefined;
+  /** That agent's own run folder (agents-feature.ts): readable in its sandbox, hidden from every other agent. */
+  runFolder?: string | undefined;
 }
 
 /** The key of ShellRegistry.changes. */
@@ -136,10 +138,15 @@ export class ShellRegistry {
       pathSep: path.sep as '/' | '\\',
     });
     const base: NodeJS.ProcessEnv = { ...userEnv, ...plan.env, TERM: 'xterm-256color', COLORTERM: 'truecolor' };
-    // an agent's shell runs in the OS sandbox (its secrets hidden); the person's own never does
-    const sandbox = caller.role === 'agent' ? this.ctx.sandbox.state : null;
-    const launch = sandbox && sandbox.kind !== 'none' ? this.ctx.sandbox.wrap(file, plan.args) : { file, args: plan.args };
     if (!base.LANG && !base.LC_ALL && !base.LC_CTYPE) base.LANG = 'C.UTF-8';
+    const env = tagEnv(base, tag);
+    // an agent's shell runs in the OS sandbox (its secrets hidden, its writes kept to its work), its variables set
+    // inside it, never on the sandbox program; the person's own never does
+    const sandbox = caller.role === 'agent' ? this.ctx.sandbox.state : null;
+    const launch =
+      sandbox && sandbox.kind !== 'none'
+        ? this.ctx.sandbox.wrap({ file, args: plan.args, env, cwd, owner: caller.name, runFolder: options.runFolder })
+        : { file, args: plan.args, env };
     let session: ShellSession;
     try {
       session = new ShellSession(
@@ -153,7 +160,7 @@ export class ShellRegistry {
           shownArgs: options.args ?? [],
           sandbox: sandbox && sandbox.kind !== 'none' ? sandbox.kind : null,
           cwd,
-          env: tagEnv(base, tag),
+          env: launch.env,
           cols: options.cols ?? 120,
           rows: options.rows ?? 32,
           tag,

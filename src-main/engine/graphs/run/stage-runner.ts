@@ -6,8 +6,11 @@ import type { StageTerminalHost } from '../../terminal/stage-terminal';
 import type { StageLogWriter } from '../logs/stage-log';
 import { stageLaunch } from '../../platform/stage-command';
 
-/** Turns a program and its arguments into what is started instead (the agents' sandbox wrapping it). */
-export type StageLauncher = (file: string, args: string[]) => { file: string; args: string[] };
+/**
+ * Turns a program, its arguments, its (tagged) environment and folder into what is started instead: the agents'
+ * sandbox wrapping it, with a fixed environment of its own and the stage's variables set inside.
+ */
+export type StageLauncher = (file: string, args: string[], env: NodeJS.ProcessEnv, cwd: string) => { file: string; args: string[]; env: NodeJS.ProcessEnv };
 
 /** How one attempt of a stage is started. */
 export interface AttemptRequest {
@@ -71,12 +74,12 @@ function lineSplitter(onLine: ((line: string) => void) | undefined): (text: stri
  * still alive (background children, setsid escapees) is ended too: a finished stage leaves nothing behind.
  */
 export function startAttempt(req: AttemptRequest): AttemptHandle {
-  const env = tagEnv(req.env, req.tag);
   const spawnedAt = Date.now();
   const launched = stageLaunch(req.command);
   const { verbatim } = launched;
   // a command line passed as written (Windows) has no sandbox to go through
-  const { file, args } = req.launch && !verbatim ? req.launch(launched.file, launched.args) : launched;
+  const tagged = tagEnv(req.env, req.tag);
+  const { file, args, env } = req.launch && !verbatim ? req.launch(launched.file, launched.args, tagged, req.cwd) : { ...launched, env: tagged };
   let endedBy: StageExit['endedBy'];
   let root: ProcessIdentity | undefined;
   const split = lineSplitter(req.onLine);
