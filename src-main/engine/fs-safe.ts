@@ -244,9 +244,10 @@ function describeEntry(st: fs.Stats): string {
   return "another user's folder";
 }
 
-/** Whether the entry lstat saw is this user's regular file with `mode` and the bytes `want`. */
+/** Whether the entry lstat saw is this user's regular file, its only name, with `mode` and the bytes `want`. */
 function isExactly(file: string, st: fs.Stats, want: Buffer, mode: number): boolean {
-  if (!st.isFile() || !ownedByMe(st) || st.size !== want.length) return false;
+  // (a second name for it — a hard link someone kept — would let them change it after this check)
+  if (!st.isFile() || !ownedByMe(st) || st.size !== want.length || st.nlink !== 1) return false;
   if (modeBitsMeanSomething && (st.mode & 0o7777) !== mode) return false;
   if (want.length === 0) return true; // (an empty file of mode 0 cannot be opened, and needs no reading)
   let fd: number;

@@ -95,7 +95,14 @@ describe("the person's shell start-up files (shell-integration/)", () => {
     expect(fs.readFileSync(init, 'utf8')).toBe(ours);
     expect(modeOf(init)).toBe(0o600);
 
-    // 2. a FIFO in its place, fed by the agent's process: the room's own text to the first reader (the room
+    // 2. a second name kept for it (a hard link): once the room checked it, writing that name would change it
+    const otherName = path.join(work, 'other-name.sh');
+    fs.linkSync(init, otherName);
+    expect(await personsBash('echo again')).toContain('again');
+    fs.writeFileSync(otherName, evil);
+    expect(fs.readFileSync(init, 'utf8')).toBe(ours);
+
+    // 3. a FIFO in its place, fed by the agent's process: the room's own text to the first reader (the room
     // checking it), then, once that reader is gone, the planted line (and the room's text, so the shell works)
     // to the next (bash sourcing it)
     fs.rmSync(init);
