@@ -5,6 +5,7 @@
  * change an event and an audit entry. Every refusal says what to give instead. And `ce participant folders`
  * itself, on a room no process serves.
  */
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writableFoldersFor } from '../../src-main/engine/participant-folders';
 import { roomStateDir } from '../../src-main/engine/room/room-paths';
 import { connectWithToken } from '../e2e/helpers/ui-room';
-import { makeHome } from '../helpers/env';
+import { BIN_CE, makeHome } from '../helpers/env';
 import { startTestRunner, type TestRunner } from '../helpers/runner';
 import { runCe } from '../helpers/serve';
 
@@ -166,6 +167,11 @@ describe('ce participant folders', () => {
         expect(refused.stderr).toMatch(/\/ is the whole file system: give the one folder/);
         expect(runCe(home, ['participant', 'folders', 'claude', '--add', site, '--remove', site]).status).toBe(2);
         expect(runCe(home, ['participant', 'folders', 'claude', '--remove', site]).stdout).toContain(`claude no longer writes ${site}`);
+        // as typed in the person's shell: relative to where they are, ~ their home
+        fs.mkdirSync(path.join(site, 'sub'));
+        const ce = (args: string[], env: NodeJS.ProcessEnv = home.env) => spawnSync(process.execPath, [BIN_CE, ...args], { env, cwd: site, encoding: 'utf8', timeout: 20_000 });
+        expect(ce(['participant', 'folders', 'claude', '--add', 'sub']).stdout).toContain(`claude may now write ${path.join(site, 'sub')}`);
+        expect(ce(['participant', 'folders', 'claude', '--add', '~/sub'], { ...home.env, HOME: site }).stdout).toContain(`claude could already write ~/sub`);
         expect(runCe(home, ['participant', 'folders']).status).toBe(2);
       } finally {
         fs.rmSync(site, { recursive: true, force: true });
