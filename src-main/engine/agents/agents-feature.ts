@@ -126,7 +126,12 @@ export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke:
     const runDir = path.join(runsRoot, randomBytes(8).toString('hex'));
     fs.mkdirSync(runDir, { mode: 0o700 });
     const plan = client.plan(url, (f) => path.join(runDir, f));
-    for (const f of plan.files) createPrivateFile(path.join(runDir, f.name), f.content);
+    try {
+      for (const f of plan.files) createPrivateFile(path.join(runDir, f.name), f.content);
+    } catch (error) {
+      fs.rmSync(runDir, { recursive: true, force: true });
+      throw error;
+    }
     const env = { ...plan.env, [AGENT_ENV.url]: url, [AGENT_ENV.token]: token, [AGENT_ENV.name]: name };
     const args = [...plan.args, ...(client.id === 'command' ? (input.command ?? []).slice(1) : []), ...(input.args ?? [])];
     let shellId: string;
