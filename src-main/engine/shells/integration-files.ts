@@ -96,7 +96,7 @@ if [[ -n $__cr_nonce ]]; then
 fi
 `;
 
-/** Every start-up file, by its path in the folder; the zsh folder holds these and nothing else. */
+/** Every start-up file, by its path in the folder. */
 const FILES: Record<string, string> = {
   'bash-init.sh': BASH_INIT,
   'zsh/.zshenv': ZSH_PASS_THROUGH('.zshenv'),
@@ -104,12 +104,16 @@ const FILES: Record<string, string> = {
   'zsh/.zshrc': ZSH_RC,
 };
 
+/** What zsh reads from its ZDOTDIR at start and end: these files, and each one's compiled `.zwc`. */
+const ZSH_READS = /^\.z(shenv|profile|shrc|login|logout)(\.zwc)?$/;
+
 /**
  * Makes `dir` hold exactly the start-up files (0700 folders, 0600 files) and returns `dir`. Run before every
  * shell, since each sources them as the person: a file that is not the room's own (swapped, a symlink, a
- * folder, another mode) is replaced atomically and never followed (fs-safe's `ensureExactFile`), and
- * anything else in zsh/ is removed (zsh would read a planted `.zlogin` there, or a `.zshrc.zwc` in place of
- * `.zshrc`). Cheap when nothing changed: an lstat and a read of each small file.
+ * folder, another mode) is replaced atomically and never followed (fs-safe's `ensureExactFile`), and any
+ * other start-up file zsh would read from zsh/ is removed (a planted `.zlogin`, or a `.zshrc.zwc` zsh takes in
+ * place of `.zshrc`); anything else there (a history file a system zshrc pointed at $ZDOTDIR) is left alone.
+ * Cheap when nothing changed: an lstat and a read of each small file.
  */
 export function writeIntegrationFiles(dir: string): string {
   ensureOwnDir(dir);
@@ -117,7 +121,7 @@ export function writeIntegrationFiles(dir: string): string {
   ensureOwnDir(zsh);
   for (const [name, text] of Object.entries(FILES)) ensureExactFile(path.join(dir, name), text);
   for (const entry of fs.readdirSync(zsh)) {
-    if (!(`zsh/${entry}` in FILES)) fs.rmSync(path.join(zsh, entry), { recursive: true, force: true });
+    if (ZSH_READS.test(entry) && !(`zsh/${entry}` in FILES)) fs.rmSync(path.join(zsh, entry), { recursive: true, force: true });
   }
   return dir;
 }
