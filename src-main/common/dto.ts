@@ -35,6 +35,8 @@ export interface ParticipantView {
   capabilities: Capability[];
   createdAt: string;
   revokedAt: string | null;
+  /** Folders its shells and stages may write besides their working folder, temp and caches (the person's choice). */
+  writableFolders: string[];
 }
 
 /** Returned once, when a participant is added: the plain token is never shown again. */

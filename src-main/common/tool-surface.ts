@@ -72,6 +72,10 @@ function buildToolSurface() {
       hints: { ...ADD, destructive: true, idempotent: true },
       output: z.object({ participant: view('the participant'), changed: z.boolean() }),
     },
+    participant_folders: {
+      hints: { ...ADD, idempotent: true },
+      output: z.object({ participant: view('the participant'), folders: z.array(z.string()).describe('its extra writable folders after the call'), changed: z.boolean() }),
+    },
     shell_open: { hints: { ...RUN, destructive: false }, output: z.object({ shell: view('the shell: {id, name, owner, cwd, pid, alive, cols, rows, …}') }) },
     shell_io: {
       hints: RUN,

@@ -9,6 +9,7 @@ import type { TaggedProcess } from './process/process-tree';
 import type { Room } from './room/room';
 import { RunnerHealth } from './runner-health';
 import { AgentSandbox } from './process/agent-sandbox';
+import { writableFoldersFor } from './store/participants';
 
 /** Per-call context from the door: the client's cancellation (a closed request, notifications/cancelled). */
 export interface CallContext {
@@ -105,6 +106,9 @@ export function makeContext(room: Room, bus: EventBus, deps: { ids: IdSource; li
     markdownPath: room.location.markdownPath,
     databasePath: room.location.databasePath,
     lockPath: room.location.lockPath,
+  }, process.env, {
+    // the folders the person let this agent write besides its work (participant_folders), as they are now
+    extraWritable: (owner) => writableFoldersFor(room.participants, owner),
   });
   return {
     room,

@@ -162,6 +162,109 @@ export function readPrivateFile(file: string): string | null {
   return readPrivateBuffer(file)?.toString('utf8') ?? null;
 }
 
+/**
+ * A folder the room alone fills, in its data folder (shell-integration/, sandbox/, agent-runs/): made 0700 like
+ * `ensurePrivateDir`, but an entry that is not a folder of ours (a symlink, a file someone put there) is
+ * removed first, never followed, so a planted link neither redirects the room's writes nor stops its shells.
+ */
+export function ensureOwnDir(dir: string): void {
+  const st = lstatOrNull(dir);
+  if (st && (st.isSymbolicLink() || !st.isDirectory() || !ownedByMe(st))) {
+    fs.rmSync(dir, { recursive: true, force: true }); // removes a link itself, never what it points at
+    console.error(`[fs] replaced ${dir}: it was ${describeEntry(st)}, not the room's own folder`);
+  }
+  ensurePrivateDir(dir);
+}
+
+/**
+ * Makes `file` hold exactly `content` with exactly `mode`, never following a link: what is there is lstat-ed
+ * and kept only when it is this user's regular file with that mode and that content (read through
+ * O_NOFOLLOW, and checked to be the file lstat saw). Anything else — a symlink, a folder, another's file,
+ * other bytes or mode — is replaced by a fresh file (O_EXCL|O_NOFOLLOW) renamed over it, so a reader (a
+ * shell sourcing it, bubblewrap binding it) sees only what the room wrote. Its folder must be one the room
+ * made (`ensureOwnDir`). Returns whether it wrote.
+ */
+export function ensureExactFile(file: string, content: string | Buffer, mode: number = FILE_MODE): 'kept' | 'written' {
+  const want = typeof content === 'string' ? Buffer.from(content) : content;
+  const st = lstatOrNull(file);
+  if (st && isExactly(file, st, want, mode)) return 'kept';
+  if (st && st.isDirectory()) {
+    fs.rmSync(file, { recursive: true, force: true });
+    console.error(`[fs] replaced ${file}: it was a folder; the room keeps a file there`);
+  }
+  const tmp = `${file}.${process.pid}.${randomUUID()}.tmp`;
+  const fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, mode);
+  try {
+    try {
+      fs.writeFileSync(fd, want);
+      if (modeBitsMeanSomething) fs.fchmodSync(fd, mode); // the umask may have narrowed it
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    restrictToUser(tmp, 'file');
+    fs.renameSync(tmp, file); // replaces a link itself, never its target
+  } catch (error) {
+    fs.rmSync(tmp, { force: true });
+    throw error;
+  }
+  return 'written';
+}
+
+/**
+ * Creates a new private file (0600) holding `content`: O_CREAT|O_EXCL|O_NOFOLLOW, so an entry already there
+ * (a planted link above all) is refused, never followed.
+ */
+export function createPrivateFile(file: string, content: string | Buffer): void {
+  const fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, FILE_MODE);
+  try {
+    fs.writeFileSync(fd, content);
+  } finally {
+    fs.closeSync(fd);
+  }
+  restrictToUser(file, 'file');
+}
+
+function lstatOrNull(p: string): fs.Stats | null {
+  try {
+    return fs.lstatSync(p);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+}
+
+function ownedByMe(st: fs.Stats): boolean {
+  return typeof process.getuid !== 'function' || st.uid === process.getuid();
+}
+
+function describeEntry(st: fs.Stats): string {
+  if (st.isSymbolicLink()) return 'a symlink';
+  if (!st.isDirectory()) return 'not a folder';
+  return "another user's folder";
+}
+
+/** Whether the entry lstat saw is this user's regular file, its only name, with `mode` and the bytes `want`. */
+function isExactly(file: string, st: fs.Stats, want: Buffer, mode: number): boolean {
+  // (a second name for it — a hard link someone kept — would let them change it after this check)
+  if (!st.isFile() || !ownedByMe(st) || st.size !== want.length || st.nlink !== 1) return false;
+  if (modeBitsMeanSomething && (st.mode & 0o7777) !== mode) return false;
+  if (want.length === 0) return true; // (an empty file of mode 0 cannot be opened, and needs no reading)
+  let fd: number;
+  try {
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+  } catch {
+    return false;
+  }
+  try {
+    const now = fs.fstatSync(fd);
+    if (now.ino !== st.ino || now.dev !== st.dev) return false; // swapped between the lstat and the open
+    return readAt(fd, 0, want.length + 1).equals(want);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /** Runs `fn` with umask 077 so files SQLite creates are born 0600 (no window with wider modes). */
 export function withPrivateUmask<T>(fn: () => T): T {
   const previous = process.umask(0o077);

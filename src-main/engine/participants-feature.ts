@@ -6,8 +6,9 @@ import type { Presence } from './presence';
 import { toView } from './store/participants';
 import { hashToken, mintToken } from './tokens';
 import { writePrivateFile } from './fs-safe';
+import { participantFolders } from './participant-folders';
 
-type ParticipantMethods = 'participant_list' | 'participant_add' | 'participant_revoke' | 'participant_rotate' | 'participant_session_close' | 'participant_activity';
+type ParticipantMethods = 'participant_list' | 'participant_add' | 'participant_revoke' | 'participant_rotate' | 'participant_session_close' | 'participant_activity' | 'participant_folders';
 
 /** Participants and their tokens: add (token shown once), list, revoke; and who is connected now (presence). */
 export function participantsFeature(ctx: EngineContext, presence: Presence): Feature<ParticipantMethods> {
@@ -101,6 +102,7 @@ export function participantsFeature(ctx: EngineContext, presence: Presence): Fea
         return { closed: true };
       },
       participant_activity: () => ({ participants: room.participants.list().map((p) => presence.of(p.name)) }),
+      participant_folders: (caller, input) => participantFolders(ctx, caller, input),
     },
   };
 }

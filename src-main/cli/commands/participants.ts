@@ -1,3 +1,5 @@
+import os from 'node:os';
+import path from 'node:path';
 import { parseCapabilities } from '../../common/capabilities';
 import type { ParticipantView } from '../../common/dto';
 import { UsageError } from '../args';
@@ -7,6 +9,18 @@ import { connectSnippets, OAUTH_401_HINT, WEB_CLIENT_NOTE } from '../../common/c
 import { findRunningRoom } from '../../engine/index';
 import { LIMITS } from '../../common/limits';
 import { parsePort } from '../../common/port';
+
+/** A folder as the person typed it, made absolute where they typed it (`~` is their home). */
+function absolute(given: string): string {
+  const expanded = given === '~' ? os.homedir() : given.startsWith('~/') ? path.join(os.homedir(), given.slice(2)) : given;
+  return path.resolve(expanded);
+}
+
+function foldersText(name: string, folders: string[]): string {
+  const usual = 'its working folder, temp folders and tool caches';
+  if (folders.length === 0) return `${name} writes only ${usual}`;
+  return [`${name} writes ${usual}, and:`, ...folders.map((f) => `  ${f}`)].join('\n');
+}
 
 function participantLine(p: ParticipantView): string {
   const state = p.revokedAt ? `revoked ${p.revokedAt}` : 'active';
@@ -33,9 +47,13 @@ function addedText(p: ParticipantView, token: string, endpoint: { url: string; r
 export const PARTICIPANT_COMMANDS: CeCommand[] = [
   {
     name: 'participant',
-    synopsis: ['ce participant add NAME --can read,write[,approve,operate]', 'ce participant list', 'ce participant rotate NAME', 'ce participant revoke NAME', 'ce participant close-session NAME SESSION'],
+    synopsis: ['ce participant add NAME --can read,write[,approve,operate]', 'ce participant list', 'ce participant rotate NAME', 'ce participant revoke NAME', 'ce participant close-session NAME SESSION', 'ce participant folders NAME [--add PATH | --remove PATH]'],
     summary: "add an agent (its own token, printed once), list participants, or revoke one's token",
-    options: { can: { type: 'string', value: 'CAPS', help: 'what it may do, comma-separated: read, write, approve, operate' } },
+    options: {
+      can: { type: 'string', value: 'CAPS', help: 'what it may do, comma-separated: read, write, approve, operate' },
+      add: { type: 'string', value: 'PATH', help: 'folders: let the agent write this folder too (absolute, existing)' },
+      remove: { type: 'string', value: 'PATH', help: 'folders: take a folder back' },
+    },
     details: [
       'Give each agent its own token with only what it needs: read,write lets it open shells, run graphs and hand',
       'work over, but not approve results (approve) nor act on everyone\'s graphs (operate). Never give an agent',
@@ -50,10 +68,16 @@ export const PARTICIPANT_COMMANDS: CeCommand[] = [
       '',
       'list shows, while a room process runs, each participant\'s open MCP sessions (the client that opened it, when,',
       'when last used); close-session closes one (its client gets "session not found" and starts a new one).',
+      '',
+      'folders lists the folders an agent\'s shells and graph stages may write besides their working folder, temp',
+      'folders and tool caches (the sandbox keeps the rest of the file system read-only); --add lets it write one',
+      'more (the operator only), --remove takes one back. A folder is absolute and exists; /, your home folder',
+      'itself, Commonroom\'s config and data folders and a room\'s state folder are refused. Shells and stages',
+      'the agent starts from then on get the change.',
       WEB_CLIENT_NOTE,
       OAUTH_401_HINT,
     ],
-    examples: ['ce participant add claude --can read,write', 'ce participant list', 'ce participant rotate claude', 'ce participant revoke claude'],
+    examples: ['ce participant add claude --can read,write', 'ce participant list', 'ce participant rotate claude', 'ce participant revoke claude', 'ce participant folders claude --add ~/projects/site'],
     async run(args, room) {
       const [, sub, name, ...extra] = args.positional;
       if (extra.length > (sub === 'close-session' ? 1 : 0)) throw new UsageError(`unexpected argument ${JSON.stringify(extra[sub === 'close-session' ? 1 : 0])}`);
@@ -89,6 +113,24 @@ export const PARTICIPANT_COMMANDS: CeCommand[] = [
           print(args, out, () => `closed ${who}'s session ${sessionId} (its client starts a new one when it comes back)`);
           return 0;
         }
+        case 'folders': {
+          if (!name) throw new UsageError('ce participant folders NAME [--add PATH | --remove PATH]: NAME is missing');
+          const add = typeof args.flags.add === 'string' ? args.flags.add : undefined;
+          const remove = typeof args.flags.remove === 'string' ? args.flags.remove : undefined;
+          if (add !== undefined && remove !== undefined) throw new UsageError('ce participant folders NAME: give --add or --remove, not both');
+          if (add === undefined && remove === undefined) {
+            // a read: served from the room file too while no room process runs
+            const who = (await readAs(room, 'participant_list', {})).participants.find((p) => p.name === name);
+            if (!who) throw new UsageError(`no participant named "${name}": see "ce participant list"`);
+            print(args, { participant: who, folders: who.writableFolders }, () => foldersText(who.name, who.writableFolders));
+            return 0;
+          }
+          // a path as typed (~ and relative ones made absolute here, where the person's shell and folder are)
+          const out = await callAsOperator(room, 'participant_folders', { name, ...(add !== undefined ? { add: absolute(add) } : { remove: absolute(remove as string) }) });
+          const what = add !== undefined ? (out.changed ? `${name} may now write ${out.folders.at(-1) ?? add}` : `${name} could already write ${add}`) : `${name} no longer writes ${remove ?? ''}`;
+          print(args, out, () => `${what}\n${foldersText(name, out.folders)}`);
+          return 0;
+        }
         case 'revoke': {
           if (!name) throw new UsageError('ce participant revoke NAME: NAME is missing');
           const out = await callAsOperator(room, 'participant_revoke', { name });
@@ -106,7 +148,7 @@ export const PARTICIPANT_COMMANDS: CeCommand[] = [
           return 0;
         }
         default:
-          throw new UsageError(`ce participant ${sub ?? ''}: use add, list, rotate, revoke or close-session`);
+          throw new UsageError(`ce participant ${sub ?? ''}: use add, list, rotate, revoke, close-session or folders`);
       }
     },
   },

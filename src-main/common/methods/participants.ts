@@ -14,6 +14,17 @@ export const participantName = lazily(() =>
     .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'use letters, digits, ".", "_" or "-", starting with a letter or digit'),
 );
 
+/** The most extra writable folders one participant may have, and the longest path taken. */
+export const MAX_WRITABLE_FOLDERS = 32;
+const MAX_FOLDER_PATH = 4096;
+/** A folder as participant_folders takes it (checked further by the engine: absolute, existing, allowed). */
+const folderPath = lazily(() =>
+  z
+    .string()
+    .min(1)
+    .max(MAX_FOLDER_PATH)
+    .refine((p) => !p.includes('\0'), { message: 'a folder path cannot contain a NUL character' }));
+
 export const PARTICIPANT_METHODS = {
   participant_list: {
     description: 'List the participants of the room, revoked ones included.',
@@ -59,7 +70,19 @@ export const PARTICIPANT_METHODS = {
     input: lazily(() => z.object({ name: participantName() }).strict()),
     mcpTool: false,
   },
+  participant_folders: {
+    description:
+      "List, add or remove the folders an agent's shells and graph stages may write besides their working folder, temp folders and tool caches (the sandbox keeps the rest read-only). Only the operator adds one; removing takes operate. A folder is absolute, exists, and is neither / nor your home folder itself, nor in or around Commonroom's config or data folder or a room's state folder.",
+    capability: 'operate',
+    input: lazily(() =>
+      z
+        .object({ name: participantName(), add: folderPath().optional(), remove: folderPath().optional() })
+        .strict()
+        .refine((v) => v.add === undefined || v.remove === undefined, { message: 'give add or remove, not both (one change per call)' })),
+    mcpTool: false,
+  },
 } satisfies Record<string, MethodSpec>;
+
 
 export interface ParticipantOutputs {
   participant_list: { participants: ParticipantView[] };
@@ -68,6 +91,7 @@ export interface ParticipantOutputs {
   participant_rotate: ParticipantCreated;
   participant_session_close: { closed: boolean };
   participant_activity: { participants: ParticipantPresence[] };
+  participant_folders: { participant: ParticipantView; folders: string[]; changed: boolean };
 }
 
 /**

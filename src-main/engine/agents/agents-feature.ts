@@ -8,7 +8,7 @@ import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
 import type { AgentClientView, AgentRunView, EarlierAgentRun } from '../../common/methods/agents';
 import type { EngineContext, Feature } from '../feature';
-import { ensurePrivateDir } from '../fs-safe';
+import { createPrivateFile, ensureOwnDir } from '../fs-safe';
 import { findOnPath } from '../process/find-on-path';
 import type { ShellRegistry } from '../shells/shell-registry';
 import { viewOf } from '../shells/shell-view';
@@ -121,11 +121,17 @@ export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke:
     if (!agentCaller) throw new RoomError('INTERNAL', 'the new token did not authenticate');
 
     // its run files: 0600 in a 0700 folder of the runner's; they name the token's variable, never the token
-    ensurePrivateDir(runsRoot);
+    // (made without following links: a link planted as agent-runs/ is replaced, one inside refused)
+    ensureOwnDir(runsRoot);
     const runDir = path.join(runsRoot, randomBytes(8).toString('hex'));
     fs.mkdirSync(runDir, { mode: 0o700 });
     const plan = client.plan(url, (f) => path.join(runDir, f));
-    for (const f of plan.files) fs.writeFileSync(path.join(runDir, f.name), f.content, { mode: 0o600 });
+    try {
+      for (const f of plan.files) createPrivateFile(path.join(runDir, f.name), f.content);
+    } catch (error) {
+      fs.rmSync(runDir, { recursive: true, force: true });
+      throw error;
+    }
     const env = { ...plan.env, [AGENT_ENV.url]: url, [AGENT_ENV.token]: token, [AGENT_ENV.name]: name };
     const args = [...plan.args, ...(client.id === 'command' ? (input.command ?? []).slice(1) : []), ...(input.args ?? [])];
     let shellId: string;

@@ -3,6 +3,7 @@ import { findOnPath } from './find-on-path';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { ensureExactFile, ensureOwnDir } from '../fs-safe';
 import { ROOM_FILE_NAME, ROOM_FOLDER_NAME, agentRunsFolder, roomsFolder, roomStateDir, sandboxFolder, worktreeBesideRoom } from '../room/room-paths';
 import { SANDBOX_AGENT_STATE, SANDBOX_CACHE_FOLDERS, SANDBOX_MADE_WHEN_MISSING, SANDBOX_READ_ONLY_HOME, SANDBOX_TEMP_FOLDERS, SANDBOX_WRITE_POLICY } from '../../common/sandbox-policy';
 import { gitPlaces } from './sandbox-git';
@@ -109,14 +110,16 @@ function isKind(p: string, kind: 'dir' | 'file'): boolean {
   }
 }
 
-/** The empty, unreadable file bound over hidden files, made once in `dir` (a private folder of the runner). */
+/**
+ * The empty, unreadable file bound over hidden files, kept in `dir` (the runner's private sandbox/ folder).
+ * Checked before every launch without following links: a symlink planted in its place is replaced, never
+ * chmod-ed through (which would take the permissions off whatever it pointed at), and a folder or file
+ * put there is replaced too, so later shells and stages still start (fs-safe's `ensureOwnDir`, `ensureExactFile`).
+ */
 export function ensureMask(dir: string): string {
+  ensureOwnDir(dir);
   const mask = path.join(dir, 'sandbox-mask');
-  if (!fs.existsSync(mask)) {
-    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-    fs.writeFileSync(mask, '', { mode: 0o000 });
-  }
-  fs.chmodSync(mask, 0o000);
+  ensureExactFile(mask, '', 0o000);
   return mask;
 }
 

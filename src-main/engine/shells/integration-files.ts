@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { ensurePrivateDir } from '../fs-safe';
+import { ensureExactFile, ensureOwnDir } from '../fs-safe';
 
 /**
  * The start-up files that give bash and zsh their prompt marks (shell-integration.ts decides who gets them).
@@ -96,21 +96,32 @@ if [[ -n $__cr_nonce ]]; then
 fi
 `;
 
-/** Writes the start-up files into `dir` (0700; files 0600) and returns `dir`. Cheap to call again. */
+/** Every start-up file, by its path in the folder. */
+const FILES: Record<string, string> = {
+  'bash-init.sh': BASH_INIT,
+  'zsh/.zshenv': ZSH_PASS_THROUGH('.zshenv'),
+  'zsh/.zprofile': ZSH_PASS_THROUGH('.zprofile'),
+  'zsh/.zshrc': ZSH_RC,
+};
+
+/** What zsh reads from its ZDOTDIR at start and end: these files, and each one's compiled `.zwc`. */
+const ZSH_READS = /^\.z(shenv|profile|shrc|login|logout)(\.zwc)?$/;
+
+/**
+ * Makes `dir` hold exactly the start-up files (0700 folders, 0600 files) and returns `dir`. Run before every
+ * shell, since each sources them as the person: a file that is not the room's own (swapped, a symlink, a
+ * folder, another mode) is replaced atomically and never followed (fs-safe's `ensureExactFile`), and any
+ * other start-up file zsh would read from zsh/ is removed (a planted `.zlogin`, or a `.zshrc.zwc` zsh takes in
+ * place of `.zshrc`); anything else there (a history file a system zshrc pointed at $ZDOTDIR) is left alone.
+ * Cheap when nothing changed: an lstat and a read of each small file.
+ */
 export function writeIntegrationFiles(dir: string): string {
-  ensurePrivateDir(dir);
-  ensurePrivateDir(path.join(dir, 'zsh'));
-  const files: Record<string, string> = {
-    'bash-init.sh': BASH_INIT,
-    'zsh/.zshenv': ZSH_PASS_THROUGH('.zshenv'),
-    'zsh/.zprofile': ZSH_PASS_THROUGH('.zprofile'),
-    'zsh/.zshrc': ZSH_RC,
-  };
-  for (const [name, text] of Object.entries(files)) {
-    const file = path.join(dir, name);
-    if (fs.existsSync(file) && fs.readFileSync(file, 'utf8') === text) continue;
-    fs.writeFileSync(file, text, { mode: 0o600 });
-    fs.chmodSync(file, 0o600);
+  ensureOwnDir(dir);
+  const zsh = path.join(dir, 'zsh');
+  ensureOwnDir(zsh);
+  for (const [name, text] of Object.entries(FILES)) ensureExactFile(path.join(dir, name), text);
+  for (const entry of fs.readdirSync(zsh)) {
+    if (ZSH_READS.test(entry) && !(`zsh/${entry}` in FILES)) fs.rmSync(path.join(zsh, entry), { recursive: true, force: true });
   }
   return dir;
 }

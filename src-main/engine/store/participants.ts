@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import type Database from 'better-sqlite3';
 import type { Capability } from '../../common/capabilities';
 import { CAPABILITIES } from '../../common/capabilities';
@@ -11,6 +12,7 @@ interface Row {
   token_hash: string;
   created_at: string;
   revoked_at: string | null;
+  writable_folders: string;
 }
 
 export interface ParticipantRecord extends ParticipantView {
@@ -28,7 +30,18 @@ function toRecord(row: Row): ParticipantRecord {
     createdAt: row.created_at,
     revokedAt: row.revoked_at,
     tokenHash: row.token_hash,
+    writableFolders: foldersOf(row.writable_folders),
   };
+}
+
+/** The stored JSON array of folders (anything else reads as none: a widening is never guessed at). */
+function foldersOf(text: string): string[] {
+  try {
+    const value: unknown = JSON.parse(text);
+    return Array.isArray(value) ? value.filter((f): f is string => typeof f === 'string') : [];
+  } catch {
+    return [];
+  }
 }
 
 export function toView(record: ParticipantRecord): ParticipantView {
@@ -38,6 +51,7 @@ export function toView(record: ParticipantRecord): ParticipantView {
     capabilities: [...record.capabilities],
     createdAt: record.createdAt,
     revokedAt: record.revokedAt,
+    writableFolders: [...record.writableFolders],
   };
 }
 
@@ -75,7 +89,7 @@ export class ParticipantRepo {
       record = toRecord(row);
       if (this.cacheTokens && !this.db.inTransaction) this.named.set(name, record);
     }
-    return { ...record, capabilities: [...record.capabilities] };
+    return { ...record, capabilities: [...record.capabilities], writableFolders: [...record.writableFolders] };
   }
 
   /** The live participant holding a token (by its hash); the record is frozen (it may be shared between calls). */
@@ -88,6 +102,7 @@ export class ParticipantRepo {
     if (!row) return null;
     const record = toRecord(row);
     Object.freeze(record.capabilities);
+    Object.freeze(record.writableFolders);
     Object.freeze(record);
     if (this.cacheTokens && !this.db.inTransaction) this.byToken.set(hash, record);
     return record;
@@ -120,10 +135,10 @@ export class ParticipantRepo {
     this.db.prepare('UPDATE participants SET token_hash = ? WHERE id = ?').run(tokenHash, id);
   }
 
-  /** A revoked participant added again: its row (and so its history) is kept, with new capabilities and token. */
+  /** A revoked participant added again: its row (and so its history) is kept, with new capabilities and token (and no wider folders). */
   reinstate(id: number, capabilities: readonly Capability[], tokenHash: string): void {
     this.forget();
-    this.db.prepare('UPDATE participants SET revoked_at = NULL, capabilities = ?, token_hash = ? WHERE id = ?').run(capabilities.join(','), tokenHash, id);
+    this.db.prepare("UPDATE participants SET revoked_at = NULL, capabilities = ?, token_hash = ?, writable_folders = '[]' WHERE id = ?").run(capabilities.join(','), tokenHash, id);
   }
 
   revoke(id: number, at: string): void {
@@ -131,9 +146,34 @@ export class ParticipantRepo {
     this.db.prepare('UPDATE participants SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at, id);
   }
 
+  /**
+   * The folders the person let `name`'s shells and stages write besides the usual ones (participant_folders),
+   * as stored: absolute, real paths; none for an unknown name. participant-folders.ts's `writableFoldersFor`
+   * gives those still there, for a launch.
+   */
+  writableFolders(name: string): string[] {
+    return this.byName(name)?.writableFolders ?? [];
+  }
+
+  setWritableFolders(id: number, folders: readonly string[]): void {
+    this.forget();
+    this.db.prepare('UPDATE participants SET writable_folders = ? WHERE id = ?').run(JSON.stringify(folders), id);
+  }
+
   /** Every write empties both caches before it runs. */
   private forget(): void {
     this.byToken.clear();
     this.named.clear();
   }
+}
+
+/** `name`'s extra writable folders that are still real folders now (a folder removed or made a link since is left out). */
+export function writableFoldersFor(participants: ParticipantRepo, name: string): string[] {
+  return participants.writableFolders(name).filter((folder) => {
+    try {
+      return fs.lstatSync(folder).isDirectory() && fs.realpathSync(folder) === folder;
+    } catch {
+      return false;
+    }
+  });
 }

@@ -26,6 +26,8 @@ export interface ParticipantsSlice {
   rotate(name: string): Promise<string | null>;
   /** Closes one open MCP session of `name` (its client starts a new one). */
   closeSession(name: string, sessionId: string): Promise<void>;
+  /** Lets `name` write one more folder (add) or takes one back (remove); resolves with the room's refusal, or null. */
+  changeFolders(name: string, change: { add: string } | { remove: string }): Promise<string | null>;
   dismissError(): void;
 }
 
@@ -93,6 +95,16 @@ export function createParticipantsStore(client: EngineClient): StoreApi<Particip
           set({ error: describeError(error, `could not close ${name}'s session`) });
         }
         await get().refreshPresence();
+      },
+      async changeFolders(name, change) {
+        try {
+          await client.call('participant_folders', { name, ...change });
+          return null;
+        } catch (error) {
+          return describeError(error, 'add' in change ? `could not let ${name} write ${change.add}` : `could not take ${change.remove} back from ${name}`);
+        } finally {
+          await get().refresh();
+        }
       },
       dismissError: () => set({ error: null }),
     };

@@ -8,6 +8,7 @@ import { TokenOnce } from './TokenOnce';
 import { ParticipantsTable } from './ParticipantsTable';
 import { UiSessionsCard } from './UiSessionsCard';
 import { SandboxNote } from './SandboxNote';
+import { WritableFoldersCard } from './WritableFoldersCard';
 import './agents.css';
 import '../inbox/inbox.css';
 
@@ -105,6 +106,15 @@ export function AgentsScreen(props: { onOpenTerminal(shellId: string): void }): 
           <ParticipantsTable participants={participants} presence={presence} terminals={terminals} onOpenTerminal={props.onOpenTerminal} onRevoke={(who) => void revoke(who)} onRotate={(who) => void rotate(who)} onCloseSession={(who, id) => void closeSession(who, id)} />
         )}
       </section>
+      {loaded && (
+        <WritableFoldersCard
+          participants={participants}
+          onAdd={(who, folder) => store.getState().changeFolders(who, { add: folder })}
+          onRemove={async (who, folder) =>
+            window.confirm(`Stop ${who} writing ${folder}? Its shells and stages started from then on only read it.`) ? store.getState().changeFolders(who, { remove: folder }) : null
+          }
+        />
+      )}
       <UiSessionsCard />
     </div>
   );
