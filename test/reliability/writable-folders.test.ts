@@ -12,8 +12,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writableFoldersFor } from '../../src-main/engine/participant-folders';
 import { roomStateDir } from '../../src-main/engine/room/room-paths';
-import { connectWithToken } from '../e2e/helpers/ui-room';
-import { BIN_CE, makeHome } from '../helpers/env';
+import { detectSandbox } from '../../src-main/engine/process/agent-sandbox';
+import { callTool, connectWithToken } from '../e2e/helpers/ui-room';
+import { BIN_CE, makeHome, REPO } from '../helpers/env';
 import { startTestRunner, type TestRunner } from '../helpers/runner';
 import { runCe } from '../helpers/serve';
 
@@ -180,4 +181,34 @@ describe('ce participant folders', () => {
       home.cleanup();
     }
   }, 60_000);
+});
+
+describe.skipIf(detectSandbox().kind !== 'bubblewrap')("a folder the person adds is writable from the agent's next shell, and only then", () => {
+  it('outside the temp folders: refused (read-only) before it is added, written after, refused again once removed', async () => {
+    // the temp folders are writable for every agent: the folder must be elsewhere to show anything
+    const outside = fs.mkdtempSync(path.join(REPO, 'test-output', 'widen-'));
+    const added = (await api(runner.token, 'participant_add', { name: 'widened', capabilities: ['read', 'write'] })).body.result as unknown as { token: string };
+    const agent = await connectWithToken(runner.running, added.token);
+    const own = path.join(work, 'own');
+    fs.mkdirSync(own, { recursive: true });
+    const tryWrite = async (name: string) => {
+      const { shell } = await callTool<{ shell: { id: string } }>(agent, 'shell_open', { shell: '/bin/sh', cwd: own });
+      const run = await callTool<{ output: string; exitCode: number | null }>(agent, 'shell_run', { shellId: shell.id, command: `echo hi > '${path.join(outside, name)}' && echo WROTE`, timeoutMs: 20_000 });
+      await callTool(agent, 'shell_close', { shellId: shell.id });
+      return run;
+    };
+    try {
+      const before = await tryWrite('before');
+      expect(before.output).toMatch(/Read-only file system/);
+      expect(fs.existsSync(path.join(outside, 'before'))).toBe(false);
+      expect((await folders(runner.token, { name: 'widened', add: outside })).status).toBe(200);
+      expect((await tryWrite('added')).output).toContain('WROTE');
+      expect(fs.readFileSync(path.join(outside, 'added'), 'utf8')).toBe('hi\n');
+      expect((await folders(runner.token, { name: 'widened', remove: outside })).status).toBe(200);
+      expect((await tryWrite('removed')).output).toMatch(/Read-only file system/);
+    } finally {
+      await agent.close();
+      fs.rmSync(outside, { recursive: true, force: true });
+    }
+  });
 });
