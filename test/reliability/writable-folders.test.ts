@@ -186,6 +186,7 @@ describe('ce participant folders', () => {
 describe.skipIf(detectSandbox().kind !== 'bubblewrap')("a folder the person adds is writable from the agent's next shell, and only then", () => {
   it('outside the temp folders: refused (read-only) before it is added, written after, refused again once removed', async () => {
     // the temp folders are writable for every agent: the folder must be elsewhere to show anything
+    fs.mkdirSync(path.join(REPO, 'test-output'), { recursive: true });
     const outside = fs.mkdtempSync(path.join(REPO, 'test-output', 'widen-'));
     const added = (await api(runner.token, 'participant_add', { name: 'widened', capabilities: ['read', 'write'] })).body.result as unknown as { token: string };
     const agent = await connectWithToken(runner.running, added.token);
