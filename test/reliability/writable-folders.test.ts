@@ -14,7 +14,7 @@ import { writableFoldersFor } from '../../src-main/engine/participant-folders';
 import { roomStateDir } from '../../src-main/engine/room/room-paths';
 import { detectSandbox } from '../../src-main/engine/process/agent-sandbox';
 import { callTool, connectWithToken } from '../e2e/helpers/ui-room';
-import { BIN_CE, makeHome, REPO } from '../helpers/env';
+import { BIN_CE, makeHome } from '../helpers/env';
 import { startTestRunner, type TestRunner } from '../helpers/runner';
 import { runCe } from '../helpers/serve';
 
@@ -183,11 +183,14 @@ describe('ce participant folders', () => {
   }, 60_000);
 });
 
-describe.skipIf(detectSandbox().kind !== 'bubblewrap')("a folder the person adds is writable from the agent's next shell, and only then", () => {
+/** The home folder is read-only to agents (but for its caches and clients' state), unless it is a temp folder itself. */
+const homeIsTemp = ['/tmp', '/var/tmp', '/dev/shm', os.tmpdir()].some((t) => os.homedir() === t || os.homedir().startsWith(`${t}/`));
+const noWidening = detectSandbox().kind !== 'bubblewrap' ? 'no bubblewrap sandbox here' : homeIsTemp ? `the home folder ${os.homedir()} is a temp folder, writable to agents anyway` : '';
+
+describe.skipIf(noWidening !== '')(`a folder the person adds is writable from the agent's next shell, and only then${noWidening ? ` (skipped: ${noWidening})` : ''}`, () => {
   it('outside the temp folders: refused (read-only) before it is added, written after, refused again once removed', async () => {
-    // the temp folders are writable for every agent: the folder must be elsewhere to show anything
-    fs.mkdirSync(path.join(REPO, 'test-output'), { recursive: true });
-    const outside = fs.mkdtempSync(path.join(REPO, 'test-output', 'widen-'));
+    // the temp folders are writable for every agent: the folder must be elsewhere to show anything (the home)
+    const outside = fs.mkdtempSync(path.join(os.homedir(), '.commonroom-test-widen-'));
     const added = (await api(runner.token, 'participant_add', { name: 'widened', capabilities: ['read', 'write'] })).body.result as unknown as { token: string };
     const agent = await connectWithToken(runner.running, added.token);
     const own = path.join(work, 'own');
