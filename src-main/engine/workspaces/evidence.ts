@@ -122,7 +122,7 @@ export async function captureChange(worktree: string, baseCommit: string, caps: 
       gitOk(worktree, ['diff', '--no-color', '--no-ext-diff', '--no-textconv', '--submodule=short', '-M', '--raw', '-z', '-p', baseCommit, to]),
       gitOk(worktree, ['log', '--no-show-signature', `--max-count=${MAX_COMMITS + 1}`, '--format=%H%x1f%an%x1f%aI%x1f%s%x1e', `${baseCommit}..${to}`]),
     ]);
-  const [statusText, [first, firstLog]] = await Promise.all([gitOk(worktree, ['status', '--porcelain=v2', '--branch', '-z', '--untracked-files=all', '--ignore-submodules=all']), read('HEAD')]);
+  const [statusText, [first, firstLog]] = await Promise.all([gitOk(worktree, ['status', '--porcelain=v2', '--branch', '-z', '--untracked-files=all', '--ignore-submodules=dirty']), read('HEAD')]);
   const status = parseStatus(statusText);
   const head = status.head ?? (await gitOk(worktree, ['rev-parse', 'HEAD'])).trim();
   const commitsOf = (log: string) =>

@@ -30,8 +30,9 @@ const NOWHERE = '/dev/null';
  *   cannot be turned off in git 2.39, so the drivers they name are, see git-drivers.ts);
  * - `diff.external` (an empty program fails the diff rather than running anything; the room's diffs pass
  *   `--no-ext-diff --no-textconv` too), and submodules: `diff.submodule=short` (`=diff` runs `git diff` inside
- *   a nested repository, with that repository's own config and its external diff), `diff.ignoreSubmodules=all`
- *   (`git status` runs `git status` inside each nested repository at a gitlink, with its own filters),
+ *   a nested repository, with that repository's own config and its external diff), `diff.ignoreSubmodules=dirty`
+ *   (`git status` runs `git status` inside each nested repository at a gitlink, with its own filters; `dirty`
+ *   keeps the gitlink's own changes in sight, `all` would hide them from the diff a person reviews),
  *   `submodule.recurse`, `status.submoduleSummary`;
  * - signatures: `log.showSignature` (`git log` runs `gpg.program` to check a signed commit: the capture's log),
  *   `merge.verifySignatures` (the same at merge), `commit.gpgSign` (commit-tree would sign with
@@ -62,7 +63,7 @@ const FIXED_CONFIG: readonly (readonly [string, string])[] = [
   ['credential.helper', ''],
   ['diff.external', ''],
   ['diff.submodule', 'short'],
-  ['diff.ignoreSubmodules', 'all'],
+  ['diff.ignoreSubmodules', 'dirty'],
   ['submodule.recurse', 'false'],
   ['status.submoduleSummary', 'false'],
   ['log.showSignature', 'false'],
