@@ -26,13 +26,14 @@ let markers: string;
 const clients: Record<string, Client> = {};
 const seenByAgents: string[] = []; // every answer lead and dev got, to look for the token in
 const saved = { HOME: process.env.HOME, XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME };
-const PERSON_CONFIG = '[user]\n\tname = Pat Person\n\temail = pat@example.com\n';
+const PERSON_CONFIG = '[user]\n\tname = Pat Person\n\temail = pat@example.com\n[core]\n\texcludesFile = ~/.gitignore_global\n';
 
 beforeAll(async () => {
   person = fs.mkdtempSync(path.join(os.tmpdir(), 'commonroom-person-'));
   process.env.HOME = person;
   process.env.XDG_CONFIG_HOME = path.join(person, '.config');
   fs.writeFileSync(path.join(person, '.gitconfig'), PERSON_CONFIG);
+  fs.writeFileSync(path.join(person, '.gitignore_global'), '*.log\n');
   runner = await startTestRunner();
   plants = path.join(runner.home.root, 'plants');
   markers = path.join(runner.home.root, 'markers');
@@ -179,14 +180,15 @@ describe("the room's git runs nothing an agent planted", () => {
     nothingRan();
   });
 
-  it("the person's ~/.gitconfig (hooks path, fsmonitor, attributes, a filter and an external diff)", { timeout: 60_000 }, async () => {
+  it("the person's ~/.gitconfig (hooks path, fsmonitor, attributes, a filter and an external diff); its data (name, global ignore file) still counts", { timeout: 60_000 }, async () => {
     const repo = makeRepo('global-config', { 'README.md': '# app\n' });
     for (const hook of HOOKS) fs.copyFileSync(plant(`global-${hook}`), path.join(plants, 'hooks', hook));
     fs.writeFileSync(path.join(plants, 'attributes'), '* filter=g\n');
     const planted = `[core]\n\thooksPath = ${path.join(plants, 'hooks')}\n\tfsmonitor = ${plant('global-fsmonitor')}\n\tattributesFile = ${path.join(plants, 'attributes')}\n[filter "g"]\n\tsmudge = ${plant('global-smudge', 'exec cat')}\n\tclean = ${plant('global-clean', 'exec cat')}\n[diff]\n\texternal = ${plant('global-external-diff')}\n`;
     fs.writeFileSync(path.join(person, '.gitconfig'), PERSON_CONFIG + planted);
     try {
-      const approval = await flow({ repo, work: COMMIT_A, mainMoves: { 'b.txt': 'b\n' } });
+      const approval = await flow({ repo, work: `${COMMIT_A} && echo d > debug.log && echo n > notes.tmp`, mainMoves: { 'b.txt': 'b\n' } });
+      expect(approval.handoff.workspace?.evidence).toMatchObject({ uncommitted: [{ path: 'notes.tmp', status: 'untracked' }], uncommittedCount: 1 });
       landed(repo, approval, { 'a.txt': 'x\n', 'b.txt': 'b\n' });
       nothingRan();
     } finally {

@@ -124,6 +124,31 @@ function gitEnv(config: readonly (readonly [string, string])[], options: { perso
   return { ...env, ...options.env };
 }
 
+/**
+ * What the room's git keeps of the person's global and system config: settings that are data, never a program,
+ * and that the person's checkout and the review should follow: line endings (core.autocrlf, core.eol,
+ * core.safecrlf), their global ignore file (core.excludesFile), and the folders they trust though another user
+ * owns them (safe.directory: git reads it only from those files and the command line; without it such a
+ * repository is refused). Read once, when the room first runs git: a change to them is seen after a restart.
+ */
+const KEPT = '^(core\\.(autocrlf|eol|safecrlf|excludesfile)|safe\\.directory)$';
+let kept: Promise<[string, string][]> | undefined;
+
+function personSettings(): Promise<[string, string][]> {
+  kept ??= (async () => {
+    const found: [string, string][] = [];
+    for (const scope of ['--system', '--global']) {
+      const out = await run(path.parse(process.cwd()).root, ['config', scope, '-z', '--get-regexp', KEPT], gitEnv([], { personConfig: true }), 10_000).catch(() => null);
+      for (const entry of out?.status === 0 ? out.stdout.split('\0') : []) {
+        const nl = entry.indexOf('\n');
+        if (entry !== '') found.push(nl < 0 ? [entry, 'true'] : [entry.slice(0, nl), entry.slice(nl + 1)]);
+      }
+    }
+    return found;
+  })();
+  return kept;
+}
+
 /** One git process, as given: the user's own `git` on the (absolute) PATH, never through a shell. */
 function run(cwd: string, args: readonly string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<GitOutput> {
   return new Promise((resolve, reject) => {
@@ -144,16 +169,18 @@ function run(cwd: string, args: readonly string[], env: NodeJS.ProcessEnv, timeo
 /**
  * The room's git: the user's own `git`, run directly (never through a shell, so paths with spaces or quotes are
  * arguments, not syntax), in the C locale (messages the room parses), with no terminal prompt, no pager and no
- * editor, in the fixed environment above, and with nothing it could run turned on: FIXED_CONFIG, and every
+ * editor, in the fixed environment above, with the person's own data settings (personSettings), and with
+ * nothing it could run turned on: FIXED_CONFIG, and every
  * filter, merge and diff driver the repository's config names (read just before, see git-drivers.ts) emptied.
  * If that read fails, its answer is the answer: the command does not run unguarded.
  */
 export async function git(cwd: string, args: readonly string[], options: { timeoutMs?: number; env?: Record<string, string>; personConfig?: boolean } = {}): Promise<GitOutput> {
   if ([cwd, ...args].some((a) => a.includes('\0'))) throw new RoomError('INVALID_INPUT', `a path or name given to git ${args[0] ?? ''} holds a NUL character: give it without one`);
   const timeoutMs = options.timeoutMs ?? 60_000;
-  const drivers = await readDrivers(cwd, (dir, list) => run(dir, list, gitEnv(FIXED_CONFIG, {}), timeoutMs));
+  const fixed = [...(await personSettings()), ...FIXED_CONFIG];
+  const drivers = await readDrivers(cwd, (dir, list) => run(dir, list, gitEnv(fixed, {}), timeoutMs));
   if ('status' in drivers) return drivers;
-  return run(cwd, args, gitEnv([...FIXED_CONFIG, ...driverOverrides(drivers)], options), timeoutMs);
+  return run(cwd, args, gitEnv([...fixed, ...driverOverrides(drivers)], options), timeoutMs);
 }
 
 /** The first line git wrote to stderr, for a message a person can act on. */
