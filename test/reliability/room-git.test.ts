@@ -111,7 +111,7 @@ interface Flow {
   /** The agent's work in its worktree (`g` is its git). */
   work: string;
   /** After the agent's work, before completion: what an agent plants once its own commits are made. */
-  afterWork?: () => void;
+  afterWork?: (worktree: string) => void;
   /** The person's own commit on main while the work goes on (the approval then makes a merge commit). */
   mainMoves?: Record<string, string>;
 }
@@ -125,9 +125,9 @@ interface Approval {
 /** Create, accept, work, complete, approve with merge: the approval's answer (or its refusal's text). */
 async function flow(f: Flow): Promise<Approval> {
   const { handoff } = await call<H>('lead', 'handoff_create', { summary: 'the planted work', to: 'dev', workspace: { repo: f.repo } });
-  await call<H>('dev', 'handoff_accept', { handoffId: handoff.id });
+  const accepted = (await call<H>('dev', 'handoff_accept', { handoffId: handoff.id })).handoff;
   await agentWork(handoff.id, f.work);
-  f.afterWork?.();
+  f.afterWork?.(accepted.workspace?.path ?? '');
   if (f.mainMoves) {
     for (const [file, text] of Object.entries(f.mainMoves)) fs.writeFileSync(path.join(f.repo, file), text);
     own(f.repo, 'add', '-A');
@@ -268,6 +268,24 @@ describe("the room's git runs nothing an agent planted", () => {
     const approval = await flow({ repo, work: COMMIT_A });
     landed(repo, approval, { 'a.txt': 'x\n', 'docs/guide.md': 'read me\n' });
     nothingRan();
+  });
+  it("a filter named in a worktree's own config.worktree (git worktree remove's status, when the approval tidies)", { timeout: 60_000 }, async () => {
+    const repo = makeRepo('worktree-config', { 'README.md': '# app\n' });
+    setConfig(repo, 'extensions.worktreeConfig', 'true');
+    fs.writeFileSync(path.join(repo, '.git', 'info', 'attributes'), '*.txt filter=wt\n');
+    let folder = '';
+    const approval = await flow({
+      repo,
+      work: `${COMMIT_A} && touch -d @1000000000 a.txt`,
+      afterWork: (worktree) => {
+        folder = worktree;
+        const gitDir = fs.readFileSync(path.join(worktree, '.git'), 'utf8').replace(/^gitdir: /, '').trim();
+        fs.writeFileSync(path.join(gitDir, 'config.worktree'), `[filter "wt"]\n\tclean = ${plant('worktree-clean', 'exec cat')}\n`);
+      },
+    });
+    nothingRan();
+    landed(repo, approval, { 'a.txt': 'x\n' });
+    expect(fs.existsSync(folder), 'the approval removed the worktree (running git worktree remove)').toBe(false);
   });
 });
 

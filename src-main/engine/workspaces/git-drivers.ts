@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -14,8 +15,9 @@ export interface Drivers {
   diff: Set<string>;
 }
 
-/** Conditional includes followed, at most: a config that includes more is refused rather than half read. */
-const MAX_INCLUDES = 32;
+/** How deep conditional includes are followed, and how many files: a config with more is refused rather than half read. */
+const MAX_ROUNDS = 8;
+const MAX_FILES = 256;
 
 /** What one git process answered (git.ts's GitOutput: that file runs this one's reads). */
 interface GitOutput {
@@ -24,62 +26,98 @@ interface GitOutput {
   stderr: string;
 }
 
-type Runner = (cwd: string, args: readonly string[]) => Promise<GitOutput>;
+/** Runs `git <args>` in `cwd` in the room's fixed environment, with `config` added on its command line. */
+type Runner = (cwd: string, args: readonly string[], config?: readonly [string, string][]) => Promise<GitOutput>;
 
-/** `git config --list --show-origin -z`: origin, then "key\nvalue" (or "key" alone), each ended by NUL. */
-function parse(out: string): { origin: string; key: string; value: string | null }[] {
+interface Entry {
+  scope: string | null;
+  origin: string;
+  key: string;
+  value: string | null;
+}
+
+/** `git config --list [--show-scope] --show-origin -z`: [scope,] origin, then "key\nvalue" (or "key" alone), each ended by NUL. */
+function parse(out: string, withScope: boolean): Entry[] {
   const fields = out.split('\0');
-  const entries: { origin: string; key: string; value: string | null }[] = [];
-  for (let i = 0; i + 1 < fields.length; i += 2) {
-    const origin = fields[i] ?? '';
-    const pair = fields[i + 1] ?? '';
+  const width = withScope ? 3 : 2;
+  const entries: Entry[] = [];
+  for (let i = 0; i + width - 1 < fields.length; i += width) {
+    const pair = fields[i + width - 1] ?? '';
     const nl = pair.indexOf('\n');
-    entries.push({ origin, key: nl < 0 ? pair : pair.slice(0, nl), value: nl < 0 ? null : pair.slice(nl + 1) });
+    entries.push({ scope: withScope ? (fields[i] ?? '') : null, origin: fields[i + width - 2] ?? '', key: nl < 0 ? pair : pair.slice(0, nl), value: nl < 0 ? null : pair.slice(nl + 1) });
   }
   return entries;
 }
 
+/** A config file's path from its origin ("file:<path>", relative to where git ran), or null for another origin. */
+function originFile(origin: string, cwd: string): string | null {
+  return origin.startsWith('file:') ? path.resolve(cwd, origin.slice('file:'.length)) : null;
+}
+
 /** Where an include's path points: `~/` is the home folder, a relative path is beside the file that includes it. */
 function includeTarget(value: string, origin: string, cwd: string): string | null {
-  if (!origin.startsWith('file:')) return null;
+  const from = originFile(origin, cwd);
+  if (!from) return null;
   if (value.startsWith('~/')) return path.join(os.homedir(), value.slice(2));
-  const from = path.resolve(cwd, origin.slice('file:'.length));
   return path.resolve(path.dirname(from), value);
 }
 
+/** Every linked worktree's own config file (`config.worktree`, read there when extensions.worktreeConfig is set). */
+function worktreeConfigs(commonDir: string): string[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(path.join(commonDir, 'worktrees'));
+  } catch {
+    return [];
+  }
+  return names.map((n) => path.join(commonDir, 'worktrees', n, 'config.worktree')).filter((f) => fs.existsSync(f));
+}
+
 /**
- * The drivers named in the config git would read in `cwd` (global and system config are isolated), and in every
- * file a conditional include names, whether or not its condition holds here: `includeIf.onbranch:` and
- * `includeIf.gitdir:` hold differently in the worktree `git worktree add` checks out than where the room reads.
- * A failed read is answered as is, so that the caller does not run its command unguarded.
+ * The drivers named in the config git would read in `cwd` (global and system config are isolated), and in the
+ * config git may read in another folder of the same repository while it runs: every file a conditional include
+ * names, whether or not its condition holds here (`includeIf.onbranch:` and `includeIf.gitdir:` hold differently
+ * in the worktree `git worktree add` checks out), and every worktree's `config.worktree` (`git worktree remove`
+ * runs `git status` in the worktree it removes). A failed read is answered as is, so that the caller does not run
+ * its command unguarded.
+ *
+ * The names are read just before each command, so a driver added between the read and the command (a few
+ * milliseconds) is not emptied: that window is closed where no agent can write the repository's config (the
+ * sandbox keeps `.git/config` read-only) and no agent works on at that moment (completion ends its writing).
  */
 export async function readDrivers(cwd: string, runGit: Runner): Promise<Drivers | GitOutput> {
   const drivers: Drivers = { filter: new Set(), merge: new Set(), diff: new Set() };
-  const listed = await runGit(cwd, ['config', '--list', '--show-origin', '-z']);
-  if (listed.status !== 0) return listed;
-  const pending: string[] = [];
   const seen = new Set<string>();
-  const take = (out: string, plainIncludes: boolean) => {
-    for (const { origin, key, value } of parse(out)) {
+  let pending: string[] = [];
+  const take = (entries: Entry[]) => {
+    for (const { origin, key, value } of entries) {
       const first = key.indexOf('.');
       const last = key.lastIndexOf('.');
       const section = key.slice(0, first);
       if (last > first && (section === 'filter' || section === 'merge' || section === 'diff')) drivers[section].add(key.slice(first + 1, last));
-      const include = (section === 'includeif' && key.endsWith('.path')) || (plainIncludes && key === 'include.path');
-      const target = include && value !== null ? includeTarget(value, origin, cwd) : null;
+      const target = section === 'includeif' && key.endsWith('.path') && value !== null ? includeTarget(value, origin, cwd) : null;
       if (target && !seen.has(target)) {
         seen.add(target);
         pending.push(target);
       }
     }
   };
-  // git follows plain includes itself in this read; conditional ones only where their condition holds
-  take(listed.stdout, false);
-  for (let read = 0; pending.length > 0; read++) {
-    if (read >= MAX_INCLUDES) return { status: 1, stdout: '', stderr: `error: the repository's config includes more than ${MAX_INCLUDES} files conditionally; the room reads no more` };
-    // each included file on its own, its includes of both kinds queued here; a file that is not there is no config
-    const one = await runGit(cwd, ['config', '--file', pending.shift() as string, '--list', '--show-origin', '-z', '--no-includes']);
-    if (one.status === 0) take(one.stdout, true);
+  // git follows plain includes itself; conditional ones only where their condition holds, so their files are
+  // read apart, all of one round in one git: given as plain includes on its command line (a missing file is none)
+  const listed = await runGit(cwd, ['config', '--list', '--show-scope', '--show-origin', '-z']);
+  if (listed.status !== 0) return listed;
+  const entries = parse(listed.stdout, true);
+  take(entries);
+  const local = entries.find((e) => e.scope === 'local');
+  const localFile = local ? originFile(local.origin, cwd) : null;
+  for (const file of localFile ? worktreeConfigs(path.dirname(localFile)) : []) pending.push(file);
+  for (let round = 0; pending.length > 0; round++) {
+    if (round >= MAX_ROUNDS || seen.size > MAX_FILES) return { status: 1, stdout: '', stderr: `error: the repository's config includes files more than ${MAX_ROUNDS} deep or more than ${MAX_FILES} of them; the room reads no more` };
+    const files = pending;
+    pending = [];
+    const more = await runGit(cwd, ['config', '--list', '--show-origin', '-z'], files.map((f) => ['include.path', f] as [string, string]));
+    if (more.status !== 0) return more;
+    take(parse(more.stdout, false));
   }
   return drivers;
 }

@@ -178,7 +178,7 @@ export async function git(cwd: string, args: readonly string[], options: { timeo
   if ([cwd, ...args].some((a) => a.includes('\0'))) throw new RoomError('INVALID_INPUT', `a path or name given to git ${args[0] ?? ''} holds a NUL character: give it without one`);
   const timeoutMs = options.timeoutMs ?? 60_000;
   const fixed = [...(await personSettings()), ...FIXED_CONFIG];
-  const drivers = await readDrivers(cwd, (dir, list) => run(dir, list, gitEnv(fixed, {}), timeoutMs));
+  const drivers = await readDrivers(cwd, (dir, list, more = []) => run(dir, list, gitEnv([...fixed, ...more], {}), timeoutMs));
   if ('status' in drivers) return drivers;
   return run(cwd, args, gitEnv([...fixed, ...driverOverrides(drivers)], options), timeoutMs);
 }
