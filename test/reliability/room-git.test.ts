@@ -287,6 +287,19 @@ describe("the room's git runs nothing an agent planted", () => {
     landed(repo, approval, { 'a.txt': 'x\n' });
     expect(fs.existsSync(folder), 'the approval removed the worktree (running git worktree remove)').toBe(false);
   });
+  it("a `git` the agent leaves in its worktree, with the person's PATH holding a relative entry", { timeout: 60_000 }, async () => {
+    const repo = makeRepo('path-git', { 'README.md': '# app\n' });
+    const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+    const pathBefore = process.env.PATH;
+    process.env.PATH = `.${path.delimiter}${pathBefore ?? ''}`;
+    try {
+      const approval = await flow({ repo, work: COMMIT_A, afterWork: (worktree) => fs.copyFileSync(plant('path-git', `exec '${realGit}' "$@"`), path.join(worktree, 'git')) });
+      nothingRan();
+      landed(repo, approval, { 'a.txt': 'x\n' });
+    } finally {
+      process.env.PATH = pathBefore;
+    }
+  });
 });
 
 describe('handoff_create refuses a workspace it cannot take as given', () => {

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { RoomError } from '../../common/errors';
 import { driverOverrides, readDrivers } from './git-drivers';
@@ -90,6 +91,30 @@ function safePath(): string {
 }
 
 /**
+ * The git the room runs: found on the PATH once, the first time, and run by its full path from then on, so that a
+ * `git` an agent drops later into a folder on the PATH (or into its worktree, for a relative entry) is never the
+ * one run. Which folders on the PATH an agent can write at all is the sandbox's to bound.
+ */
+let binary: string | undefined;
+
+function gitBinary(): string {
+  if (binary) return binary;
+  const names = process.platform === 'win32' ? ['git.exe'] : ['git'];
+  for (const dir of safePath().split(path.delimiter)) {
+    for (const name of names) {
+      try {
+        const file = path.join(dir, name);
+        fs.accessSync(file, fs.constants.X_OK);
+        if (fs.statSync(file).isFile()) return (binary = file);
+      } catch {
+        // not here
+      }
+    }
+  }
+  return 'git'; // not found: execFile answers ENOENT, which says git is not installed
+}
+
+/**
  * The environment of every git the room runs: fixed, never the room process's own (no GIT_* variable of the
  * person's shell, no LD_* or DYLD_* loader variable, no locale but C). The global and system config are not read
  * (GIT_CONFIG_GLOBAL is an empty file, GIT_CONFIG_NOSYSTEM), nor system attributes; `personConfig` reads them
@@ -152,7 +177,7 @@ function personSettings(): Promise<[string, string][]> {
 /** One git process, as given: the user's own `git` on the (absolute) PATH, never through a shell. */
 function run(cwd: string, args: readonly string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<GitOutput> {
   return new Promise((resolve, reject) => {
-    execFile('git', [...args], { cwd, encoding: 'utf8', maxBuffer: MAX_OUTPUT, timeout: timeoutMs, env }, (error, stdout, stderr) => {
+    execFile(gitBinary(), [...args], { cwd, encoding: 'utf8', maxBuffer: MAX_OUTPUT, timeout: timeoutMs, env }, (error, stdout, stderr) => {
       if (error && typeof (error as NodeJS.ErrnoException).code === 'string') {
         const code = (error as NodeJS.ErrnoException).code;
         if (code === 'ENOENT') return reject(new RoomError('UNAVAILABLE', 'git is not installed on this machine (or not on the room process\'s PATH): install it to use workspaces'));
