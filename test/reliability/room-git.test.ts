@@ -6,7 +6,8 @@
  * merge driver named by .gitattributes, a textconv and external diff, a signature checker, a nested repository
  * at a gitlink, a conditional include. Each planted program tries to copy the operator token to a marker file
  * (and to print it): no marker appears, no answer to the agent holds the token, and the ordinary flow still
- * works: the merge lands with the expected content and the person's name from their own config.
+ * works: the merge lands with the expected content and the person's name from their own config. (What
+ * handoff_create refuses in workspace.repo and workspace.base is in workspace-input.test.ts.)
  */
 import fs from 'node:fs';
 import { execFileSync } from 'node:child_process';
@@ -299,29 +300,5 @@ describe("the room's git runs nothing an agent planted", () => {
     } finally {
       process.env.PATH = pathBefore;
     }
-  });
-});
-
-describe('handoff_create refuses a workspace it cannot take as given', () => {
-  async function refused(args: Record<string, unknown>): Promise<string> {
-    const r = (await clients.lead?.callTool({ name: 'handoff_create', arguments: { summary: 'refused', workspace: args } })) as { isError?: boolean; content: { text: string }[] };
-    expect(r.isError).toBe(true);
-    return r.content[0]?.text ?? '';
-  }
-
-  it('a relative workspace.repo: named as given, never resolved against the runner\'s folder', async () => {
-    const text = await refused({ repo: 'src/app' });
-    expect(text).toBe('INVALID_INPUT: workspace.repo "src/app" is a relative path: give the repository\'s absolute path');
-    expect(text).not.toContain(process.cwd());
-    expect(await refused({ repo: '~/src/app' })).toMatch(/^INVALID_INPUT: workspace\.repo "~\/src\/app" is a relative path: .*"~" is not expanded/);
-  });
-
-  it('a NUL or another control character in workspace.base or workspace.repo is invalid input, saying what to give', async () => {
-    const repo = makeRepo('control', { 'README.md': '# app\n' });
-    expect(await refused({ repo, base: 'ma\u0000in' })).toBe('INVALID_INPUT: workspace.base "ma\\u0000in" holds a control character: give a branch (e.g. main), a tag or a commit');
-    expect(await refused({ repo, base: 'main\u001b[2J' })).toMatch(/^INVALID_INPUT: workspace\.base .* holds a control character/);
-    expect(await refused({ repo: `${repo}\u0000` })).toMatch(/^INVALID_INPUT: workspace\.repo .* holds a control character: give the repository's path/);
-    const listed = await call<{ handoffs: HandoffView[] }>('lead', 'handoff_list', {});
-    expect(listed.handoffs.filter((h) => h.summary === 'refused')).toEqual([]);
   });
 });
