@@ -288,6 +288,16 @@ describe("the room's git runs nothing an agent planted", () => {
     landed(repo, approval, { 'a.txt': 'x\n' });
     expect(fs.existsSync(folder), 'the approval removed the worktree (running git worktree remove)').toBe(false);
   });
+  it("core.worktree in the repository config: the approval's merge would write the branch's files into another folder", { timeout: 60_000 }, async () => {
+    const repo = makeRepo('moved-tree', { 'README.md': '# app\n' });
+    const elsewhere = fs.mkdtempSync(path.join(person, 'elsewhere-'));
+    const approval = await flow({ repo, work: "echo 'echo pwned' > .profile && g add .profile && g commit -q -m profile", afterWork: () => setConfig(repo, 'core.worktree', elsewhere) });
+    expect(fs.readdirSync(elsewhere), 'files the merge wrote outside the repository').toEqual([]);
+    expect(approval.refused).toMatch(/working tree moved by its config \(core\.worktree = ".*elsewhere-.*"\): the room does not run git there\. If you did not set it, remove it: git config --unset core\.worktree/);
+    expect(fs.existsSync(path.join(repo, '.profile'))).toBe(false);
+    nothingRan();
+  });
+
   it("a `git` the agent leaves in its worktree, with the person's PATH holding a relative entry", { timeout: 60_000 }, async () => {
     const repo = makeRepo('path-git', { 'README.md': '# app\n' });
     const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();

@@ -13,6 +13,8 @@ export interface Drivers {
   filter: Set<string>;
   merge: Set<string>;
   diff: Set<string>;
+  /** `core.worktree` when it moves the working tree of the repository the room runs in away from it (movedTree). */
+  movedTree: string | null;
 }
 
 /** How deep conditional includes are followed, and how many files: a config with more is refused rather than half read. */
@@ -49,9 +51,19 @@ function parse(out: string, withScope: boolean): Entry[] {
   return entries;
 }
 
-/** A config file's path from its origin ("file:<path>", relative to where git ran), or null for another origin. */
+/**
+ * A config file's path from its origin ("file:<path>"), or null for another origin. git names the repository's
+ * own config relative to the top of the working tree it found (".git/config", also when it ran in a subfolder),
+ * so a relative path is looked for from `cwd` upwards, as git looked for it.
+ */
 function originFile(origin: string, cwd: string): string | null {
-  return origin.startsWith('file:') ? path.resolve(cwd, origin.slice('file:'.length)) : null;
+  if (!origin.startsWith('file:')) return null;
+  const file = origin.slice('file:'.length);
+  if (path.isAbsolute(file)) return file;
+  for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
+    if (fs.existsSync(path.join(dir, file))) return path.join(dir, file);
+    if (path.dirname(dir) === dir) return path.resolve(cwd, file);
+  }
 }
 
 /** Where an include's path points: `~/` is the home folder, a relative path is beside the file that includes it. */
@@ -74,6 +86,22 @@ function worktreeConfigs(commonDir: string): string[] {
 }
 
 /**
+ * `core.worktree` of the repository's own config, when the room runs in that repository's folder and the value
+ * names another folder: git would then check out, merge and write files there (an agent that sets it to the
+ * person's home gets its branch's files written into it by the approval's merge), and `-c core.worktree` cannot
+ * put it back (git reads it from the repository's file alone). Linked worktrees (the handoffs') do not follow it,
+ * nor is a nested repository's own (under .git/modules) checked: the room runs in neither's repository folder.
+ */
+function movedTree(entries: Entry[], localFile: string | null, cwd: string): string | null {
+  const value = entries.filter((e) => e.scope === 'local' && e.key === 'core.worktree').pop()?.value ?? null;
+  if (value === null || !localFile || path.basename(path.dirname(localFile)) !== '.git') return null;
+  const top = path.dirname(path.dirname(localFile));
+  const rel = path.relative(top, path.resolve(cwd));
+  if (rel.startsWith('..') || path.isAbsolute(rel)) return null; // the room is not in this repository's folder
+  return path.resolve(path.dirname(localFile), value) === top ? null : value;
+}
+
+/**
  * The drivers named in the config git would read in `cwd` (global and system config are isolated), and in the
  * config git may read in another folder of the same repository while it runs: every file a conditional include
  * names, whether or not its condition holds here (`includeIf.onbranch:` and `includeIf.gitdir:` hold differently
@@ -86,7 +114,7 @@ function worktreeConfigs(commonDir: string): string[] {
  * sandbox keeps `.git/config` read-only) and no agent works on at that moment (completion ends its writing).
  */
 export async function readDrivers(cwd: string, runGit: Runner): Promise<Drivers | GitOutput> {
-  const drivers: Drivers = { filter: new Set(), merge: new Set(), diff: new Set() };
+  const drivers: Drivers = { filter: new Set(), merge: new Set(), diff: new Set(), movedTree: null };
   const seen = new Set<string>();
   let pending: string[] = [];
   const take = (entries: Entry[]) => {
@@ -111,6 +139,7 @@ export async function readDrivers(cwd: string, runGit: Runner): Promise<Drivers 
   const local = entries.find((e) => e.scope === 'local');
   const localFile = local ? originFile(local.origin, cwd) : null;
   for (const file of localFile ? worktreeConfigs(path.dirname(localFile)) : []) pending.push(file);
+  drivers.movedTree = movedTree(entries, localFile, cwd);
   for (let round = 0; pending.length > 0; round++) {
     if (round >= MAX_ROUNDS || seen.size > MAX_FILES) return { status: 1, stdout: '', stderr: `error: the repository's config includes files more than ${MAX_ROUNDS} deep or more than ${MAX_FILES} of them; the room reads no more` };
     const files = pending;

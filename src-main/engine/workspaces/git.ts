@@ -205,6 +205,9 @@ export async function git(cwd: string, args: readonly string[], options: { timeo
   const fixed = [...(await personSettings()), ...FIXED_CONFIG];
   const drivers = await readDrivers(cwd, (dir, list, more = []) => run(dir, list, gitEnv([...fixed, ...more], {}), timeoutMs));
   if ('status' in drivers) return drivers;
+  if (drivers.movedTree !== null) {
+    throw new RoomError('CONFLICT', `the repository in ${cwd} has its working tree moved by its config (core.worktree = ${JSON.stringify(drivers.movedTree)}): the room does not run git there. If you did not set it, remove it: git config --unset core.worktree`);
+  }
   return run(cwd, args, gitEnv([...fixed, ...driverOverrides(drivers)], options), timeoutMs);
 }
 
