@@ -93,8 +93,11 @@ function worktreeConfigs(commonDir: string): string[] {
  * nor is a nested repository's own (under .git/modules) checked: the room runs in neither's repository folder.
  */
 function movedTree(entries: Entry[], localFile: string | null, cwd: string): string | null {
-  const value = entries.filter((e) => e.scope === 'local' && e.key === 'core.worktree').pop()?.value ?? null;
-  if (value === null || !localFile || path.basename(path.dirname(localFile)) !== '.git') return null;
+  if (!localFile || path.basename(path.dirname(localFile)) !== '.git') return null;
+  // the repository's config, or its main worktree's config.worktree beside it
+  const own = (e: Entry) => (e.scope === 'local' || e.scope === 'worktree') && path.dirname(originFile(e.origin, cwd) ?? '') === path.dirname(localFile);
+  const value = entries.filter((e) => e.key === 'core.worktree' && own(e)).pop()?.value ?? null;
+  if (value === null) return null;
   const top = path.dirname(path.dirname(localFile));
   const rel = path.relative(top, path.resolve(cwd));
   if (rel.startsWith('..') || path.isAbsolute(rel)) return null; // the room is not in this repository's folder
