@@ -298,6 +298,16 @@ describe("the room's git runs nothing an agent planted", () => {
     nothingRan();
   });
 
+  it('a replace ref over the work\'s commit: the review and the merge hold what the commit holds', { timeout: 60_000 }, async () => {
+    const repo = makeRepo('replace-ref', { 'README.md': '# app\n' });
+    const swap = "echo harmless > a.txt && g add a.txt && g commit -q -m a && F=$(g rev-parse HEAD) && g reset -q --hard HEAD~1 && " + COMMIT_A + ' && g replace "$(g rev-parse HEAD)" "$F"';
+    const approval = await flow({ repo, work: swap });
+    const { files } = await call<{ files: { path: string; patch: string | null }[] }>('lead', 'handoff_evidence', { handoffId: approval.handoff.id });
+    expect(files.find((f) => f.path === 'a.txt')?.patch).toMatch(/\n\+x\n/);
+    landed(repo, approval, { 'a.txt': 'x\n' });
+    nothingRan();
+  });
+
   it("a `git` the agent leaves in its worktree, with the person's PATH holding a relative entry", { timeout: 60_000 }, async () => {
     const repo = makeRepo('path-git', { 'README.md': '# app\n' });
     const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
