@@ -168,17 +168,17 @@ describe("the room's git runs nothing an agent planted", () => {
     fs.copyFileSync(plant(hook), path.join(repo, '.git', 'hooks', hook));
     fs.chmodSync(path.join(repo, '.git', 'hooks', hook), 0o755);
     const approval = await flow({ repo, work: COMMIT_A, mainMoves: { 'other.txt': 'from main\n' } });
-    landed(repo, approval, { 'a.txt': 'x\n', 'other.txt': 'from main\n' });
     nothingRan();
+    landed(repo, approval, { 'a.txt': 'x\n', 'other.txt': 'from main\n' });
   });
 
   it('core.fsmonitor in the repository config (git status at completion)', { timeout: 60_000 }, async () => {
     const repo = makeRepo('fsmonitor', { 'README.md': '# app\n' });
     setConfig(repo, 'core.fsmonitor', plant('fsmonitor'));
     const approval = await flow({ repo, work: `${COMMIT_A} && echo y > untracked.txt` });
+    nothingRan();
     expect(approval.handoff.workspace?.evidence).toMatchObject({ commitCount: 1, files: 1, uncommitted: [{ path: 'untracked.txt', status: 'untracked' }] });
     landed(repo, approval, { 'a.txt': 'x\n' });
-    nothingRan();
   });
 
   it("the person's ~/.gitconfig (hooks path, fsmonitor, attributes, a filter and an external diff); its data (name, global ignore file) still counts", { timeout: 60_000 }, async () => {
@@ -189,9 +189,9 @@ describe("the room's git runs nothing an agent planted", () => {
     fs.writeFileSync(path.join(person, '.gitconfig'), PERSON_CONFIG + planted);
     try {
       const approval = await flow({ repo, work: `${COMMIT_A} && echo d > debug.log && echo n > notes.tmp`, mainMoves: { 'b.txt': 'b\n' } });
+      nothingRan();
       expect(approval.handoff.workspace?.evidence).toMatchObject({ uncommitted: [{ path: 'notes.tmp', status: 'untracked' }], uncommittedCount: 1 });
       landed(repo, approval, { 'a.txt': 'x\n', 'b.txt': 'b\n' });
-      nothingRan();
     } finally {
       fs.writeFileSync(path.join(person, '.gitconfig'), PERSON_CONFIG);
     }
@@ -210,8 +210,8 @@ describe("the room's git runs nothing an agent planted", () => {
         setConfig(repo, 'filter.leak.required', 'true');
       },
     });
-    landed(repo, approval, { 'notes.txt': 'kept\n', '.gitattributes': '*.txt filter=leak\n' });
     nothingRan();
+    landed(repo, approval, { 'notes.txt': 'kept\n', '.gitattributes': '*.txt filter=leak\n' });
   });
 
   it('a merge driver named by .gitattributes: not run; the file is a conflict and nothing changes', { timeout: 60_000 }, async () => {
@@ -219,11 +219,11 @@ describe("the room's git runs nothing an agent planted", () => {
     const repo = makeRepo('merge-driver', { '.gitattributes': '*.cfg merge=leak\n', 'settings.cfg': lines('1', '6') });
     setConfig(repo, 'merge.leak.driver', `${plant('merge-driver')} %O %A %B`);
     const approval = await flow({ repo, work: `printf '${lines('one', '6').replaceAll('\n', '\\n')}' > settings.cfg && g commit -q -am one`, mainMoves: { 'settings.cfg': lines('1', 'six') } });
+    nothingRan();
     const main = own(repo, 'rev-parse', 'main');
     expect(approval.refused).toMatch(/conflicts in 1 file: settings\.cfg\. Nothing was changed/);
     expect(own(repo, 'rev-parse', 'main')).toBe(main);
     expect(fs.readFileSync(path.join(repo, 'settings.cfg'), 'utf8')).toBe(lines('1', 'six'));
-    nothingRan();
   });
 
   it('a textconv and an external diff for the files of the change (the diff at completion)', { timeout: 60_000 }, async () => {
@@ -232,10 +232,10 @@ describe("the room's git runs nothing an agent planted", () => {
     setConfig(repo, 'diff.leak.command', plant('diff-command'));
     setConfig(repo, 'diff.external', plant('diff-external'));
     const approval = await flow({ repo, work: `printf '*.txt diff=leak\\n' > .gitattributes && ${COMMIT_A.replace('g add a.txt', 'g add -A')}` });
+    nothingRan();
     const { files } = await call<{ files: { path: string; patch: string | null }[] }>('lead', 'handoff_evidence', { handoffId: approval.handoff.id });
     expect(files.find((f) => f.path === 'a.txt')?.patch).toMatch(/\n\+x\n/);
     landed(repo, approval, { 'a.txt': 'x\n' });
-    nothingRan();
   });
 
   it('a signed commit, with log.showSignature and merge.verifySignatures naming a gpg program (the log at completion)', { timeout: 60_000 }, async () => {
@@ -245,9 +245,9 @@ describe("the room's git runs nothing an agent planted", () => {
     setConfig(repo, 'merge.verifySignatures', 'true');
     const signed = String.raw`T=$(g rev-parse 'HEAD^{tree}') && P=$(g rev-parse HEAD) && C=$(printf 'tree %s\nparent %s\nauthor A <a@example.com> 1700000000 +0000\ncommitter A <a@example.com> 1700000000 +0000\ngpgsig -----BEGIN PGP SIGNATURE-----\n \n abc\n -----END PGP SIGNATURE-----\n\nsigned\n' "$T" "$P" | g hash-object -t commit -w --stdin) && g update-ref HEAD "$C"`;
     const approval = await flow({ repo, work: `${COMMIT_A} && ${signed}` });
+    nothingRan();
     expect(approval.handoff.workspace?.evidence?.commits.map((c) => c.subject)).toEqual(['signed', 'a']);
     landed(repo, approval, { 'a.txt': 'x\n' });
-    nothingRan();
   });
 
   it("a nested repository at a gitlink, with its own filter and external diff (status and diff look inside it)", { timeout: 60_000 }, async () => {
@@ -255,10 +255,10 @@ describe("the room's git runs nothing an agent planted", () => {
     setConfig(repo, 'diff.submodule', 'diff');
     const inner = `git init -q inner && cd inner && printf '* filter=zz\\n' > .gitattributes && echo x > y.t && g add -A && g commit -q -m i && g config filter.zz.clean '${plant('nested-clean', 'exec cat')}' && g config diff.external '${plant('nested-diff')}' && cd ..`;
     const approval = await flow({ repo, work: `${inner} && g update-index --add --cacheinfo "160000,$(g -C inner rev-parse HEAD),inner" && g commit -q -m nested && touch -d @1000000000 inner/y.t` });
+    nothingRan();
     expect(approval.handoff.workspace?.evidence).toMatchObject({ commitCount: 1, files: 1 });
     landed(repo, approval, {});
     expect(own(repo, 'ls-tree', 'main', 'inner')).toMatch(/^160000 commit /);
-    nothingRan();
   });
 
   it('a filter defined in a file the repository config includes only on the work\'s branch (checked out at accept)', { timeout: 60_000 }, async () => {
@@ -267,8 +267,8 @@ describe("the room's git runs nothing an agent planted", () => {
     setConfig(repo, 'includeIf.onbranch:commonroom/**.path', path.join(plants, 'late.cfg'));
     fs.writeFileSync(path.join(repo, '.git', 'info', 'attributes'), '*.md filter=late\n');
     const approval = await flow({ repo, work: COMMIT_A });
-    landed(repo, approval, { 'a.txt': 'x\n', 'docs/guide.md': 'read me\n' });
     nothingRan();
+    landed(repo, approval, { 'a.txt': 'x\n', 'docs/guide.md': 'read me\n' });
   });
   it("a filter named in a worktree's own config.worktree (git worktree remove's status, when the approval tidies)", { timeout: 60_000 }, async () => {
     const repo = makeRepo('worktree-config', { 'README.md': '# app\n' });
@@ -292,20 +292,20 @@ describe("the room's git runs nothing an agent planted", () => {
     const repo = makeRepo('moved-tree', { 'README.md': '# app\n' });
     const elsewhere = fs.mkdtempSync(path.join(person, 'elsewhere-'));
     const approval = await flow({ repo, work: "echo 'echo pwned' > .profile && g add .profile && g commit -q -m profile", afterWork: () => setConfig(repo, 'core.worktree', elsewhere) });
+    nothingRan();
     expect(fs.readdirSync(elsewhere), 'files the merge wrote outside the repository').toEqual([]);
     expect(approval.refused).toMatch(/working tree moved by its config \(core\.worktree = ".*elsewhere-.*"\): the room does not run git there\. If you did not set it, remove it: git config --unset core\.worktree/);
     expect(fs.existsSync(path.join(repo, '.profile'))).toBe(false);
-    nothingRan();
   });
 
   it('a replace ref over the work\'s commit: the review and the merge hold what the commit holds', { timeout: 60_000 }, async () => {
     const repo = makeRepo('replace-ref', { 'README.md': '# app\n' });
     const swap = "echo harmless > a.txt && g add a.txt && g commit -q -m a && F=$(g rev-parse HEAD) && g reset -q --hard HEAD~1 && " + COMMIT_A + ' && g replace "$(g rev-parse HEAD)" "$F"';
     const approval = await flow({ repo, work: swap });
+    nothingRan();
     const { files } = await call<{ files: { path: string; patch: string | null }[] }>('lead', 'handoff_evidence', { handoffId: approval.handoff.id });
     expect(files.find((f) => f.path === 'a.txt')?.patch).toMatch(/\n\+x\n/);
     landed(repo, approval, { 'a.txt': 'x\n' });
-    nothingRan();
   });
 
   it("a `git` the agent leaves in its worktree, with the person's PATH holding a relative entry", { timeout: 60_000 }, async () => {
