@@ -118,8 +118,8 @@ function gitBinary(): string {
  * The environment of every git the room runs: fixed, never the room process's own (no GIT_* variable of the
  * person's shell, no LD_* or DYLD_* loader variable, no locale but C). The global and system config are not read
  * (GIT_CONFIG_GLOBAL is an empty file, GIT_CONFIG_NOSYSTEM), nor system attributes; `personConfig` reads them
- * (for the person's name and e-mail: data, read by `git config`, which runs nothing). HOME stays, for `~` in the
- * repository's config paths.
+ * (for `git config` reading the person's name, e-mail and data settings: it runs nothing). HOME stays, for `~`
+ * in the repository's config paths.
  */
 function gitEnv(config: readonly (readonly [string, string])[], options: { personConfig?: boolean; env?: Record<string, string> }): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
@@ -194,10 +194,10 @@ function run(cwd: string, args: readonly string[], env: NodeJS.ProcessEnv, timeo
 /**
  * The room's git: the user's own `git`, run directly (never through a shell, so paths with spaces or quotes are
  * arguments, not syntax), in the C locale (messages the room parses), with no terminal prompt, no pager and no
- * editor, in the fixed environment above, with the person's own data settings (personSettings), and with
- * nothing it could run turned on: FIXED_CONFIG, and every
- * filter, merge and diff driver the repository's config names (read just before, see git-drivers.ts) emptied.
- * If that read fails, its answer is the answer: the command does not run unguarded.
+ * editor, in the fixed environment above, with the person's own data settings (personSettings), and with nothing
+ * it could run turned on: FIXED_CONFIG, and every filter, merge and diff driver the repository's config names
+ * (read just before, see git-drivers.ts) emptied. If that read fails, its answer is the answer: the command does
+ * not run unguarded. A repository whose config moves its working tree elsewhere (core.worktree) is refused.
  */
 export async function git(cwd: string, args: readonly string[], options: { timeoutMs?: number; env?: Record<string, string>; personConfig?: boolean } = {}): Promise<GitOutput> {
   if ([cwd, ...args].some((a) => a.includes('\0'))) throw new RoomError('INVALID_INPUT', `a path or name given to git ${args[0] ?? ''} holds a NUL character: give it without one`);
