@@ -180,6 +180,7 @@ function run(cwd: string, args: readonly string[], env: NodeJS.ProcessEnv, timeo
     execFile(gitBinary(), [...args], { cwd, encoding: 'utf8', maxBuffer: MAX_OUTPUT, timeout: timeoutMs, env }, (error, stdout, stderr) => {
       if (error && typeof (error as NodeJS.ErrnoException).code === 'string') {
         const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT' && !fs.existsSync(cwd)) return reject(new RoomError('INVALID_INPUT', `the folder ${cwd} does not exist (any more)`));
         if (code === 'ENOENT') return reject(new RoomError('UNAVAILABLE', 'git is not installed on this machine (or not on the room process\'s PATH): install it to use workspaces'));
         if (code === 'ENOTDIR') return reject(new RoomError('INVALID_INPUT', `${cwd} is not a folder`));
         return reject(new RoomError('INTERNAL', `git ${args[0] ?? ''} could not run: ${error.message}`));
