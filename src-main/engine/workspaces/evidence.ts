@@ -115,13 +115,14 @@ export async function captureChange(worktree: string, baseCommit: string, caps: 
   // three git processes side by side (each costs ~10 ms to start here; one after another, seven of them took
   // four times as long as git diff alone): the status (which commit is checked out, what is not committed), the
   // diff (raw records and patches in one), the log. The status's commit pins the range; if a commit landed
-  // while they ran (the log's newest is another), the diff and log are read again at that commit.
+  // while they ran (the log's newest is another), the diff and log are read again at that commit. Each says
+  // itself what git.ts also sets: no external diff, textconv, signature check or look inside a nested repository.
   const read = (to: string) =>
     Promise.all([
-      gitOk(worktree, ['diff', '--no-color', '--no-ext-diff', '--no-textconv', '-M', '--raw', '-z', '-p', baseCommit, to]),
-      gitOk(worktree, ['log', `--max-count=${MAX_COMMITS + 1}`, '--format=%H%x1f%an%x1f%aI%x1f%s%x1e', `${baseCommit}..${to}`]),
+      gitOk(worktree, ['diff', '--no-color', '--no-ext-diff', '--no-textconv', '--submodule=short', '-M', '--raw', '-z', '-p', baseCommit, to]),
+      gitOk(worktree, ['log', '--no-show-signature', `--max-count=${MAX_COMMITS + 1}`, '--format=%H%x1f%an%x1f%aI%x1f%s%x1e', `${baseCommit}..${to}`]),
     ]);
-  const [statusText, [first, firstLog]] = await Promise.all([gitOk(worktree, ['status', '--porcelain=v2', '--branch', '-z', '--untracked-files=all']), read('HEAD')]);
+  const [statusText, [first, firstLog]] = await Promise.all([gitOk(worktree, ['status', '--porcelain=v2', '--branch', '-z', '--untracked-files=all', '--ignore-submodules=dirty']), read('HEAD')]);
   const status = parseStatus(statusText);
   const head = status.head ?? (await gitOk(worktree, ['rev-parse', 'HEAD'])).trim();
   const commitsOf = (log: string) =>

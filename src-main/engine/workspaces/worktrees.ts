@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { RoomError } from '../../common/errors';
-import { git, gitOk, gitProblem } from './git';
+import { git, gitOk, gitProblem, identity } from './git';
 import { worktreeBesideRoom, worktreeInDataDir } from '../room/room-paths';
 
 /** The repository and base a handoff's workspace starts from, as resolved when the handoff is created. */
@@ -13,12 +13,21 @@ export interface WorkspacePlan {
 }
 
 const REF = /^[^\s~^:?*[\\]+$/;
+// eslint-disable-next-line no-control-regex -- refusing control characters is the point
+const CONTROL = /[\u0000-\u001f\u007f]/;
 
 /**
- * Resolves what handoff_create names: `repoPath` must be inside a git repository with at least one commit, and
- * `base` (default: the branch checked out there) must name a commit. Refusals say what to do.
+ * Resolves what handoff_create names: `repoPath` must be an absolute path inside a git repository with at least
+ * one commit, and `base` (default: the branch checked out there) must name a commit. Refusals say what to do
+ * (and never show a path the room made up: a relative one would be the runner's folder).
  */
 export async function planWorkspace(repoPath: string, base: string | undefined): Promise<WorkspacePlan> {
+  if (CONTROL.test(repoPath)) throw new RoomError('INVALID_INPUT', `workspace.repo ${JSON.stringify(repoPath)} holds a control character: give the repository's path as it is on disk`);
+  if (!path.isAbsolute(repoPath)) {
+    const home = repoPath === '~' || repoPath.startsWith('~/') ? ' ("~" is not expanded: write the home folder out)' : '';
+    throw new RoomError('INVALID_INPUT', `workspace.repo ${JSON.stringify(repoPath)} is a relative path: give the repository's absolute path${home}`);
+  }
+  if (base !== undefined && CONTROL.test(base)) throw new RoomError('INVALID_INPUT', `workspace.base ${JSON.stringify(base)} holds a control character: give a branch (e.g. main), a tag or a commit`);
   const where = path.resolve(repoPath);
   let isDir = false;
   try {
@@ -115,14 +124,6 @@ async function checkedOut(repo: string): Promise<Map<string, string>> {
     else if (field.startsWith('branch refs/heads/') && at) map.set(field.slice('branch refs/heads/'.length), at);
   }
   return map;
-}
-
-/** Name and email for a commit the room makes: the repository's own identity, else the room's. */
-async function identity(repo: string): Promise<Record<string, string>> {
-  const name = (await git(repo, ['config', 'user.name'])).stdout.trim();
-  const email = (await git(repo, ['config', 'user.email'])).stdout.trim();
-  const who = { name: name || 'Commonroom', email: email || 'commonroom@localhost' };
-  return { GIT_AUTHOR_NAME: who.name, GIT_AUTHOR_EMAIL: who.email, GIT_COMMITTER_NAME: who.name, GIT_COMMITTER_EMAIL: who.email };
 }
 
 export interface MergeOutcome {
