@@ -43,7 +43,7 @@ function buildFeatures(engine: Engine): Feature[] {
     roomFeature(ctx),
     participantsFeature(ctx, engine.presence),
     shellsFeature(ctx, engine.shells, limits),
-    handoffsFeature(ctx, engine.tasks),
+    handoffsFeature(ctx, engine.tasks, (owner, folder) => engine.shells.closeIn(owner, folder)),
     graphsFeature(ctx, engine.tasks, engine.shells.stageTerminalHost(), engine.taskLogs),
     auditFeature(engine.audit),
     uiFeature(engine.uiSessions),
