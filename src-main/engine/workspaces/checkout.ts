@@ -63,8 +63,9 @@ export async function inTheWay(worktree: string, paths: readonly MergePath[]): P
 /** The first 20 names (and how many more), with "(ignored)" after those the checkout's ignore rules match. */
 export async function nameFew(worktree: string, files: readonly string[]): Promise<string> {
   const few = files.slice(0, 20);
-  const out = await git(worktree, ['check-ignore', '--no-index', '-z', '--', ...few], { env: LITERAL });
-  const ignored = new Set(out.stdout.split('\0').filter((p) => p !== ''));
+  // one name a line (-z only works with --stdin): a name with a line break is shown without the mark
+  const out = await git(worktree, ['check-ignore', '--no-index', '--', ...few]);
+  const ignored = new Set(out.stdout.split('\n').filter((p) => p !== ''));
   const names = few.map((f) => (ignored.has(f) ? `${f} (ignored)` : f)).join(', ');
   return files.length > few.length ? `${names} and ${files.length - few.length} more` : names;
 }

@@ -238,3 +238,8 @@ export class WorkspaceService {
     }
   }
 }
+
+/** The sandbox's hook (see WorkspaceService.workFolderWritable): whether `owner`'s processes may write in `cwd`. */
+export function workFolderWritable(ctx: EngineContext, owner: string, cwd: string): boolean {
+  return new WorkspaceService(ctx).workFolderWritable(owner, cwd);
+}
