@@ -55,6 +55,8 @@ export async function runMergeKills(mergeKills: number, acceptKills: number, fil
   const t: MergeKillTally = { mergeKills: 0, acceptKills: 0, merge: { untouched: 0, rolledBack: 0, finished: 0, done: 0 }, accept: { untouched: 0, cleared: 0, done: 0 }, files: fileCount, violations: {}, details: [] };
   const gen = Object.fromEntries(Array.from({ length: fileCount }, (_, i) => [`gen/${String(Math.floor(i / 100))}/f${i}.txt`, `line ${i}\n`]));
   const repo = makeRepo(path.join(home.root, 'repo'), { 'README.md': '# app\n', '.gitignore': '.env\n', ...gen });
+  // no background gc of the harness's own commits (its gc.log.lock would be counted as a lock left behind)
+  git(repo, 'config', 'gc.auto', '0');
   fs.writeFileSync(path.join(repo, 'README.md'), '# app (the person is editing this)\n');
   fs.writeFileSync(path.join(repo, '.env'), 'SECRET=mine\n');
   fs.mkdirSync(path.join(home.root, 'work'));
@@ -68,6 +70,16 @@ export async function runMergeKills(mergeKills: number, acceptKills: number, fil
     serve.proc.kill('SIGKILL');
     await serve.exited;
     serve = await startServe(home, ['--room', markdown]);
+  };
+  const rows = new Database(`${markdown}.commonroom.db`, { readonly: true, fileMustExist: true });
+  const intentCount = () => (rows.prepare('SELECT count(*) AS n FROM workspace_intents').get() as { n: number }).n;
+  /** Waits until a step's intent is recorded (true), or `until` passes (false). */
+  const intentSeen = async (until: number): Promise<boolean> => {
+    while (Date.now() < until) {
+      if (intentCount() > 0) return true;
+      await sleep(1);
+    }
+    return false;
   };
   const get = async (id: string) => (await call<{ handoff: Handoff }>('handoff_get', { handoffId: id })).handoff;
   const events = async (id: string) => (await call<{ events: Event[] }>('handoff_events', { handoffId: id, limit: 200 })).events;
@@ -97,17 +109,24 @@ export async function runMergeKills(mergeKills: number, acceptKills: number, fil
   };
 
   try {
-    // one merge unkilled, timed: the kills land anywhere from the call to its end (and a little after)
+    // one merge unkilled, timed: the whole call, and the window its intent is recorded (the checkout being
+    // written, the branch moved). Half the kills land anywhere in the call, half in that window.
     const first = await worked(-1);
     let started = Date.now();
-    await call('handoff_approve', { handoffId: first.id, merge: true });
+    const calibrating = call('handoff_approve', { handoffId: first.id, merge: true });
+    await intentSeen(Date.now() + 60_000);
+    const windowFrom = Date.now();
+    while (intentCount() > 0) await sleep(2);
+    const windowMs = Math.max(5, Date.now() - windowFrom);
+    await calibrating;
     const mergeMs = Date.now() - started;
     checkCheckout('calibration', [first.head]);
     for (let round = 0; round < mergeKills; round++) {
       const tip = git(repo, 'rev-parse', 'main');
       const w = await worked(round);
       const answer = call('handoff_approve', { handoffId: w.id, merge: true }).catch(() => null);
-      await sleep(Math.random() * mergeMs * 1.1);
+      if (round % 2 === 0) await sleep(Math.random() * mergeMs);
+      else if (await intentSeen(Date.now() + mergeMs * 2)) await sleep(Math.random() * windowMs);
       await restart();
       await answer;
       t.mergeKills++;
@@ -142,7 +161,8 @@ export async function runMergeKills(mergeKills: number, acceptKills: number, fil
     for (let round = 0; round < acceptKills; round++) {
       const { handoff } = await call<{ handoff: Handoff }>('handoff_create', { summary: `accept round ${round}`, workspace: { repo } });
       const answer = work('handoff_accept', { handoffId: handoff.id }).catch(() => null);
-      await sleep(Math.random() * acceptMs * 1.1);
+      if (round % 2 === 0) await sleep(Math.random() * acceptMs);
+      else if (await intentSeen(Date.now() + acceptMs * 2)) await sleep(Math.random() * acceptMs * 0.8);
       await restart();
       await answer;
       t.acceptKills++;
@@ -165,14 +185,13 @@ export async function runMergeKills(mergeKills: number, acceptKills: number, fil
         violate(t, 'unacceptable', `${name}: ${(error as Error).message}`);
       }
     }
-    const db = new Database(`${markdown}.commonroom.db`, { readonly: true });
-    const left = (db.prepare('SELECT count(*) AS n FROM workspace_intents').get() as { n: number }).n;
-    db.close();
+    const left = intentCount();
     if (left > 0) violate(t, 'intents-left', `${left}`);
   } catch (error) {
     // a call that failed outside a kill: what the runner printed says why
-    throw new Error(`${(error as Error).message}\n--- commonroom serve printed:\n${serve.output().slice(-4000)}`);
+    throw new Error(`${(error as Error).stack ?? ''}\n--- commonroom serve printed:\n${serve.output().slice(-4000)}`);
   } finally {
+    rows.close();
     await stopServe(serve);
     home.cleanup();
   }
