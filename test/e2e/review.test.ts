@@ -88,7 +88,7 @@ describe('reviewing a handoff with a workspace', () => {
     // reviewed commit, shown by its id
     const head = git(folder, 'rev-parse', 'HEAD');
     expect(await page.getByTestId('merge-choice').isChecked()).toBe(true);
-    expect(await page.locator('.merge-choice').innerText()).toMatch(new RegExp(`Merge ${head.slice(0, 7)} into main`));
+    expect((await page.locator('.merge-choice').innerText()).replace(/\s+/g, ' ')).toMatch(new RegExp(`Merge ${head.slice(0, 7)} into main`));
     await page.getByRole('button', { name: `Approve and merge ${head.slice(0, 7)}` }).click();
     // after the approval's undo window (pending-decision.tsx)
     await expect.poll(async () => (await callTool<H>(lead, 'handoff_get', { handoffId: h.id })).handoff.status, { timeout: 20_000 }).toBe('approved');
@@ -116,11 +116,14 @@ describe('reviewing a handoff with a workspace', () => {
     const review = page.getByRole('region', { name: 'Change' });
     await expect.poll(() => review.getByTestId('change-summary').innerText()).toBe('1 file +1 −1 · 1 commit');
     await page.getByRole('button', { name: `Approve and merge ${reviewed.slice(0, 7)}` }).click();
-    const refusal = page.locator('.handoff-detail .form-problem');
+    // after the undo window the room refuses; the word on it offers to re-capture
+    const refusal = page.locator('[data-testid="decision-toast"][data-phase="failed"]');
     await expect.poll(() => refusal.innerText(), { timeout: 20_000 }).toMatch(new RegExp(`moved after the work was completed: the review showed ${reviewed.slice(0, 7)}, the branch is now at ${later.slice(0, 7)}`));
     expect(git(repo, 'rev-parse', 'main')).not.toBe(later);
     await page.screenshot({ path: path.join(SHOTS, 'inbox-review-moved.png'), fullPage: true });
-    await page.getByTestId('recapture').click();
+    await refusal.getByTestId('recapture').click();
+    await expect.poll(() => page.getByTestId('decision-toast').innerText()).toMatch(/Re-captured .*review its new evidence/);
+    await page.locator(`.inbox-item[data-handoff-id="${h.id}"]`).click();
     await expect.poll(() => review.getByTestId('change-summary').innerText()).toBe('2 files +2 −1 · 2 commits');
     await page.getByRole('button', { name: `Approve and merge ${later.slice(0, 7)}` }).click();
     await expect.poll(async () => (await callTool<H>(lead, 'handoff_get', { handoffId: h.id })).handoff.status, { timeout: 20_000 }).toBe('approved');
