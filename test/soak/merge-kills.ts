@@ -157,16 +157,21 @@ export async function runMergeKills(mergeKills: number, acceptKills: number, fil
       if (recovered && recovered.data.outcome !== (head === w.head ? 'merged' : 'rolled back')) violate(t, 'outcome-recorded-wrong', `${name}: ${String(recovered.data.outcome)}`);
     }
 
-    // accept: timed once, then killed at random moments of it
+    // accept: timed once (the call, and its intent's window: the worktree being made), then killed at random moments of it
     const { handoff: probe } = await call<{ handoff: Handoff }>('handoff_create', { summary: 'accept timing', workspace: { repo } });
     started = Date.now();
-    await work('handoff_accept', { handoffId: probe.id });
+    const accepting = work('handoff_accept', { handoffId: probe.id });
+    await intentSeen(Date.now() + 60_000);
+    const acceptFrom = Date.now();
+    while (phaseOf() !== null) await sleep(2);
+    const acceptWindowMs = Math.max(5, Date.now() - acceptFrom);
+    await accepting;
     const acceptMs = Date.now() - started;
     for (let round = 0; round < acceptKills; round++) {
       const { handoff } = await call<{ handoff: Handoff }>('handoff_create', { summary: `accept round ${round}`, workspace: { repo } });
       const answer = work('handoff_accept', { handoffId: handoff.id }).catch(() => null);
       if (round % 2 === 0) await sleep(Math.random() * acceptMs);
-      else if (await intentSeen(Date.now() + acceptMs * 2)) await sleep(Math.random() * acceptMs * 0.8);
+      else if (await intentSeen(Date.now() + acceptMs * 2)) await sleep(Math.random() * acceptWindowMs);
       await restart();
       await answer;
       t.acceptKills++;

@@ -39,6 +39,8 @@ const holderAlive = (h: Holder): boolean => (h.startTime === null ? isAlive(h.pi
  */
 /** The queue per repository (its git folder): one per process, whatever rooms it runs. */
 const queues = new Map<string, Promise<unknown>>();
+/** The look-ups of queues, one after another (see RepoLocks.with). */
+let ordering: Promise<void> = Promise.resolve();
 
 export class RepoLocks {
 
@@ -47,23 +49,35 @@ export class RepoLocks {
     private readonly room: string,
   ) {}
 
+  /** Runs `fn` holding `repo`'s lock; steps asked for in one process run in the order they were asked for. */
   async with<T>(repo: string, what: string, fn: () => Promise<T>): Promise<T> {
-    const key = await commonDir(repo);
-    const before = queues.get(key) ?? Promise.resolve();
-    const run = before.catch(() => undefined).then(async () => {
-      const file = this.take(key, repo, what);
-      try {
-        return await fn();
-      } finally {
-        fs.rmSync(file, { force: true });
-      }
+    // the queue is found by the repository's git folder (a git call): those look-ups go one at a time, so a
+    // step asked for first is queued first
+    const turn = ordering.then(async () => {
+      const key = await commonDir(repo);
+      const before = queues.get(key) ?? Promise.resolve();
+      const run = before
+        .catch(() => undefined)
+        .then(async () => {
+          const file = this.take(key, repo, what);
+          try {
+            return await fn();
+          } finally {
+            fs.rmSync(file, { force: true });
+          }
+        });
+      const tail = run.catch(() => undefined);
+      queues.set(key, tail);
+      void tail.then(() => {
+        if (queues.get(key) === tail) queues.delete(key);
+      });
+      return { run };
     });
-    const tail = run.catch(() => undefined);
-    queues.set(key, tail);
-    void tail.then(() => {
-      if (queues.get(key) === tail) queues.delete(key);
-    });
-    return run;
+    ordering = turn.then(
+      () => undefined,
+      () => undefined,
+    );
+    return (await turn).run;
   }
 
   private take(key: string, repo: string, what: string): string {
