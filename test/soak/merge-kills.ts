@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { makeHome } from '../helpers/env';
 import { git, makeRepo } from '../helpers/git-repo';
 import { startServe, stopServe, type ServeProcess } from '../helpers/serve';
-import { api } from './clients';
+import http from 'node:http';
 
 /**
  * SIGKILLs of a real `commonroom serve` at random moments of approve-and-merge (a change of `files` files into
@@ -49,6 +49,35 @@ function gitLocks(repo: string): string[] {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * The operator's REST door (/api/<method>) on a connection of its own: a restarted runner may get the port of
+ * the one just killed, and a pooled keep-alive connection to the dead one would fail the call.
+ */
+function api<T>(mcpUrl: string, token: string, method: string, input: unknown): Promise<T> {
+  const url = new URL(`/api/${method}`, mcpUrl);
+  const body = JSON.stringify(input);
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: 'POST', agent: false, timeout: 120_000, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization: `Bearer ${token}` } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (text += d));
+      res.on('end', () => {
+        try {
+          const parsed = JSON.parse(text) as { result?: T; error?: { message: string } };
+          if (res.statusCode !== 200 || parsed.result === undefined) reject(new Error(`${method}: ${parsed.error?.message ?? res.statusCode}`));
+          else resolve(parsed.result);
+        } catch {
+          reject(new Error(`${method}: ${res.statusCode} ${text.slice(0, 200)}`));
+        }
+      });
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error(`${method}: no answer in 120 s`)));
+    req.on('error', reject);
+    req.end(body);
+  });
+}
 
 export async function runMergeKills(mergeKills: number, acceptKills: number, fileCount = 3000): Promise<MergeKillTally> {
   const home = makeHome();
