@@ -63,10 +63,12 @@ async function recoverMerge(ctx: EngineContext, actions: HandoffActions, steps: 
         actions.decide(toCaller(record), i.handoffId, true, typeof i.data.reason === 'string' ? i.data.reason : null, { merge, state: 'merged' });
       }
     }
+    // the workspace line of the review says it too, until the next step on it
+    if (outcome !== 'merged' && w) actions.q.workspaces.update(i.handoffId, { note: message }, ctx.now());
     steps.service.intents.delete(i.id);
     return { value: undefined, events: [] };
   });
-  if (outcome === 'merged' && w) await steps.tidy(w, { keepBranch: false, merged: true, state: 'merged', note: null });
+  if (outcome === 'merged' && w) await steps.tidy(w, { keepBranch: false, merged: true, state: 'merged', note: message });
   return { kind: 'workspace.merge_recovered', actor: null, subject: i.handoffId, data: { ...data, message } };
 }
 

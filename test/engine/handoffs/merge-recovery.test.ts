@@ -99,6 +99,7 @@ describe('a merge cut short by a crash', () => {
     expect(fs.readFileSync(path.join(w.repo, 'README.md'), 'utf8')).toBe('# app (my own edit)\n');
     const h = (await room.engine.call(room.engine.operator(), 'handoff_get', { handoffId: w.id })).handoff;
     expect(h.status).toBe('result_ready');
+    expect(h.workspace?.note).toMatch(/the runner stopped while merging .* the checkout is as it was/);
     const recovered = (await events(w.id)).find((e) => e.kind === 'workspace.merge_recovered');
     expect(recovered?.data).toMatchObject({ outcome: 'rolled back', into: 'main', previous: w.tip, locksRemoved: [path.join(w.repo, '.git', 'index.lock')], message: expect.stringMatching(/put back .* the checkout is as it was.*approve again/) });
 
