@@ -134,6 +134,7 @@ function buildToolSurface() {
         nextCursor,
       }),
     },
+    handoff_recapture: { hints: ADD, output: z.object({ handoff: view('the handoff, its workspace.evidence captured anew') }) },
     handoff_reject: { hints: ADD, output: z.object({ handoff: view('the handoff') }) },
     handoff_cancel: { hints: { ...ADD, destructive: true }, output: z.object({ handoff: view('the handoff') }) },
     handoff_task_cancel_as: {

@@ -15,6 +15,7 @@ import { participantsFeature } from './participants-feature';
 import { Presence } from './presence';
 import { agentsFeature } from './agents/agents-feature';
 import { uiFeature } from './ui-feature';
+import { workFolderWritable } from './workspaces/workspace-service';
 import { UiSessions } from './ui-sessions';
 import { Revocations } from './revocation';
 import { roomFeature } from './room-feature';
@@ -43,7 +44,7 @@ function buildFeatures(engine: Engine): Feature[] {
     roomFeature(ctx),
     participantsFeature(ctx, engine.presence),
     shellsFeature(ctx, engine.shells, limits),
-    handoffsFeature(ctx, engine.tasks),
+    handoffsFeature(ctx, engine.tasks, (owner, folder) => engine.shells.closeIn(owner, folder)),
     graphsFeature(ctx, engine.tasks, engine.shells.stageTerminalHost(), engine.taskLogs),
     auditFeature(engine.audit),
     uiFeature(engine.uiSessions),
@@ -91,6 +92,8 @@ export class Engine implements DoorEngine {
   ) {
     this.limits = { ...LIMITS, ...limits };
     this.ctx = makeContext(room, this.bus, { ids: options.ids ?? randomIds, limits: this.limits });
+    // completing a handoff ends its assignee's writing in the worktree: its next shells and stages there are read-only
+    this.ctx.sandbox.addHooks({ workFolderWritable: (owner, cwd) => workFolderWritable(this.ctx, owner, cwd) });
     this.revocations = new Revocations(this.bus, room.participants);
     // the operator's token replaced: every browser sign-in made with the old one's authority ends too
     this.bus.subscribe((event) => {

@@ -241,7 +241,7 @@ const SUMMARIES: Partial<Record<MethodName, Summary>> = {
     return lines.join('\n');
   },
 };
-for (const m of ['handoff_accept', 'handoff_request_input', 'handoff_answer_input', 'handoff_complete', 'handoff_approve', 'handoff_reject', 'handoff_cancel'] as const) {
+for (const m of ['handoff_accept', 'handoff_request_input', 'handoff_answer_input', 'handoff_complete', 'handoff_approve', 'handoff_recapture', 'handoff_reject', 'handoff_cancel'] as const) {
   SUMMARIES[m] = (r) => handoffText(obj(r.handoff));
 }
 

@@ -84,13 +84,50 @@ describe('reviewing a handoff with a workspace', () => {
     await page.locator('.inbox-detail h2').click();
     await page.keyboard.press('n');
 
-    // approve and merge (offered, and on by default, since the branch has a commit and main is a branch)
+    // approve and merge (offered, and on by default, since the branch has a commit and main is a branch): the
+    // reviewed commit, shown by its id
+    const head = git(folder, 'rev-parse', 'HEAD');
     expect(await page.getByTestId('merge-choice').isChecked()).toBe(true);
-    await page.getByRole('button', { name: /Approve and merge/ }).click();
+    expect((await page.locator('.merge-choice').innerText()).replace(/\s+/g, ' ')).toMatch(new RegExp(`Merge ${head.slice(0, 7)} into main`));
+    await page.getByRole('button', { name: `Approve and merge ${head.slice(0, 7)}` }).click();
     // after the approval's undo window (pending-decision.tsx)
     await expect.poll(async () => (await callTool<H>(lead, 'handoff_get', { handoffId: h.id })).handoff.status, { timeout: 20_000 }).toBe('approved');
     expect(git(repo, 'log', '-1', '--format=%s', 'main')).toBe('Trim parsed fields');
     expect(fs.readFileSync(path.join(repo, 'src', 'parser.ts'), 'utf8')).toContain('field.trim()');
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('a commit added after completion is refused with a re-capture button; re-captured, the new commit is shown and merged', { timeout: 120_000 }, async () => {
+    const { page } = room;
+    const repo = makeRepo('moved repo');
+    const h = await begin(repo, 'Fix the readme');
+    const folder = h.workspace?.path ?? '';
+    fs.writeFileSync(path.join(folder, 'README.md'), '# parser, fixed\n');
+    git(folder, 'commit', '-q', '-am', 'Fix the readme');
+    const reviewed = git(folder, 'rev-parse', 'HEAD');
+    await callTool(dev, 'handoff_complete', { handoffId: h.id, result: 'Fixed.' });
+    fs.writeFileSync(path.join(folder, 'install.sh'), 'echo later\n');
+    git(folder, 'add', 'install.sh');
+    git(folder, 'commit', '-q', '-m', 'Add an installer after the review');
+    const later = git(folder, 'rev-parse', 'HEAD');
+
+    await page.getByRole('button', { name: /Inbox/ }).click();
+    await page.locator(`.inbox-item[data-handoff-id="${h.id}"]`).click();
+    const review = page.getByRole('region', { name: 'Change' });
+    await expect.poll(() => review.getByTestId('change-summary').innerText()).toBe('1 file +1 −1 · 1 commit');
+    await page.getByRole('button', { name: `Approve and merge ${reviewed.slice(0, 7)}` }).click();
+    // after the undo window the room refuses; the word on it offers to re-capture
+    const refusal = page.locator('[data-testid="decision-toast"][data-phase="failed"]');
+    await expect.poll(() => refusal.innerText(), { timeout: 20_000 }).toMatch(new RegExp(`moved after the work was completed: the review showed ${reviewed.slice(0, 7)}, the branch is now at ${later.slice(0, 7)}`));
+    expect(git(repo, 'rev-parse', 'main')).not.toBe(later);
+    await page.screenshot({ path: path.join(SHOTS, 'inbox-review-moved.png'), fullPage: true });
+    await refusal.getByTestId('recapture').click();
+    await expect.poll(() => page.getByTestId('decision-toast').innerText()).toMatch(/Re-captured .*review its new evidence/);
+    await page.locator(`.inbox-item[data-handoff-id="${h.id}"]`).click();
+    await expect.poll(() => review.getByTestId('change-summary').innerText()).toBe('2 files +2 −1 · 2 commits');
+    await page.getByRole('button', { name: `Approve and merge ${later.slice(0, 7)}` }).click();
+    await expect.poll(async () => (await callTool<H>(lead, 'handoff_get', { handoffId: h.id })).handoff.status, { timeout: 20_000 }).toBe('approved');
+    expect(git(repo, 'rev-parse', 'main')).toBe(later);
     expect(pageErrors).toEqual([]);
   });
 

@@ -102,11 +102,12 @@ export interface NonrootRun {
 
 /**
  * Runs `files` with vitest as `user`, from a linked copy of the checkout, with an environment of its own (its
- * own HOME and temporary folder in the copy; nothing of this run's COMMONROOM_* variables). Answers the exit
+ * own HOME under /home and temporary folder in the copy; nothing of this run's COMMONROOM_* variables). Answers the exit
  * status, what it printed and each test's outcome.
  */
 export async function runAsUser(user: string, owner: { uid: number; gid: number }, files: string[], timeoutMs: number): Promise<NonrootRun> {
   const root = fs.mkdtempSync(path.join(copyPlace(), 'commonroom-nonroot-'));
+  let home: string | null = null;
   try {
     const repo = path.join(root, 'repo');
     linkTree(REPO, repo, owner);
@@ -114,14 +115,17 @@ export async function runAsUser(user: string, owner: { uid: number; gid: number 
     fs.mkdirSync(path.join(root, 'bin'), { mode: 0o755 });
     const node = path.join(root, 'bin', 'node');
     linkFile(process.execPath, node);
-    for (const dir of ['home', 'tmp']) {
-      fs.mkdirSync(path.join(root, dir), { mode: 0o700 });
-      fs.chownSync(path.join(root, dir), owner.uid, owner.gid);
-    }
+    fs.mkdirSync(path.join(root, 'tmp'), { mode: 0o700 });
+    fs.chownSync(path.join(root, 'tmp'), owner.uid, owner.gid);
+    // a home where a person's is, not in a temp folder: temp folders are writable to every agent, and the
+    // sandbox suites check that the home folder is not
+    fs.mkdirSync('/home', { recursive: true, mode: 0o755 });
+    home = fs.mkdtempSync('/home/commonroom-test-');
+    fs.chownSync(home, owner.uid, owner.gid);
     fs.chmodSync(root, 0o755);
     const report = path.join(root, 'tmp', 'report.json');
     const env = [
-      `HOME=${path.join(root, 'home')}`,
+      `HOME=${home}`,
       `TMPDIR=${path.join(root, 'tmp')}`,
       `PATH=${path.join(root, 'bin')}:${process.env.PATH ?? '/usr/bin:/bin'}`,
       'LANG=C.UTF-8',
@@ -148,5 +152,6 @@ export async function runAsUser(user: string, owner: { uid: number; gid: number 
     return { status, reportUid, output, tests };
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
+    if (home) fs.rmSync(home, { recursive: true, force: true });
   }
 }

@@ -228,9 +228,28 @@ export const HANDOFF_METHODS = {
       .object({
         handoffId: handoffId(),
         reason: reason().optional(),
-        merge: z.boolean().optional().describe("with a workspace: also merge its branch into the base branch (a fast-forward, or a merge commit naming the handoff); a conflict changes nothing and the handoff stays result_ready"),
+        merge: z
+          .boolean()
+          .optional()
+          .describe(
+            "with a workspace: also merge the reviewed commit (the evidence's head, by its id: never what the branch holds now) into the base branch (a fast-forward, or a merge commit naming the handoff); " +
+              'a branch that moved after completion, a conflict, or a file of yours in the way changes nothing and the handoff stays result_ready',
+          ),
+        commit: z
+          .string()
+          .regex(/^[0-9a-fA-F]{7,64}$/, 'a commit id (7 to 64 hex digits)')
+          .optional()
+          .describe('with merge: the commit you reviewed (the evidence\'s head, or its first 7+ digits); refused if the evidence now shows another'),
       })
       .strict()),
+    mcpTool: true,
+  },
+  handoff_recapture: {
+    description:
+      "Capture a completed handoff's worktree again (its owner, or who may approve; the assignee's work ended at completion): the evidence is replaced by what the worktree holds now, " +
+      'and an event records the old and new head. Use it when approve-and-merge refuses because the branch moved after completion, then review the new evidence.',
+    capability: 'write',
+    input: lazily(() => z.object({ handoffId: handoffId() }).strict()),
     mcpTool: true,
   },
   handoff_evidence: {
@@ -282,6 +301,7 @@ export interface HandoffOutputs {
   handoff_events: EventPage;
   handoff_approve: { handoff: HandoffView; merged?: { into: string; commit: string; fastForward: boolean } };
   handoff_evidence: { evidence: EvidenceSummary | null; files: EvidenceFile[]; nextCursor: string | null };
+  handoff_recapture: { handoff: HandoffView };
   handoff_reject: { handoff: HandoffView };
   handoff_cancel: { handoff: HandoffView };
   workspace_history: EventPage;

@@ -5,7 +5,8 @@ import type { HandoffResult } from '../../common/handoff-dto';
 import type { EngineContext, Feature } from '../feature';
 import type { TaskService } from '../tasks/task-service';
 import { HandoffActions } from './handoff-actions';
-import { workspaceSteps } from './workspace-steps';
+import { workspaceSteps, type CloseShellsIn } from './workspace-steps';
+import { recoverIntents } from './workspace-recovery';
 import { HANDOFF_OPERATION } from '../tasks/operations';
 import { unknownTask } from './queries';
 import { sweepHandoffTasks } from './sweeper';
@@ -41,6 +42,7 @@ type HandoffMethods =
   | 'handoff_events'
   | 'handoff_approve'
   | 'handoff_evidence'
+  | 'handoff_recapture'
   | 'handoff_reject'
   | 'handoff_cancel'
   | 'handoff_task_cancel_as'
@@ -50,10 +52,10 @@ type HandoffMethods =
   | 'workspace_history';
 
 /** Handoffs: durable work between participants, its task, approval, events, and the TTL sweeper. */
-export function handoffsFeature(ctx: EngineContext, tasks: TaskService): Feature<HandoffMethods> {
+export function handoffsFeature(ctx: EngineContext, tasks: TaskService, closeShellsIn?: CloseShellsIn): Feature<HandoffMethods> {
   const actions = new HandoffActions(ctx, tasks);
   const { q } = actions;
-  const workspaces = workspaceSteps(ctx, actions);
+  const workspaces = workspaceSteps(ctx, actions, closeShellsIn);
   let timer: ReturnType<typeof setInterval> | undefined;
 
   // the task layer (tasks/get, tasks/cancel, tasks/update, tasks/result) reaches handoffs through these
@@ -126,6 +128,7 @@ export function handoffsFeature(ctx: EngineContext, tasks: TaskService): Feature
       handoff_events: (caller, input) => q.events(caller, input.handoffId, input),
       handoff_approve: (caller, input) => workspaces.approve(caller, input),
       handoff_evidence: (caller, input) => workspaces.evidence(caller, input),
+      handoff_recapture: (caller, input) => workspaces.recapture(caller, input),
       handoff_reject: (caller, input) => workspaces.reject(caller, input),
       handoff_cancel: (caller, input) => workspaces.cancel(caller, input),
       handoff_task_cancel_as: async (_operator, input) => {
@@ -160,7 +163,9 @@ export function handoffsFeature(ctx: EngineContext, tasks: TaskService): Feature
       },
       workspace_history: (caller, input) => q.history(caller, input),
     },
-    start() {
+    async start(startup) {
+      // steps on people's repositories a crash cut short: finished or undone before anything else runs
+      await recoverIntents(ctx, actions, workspaces, startup.tagged);
       workspaces.service.reconcile();
       sweepHandoffTasks(ctx, tasks);
       timer = setInterval(() => {

@@ -1,14 +1,21 @@
+import fs from 'node:fs';
 import type { MethodInput, MethodOutputs } from '../../common/contract';
 import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
 import type { EngineContext } from '../feature';
 import { decodeCursor, encodeCursor, numberAt } from '../paging';
 import type { WorkspaceRecord } from '../store/workspaces';
+import { git } from '../workspaces/git';
+import { clearLeftovers } from '../workspaces/worktrees';
 import { WorkspaceService, workspaceBranch } from '../workspaces/workspace-service';
 import type { HandoffActions } from './handoff-actions';
+import { mustBeOwnerOrApprover } from './handoff-roles';
 
 /** One page of handoff_evidence holds at most this much patch text (a page of huge patches stops early). */
 const PAGE_BYTES = 1024 * 1024;
+
+/** Ends `owner`'s shells opened in `folder` (or below it); how many. The engine's ShellRegistry does it. */
+export type CloseShellsIn = (owner: string, folder: string) => Promise<number>;
 
 const hasWorktree = (w: WorkspaceRecord | null): boolean => w !== null && (w.state === 'ready' || w.state === 'kept') && w.path !== null;
 
@@ -16,7 +23,7 @@ const hasWorktree = (w: WorkspaceRecord | null): boolean => w !== null && (w.sta
  * The handoff steps that involve its workspace: git runs outside the transaction (before the step is committed,
  * so a refusal changes nothing; or after it, to tidy), and what it found is written by the step's own commit.
  */
-export function workspaceSteps(ctx: EngineContext, actions: HandoffActions, service = new WorkspaceService(ctx)) {
+export function workspaceSteps(ctx: EngineContext, actions: HandoffActions, closeShellsIn: CloseShellsIn = async () => 0, service = new WorkspaceService(ctx)) {
   const { q } = actions;
 
   /** After a step that ends the work: the worktree goes if nothing would be lost; the row says what stayed. */
@@ -76,24 +83,87 @@ export function workspaceSteps(ctx: EngineContext, actions: HandoffActions, serv
       return actions.create(caller, input);
     },
 
+    /**
+     * A planned workspace's worktree is made under the repository's lock, its intent recorded first: what a
+     * crash left of an earlier attempt (an intent, or the handoff's own folder and branch at the base commit,
+     * which nobody had yet) is cleared and recorded, so the handoff can always be accepted again.
+     */
     async accept(caller: Caller, id: string): Promise<MethodOutputs['handoff_accept']> {
       const h = actions.checkAccept(caller, id);
       const w = q.workspaces.get(h.id);
       if (w?.state !== 'planned') return { handoff: actions.accept(caller, id) };
-      const made = await service.open(w);
-      try {
-        return { handoff: actions.accept(caller, id, made.path) };
-      } catch (error) {
-        await made.undo();
-        throw error;
-      }
+      return service.locks.with(w.repo, `accepting handoff ${h.id}`, async () => {
+        actions.checkAccept(caller, id);
+        const folder = service.folderFor(w, h.id);
+        const earlier = service.intents.of(h.id, 'accept');
+        const at = (await gitRev(w.repo, w.branch)) ?? null;
+        if (earlier.length > 0 || (at === w.baseCommit && (await leftover(w.repo, folder)))) {
+          const cleared = await clearLeftovers(w.repo, folder, w.branch, w.baseCommit);
+          ctx.commit(() => {
+            for (const i of earlier) service.intents.delete(i.id);
+            return { value: undefined, events: [{ kind: 'workspace.leftovers_cleared', actor: null, subject: h.id, data: { ...cleared, why: 'an earlier accept was cut short (the runner stopped) before it was recorded' } }] };
+          });
+        }
+        const intentId = ctx.commit(() => ({
+          value: service.intents.insert({ handoffId: h.id, kind: 'accept', repo: w.repo, ref: `refs/heads/${w.branch}`, worktree: folder, target: w.baseCommit, previous: null, paths: [], data: {} }, ctx.now()),
+          events: [],
+        }));
+        const forget = () => ctx.commit(() => ({ value: service.intents.delete(intentId), events: [] }));
+        let made: Awaited<ReturnType<typeof service.open>>;
+        try {
+          made = await service.open(w, service.gitEnv(intentId));
+        } catch (error) {
+          forget();
+          throw error;
+        }
+        try {
+          return {
+            handoff: ctx.commit(() => {
+              const view = actions.accept(caller, id, made.path);
+              service.intents.delete(intentId);
+              return { value: view, events: [] };
+            }),
+          };
+        } catch (error) {
+          await made.undo();
+          forget();
+          throw error;
+        }
+      });
     },
 
+    /** Completing ends the assignee's work in the worktree: its shells there are closed (before the capture and after). */
     async complete(caller: Caller, input: MethodInput<'handoff_complete'>): Promise<MethodOutputs['handoff_complete']> {
       const h = actions.checkComplete(caller, input.handoffId);
       const w = q.workspaces.get(h.id);
-      if (!w || !hasWorktree(w)) return { handoff: actions.complete(caller, input) };
-      return { handoff: actions.complete(caller, input, await service.capture(w)) };
+      if (!w || !hasWorktree(w) || !w.path) return { handoff: actions.complete(caller, input) };
+      await closeShellsIn(caller.name, w.path);
+      const handoff = actions.complete(caller, input, await service.capture(w));
+      await closeShellsIn(caller.name, w.path);
+      return { handoff };
+    },
+
+    /**
+     * Captures a completed handoff's worktree again (its owner, or who may approve; never the assignee, whose
+     * work ended at completion): the new evidence replaces the old, and an event says what changed.
+     */
+    async recapture(caller: Caller, input: MethodInput<'handoff_recapture'>): Promise<MethodOutputs['handoff_recapture']> {
+      const h = q.visibleRecord(caller, input.handoffId);
+      mustBeOwnerOrApprover(caller, h, 're-captures its evidence');
+      if (h.status !== 'result_ready') throw new RoomError('CONFLICT', `handoff ${h.id} is ${h.status}: evidence is re-captured only while it waits for a decision (result_ready)`);
+      const w = q.workspaces.get(h.id);
+      if (!w || !hasWorktree(w)) throw new RoomError('CONFLICT', `handoff ${h.id} has no worktree to capture${w ? ` (its workspace is ${w.state})` : ''}`);
+      const captured = await service.capture(w);
+      ctx.commit(() => {
+        const now = q.handoffs.get(h.id);
+        if (now?.status !== 'result_ready') throw new RoomError('CONFLICT', `handoff ${h.id} is ${now?.status ?? 'gone'}: its evidence was not re-captured`);
+        q.workspaces.update(h.id, { evidence: captured.summary }, ctx.now());
+        q.workspaces.setFiles(h.id, captured.files);
+        const s = captured.summary;
+        const data = { taskId: h.taskId, previousHead: w.evidence?.head ?? null, head: s.head, files: s.files, additions: s.additions, deletions: s.deletions, commits: s.commitCount, uncommitted: s.uncommittedCount };
+        return { value: undefined, events: [{ kind: 'handoff.recaptured', actor: caller.name, subject: h.id, data }] };
+      });
+      return { handoff: q.get(caller, h.id) };
     },
 
     async approve(caller: Caller, input: MethodInput<'handoff_approve'>): Promise<MethodOutputs['handoff_approve']> {
@@ -110,11 +180,32 @@ export function workspaceSteps(ctx: EngineContext, actions: HandoffActions, serv
       }
       if (!w) throw new RoomError('INVALID_INPUT', `handoff ${h.id} has no workspace: there is nothing to merge (approve without merge)`);
       if (!hasWorktree(w)) throw new RoomError('CONFLICT', `handoff ${h.id}'s workspace is ${w.state}${w.note ? ` (${w.note})` : ''}: there is nothing to merge`);
-      const out = await service.merge(w, h);
-      const merge = { into: w.baseBranch as string, commit: out.commit, fastForward: out.fastForward, by: caller.name, at: ctx.now() };
-      actions.decide(caller, h.id, true, reason, { merge, state: 'merged' });
-      await tidy(w, { keepBranch: false, merged: true, state: 'merged', note: null });
-      return { handoff: q.get(caller, h.id), merged: { into: merge.into, commit: merge.commit, fastForward: merge.fastForward } };
+      // one step on a repository at a time; a second approval waits, then is judged on what the first left
+      return service.locks.with(w.repo, `merging handoff ${h.id}`, async () => {
+        const now = actions.checkDecide(caller, h.id, true);
+        const ws = q.workspaces.get(h.id);
+        if (!ws || !hasWorktree(ws)) throw new RoomError('CONFLICT', `handoff ${h.id}'s workspace is ${ws?.state ?? 'gone'}: there is nothing to merge`);
+        if (input.commit !== undefined && !(ws.evidence?.head ?? '').startsWith(input.commit.toLowerCase())) {
+          throw new RoomError('CONFLICT', `the evidence of handoff ${h.id} now shows commit ${(ws.evidence?.head ?? 'none').slice(0, 7)}, not ${input.commit.slice(0, 7)} that you reviewed (it was re-captured meanwhile): nothing was merged; review it again, then approve`);
+        }
+        const { plan, intentId } = await service.merge(ws, now, { by: caller.name, reason });
+        const merge = { into: plan.into, commit: plan.target, fastForward: plan.fastForward, by: caller.name, at: ctx.now() };
+        try {
+          ctx.commit(() => {
+            actions.decide(caller, h.id, true, reason, { merge, state: 'merged' });
+            service.intents.delete(intentId);
+            return { value: undefined, events: [] };
+          });
+        } catch (error) {
+          ctx.commit(() => {
+            service.intents.delete(intentId);
+            return { value: undefined, events: [{ kind: 'workspace.merged_undecided', actor: caller.name, subject: h.id, data: { into: plan.into, commit: plan.target, problem: (error as Error).message } }] };
+          });
+          throw new RoomError('CONFLICT', `${plan.into} now has ${plan.target.slice(0, 7)} (the reviewed ${plan.head.slice(0, 7)}), but the approval could not be recorded: ${(error as Error).message}`);
+        }
+        await tidy(ws, { keepBranch: false, merged: true, state: 'merged', note: null });
+        return { handoff: q.get(caller, h.id), merged: { into: merge.into, commit: merge.commit, fastForward: merge.fastForward } };
+      });
     },
 
     reject(caller: Caller, input: MethodInput<'handoff_reject'>): MethodOutputs['handoff_reject'] {
@@ -128,6 +219,8 @@ export function workspaceSteps(ctx: EngineContext, actions: HandoffActions, serv
       await tidyCancelled();
       return { handoff: q.get(caller, handoff.id) };
     },
+
+    tidy,
 
     /** Tidies the workspaces of cancelled handoffs: after handoff_cancel, and on the sweeper's round (tasks/cancel, the TTL). */
     tidyCancelled: () => tidyCancelled(),
@@ -152,4 +245,16 @@ export function workspaceSteps(ctx: EngineContext, actions: HandoffActions, serv
       return { evidence: w.evidence, files: files.map((r) => r.file), nextCursor: next ? encodeCursor('evidence', h.id, [next.ord]) : null };
     },
   };
+}
+
+/** The commit a branch is at, or null when there is no such branch. */
+async function gitRev(repo: string, branch: string): Promise<string | null> {
+  const out = await git(repo, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`]);
+  return out.status === 0 ? out.stdout.trim() : null;
+}
+
+/** Whether a crash left the handoff's worktree folder (or git's record of it). */
+async function leftover(repo: string, folder: string): Promise<boolean> {
+  if (fs.existsSync(folder)) return true;
+  return (await git(repo, ['worktree', 'list', '--porcelain'])).stdout.includes(`worktree ${folder}\n`);
 }

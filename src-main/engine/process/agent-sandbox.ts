@@ -165,9 +165,14 @@ export class AgentSandbox {
   constructor(
     private readonly secrets: RoomSecrets,
     private readonly env: NodeJS.ProcessEnv = process.env,
-    private readonly hooks: SandboxHooks = {},
+    private hooks: SandboxHooks = {},
     private readonly probe: SandboxProbe = {},
   ) {}
+
+  /** Hooks the engine gives once it is built (they read its features' records); later ones win. */
+  addHooks(more: SandboxHooks): void {
+    this.hooks = { ...this.hooks, ...more };
+  }
 
   get state(): SandboxState {
     this.detected ??= detectSandbox(this.env, process.platform, this.probe);

@@ -242,6 +242,26 @@ export class ShellRegistry {
     return { exit, alreadyExited };
   }
 
+  /**
+   * Closes `owner`'s shells that started in `folder` or below it (not graph stages: their graph ends them): a
+   * completed handoff's assignee no longer writes in its worktree. How many were closed.
+   */
+  async closeIn(owner: string, folder: string): Promise<number> {
+    const within = (cwd: string) => {
+      const rel = path.relative(folder, cwd);
+      return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+    };
+    const mine = [...this.shells.values()].filter((s) => s.spec.owner === owner && !s.spec.stage && within(s.spec.cwd));
+    for (const s of mine) {
+      if (s.alive) this.closedBy.set(s.id, 'the room (the handoff was completed)');
+      this.shells.delete(s.id);
+      this.rememberClosed(s);
+    }
+    if (mine.length > 0) this.changed();
+    await Promise.all(mine.map((s) => s.close({ signals: ['SIGHUP', 'SIGTERM', 'SIGKILL'], graceMs: this.limits.shellCloseGraceMs })));
+    return mine.length;
+  }
+
   /** A person watching a shell live, from a cursor, paced by acknowledgements. */
   attach(caller: Caller, id: string, viewer: ShellViewer, from: number): ShellAttachment {
     return attachViewer(this.get(caller, id), caller, viewer, from, this.limits, () => this.now());

@@ -90,6 +90,13 @@ export class WorkspaceRepo {
     return (this.db.prepare("SELECT * FROM workspaces WHERE state IN ('ready', 'kept') AND path IS NOT NULL").all() as Row[]).map(toRecord);
   }
 
+  /** Every worktree folder a handoff has or had, with its handoff's status and assignee (who may still write there). */
+  folders(): { path: string; status: string; assignee: string | null }[] {
+    return this.db
+      .prepare("SELECT w.path AS path, h.status AS status, h.assignee AS assignee FROM workspaces w JOIN handoffs h ON h.id = w.handoff_id WHERE w.path IS NOT NULL AND w.state IN ('ready', 'kept')")
+      .all() as { path: string; status: string; assignee: string | null }[];
+  }
+
   /** Workspaces of cancelled handoffs (by any door: handoff_cancel, tasks/cancel, the TTL) not tidied yet. */
   ofCancelled(): WorkspaceRecord[] {
     return (
@@ -128,5 +135,89 @@ export class WorkspaceRepo {
       ord: r.ord,
       file: { path: r.path, oldPath: r.old_path, status: r.status, additions: r.additions, deletions: r.deletions, binary: r.binary === 1, patch: r.patch, cut: r.cut === 1 },
     }));
+  }
+}
+
+/** How far a recorded step got: recorded (nothing done yet), checkout (git is writing the checkout), ref (moving the branch). */
+export type IntentPhase = 'recorded' | 'checkout' | 'ref';
+
+/** A step on a person's repository, recorded before it starts (migration 011). */
+export interface WorkspaceIntent {
+  id: number;
+  handoffId: string;
+  kind: 'merge' | 'accept';
+  repo: string;
+  /** merge: the branch moved (refs/heads/<into>); accept: the work's branch made. */
+  ref: string;
+  /** merge: the checkout of `ref` updated (null: no checkout has it); accept: the worktree folder made. */
+  worktree: string | null;
+  /** merge: the commit `ref` moves to; accept: the base commit. */
+  target: string;
+  /** merge: the commit `ref` was at. */
+  previous: string | null;
+  paths: string[];
+  phase: IntentPhase;
+  phaseAt: string;
+  data: Record<string, unknown>;
+  createdAt: string;
+}
+
+interface IntentRow {
+  id: number;
+  handoff_id: string;
+  kind: WorkspaceIntent['kind'];
+  repo: string;
+  ref: string;
+  worktree: string | null;
+  target: string;
+  previous: string | null;
+  paths: string;
+  phase: IntentPhase;
+  phase_at: string;
+  data: string;
+  created_at: string;
+}
+
+const toIntent = (r: IntentRow): WorkspaceIntent => ({
+  id: r.id,
+  handoffId: r.handoff_id,
+  kind: r.kind,
+  repo: r.repo,
+  ref: r.ref,
+  worktree: r.worktree,
+  target: r.target,
+  previous: r.previous,
+  paths: JSON.parse(r.paths) as string[],
+  phase: r.phase,
+  phaseAt: r.phase_at,
+  data: JSON.parse(r.data) as Record<string, unknown>,
+  createdAt: r.created_at,
+});
+
+/** Recorded intents (workspace_intents): written before the room touches a repository, deleted with the step's rows. */
+export class IntentRepo {
+  constructor(private readonly db: Database.Database) {}
+
+  insert(i: Omit<WorkspaceIntent, 'id' | 'phase' | 'phaseAt' | 'createdAt'>, at: string): number {
+    const out = this.db
+      .prepare('INSERT INTO workspace_intents (handoff_id, kind, repo, ref, worktree, target, previous, paths, phase, phase_at, data, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(i.handoffId, i.kind, i.repo, i.ref, i.worktree, i.target, i.previous, JSON.stringify(i.paths), 'recorded', at, JSON.stringify(i.data), at);
+    return Number(out.lastInsertRowid);
+  }
+
+  phase(id: number, phase: IntentPhase, at: string): void {
+    this.db.prepare('UPDATE workspace_intents SET phase = ?, phase_at = ? WHERE id = ?').run(phase, at, id);
+  }
+
+  delete(id: number): void {
+    this.db.prepare('DELETE FROM workspace_intents WHERE id = ?').run(id);
+  }
+
+  all(): WorkspaceIntent[] {
+    return (this.db.prepare('SELECT * FROM workspace_intents ORDER BY id').all() as IntentRow[]).map(toIntent);
+  }
+
+  of(handoffId: string, kind: WorkspaceIntent['kind']): WorkspaceIntent[] {
+    return (this.db.prepare('SELECT * FROM workspace_intents WHERE handoff_id = ? AND kind = ? ORDER BY id').all(handoffId, kind) as IntentRow[]).map(toIntent);
   }
 }

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
 import type { EvidenceFile, EvidenceRun, EvidenceSummary } from '../../common/handoff-dto';
@@ -6,13 +7,30 @@ import { taskLogUri } from '../../common/task-record';
 import type { EngineContext } from '../feature';
 import { GraphRepo } from '../store/graphs';
 import type { HandoffRecord } from '../store/handoffs';
-import { WorkspaceRepo, type WorkspaceRecord } from '../store/workspaces';
+import { IntentRepo, WorkspaceRepo, type WorkspaceRecord } from '../store/workspaces';
+import { PROC_TAG_ENV } from '../process/process-tree';
+import { procTags } from '../ids';
+import { inTheWay, nameFew, restorePaths } from './checkout';
 import { captureChange, PATCH_CAPS, type PatchCaps } from './evidence';
-import { addWorktree, mergeBranch, planWorkspace, removeWorktree, worktreeFolder, type MergeOutcome, type WorkspacePlan } from './worktrees';
+import { git, gitProblem } from './git';
+import { RepoLocks } from './repo-lock';
+import { addWorktree, planMerge, planWorkspace, removeWorktree, worktreeFolder, type MergePlan, type WorkspacePlan } from './worktrees';
 
 export const workspaceBranch = (handoffId: string) => `commonroom/${handoffId}`;
 
 /** What one completion captured: the summary stored on the workspace and its files (stored apart, read in pages). */
+/** The tag of the git processes a recorded step runs (found and ended at start if a crash left them running). */
+export const gitTag = (roomId: string, intentId: number) => `${procTags.roomPrefix(roomId)}git:${intentId}`;
+export const gitTagPrefix = (roomId: string) => `${procTags.roomPrefix(roomId)}git:`;
+
+/** Whether `child` is `parent` or inside it. */
+export function inside(parent: string, child: string): boolean {
+  const rel = path.relative(parent, child);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
+const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
+
 export interface Captured {
   summary: EvidenceSummary;
   files: EvidenceFile[];
@@ -26,6 +44,8 @@ export interface Captured {
  */
 export class WorkspaceService {
   readonly repo: WorkspaceRepo;
+  readonly intents: IntentRepo;
+  readonly locks: RepoLocks;
   private readonly graphs: GraphRepo;
 
   constructor(
@@ -33,6 +53,8 @@ export class WorkspaceService {
     private readonly caps: PatchCaps = PATCH_CAPS,
   ) {
     this.repo = new WorkspaceRepo(ctx.room.db);
+    this.intents = new IntentRepo(ctx.room.db);
+    this.locks = new RepoLocks(ctx.room.paths.dataDir, ctx.room.location.markdownPath);
     this.graphs = new GraphRepo(ctx.room.db);
   }
 
@@ -45,10 +67,15 @@ export class WorkspaceService {
     return worktreeFolder(plan, room.location.markdownPath, room.paths.dataDir, room.id, handoffId);
   }
 
+  /** The environment of a recorded step's git: tagged, so a crash's leftover git is found at start. */
+  gitEnv(intentId: number): Record<string, string> {
+    return { [PROC_TAG_ENV]: gitTag(this.ctx.room.id, intentId) };
+  }
+
   /** Makes the worktree of a planned workspace (before the accept is committed; `undo` if that fails). */
-  async open(w: WorkspaceRecord): Promise<{ path: string; undo(): Promise<void> }> {
+  async open(w: WorkspaceRecord, env: Record<string, string> = {}): Promise<{ path: string; undo(): Promise<void> }> {
     const folder = this.folderFor(w, w.handoffId);
-    await addWorktree(w, w.branch, folder);
+    await addWorktree(w, w.branch, folder, env);
     return { path: folder, undo: async () => void (await removeWorktree(w.repo, folder, w.branch, { keepBranch: false, baseCommit: w.baseCommit })) };
   }
 
@@ -96,10 +123,82 @@ export class WorkspaceService {
     return out;
   }
 
-  merge(w: WorkspaceRecord, h: HandoffRecord): Promise<MergeOutcome> {
+  /**
+   * Merges the reviewed commit (the evidence's head) into the base branch, under the repository's lock. Before
+   * the person's repository is touched: the plan (planMerge refuses a moved branch, a conflict), the person's
+   * checkout looked at (an uncommitted or ignored file where the merge writes, or their own change to a file it
+   * changes, is a refusal naming them), and the intent recorded. Then the checkout is updated in steps a
+   * restart can finish or undo exactly: `git read-tree -m -u <tip> <target>` (only the merge's paths), then the
+   * branch moved with `git update-ref <target> <tip>`. A failure puts the recorded paths back and refuses. The
+   * caller commits the decision and deletes the intent (`intentId`) in one transaction, still under the lock.
+   */
+  async merge(w: WorkspaceRecord, h: HandoffRecord, meta: { by: string; reason: string | null }): Promise<{ plan: MergePlan; intentId: number }> {
     if (!w.baseBranch) throw new RoomError('CONFLICT', `handoff ${h.id} started from ${w.base}, which is not a branch: there is nothing to merge into (approve without merge)`);
+    if (!w.evidence) throw new RoomError('CONFLICT', `handoff ${h.id}'s change was never captured: there is no reviewed commit to merge (approve without merge)`);
     const summary = h.summary.length > 72 ? `${h.summary.slice(0, 69)}…` : h.summary;
-    return mergeBranch(w.repo, w.baseBranch, w.branch, `Merge ${w.branch}: ${summary}\n\nApproved in Commonroom (handoff ${h.id}).`);
+    const message = `Merge ${w.branch}: ${summary}\n\nApproved in Commonroom (handoff ${h.id}).`;
+    const plan = await planMerge(w.repo, w.baseBranch, w.branch, w.evidence.head, message);
+    const checkout = plan.worktree;
+    if (checkout) {
+      await git(checkout, ['update-index', '-q', '--refresh']);
+      const way = await inTheWay(checkout, plan.paths);
+      if (way.untracked.length > 0) {
+        throw new RoomError(
+          'CONFLICT',
+          `merging ${plan.head.slice(0, 7)} into ${plan.into} would overwrite ${plural(way.untracked.length, 'file')} in your checkout ${checkout} that git does not track: ${await nameFew(checkout, way.untracked)}. Nothing was changed: these files are yours; move or rename them (the merge adds files of the same names), then approve again`,
+          { inTheWay: way.untracked.slice(0, 20) },
+        );
+      }
+      if (way.changed.length > 0) {
+        throw new RoomError(
+          'CONFLICT',
+          `merging ${plan.head.slice(0, 7)} into ${plan.into} changes ${plural(way.changed.length, 'file')} you have uncommitted changes to in ${checkout}: ${await nameFew(checkout, way.changed)}. Nothing was changed: your own changes are yours to keep; finish or set them aside yourself, then approve again`,
+          { inTheWay: way.changed.slice(0, 20) },
+        );
+      }
+    }
+    const intentId = this.ctx.commit(() => ({
+      value: this.intents.insert(
+        { handoffId: h.id, kind: 'merge', repo: w.repo, ref: `refs/heads/${plan.into}`, worktree: checkout, target: plan.target, previous: plan.tip, paths: plan.paths.map((p) => p.path), data: { head: plan.head, fastForward: plan.fastForward, by: meta.by, reason: meta.reason } },
+        this.ctx.now(),
+      ),
+      events: [],
+    }));
+    const env = this.gitEnv(intentId);
+    const phase = (p: 'checkout' | 'ref') => this.ctx.commit(() => ({ value: this.intents.phase(intentId, p, this.ctx.now()), events: [] }));
+    const undo = async (problem: string): Promise<never> => {
+      if (checkout) await restorePaths(checkout, plan.tip, plan.paths.map((p) => p.path), env);
+      this.ctx.commit(() => ({ value: this.intents.delete(intentId), events: [] }));
+      throw new RoomError('CONFLICT', problem);
+    };
+    if (checkout) {
+      phase('checkout');
+      const out = await git(checkout, ['read-tree', '-m', '-u', plan.tip, plan.target], { env, timeoutMs: 600_000 });
+      if (out.status !== 0) {
+        const locked = /index\.lock/.test(out.stderr);
+        await undo(
+          locked
+            ? `another git is working in your checkout ${checkout} (its index is locked): nothing was changed; approve again once it finished`
+            : `${plan.into} is checked out in ${checkout}, and git could not update it there (${gitProblem(out)}). Nothing was changed (the files the merge had written were put back): your own changes in that checkout are yours to keep; approve again once nothing of yours is in the way`,
+        );
+      }
+    }
+    phase('ref');
+    const moved = await git(w.repo, ['update-ref', '-m', `commonroom: ${message.split('\n')[0] ?? ''}`, `refs/heads/${plan.into}`, plan.target, plan.tip], { env });
+    if (moved.status !== 0) await undo(`${plan.into} moved while merging (${gitProblem(moved)}): nothing was merged${checkout ? ' and the files written were put back' : ''}; approve again`);
+    return { plan, intentId };
+  }
+
+  /**
+   * Whether `owner`'s processes may write in `cwd`: false inside a handoff's worktree unless that handoff is
+   * accepted and in progress with `owner` as its assignee (completing ends the assignee's write access: the
+   * evidence is what was reviewed); true elsewhere (other rules decide there). For the sandbox.
+   */
+  workFolderWritable(owner: string, cwd: string): boolean {
+    const at = path.resolve(cwd);
+    const holding = this.repo.folders().filter((f) => inside(f.path, at));
+    if (holding.length === 0) return true;
+    return holding.some((f) => f.status === 'accepted' && f.assignee === owner);
   }
 
   /** Removes a finished workspace's worktree when nothing in it would be lost; says what was kept otherwise. */
@@ -119,6 +218,9 @@ export class WorkspaceService {
     if (h.assignee !== caller.name && h.owner !== caller.name && !caller.capabilities.includes('approve')) {
       throw new RoomError('FORBIDDEN', `only handoff ${h.id}'s assignee (${h.assignee ?? 'nobody yet'}) works in its workspace`);
     }
+    if (h.assignee === caller.name && h.owner !== caller.name && !caller.capabilities.includes('approve') && h.status !== 'accepted') {
+      throw new RoomError('FORBIDDEN', `handoff ${h.id} is ${h.status}: its assignee's work in the worktree ended when it was completed (the evidence is what is reviewed)`);
+    }
     if (w.state === 'planned' || !w.path) throw new RoomError('CONFLICT', `handoff ${h.id}'s workspace is made when it is accepted: accept it first (handoff_accept)`);
     if (w.state !== 'ready' && w.state !== 'kept') throw new RoomError('CONFLICT', `handoff ${h.id}'s workspace is ${w.state}${w.note ? ` (${w.note})` : ''}: there is no worktree to work in`);
     if (!fs.existsSync(w.path)) throw new RoomError('CONFLICT', `handoff ${h.id}'s worktree ${w.path} is gone (deleted by hand?): make it again with "git worktree add", or cancel the handoff`);
@@ -135,4 +237,9 @@ export class WorkspaceService {
       });
     }
   }
+}
+
+/** The sandbox's hook (see WorkspaceService.workFolderWritable): whether `owner`'s processes may write in `cwd`. */
+export function workFolderWritable(ctx: EngineContext, owner: string, cwd: string): boolean {
+  return new WorkspaceService(ctx).workFolderWritable(owner, cwd);
 }

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { RoomError } from '../../common/errors';
+import { changedPaths, type MergePath } from './checkout';
 import { git, gitOk, gitProblem, identity } from './git';
 import { worktreeBesideRoom, worktreeInDataDir } from '../room/room-paths';
 
@@ -72,10 +73,10 @@ export function worktreeFolder(plan: WorkspacePlan, markdownPath: string, dataDi
 }
 
 /** Makes the worktree on its new branch at the base commit. */
-export async function addWorktree(plan: WorkspacePlan, branch: string, folder: string): Promise<void> {
+export async function addWorktree(plan: WorkspacePlan, branch: string, folder: string, env: Record<string, string> = {}): Promise<void> {
   if (fs.existsSync(folder)) throw new RoomError('CONFLICT', `the workspace folder ${folder} already exists: remove it, or continue the handoff that made it`);
   fs.mkdirSync(path.dirname(folder), { recursive: true, mode: 0o700 });
-  const out = await git(plan.repo, ['worktree', 'add', '--quiet', '-b', branch, '--', folder, plan.baseCommit]);
+  const out = await git(plan.repo, ['worktree', 'add', '--quiet', '-b', branch, '--', folder, plan.baseCommit], { env, timeoutMs: 600_000 });
   if (out.status === 0) return;
   if (/already exists/.test(out.stderr) && !fs.existsSync(folder)) {
     throw new RoomError('CONFLICT', `the repository ${plan.repo} already has a branch ${branch}: rename or delete it, then accept again`);
@@ -126,25 +127,42 @@ async function checkedOut(repo: string): Promise<Map<string, string>> {
   return map;
 }
 
-export interface MergeOutcome {
-  commit: string;
+/** A merge worked out but not applied: `ref` moves from `tip` to `target`; `worktree` (when one has it checked out) gets `paths`. */
+export interface MergePlan {
+  into: string;
+  tip: string;
+  /** The reviewed commit: the evidence's head. */
+  head: string;
+  target: string;
   fastForward: boolean;
+  worktree: string | null;
+  paths: MergePath[];
 }
 
+const short = (sha: string) => sha.slice(0, 7);
+
 /**
- * Merges the work's branch into `into`: a fast-forward when the base has not moved, else a merge commit made
- * without touching any working tree (git merge-tree), whose message names the handoff. Then the base branch
- * moves to it: through the worktree that has it checked out (git merge --ff-only, which keeps that tree's own
- * changes and refuses to overwrite them), or as a ref update that fails if the branch moved meanwhile. A
- * conflict, or a working tree in the way, changes nothing and says which files.
+ * Works out the merge of the reviewed commit `head` (never the branch's name: what the branch holds now may be
+ * more than was reviewed) into `into`: a fast-forward when the base has not moved, else a merge commit made
+ * without touching any working tree (git merge-tree), whose message names the handoff. Nothing but git's object
+ * store is written. Refuses, changing nothing, when the work's branch moved since the review (saying to
+ * re-capture), when there is nothing to merge, or on a conflict (naming the files).
  */
-export async function mergeBranch(repo: string, into: string, branch: string, message: string): Promise<MergeOutcome> {
+export async function planMerge(repo: string, into: string, branch: string, head: string, message: string): Promise<MergePlan> {
   const tip = (await git(repo, ['rev-parse', '--verify', '--quiet', `refs/heads/${into}^{commit}`])).stdout.trim();
   if (!tip) throw new RoomError('CONFLICT', `the base branch ${into} no longer exists in ${repo}: approve without merging, or recreate it`);
-  const head = (await git(repo, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`])).stdout.trim();
-  if (!head) throw new RoomError('CONFLICT', `the work's branch ${branch} is gone from ${repo}: nothing to merge (approve without merging)`);
+  const now = (await git(repo, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`])).stdout.trim();
+  if (!now) throw new RoomError('CONFLICT', `the work's branch ${branch} is gone from ${repo}: nothing to merge (approve without merging)`);
+  if (now !== head) {
+    const after = (await git(repo, ['rev-list', '--count', `${head}..${now}`])).stdout.trim();
+    throw new RoomError(
+      'CONFLICT',
+      `the work's branch ${branch} moved after the work was completed: the review showed ${short(head)}, the branch is now at ${short(now)}${after && after !== '0' ? ` (${after} commit${after === '1' ? '' : 's'} nobody reviewed)` : ''}. Nothing was merged: re-capture the evidence (handoff_recapture) to review what it holds now, then approve again`,
+      { moved: { reviewed: head, now } },
+    );
+  }
   if ((await git(repo, ['merge-base', '--is-ancestor', head, tip])).status === 0) {
-    throw new RoomError('CONFLICT', `${into} already has every commit of ${branch}: nothing to merge (approve without merging)`);
+    throw new RoomError('CONFLICT', `${into} already has the reviewed commit ${short(head)}: nothing to merge (approve without merging)`);
   }
   const fastForward = (await git(repo, ['merge-base', '--is-ancestor', tip, head])).status === 0;
   let target = head;
@@ -152,23 +170,43 @@ export async function mergeBranch(repo: string, into: string, branch: string, me
     const tree = await git(repo, ['merge-tree', '--write-tree', '--name-only', '--no-messages', tip, head]);
     if (tree.status === 1) {
       const files = tree.stdout.split('\n').slice(1).filter((l) => l !== '');
-      throw new RoomError('CONFLICT', `merging ${branch} into ${into} conflicts in ${files.length} file${files.length === 1 ? '' : 's'}: ${files.slice(0, 20).join(', ')}${files.length > 20 ? ', …' : ''}. Nothing was changed: resolve it on ${branch} (or reject the handoff), then approve again`, { conflicts: files });
+      throw new RoomError('CONFLICT', `merging ${short(head)} (${branch}) into ${into} conflicts in ${files.length} file${files.length === 1 ? '' : 's'}: ${files.slice(0, 20).join(', ')}${files.length > 20 ? ', …' : ''}. Nothing was changed: resolve it on ${branch} (or reject the handoff), then approve again`, { conflicts: files });
     }
-    if (tree.status !== 0) throw new RoomError('CONFLICT', `git could not merge ${branch} into ${into}: ${gitProblem(tree)}`);
+    if (tree.status !== 0) throw new RoomError('CONFLICT', `git could not merge ${short(head)} into ${into}: ${gitProblem(tree)}`);
     const treeId = tree.stdout.split('\n')[0]?.trim() ?? '';
     const made = await git(repo, ['commit-tree', treeId, '-p', tip, '-p', head, '-m', message], { env: await identity(repo) });
     if (made.status !== 0) throw new RoomError('CONFLICT', `git could not make the merge commit: ${gitProblem(made)}`);
     target = made.stdout.trim();
   }
-  const worktree = (await checkedOut(repo)).get(into);
-  if (worktree) {
-    const ff = await git(worktree, ['merge', '--ff-only', '--quiet', target]);
-    if (ff.status !== 0) {
-      throw new RoomError('CONFLICT', `${into} is checked out in ${worktree}, and moving it there failed (${gitProblem(ff)}). Nothing was changed: commit or stash the changes in the way, then approve again`);
-    }
-  } else {
-    const moved = await git(repo, ['update-ref', '-m', message, `refs/heads/${into}`, target, tip]);
-    if (moved.status !== 0) throw new RoomError('CONFLICT', `${into} moved while merging (${gitProblem(moved)}): approve again`);
+  const worktree = (await checkedOut(repo)).get(into) ?? null;
+  return { into, tip, head, target, fastForward, worktree, paths: worktree ? await changedPaths(repo, tip, target) : [] };
+}
+
+/**
+ * What a crash left of an accept that was never committed (the handoff is still open): the worktree folder and
+ * the work's branch, removed when they hold nothing (the branch at the base commit; the folder only ever git's
+ * checkout of it: nobody had it yet). Says what it removed, and what it had to keep.
+ */
+export async function clearLeftovers(repo: string, folder: string, branch: string, baseCommit: string): Promise<{ removed: string[]; kept: string[] }> {
+  const removed: string[] = [];
+  const kept: string[] = [];
+  const registered = [...(await checkedOut(repo)).values()].includes(folder) || (await git(repo, ['worktree', 'list', '--porcelain'])).stdout.includes(`worktree ${folder}\n`);
+  if (registered) {
+    const out = await git(repo, ['worktree', 'remove', '--force', '--force', '--', folder]);
+    if (out.status === 0) removed.push(`worktree ${folder}`);
   }
-  return { commit: target, fastForward };
+  if (fs.existsSync(folder)) {
+    fs.rmSync(folder, { recursive: true, force: true });
+    removed.push(`folder ${folder}`);
+  }
+  await git(repo, ['worktree', 'prune']);
+  const at = (await git(repo, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`])).stdout.trim();
+  if (at === baseCommit) {
+    const out = await git(repo, ['branch', '-D', '--', branch]);
+    if (out.status === 0) removed.push(`branch ${branch}`);
+    else kept.push(`branch ${branch} (${gitProblem(out)})`);
+  } else if (at) {
+    kept.push(`branch ${branch} (at ${short(at)}, not the base commit: rename or delete it, then accept again)`);
+  }
+  return { removed, kept };
 }

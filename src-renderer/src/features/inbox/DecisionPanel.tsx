@@ -11,7 +11,13 @@ export interface DecisionHandle {
  */
 export const DecisionPanel = forwardRef<
   DecisionHandle,
-  { onDecide(approved: boolean, text: string, merge: boolean): Promise<void>; /** The base branch approval can merge the workspace into. */ mergeInto?: string | null }
+  {
+    onDecide(approved: boolean, text: string, merge: boolean): Promise<void>;
+    /** The base branch approval can merge the workspace into. */
+    mergeInto?: string | null;
+    /** The reviewed commit the merge puts on it (the evidence's head), shown by its id. */
+    mergeCommit?: string | null;
+  }
 >(function DecisionPanel(props, ref) {
   const [note, setNote] = useState('');
   const [merge, setMerge] = useState(Boolean(props.mergeInto));
@@ -45,12 +51,13 @@ export const DecisionPanel = forwardRef<
         <textarea id="approve-note" rows={2} value={note} maxLength={2000} onChange={(e) => setNote(e.target.value)} />
         {props.mergeInto && (
           <label className="merge-choice">
-            <input type="checkbox" checked={merge} onChange={(e) => setMerge(e.target.checked)} data-testid="merge-choice" /> Merge into <code>{props.mergeInto}</code>
-            <span className="muted small"> (a fast-forward, or a merge commit naming the handoff; a conflict changes nothing)</span>
+            <input type="checkbox" checked={merge} onChange={(e) => setMerge(e.target.checked)} data-testid="merge-choice" /> Merge{' '}
+            {props.mergeCommit && <code data-testid="merge-commit" title={props.mergeCommit}>{props.mergeCommit.slice(0, 7)}</code>} into <code>{props.mergeInto}</code>
+            <span className="muted small"> (the commit reviewed here, by its id: a fast-forward, or a merge commit naming the handoff; a conflict, or a file of yours in the way, changes nothing)</span>
           </label>
         )}
         <button type="button" className="primary" disabled={busy} onClick={() => void decide(true)}>
-          {props.mergeInto && merge ? 'Approve and merge' : 'Approve'} <kbd>a</kbd>
+          {props.mergeInto && merge ? `Approve and merge${props.mergeCommit ? ` ${props.mergeCommit.slice(0, 7)}` : ''}` : 'Approve'} <kbd>a</kbd>
         </button>
       </div>
       <div className="decide reject-box">

@@ -60,12 +60,18 @@ function CompleteForm(props: { onComplete(result: string): Promise<unknown> }): 
   );
 }
 
-/** The branch approving can merge the handoff's work into: its base, when the worktree has commits on it. */
-function mergeTarget(h: HandoffView): string | null {
+/**
+ * What approving can merge: the reviewed commit (the evidence's head, by its id: never what the branch holds
+ * now) into the base branch, when the worktree has commits past its base.
+ */
+function mergeTarget(h: HandoffView): { into: string; commit: string } | null {
   const w = h.workspace;
   if (!w?.baseBranch || !w.evidence || w.evidence.commitCount === 0 || (w.state !== 'ready' && w.state !== 'kept')) return null;
-  return w.baseBranch;
+  return { into: w.baseBranch, commit: w.evidence.head };
 }
+
+/** A refusal of approve-and-merge because the work's branch moved after completion: the room offers to re-capture. */
+const offersRecapture = (problem: string | null): boolean => problem !== null && problem.includes('handoff_recapture');
 
 /** One waiting handoff: who asked whom, its three records, the result or the questions, and its timeline. */
 export const HandoffDetail = forwardRef<DecisionHandle, { handoff: HandoffView; kind: WaitingKind | null; onChanged(): void }>(function HandoffDetail({ handoff: h, kind, onChanged }, ref) {
@@ -86,11 +92,12 @@ export const HandoffDetail = forwardRef<DecisionHandle, { handoff: HandoffView; 
   }
 
   const queue = usePendingDecisions();
+  const merging = mergeTarget(h);
   const decide = async (approved: boolean, text: string, merge: boolean): Promise<void> => {
     const send = () =>
       step(approved ? 'could not approve' : 'could not reject', () =>
         approved
-          ? client.call('handoff_approve', { handoffId: h.id, ...(text ? { reason: text } : {}), ...(merge ? { merge: true } : {}) })
+          ? client.call('handoff_approve', { handoffId: h.id, ...(text ? { reason: text } : {}), ...(merge && merging ? { merge: true, commit: merging.commit } : {}) })
           : client.call('handoff_reject', { handoffId: h.id, reason: text }),
       );
     // in the inbox a decision waits out a short undo window first (pending-decision.tsx)
@@ -104,6 +111,7 @@ export const HandoffDetail = forwardRef<DecisionHandle, { handoff: HandoffView; 
     return problem;
   };
   const accept = () => step('could not take it on', () => client.call('handoff_accept', { handoffId: h.id }));
+  const recapture = () => step('could not re-capture the evidence', () => client.call('handoff_recapture', { handoffId: h.id }));
   const complete = (result: string) => step('could not complete it', () => client.call('handoff_complete', { handoffId: h.id, result }));
 
   async function cancel(): Promise<void> {
@@ -127,6 +135,14 @@ export const HandoffDetail = forwardRef<DecisionHandle, { handoff: HandoffView; 
       {error && (
         <p className="form-problem" role="alert">
           {error}
+          {offersRecapture(error) && (
+            <>
+              {' '}
+              <button type="button" onClick={() => void recapture()} data-testid="recapture">
+                Re-capture the evidence
+              </button>
+            </>
+          )}
         </p>
       )}
       {h.constraints && (
@@ -159,7 +175,7 @@ export const HandoffDetail = forwardRef<DecisionHandle, { handoff: HandoffView; 
         </section>
       )}
       <WorkspaceReview handoff={h} />
-      {h.status === 'result_ready' && <DecisionPanel key={h.id} ref={ref} onDecide={decide} mergeInto={mergeTarget(h)} />}
+      {h.status === 'result_ready' && <DecisionPanel key={`${h.id}:${merging?.commit ?? ''}`} ref={ref} onDecide={decide} mergeInto={merging?.into ?? null} mergeCommit={merging?.commit ?? null} />}
       {kind === 'addressed' && (
         <div className="actions">
           <p className="notice">{h.owner} asks you to do this. Take it on (you become its assignee, and finish it here with a result), or cancel it (its owner hears why).</p>

@@ -35,6 +35,8 @@ export function HandoffTimeline(props: { handoffId: string; version: string }): 
             <time className="muted" dateTime={e.at} title={e.at}>
               {new Date(e.at).toLocaleTimeString()}
             </time>
+            {/* what the room did on its own (a step a crash cut short, finished or undone at restart) says so in words */}
+            {typeof (e.data as { message?: unknown } | null)?.message === 'string' && <p className="ev-message muted small">{(e.data as { message: string }).message}</p>}
           </li>
         ))}
       </ol>

@@ -1,4 +1,6 @@
 import { createContext, useCallback, useContext, useEffect, useRef, useState } from 'react';
+import { useRoom } from '../../room-context';
+import { describeError } from '../../stores/coalesced-read';
 
 /** How long an approval or rejection can be undone before it is sent to the room. */
 export const UNDO_MS = 5000;
@@ -103,9 +105,14 @@ export function useDecisionQueue(onSettled: (note: DecisionNote) => void): Pendi
 
 const verb = (d: Decision) => (d.approved ? 'Approv' : 'Reject');
 
-/** The word after each decision: held with an Undo (u), being sent, sent, refused, or taken back. */
+/**
+ * The word after each decision: held with an Undo (u), being sent, sent, refused, or taken back. A merge refused
+ * because the work's branch moved after completion offers to re-capture the evidence (handoff_recapture), so the
+ * person reviews what the branch holds now before approving it.
+ */
 export function DecisionToast(props: { queue: PendingDecisions }): React.JSX.Element | null {
-  const { note, undo } = props.queue;
+  const { note, undo, tell } = props.queue;
+  const { client } = useRoom();
   if (!note) return null;
   const { decision: d, phase } = note;
   const what = `“${d.summary}”`;
@@ -127,6 +134,21 @@ export function DecisionToast(props: { queue: PendingDecisions }): React.JSX.Ele
       {phase === 'waiting' && (
         <button type="button" className="plain" onClick={undo}>
           Undo <kbd>u</kbd>
+        </button>
+      )}
+      {phase === 'failed' && note.problem?.includes('handoff_recapture') && (
+        <button
+          type="button"
+          className="plain"
+          data-testid="recapture"
+          onClick={() =>
+            void client.call('handoff_recapture', { handoffId: d.handoffId }).then(
+              () => tell(d.handoffId, `Re-captured ${what}: review its new evidence, then approve again.`),
+              (e: unknown) => tell(d.handoffId, describeError(e, 'could not re-capture the evidence')),
+            )
+          }
+        >
+          Re-capture the evidence
         </button>
       )}
     </div>
