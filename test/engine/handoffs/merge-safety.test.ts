@@ -7,57 +7,21 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { HandoffView } from '../../../src-main/common/handoff-dto';
-import { startRunner, type RunningRoom } from '../../../src-main/server/runner';
 import { detectSandbox } from '../../../src-main/engine/process/agent-sandbox';
 import { workFolderWritable } from '../../../src-main/engine/workspaces/workspace-service';
-import { makeHome, type TestHome } from '../../helpers/env';
-import { GIT_IDENTITY, git, makeRepo as makeGitRepo } from '../../helpers/git-repo';
+import { workspaceRoom } from '../../helpers/workspace-room';
+import { GIT_IDENTITY, git } from '../../helpers/git-repo';
 
-let home: TestHome;
-let running: RunningRoom;
-const clients: Record<string, Client> = {};
-const makeRepo = (name: string, files: Record<string, string> = { 'README.md': '# app\n', 'src/app.txt': 'one\ntwo\nthree\n' }) => makeGitRepo(path.join(home.root, name), files);
-
-beforeAll(async () => {
-  home = makeHome();
-  running = await startRunner({ port: 0, paths: home.paths });
-  const op = running.engine.operator();
-  const tokens: Record<string, string> = { operator: fs.readFileSync(running.tokenFile, 'utf8').trim() };
-  for (const name of ['lead', 'dev']) tokens[name] = (await running.engine.call(op, 'participant_add', { name, capabilities: ['read', 'write'] })).token;
-  for (const [who, token] of Object.entries(tokens)) {
-    const client = new Client({ name: who, version: '1' }, { versionNegotiation: { mode: 'auto' } });
-    await client.connect(new StreamableHTTPClientTransport(running.mcpUrl, { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
-    clients[who] = client;
-  }
-}, 60_000);
-afterAll(async () => {
-  for (const c of Object.values(clients)) await c.close();
-  await running.close();
-  home.cleanup();
-});
+const room = workspaceRoom();
+const { call, refused, started } = room;
+const makeRepo = (name: string, files?: Record<string, string>) => room.makeRepo(name, files);
 
 type H = { handoff: HandoffView };
 type Merged = H & { merged: { into: string; commit: string; fastForward: boolean } };
 
-async function call<T>(who: string, name: string, args: Record<string, unknown>): Promise<T> {
-  const result = (await clients[who]?.callTool({ name, arguments: args })) as { isError?: boolean; content: { text: string }[]; structuredContent: T };
-  if (result.isError) throw new Error(result.content[0]?.text ?? 'tool error');
-  return result.structuredContent;
-}
 
-async function refused(who: string, name: string, args: Record<string, unknown>): Promise<string> {
-  const result = (await clients[who]?.callTool({ name, arguments: args })) as { isError?: boolean; content: { text: string }[] };
-  expect(result.isError, `${name} should have been refused`).toBe(true);
-  return result.content[0]?.text ?? '';
-}
-
-async function started(repo: string, summary: string): Promise<HandoffView> {
-  const { handoff } = await call<H>('lead', 'handoff_create', { summary, to: 'dev', workspace: { repo } });
-  return (await call<H>('dev', 'handoff_accept', { handoffId: handoff.id })).handoff;
-}
 
 /** dev commits `files` in the handoff's worktree (as the agent would, from its shell: git directly here). */
 function commitIn(folder: string, files: Record<string, string>, message: string): string {
@@ -154,16 +118,16 @@ describe('approval merges the reviewed commit', () => {
     const h = await started(repo, 'Work then stop');
     const folder = h.workspace?.path ?? '';
     const { shell } = await call<{ shell: { id: string } }>('dev', 'shell_open', { handoffId: h.id, shell: '/bin/sh', env: { ...GIT_IDENTITY, PS1: '$ ' } });
-    expect(workFolderWritable(running.engine.ctx, 'dev', path.join(folder, 'src'))).toBe(true);
-    expect(workFolderWritable(running.engine.ctx, 'lead', folder)).toBe(false);
+    expect(workFolderWritable(room.running.engine.ctx, 'dev', path.join(folder, 'src'))).toBe(true);
+    expect(workFolderWritable(room.running.engine.ctx, 'lead', folder)).toBe(false);
     const early = await call<{ output: string }>('dev', 'shell_run', { shellId: shell.id, command: 'echo x > early.txt && echo WROTE', timeoutMs: 20_000 });
     expect(early.output).toContain('WROTE');
     await call('dev', 'handoff_complete', { handoffId: h.id, result: 'done' });
     const shells = await call<{ shells: { id: string }[] }>('dev', 'shell_list', {});
     expect(shells.shells.map((s) => s.id)).not.toContain(shell.id);
     expect(await refused('dev', 'shell_open', { handoffId: h.id, shell: '/bin/sh' })).toMatch(/its assignee's work in the worktree ended when it was completed/);
-    expect(workFolderWritable(running.engine.ctx, 'dev', path.join(folder, 'src'))).toBe(false);
-    expect(workFolderWritable(running.engine.ctx, 'dev', home.root)).toBe(true);
+    expect(workFolderWritable(room.running.engine.ctx, 'dev', path.join(folder, 'src'))).toBe(false);
+    expect(workFolderWritable(room.running.engine.ctx, 'dev', room.home.root)).toBe(true);
     if (detectSandbox().kind === 'bubblewrap') {
       // and the sandbox holds it: a shell the assignee opens there by its path (not the handoff) cannot write it
       const { shell: late } = await call<{ shell: { id: string } }>('dev', 'shell_open', { cwd: folder, shell: '/bin/sh' });

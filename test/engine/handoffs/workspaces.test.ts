@@ -7,58 +7,21 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { EvidenceFile, EvidenceSummary, HandoffView } from '../../../src-main/common/handoff-dto';
-import { startRunner, type RunningRoom } from '../../../src-main/server/runner';
-import { makeHome, type TestHome } from '../../helpers/env';
-import { GIT_IDENTITY, git, makeRepo as makeGitRepo } from '../../helpers/git-repo';
+import { startRunner } from '../../../src-main/server/runner';
+import { makeHome } from '../../helpers/env';
+import { workspaceRoom } from '../../helpers/workspace-room';
+import { GIT_IDENTITY, git } from '../../helpers/git-repo';
 
-let home: TestHome;
-let running: RunningRoom;
-const clients: Record<string, Client> = {};
+const room = workspaceRoom();
+const { call, refused, started } = room;
+const makeRepo = (name: string, files?: Record<string, string>) => room.makeRepo(name, files);
 
-/** A repository with one commit on main, its folder named `name` (spaces and all). */
-const makeRepo = (name: string, files: Record<string, string> = { 'README.md': '# app\n', 'src/app.txt': 'one\ntwo\nthree\n' }) => makeGitRepo(path.join(home.root, name), files);
 
-beforeAll(async () => {
-  home = makeHome();
-  running = await startRunner({ port: 0, paths: home.paths });
-  const op = running.engine.operator();
-  const tokens: Record<string, string> = { operator: fs.readFileSync(running.tokenFile, 'utf8').trim() };
-  tokens.lead = (await running.engine.call(op, 'participant_add', { name: 'lead', capabilities: ['read', 'write'] })).token;
-  tokens.dev = (await running.engine.call(op, 'participant_add', { name: 'dev', capabilities: ['read', 'write'] })).token;
-  for (const [who, token] of Object.entries(tokens)) {
-    const client = new Client({ name: who, version: '1' }, { versionNegotiation: { mode: 'auto' } });
-    await client.connect(new StreamableHTTPClientTransport(running.mcpUrl, { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
-    clients[who] = client;
-  }
-}, 60_000);
-afterAll(async () => {
-  for (const c of Object.values(clients)) await c.close();
-  await running.close();
-  home.cleanup();
-});
-
-async function call<T>(who: string, name: string, args: Record<string, unknown>): Promise<T> {
-  const result = (await clients[who]?.callTool({ name, arguments: args })) as { isError?: boolean; content: { text: string }[]; structuredContent: T };
-  if (result.isError) throw new Error(result.content[0]?.text ?? 'tool error');
-  return result.structuredContent;
-}
-
-async function refused(who: string, name: string, args: Record<string, unknown>): Promise<string> {
-  const result = (await clients[who]?.callTool({ name, arguments: args })) as { isError?: boolean; content: { text: string }[] };
-  expect(result.isError, `${name} should have been refused`).toBe(true);
-  return result.content[0]?.text ?? '';
-}
 
 type H = { handoff: HandoffView };
 
-/** Created by lead for dev with a workspace on `repo`, accepted by dev: the handoff, its worktree ready. */
-async function started(repo: string, summary: string): Promise<HandoffView> {
-  const { handoff } = await call<H>('lead', 'handoff_create', { summary, to: 'dev', workspace: { repo } });
-  return (await call<H>('dev', 'handoff_accept', { handoffId: handoff.id })).handoff;
-}
 
 /** Runs a command in a shell opened in the handoff's workspace (as dev), and waits for it. */
 async function inWorkspace(handoffId: string, command: string): Promise<string> {
@@ -136,13 +99,13 @@ describe('a workspace per handoff', () => {
   });
 
   it('refuses what is not a repository, a base that does not resolve and a repository without commits, saying what to do', async () => {
-    const plain = path.join(home.root, 'not-a-repo');
+    const plain = path.join(room.home.root, 'not-a-repo');
     fs.mkdirSync(plain, { recursive: true });
     expect(await refused('lead', 'handoff_create', { summary: 'x', workspace: { repo: plain } })).toMatch(/not in a git repository.*git init/);
-    expect(await refused('lead', 'handoff_create', { summary: 'x', workspace: { repo: path.join(home.root, 'nowhere') } })).toMatch(/not a folder/);
+    expect(await refused('lead', 'handoff_create', { summary: 'x', workspace: { repo: path.join(room.home.root, 'nowhere') } })).toMatch(/not a folder/);
     const repo = makeRepo('refusals');
     expect(await refused('lead', 'handoff_create', { summary: 'x', workspace: { repo, base: 'no-such-branch' } })).toMatch(/does not name a commit/);
-    const empty = path.join(home.root, 'empty');
+    const empty = path.join(room.home.root, 'empty');
     fs.mkdirSync(empty);
     git(empty, 'init', '-q');
     expect(await refused('lead', 'handoff_create', { summary: 'x', workspace: { repo: empty } })).toMatch(/no commits yet/);
