@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -8,6 +8,16 @@ export const GIT_IDENTITY = { GIT_AUTHOR_NAME: 'Test', GIT_AUTHOR_EMAIL: 'test@e
 /** Real git in `cwd`; its stdout, trimmed. */
 export function git(cwd: string, ...args: string[]): string {
   return execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, ...GIT_IDENTITY } }).trim();
+}
+
+/**
+ * Real git without blocking: for a long git call in a test whose room runs in the same process (a blocked event
+ * loop lets the room's keep-alive timer close a socket just as the client reuses it).
+ */
+export function gitAsync(cwd: string, ...args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile('git', args, { cwd, encoding: 'utf8', env: { ...process.env, ...GIT_IDENTITY }, maxBuffer: 64 * 1024 * 1024 }, (error, stdout) => (error ? reject(error) : resolve(stdout.trim())));
+  });
 }
 
 /** A repository at `dir` with one commit on main holding `files` (path → text); its identity set in its config. */

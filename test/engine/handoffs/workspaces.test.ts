@@ -12,7 +12,7 @@ import type { EvidenceFile, EvidenceSummary, HandoffView } from '../../../src-ma
 import { startRunner } from '../../../src-main/server/runner';
 import { makeHome } from '../../helpers/env';
 import { workspaceRoom } from '../../helpers/workspace-room';
-import { GIT_IDENTITY, git } from '../../helpers/git-repo';
+import { GIT_IDENTITY, git, gitAsync } from '../../helpers/git-repo';
 
 const room = workspaceRoom();
 const { call, refused, started } = room;
@@ -201,8 +201,9 @@ describe('a workspace per handoff', () => {
     fs.writeFileSync(path.join(folder, 'with space — ünïcode.txt'), 'hé\n');
     fs.mkdirSync(path.join(folder, 'gen'));
     for (let i = 0; i < 2000; i++) fs.writeFileSync(path.join(folder, 'gen', `f${String(i).padStart(4, '0')}.txt`), `line ${i}\n`);
-    git(folder, 'add', '-A');
-    git(folder, 'commit', '-q', '-m', 'lots');
+    // without blocking the room's event loop (it runs in this process) for the seconds 2,000 files take
+    await gitAsync(folder, 'add', '-A');
+    await gitAsync(folder, 'commit', '-q', '-m', 'lots');
     const done = (await call<H>('dev', 'handoff_complete', { handoffId: h.id, result: 'many' })).handoff;
     expect(done.workspace?.evidence).toMatchObject({ files: 2002, additions: 2001, binaryFiles: 1, commitCount: 1 });
     const { files, pages } = await evidenceFiles(h.id, 200);
