@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { AGENT_CLIENT_IDS, type AgentClientId } from '../../common/agent-clients';
 import { parseCapabilities } from '../../common/capabilities';
 import type { AgentRunView } from '../../common/methods/agents';
@@ -27,7 +28,7 @@ export const AGENT_COMMANDS: CeCommand[] = [
     synopsis: USAGE.split(' | '),
     summary: 'start an agent CLI (Claude Code, Codex, Gemini CLI, opencode) in a terminal of the running room, already connected; list or stop them',
     options: {
-      cwd: { type: 'string', value: 'DIR', help: "the folder it works in (default: the room's folder)" },
+      cwd: { type: 'string', value: 'DIR', help: 'the folder it works in (default: the current folder; a relative DIR is taken from it)' },
       can: { type: 'string', value: 'CAPS', help: 'what it may do (default read,write)' },
       as: { type: 'string', value: 'NAME', help: 'reuse this participant (it gets a new token; its old one stops)' },
       revoke: { type: 'boolean', help: 'with stop: also revoke its token' },
@@ -53,7 +54,9 @@ export const AGENT_COMMANDS: CeCommand[] = [
           const out = await call(room, 'agent_start', {
             client,
             ...(client === 'command' ? { command: rest } : rest.length > 0 ? { args: rest } : {}),
-            ...(cwd ? { cwd: cwd.replace(/^~(?=\/|$)/, process.env.HOME ?? '~') } : {}),
+            // the person's folder: where they ran ce, or --cwd taken from there (never the room's own folder, which is
+            // read-only to agents for the default room, where a mistaken run would leave an agent with nowhere to write)
+            cwd: path.resolve((cwd ?? '.').replace(/^~(?=\/|$)/, process.env.HOME ?? '~')),
             ...(can ? { capabilities: parseCapabilities(can) } : {}),
             ...(as ? { participant: as } : {}),
           });
