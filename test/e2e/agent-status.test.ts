@@ -4,6 +4,7 @@
  * and back to what it does once the person types into it. Screenshots go to test-output/screens/.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO } from '../helpers/env';
@@ -99,6 +100,11 @@ describe('an agent started in the room, on the Terminals screen', () => {
       await gemini.waitFor();
       expect(await dialog.locator('label').filter({ hasText: 'Gemini CLI' }).innerText()).toMatch(/Gemini CLI\s+\d+\.\d+\.\d+/);
       await gemini.check();
+      // this room is the default one, in Commonroom's data folder (read-only to agents): a folder must be given
+      await dialog.getByTestId('start-agent').click();
+      await expect.poll(() => dialog.getByTestId('new-agent-problem').innerText()).toMatch(/say which folder the agent works in/);
+      const work = fs.mkdtempSync(path.join(os.tmpdir(), 'commonroom-new-agent-'));
+      await dialog.getByLabel('Folder').fill(work);
       await page.screenshot({ path: path.join(SHOTS, 'terminals-new-agent.png') });
       await dialog.getByTestId('start-agent').click();
       await dialog.waitFor({ state: 'detached' });

@@ -65,7 +65,7 @@ export const AGENT_METHODS = {
         client: z.enum(AGENT_CLIENT_IDS).describe('claude-code, codex, gemini-cli, opencode, or command (with command)'),
         command: z.array(z.string().min(1).max(4096)).min(1).max(32).optional().describe('with client "command": the program and its arguments'),
         args: z.array(z.string().max(4096)).max(32).optional().describe("more arguments for the client (after the room's own)"),
-        cwd: z.string().min(1).max(4096).optional().describe("the folder it works in (default: the room's folder)"),
+        cwd: z.string().min(1).max(4096).optional().describe("the folder it works in (default: the room's folder, unless that is in Commonroom's data folder, as the default room's is: then give one)"),
         capabilities: z.array(z.enum(CAPABILITIES)).min(1).max(CAPABILITIES.length).optional().describe('what it may do (default read, write)'),
         participant: participantName().optional().describe('reuse this participant (it gets a new token; its old one stops)'),
         cols: z.number().int().min(20).max(1000).optional(),

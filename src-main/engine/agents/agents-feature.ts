@@ -99,7 +99,13 @@ export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke:
     if (!file) {
       throw new RoomError('NOT_FOUND', `${client.label} (${program}) is not on the PATH of the room process${client.install ? `: install it with "${client.install}", then start the room again` : ': give its full path'}`);
     }
-    const cwd = path.resolve(path.dirname(ctx.room.location.markdownPath), input.cwd ?? '.');
+    const roomFolder = path.dirname(ctx.room.location.markdownPath);
+    const dataDir = path.resolve(ctx.room.paths.dataDir);
+    if (input.cwd === undefined && (roomFolder === dataDir || roomFolder.startsWith(`${dataDir}${path.sep}`))) {
+      // the default room lives in Commonroom's data folder, which agents cannot write: an agent started there could do nothing
+      throw new RoomError('INVALID_INPUT', `say which folder the agent works in (cwd): this room's own folder, ${roomFolder}, is in Commonroom's data folder, which agents cannot write`);
+    }
+    const cwd = path.resolve(roomFolder, input.cwd ?? '.');
     if (!fs.existsSync(cwd) || !fs.statSync(cwd).isDirectory()) throw new RoomError('INVALID_INPUT', `cwd ${cwd} is not an existing folder`);
     const version = await cachedVersion(file, client.versionArgs);
 

@@ -41,6 +41,10 @@ async function agentEvents(shellId: string): Promise<Record<string, unknown>[]> 
 }
 
 describe('an agent the room starts', () => {
+  it("needs a folder to work in when the room's own is in Commonroom's data folder (read-only to agents)", async () => {
+    await expect(call('agent_start', { client: 'command', command: ['/bin/sh'] })).rejects.toThrow(/say which folder the agent works in \(cwd\): this room's own folder, .* is in Commonroom's data folder, which agents cannot write/);
+  });
+
   it('reads working, then idle, then waiting on its bell until typed into, then exited with its code', { timeout: 60_000 }, async () => {
     const script = path.join(dir, 'mimic.sh');
     fs.writeFileSync(

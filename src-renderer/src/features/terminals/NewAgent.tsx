@@ -89,7 +89,7 @@ export function NewAgent(props: { onClose(): void; onStarted(shellId: string): v
         )}
         <div className="field">
           <label htmlFor="agent-cwd">Folder</label>
-          <input id="agent-cwd" type="text" value={cwd} placeholder="the room's folder" onChange={(e) => setCwd(e.target.value)} />
+          <input id="agent-cwd" type="text" value={cwd} placeholder="the folder it works in, e.g. ~/src/app" onChange={(e) => setCwd(e.target.value)} />
         </div>
         <label className="agent-write">
           <input type="checkbox" checked={write} onChange={(e) => setWrite(e.target.checked)} /> it may run shells and graphs, and hand work over (write)
