@@ -4,7 +4,7 @@
  * a resize of the page reaches the PTY, and a 50 MB flood streams without freezing the page or growing the
  * room's memory. Needs `npm run build` (the renderer bundle in out/renderer).
  */
-import { encodeCursor } from '../../src-main/engine/paging';
+import { encodeCursor } from '../../src-main/engine/core/paging';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import type { Client } from '@modelcontextprotocol/client';

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Caller } from '../../src-main/common/dto';
 import { RoomError } from '../../src-main/common/errors';
 import { Engine } from '../../src-main/engine/engine';
-import { randomIds, type IdSource } from '../../src-main/engine/ids';
+import { randomIds, type IdSource } from '../../src-main/engine/core/ids';
 import { Room } from '../../src-main/engine/room/room';
 import { makeHome, type TestHome } from '../helpers/env';
 

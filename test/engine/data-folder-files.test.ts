@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ensureExactFile, ensureOwnDir } from '../../src-main/engine/fs-safe';
+import { ensureExactFile, ensureOwnDir } from '../../src-main/engine/core/fs-safe';
 import { ensureMask } from '../../src-main/engine/process/agent-sandbox';
 import { writeIntegrationFiles } from '../../src-main/engine/shells/integration-files';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { platformFolders, resolvePaths } from '../../src-main/engine/config';
+import { platformFolders, resolvePaths } from '../../src-main/engine/core/config';
 import { defaultShell, type ShellHost } from '../../src-main/engine/platform/default-shell';
 import { stageLaunch } from '../../src-main/engine/platform/stage-command';
 import { privateAclCommand, restrictToUser } from '../../src-main/engine/platform/private-acl';

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Paths } from '../../src-main/engine/config';
+import type { Paths } from '../../src-main/engine/core/config';
 import { processBackend } from '../../src-main/engine/process/process-tree';
 
 /** A private data and config folder per test: nothing touches the real user's rooms or tokens. */

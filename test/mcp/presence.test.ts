@@ -8,7 +8,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ServerMessage } from '../../src-main/common/ui-protocol';
 import { UiSession } from '../../src-main/bridge/ui-session';
-import { Presence, PRESENCE_CHANGED } from '../../src-main/engine/presence';
+import { Presence, PRESENCE_CHANGED } from '../../src-main/engine/people/presence';
 import type { RunningRoom } from '../../src-main/server/runner';
 import { startTestRunner, type TestRunner } from '../helpers/runner';
 

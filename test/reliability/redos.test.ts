@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeHome, type TestHome } from '../helpers/env';
 import { startServe, stopServe, type ServeProcess } from '../helpers/serve';
 import { BASH, offsetOf, sleep } from '../engine/shells/helpers';
-import { encodeCursor } from '../../src-main/engine/paging';
+import { encodeCursor } from '../../src-main/engine/core/paging';
 
 // The runner runs in its own process (the built CLI): a stalled event loop there cannot stall this test's.
 let home: TestHome;

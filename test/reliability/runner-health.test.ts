@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RunnerHealth } from '../../src-main/engine/runner-health';
+import { RunnerHealth } from '../../src-main/engine/core/runner-health';
 import { TICK_RETRY_MAX_MS, TickBackoff } from '../../src-main/engine/graphs/run/tick-backoff';
 
 const full = () => Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writableFoldersFor } from '../../src-main/engine/participant-folders';
+import { writableFoldersFor } from '../../src-main/engine/people/participant-folders';
 import { roomStateDir } from '../../src-main/engine/room/room-paths';
 import { detectSandbox } from '../../src-main/engine/process/agent-sandbox';
 import { callTool, connectWithToken } from '../e2e/helpers/ui-room';

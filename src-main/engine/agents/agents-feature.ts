@@ -7,8 +7,8 @@ import type { MethodInput, MethodName, MethodOutputs } from '../../common/contra
 import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
 import type { AgentClientView, AgentRunView, EarlierAgentRun } from '../../common/methods/agents';
-import type { EngineContext, Feature } from '../feature';
-import { createPrivateFile, ensureOwnDir } from '../fs-safe';
+import type { EngineContext, Feature } from '../core/feature';
+import { createPrivateFile, ensureOwnDir } from '../core/fs-safe';
 import { findOnPath } from '../process/find-on-path';
 import type { ShellRegistry } from '../shells/shell-registry';
 import { viewOf } from '../shells/shell-view';

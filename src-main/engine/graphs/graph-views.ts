@@ -5,11 +5,11 @@ import { STAGE_STATES, type StageState } from '../../common/graphs/stage-machine
 import type { GraphOutputs, GraphTopologyNode, GraphView, StageView } from '../../common/methods/graphs';
 import type { Limits } from '../../common/limits';
 import type { Caller } from '../../common/dto';
-import { readPrivateBuffer, readPrivateRange } from '../fs-safe';
+import { readPrivateBuffer, readPrivateRange } from '../core/fs-safe';
 import { GRAPH_OPERATION } from '../tasks/operations';
 import { canSeeTask } from '../tasks/task-visibility';
 import { readLogSlice, sliceLog, type ByteLogSlice } from './logs/stage-log';
-import { decodeCursor, encodeCursor, numberAt, stringAt } from '../paging';
+import { decodeCursor, encodeCursor, numberAt, stringAt } from '../core/paging';
 import { START_CURSOR } from '../../common/paging';
 import type { ArtifactRecord, GraphRecord, GraphRepo, StageRecord } from '../store/graphs';
 

@@ -10,7 +10,7 @@ import { canSeeTask } from '../tasks/task-visibility';
 import { eventOf, type EventRow } from '../store/events';
 import { handoffView, taskView } from './views';
 import { HANDOFF_OPERATION } from '../tasks/operations';
-import { decodeCursor, encodeCursor, numberAt, stringAt } from '../paging';
+import { decodeCursor, encodeCursor, numberAt, stringAt } from '../core/paging';
 
 const DEFAULT_PAGE = 50;
 

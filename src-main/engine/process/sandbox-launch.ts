@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ensurePrivateDir } from '../fs-safe';
+import { ensurePrivateDir } from '../core/fs-safe';
 import { PROC_TAG_ENV } from './process-table';
 import type { Mount } from './sandbox-mounts';
 

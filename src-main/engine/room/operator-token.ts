@@ -1,9 +1,9 @@
 import { CAPABILITIES } from '../../common/capabilities';
 import path from 'node:path';
-import { ensurePrivateDir, readPrivateFile, writePrivateFile } from '../fs-safe';
+import { ensurePrivateDir, readPrivateFile, writePrivateFile } from '../core/fs-safe';
 import type { EventRepo } from '../store/events';
 import type { ParticipantRepo } from '../store/participants';
-import { hashToken, mintToken, sameHash } from '../tokens';
+import { hashToken, mintToken, sameHash } from '../people/tokens';
 import type Database from 'better-sqlite3';
 
 /**

@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { RoomError } from '../../common/errors';
-import type { Paths } from '../config';
+import type { Paths } from '../core/config';
 import { databasePathFor, defaultRoomMarkdown, lockPathFor } from './room-paths';
-import { checkPrivateFile, ensurePrivateDir, FILE_MODE } from '../fs-safe';
+import { checkPrivateFile, ensurePrivateDir, FILE_MODE } from '../core/fs-safe';
 import { openDatabase } from '../store/native-binding';
 
 /** Where a room's files are and what its holder record says: shared by the writer and the readers. */

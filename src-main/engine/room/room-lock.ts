@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { openDatabase } from '../store/native-binding';
 import { RoomError } from '../../common/errors';
-import { checkPrivateFile, withPrivateUmask } from '../fs-safe';
+import { checkPrivateFile, withPrivateUmask } from '../core/fs-safe';
 
 /**
  * The single-writer lock of a room. The writer keeps a `BEGIN IMMEDIATE` transaction open on a tiny SQLite

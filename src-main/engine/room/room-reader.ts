@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import type Database from 'better-sqlite3';
-import { resolvePaths, type Paths } from '../config';
+import { resolvePaths, type Paths } from '../core/config';
 import { EventRepo } from '../store/events';
 import { schemaVersionOf } from '../store/migrations';
 import { ParticipantRepo } from '../store/participants';

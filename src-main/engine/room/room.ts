@@ -1,9 +1,9 @@
-import { randomIds } from '../ids';
+import { randomIds } from '../core/ids';
 import type Database from 'better-sqlite3';
 import { RoomError } from '../../common/errors';
-import { resolvePaths, type Paths } from '../config';
+import { resolvePaths, type Paths } from '../core/config';
 import { operatorTokenPath } from './room-paths';
-import { ensurePrivateDir, withPrivateUmask } from '../fs-safe';
+import { ensurePrivateDir, withPrivateUmask } from '../core/fs-safe';
 import { EventRepo } from '../store/events';
 import { checkSchemaReadable, migrate, schemaVersionOf } from '../store/migrations';
 import { cacheStatements } from '../store/statement-cache';

@@ -1,7 +1,7 @@
 import { RoomError } from '../../common/errors';
-import { resolvePaths, type Paths } from '../config';
+import { resolvePaths, type Paths } from '../core/config';
 import { operatorTokenPath } from './room-paths';
-import { readPrivateFile } from '../fs-safe';
+import { readPrivateFile } from '../core/fs-safe';
 import { RoomReader } from './room';
 
 /** Where a live room process serves a room, and the operator token to call it with. */

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { ensureExactFile, ensureOwnDir } from '../fs-safe';
+import { ensureExactFile, ensureOwnDir } from '../core/fs-safe';
 
 /**
  * The start-up files that give bash and zsh their prompt marks (shell-integration.ts decides who gets them).

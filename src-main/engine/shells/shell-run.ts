@@ -2,7 +2,7 @@ import type { MethodInput } from '../../common/contract';
 import { stripAnsi } from '../../common/ansi';
 import { RoomError } from '../../common/errors';
 import type { ShellRunResult } from '../../common/methods/shells';
-import { encodeCursor } from '../paging';
+import { encodeCursor } from '../core/paging';
 import type { ShellMarks } from './shell-marks';
 import { sentinelLine, statusProbeLine } from './shell-integration';
 import type { ActiveRun, ShellSession } from './shell-session';

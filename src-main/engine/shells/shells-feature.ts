@@ -6,12 +6,12 @@ import type { Limits } from '../../common/limits';
 import { stripAnsi } from '../../common/ansi';
 import { keyBytes } from '../../common/shell-keys';
 import { PatternError } from '../../common/safe-pattern';
-import type { CallContext, EngineContext, Feature } from '../feature';
+import type { CallContext, EngineContext, Feature } from '../core/feature';
 import { compilePatterns, waitForOutput, type CompiledPatterns } from './output-wait';
 import type { ShellRegistry } from './shell-registry';
 import { runInShell } from './shell-run';
 import { viewOf } from './shell-view';
-import { decodeCursor, encodeCursor, numberAt } from '../paging';
+import { decodeCursor, encodeCursor, numberAt } from '../core/paging';
 import { START_CURSOR } from '../../common/paging';
 import { checkInputSize, exitedRefusal } from './live-attachment';
 

@@ -1,10 +1,10 @@
 import type { Caller } from '../../common/dto';
 import { isRoomError, RoomError } from '../../common/errors';
 import { isTerminalTask, nextTaskStatus, type TaskStatus } from '../../common/task-machine';
-import type { RoomEvent } from '../event-bus';
-import type { EngineContext, EventInput } from '../feature';
+import type { RoomEvent } from '../core/event-bus';
+import type { EngineContext, EventInput } from '../core/feature';
 import type { TaskChange as StoreTaskChange, TaskRecord } from '../store/tasks';
-import { decodeCursor, encodeCursor, stringAt } from '../paging';
+import { decodeCursor, encodeCursor, stringAt } from '../core/paging';
 import { canSeeTask } from './task-visibility';
 
 /** What a kind of task (its `operation`) tells the task layer so every door can serve it the same way. */

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
-import type { EngineContext } from '../feature';
+import type { EngineContext } from '../core/feature';
 import { HandoffQueries } from '../handoffs/queries';
 import { WorkspaceService } from './workspace-service';
 

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Caller } from '../../../src-main/common/dto';
 import { LIMITS } from '../../../src-main/common/limits';
-import type { RoomEvent } from '../../../src-main/engine/event-bus';
+import type { RoomEvent } from '../../../src-main/engine/core/event-bus';
 import { counts, openBench, refused, snapshot, type Bench } from './fixture';
 
 let bench: Bench;

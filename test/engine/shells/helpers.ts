@@ -5,7 +5,7 @@ import type { Limits } from '../../../src-main/common/limits';
 import { Engine } from '../../../src-main/engine/engine';
 import { Room } from '../../../src-main/engine/room/room';
 import { makeHome, type TestHome } from '../../helpers/env';
-import { decodeCursor } from '../../../src-main/engine/paging';
+import { decodeCursor } from '../../../src-main/engine/core/paging';
 
 /** A real engine on a real room in a temp home, with a predictable bash for shells. */
 export interface ShellBench {

@@ -6,7 +6,7 @@ import type { GraphRepo } from '../../store/graphs';
 import type { LogReader } from '../../tasks/task-logs';
 import { readStageLog, unpackArtifact, visibleGraph } from '../graph-views';
 import { sliceLog } from './stage-log';
-import type { GrowthSignal } from '../../growth-signal';
+import type { GrowthSignal } from '../../core/growth-signal';
 
 export function logSize(file: string): number {
   try {

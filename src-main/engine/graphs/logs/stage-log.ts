@@ -4,7 +4,7 @@ import type { LogRecord, LogSlice } from '../../../common/methods/graphs';
 /** A log slice as the engine reads it: `cursor` is the byte offset after the slice (callers get it encoded as nextCursor). */
 export type ByteLogSlice = Omit<LogSlice, 'nextCursor'> & { cursor: number };
 import { RoomError } from '../../../common/errors';
-import { checkPrivateFile, FILE_MODE, readAt, readPrivateBuffer } from '../../fs-safe';
+import { checkPrivateFile, FILE_MODE, readAt, readPrivateBuffer } from '../../core/fs-safe';
 import { restrictToUser } from '../../platform/private-acl';
 import { utf8Decoder } from '../../terminal/utf8';
 

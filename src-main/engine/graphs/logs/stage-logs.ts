@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { ensurePrivateDir } from '../../fs-safe';
+import { ensurePrivateDir } from '../../core/fs-safe';
 import type { StageRecord } from '../../store/graphs';
 import { StageLogWriter } from './stage-log';
 

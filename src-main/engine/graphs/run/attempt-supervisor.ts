@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { retryPolicyOf, type RetryPolicy } from '../../../common/graphs/retry-policy';
 import type { StageTerminalHost } from '../../terminal/stage-terminal';
-import { procTags } from '../../ids';
+import { procTags } from '../../core/ids';
 import type { StageRecord } from '../../store/graphs';
 import { CancelScope, type EndRequest } from './cancel-scope';
 import { stageTaskId } from '../graph-views';

@@ -1,4 +1,4 @@
-import type { RunnerHealth } from '../../runner-health';
+import type { RunnerHealth } from '../../core/runner-health';
 
 /** The first wait after a failed tick, doubled per failure up to the cap. */
 export const TICK_RETRY_FIRST_MS = 250;

@@ -1,9 +1,9 @@
-import type { MethodName } from '../common/contract';
-import type { Caller } from '../common/dto';
-import { toPublicError } from '../common/errors';
-import type { Feature } from './feature';
-import type { AuditRepo } from './store/audit';
-import { decodeCursor, encodeCursor, numberAt } from './paging';
+import type { MethodName } from '../../common/contract';
+import type { Caller } from '../../common/dto';
+import { toPublicError } from '../../common/errors';
+import type { Feature } from '../core/feature';
+import type { AuditRepo } from '../store/audit';
+import { decodeCursor, encodeCursor, numberAt } from '../core/paging';
 
 /** audit_list: the audit ring, newest first, for operators. */
 export function auditFeature(audit: AuditRepo): Feature<'audit_list'> {

@@ -2,7 +2,7 @@
  * Live fan-out of committed events. Publishing happens after the commit and never waits for a listener;
  * a listener that throws is reported and does not stop the others.
  */
-import type { EventView } from '../common/handoff-dto';
+import type { EventView } from '../../common/handoff-dto';
 
 /** A committed event row, as every door shows it. */
 export type RoomEvent = EventView;

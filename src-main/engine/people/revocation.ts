@@ -1,7 +1,7 @@
-import type { Caller } from '../common/dto';
-import { RoomError } from '../common/errors';
-import type { EventBus } from './event-bus';
-import type { ParticipantRepo } from './store/participants';
+import type { Caller } from '../../common/dto';
+import { RoomError } from '../../common/errors';
+import type { EventBus } from '../core/event-bus';
+import type { ParticipantRepo } from '../store/participants';
 
 /**
  * Ends a participant's calls already in flight the moment it is revoked: each call gets a signal that aborts on

@@ -4,8 +4,8 @@
  * method). Changes are announced through `changes` at most once per `throttleMs`, so a chatty agent costs the
  * UI one re-read per interval, never one per call.
  */
-import type { ParticipantPresence, SessionView } from '../common/methods/participants';
-import { GrowthSignal } from './growth-signal';
+import type { ParticipantPresence, SessionView } from '../../common/methods/participants';
+import { GrowthSignal } from '../core/growth-signal';
 
 /** The key `changes` fires under. */
 export const PRESENCE_CHANGED = 'presence';

@@ -1,4 +1,4 @@
-import { RoomError } from '../common/errors';
+import { RoomError } from '../../common/errors';
 
 /**
  * The one cursor encoding of every paged read (lists, event feeds, stage logs, shell output): base64url of a

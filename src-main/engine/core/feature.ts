@@ -1,15 +1,15 @@
 import path from 'node:path';
-import type { MethodInput, MethodName, MethodOutputs } from '../common/contract';
-import type { Caller } from '../common/dto';
-import { isDiskFullError, RoomError } from '../common/errors';
-import type { Limits } from '../common/limits';
+import type { MethodInput, MethodName, MethodOutputs } from '../../common/contract';
+import type { Caller } from '../../common/dto';
+import { isDiskFullError, RoomError } from '../../common/errors';
+import type { Limits } from '../../common/limits';
 import type { EventBus, RoomEvent } from './event-bus';
 import type { IdSource } from './ids';
-import type { TaggedProcess } from './process/process-tree';
-import type { Room } from './room/room';
+import type { TaggedProcess } from '../process/process-tree';
+import type { Room } from '../room/room';
 import { RunnerHealth } from './runner-health';
-import { AgentSandbox } from './process/agent-sandbox';
-import { writableFoldersFor } from './store/participants';
+import { AgentSandbox } from '../process/agent-sandbox';
+import { writableFoldersFor } from '../store/participants';
 
 /** Per-call context from the door: the client's cancellation (a closed request, notifications/cancelled). */
 export interface CallContext {

@@ -1,5 +1,5 @@
-import type { HealthProblem, RunnerHealthView } from '../common/dto';
-import { isDiskFullError, RoomError } from '../common/errors';
+import type { HealthProblem, RunnerHealthView } from '../../common/dto';
+import { isDiskFullError, RoomError } from '../../common/errors';
 
 /**
  * What the runner cannot do right now (a full disk, a failing database), readable through room_info: the

@@ -1,11 +1,11 @@
-import type { MethodInput, MethodOutputs } from '../common/contract';
-import type { Caller } from '../common/dto';
-import { RoomError } from '../common/errors';
-import type { EngineContext, Feature } from './feature';
+import type { MethodInput, MethodOutputs } from '../../common/contract';
+import type { Caller } from '../../common/dto';
+import { RoomError } from '../../common/errors';
+import type { EngineContext, Feature } from '../core/feature';
 import type { Presence } from './presence';
-import { toView } from './store/participants';
+import { toView } from '../store/participants';
 import { hashToken, mintToken } from './tokens';
-import { writePrivateFile } from './fs-safe';
+import { writePrivateFile } from '../core/fs-safe';
 import { participantFolders } from './participant-folders';
 
 type ParticipantMethods = 'participant_list' | 'participant_add' | 'participant_revoke' | 'participant_rotate' | 'participant_session_close' | 'participant_activity' | 'participant_folders';

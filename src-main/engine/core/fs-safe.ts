@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { RoomError } from '../common/errors';
-import { restrictToUser } from './platform/private-acl';
+import { RoomError } from '../../common/errors';
+import { restrictToUser } from '../platform/private-acl';
 
 /**
  * Files the runner creates are 0600 and its folders 0700, made with O_NOFOLLOW/O_EXCL so a planted

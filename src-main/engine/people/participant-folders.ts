@@ -1,14 +1,14 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { MethodInput, MethodOutputs } from '../common/contract';
-import type { Caller } from '../common/dto';
-import { RoomError } from '../common/errors';
-import { MAX_WRITABLE_FOLDERS } from '../common/methods/participants';
-import type { EngineContext } from './feature';
-import { ROOM_FOLDER_NAME, roomStateDir } from './room/room-paths';
-import { toView } from './store/participants';
-export { writableFoldersFor } from './store/participants';
+import type { MethodInput, MethodOutputs } from '../../common/contract';
+import type { Caller } from '../../common/dto';
+import { RoomError } from '../../common/errors';
+import { MAX_WRITABLE_FOLDERS } from '../../common/methods/participants';
+import type { EngineContext } from '../core/feature';
+import { ROOM_FOLDER_NAME, roomStateDir } from '../room/room-paths';
+import { toView } from '../store/participants';
+export { writableFoldersFor } from '../store/participants';
 
 /**
  * The folders the person lets an agent write besides its working folder, temp folders and tool caches
