@@ -1,4 +1,5 @@
 // Layer rules of docs/architecture.md, enforced here (and by the per-folder tsconfigs), not by memory.
+import { readdirSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
@@ -56,6 +57,22 @@ function engineZone(files, { ignores = [], allowPty = false, forbidSibling } = {
 }
 const native = ['better-sqlite3', 'node-pty', '@modelcontextprotocol/server', '@modelcontextprotocol/node'];
 
+/** The renderer's screens: one folder each under src-renderer/src/features/. */
+const RENDERER_FEATURES = readdirSync(new URL('./src-renderer/src/features/', import.meta.url), { withFileTypes: true })
+  .filter((e) => e.isDirectory())
+  .map((e) => e.name);
+
+/** A screen's files: the renderer's rules, and no import of another screen's folder. */
+function rendererFeatureZone(feature) {
+  const z = zone([`src-renderer/src/features/${feature}/**`], { forbidNode: true, extraPaths: native, message: 'the renderer imports src-main/common only; it reaches the engine through its client' });
+  const siblings = RENDERER_FEATURES.filter((f) => f !== feature);
+  z.rules['no-restricted-imports'][1].patterns.push({
+    regex: `^(\\.\\./)+(${siblings.join('|')})(/|$)`,
+    message: `features/${feature}/ is one screen: another screen's parts are not its to import; move what both use to src-renderer/src/shared/`,
+  });
+  return z;
+}
+
 export default tseslint.config(
   { ignores: ['out/**', 'node_modules/**', 'dist/**', '.tmp/**', '.electron-native/**'] },
   js.configs.recommended,
@@ -100,6 +117,8 @@ export default tseslint.config(
     extraPaths: native,
     message: 'the renderer imports src-main/common only; it reaches the engine through its client',
   }),
+  // each screen is a sibling of the others: what two screens use lives in src-renderer/src/shared/ (or app/, stores/)
+  ...RENDERER_FEATURES.map((feature) => rendererFeatureZone(feature)),
   {
     files: ['src-preload/**', 'src-renderer/**'],
     rules: {

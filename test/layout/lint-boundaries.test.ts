@@ -38,3 +38,14 @@ describe('doors reach the engine only through DoorEngine', () => {
     expect(await problems('src-main/engine/shells/probe.ts', "import { graphsFeature } from '../graphs/graphs-feature';\nexport const x = graphsFeature;\n")).toEqual([expect.stringContaining('sibling feature')]);
   });
 });
+
+describe("the renderer's screens never import each other", () => {
+  it('a screen importing another screen fails lint naming the shared folder; shared/, stores/ and its own folder are fine', async () => {
+    const file = 'src-renderer/src/features/history/Probe.tsx';
+    expect(await problems(file, "import { OpenedHandoff } from '../inbox/OpenedHandoff';\nexport const x = OpenedHandoff;\n")).toEqual([expect.stringContaining('src-renderer/src/shared/')]);
+    expect(await problems(file, "import '../agents/agents.css';\n")).toEqual([expect.stringContaining('one screen')]);
+    expect(await problems(file, "import { useHandoff } from '../../shared/handoff/use-handoff';\nimport { HistoryScreen } from './HistoryScreen';\nexport const x = [useHandoff, HistoryScreen];\n")).toEqual([]);
+    // the renderer's own rules still hold in a screen's folder
+    expect(await problems(file, "import fs from 'node:fs';\nexport const x = fs;\n")).toHaveLength(1);
+  });
+});

@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
 import { useConnection, useShells } from '../room-context';
-import { waitingCount } from '../features/terminals/shell-status-text';
+import { waitingCount } from '../shared/shell-status-text';
 import { useInbox } from '../stores/feature-stores';
 
 export type Screen = 'terminals' | 'graphs' | 'inbox' | 'history' | 'agents' | 'activity';

@@ -6,7 +6,7 @@ import { TimeRangeSelect } from '../../app/TimeRangeSelect';
 import { useConnection, useShells } from '../../room-context';
 import { useActivity } from '../../stores/feature-stores';
 import { actorOf, gist, matchesText, namesOf, subjectText, targetOf, type EventTarget } from './event-text';
-import '../inbox/inbox.css';
+import '../../shared/panes.css';
 
 /** Events shown at first, and added by each "Show older". */
 const PAGE = 200;

@@ -10,7 +10,7 @@ import { UiSessionsCard } from './UiSessionsCard';
 import { SandboxNote } from './SandboxNote';
 import { WritableFoldersCard } from './WritableFoldersCard';
 import './agents.css';
-import '../inbox/inbox.css';
+import '../../shared/panes.css';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 

@@ -1,7 +1,7 @@
 import type { ParticipantView } from '../../../../src-main/common/dto';
 import type { ParticipantPresence } from '../../../../src-main/common/methods/participants';
 import type { ShellView } from '../../../../src-main/common/methods/shells';
-import { statusBadge, statusText } from '../terminals/shell-status-text';
+import { statusBadge, statusText } from '../../shared/shell-status-text';
 import { PresenceCell } from './PresenceCell';
 
 /** The live terminals of one participant: the room started its client in one, or it opened them itself. */

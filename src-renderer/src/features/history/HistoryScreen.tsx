@@ -4,12 +4,12 @@ import { EmptyState } from '../../app/EmptyState';
 import { sinceOf, useNow, whenText, type TimeRangeId } from '../../app/time-range';
 import { TimeRangeSelect } from '../../app/TimeRangeSelect';
 import { useParticipants } from '../../stores/feature-stores';
-import { HandoffTimeline } from '../inbox/HandoffTimeline';
-import { ArtifactList, ResultMarkdown } from '../inbox/ResultView';
-import { useHandoff } from '../inbox/use-handoff';
+import { HandoffTimeline } from '../../shared/handoff/HandoffTimeline';
+import { ArtifactList, ResultMarkdown } from '../../shared/handoff/ResultView';
+import { useHandoff } from '../../shared/handoff/use-handoff';
 import { endingOf } from '../../../../src-main/common/handoff-ending';
 import { useHandoffHistory, type HistoryFilter } from './use-history';
-import '../inbox/inbox.css';
+import '../../shared/panes.css';
 import './history.css';
 
 const STATES = [

@@ -4,10 +4,10 @@ import { useRoom } from '../../room-context';
 import { describeError } from '../../stores/coalesced-read';
 import type { WaitingKind } from '../../stores/inbox-store';
 import { DecisionPanel, type DecisionHandle } from './DecisionPanel';
-import { HandoffTimeline } from './HandoffTimeline';
+import { HandoffTimeline } from '../../shared/handoff/HandoffTimeline';
 import { InputRequestForm } from './InputRequestForm';
 import { usePendingDecisions } from './pending-decision';
-import { ArtifactList, ResultMarkdown } from './ResultView';
+import { ArtifactList, ResultMarkdown } from '../../shared/handoff/ResultView';
 import { WorkspaceReview } from './WorkspaceReview';
 
 function StatusChips(props: { handoff: HandoffView }): React.JSX.Element {

@@ -8,7 +8,7 @@ import type { DecisionHandle } from './DecisionPanel';
 import { HandoffDetail } from './HandoffDetail';
 import { OpenedHandoff } from './OpenedHandoff';
 import { DecisionToast, PendingDecisionContext, useDecisionQueue, type PendingDecisions } from './pending-decision';
-import './inbox.css';
+import '../../shared/panes.css';
 
 const KIND_LABEL: Record<WaitingKind, string> = { approve: 'to approve', input: 'needs input', addressed: 'for you', doing: 'yours to finish' };
 

@@ -4,7 +4,7 @@ import { useRoom } from '../../room-context';
 import { waitingKind } from '../../stores/inbox-store';
 import type { DecisionHandle } from './DecisionPanel';
 import { HandoffDetail } from './HandoffDetail';
-import { useHandoff } from './use-handoff';
+import { useHandoff } from '../../shared/handoff/use-handoff';
 
 /** A handoff opened by id (from Activity) that may wait on nobody: read with handoff_get, again on its events. */
 export const OpenedHandoff = forwardRef<DecisionHandle, { id: string; onChanged(): void }>(function OpenedHandoff({ id, onChanged }, ref) {

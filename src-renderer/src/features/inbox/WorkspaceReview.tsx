@@ -4,7 +4,7 @@ import { useEffect, useRef, useState } from 'react';
 import type { EvidenceFile, EvidenceRun, HandoffView, WorkspaceView } from '../../../../src-main/common/handoff-dto';
 import { useRoom } from '../../room-context';
 import { describeError } from '../../stores/coalesced-read';
-import { onSchemeChange, systemScheme } from '../terminals/terminal-theme';
+import { onSchemeChange, systemScheme } from '../../shared/terminal-theme';
 
 /** Files changed by more lines than this start collapsed (so do all files of a change of more than MANY_FILES). */
 const LARGE_FILE_LINES = 400;

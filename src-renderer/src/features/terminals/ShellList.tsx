@@ -1,7 +1,7 @@
 import type { ShellView } from '../../../../src-main/common/methods/shells';
 import { useConnection, useRoom, useShells } from '../../room-context';
 import { useState } from 'react';
-import { statusBadge, statusText } from './shell-status-text';
+import { statusBadge, statusText } from '../../shared/shell-status-text';
 import { NewAgent } from './NewAgent';
 import { EarlierAgents } from './EarlierAgents';
 import { useParticipants } from '../../stores/feature-stores';

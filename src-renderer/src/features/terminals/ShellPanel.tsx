@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { mutedAgents, setAgentMuted } from '../../stores/notify';
 import { AgentCalls } from './AgentCalls';
-import { statusBadge, statusText } from './shell-status-text';
+import { statusBadge, statusText } from '../../shared/shell-status-text';
 import type { ShellView } from '../../../../src-main/common/methods/shells';
 import { useConnection, useRoom } from '../../room-context';
 import { SearchBar } from './SearchBar';

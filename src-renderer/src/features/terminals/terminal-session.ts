@@ -17,7 +17,7 @@ import type { EngineClient, ShellAttachment, ShellExitInfo } from '../../engine-
 import { sendTyped } from './shell-input';
 import { TerminalFeed } from './terminal-feed';
 import { registerTerminal } from './terminal-inspect';
-import { TERMINAL_THEMES, onSchemeChange, systemScheme } from './terminal-theme';
+import { TERMINAL_THEMES, onSchemeChange, systemScheme } from '../../shared/terminal-theme';
 
 export interface TerminalSessionEvents {
   exited(exit: ShellExitInfo): void;

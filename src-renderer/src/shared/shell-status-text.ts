@@ -1,4 +1,4 @@
-import type { ShellView } from '../../../../src-main/common/methods/shells';
+import type { ShellView } from '../../../src-main/common/methods/shells';
 
 /** A shell's status in words (busy, idle, waiting for you, exit N), for the list, the header and their badges. */
 export function statusText(shell: ShellView): string {
