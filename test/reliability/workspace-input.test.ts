@@ -4,12 +4,13 @@
  * another control character in workspace.base or workspace.repo (a NUL in base answered INTERNAL). Each refusal
  * is INVALID_INPUT naming what was given and what to give instead, and creates nothing.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HandoffView } from '../../src-main/common/handoff-dto';
 import { callTool, connectAgent } from '../e2e/helpers/ui-room';
-import { makeRepo } from '../helpers/git-repo';
+import { git, makeRepo } from '../helpers/git-repo';
 import { startTestRunner, type TestRunner } from '../helpers/runner';
 
 let runner: TestRunner;
@@ -49,5 +50,19 @@ describe('handoff_create refuses a workspace it cannot take as given', () => {
     expect((await callTool<{ handoff: HandoffView }>(lead, 'handoff_create', { summary: 'taken', workspace: { repo, base: 'main' } })).handoff.workspace?.baseBranch).toBe('main');
     const listed = await callTool<{ handoffs: HandoffView[] }>(lead, 'handoff_list', {});
     expect(listed.handoffs.filter((h) => h.summary === 'refused')).toEqual([]);
+  });
+
+  it("git's ancestry suffixes name a base (HEAD~1, main^): the commit they name, approvable without a merge; a pathspec or a glob is not a base", async () => {
+    const repo = makeRepo(path.join(runner.home.root, 'history'), { 'README.md': '# app\n' });
+    const first = git(repo, 'rev-parse', 'HEAD');
+    fs.writeFileSync(path.join(repo, 'README.md'), '# app, again\n');
+    git(repo, 'commit', '-q', '-am', 'second');
+    for (const base of ['HEAD~1', 'main^']) {
+      const { handoff } = await callTool<{ handoff: HandoffView }>(lead, 'handoff_create', { summary: `from ${base}`, workspace: { repo, base } });
+      expect(handoff.workspace).toMatchObject({ base, baseCommit: first });
+      expect(handoff.workspace?.baseBranch ?? null).toBeNull(); // not a branch: nothing to merge into
+    }
+    expect(await refused({ repo, base: 'main:README.md' })).toMatch(/is not a branch, tag or commit name \(such as main, v1\.2, HEAD~1 or a commit id\)/);
+    expect(await refused({ repo, base: 'ma*' })).toMatch(/is not a branch, tag or commit name/);
   });
 });

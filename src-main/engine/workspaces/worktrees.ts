@@ -13,7 +13,8 @@ export interface WorkspacePlan {
   baseCommit: string;
 }
 
-const REF = /^[^\s~^:?*[\\]+$/;
+/** A branch, tag or commit, with git's ancestry suffixes (HEAD~1, main^2): no spaces, no `:path` forms, no globs. */
+const REF = /^[^\s:?*[\\]+$/;
 // eslint-disable-next-line no-control-regex -- refusing control characters is the point
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
@@ -49,7 +50,7 @@ export async function planWorkspace(repoPath: string, base: string | undefined):
     const branch = await git(repo, ['symbolic-ref', '--quiet', '--short', 'HEAD']);
     wanted = branch.status === 0 ? branch.stdout.trim() : head.stdout.trim();
   }
-  if (!REF.test(wanted) || wanted.startsWith('-')) throw new RoomError('INVALID_INPUT', `workspace.base ${JSON.stringify(wanted)} is not a branch, tag or commit name`);
+  if (!REF.test(wanted) || wanted.startsWith('-')) throw new RoomError('INVALID_INPUT', `workspace.base ${JSON.stringify(wanted)} is not a branch, tag or commit name (such as main, v1.2, HEAD~1 or a commit id)`);
   const commit = await git(repo, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${wanted}^{commit}`]);
   if (commit.status !== 0) throw new RoomError('INVALID_INPUT', `workspace.base "${wanted}" does not name a commit in ${repo}: give a branch (e.g. main), a tag or a commit`);
   const isBranch = (await git(repo, ['show-ref', '--verify', '--quiet', `refs/heads/${wanted}`])).status === 0;
