@@ -20,8 +20,10 @@ export function SandboxNote(): React.JSX.Element | null {
     <p className={`sandbox-note ${guarded ? 'sandbox-on' : 'sandbox-off'}`} role={guarded ? 'note' : 'alert'} data-testid="sandbox-note">
       {guarded ? (
         <>
-          <strong>Agents run in a sandbox ({sandbox.kind}).</strong> With <code>write</code>, an agent opens shells and runs graphs as you, in your
-          folders and on your network, but cannot read this room&apos;s tokens, database, lock or logs.
+          <strong>Agents run in a sandbox ({sandbox.kind}).</strong> With <code>write</code>, an agent opens shells and runs graphs as you, on your
+          network, but cannot read this room&apos;s tokens, database, lock or logs, and writes only its working folder, temp folders, tool
+          caches and its own client&apos;s state: the rest of your files, your start-up files and each repository&apos;s <code>.git/config</code> and
+          hooks it only reads (Writable folders, below, lets it write more).
         </>
       ) : (
         <>
