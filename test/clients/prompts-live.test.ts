@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ShellView } from '../../src-main/common/methods/shells';
+import { makeRepo } from '../helpers/git-repo';
 import { startTestRunner, type TestRunner } from '../helpers/runner';
 import { startScriptedModel, type ScriptedModel } from '../helpers/scripted-model';
 
@@ -94,4 +95,30 @@ describe.skipIf(reason !== '')(`a real CLI's permission prompt reads waiting whi
       await runner.running.engine.call(op(), 'agent_stop', { shellId: agent.shellId, revoke: true });
     });
   }
+
+  it('claude-code started on a task in a repository: it starts in the handoff\'s own worktree with the task as its first prompt, which reaches the model, and the room\'s tools are there for its next turn', { timeout: 120_000 }, async () => {
+    const repo = makeRepo(path.join(work, 'app'), { 'README.md': '# app\n' });
+    const { agent } = await runner.running.engine.call(op(), 'agent_start', { client: 'claude-code', cwd: repo, task: 'call room_info', cols: 120, rows: 40 });
+    const { handoff } = await runner.running.engine.call(op(), 'handoff_get', { handoffId: agent.handoffId as string });
+    expect(handoff).toMatchObject({ status: 'accepted', assignee: agent.participant, workspace: { state: 'ready', path: agent.cwd } });
+    // a folder Claude Code has not seen: it asks the person to trust it first (the room reads that as waiting for you)
+    await expect.poll(() => screen(agent.shellId), { timeout: 45_000, interval: 250 }).toMatch(/trust|❯/i);
+    if (/trust/i.test(await screen(agent.shellId))) {
+      await expect.poll(async () => (await statusOf(agent.shellId)).state, { timeout: 10_000, interval: 250 }).toBe('waiting');
+      await type(agent.shellId, [{ key: 'Enter' }]);
+    }
+    // its first turn is the task (with the room's word on where it works and how to finish): the model asks for the tool
+    await expect.poll(() => model.requests.some((r) => (r.lastUser ?? '').includes(`this is handoff ${agent.handoffId}`)), { timeout: 45_000, interval: 250 }).toBe(true);
+    const first = model.requests.find((r) => (r.lastUser ?? '').includes(`this is handoff ${agent.handoffId}`));
+    expect(first?.lastUser).toContain(`You work in a git worktree of its own, ${agent.cwd}`);
+    expect(await screen(agent.shellId)).toContain('call room_info');
+    // (that first turn can go out before the room's MCP server is connected: Claude Code sends a prompt given on its
+    // command line at once). The session then has the room's tools: the next turn calls one
+    await expect.poll(async () => (await statusOf(agent.shellId)).state, { timeout: 30_000, interval: 250 }).toBe('idle');
+    await type(agent.shellId, [{ text: 'call room_info' }]);
+    await new Promise((r) => setTimeout(r, 300));
+    await type(agent.shellId, [{ key: 'Enter' }]);
+    await expect.poll(() => screen(agent.shellId), { timeout: 30_000, interval: 250 }).toMatch(/Do you want to proceed\?/);
+    await runner.running.engine.call(op(), 'agent_stop', { shellId: agent.shellId, revoke: true });
+  });
 });

@@ -7,7 +7,7 @@ import { print, type CeCommand } from '../command';
 import { callRunningRoomAsOperator } from '../room-client';
 import { visible } from '../visible-text';
 
-const USAGE = 'ce agent start CLIENT [--cwd DIR] [--can read,write] [--as NAME] [-- ARGS…] | ce agent list | ce agent stop SHELL [--revoke] | ce agent clients';
+const USAGE = 'ce agent start CLIENT [--cwd DIR] [--task TEXT [--repo DIR] [--base REF]] [--can read,write] [--as NAME] [-- ARGS…] | ce agent list | ce agent stop SHELL [--revoke] | ce agent clients';
 
 function agentLine(a: AgentRunView): string {
   const s = a.shell.status;
@@ -29,6 +29,9 @@ export const AGENT_COMMANDS: CeCommand[] = [
     summary: 'start an agent CLI (Claude Code, Codex, Gemini CLI, opencode) in a terminal of the running room, already connected; list or stop them',
     options: {
       cwd: { type: 'string', value: 'DIR', help: 'the folder it works in (default: the current folder; a relative DIR is taken from it)' },
+      task: { type: 'string', value: 'TEXT', help: 'a task: handed to it as your handoff, its first prompt; in a git repository it starts in a worktree of its own' },
+      repo: { type: 'string', value: 'DIR', help: 'with --task: the repository the worktree is made in (default: the folder it works in, when that is in one)' },
+      base: { type: 'string', value: 'REF', help: 'with --task: the branch, tag or commit the work starts from (default: the branch checked out there)' },
       can: { type: 'string', value: 'CAPS', help: 'what it may do (default read,write)' },
       as: { type: 'string', value: 'NAME', help: 'reuse this participant (it gets a new token; its old one stops)' },
       revoke: { type: 'boolean', help: 'with stop: also revoke its token' },
@@ -39,7 +42,7 @@ export const AGENT_COMMANDS: CeCommand[] = [
       'and the token is only in the run\'s environment, never on a command line. Arguments after -- go to the client.',
       'Watch and type into it with "ce shell attach SHELL" or on the Terminals screen.',
     ],
-    examples: ['ce agent start claude-code --cwd ~/src/app', 'ce agent start codex -- --model o4-mini', 'ce agent start command -- ./my-agent --verbose', 'ce agent list', 'ce agent stop sh_… --revoke'],
+    examples: ['ce agent start claude-code --cwd ~/src/app', 'ce agent start codex --task "make the login test pass" --repo ~/src/app', 'ce agent start codex -- --model o4-mini', 'ce agent start command -- ./my-agent --verbose', 'ce agent list', 'ce agent stop sh_… --revoke'],
     async run(args, room) {
       const [, sub, target, ...rest] = args.positional;
       switch (sub) {
@@ -50,6 +53,10 @@ export const AGENT_COMMANDS: CeCommand[] = [
           const can = stringFlag(args, 'can');
           const cwd = stringFlag(args, 'cwd');
           const as = stringFlag(args, 'as');
+          const task = stringFlag(args, 'task');
+          const repo = stringFlag(args, 'repo');
+          const base = stringFlag(args, 'base');
+          if (task === undefined && (repo !== undefined || base !== undefined)) throw new UsageError('ce agent start: --repo and --base are for a task: give --task TEXT too');
           const client = target as AgentClientId;
           const out = await call(room, 'agent_start', {
             client,
@@ -59,8 +66,17 @@ export const AGENT_COMMANDS: CeCommand[] = [
             cwd: path.resolve((cwd ?? '.').replace(/^~(?=\/|$)/, process.env.HOME ?? '~')),
             ...(can ? { capabilities: parseCapabilities(can) } : {}),
             ...(as ? { participant: as } : {}),
+            ...(task !== undefined ? { task } : {}),
+            ...(repo !== undefined ? { repo: path.resolve(repo.replace(/^~(?=\/|$)/, process.env.HOME ?? '~')) } : {}),
+            ...(base !== undefined ? { base } : {}),
           });
-          print(args, out, () => `started ${out.agent.label}${out.agent.version ? ` ${out.agent.version}` : ''} as ${out.agent.participant} in shell ${out.agent.shellId} (${out.agent.cwd})\nwatch and type: ce shell attach ${out.agent.shellId}`);
+          print(args, out, () =>
+            [
+              `started ${out.agent.label}${out.agent.version ? ` ${out.agent.version}` : ''} as ${out.agent.participant} in shell ${out.agent.shellId} (${out.agent.cwd})`,
+              ...(out.agent.handoffId ? [`on handoff ${out.agent.handoffId}: review it with "ce handoff ${out.agent.handoffId}" once it is completed`] : []),
+              `watch and type: ce shell attach ${out.agent.shellId}`,
+            ].join('\n'),
+          );
           return 0;
         }
         case 'list': {

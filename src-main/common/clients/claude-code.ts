@@ -15,6 +15,8 @@ export const CLAUDE_CODE = {
       env: {},
       files: [{ name: 'mcp.json', content: json({ mcpServers: { [AGENT_SERVER_NAME]: { type: 'http', url, headers: bearer(`\${${AGENT_ENV.token}}`) } } }) }],
     }),
+    // `claude [options] [prompt]`: after `--`, a prompt that starts with a dash is still the prompt
+    prompt: (text) => ['--', text],
   },
   snippet: (url, token) => ({
     id: 'claude-code',

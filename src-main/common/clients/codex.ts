@@ -14,6 +14,8 @@ export const CODEX = {
       env: {},
       files: [],
     }),
+    // `codex [OPTIONS] [PROMPT]`: the session's first prompt
+    prompt: (text) => ['--', text],
   },
   snippet: (url, token) => ({
     id: 'codex',

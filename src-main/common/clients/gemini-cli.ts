@@ -16,6 +16,8 @@ export const GEMINI_CLI = {
       env: { GEMINI_CLI_SYSTEM_SETTINGS_PATH: file('settings.json'), GEMINI_CLI_TRUST_WORKSPACE: 'true' },
       files: [{ name: 'settings.json', content: json({ mcpServers: { [AGENT_SERVER_NAME]: { httpUrl: url, headers: bearer(`\${${AGENT_ENV.token}}`) } } }) }],
     }),
+    // -i/--prompt-interactive: runs the prompt and stays interactive
+    prompt: (text) => [`--prompt-interactive=${text}`],
   },
   snippet: (url, token) => ({
     id: 'gemini-cli',

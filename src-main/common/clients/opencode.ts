@@ -14,6 +14,8 @@ export const OPENCODE = {
       env: { OPENCODE_CONFIG: file('opencode.json') },
       files: [{ name: 'opencode.json', content: json({ $schema: 'https://opencode.ai/config.json', mcp: { [AGENT_SERVER_NAME]: { type: 'remote', url, headers: bearer(`{env:${AGENT_ENV.token}}`) } } }) }],
     }),
+    // --prompt: the prompt its TUI starts with
+    prompt: (text) => [`--prompt=${text}`],
   },
   snippet: (url, token) => ({
     id: 'opencode',

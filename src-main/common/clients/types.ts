@@ -18,7 +18,7 @@ export interface ShellStatusRules {
 /** The MCP server's name in each client's configuration. */
 export const AGENT_SERVER_NAME = 'commonroom';
 /** What every agent run gets in its environment; clients that read a token from the environment are told this name. */
-export const AGENT_ENV = { url: 'COMMONROOM_MCP_URL', token: 'COMMONROOM_TOKEN', config: 'COMMONROOM_MCP_CONFIG', name: 'COMMONROOM_AGENT' } as const;
+export const AGENT_ENV = { url: 'COMMONROOM_MCP_URL', token: 'COMMONROOM_TOKEN', config: 'COMMONROOM_MCP_CONFIG', name: 'COMMONROOM_AGENT', task: 'COMMONROOM_TASK', handoff: 'COMMONROOM_HANDOFF' } as const;
 
 /** A file the room writes for one run (0600, in a folder of its own, removed when the run's terminal ends). */
 export interface RunFile {
@@ -48,6 +48,11 @@ export interface StartPlan {
    * token is never on a command line: it is in the run's environment, and every per-run file names the variable.
    */
   plan(url: string, file: (name: string) => string): RunPlan;
+  /**
+   * The arguments that give it `text` as its first prompt in an interactive session, the way its --help says
+   * (after the others; absent: it reads COMMONROOM_TASK from its environment, as any command can).
+   */
+  prompt?(text: string): string[];
 }
 
 /** Copy-ready configuration for a client a person runs themselves, with a participant's own token. */

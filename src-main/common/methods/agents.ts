@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LIMITS } from '../limits';
 import { AGENT_CLIENT_IDS, type AgentClientId } from '../agent-clients';
 import { CAPABILITIES, type Capability } from '../capabilities';
 import type { MethodSpec } from '../method-spec';
@@ -27,6 +28,8 @@ export interface AgentRunView {
   cwd: string;
   startedAt: string;
   shell: ShellView;
+  /** The handoff it was started on (agent_start with task), or null. */
+  handoffId: string | null;
 }
 
 /**
@@ -70,6 +73,9 @@ export const AGENT_METHODS = {
         participant: participantName().optional().describe('reuse this participant (it gets a new token; its old one stops)'),
         cols: z.number().int().min(20).max(1000).optional(),
         rows: z.number().int().min(5).max(500).optional(),
+        task: z.string().min(1).max(LIMITS.maxHandoffSummaryChars).optional().describe('a task for it: a handoff from you to its participant, accepted for it, and its first prompt'),
+        repo: z.string().min(1).max(4096).optional().describe('with task: the git repository the task gets a worktree of its own in (default: cwd, when cwd is in one); the agent starts in that worktree'),
+        base: z.string().min(1).max(256).optional().describe("with task and a repository: the branch, tag or commit the work starts from (default: the branch checked out there)"),
       })
       .strict()),
     mcpTool: false,

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { AGENT_CLIENTS, AGENT_ENV, AGENT_UNSET_ENV, uniqueParticipantName, type AgentClient, type AgentClientId } from '../../common/agent-clients';
-import type { MethodInput, MethodName, MethodOutputs } from '../../common/contract';
+import type { MethodInput, MethodOutputs } from '../../common/contract';
 import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
 import type { AgentClientView, AgentRunView, EarlierAgentRun } from '../../common/methods/agents';
@@ -13,11 +13,11 @@ import { findOnPath } from '../process/find-on-path';
 import type { ShellRegistry } from '../shells/shell-registry';
 import { viewOf } from '../shells/shell-view';
 import { agentRunsFolder } from '../room/room-paths';
+import { handTask, type Invoke } from './agent-task';
+export type { Invoke } from './agent-task';
 
 type AgentMethods = 'agent_clients' | 'agent_start' | 'agent_list' | 'agent_stop';
 
-/** A call through Engine.call (authorised, validated, audited) as `caller`. */
-export type Invoke = <M extends MethodName>(caller: Caller, method: M, input: MethodInput<M>) => Promise<MethodOutputs[M]>;
 
 interface AgentRun {
   shellId: string;
@@ -27,6 +27,8 @@ interface AgentRun {
   cwd: string;
   startedAt: string;
   runDir: string;
+  /** The handoff it was started on (agent_start with task), or null. */
+  handoffId: string | null;
   /** Who stopped it (agent_stop), for the agent.ended event; null while it runs or when it ended by itself. */
   stoppedBy: string | null;
 }
@@ -62,6 +64,7 @@ export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke:
     cwd: run.cwd,
     startedAt: run.startedAt,
     shell: viewOf(shells.get(caller, run.shellId)),
+    handoffId: run.handoffId,
   });
 
   // a client's version, asked once per install (its path and modification time): these CLIs take seconds to
@@ -105,7 +108,8 @@ export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke:
       // the default room lives in Commonroom's data folder, which agents cannot write: an agent started there could do nothing
       throw new RoomError('INVALID_INPUT', `say which folder the agent works in (cwd): this room's own folder, ${roomFolder}, is in Commonroom's data folder, which agents cannot write`);
     }
-    const cwd = path.resolve(roomFolder, input.cwd ?? '.');
+    if (input.task === undefined && (input.repo !== undefined || input.base !== undefined)) throw new RoomError('INVALID_INPUT', 'repo and base are for a task: give task too, or leave them out');
+    let cwd = path.resolve(roomFolder, input.cwd ?? '.');
     if (!fs.existsSync(cwd) || !fs.statSync(cwd).isDirectory()) throw new RoomError('INVALID_INPUT', `cwd ${cwd} is not an existing folder`);
     const version = await cachedVersion(file, client.versionArgs);
 
@@ -125,6 +129,16 @@ export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke:
     }
     const agentCaller = authenticate(token);
     if (!agentCaller) throw new RoomError('INTERNAL', 'the new token did not authenticate');
+    // a task: the person's handoff to it, accepted for it (its worktree made), and where it starts
+    let task: Awaited<ReturnType<typeof handTask>> | null = null;
+    try {
+      task = input.task !== undefined ? await handTask(invoke, operator, agentCaller, name, { ...input, task: input.task }, cwd) : null;
+    } catch (error) {
+      // a run that never started leaves no participant with a live token behind
+      if (!input.participant) await invoke(operator, 'participant_revoke', { name }).catch(() => undefined);
+      throw error;
+    }
+    if (task) cwd = task.cwd;
 
     // its run files: 0600 in a 0700 folder of the runner's; they name the token's variable, never the token
     // (made without following links: a link planted as agent-runs/ is replaced, one inside refused)
@@ -138,8 +152,8 @@ export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke:
       fs.rmSync(runDir, { recursive: true, force: true });
       throw error;
     }
-    const env = { ...plan.env, [AGENT_ENV.url]: url, [AGENT_ENV.token]: token, [AGENT_ENV.name]: name };
-    const args = [...plan.args, ...(client.id === 'command' ? (input.command ?? []).slice(1) : []), ...(input.args ?? [])];
+    const env = { ...plan.env, [AGENT_ENV.url]: url, [AGENT_ENV.token]: token, [AGENT_ENV.name]: name, ...(task ? { [AGENT_ENV.task]: task.prompt, [AGENT_ENV.handoff]: task.handoffId } : {}) };
+    const args = [...plan.args, ...(client.id === 'command' ? (input.command ?? []).slice(1) : []), ...(input.args ?? []), ...(task && client.prompt ? client.prompt(task.prompt) : [])];
     let shellId: string;
     try {
       const session = shells.open(agentCaller, {
@@ -162,13 +176,14 @@ export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke:
       });
     } catch (error) {
       fs.rmSync(runDir, { recursive: true, force: true });
+      if (task) await invoke(operator, 'handoff_cancel', { handoffId: task.handoffId, reason: `its agent could not start: ${(error as Error).message}` }).catch(() => undefined);
       throw error;
     }
-    const run: AgentRun = { shellId, client, participant: name, version, cwd, startedAt: ctx.now(), runDir, stoppedBy: null };
+    const run: AgentRun = { shellId, client, participant: name, version, cwd, startedAt: ctx.now(), runDir, handoffId: task?.handoffId ?? null, stoppedBy: null };
     runs.set(shellId, run);
     ctx.commit(() => ({
       value: undefined,
-      events: [{ kind: 'agent.started', actor: operator.name, subject: name, data: { client: client.id, shellId, cwd, version } }],
+      events: [{ kind: 'agent.started', actor: operator.name, subject: name, data: { client: client.id, shellId, cwd, version, ...(task ? { handoffId: task.handoffId } : {}) } }],
     }));
     return { agent: viewOfRun(run, operator) };
   }
