@@ -111,7 +111,8 @@ describe.skipIf(reason !== '')(`a real CLI's permission prompt reads waiting whi
     await expect.poll(() => model.requests.some((r) => (r.lastUser ?? '').includes(`this is handoff ${agent.handoffId}`)), { timeout: 45_000, interval: 250 }).toBe(true);
     const first = model.requests.find((r) => (r.lastUser ?? '').includes(`this is handoff ${agent.handoffId}`));
     expect(first?.lastUser).toContain(`You work in a git worktree of its own, ${agent.cwd}`);
-    expect(await screen(agent.shellId)).toContain('call room_info');
+    // the transcript shows it once Claude Code has drawn the turn (the request can go out first)
+    await expect.poll(() => screen(agent.shellId), { timeout: 30_000, interval: 250 }).toContain('call room_info');
     // (that first turn can go out before the room's MCP server is connected: Claude Code sends a prompt given on its
     // command line at once). The session then has the room's tools: the next turn calls one
     await expect.poll(async () => (await statusOf(agent.shellId)).state, { timeout: 30_000, interval: 250 }).toBe('idle');
