@@ -1,4 +1,3 @@
-import path from 'node:path';
 import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
 import type { MethodInput, MethodName, MethodOutputs } from '../../common/contract';
@@ -32,8 +31,8 @@ export async function handTask(invoke: Invoke, operator: Caller, agent: Caller, 
   if (input.base !== undefined && input.repo === undefined && !cwdInRepo) {
     throw new RoomError('INVALID_INPUT', `base is for a task in a repository: give repo, or a cwd inside a git repository (${cwd} is not in one)`);
   }
+  // a relative or otherwise unusable repo is refused by handoff_create's own workspace check, before anything is made
   const repo = input.repo ?? (cwdInRepo ? cwd : undefined);
-  if (repo !== undefined && !path.isAbsolute(repo)) throw new RoomError('INVALID_INPUT', `repo ${JSON.stringify(repo)} is a relative path: give the repository's absolute path`);
   const { handoff } = await invoke(operator, 'handoff_create', {
     summary: input.task,
     to: name,
