@@ -8,7 +8,7 @@ import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
 import type { AgentClientView, AgentRunView, EarlierAgentRun } from '../../common/methods/agents';
 import type { EngineContext, Feature } from '../core/feature';
-import { createPrivateFile, ensureOwnDir } from '../core/fs-safe';
+import { createPrivateFile, ensureOwnDir, isInside } from '../core/fs-safe';
 import { findOnPath } from '../process/find-on-path';
 import type { ShellRegistry } from '../shells/shell-registry';
 import { viewOf } from '../shells/shell-view';
@@ -104,7 +104,7 @@ export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke:
     }
     const roomFolder = path.dirname(ctx.room.location.markdownPath);
     const dataDir = path.resolve(ctx.room.paths.dataDir);
-    if (input.cwd === undefined && (roomFolder === dataDir || roomFolder.startsWith(`${dataDir}${path.sep}`))) {
+    if (input.cwd === undefined && isInside(dataDir, roomFolder)) {
       // the default room lives in Commonroom's data folder, which agents cannot write: an agent started there could do nothing
       throw new RoomError('INVALID_INPUT', `say which folder the agent works in (cwd): this room's own folder, ${roomFolder}, is in Commonroom's data folder, which agents cannot write`);
     }

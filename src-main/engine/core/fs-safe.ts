@@ -274,3 +274,9 @@ export function withPrivateUmask<T>(fn: () => T): T {
     process.umask(previous);
   }
 }
+
+/** Whether `child` is `parent` or a path inside it (by their text: resolve links first where they matter). */
+export function isInside(parent: string, child: string): boolean {
+  const rel = path.relative(parent, child);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
+import { isInside } from '../core/fs-safe';
 import path from 'node:path';
 import type { MethodInput, MethodOutputs } from '../../common/contract';
 import type { Caller } from '../../common/dto';
@@ -26,11 +27,6 @@ function realOrSelf(p: string): string {
   } catch {
     return path.resolve(p);
   }
-}
-
-function within(child: string, parent: string): boolean {
-  const rel = path.relative(parent, child);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }
 
 /** The folder as it will be stored (its real path), or a refusal that says what to give instead. */
@@ -60,11 +56,11 @@ export function checkWritableFolder(ctx: EngineContext, given: string): string {
     [realOrSelf(dataDir), "Commonroom's data folder (shell start-up files, agents' run folders, rooms)"],
   ];
   for (const [folder, what] of guarded) {
-    if (within(real, folder)) throw new RoomError('INVALID_INPUT', `${shown} is inside ${what}, ${folder}: agents never write there; give a folder outside it`);
-    if (within(folder, real)) throw new RoomError('INVALID_INPUT', `${shown} holds ${what}, ${folder}: agents never write there; give a folder that does not contain it, such as one beside it`);
+    if (isInside(folder, real)) throw new RoomError('INVALID_INPUT', `${shown} is inside ${what}, ${folder}: agents never write there; give a folder outside it`);
+    if (isInside(real, folder)) throw new RoomError('INVALID_INPUT', `${shown} holds ${what}, ${folder}: agents never write there; give a folder that does not contain it, such as one beside it`);
   }
   const state = realOrSelf(roomStateDir(ctx.room.location.markdownPath));
-  if (within(real, state) || real.split(path.sep).some((part) => ROOM_FOLDER_NAME.test(part))) {
+  if (isInside(state, real) || real.split(path.sep).some((part) => ROOM_FOLDER_NAME.test(part))) {
     throw new RoomError('INVALID_INPUT', `${shown} is inside a room's state folder (its logs and archives, *.commonroom.d): give a folder outside it`);
   }
   return real;

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { isInside } from '../core/fs-safe';
 import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
 import type { EvidenceFile, EvidenceRun, EvidenceSummary } from '../../common/handoff-dto';
@@ -22,12 +23,6 @@ export const workspaceBranch = (handoffId: string) => `commonroom/${handoffId}`;
 /** The tag of the git processes a recorded step runs (found and ended at start if a crash left them running). */
 export const gitTag = (roomId: string, intentId: number) => `${procTags.roomPrefix(roomId)}git:${intentId}`;
 export const gitTagPrefix = (roomId: string) => `${procTags.roomPrefix(roomId)}git:`;
-
-/** Whether `child` is `parent` or inside it. */
-export function inside(parent: string, child: string): boolean {
-  const rel = path.relative(parent, child);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
-}
 
 const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
 
@@ -196,7 +191,7 @@ export class WorkspaceService {
    */
   workFolderWritable(owner: string, cwd: string): boolean {
     const at = path.resolve(cwd);
-    const holding = this.repo.folders().filter((f) => inside(f.path, at));
+    const holding = this.repo.folders().filter((f) => isInside(f.path, at));
     if (holding.length === 0) return true;
     return holding.some((f) => f.status === 'accepted' && f.assignee === owner);
   }

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { RoomError } from '../../common/errors';
+import { isInside } from '../core/fs-safe';
 import { changedPaths, type MergePath } from './checkout';
 import { git, gitOk, gitProblem, identity } from './git';
 import { worktreeBesideRoom, worktreeInDataDir } from '../room/room-paths';
@@ -57,19 +58,13 @@ export async function planWorkspace(repoPath: string, base: string | undefined):
   return { repo, base: wanted, baseBranch: isBranch ? wanted : null, baseCommit: commit.stdout.trim() };
 }
 
-/** Whether `child` is `parent` or inside it. */
-function within(parent: string, child: string): boolean {
-  const rel = path.relative(parent, child);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
-}
-
 /**
  * Where a handoff's worktree goes: beside the room file (`<room>.worktrees/<handoff id>`), or, when that is
  * inside the repository's working tree (a room file kept in the repository), in the runner's data folder.
  */
 export function worktreeFolder(plan: WorkspacePlan, markdownPath: string, dataDir: string, roomId: string, handoffId: string): string {
   const beside = worktreeBesideRoom(markdownPath, handoffId);
-  if (!within(plan.repo, beside)) return beside;
+  if (!isInside(plan.repo, beside)) return beside;
   return worktreeInDataDir(dataDir, roomId, handoffId);
 }
 
