@@ -3,16 +3,17 @@
 // to the room process from outside, through its public doors, and reports a ratio against a baseline measured in the
 // same run (alternating rounds, medians, spread), so the figures mean the same on a fast or a loaded machine.
 // Prints one table and writes the results with a description of the machine as JSON. A full run also rewrites
-// the latest table in BENCHMARKS.md between its markers (the rows of the benchmarks that ran and succeeded;
-// bench/lib/table.js); `--table FILE` writes that table in FILE instead, and a `--smoke` run writes none unless
-// given `--table`, so tiny sizes never replace the real figures.
+// the latest table in BENCHMARKS.md between its markers (the rows of the benchmarks that ran; a failed one's rows
+// marked failed on that date: bench/lib/table.js); `--table FILE` writes that table in FILE instead, and a
+// `--smoke` run writes none unless given `--table`, so tiny sizes never replace the real figures. Any failed
+// benchmark makes the run exit 1. BENCH_FAIL=NAME makes that benchmark fail at once (to see the failure path).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { BENCHMARKS } from './benchmarks/index.js';
 import { REPO } from './lib/room.js';
-import { printedRow, writeTable } from './lib/table.js';
+import { failureOf, printedRow, writeTable } from './lib/table.js';
 
 // The 2025 SDK client hands one AbortSignal to every fetch of a session; undici drops each request's listener
 // only once that request is garbage collected, so a fast call loop passes Node's leak warning (1,500) between
@@ -55,6 +56,7 @@ for (const bench of selected) {
   const t = performance.now();
   process.stderr.write(`${bench.name}…\n`);
   try {
+    if (process.env.BENCH_FAIL === bench.name) throw new Error(`${bench.name} failed on purpose (BENCH_FAIL)`);
     const rows = await bench.run({ smoke, log });
     results.benchmarks.push({ name: bench.name, seconds: (performance.now() - t) / 1000, rows });
   } catch (error) {
@@ -69,7 +71,7 @@ for (const bench of selected) {
 results.machineAtEnd = machine();
 results.seconds = (performance.now() - started) / 1000;
 
-const rows = results.benchmarks.flatMap((b) => (b.error ? [{ name: b.name, ours: 'ERROR', baseline: '', ratio: '', goal: '', met: false }] : b.rows));
+const rows = results.benchmarks.flatMap((b) => (b.error ? [{ name: b.name, ours: `FAILED: ${failureOf(b.error)}`, baseline: '', ratio: '', goal: '', met: false }] : b.rows));
 const table = [
   '| benchmark | ours | baseline | ratio | goal | met? |',
   '| --- | --- | --- | --- | --- | --- |',
@@ -84,7 +86,8 @@ fs.writeFileSync(out, JSON.stringify(results, null, 2));
 console.log(`\nresults: ${path.relative(process.cwd(), out)}`);
 if (tableFile !== undefined) {
   const ran = results.benchmarks.filter((b) => !b.error);
-  const written = writeTable(tableFile, ran, results.startedAt.replace(/:\d\d\.\d+Z$/, 'Z'));
-  console.log(`table: ${path.relative(process.cwd(), tableFile)} (${written} rows of ${ran.map((b) => b.name).join(', ') || 'nothing'} replaced)`);
+  const broke = results.benchmarks.filter((b) => b.error);
+  const written = writeTable(tableFile, ran, results.startedAt.replace(/:\d\d\.\d+Z$/, 'Z'), broke);
+  console.log(`table: ${path.relative(process.cwd(), tableFile)} (${written} rows of ${ran.map((b) => b.name).join(', ') || 'nothing'} replaced${broke.length > 0 ? `; ${broke.map((b) => b.name).join(', ')} marked failed` : ''})`);
 }
 process.exit(failed ? 1 : 0);

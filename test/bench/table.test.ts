@@ -13,7 +13,7 @@ interface Row { name: string; ours: string; baseline: string; ratio: string; goa
 interface Table {
   BEGIN: string;
   END: string;
-  replaceTable(text: string, ran: { name: string; rows: Row[] }[], when: string): string;
+  replaceTable(text: string, ran: { name: string; rows: Row[] }[], when: string, failed?: { name: string; error: string }[]): string;
 }
 const { BEGIN, END, replaceTable } = (await import(pathToFileURL(path.join(REPO, 'bench/lib/table.js')).href)) as Table;
 
@@ -39,6 +39,23 @@ describe('the latest table between the markers', () => {
     const ran = [{ name: 'lockout', rows: [row('lockout other-agent call', '1.28 ms | p99 8 ms', { met: false, floor: 1.5 }), row('lockout n/a row', '-', { met: null })] }];
     const text = replaceTable(file(OLD), ran, '2026-12-04T05:00Z');
     expect(text).toBe(file([...OLD, '| lockout other-agent call | 1.28 ms \\| p99 8 ms | b | 1.00× | g | no (its floor: 1.50×) | 2026-12-04T05:00Z |', '| lockout n/a row | - | b | 1.00× | g | n/a | 2026-12-04T05:00Z |']));
+  });
+
+  it('marks every row of a failed benchmark failed on that date, with its goal and the error, and keeps none of its old figures', () => {
+    const error = 'Error: connection refused: this participant holds 32 connections\n    at stack line';
+    const text = replaceTable(file(OLD), [], '2026-12-05T03:30Z', [{ name: 'mcp-call', error }]);
+    expect(text).toBe(
+      file([
+        '| mcp-call 2025 room_info ×1 | FAILED: Error: connection refused: this participant holds 32 connections |  |  | ≥ 0.9× | no (failed) | 2026-12-05T03:30Z |',
+        '| mcp-call 2025 room_info ×8 | FAILED: Error: connection refused: this participant holds 32 connections |  |  | ≥ 0.9× | no (failed) | 2026-12-05T03:30Z |',
+        OLD[2] as string,
+        OLD[3] as string,
+      ]),
+    );
+    expect(text).not.toContain('483/s');
+    // a benchmark that failed before it ever had rows gets one row saying so
+    const fresh = replaceTable(file(OLD), [], '2026-12-05T03:30Z', [{ name: 'lists', error: 'boom' }]);
+    expect(fresh).toBe(file([...OLD, '| lists | FAILED: boom |  |  |  | no (failed) | 2026-12-05T03:30Z |']));
   });
 
   it('leaves the table as it was when nothing ran, and refuses a file without its markers', () => {
@@ -80,4 +97,21 @@ describe('npm run bench writes the table', () => {
     expect(text.endsWith(`${END}${AFTER}`)).toBe(true);
     expect(digest()).toBe(before);
   }, 240_000);
+
+  it('a failed benchmark makes the run exit non-zero and marks its rows failed in the table', () => {
+    const table = path.join(dir, 'failed.md');
+    const old = ['| shell-roundtrip echo tok → match | p50 1.92 ms | p50 0.08 ms | 1.11× | p50 ≤ 5 ms | yes | 2026-12-02T16:35Z |', OLD[3] as string];
+    fs.writeFileSync(table, file(old));
+    const run = spawnSync(process.execPath, [path.join(REPO, 'bench/run.js'), 'shell-roundtrip', '--smoke', '--out', path.join(dir, 'failed.json'), '--table', table], {
+      encoding: 'utf8',
+      timeout: 120_000,
+      env: { ...process.env, BENCH_FAIL: 'shell-roundtrip' },
+    });
+    expect(run.status).toBe(1);
+    expect(run.stdout).toContain('shell-roundtrip marked failed');
+    const text = fs.readFileSync(table, 'utf8');
+    expect(text).toMatch(/\| shell-roundtrip echo tok → match \| FAILED: Error: shell-roundtrip failed on purpose \(BENCH_FAIL\) \|  \|  \| p50 ≤ 5 ms \| no \(failed\) \| \d{4}-\d\d-\d\dT\d\d:\d\dZ \|/);
+    expect(text).not.toContain('p50 1.92 ms');
+    expect(text).toContain(OLD[3] as string);
+  }, 120_000);
 });
