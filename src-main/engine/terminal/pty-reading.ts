@@ -31,25 +31,32 @@ const DRAIN_MAX = 1024 * 1024;
 /** What one read of a Linux PTY master gives while output waits (the line discipline's 4 KiB buffer, less one). */
 const FULL_PTY_READ = 4095;
 
+/** One synchronous read of the master, as `fs.readSync` (throws EAGAIN when nothing waits); injectable for tests. */
+export type SyncRead = (fd: number, buffer: Buffer, offset: number, length: number) => number;
+
+const readSyncAt: SyncRead = (fd, buffer, offset, length) => fs.readSync(fd, buffer, offset, length, null);
+
 /**
  * Reads what already waits on the (non-blocking) master into `buffer` from `at`, up to `budget` bytes, and
- * returns how many came.
+ * returns how many came — but only after a full read: `last` is how many bytes the read just before gave. A
+ * read shorter than the line discipline's buffer emptied what waited, so one more would most often fail with
+ * EAGAIN, which costs an exception (a stack captured) every time: with 100 chatty shells that was a third of
+ * the room's main thread. The writer's next bytes come with the next loop turn. The same rule holds between
+ * the read-ahead's own reads.
  */
-function readWaiting(fd: number, buffer: Buffer, at: number, budget: number): number {
+export function readAheadAfter(last: number, fd: number, buffer: Buffer, at: number, budget: number, read: SyncRead = readSyncAt): number {
   let filled = 0;
-  while (filled < budget) {
+  let previous = last;
+  while (previous >= FULL_PTY_READ && filled < budget) {
     let n = 0;
     try {
-      n = fs.readSync(fd, buffer, at + filled, budget - filled, null);
+      n = read(fd, buffer, at + filled, budget - filled);
     } catch {
       break; // EAGAIN: nothing waits; EIO: the other side closed, which libuv's own read reports next
     }
     if (n <= 0) break;
     filled += n;
-    // a read shorter than the line discipline's buffer emptied what waited: one more would most often fail
-    // with EAGAIN, which costs an exception (a stack captured) every time; the writer's next bytes come with
-    // the next loop turn
-    if (n < FULL_PTY_READ) break;
+    previous = n;
   }
   return filled;
 }
@@ -71,7 +78,7 @@ export function readAheadOf(term: unknown, isDestroyed: () => boolean): ((chunk:
   return (chunk, maxBytes) => {
     if (maxBytes <= 0 || isDestroyed() || (socket.readableLength ?? 1) > 0 || socket.isPaused?.() !== false) return chunk;
     scratch ??= Buffer.allocUnsafe(READ_AHEAD_MAX);
-    const filled = readWaiting(fd, scratch, 0, Math.min(scratch.length, maxBytes));
+    const filled = readAheadAfter(chunk.length, fd, scratch, 0, Math.min(scratch.length, maxBytes));
     if (filled === 0) return chunk;
     const out = Buffer.allocUnsafe(chunk.length + filled);
     chunk.copy(out, 0);
@@ -151,7 +158,7 @@ export function readOwnBuffer(term: unknown, deliver: (view: Buffer) => void, re
   socket[keys.callback] = (nread: number) => {
     let filled = Math.min(nread, buffer.length);
     const budget = Math.min(readAhead(), buffer.length - filled);
-    if (budget > 0 && !isDestroyed() && socket.isPaused?.() === false) filled += readWaiting(fd, buffer, filled, budget);
+    if (budget > 0 && !isDestroyed() && socket.isPaused?.() === false) filled += readAheadAfter(filled, fd, buffer, filled, budget);
     deliver(buffer.subarray(0, filled));
   };
   handle.useUserBuffer(buffer);
