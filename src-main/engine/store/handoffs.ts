@@ -95,6 +95,79 @@ export interface EndedFilter {
   text?: string | undefined;
 }
 
+/** What `handoff_list` narrows to: a status, and a page of `limit` older than `before` (created_at, id). */
+export interface ListOptions {
+  status?: HandoffStatus | undefined;
+  limit: number;
+  before?: { createdAt: string; id: string } | null | undefined;
+}
+
+const NEWEST_FIRST = 'ORDER BY created_at DESC, id DESC';
+
+/**
+ * The statement for one `handoff_list` page, built per filter shape so each walks its own index newest first
+ * and reads about a page of rows however many handoffs exist (migration 012): one statement with
+ * `(@status IS NULL OR status = @status)` kept SQLite off the status index and read every handoff ever made.
+ * With `approve` (sees everything): the creation index, or (status, created_at, id) under a status filter.
+ * Anyone else: a page from each way a handoff is theirs (they own it, it is addressed to them, they took it,
+ * or it is open to anyone and they could accept it), each on its own index, merged and cut to a page. The
+ * cursor is a row-value range, which every one of these indexes ends in. Same rows, same order as VISIBLE_TO.
+ */
+export function listVisibleQuery(viewer: Viewer, options: ListOptions): { sql: string; params: Record<string, unknown> } {
+  const status = options.status ?? null;
+  const before = options.before ?? null;
+  const params: Record<string, unknown> = { limit: options.limit };
+  if (status !== null) params.status = status;
+  if (before !== null) Object.assign(params, { beforeAt: before.createdAt, beforeId: before.id });
+  const where = (...terms: string[]): string => {
+    const all = [...terms, ...(status !== null ? ['status = @status'] : []), ...(before !== null ? ['(created_at, id) < (@beforeAt, @beforeId)'] : [])];
+    return all.length > 0 ? `WHERE ${all.join(' AND ')}` : '';
+  };
+  if (viewer.all) return { sql: `SELECT * FROM handoffs ${where()} ${NEWEST_FIRST} LIMIT @limit`, params };
+  params.me = viewer.me;
+  const ways = ['owner = @me', 'target = @me', 'assignee = @me'].map((who) => where(who));
+  if (viewer.canAccept && (status === null || status === 'open')) ways.push(where('target IS NULL', "status = 'open'"));
+  const branches = ways.map((w) => `SELECT * FROM (SELECT rowid AS r, created_at AS c, id AS i FROM handoffs ${w} ${NEWEST_FIRST} LIMIT @limit)`);
+  return {
+    sql: `SELECT * FROM handoffs WHERE rowid IN (SELECT r FROM (${branches.join(' UNION ')}) ORDER BY c DESC, i DESC LIMIT @limit) ${NEWEST_FIRST}`,
+    params,
+  };
+}
+
+/** The ended statuses, as the partial indexes of migration 012 state them (the same text, so SQLite uses them). */
+const ENDED = "status IN ('approved', 'rejected', 'cancelled')";
+
+/**
+ * The statement for one `handoff_history` page, with only the terms its filter has, so it walks the ended
+ * handoffs' (updated_at, id) index newest first, or (status, updated_at, id) under a status filter (migration
+ * 012), and stops after a page. A participant who may not see everything, a participant or a text filter read
+ * on along that walk until a page of matches is found.
+ */
+export function listEndedQuery(viewer: Viewer, f: EndedFilter & { limit: number; before?: { at: string; id: string } | null }): { sql: string; params: Record<string, unknown> } {
+  const terms = [ENDED];
+  const params: Record<string, unknown> = { limit: f.limit };
+  if (!viewer.all) {
+    terms.push(`(owner = @me OR target = @me OR assignee = @me)`);
+    params.me = viewer.me;
+  }
+  const add = (term: string, values: Record<string, unknown>) => {
+    terms.push(term);
+    Object.assign(params, values);
+  };
+  if (f.status !== undefined) add('status = @status', { status: f.status });
+  if (f.participant !== undefined) {
+    add(`(owner = @who OR target = @who OR assignee = @who OR json_extract(decision, '$.by') = @who OR json_extract(cancellation, '$.by') = @who)`, { who: f.participant });
+  }
+  if (f.since !== undefined) add('updated_at >= @since', { since: f.since });
+  if (f.until !== undefined) add('updated_at < @until', { until: f.until });
+  if (f.text !== undefined) add('instr(lower(summary), lower(@text)) > 0', { text: f.text });
+  if (f.before) add('(updated_at, id) < (@beforeAt, @beforeId)', { beforeAt: f.before.at, beforeId: f.before.id });
+  // named: with the ended statuses as an IN list, SQLite would rather look up each of the three in the status
+  // index and sort them all
+  const index = f.status === undefined ? 'handoffs_ended' : 'handoffs_ended_by_status';
+  return { sql: `SELECT * FROM handoffs INDEXED BY ${index} WHERE ${terms.join(' AND ')} ORDER BY updated_at DESC, id DESC LIMIT @limit`, params };
+}
+
 /** Handoff rows. Callers own the transaction (and the transition rules: see common/handoff-machine.ts). */
 export class HandoffRepo {
   constructor(private readonly db: Database.Database) {}
@@ -139,26 +212,10 @@ export class HandoffRepo {
     return row ? toRecord(row) : null;
   }
 
-  /** Newest first. */
   /** Newest first; `before`: only those older than this (created_at, id), for the next page. */
-  listVisible(
-    viewer: Viewer,
-    options: { status?: HandoffStatus | undefined; limit: number; before?: { createdAt: string; id: string } | null },
-  ): HandoffRecord[] {
-    const rows = this.db
-      .prepare(
-        `SELECT * FROM handoffs h WHERE ${VISIBLE_TO} AND (@status IS NULL OR h.status = @status)
-           AND (@beforeAt IS NULL OR h.created_at < @beforeAt OR (h.created_at = @beforeAt AND h.id < @beforeId))
-         ORDER BY h.created_at DESC, h.id DESC LIMIT @limit`,
-      )
-      .all({
-        ...viewerParams(viewer),
-        status: options.status ?? null,
-        limit: options.limit,
-        beforeAt: options.before?.createdAt ?? null,
-        beforeId: options.before?.id ?? null,
-      }) as Row[];
-    return rows.map(toRecord);
+  listVisible(viewer: Viewer, options: ListOptions): HandoffRecord[] {
+    const { sql, params } = listVisibleQuery(viewer, options);
+    return (this.db.prepare(sql).all(params) as Row[]).map(toRecord);
   }
 
   /**
@@ -167,29 +224,8 @@ export class HandoffRepo {
    * to, did, decided or cancelled it. `since`/`until`: ended in [since, until). `text`: in its summary.
    */
   listEnded(viewer: Viewer, f: EndedFilter & { limit: number; before?: { at: string; id: string } | null }): HandoffRecord[] {
-    const rows = this.db
-      .prepare(
-        `SELECT * FROM handoffs h WHERE ${VISIBLE_TO} AND h.status IN ('approved', 'rejected', 'cancelled')
-           AND (@status IS NULL OR h.status = @status)
-           AND (@who IS NULL OR h.owner = @who OR h.target = @who OR h.assignee = @who
-                OR json_extract(h.decision, '$.by') = @who OR json_extract(h.cancellation, '$.by') = @who)
-           AND (@since IS NULL OR h.updated_at >= @since) AND (@until IS NULL OR h.updated_at < @until)
-           AND (@text IS NULL OR instr(lower(h.summary), lower(@text)) > 0)
-           AND (@beforeAt IS NULL OR h.updated_at < @beforeAt OR (h.updated_at = @beforeAt AND h.id < @beforeId))
-         ORDER BY h.updated_at DESC, h.id DESC LIMIT @limit`,
-      )
-      .all({
-        ...viewerParams(viewer),
-        status: f.status ?? null,
-        who: f.participant ?? null,
-        since: f.since ?? null,
-        until: f.until ?? null,
-        text: f.text ?? null,
-        limit: f.limit,
-        beforeAt: f.before?.at ?? null,
-        beforeId: f.before?.id ?? null,
-      }) as Row[];
-    return rows.map(toRecord);
+    const { sql, params } = listEndedQuery(viewer, f);
+    return (this.db.prepare(sql).all(params) as Row[]).map(toRecord);
   }
 
   /** Applies a change and bumps updated_at. */
