@@ -2,7 +2,9 @@
 // The physical baseline for the MCP doors: a bare v2 SDK server (@modelcontextprotocol/server +
 // @modelcontextprotocol/node, both eras from one createMcpHandler, the SDK's default stateless posture for
 // 2025 clients) with a no-op tool, on node:http, behind the same loopback Host/Origin checks and a bearer
-// token. It also serves a bare SSE broadcast (GET /fanout streams, POST /emit) as the baseline of `fanout`.
+// token. It also serves a bare SSE broadcast (GET /fanout streams, POST /emit), and `durable_broadcast`, the
+// baseline of `fanout`: an MCP call that commits one row (fsync) and then sends its `n` to every /fanout stream,
+// the work the room does for one event (a call, a durable commit, a broadcast) and nothing else.
 // `durable_noop` is the floor of a call that changes state: it commits one row to a SQLite file opened as the
 // room opens its own (WAL, synchronous=FULL: one fsync per commit), in the same temporary folder as the rooms.
 // `bulk` is the floor of a call answering shell output (see its comment).
@@ -48,6 +50,11 @@ const handler = createMcpHandler(() => {
     durableInsert();
     return { content: [{ type: 'text', text: 'ok' }] };
   });
+  server.registerTool('durable_broadcast', { description: 'commits one row (fsync), then sends n to every /fanout stream', inputSchema: z.object({ n: z.number() }).passthrough() }, async ({ n }) => {
+    durableInsert();
+    broadcast(JSON.stringify({ n }));
+    return { content: [{ type: 'text', text: 'ok' }] };
+  });
   // the floor of an answer carrying bulk output: `bytes` of 'y' (prebuilt, as a shell's ring holds them), in
   // structuredContent and again as its JSON in a text block (the shape every room tool answers) or, with
   // once: true, only in the text block
@@ -69,6 +76,9 @@ const mcp = toNodeHandler(handler);
 const hosts = localhostAllowedHostnames();
 const origins = localhostAllowedOrigins();
 const streams = new Set();
+const broadcast = (body) => {
+  for (const s of streams) s.write(`event: message\ndata: ${body}\n\n`);
+};
 
 const server = http.createServer((req, res) => {
   if (!validateHostHeader(req.headers.host, hosts).ok || !validateOriginHeader(req.headers.origin, origins).ok) return void res.writeHead(403).end();
@@ -84,7 +94,7 @@ const server = http.createServer((req, res) => {
     let body = '';
     req.on('data', (d) => (body += d));
     req.on('end', () => {
-      for (const s of streams) s.write(`event: message\ndata: ${body}\n\n`);
+      broadcast(body);
       res.writeHead(200, { 'Content-Type': 'application/json' }).end('{}');
     });
     return;
