@@ -37,7 +37,7 @@ async function openRoom(label, bin) {
   home.nodeArgs = nodeArgs(label);
   const room = await startRoom(home);
   addParticipant(home, 'agent', 'read,write');
-  const tokens = [room.token, addParticipant(home, 'reader', 'read,approve')];
+  const tokens = [0, 1, 2, 3].map((i) => addParticipant(home, `reader-${i}`, 'read,approve')); // 8 clients each (connectMany)
   const [setup] = await connectMany('2026', room.url, room.token, 1);
   const { handoff } = await callTool(setup, 'handoff_create', { summary: 'benchmark handoff', to: 'agent' });
   await closeAll([setup]);

@@ -6,11 +6,13 @@ import { performance } from 'node:perf_hooks';
 export const BARE_SERVER = path.join(import.meta.dirname, 'bare-server.js');
 /** The viewer row's floor: a shell relayed to a WebSocket viewer with nothing else (see bare-relay.js). */
 export const BARE_RELAY = path.join(import.meta.dirname, 'bare-relay.js');
+/** The raw JSON-RPC floor of `mcp-call`: node:http answering the same JSON-RPC, no SDK (see bare-rpc.js). */
+export const BARE_RPC = path.join(import.meta.dirname, 'bare-rpc.js');
 export const BARE_TOKEN = 'bare-baseline-token';
 
 /**
  * nodeArgs: flags for its node (e.g. --cpu-prof, as `bench/investigations/mcp-call-cpu.js` and `bench/investigations/profile-startup.js` profile it);
- * script: BARE_RELAY for the relay instead of the bare server.
+ * script: BARE_RELAY for the relay, BARE_RPC for the raw JSON-RPC server, instead of the bare server.
  */
 export async function startBare({ nodeArgs = [], script = BARE_SERVER } = {}) {
   const started = performance.now();

@@ -32,13 +32,17 @@ export async function connect(era, url, token, name = 'bench') {
   return client;
 }
 
-/** `n` clients; given several tokens, client i uses tokens[floor(i / 16)] (a participant may hold 16 sessions). */
-export async function connectMany(era, url, tokens, n) {
+/**
+ * `n` clients; given several tokens, client i uses tokens[floor(i / perToken)]. 8 a participant by default: the
+ * room lets a participant hold 32 connections, and a 2025 client holds two while it calls (its standalone GET
+ * stream and the POST of its call), so 16 of them sat at the cap and were refused.
+ */
+export async function connectMany(era, url, tokens, n, perToken = 8) {
   const list = Array.isArray(tokens) ? tokens : [tokens];
   const clients = [];
   // a few at a time: 32 handshakes at once on a loaded 2-core machine only measure the handshake
   for (let i = 0; i < n; i += 8) {
-    const batch = Array.from({ length: Math.min(8, n - i) }, (_, j) => connect(era, url, list[Math.floor((i + j) / 16) % list.length], `bench-${i + j}`));
+    const batch = Array.from({ length: Math.min(8, n - i) }, (_, j) => connect(era, url, list[Math.floor((i + j) / perToken) % list.length], `bench-${i + j}`));
     clients.push(...(await Promise.all(batch)));
   }
   return clients;
