@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Fills a room with history for the `startup` benchmark: one-stage graphs run to the end, and full handoff
-// cycles (create, accept, complete, approve: about four events each). Runs the shipped engine in this process
+// cycles (create, accept, complete, approve: about four events and four audit rows each, so the event ring and
+// the audit ring fill). Prints what the room holds: handoffs, events appended and kept, audit rows. Runs the shipped engine in this process
 // (out/main/bench-entry.js), so it cannot run while a room process holds the room.
 // usage: fill-room.js ROOM.md HANDOFFS GRAPHS          HANDOFFS cycles and GRAPHS graphs
 //        fill-room.js ROOM.md --events N --graphs G   G graphs, then cycles until N events were appended
@@ -11,6 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { REPO } from './room.js';
 
 const ACTIVE = 16; // graphs a room lets run at once (maxActiveGraphs)
+const LANES = 8; // handoff cycles at once
 const markdown = process.argv[2];
 const flag = (name) => {
   const i = process.argv.indexOf(name);
@@ -39,16 +41,23 @@ try {
   }
   await waitEnded(inFlight);
   const lastEvent = room.db.prepare('SELECT max(id) AS id FROM events');
-  let cycles = 0;
-  for (; cycles < handoffs; cycles++) {
-    if (byEvents !== null && cycles % 50 === 0 && (lastEvent.get().id ?? 0) >= byEvents) break;
-    const i = cycles;
+  const cycle = async (i) => {
     const { handoff } = await engine.call(operator, 'handoff_create', { summary: `history ${i}`, to: 'filler' });
     await engine.call(agent, 'handoff_accept', { handoffId: handoff.id });
     await engine.call(agent, 'handoff_complete', { handoffId: handoff.id, result: `result ${i}` });
     await engine.call(operator, 'handoff_approve', { handoffId: handoff.id });
+  };
+  // LANES cycles at a time (the calls wait on the engine's turns, not on the CPU)
+  let cycles = 0;
+  while (cycles < handoffs) {
+    if (byEvents !== null && (lastEvent.get().id ?? 0) >= byEvents) break;
+    const batch = Math.min(LANES, handoffs - cycles);
+    await Promise.all(Array.from({ length: batch }, (_, j) => cycle(cycles + j)));
+    cycles += batch;
   }
-  console.log(JSON.stringify({ handoffs: cycles, graphs, events: lastEvent.get().id ?? 0 }));
+  const count = (table) => room.db.prepare(`SELECT count(*) AS n FROM ${table}`).get().n;
+  engine.audit.flush();
+  console.log(JSON.stringify({ handoffs: count('handoffs'), cycles, graphs, events: lastEvent.get().id ?? 0, eventsKept: count('events'), auditRows: count('audit') }));
 } finally {
   await engine.close();
 }

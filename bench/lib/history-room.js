@@ -1,4 +1,6 @@
-// The `startup` benchmark's room with history (the issue's 100,000 events and 10,000 graphs). Filling it runs
+// The `startup` benchmark's room of a busy month (100,000 handoff cycles, 10,000 graphs; the event ring and the
+// audit ring full, as they are after a few hundred calls: they keep the newest 2,000 events and 10,000 calls).
+// Filling it runs
 // the engine through every call and every graph's process (minutes on 2 cores), so the filled room is kept in
 // bench/results/cache/ (not committed) and copied for later runs; its key covers what shapes it: the fill
 // script and the sizes. A room cached by an older build is brought to the current schema by the first open
@@ -13,34 +15,35 @@ import { REPO } from './room.js';
 const FILL_ROOM = path.join(import.meta.dirname, 'fill-room.js');
 const CACHE = path.join(REPO, 'bench/results/cache');
 
-function cacheKey(events, graphs) {
+function cacheKey(handoffs, graphs) {
   const hash = createHash('sha256');
   hash.update(fs.readFileSync(FILL_ROOM));
-  hash.update(`${events}/${graphs}`);
-  return `history-${events}e-${graphs}g-${hash.digest('hex').slice(0, 12)}`;
+  hash.update(`${handoffs}/${graphs}`);
+  return `history-${handoffs}h-${graphs}g-${hash.digest('hex').slice(0, 12)}`;
 }
 
 /**
- * Puts a room with `events` events appended (the ring keeps the newest) and `graphs` ended graphs into `home`
- * (a makeHome() folder, still empty). `fresh` skips the cache. Returns how it was made and how long it took.
+ * Puts a room with `handoffs` handoff cycles run (each approved) and `graphs` ended graphs into `home` (a
+ * makeHome() folder, still empty). `fresh` skips the cache. Returns what it holds (handoffs, events appended and
+ * kept, audit rows, graphs), how it was made and how long it took.
  */
-export function historyRoom(home, { events, graphs, fresh = false }) {
+export function historyRoom(home, { handoffs, graphs, fresh = false }) {
   const started = performance.now();
-  const made = makeRoom(home, { events, graphs, fresh });
+  const made = makeRoom(home, { handoffs, graphs, fresh });
   // the room is ~100 MB just written (filled or copied): have the kernel write it out now, or its writeback
   // lands in the first measured starts (a room's first commit waits for the file system's journal)
   spawnSync('sync');
   return { ...made, seconds: (performance.now() - started) / 1000 };
 }
 
-function makeRoom(home, { events, graphs, fresh }) {
-  const key = cacheKey(events, graphs);
+function makeRoom(home, { handoffs, graphs, fresh }) {
+  const key = cacheKey(handoffs, graphs);
   const cached = path.join(CACHE, key);
   if (!fresh && fs.existsSync(path.join(cached, 'filled.json'))) {
     fs.cpSync(path.join(cached, 'home'), home.root, { recursive: true });
     return { ...JSON.parse(fs.readFileSync(path.join(cached, 'filled.json'), 'utf8')), cached: true };
   }
-  const fill = spawnSync(process.execPath, [FILL_ROOM, home.roomFile, '--events', String(events), '--graphs', String(graphs)], { env: home.env, encoding: 'utf8' });
+  const fill = spawnSync(process.execPath, [FILL_ROOM, home.roomFile, String(handoffs), String(graphs)], { env: home.env, encoding: 'utf8' });
   if (fill.status !== 0) throw new Error(`filling the room failed: ${fill.stdout}${fill.stderr}`);
   const filled = JSON.parse(fill.stdout.trim().split('\n').pop());
   if (!fresh) {
