@@ -3,9 +3,10 @@
 // by cursor with shell_io as fast as it can (largest pages); each against raw node-pty in this process reading
 // the same command's output. Also the room process's memory from /proc: VmRSS before, VmHWM (peak) after.
 // The agent part has a second baseline, the floor of the protocol: the bare SDK server (bench/lib/bare.js)
-// answering ready-made pages of the sizes the agent got in the round before, in the shape every room tool
-// answers (the output in structuredContent and again in the JSON text block), read by the same client, with no
-// shell behind it: what those answers cost with nothing else to do. The viewer part's second baseline is its
+// answering the same bytes in ready-made pages of the size the agent asks for (1 MiB, whatever the room's pages
+// were: a floor that followed the room's own page sizes moved with them), in the shape every room tool answers
+// (the output in structuredContent and again in the JSON text block), read by the same client, with no shell
+// behind it: what those answers cost with nothing else to do. The viewer part's second baseline is its
 // floor: the same viewer watching a shell that bench/lib/bare-relay.js relays (raw node-pty, the room's binary
 // frames, batching and flow control over a loopback WebSocket), i.e. what any live viewer in another process costs.
 import { Buffer } from 'node:buffer';
@@ -144,16 +145,15 @@ export default {
         await bulkFloor(bareClient, new Array(16).fill(PAGE)); // its warm-up
         before = resetPeak(room.pid);
         bareBefore = resetPeak(bare.pid);
-        let lastSizes = [];
+        // the floor's pages: the same bytes in pages of the size asked for, the last one what is left
+        const floorPages = Array.from({ length: Math.ceil(bytes / PAGE) }, (_, i) => Math.min(PAGE, bytes - i * PAGE));
         r = await alternate(
           rounds,
           async () => {
             const round = await agent(client, shell.id, bytes);
-            lastSizes = round.sizes;
             return { ...round, sizes: undefined, pageKiB: median(round.sizes) / 1024 };
           },
-          // even rounds run ours first, so the floor always has the pages of the agent's round before it
-          async () => ({ ...(await rawFlood(bytes)), floor: await bulkFloor(bareClient, lastSizes) }),
+          async () => ({ ...(await rawFlood(bytes)), floor: await bulkFloor(bareClient, floorPages) }),
         );
         after = memoryOf(room.pid);
         bareAfter = memoryOf(bare.pid);
@@ -164,7 +164,7 @@ export default {
       await callTool(client, 'shell_close', { shellId: shell.id });
       const oursMs = median(r.ours.map((x) => x.ms));
       const rawMs = median(r.baseline.map((x) => x.ms));
-      // the floor's pages carry what the agent read (not what it missed): MiB/s of what was answered
+      // MiB/s of what was answered: the floor's pages carry all the bytes, the agent's what it read (not what it missed)
       const floorMiBps = median(r.baseline.map((x) => x.floor.bytes / MiB / (x.floor.ms / 1000)));
       const oursMiBps = median(r.ours.map((x) => (bytes - x.dropped) / MiB / (x.ms / 1000)));
       const pageKiB = median(r.ours.map((x) => x.pageKiB));
@@ -177,7 +177,7 @@ export default {
         {
           name: `shell-stream agent by cursor, ${bytes / MiB} MiB`,
           ours: `${fmt(mibps(bytes, oursMs), 0)} MiB/s, ${fmt(droppedMiB, 1)} MiB dropped (reported truncated), RSS +${fmt(growthMiB, 0)} MiB`,
-          baseline: `${fmt(mibps(bytes, rawMs), 0)} MiB/s raw node-pty; ${fmt(floorMiBps, 0)} MiB/s answered by a bare SDK server, ready-made pages of the agent's sizes (p50 ${fmt(pageKiB, 0)} KiB) in the same shape (the protocol's floor; its RSS +${fmt(bareGrowthMiB, 0)} MiB)`,
+          baseline: `${fmt(mibps(bytes, rawMs), 0)} MiB/s raw node-pty; ${fmt(floorMiBps, 0)} MiB/s answered by a bare SDK server, ready-made pages of the ${fmt(PAGE / 1024, 0)} KiB asked for in the same shape (the protocol's floor; its RSS +${fmt(bareGrowthMiB, 0)} MiB); the room's pages p50 ${fmt(pageKiB, 0)} KiB`,
           ratio: `${fmt(ratio, 2)}× (answered: ${fmt(oursMiBps / floorMiBps, 2)}× the floor) ±${fmt(spreadPct(r.ours.map((x) => x.ms)), 0)}%`,
           goal: '≥ 0.5×, RSS growth ≤ 64 MiB',
           met: ratio >= 0.5 && growthMiB <= 64,
