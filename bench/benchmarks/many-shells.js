@@ -4,7 +4,9 @@
 // against tmux (the multiplexer people use for this) running the same 100 commands in 100 windows of one
 // session with one client attached (in a PTY of this process, drained), in the same run, alternating rounds.
 // Only the multiplexer is measured on each side (the room process; the tmux server and its client): the 100
-// shells and their sleeps are the same processes on both.
+// shells and their sleeps are the same processes on both. Memory is measured three ways: early (13 s in), with
+// every shell's scrollback full (each prints a 12,000-line file once: more than the room's 10,000 lines and
+// tmux's 2,000), and for shells idle at a prompt (a fresh room or server of 100 interactive bash).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { performance } from 'node:perf_hooks';
@@ -18,7 +20,33 @@ import { alternate, fmt, median, spreadPct } from '../lib/stats.js';
 // bash's read with a timeout waits on the terminal without a process per line: 100 shells forking a sleep ten
 // times a second each kept the 2-core machine at a load of 60, starving both multiplexers alike
 const SHELL = '/bin/bash';
-const LOOP = 'i=0; while :; do echo "line $i of a shell that prints every 100 ms"; i=$((i+1)); read -r -t 0.1 _; done';
+const FILL_LINES = 12_000;
+/** Made once per run (makeFill): the lines that fill a shell's scrollback, and the file whose presence says to print them. */
+let FILL_DIR = '';
+let FILL = '';
+let FLAG = '';
+/** The fill's bytes as the terminal writes them (each newline a CR LF). */
+let fillBytes = 0;
+// the loop checks for the flag with a builtin test (no process per line); when it is there, it prints the fill
+// once (one cat per shell) and says so in its title (what tmux lists); the room counts the bytes instead
+const loop = () => `i=0; f=; while :; do echo "line $i of a shell that prints every 100 ms"; i=$((i+1)); if [[ -z $f && -e ${FLAG} ]]; then f=1; cat ${FILL}; printf '\\033]2;filled\\033\\\\'; fi; read -r -t 0.1 _; done`;
+function makeFill() {
+  FILL_DIR = fs.mkdtempSync(path.join(process.env.TMPDIR ?? '/tmp', 'commonroom-bench-fill-'));
+  FILL = path.join(FILL_DIR, 'fill.txt');
+  FLAG = path.join(FILL_DIR, 'now');
+  const lines = Array.from({ length: FILL_LINES }, (_, j) => `fill ${j} of a shell that prints every 100 ms\n`).join('');
+  fs.writeFileSync(FILL, lines);
+  fillBytes = lines.length + FILL_LINES;
+}
+/** Waits (polling `done`) for every shell to have printed its fill; then a moment for the multiplexer to settle. */
+async function filled(done) {
+  const t0 = performance.now();
+  while (!(await done())) {
+    if (performance.now() - t0 > 180_000) throw new Error('the shells did not print their fill within 180 s');
+    await sleep(500);
+  }
+  await sleep(2000);
+}
 const COLS = 120;
 const ROWS = 32;
 
@@ -45,7 +73,7 @@ async function roomRound(n, watched, warmMs, ms) {
     await api(room, 'room_info', {});
     const before = memoryOf(room.pid).rssKiB;
     const ids = [];
-    for (let i = 0; i < n; i++) ids.push((await api(room, 'shell_open', { name: `loop-${i}`, shell: SHELL, args: ['--noprofile', '--norc', '-c', LOOP], cols: COLS, rows: ROWS })).shell.id);
+    for (let i = 0; i < n; i++) ids.push((await api(room, 'shell_open', { name: `loop-${i}`, shell: SHELL, args: ['--noprofile', '--norc', '-c', loop()], cols: COLS, rows: ROWS })).shell.id);
     for (const id of ids.slice(0, watched)) {
       const v = await UiViewer.open(room.url, room.token);
       v.attach(id);
@@ -54,9 +82,15 @@ async function roomRound(n, watched, warmMs, ms) {
     const m = await measure([room.pid], warmMs, ms);
     const { shells } = await api(room, 'shell_list', {});
     const tracked = shells.filter((s) => s.alive && s.status?.state === 'working').length;
+    // then every shell prints its fill: the same room with its scrollback full
+    const at = new Map(shells.map((s) => [s.id, s.outputBytes]));
+    fs.writeFileSync(FLAG, '');
+    await filled(async () => (await api(room, 'shell_list', {})).shells.every((s) => !at.has(s.id) || s.outputBytes >= at.get(s.id) + fillBytes));
+    const fullKiB = (memoryOf(room.pid).rssKiB - before) / n;
+    fs.rmSync(FLAG, { force: true });
     const shown = viewers.reduce((a, v) => a + v.received, 0);
     const lost = viewers.reduce((a, v) => a + v.lost, 0);
-    return { ...m, perShellKiB: (m.rssKiB - before) / n, tracked, shown, lost };
+    return { ...m, perShellKiB: (m.rssKiB - before) / n, fullKiB, tracked, shown, lost };
   } finally {
     for (const v of viewers) v.ws.close();
     await room.stop();
@@ -65,20 +99,51 @@ async function roomRound(n, watched, warmMs, ms) {
 }
 
 /**
- * The floor of a room that keeps a terminal model per shell (the room's screen reads, status rules and query
- * answers need one): a bare Node process holding `n` @xterm/headless terminals as the room makes them, fed
- * the same lines: its resident memory per terminal.
+ * The floor of any multiplexer in Node: a bare process holding `n` node-pty terminals (the room's PTY library)
+ * running `args`, their output read and dropped, for `ms`: its resident memory per terminal. Each costs a
+ * thread (node-pty waits for its child on one) and its stream besides its JavaScript objects.
  */
-function xtermFloorKiB(n) {
-  const script = `
-    const { Terminal } = require('@xterm/headless');
-    const terms = [];
-    const before = process.memoryUsage().rss;
-    for (let i = 0; i < ${n}; i++) terms.push(new Terminal({ cols: ${COLS}, rows: ${ROWS}, scrollback: 0, allowProposedApi: true, logLevel: 'off' }));
-    for (let l = 0; l < 130; l++) for (const t of terms) t.write('line ' + l + ' of a shell that prints every 100 ms\\r\\n');
-    terms[terms.length - 1].write('', () => console.log((process.memoryUsage().rss - before) / 1024 / ${n}));`;
-  const out = spawnSync(process.execPath, ['-e', script], { cwd: REPO, encoding: 'utf8', timeout: 60_000 });
+function ptyFloorKiB(n, args, ms) {
+  const script = `(async () => {
+    const pty = require('node-pty');
+    const fs = require('node:fs');
+    const rss = () => Number(/VmRSS:\\s+(\\d+)/.exec(fs.readFileSync('/proc/self/status', 'utf8'))[1]);
+    // one terminal first, as the room has had its first shell's costs (code paths, buffers) before it is measured
+    const terms = [pty.spawn(${JSON.stringify(SHELL)}, ['--noprofile', '--norc'], { cols: ${COLS}, rows: ${ROWS} })];
+    terms[0].onData(() => undefined);
+    await new Promise((r) => setTimeout(r, 500));
+    const before = rss();
+    for (let i = 0; i < ${n}; i++) {
+      const t = pty.spawn(${JSON.stringify(SHELL)}, ${JSON.stringify(args)}, { cols: ${COLS}, rows: ${ROWS}, env: process.env });
+      t.onData(() => undefined);
+      terms.push(t);
+    }
+    setTimeout(() => {
+      console.log((rss() - before) / ${n});
+      for (const t of terms) t.kill();
+      process.exit(0);
+    }, ${ms});
+  })();`;
+  const out = spawnSync(process.execPath, ['-e', script], { cwd: REPO, encoding: 'utf8', timeout: ms + 60_000 });
   return Number(out.stdout.trim());
+}
+
+/** A fresh room with `n` interactive bash shells at their prompt, doing nothing: its resident memory per shell. */
+async function roomIdleRound(n, settleMs) {
+  const home = makeHome('many-shells-idle');
+  home.env.COMMONROOM_LIMITS = JSON.stringify({ maxShells: Math.max(n, 32) });
+  const room = await startRoom(home, ['--room', home.roomFile]);
+  try {
+    await api(room, 'room_info', {});
+    const before = memoryOf(room.pid).rssKiB;
+    for (let i = 0; i < n; i++) await api(room, 'shell_open', { name: `idle-${i}`, shell: SHELL, args: ['--noprofile', '--norc'], cols: COLS, rows: ROWS });
+    await filled(async () => (await api(room, 'shell_list', {})).shells.every((s) => s.outputBytes > 0));
+    await sleep(settleMs);
+    return (memoryOf(room.pid).rssKiB - before) / n;
+  } finally {
+    await room.stop();
+    home.cleanup();
+  }
 }
 
 const tmux = (socket, args) => spawnSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], { encoding: 'utf8', timeout: 30_000 });
@@ -94,7 +159,7 @@ async function tmuxRound(n, warmMs, ms, round) {
     const server = Number(tmux(socket, ['display-message', '-p', '#{pid}']).stdout.trim());
     const before = memoryOf(server).rssKiB;
     for (let i = 0; i < n; i++) {
-      const w = tmux(socket, ['new-window', '-t', 'bench', '-d', SHELL, '--noprofile', '--norc', '-c', LOOP]);
+      const w = tmux(socket, ['new-window', '-t', 'bench', '-d', SHELL, '--noprofile', '--norc', '-c', loop()]);
       if (w.status !== 0) throw new Error(`tmux new-window failed: ${w.stderr}`);
     }
     tmux(socket, ['kill-window', '-t', 'bench:0']);
@@ -105,11 +170,35 @@ async function tmuxRound(n, warmMs, ms, round) {
     client.onData((d) => (shown += d.length));
     await sleep(300);
     const m = await measure([server, client.pid], warmMs, ms);
-    return { ...m, perShellKiB: (memoryOf(server).rssKiB - before) / n, shown };
+    const perShellKiB = (memoryOf(server).rssKiB - before) / n;
+    fs.writeFileSync(FLAG, '');
+    await filled(() => tmux(socket, ['list-panes', '-s', '-t', 'bench', '-F', '#{pane_title}']).stdout.trim().split('\n').every((t) => t === 'filled'));
+    const fullKiB = (memoryOf(server).rssKiB - before) / n;
+    fs.rmSync(FLAG, { force: true });
+    return { ...m, perShellKiB, fullKiB, shown };
   } finally {
     client?.kill();
     tmux(socket, ['kill-server']);
     fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** A fresh tmux server with `n` windows of interactive bash at their prompt: its resident memory per window. */
+async function tmuxIdleRound(n, settleMs, round) {
+  const socket = `commonroom-bench-idle-${process.pid}-${round}`;
+  try {
+    const started = tmux(socket, ['new-session', '-d', '-s', 'bench', '-x', String(COLS), '-y', String(ROWS), 'sleep', '3600']);
+    if (started.status !== 0) throw new Error(`tmux new-session failed: ${started.stderr}`);
+    const server = Number(tmux(socket, ['display-message', '-p', '#{pid}']).stdout.trim());
+    const before = memoryOf(server).rssKiB;
+    for (let i = 0; i < n; i++) {
+      const w = tmux(socket, ['new-window', '-t', 'bench', '-d', SHELL, '--noprofile', '--norc']);
+      if (w.status !== 0) throw new Error(`tmux new-window failed: ${w.stderr}`);
+    }
+    await sleep(1000 + settleMs);
+    return (memoryOf(server).rssKiB - before) / n;
+  } finally {
+    tmux(socket, ['kill-server']);
   }
 }
 
@@ -122,6 +211,7 @@ export default {
     const warmMs = smoke ? 500 : 3000;
     const ms = smoke ? 1000 : 10_000;
     const rounds = smoke ? 1 : 3;
+    makeFill();
     let round = 0;
     const extra = { tracked: [], lost: 0 };
     const r = await alternate(
@@ -130,22 +220,48 @@ export default {
         const x = await roomRound(n, watched, warmMs, ms);
         extra.tracked.push(x.tracked);
         extra.lost += x.lost;
-        log(`room: ${fmt(x.cpu)} ms CPU/s, ${fmt(x.perShellKiB)} KiB/shell, ${x.tracked}/${n} shells read working, ${x.shown} bytes shown live, ${x.lost} lost`);
+        log(`room: ${fmt(x.cpu)} ms CPU/s, ${fmt(x.perShellKiB)} KiB/shell (${fmt(x.fullKiB)} with its scrollback full), ${x.tracked}/${n} shells read working, ${x.shown} bytes shown live, ${x.lost} lost`);
         return x;
       },
       async () => {
         const x = await tmuxRound(n, warmMs, ms, round++);
-        log(`tmux: ${fmt(x.cpu)} ms CPU/s, ${fmt(x.perShellKiB)} KiB/shell`);
+        log(`tmux: ${fmt(x.cpu)} ms CPU/s, ${fmt(x.perShellKiB)} KiB/shell (${fmt(x.fullKiB)} with its history full)`);
         return x;
       },
     );
     const cpuOurs = median(r.ours.map((x) => x.cpu));
     const cpuBase = median(r.baseline.map((x) => x.cpu));
-    const memOurs = median(r.ours.map((x) => x.perShellKiB));
-    const memBase = median(r.baseline.map((x) => x.perShellKiB));
     const tracked = Math.min(...extra.tracked);
-    const floorKiB = xtermFloorKiB(n);
-    log(`floor: ${fmt(floorKiB)} KiB per headless terminal (${n} in a bare process)`);
+    let idleRound = 0;
+    const idle = await alternate(
+      rounds,
+      async () => {
+        const kib = await roomIdleRound(n, warmMs);
+        log(`room: ${fmt(kib)} KiB per idle shell`);
+        return kib;
+      },
+      async () => {
+        const kib = await tmuxIdleRound(n, warmMs, idleRound++);
+        log(`tmux: ${fmt(kib)} KiB per idle window`);
+        return kib;
+      },
+    );
+    const earlyFloorKiB = ptyFloorKiB(n, ['--noprofile', '--norc', '-c', loop()], warmMs + ms);
+    const idleFloorKiB = ptyFloorKiB(n, ['--noprofile', '--norc'], warmMs + 1000);
+    log(`floor: ${fmt(earlyFloorKiB)} KiB per node-pty terminal running the loop, ${fmt(idleFloorKiB)} at a prompt (${n} in a bare process)`);
+    fs.rmSync(FILL_DIR, { recursive: true, force: true });
+    const memory = (label, ours, base, goal, notes, floorKiB) => {
+      const [o, b] = [median(ours), median(base)];
+      return {
+        name: `many-shells memory per shell, ${label}`,
+        ours: `${fmt(o)} KiB ±${fmt(spreadPct(ours), 0)}%${notes.ours}`,
+        baseline: `tmux ${fmt(b)} KiB${notes.baseline}`,
+        ratio: `${fmt(o / b, 2)}×`,
+        goal: `≤ ${goal}× tmux`,
+        met: o / b <= goal,
+        ...(floorKiB ? { floor: floorKiB / b } : {}),
+      };
+    };
     return [
       {
         name: `many-shells CPU (${n} shells, ${watched} live)`,
@@ -155,15 +271,12 @@ export default {
         goal: '≤ 1.1× tmux',
         met: cpuOurs / cpuBase <= 1.1 && tracked === n && extra.lost === 0,
       },
-      {
-        name: `many-shells memory per shell (${n} shells)`,
-        ours: `${fmt(memOurs)} KiB (of which a headless terminal model alone: ${fmt(floorKiB)} KiB)`,
-        baseline: `tmux ${fmt(memBase)} KiB`,
-        ratio: `${fmt(memOurs / memBase, 2)}×`,
-        goal: '≤ 2× tmux',
-        met: memOurs / memBase <= 2,
-        floor: floorKiB / memBase,
-      },
+      memory(`early (${n} shells, ${fmt((warmMs + ms) / 1000, 0)} s in)`, r.ours.map((x) => x.perShellKiB), r.baseline.map((x) => x.perShellKiB), 2, { ours: ` (a bare node-pty terminal alone: ${fmt(earlyFloorKiB)} KiB)`, baseline: '' }, earlyFloorKiB),
+      memory(`scrollback full (${n} shells, ${FILL_LINES.toLocaleString('en')} lines each)`, r.ours.map((x) => x.fullKiB), r.baseline.map((x) => x.fullKiB), 2, {
+        ours: ' (keeps 10,000 lines)',
+        baseline: ' (history-limit 2,000 lines)',
+      }),
+      memory(`idle at a prompt (${n} interactive bash)`, idle.ours, idle.baseline, 3, { ours: ` (a bare node-pty terminal alone: ${fmt(idleFloorKiB)} KiB)`, baseline: '' }, idleFloorKiB),
     ];
   },
 };

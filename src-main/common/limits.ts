@@ -50,7 +50,11 @@ export const LIMITS = {
   maxShellsPerAgent: 16,
   /** Ended shells kept readable (output, exit code) until closed; older ones are dropped. */
   keepEndedShells: 16,
-  /** Scrollback kept in memory per shell; older output is dropped (readers are told: `truncated`). */
+  /**
+   * Scrollback kept in memory per shell, in lines (as a terminal's history is) and, for lines of any length, in
+   * bytes; older output is dropped (readers are told: `truncated`). It grows with the output up to these.
+   */
+  shellScrollbackLines: 10_000,
   shellScrollbackBytes: 2 * 1024 * 1024,
   /** Input accepted in one shell_io call. */
   shellMaxInputBytes: 64 * 1024,

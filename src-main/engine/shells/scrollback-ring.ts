@@ -1,9 +1,10 @@
 /**
- * A shell's scrollback: a fixed-size byte ring addressed by absolute offsets (bytes since the shell
- * started). Memory is the capacity whatever the volume; a reader whose cursor fell out of the ring is told
- * (`truncated`) and resumes at the oldest byte still held. Reads start and end on UTF-8 character
- * boundaries, so decoding a read never yields a replacement character for a character split across PTY
- * chunks, and the next cursor is always a boundary too.
+ * A shell's scrollback: the newest output, addressed by absolute offsets (bytes since the shell started), kept
+ * up to a cap in lines (as a terminal's history is) and in bytes (a line can be any length). Memory grows with the
+ * output in CHUNK-sized pieces, so a quiet shell holds a few KiB, not the cap; chunks the cap has passed are let go
+ * (the newest one reused). A reader whose cursor fell out is told (`truncated`) and resumes at the oldest byte
+ * still held. Reads start and end on UTF-8 character boundaries, so decoding a read never yields a replacement
+ * character for a character split across PTY chunks, and the next cursor is always a boundary too.
  */
 export interface RingRead {
   /** Offset of the first byte returned (≥ the requested cursor when the ring had already moved on). */
@@ -31,14 +32,39 @@ function sequenceLength(lead: number): number {
   return 1;
 }
 
+/** The unit the ring grows and shrinks by: a shell that printed a prompt holds one. */
+const CHUNK = 16 * 1024;
+const NEWLINE = 0x0a;
+
+function newlinesIn(bytes: Uint8Array): number {
+  let n = 0;
+  for (let i = bytes.indexOf(NEWLINE); i >= 0; i = bytes.indexOf(NEWLINE, i + 1)) n++;
+  return n;
+}
+
 export class ScrollbackRing {
-  private readonly buffer: Buffer;
+  /** chunks[i] holds offsets [(first + i) * CHUNK, (first + i + 1) * CHUNK). */
+  private chunks: Buffer[] = [];
+  private first = 0;
+  /** A chunk let go, kept for the next one needed (a flood would otherwise allocate one per CHUNK). */
+  private spare: Buffer | undefined;
   /** Total bytes ever appended = the offset just after the newest byte. */
   private total = 0;
+  private oldest = 0;
+  /** Newlines held (in [oldest, total)). */
+  private lines = 0;
 
-  constructor(readonly capacity: number) {
-    this.buffer = Buffer.alloc(capacity);
-  }
+  /**
+   * @param capacity the most bytes held
+   * @param maxLines the most lines held (the newest `maxLines` newlines and the line being written after them)
+   * @param keep an offset the line cap must not drop bytes from (a live viewer's unread output; the byte cap
+   *   still holds: the viewers hold the PTY before it)
+   */
+  constructor(
+    readonly capacity: number,
+    readonly maxLines = Infinity,
+    private readonly keep: () => number = () => Infinity,
+  ) {}
 
   /** Offset just after the newest byte. */
   get end(): number {
@@ -47,22 +73,27 @@ export class ScrollbackRing {
 
   /** Offset of the oldest byte still held. */
   get start(): number {
-    return Math.max(0, this.total - this.capacity);
+    return this.oldest;
+  }
+
+  /** Bytes of memory the ring holds now. */
+  get allocated(): number {
+    return (this.chunks.length + (this.spare ? 1 : 0)) * CHUNK;
   }
 
   append(chunk: Buffer): void {
-    if (chunk.length >= this.capacity) {
-      chunk.copy(this.buffer, 0, chunk.length - this.capacity);
-      this.total += chunk.length;
-      // the buffer now holds the last `capacity` bytes starting at position 0; realign the write position
-      this.rotateTo(this.total % this.capacity);
-      return;
+    let data = chunk;
+    if (data.length > this.capacity) {
+      // only its last `capacity` bytes can be kept: everything held goes, and the rest of it is skipped
+      this.chunks = [];
+      this.total += data.length - this.capacity;
+      this.oldest = this.total;
+      this.lines = 0;
+      data = data.subarray(data.length - this.capacity);
     }
-    const pos = this.total % this.capacity;
-    const first = Math.min(chunk.length, this.capacity - pos);
-    chunk.copy(this.buffer, pos, 0, first);
-    if (first < chunk.length) chunk.copy(this.buffer, 0, first);
-    this.total += chunk.length;
+    if (this.maxLines !== Infinity) this.lines += newlinesIn(data);
+    this.write(data);
+    this.trim();
   }
 
   /** Reads up to `maxBytes` from `cursor`, aligned to UTF-8 character boundaries. */
@@ -72,32 +103,101 @@ export class ScrollbackRing {
   }
 
   /**
-   * The same range as `read`, but `bytes` is a view of the ring itself when the range does not wrap around the
-   * buffer's end (a copy when it does): no allocation or copy per read. The view is valid only until the next
-   * append, which may overwrite it: the caller copies what it keeps before then.
+   * The same range as `read`, but `bytes` is a view of the ring itself when the range lies in one chunk (a copy
+   * when it does not): no allocation or copy per read. The view is valid only until the next append, which may
+   * reuse it: the caller copies what it keeps before then.
    */
   readView(cursor: number, maxBytes: number): RingRead {
     const range = this.range(cursor, maxBytes);
-    const pos = range.start % this.capacity;
+    const index = Math.floor(range.start / CHUNK);
+    const pos = range.start % CHUNK;
     const length = range.next - range.start;
-    const bytes = pos + length <= this.capacity ? this.buffer.subarray(pos, pos + length) : this.copy(range.start, range.next);
+    const chunk = this.chunks[index - this.first];
+    const bytes = chunk && pos + length <= CHUNK ? chunk.subarray(pos, pos + length) : this.copy(range.start, range.next);
     return { ...range, bytes };
   }
 
-  /**
-   * The same range as `read`, decoded as UTF-8 straight from the ring: a 1 MiB page is one string, not a copy
-   * of the bytes and then a string (only a range that wraps around the buffer's end is copied first).
-   */
+  /** The same range as `read`, decoded as UTF-8 (from the ring itself when it lies in one chunk). */
   readText(cursor: number, maxBytes: number): RingTextRead {
     const { bytes, ...range } = this.readView(cursor, maxBytes);
     return { ...range, text: bytes.toString('utf8') };
   }
 
+  private write(data: Buffer): void {
+    if (this.chunks.length === 0) this.first = Math.floor(this.total / CHUNK);
+    let from = 0;
+    while (from < data.length) {
+      const index = Math.floor(this.total / CHUNK) - this.first;
+      let chunk = this.chunks[index];
+      if (!chunk) {
+        // every byte is written before it is read: no need to zero it
+        chunk = this.spare ?? Buffer.allocUnsafeSlow(CHUNK);
+        this.spare = undefined;
+        this.chunks.push(chunk);
+      }
+      const pos = this.total % CHUNK;
+      const n = Math.min(CHUNK - pos, data.length - from);
+      data.copy(chunk, pos, from, from + n);
+      from += n;
+      this.total += n;
+    }
+  }
+
+  /** Applies both caps, then lets go of the chunks wholly before the oldest byte held. */
+  private trim(): void {
+    if (this.total - this.oldest > this.capacity) {
+      const to = this.total - this.capacity;
+      if (this.maxLines !== Infinity) this.forEachPiece(this.oldest, to, (piece) => (this.lines -= newlinesIn(piece)));
+      this.oldest = to;
+    }
+    if (this.lines > this.maxLines) {
+      const keep = this.keep();
+      while (this.lines > this.maxLines) {
+        const after = this.newlineAfter(this.oldest) + 1;
+        if (after > keep) break;
+        this.oldest = after;
+        this.lines--;
+      }
+    }
+    const unused = Math.min(this.chunks.length, Math.floor(this.oldest / CHUNK) - this.first);
+    if (unused > 0) {
+      this.spare = this.chunks[unused - 1];
+      this.chunks.splice(0, unused);
+      this.first += unused;
+    }
+  }
+
+  /** The offset of the first newline at or after `from` (there is one: `lines` counts it). */
+  private newlineAfter(from: number): number {
+    for (let at = from; at < this.total; ) {
+      const index = Math.floor(at / CHUNK);
+      const chunk = this.chunks[index - this.first] as Buffer;
+      const pos = at % CHUNK;
+      const end = Math.min(CHUNK, this.total - index * CHUNK);
+      const found = chunk.subarray(0, end).indexOf(NEWLINE, pos);
+      if (found >= 0) return index * CHUNK + found;
+      at = (index + 1) * CHUNK;
+    }
+    return this.total;
+  }
+
+  /** Calls `fn` with the ring's bytes in [from, to), one view per chunk. */
+  private forEachPiece(from: number, to: number, fn: (piece: Buffer) => void): void {
+    for (let at = from; at < to; ) {
+      const index = Math.floor(at / CHUNK);
+      const chunk = this.chunks[index - this.first] as Buffer;
+      const pos = at % CHUNK;
+      const n = Math.min(CHUNK - pos, to - at);
+      fn(chunk.subarray(pos, pos + n));
+      at += n;
+    }
+  }
+
   private range(cursor: number, maxBytes: number): Omit<RingRead, 'bytes'> {
     const requested = Math.max(0, Math.min(cursor, this.total));
-    let from = Math.max(requested, this.start);
-    const truncated = requested < this.start;
-    // never start inside a character (only possible where the ring cut one in half)
+    let from = Math.max(requested, this.oldest);
+    const truncated = requested < this.oldest;
+    // never start inside a character (only possible where a cap cut one in half)
     while (from < this.total && isContinuation(this.byteAt(from))) from++;
     let to = Math.min(this.total, from + Math.max(0, maxBytes));
     to = this.backOffIncomplete(from, to);
@@ -105,7 +205,7 @@ export class ScrollbackRing {
   }
 
   private byteAt(offset: number): number {
-    return this.buffer[offset % this.capacity] as number;
+    return (this.chunks[Math.floor(offset / CHUNK) - this.first] as Buffer)[offset % CHUNK] as number;
   }
 
   /** Moves `to` back so the range does not end inside a character that is not complete in it. */
@@ -121,20 +221,10 @@ export class ScrollbackRing {
   }
 
   private copy(from: number, to: number): Buffer {
-    const length = to - from;
     // every byte is written below: no need to zero it first
-    const out = Buffer.allocUnsafe(length);
-    const pos = from % this.capacity;
-    const first = Math.min(length, this.capacity - pos);
-    this.buffer.copy(out, 0, pos, pos + first);
-    if (first < length) this.buffer.copy(out, first, 0, length - first);
+    const out = Buffer.allocUnsafe(to - from);
+    let written = 0;
+    this.forEachPiece(from, to, (piece) => (written += piece.copy(out, written)));
     return out;
-  }
-
-  private rotateTo(pos: number): void {
-    if (pos === 0) return;
-    const copy = Buffer.from(this.buffer);
-    // bytes currently at [0, capacity) are offsets [total - capacity, total); place offset o at o % capacity
-    for (let i = 0; i < this.capacity; i++) this.buffer[(pos + i) % this.capacity] = copy[i] as number;
   }
 }

@@ -19,6 +19,8 @@ export interface ShellSpawn extends TerminalSpawn {
   owner: string;
   tag: string;
   scrollbackBytes: number;
+  /** The most lines the scrollback keeps (the byte cap holds too). */
+  scrollbackLines?: number | undefined;
   /** A tty graph stage shown as a shell: its lifetime belongs to the graph, not to shell_close. */
   stage?: string | undefined;
   /** How shell_run finds a command's output and exit code (shell-integration.ts); none for a stage. */
@@ -90,11 +92,15 @@ export class ShellSession {
     /** A terminal someone else owns (a tty graph stage's); by default the session spawns its own. */
     adopted?: Terminal,
   ) {
-    this.ring = new ScrollbackRing(spec.scrollbackBytes);
+    // the line cap never drops output a live viewer has yet to read (the byte cap holds the PTY before it)
+    this.ring = new ScrollbackRing(spec.scrollbackBytes, spec.scrollbackLines ?? Infinity, () => this.viewers.oldestCursor());
     this.cols = spec.cols;
     this.rows = spec.rows;
     this.startedAt = now;
-    this.screen = new ScreenMirror(this.ring, spec.cols, spec.rows, spec.screenScrollbackLines ?? 0);
+    const rules = rulesFor(spec.agent?.client ?? null);
+    // a client whose status rules read its screen keeps its emulator; any other shell has one only while needed
+    const readsScreen = rules.waiting.length > 0 || (rules.working ?? []).length > 0;
+    this.screen = new ScreenMirror(this.ring, spec.cols, spec.rows, spec.screenScrollbackLines ?? 0, { live: readsScreen });
     this.marks = spec.integration ? new ShellMarks(spec.integration.nonce) : null;
     this.status = new ShellStatusTracker(
       {
@@ -105,7 +111,7 @@ export class ShellSession {
         screen: () => this.screen.visibleLines(),
         commandRunning: () => this.marks?.last?.kind === 'C',
       },
-      rulesFor(spec.agent?.client ?? null),
+      rules,
       (status) => {
         for (const listener of [...this.statusListeners]) listener(status);
       },
@@ -129,7 +135,7 @@ export class ShellSession {
       this.marks?.feed(bytes, this.ring.end);
       this.ring.append(bytes);
       const now = Date.now();
-      this.screen.grew(now);
+      this.screen.grew(bytes, now);
       this.lastOutputAt = now;
       this.status.scanner.feed(bytes);
       this.status.output();

@@ -54,6 +54,13 @@ export class ShellViewers {
     return Math.min(256 * 1024, Math.floor(this.ring.capacity / 4));
   }
 
+  /** The oldest output a viewer that keeps acknowledging has yet to be sent (Infinity: none). */
+  oldestCursor(): number {
+    let oldest = Infinity;
+    for (const v of this.viewers) if (!v.stalled && v.cursor < oldest) oldest = v.cursor;
+    return oldest;
+  }
+
   attach(viewer: ShellViewer, from: number, high: number, low: number): ViewerState {
     const state: ViewerState = { viewer, cursor: from, unacked: 0, paused: false, high, low, lastAckAt: Date.now(), stalled: false };
     this.viewers.add(state);

@@ -79,7 +79,8 @@ describe('shells through a real MCP client over HTTP', () => {
   it('a 1 MiB page of everything a terminal writes arrives exactly as written on both eras, in an answer that is its own exact JSON, in the structured answer and at the end of the text', { timeout: 60_000 }, async () => {
     // every byte class JSON escapes or carries: control bytes, escape sequences, quotes, backslashes, DEL, and
     // UTF-8 of two, three and four bytes; the room writes large strings into the answer after the SDK (text-splices.ts)
-    const unit = 'y\t"q" \\ \u0001\u001b[1;31mé語😀\u007f\u2028\u0007\n';
+    // (four to a line: the scrollback keeps 10,000 lines, and the page must fit in them)
+    const unit = `${'y\t"q" \\ \u0001\u001b[1;31mé語😀\u007f\u2028\u0007'.repeat(4)}\n`;
     const content = unit.repeat(Math.ceil(900_000 / Buffer.byteLength(unit)));
     const file = `${home.root}/page.txt`;
     fs.writeFileSync(file, content);

@@ -109,4 +109,69 @@ describe('ScrollbackRing', () => {
     }
     expect(views).toBeGreaterThan(0);
   });
+
+  it('keeps the newest `capacity` bytes exactly across the chunks it grows by (a stream of any sizes and characters)', () => {
+    const ring = new ScrollbackRing(100_000);
+    let all = Buffer.alloc(0);
+    let seed = 7;
+    const random = (n: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
+    for (let i = 0; i < 400; i++) {
+      const part = Buffer.from('é漢😀abc\n'.repeat(1 + random(300)).slice(random(5)));
+      ring.append(part);
+      all = Buffer.concat([all, part]);
+      if (i % 40 !== 0) continue;
+      expect(ring.start).toBe(Math.max(0, all.length - 100_000));
+      const cursor = ring.start + random(ring.end - ring.start);
+      const r = ring.read(cursor, 1 + random(50_000));
+      // the range may move off a character's middle at either end: the bytes are the stream's own
+      expect(r.bytes.equals(all.subarray(r.start, r.next))).toBe(true);
+      expect(ring.readText(cursor, 60_000).text).toBe(all.subarray(ring.readText(cursor, 60_000).start, ring.readText(cursor, 60_000).next).toString('utf8'));
+    }
+    expect(ring.allocated).toBeLessThanOrEqual(100_000 + 3 * 16 * 1024);
+  });
+
+  it('grows with the output, not to its capacity at once', () => {
+    const ring = new ScrollbackRing(2 * 1024 * 1024, 10_000);
+    expect(ring.allocated).toBe(0);
+    ring.append(Buffer.from('$ '));
+    expect(ring.allocated).toBeLessThanOrEqual(16 * 1024);
+    for (let i = 0; i < 1000; i++) ring.append(Buffer.from(`line ${i} of some output\n`));
+    expect(ring.allocated).toBeLessThanOrEqual(48 * 1024);
+  });
+
+  it('keeps the newest `maxLines` lines (and the line being written), and says a cursor before them fell out', () => {
+    const ring = new ScrollbackRing(1024 * 1024, 1000);
+    for (let i = 0; i < 5000; i++) ring.append(Buffer.from(`line ${i}\n`));
+    ring.append(Buffer.from('$ partial'));
+    const r = ring.readText(0, 1024 * 1024);
+    expect(r.truncated).toBe(true);
+    expect(r.text.split('\n')).toHaveLength(1001);
+    expect(r.text.startsWith('line 4000\n')).toBe(true);
+    expect(r.text.endsWith('line 4999\n$ partial')).toBe(true);
+    // the memory of the lines let go is let go too
+    expect(ring.allocated).toBeLessThanOrEqual(32 * 1024);
+  });
+
+  it('keeps the byte cap for long lines whatever the line cap', () => {
+    const ring = new ScrollbackRing(64 * 1024, 1000);
+    for (let i = 0; i < 100; i++) ring.append(Buffer.from(`${String(i).padStart(3, '0')}${'x'.repeat(4092)}\n`));
+    expect(ring.end - ring.start).toBe(64 * 1024);
+    const lines = ring.readText(ring.start, 1024 * 1024).text.split('\n');
+    expect(lines.at(-2)?.startsWith('099')).toBe(true);
+    // once the lines are short again, the line cap counts only what the byte cap kept
+    for (let i = 0; i < 999; i++) ring.append(Buffer.from('y\n'));
+    expect(ring.readText(ring.start, 1024 * 1024).text.split('\n').filter((l) => l.startsWith('0'))).toHaveLength(1);
+    ring.append(Buffer.from('y\n'));
+    expect(ring.readText(ring.start, 1024 * 1024).text).toBe('y\n'.repeat(1000));
+  });
+
+  it('lets the line cap drop nothing a live viewer has not read yet (the byte cap still holds)', () => {
+    let viewer = 0;
+    const ring = new ScrollbackRing(64 * 1024, 10, () => viewer);
+    for (let i = 0; i < 100; i++) ring.append(Buffer.from(`line ${i}\n`));
+    expect(ring.start).toBe(0);
+    viewer = ring.end;
+    ring.append(Buffer.from('line 100\n'));
+    expect(ring.readText(ring.start, 4096).text.split('\n')).toHaveLength(11);
+  });
 });
