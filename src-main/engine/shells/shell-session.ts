@@ -4,6 +4,7 @@ import { spawnTerminal, type Terminal, type TerminalExit, type TerminalSpawn } f
 import { ScreenMirror } from '../terminal/screen-mirror';
 import { ShellMarks } from './shell-marks';
 import { rulesFor, ShellStatusTracker } from './shell-status';
+import { waitsForKeys } from './waits-for-keys';
 import type { ShellAgent, ShellStatus } from '../../common/methods/shells';
 import type { SentinelFamily } from './shell-integration';
 import { ShellViewers, type ShellViewer, type ViewerState } from './shell-viewers';
@@ -104,6 +105,7 @@ export class ShellSession {
         lastInputAt: () => this.lastInputAt,
         screen: () => this.screen.visibleLines(),
         commandRunning: () => this.marks?.last?.kind === 'C',
+        waitsForKeys: () => waitsForKeys(this.term.pid),
       },
       rulesFor(spec.agent?.client ?? null),
       (status) => {

@@ -96,6 +96,11 @@ export interface StatusInputs {
    * a quiet `sleep` or `make` is busy, not idle. Absent: the shell has no marks (a stage, a sentinel shell).
    */
   commandRunning?(): boolean;
+  /**
+   * The running command is at rest, waiting for keys on this terminal (a REPL at its prompt, an editor): a quiet
+   * command that reads idle, not busy. Absent or false: it is busy (a `sleep`, a build, a server).
+   */
+  waitsForKeys?(): boolean;
 }
 
 /** One shell's status, kept current by its output, its input and a quiet timer armed by output. */
@@ -207,7 +212,8 @@ export class ShellStatusTracker implements StatusSignals {
     if (!quiet) return this.flowing ?? { state: 'working' };
     // a plain shell (no client's rules): its marks tell a quiet command from a prompt
     if (!this.hasRules()) {
-      return this.inputs.commandRunning?.() ? { state: 'working', reason: 'a command is running' } : { state: 'idle' };
+      if (!this.inputs.commandRunning?.() || this.inputs.waitsForKeys?.()) return { state: 'idle' };
+      return { state: 'working', reason: 'a command is running' };
     }
     const seen = this.readScreen();
     return seen ? { state: seen.state, ...(seen.reason ? { reason: seen.reason } : {}) } : { state: 'idle' };
