@@ -164,7 +164,7 @@ export class ShellSession {
     if (!this.alive) return;
     this.term.write(bytes);
     this.lastInputAt = Date.now();
-    this.status.typed();
+    this.status.typed(bytes);
     this.inputs.push({ at, by, bytes: Buffer.byteLength(bytes) });
     if (this.inputs.length > 100) this.inputs.splice(0, this.inputs.length - 100);
   }

@@ -115,6 +115,12 @@ export class ShellStatusTracker implements StatusSignals {
   private flowing: { state: ShellState; reason?: string } | null = null;
   private sampler: NodeJS.Timeout | undefined;
   private sampledAt = 0;
+  /**
+   * The questions on screen when the person last answered (Enter, Esc, a letter or digit), by line, with how
+   * many times each was there: a question answered that the CLI leaves on screen (in its transcript above the
+   * new output) is not asked again; one more copy of it is a new question. Forgotten once off the screen.
+   */
+  private answered = new Map<string, number>();
 
   constructor(
     private readonly inputs: StatusInputs,
@@ -148,8 +154,12 @@ export class ShellStatusTracker implements StatusSignals {
     this.sample();
   }
 
-  /** The person (or an agent) typed: an answer clears "waiting" (the screen is read again at the next look). */
-  typed(): void {
+  /**
+   * The person (or an agent) typed `keys`: an answer clears "waiting" (the screen is read again at the next look),
+   * and the questions on screen as they answered are answered (moving in a menu with the arrows answers nothing).
+   */
+  typed(keys?: string): void {
+    if (keys !== undefined && answers(keys) && this.rules.waiting.length > 0) this.answered = questionsOn(this.rules.waiting, this.inputs.screen());
     this.attentionAt = 0;
     this.attentionText = null;
     this.flowing = null;
@@ -180,9 +190,21 @@ export class ShellStatusTracker implements StatusSignals {
   private readScreen(): { state: ShellState; reason?: string; alsoWorking?: boolean } | null {
     const lines = this.inputs.screen();
     const busy = matchAny(this.rules.working ?? [], lines);
-    const asking = matchAny(this.rules.waiting, lines);
+    const asking = this.unanswered(lines);
     if (asking) return { state: 'waiting', reason: asking, alsoWorking: busy !== null };
     if (busy) return { state: 'working', reason: busy };
+    return null;
+  }
+
+  /** The first question on screen the person has not answered yet (one answered and still shown is not asked). */
+  private unanswered(lines: string[]): string | null {
+    const now = questionsOn(this.rules.waiting, lines);
+    for (const [line, count] of this.answered) {
+      const shown = now.get(line) ?? 0;
+      if (shown === 0) this.answered.delete(line);
+      else this.answered.set(line, Math.min(count, shown));
+    }
+    for (const [line, count] of now) if (count > (this.answered.get(line) ?? 0)) return line;
     return null;
   }
 
@@ -237,6 +259,21 @@ export class ShellStatusTracker implements StatusSignals {
     }, wait);
     this.timer.unref();
   }
+}
+
+/** Keys that answer a question: Enter, a lone Esc, or a letter or digit (not arrows moving in its menu). */
+function answers(keys: string): boolean {
+  return /[\r\n]/.test(keys) || keys === '\x1b' || /^[\p{L}\p{N}]$/u.test(keys);
+}
+
+/** The lines on screen that a rule reads as a question (as matchAny describes them), each with its count. */
+function questionsOn(patterns: readonly RegExp[], lines: string[]): Map<string, number> {
+  const found = new Map<string, number>();
+  for (const line of lines) {
+    const asked = matchAny(patterns, [line]);
+    if (asked !== null) found.set(asked, (found.get(asked) ?? 0) + 1);
+  }
+  return found;
 }
 
 /** The first rule that matches one of the screen's lines, described as that line (trimmed). */
