@@ -23,7 +23,9 @@ export default defineConfig({
     hookTimeout: 30_000,
     reporters: ['default', './test/helpers/summary-reporter.ts'],
     projects: [
-      { extends: true, test: { name: 'default', include: ['test/**/*.test.ts'] } },
+      // the real agent CLIs, installed on first run into a cache outside the checkout when a file of the run needs
+      // them (test/helpers/real-clients-setup.ts); COMMONROOM_TEST_CLIENTS=skip skips those files instead
+      { extends: true, test: { name: 'default', include: ['test/**/*.test.ts'], globalSetup: ['test/helpers/real-clients-setup.ts'] } },
       // each look at the table runs `ps` (~20 ms on a Mac, 100 ms and more on a loaded shared CI box): the
       // restart rounds and shell cycles need more than the default budget there
       {

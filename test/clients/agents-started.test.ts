@@ -7,6 +7,7 @@ import type { AgentRunView } from '../../src-main/common/methods/agents';
 import type { ShellView } from '../../src-main/common/methods/shells';
 import { makeHome, REPO, type TestHome } from '../helpers/env';
 import { startServe, stopServe, type ServeProcess } from '../helpers/serve';
+import { realClients } from '../helpers/real-clients';
 
 /**
  * The real CLIs (test/clients/package.json), started by the room in its own terminals with their per-run
@@ -15,10 +16,8 @@ import { startServe, stopServe, type ServeProcess } from '../helpers/serve';
  * of its terminal. Their configuration lives in a home of the test's, which also holds "the user's own"
  * client configuration: it must be the same after as before.
  */
-const BIN = path.join(__dirname, 'node_modules', '.bin');
 const CLIENTS = ['claude', 'codex', 'gemini', 'opencode'] as const;
-const missing = CLIENTS.filter((c) => !fs.existsSync(path.join(BIN, c)));
-const reason = missing.length > 0 ? `not installed: ${missing.join(', ')}; run "npm install --prefix test/clients"` : '';
+const { bin: BIN, reason } = realClients(CLIENTS);
 /** Where real screens are written, to be looked at (and kept as fixtures when a client's screens change). */
 const SCREENS = path.join(REPO, 'test-output', 'agent-screens');
 

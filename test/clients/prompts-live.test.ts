@@ -12,10 +12,9 @@ import type { ShellView } from '../../src-main/common/methods/shells';
 import { makeRepo } from '../helpers/git-repo';
 import { startTestRunner, type TestRunner } from '../helpers/runner';
 import { startScriptedModel, type ScriptedModel } from '../helpers/scripted-model';
+import { realClients } from '../helpers/real-clients';
 
-const BIN = path.join(__dirname, 'node_modules', '.bin');
-const missing = ['claude', 'codex'].filter((c) => !fs.existsSync(path.join(BIN, c)));
-const reason = missing.length > 0 ? `not installed: ${missing.join(', ')}; run "npm install --prefix test/clients"` : '';
+const { bin: BIN, reason } = realClients(['claude', 'codex']);
 
 let model: ScriptedModel;
 let runner: TestRunner;

@@ -10,19 +10,18 @@ import { stripAnsi } from '../../src-main/common/ansi';
 import { connectSnippets } from '../../src-main/common/connect-snippets';
 import { makeHome, type TestHome } from '../helpers/env';
 import { runCe, startServe, stopServe, type ServeProcess } from '../helpers/serve';
+import { realClients } from '../helpers/real-clients';
 
 /**
- * The clients people use, installed from the npm registry at the versions in test/clients/package.json (by
- * .ci/run: `npm install --prefix test/clients`), each configured the way the room's own snippet says, in a home of
+ * The clients people use, installed from the npm registry at the versions in test/clients/package.json (found by
+ * test/helpers/real-clients.ts), each configured the way the room's own snippet says, in a home of
  * its own. No model or account is reachable here, so what runs is each client's own MCP check: `mcp list`
  * connects, initializes and lists like a session start does, and leaves its session open as it exits (none of
  * them sends DELETE). Forty in a row against one participant must all connect: the room closes the idlest
  * session at the cap instead of refusing the next one.
  */
-const BIN = path.join(__dirname, 'node_modules', '.bin');
 const CLIENTS = ['claude', 'gemini', 'opencode', 'mcp-remote'] as const;
-const missing = CLIENTS.filter((c) => !fs.existsSync(path.join(BIN, c)));
-const reason = missing.length > 0 ? `not installed: ${missing.join(', ')}; run "npm install --prefix test/clients"` : '';
+const { bin: BIN, reason } = realClients(CLIENTS);
 const run = promisify(execFile);
 
 let home: TestHome;

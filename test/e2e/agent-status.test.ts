@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO } from '../helpers/env';
+import { realClients } from '../helpers/real-clients';
 import { notesOf, recordNotifications } from './helpers/notifications';
 import { startUiRoom, type UiRoom } from './helpers/ui-room';
 
@@ -85,9 +86,8 @@ describe('an agent started in the room, on the Terminals screen', () => {
     expect(pageErrors).toEqual([]);
   });
 
-  const bin = path.join(REPO, 'test', 'clients', 'node_modules', '.bin');
-  const noGemini = !fs.existsSync(path.join(bin, 'gemini'));
-  it.skipIf(noGemini)(`is started from the Terminals screen's New agent: a real Gemini CLI, found on the PATH with its version, opens asking the person to sign in${noGemini ? ' (skipped: Gemini CLI is not installed for the tests; run "npm install --prefix test/clients")' : ''}`, { timeout: 90_000 }, async () => {
+  const { bin, reason: noGemini } = realClients(['gemini']);
+  it.skipIf(noGemini !== '')(`is started from the Terminals screen's New agent: a real Gemini CLI, found on the PATH with its version, opens asking the person to sign in${noGemini ? ` (skipped: ${noGemini})` : ''}`, { timeout: 90_000 }, async () => {
     const { page } = room;
     // the room process (this test's) finds clients on its PATH
     const savedPath = process.env.PATH;

@@ -23,7 +23,8 @@ export default class SummaryReporter implements Reporter {
           reasons.set(why, (reasons.get(why) ?? 0) + 1);
         }
       }
-      if (module.state() === 'failed' && [...module.children.allTests()].length === 0) failed++;
+      // a file that failed outside its tests (its import, a beforeAll) counts once, whatever its tests read
+      if (module.state() === 'failed' && ![...module.children.allTests()].some((t) => t.result().state === 'failed')) failed++;
     }
     const slowest = modules
       .map((m) => ({ file: path.relative(process.cwd(), m.moduleId), project: m.project.name, ms: m.diagnostic().duration }))

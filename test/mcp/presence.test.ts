@@ -27,12 +27,12 @@ async function presenceOf(name: string) {
   return participants.find((p) => p.name === name);
 }
 
-async function connect(name: string, mode: 'legacy' | 'auto'): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+async function connect(name: string, mode: 'legacy' | 'auto'): Promise<{ client: Client; transport: StreamableHTTPClientTransport; token: string }> {
   const added = await running.engine.call(operator(), 'participant_add', { name, capabilities: ['read', 'write'] });
   const client = new Client({ name, version: '1' }, { versionNegotiation: { mode } });
   const transport = new StreamableHTTPClientTransport(running.mcpUrl, { requestInit: { headers: { Authorization: `Bearer ${added.token}` } } });
   await client.connect(transport);
-  return { client, transport };
+  return { client, transport, token: added.token };
 }
 
 describe('presence through the MCP door', () => {
@@ -58,6 +58,25 @@ describe('presence through the MCP door', () => {
     expect(Date.parse(left?.disconnectedAt ?? '')).toBeGreaterThanOrEqual(Date.parse(seen?.lastCallAt ?? ''));
     expect(left?.lastSeenAt).toBe(left?.disconnectedAt);
     ui.close();
+  });
+
+  it('a client that goes away without closing its sessions (its process exited) reads not connected once its connections drop, and connected again when it comes back', async () => {
+    const first = await connect('gone-agent', 'legacy');
+    await first.client.callTool({ name: 'shell_list', arguments: {} });
+    // its GET stream is open (the SDK opens it after initialize), as a running client's is
+    await vi.waitFor(async () => expect((await presenceOf('gone-agent'))?.connections).toBe(1));
+    const sessionId = first.transport.sessionId;
+    expect(sessionId).toBeTruthy();
+    await first.client.close(); // no DELETE: its connections just drop
+    await vi.waitFor(async () => expect(await presenceOf('gone-agent')).toMatchObject({ connections: 0, sessions: [] }), { timeout: 10_000 });
+    expect(Date.parse((await presenceOf('gone-agent'))?.disconnectedAt ?? '')).not.toBeNaN();
+    // its session was not ended by that: the client resumes its stream, and reads connected again
+    const abort = new AbortController();
+    const stream = await fetch(running.mcpUrl, { headers: { Authorization: `Bearer ${first.token}`, Accept: 'text/event-stream', 'Mcp-Session-Id': sessionId ?? '', 'Mcp-Protocol-Version': '2025-06-18' }, signal: abort.signal });
+    expect(stream.status).toBe(200);
+    await vi.waitFor(async () => expect(await presenceOf('gone-agent')).toMatchObject({ connections: 1, sessions: [{ id: sessionId }] }));
+    abort.abort();
+    await vi.waitFor(async () => expect((await presenceOf('gone-agent'))?.connections).toBe(0), { timeout: 10_000 });
   });
 
   it('revoking a participant ends its sessions: it reads not connected at once', async () => {

@@ -4,6 +4,7 @@ import { spawnTerminal, type Terminal, type TerminalExit, type TerminalSpawn } f
 import { ScreenMirror } from '../terminal/screen-mirror';
 import { ShellMarks } from './shell-marks';
 import { rulesFor, ShellStatusTracker } from './shell-status';
+import { waitsForKeys } from './waits-for-keys';
 import type { ShellAgent, ShellStatus } from '../../common/methods/shells';
 import type { SentinelFamily } from './shell-integration';
 import { ShellViewers, type ShellViewer, type ViewerState } from './shell-viewers';
@@ -110,6 +111,7 @@ export class ShellSession {
         lastInputAt: () => this.lastInputAt,
         screen: () => this.screen.visibleLines(),
         commandRunning: () => this.marks?.last?.kind === 'C',
+        waitsForKeys: () => waitsForKeys(this.term.pid),
       },
       rules,
       (status) => {
@@ -168,7 +170,7 @@ export class ShellSession {
     if (!this.alive) return;
     this.term.write(bytes);
     this.lastInputAt = Date.now();
-    this.status.typed();
+    this.status.typed(bytes);
     this.inputs.push({ at, by, bytes: Buffer.byteLength(bytes) });
     if (this.inputs.length > 100) this.inputs.splice(0, this.inputs.length - 100);
   }

@@ -96,6 +96,11 @@ export interface StatusInputs {
    * a quiet `sleep` or `make` is busy, not idle. Absent: the shell has no marks (a stage, a sentinel shell).
    */
   commandRunning?(): boolean;
+  /**
+   * The running command is at rest, waiting for keys on this terminal (a REPL at its prompt, an editor): a quiet
+   * command that reads idle, not busy. Absent or false: it is busy (a `sleep`, a build, a server).
+   */
+  waitsForKeys?(): boolean;
 }
 
 /** One shell's status, kept current by its output, its input and a quiet timer armed by output. */
@@ -110,6 +115,12 @@ export class ShellStatusTracker implements StatusSignals {
   private flowing: { state: ShellState; reason?: string } | null = null;
   private sampler: NodeJS.Timeout | undefined;
   private sampledAt = 0;
+  /**
+   * The questions on screen when the person last answered (Enter, Esc, a letter or digit), by line, with how
+   * many times each was there: a question answered that the CLI leaves on screen (in its transcript above the
+   * new output) is not asked again; one more copy of it is a new question. Forgotten once off the screen.
+   */
+  private answered = new Map<string, number>();
 
   constructor(
     private readonly inputs: StatusInputs,
@@ -143,8 +154,12 @@ export class ShellStatusTracker implements StatusSignals {
     this.sample();
   }
 
-  /** The person (or an agent) typed: an answer clears "waiting" (the screen is read again at the next look). */
-  typed(): void {
+  /**
+   * The person (or an agent) typed `keys`: an answer clears "waiting" (the screen is read again at the next look),
+   * and the questions on screen as they answered are answered (moving in a menu with the arrows answers nothing).
+   */
+  typed(keys?: string): void {
+    if (keys !== undefined && answers(keys) && this.rules.waiting.length > 0) this.answered = questionsOn(this.rules.waiting, this.inputs.screen());
     this.attentionAt = 0;
     this.attentionText = null;
     this.flowing = null;
@@ -175,9 +190,21 @@ export class ShellStatusTracker implements StatusSignals {
   private readScreen(): { state: ShellState; reason?: string; alsoWorking?: boolean } | null {
     const lines = this.inputs.screen();
     const busy = matchAny(this.rules.working ?? [], lines);
-    const asking = matchAny(this.rules.waiting, lines);
+    const asking = this.unanswered(lines);
     if (asking) return { state: 'waiting', reason: asking, alsoWorking: busy !== null };
     if (busy) return { state: 'working', reason: busy };
+    return null;
+  }
+
+  /** The first question on screen the person has not answered yet (one answered and still shown is not asked). */
+  private unanswered(lines: string[]): string | null {
+    const now = questionsOn(this.rules.waiting, lines);
+    for (const [line, count] of this.answered) {
+      const shown = now.get(line) ?? 0;
+      if (shown === 0) this.answered.delete(line);
+      else this.answered.set(line, Math.min(count, shown));
+    }
+    for (const [line, count] of now) if (count > (this.answered.get(line) ?? 0)) return line;
     return null;
   }
 
@@ -207,7 +234,8 @@ export class ShellStatusTracker implements StatusSignals {
     if (!quiet) return this.flowing ?? { state: 'working' };
     // a plain shell (no client's rules): its marks tell a quiet command from a prompt
     if (!this.hasRules()) {
-      return this.inputs.commandRunning?.() ? { state: 'working', reason: 'a command is running' } : { state: 'idle' };
+      if (!this.inputs.commandRunning?.() || this.inputs.waitsForKeys?.()) return { state: 'idle' };
+      return { state: 'working', reason: 'a command is running' };
     }
     const seen = this.readScreen();
     return seen ? { state: seen.state, ...(seen.reason ? { reason: seen.reason } : {}) } : { state: 'idle' };
@@ -231,6 +259,21 @@ export class ShellStatusTracker implements StatusSignals {
     }, wait);
     this.timer.unref();
   }
+}
+
+/** Keys that answer a question: Enter, a lone Esc, or a letter or digit (not arrows moving in its menu). */
+function answers(keys: string): boolean {
+  return /[\r\n]/.test(keys) || keys === '\x1b' || /^[\p{L}\p{N}]$/u.test(keys);
+}
+
+/** The lines on screen that a rule reads as a question (as matchAny describes them), each with its count. */
+function questionsOn(patterns: readonly RegExp[], lines: string[]): Map<string, number> {
+  const found = new Map<string, number>();
+  for (const line of lines) {
+    const asked = matchAny(patterns, [line]);
+    if (asked !== null) found.set(asked, (found.get(asked) ?? 0) + 1);
+  }
+  return found;
 }
 
 /** The first rule that matches one of the screen's lines, described as that line (trimmed). */

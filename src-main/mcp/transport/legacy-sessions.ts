@@ -43,8 +43,13 @@ interface Session {
   posts: Set<http.ServerResponse>;
   /** Its own GET stream (opened without Last-Event-ID) is open. */
   standalone: boolean;
-  /** Ends this session's part in the participant's presence (safe to call twice). */
-  release: () => void;
+  /** A GET stream of its own was opened once: its client keeps one open while it runs. */
+  hadStream: boolean;
+  /**
+   * Ends this session's part in the participant's presence (safe to call twice); null while it has none: its
+   * client dropped every connection (it exited without closing the session), until its next request.
+   */
+  release: (() => void) | null;
   /** Where its tool calls hold their large strings until their answers are written (session-splices.ts). */
   splices: SessionSplices;
 }
@@ -82,6 +87,7 @@ export class LegacySessions {
         return sendRpcError(res, 403, RPC.sessionForbidden, 'this session belongs to another participant: initialize your own');
       }
       session.lastSeen = this.now();
+      this.present(sid, session);
       this.engine.presence.used(caller.name, sid);
       session.inFlight++;
       if (req.method === 'POST') session.posts.add(res);
@@ -99,8 +105,15 @@ export class LegacySessions {
           return sendRpcError(res, 405, RPC.transportRefused, "this session's GET stream is already open: its messages arrive there", { Allow: 'POST, DELETE' });
         }
         session.standalone = true;
+        session.hadStream = true;
         res.once('close', () => (session.standalone = false));
       }
+      // its client keeps its GET stream open while it runs: with that closed and nothing in flight, the client went
+      // away (nearly every client exits without closing its session), so it no longer reads connected; the session
+      // itself stays until it idles out, so a client that only lost its stream resumes it, and reads connected again
+      res.once('close', () => {
+        if (session.hadStream && !session.standalone && session.inFlight === 0 && this.sessions.get(sid) === session) this.absent(session);
+      });
       if (req.method === 'POST') session.splices.hold(req, res, caller, body);
       await session.transport.handleRequest(req, res, body);
       // a cancelled request gets no answer (the protocol says so), so the SDK would keep the POST stream that
@@ -161,9 +174,9 @@ export class LegacySessions {
       eventStore: new BoundedEventStore(this.limits.replayMessages),
       retryInterval: 1000,
       onsessioninitialized: (id) => {
-        const client = clientOf(initialize);
-        const release = this.engine.presence.connected(caller.name, { id, client, close: () => void this.closeSession(id) });
-        this.sessions.set(id, { transport, callerName: caller.name, client, lastSeen: this.now(), inFlight: 0, posts: new Set(), standalone: false, release, splices });
+        const session: Session = { transport, callerName: caller.name, client: clientOf(initialize), lastSeen: this.now(), inFlight: 0, posts: new Set(), standalone: false, hadStream: false, release: null, splices };
+        this.sessions.set(id, session);
+        this.present(id, session);
       },
       onsessionclosed: (id) => this.forget(id),
     });
@@ -221,9 +234,21 @@ export class LegacySessions {
     for (const [id, s] of this.sessions) if (s.inFlight === 0 && s.lastSeen < cutoff) void this.closeSession(id);
   }
 
+  /** The session counts in its participant's presence (again: a request after its client had gone). */
+  private present(id: string, session: Session): void {
+    session.release ??= this.engine.presence.connected(session.callerName, { id, client: session.client, close: () => void this.closeSession(id) });
+  }
+
+  /** The session no longer counts in its participant's presence (it stays in the table). */
+  private absent(session: Session): void {
+    session.release?.();
+    session.release = null;
+  }
+
   /** The session ended: it leaves the table and the participant's presence. */
   private forget(id: string): void {
-    this.sessions.get(id)?.release();
+    const session = this.sessions.get(id);
+    if (session) this.absent(session);
     this.sessions.delete(id);
   }
 

@@ -172,3 +172,70 @@ describe('a client that keeps drawing while it asks (its screen read at a steady
     t.dispose();
   });
 });
+
+describe('an answered question the CLI leaves on screen', () => {
+  // Claude Code's real MCP permission screen (fixtures/screens/claude-code.mcp-permission.waiting.txt), as a CLI
+  // that keeps its transcript shows it once answered: the question where it was, the tool's answer below it
+  const asking = fs.readFileSync(path.join(__dirname, 'fixtures', 'screens', 'claude-code.mcp-permission.waiting.txt'), 'utf8').split('\n').filter((l) => l.trim() !== '');
+  const answeredBelow = [...asking, '', '● commonroom - room_info (MCP)', '  ⎿  {"schemaVersion": 7, …}', '', '● Done: the tool answered.', '', '❯ '];
+
+  function quiet(lines: () => string[]) {
+    let now = 5_000_000;
+    let lastOutput = now;
+    const t = new ShellStatusTracker(
+      { alive: () => true, exitCode: () => null, lastOutputAt: () => lastOutput, lastInputAt: () => 0, screen: lines },
+      SHELL_STATUS_RULES['claude-code'] ?? { waiting: [] },
+      () => undefined,
+      () => now,
+    );
+    /** Output, then quiet past the quiet time: the screen is read. */
+    const settle = () => {
+      lastOutput = now;
+      t.output();
+      now += 2_000;
+      t.typed(''); // a look (typing nothing answers nothing)
+      return t.status;
+    };
+    return { t, settle };
+  }
+
+  it('reads idle once answered (Enter), though its words are still on screen', () => {
+    let lines = asking;
+    const { t, settle } = quiet(() => lines);
+    expect(settle()).toMatchObject({ state: 'waiting', reason: 'Do you want to proceed?' });
+    t.typed('\r');
+    lines = answeredBelow;
+    expect(settle().state).toBe('idle');
+    t.dispose();
+  });
+
+  it('arrows moving in its menu answer nothing: still waiting', () => {
+    const { t, settle } = quiet(() => asking);
+    expect(settle().state).toBe('waiting');
+    t.typed('\x1b[B');
+    expect(settle().state).toBe('waiting');
+    t.dispose();
+  });
+
+  it('the same question asked again (a second copy below the answered one) is waiting', () => {
+    let lines = asking;
+    const { t, settle } = quiet(() => lines);
+    t.typed('1');
+    lines = answeredBelow;
+    expect(settle().state).toBe('idle');
+    lines = [...answeredBelow, ...asking.slice(-6)];
+    expect(settle()).toMatchObject({ state: 'waiting', reason: 'Do you want to proceed?' });
+    t.dispose();
+  });
+
+  it('once off the screen it is forgotten: the same question shown again is waiting', () => {
+    let lines = asking;
+    const { t, settle } = quiet(() => lines);
+    t.typed('\r');
+    lines = ['● Done: the tool answered.', '❯ '];
+    expect(settle().state).toBe('idle');
+    lines = asking;
+    expect(settle().state).toBe('waiting');
+    t.dispose();
+  });
+});
