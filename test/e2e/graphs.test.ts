@@ -181,13 +181,16 @@ describe('graphs in the browser', () => {
     }
     const run = await tool<{ graphId: string }>('tasks_run', { name: 'lattice of 256 stages', maxParallel: 8, stages });
     await showGraph(run.graphId);
-    // a graph this big opens focused at a readable zoom (initial-view.ts); fit view shows it whole
+    // a graph this big opens focused at a readable zoom (initial-view.ts); fit view frames what matters, readable
     await page.getByTestId('dag-focus-note').waitFor({ timeout: 60_000 });
     await page.getByRole('button', { name: /fit view/i }).click();
     // the person chose the view: it stays put while the lattice runs (no refit as the header's counts change)
     await graphViewSettled(page);
-    await node('s0-3').click();
+    // the finder goes to a stage wherever it is (only the stages near the view are drawn at this size)
+    await page.getByLabel('Find a stage').fill('s0-3');
+    await page.getByLabel('Find a stage').press('Enter');
     await expect.poll(() => page.locator('.stage-panel-head h3').innerText()).toBe('s0-3');
+    await node('s0-3').click();
     // still live: the lattice ends and the page shows it
     await expect.poll(() => page.getByTestId('graph-state').innerText(), { timeout: 150_000 }).toContain('completed');
     await page.screenshot({ path: outputFile('graphs-lattice-light.png') });

@@ -91,10 +91,14 @@ export function createGraphsStore(client: EngineClient): StoreApi<GraphsSlice> &
       const graphId = get().selectedGraphId;
       if (!graphId) return;
       try {
-        const [topology, status] = await Promise.all([
-          client.call('tasks_graph', { graphId }),
-          client.call('tasks_status', { graphId }),
-        ]);
+        const reading = client.call('tasks_graph', { graphId });
+        const statusRead = client.call('tasks_status', { graphId });
+        statusRead.catch(() => undefined); // awaited below; an early failure of the topology read must not leave it unhandled
+        const topology = await reading;
+        if (get().selectedGraphId !== graphId) return;
+        // a graph just chosen is drawn from its topology at once: the stage details (attempts, times) follow
+        if (get().topology === null) set({ topology });
+        const status = await statusRead;
         if (get().selectedGraphId !== graphId) return;
         // stage events queued so far were committed before this read answered (the link keeps their order):
         // the read has them, and applying them after it could set a stage back
