@@ -44,7 +44,7 @@ async function visibleText(): Promise<{ labels: number; minPx: number; minIdBox:
     let labels = 0;
     let minPx = Infinity;
     let minIdBox = Infinity;
-    for (const el of document.querySelectorAll<HTMLElement>('.stage-node-id, .stage-node-state, .stage-node-detail')) {
+    for (const el of Array.from(document.querySelectorAll<HTMLElement>('.stage-node-id, .stage-node-state, .stage-node-detail'))) {
       const r = el.getBoundingClientRect();
       if (r.right <= dag.left || r.left >= dag.right || r.bottom <= dag.top || r.top >= dag.bottom) continue;
       minPx = Math.min(minPx, parseFloat(getComputedStyle(el).fontSize) * m.a);

@@ -115,6 +115,20 @@ describe('graphs in the browser', () => {
     expect(status.graph.owner).not.toBe('agent');
   });
 
+  it('"Re-run failed stages" runs only the stages that did not complete, through the UI door', async () => {
+    const before = await page.locator('.graph-row.active').getAttribute('data-graph-id');
+    await expect.poll(() => page.getByTestId('graph-state').innerText(), { timeout: 15_000 }).toMatch(/failed/);
+    await page.getByRole('button', { name: 'Re-run failed stages' }).click();
+    await expect.poll(() => page.locator('.graph-row.active').getAttribute('data-graph-id')).not.toBe(before);
+    const onlyId = (await page.locator('.graph-row.active').getAttribute('data-graph-id')) ?? '';
+    const topology = await runner.engine.call(runner.engine.operator(), 'tasks_graph', { graphId: onlyId });
+    // c failed and d was skipped; a and b completed and are not run again
+    expect(topology.stages.map((s) => s.id).sort()).toEqual(['c', 'd']);
+    expect(topology.stages.find((s) => s.id === 'd')?.dependsOn).toEqual(['c']);
+    await expect.poll(() => page.locator('.react-flow__node').count()).toBe(2);
+    await expect.poll(() => page.getByRole('status').innerText()).toContain('The 2 stages that did not complete re-run as a new graph.');
+  });
+
   it('cancel stage from the UI ends a running stage: its process is gone', async () => {
     const marker = markedSleep();
     const run = await tool<{ graphId: string }>('tasks_run', {

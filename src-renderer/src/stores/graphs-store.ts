@@ -51,7 +51,8 @@ export interface GraphsSlice {
   loadMore(): Promise<void>;
   refreshGraph(): Promise<void>;
   cancel(stageId?: string): Promise<void>;
-  rerun(): Promise<void>;
+  /** Runs the graph again as a new one; `only: 'failed'`: just the stages that did not complete. */
+  rerun(only?: 'failed'): Promise<void>;
   applyEvent(event: EventView): void;
   dismissError(): void;
 }
@@ -237,14 +238,14 @@ export function createGraphsStore(client: EngineClient): StoreApi<GraphsSlice> &
         }
         await readGraph();
       },
-      async rerun() {
+      async rerun(only) {
         const graphId = get().selectedGraphId;
         if (!graphId) return;
         try {
-          const result = await client.call('tasks_rerun', { graphId });
+          const result = await client.call('tasks_rerun', { graphId, ...(only ? { only } : {}) });
           await readList();
           get().selectGraph(result.graphId);
-          set({ notice: 'Re-run submitted as a new graph.' });
+          set({ notice: only ? `The ${result.stages.length} stage${result.stages.length === 1 ? '' : 's'} that did not complete re-run as a new graph.` : 'Re-run submitted as a new graph.' });
         } catch (error) {
           set({ error: describe(error, 'could not re-run the graph') });
         }

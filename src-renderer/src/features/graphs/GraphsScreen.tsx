@@ -114,9 +114,14 @@ function GraphDetail(props: { onOpenTerminal(): void }): React.JSX.Element {
             </button>
           )}
           {isEnded(graph.state) && graph.state !== 'completed' && (
-            <button type="button" onClick={() => void store.getState().rerun()}>
-              Re-run graph
-            </button>
+            <>
+              <button type="button" title="Only the stages that did not complete (failed, skipped, cancelled): the completed ones are not run again" onClick={() => void store.getState().rerun('failed')}>
+                Re-run failed stages
+              </button>
+              <button type="button" onClick={() => void store.getState().rerun()}>
+                Re-run graph
+              </button>
+            </>
           )}
         </div>
       </header>
