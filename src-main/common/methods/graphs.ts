@@ -98,7 +98,9 @@ export const GRAPH_METHODS = {
       'only: "failed" runs only the stages that did not complete (failed, and those skipped or cancelled), each with ' +
       'its dependencies among them; the stages that completed are not run again.',
     capability: 'write',
-    input: lazily(() => z.object({ graphId: graphId(), only: z.enum(['failed']).optional() }).strict()),
+    input: lazily(() =>
+      z.object({ graphId: graphId(), only: z.enum(['failed']).optional().describe('"failed": only the stages that did not complete (failed, skipped or cancelled); omitted: every stage') }).strict(),
+    ),
     mcpTool: true,
   },
   tasks_graph: {
