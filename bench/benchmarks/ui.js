@@ -1,14 +1,15 @@
 // ui: the person's view in real Chromium against `commonroom serve`.
-//  - graph view: from clicking a 1,000-stage graph (25×40 lattice) in the list until its nodes are on the
-//    canvas (ELK layout in its worker, React Flow's first paint), against the same browser drawing 1,000
-//    positioned boxes and their edges as plain DOM + SVG (the floor of putting that many things on screen);
-//    then the same for the largest graph the room accepts, 10,000 stages (250×40, laid out without ELK).
+//  - graph view: from clicking a 1,000-stage graph (25×40 lattice) in the list until every stage in its view is
+//    painted with its name (linear layout, the stages near the view through React Flow), against its floor:
+//    "data + linear layout + visible boxes" built bare in the same page (parse the topology JSON, the same
+//    linear pass, the boxes that meet a canvas of the app's size as plain DOM + SVG); then the same for the
+//    largest graph the room accepts, 10,000 stages (250×40). Goal: 1,000 ≤ 2× the floor; 10,000 ≤ 1 s.
 //  - terminal view: a command writes V bytes through a shell the page shows live (the UI door's viewer with
 //    flow control: the PTY is paused rather than bytes dropped), until the terminal shows the end marker,
 //    against raw node-pty in this process reading the same command's output, and against its floor: a page with
 //    nothing but xterm.js (made as the app makes it) in the same browser, fed over a loopback WebSocket by
 //    bench/lib/bare-relay.js (raw node-pty, the room's frames and flow control), timed the same way.
-/* global document, requestAnimationFrame -- the functions passed to page.evaluate run in the browser */
+/* global document, requestAnimationFrame -- the functions passed to page.evaluate and waitForFunction run in the browser */
 import fs from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import * as pty from 'node-pty';
@@ -41,60 +42,111 @@ export function lattice(rows, cols) {
   return stages;
 }
 
-/** The floor: the same number of positioned boxes with labels and their edges, drawn as plain DOM + SVG. */
-async function bareDraw(page, rows, cols) {
+/**
+ * The floor of the graph view: "read the data, linear layout, draw the visible boxes", built bare in the same
+ * page. It asks the room for the graph's topology over the page's own link (the same door and the same answer
+ * the app reads), parses it, lays it out in layers (the same one linear pass the app uses, written out here), and
+ * draws the stages that meet a canvas of the app's size at its readable zoom (11/13) as plain DOM boxes (id,
+ * state, what it waits on) with their edges as SVG, until two frames are painted.
+ */
+async function bareDraw(page, graphId) {
   return page.evaluate(
-    ([rows, cols]) =>
-      new Promise((resolve) => {
+    (graphId) =>
+      new Promise((resolve, reject) => {
+        const dag = document.querySelector('[data-testid="graph-dag"]')?.getBoundingClientRect() ?? { width: 1000, height: 600 };
+        const socket = (globalThis.benchSockets ?? []).filter((s) => s.readyState === 1).at(-1);
+        if (!socket) return reject(new Error('the page has no open link to the room'));
+        const id = 1_000_000_000 + Math.floor(Math.random() * 1_000_000);
         const t = performance.now();
-        const host = document.createElement('div');
-        host.style.cssText = 'position:fixed;inset:0;overflow:hidden;background:#fff;z-index:99999';
-        const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
-        svg.setAttribute('width', String(cols * 200));
-        svg.setAttribute('height', String(rows * 80));
-        svg.style.cssText = 'position:absolute;left:0;top:0';
-        for (let r = 0; r < rows; r++) {
-          for (let c = 0; c < cols; c++) {
+        const onMessage = (e) => {
+          if (typeof e.data !== 'string' || !e.data.startsWith('{"t":"result"') || !e.data.includes(`"id":${id},`)) return;
+          socket.removeEventListener('message', onMessage);
+          draw(JSON.parse(e.data).value.stages);
+        };
+        socket.addEventListener('message', onMessage);
+        socket.send(JSON.stringify({ t: 'call', id, method: 'tasks_graph', input: { graphId } }));
+        const draw = (stages) => {
+          const W = 190, H = 64, GX = 60, GY = 24, zoom = 11 / 13;
+          const index = new Map(stages.map((s, i) => [s.id, i]));
+          const layer = new Array(stages.length).fill(0);
+          const waiting = new Array(stages.length).fill(0);
+          const dependents = stages.map(() => []);
+          stages.forEach((s, i) => s.dependsOn.forEach((d) => { const f = index.get(d); if (f !== undefined) { dependents[f].push(i); waiting[i]++; } }));
+          const queue = [];
+          stages.forEach((_, i) => waiting[i] === 0 && queue.push(i));
+          for (let h = 0; h < queue.length; h++) for (const j of dependents[queue[h]]) { layer[j] = Math.max(layer[j], layer[queue[h]] + 1); if (--waiting[j] === 0) queue.push(j); }
+          const rows = new Map();
+          const pos = stages.map((_, i) => { const r = rows.get(layer[i]) ?? 0; rows.set(layer[i], r + 1); return { x: 24 + layer[i] * (W + GX) * zoom, y: 24 + r * (H + GY) * zoom }; });
+          const seen = (p) => p.x < dag.width && p.y < dag.height && p.x + W * zoom > 0 && p.y + H * zoom > 0;
+          const host = document.createElement('div');
+          host.style.cssText = `position:fixed;left:0;top:0;width:${dag.width}px;height:${dag.height}px;overflow:hidden;background:#fff;z-index:99999`;
+          const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+          svg.setAttribute('width', String(dag.width));
+          svg.setAttribute('height', String(dag.height));
+          svg.style.cssText = 'position:absolute;left:0;top:0';
+          stages.forEach((s, i) => {
+            if (!seen(pos[i])) return;
             const box = document.createElement('div');
-            box.textContent = `s${r}_${c} pending`;
-            box.style.cssText = `position:absolute;left:${c * 200}px;top:${r * 80}px;width:160px;height:44px;border:1px solid #999;border-radius:6px;font:12px sans-serif`;
+            box.innerHTML = `<b>${s.id}</b><div>${s.state}</div><div>${s.dependsOn.length ? `waits on ${s.dependsOn.join(', ')}` : ''}</div>`;
+            box.style.cssText = `position:absolute;left:${pos[i].x}px;top:${pos[i].y}px;width:${W * zoom}px;height:${H * zoom}px;border:1px solid #999;border-radius:6px;font:11px sans-serif`;
             host.appendChild(box);
-            for (const [dr, dc] of [[-1, 0], [0, -1]]) {
-              if (r + dr < 0 || c + dc < 0) continue;
+            for (const d of s.dependsOn) {
+              const f = pos[index.get(d)];
+              if (!f) continue;
               const line = document.createElementNS('http://www.w3.org/2000/svg', 'path');
-              line.setAttribute('d', `M${(c + dc) * 200 + 80},${(r + dr) * 80 + 44} L${c * 200 + 80},${r * 80}`);
+              line.setAttribute('d', `M${f.x + W * zoom},${f.y + (H * zoom) / 2} L${pos[i].x},${pos[i].y + (H * zoom) / 2}`);
               line.setAttribute('stroke', '#999');
               svg.appendChild(line);
             }
-          }
-        }
-        host.appendChild(svg);
-        document.body.appendChild(host);
-        host.getBoundingClientRect();
-        requestAnimationFrame(() =>
-          requestAnimationFrame(() => {
-            const ms = performance.now() - t;
-            host.remove();
-            resolve(ms);
-          }),
-        );
+          });
+          host.appendChild(svg);
+          document.body.appendChild(host);
+          host.getBoundingClientRect();
+          requestAnimationFrame(() =>
+            requestAnimationFrame(() => {
+              const ms = performance.now() - t;
+              host.remove();
+              resolve(ms);
+            }),
+          );
+        };
       }),
-    [rows, cols],
+    graphId,
   );
 }
 
-/** Click the small graph, then the big one, and time until the big one's nodes are painted. */
-export async function drawGraph(page, smallId, bigId) {
-  await page.locator(`.graph-row[data-graph-id="${smallId}"]`).click();
-  await page.locator('.react-flow__node').first().waitFor();
-  const t = performance.now();
-  await page.locator(`.graph-row[data-graph-id="${bigId}"]`).click();
-  await page.waitForFunction((id) => {
+/**
+ * Clicks graph `id` in the list and resolves, in the page, with the time until every stage its view shows is
+ * painted with its name (the app's `data-in-view`, counted from its layout and viewport; far out, its canvas
+ * drawn), and one more frame. Timed in the page, as the floor is: no round trip to this process is counted.
+ */
+function clickAndTimePainted(id) {
+  const painted = () => {
     const dag = document.querySelector('[data-testid="graph-dag"]');
-    return dag && document.querySelector('.graph-row.active')?.getAttribute('data-graph-id') === id && dag.querySelectorAll('.react-flow__node').length > 0;
-  }, bigId, { timeout: 120_000, polling: 'raf' });
-  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r(null))));
-  return performance.now() - t;
+    if (!dag || document.querySelector('.graph-row.active')?.getAttribute('data-graph-id') !== id) return false;
+    const want = Number(dag.getAttribute('data-in-view') ?? 0);
+    if (!(want > 0)) return false;
+    if (dag.getAttribute('data-lod') === 'overview') return dag.querySelector('[data-testid="dag-overview"]')?.dataset.drawn !== undefined;
+    const r = dag.getBoundingClientRect();
+    let n = 0;
+    for (const node of dag.querySelectorAll('.react-flow__node')) {
+      const b = node.getBoundingClientRect();
+      if (b.right > r.left && b.left < r.right && b.bottom > r.top && b.top < r.bottom && b.width > 0 && node.querySelector('.stage-node-id')?.textContent) n++;
+    }
+    return n >= want;
+  };
+  return new Promise((resolve) => {
+    const t = performance.now();
+    document.querySelector(`.graph-row[data-graph-id="${id}"]`).click();
+    const tick = () => (painted() ? requestAnimationFrame(() => resolve(performance.now() - t)) : requestAnimationFrame(tick));
+    tick();
+  });
+}
+
+/** Click the small graph, then time the big one from its click until every stage in its view is painted. */
+export async function drawGraph(page, smallId, bigId) {
+  await page.evaluate(clickAndTimePainted, smallId);
+  return page.evaluate(clickAndTimePainted, bigId);
 }
 
 export async function rawStream(bytes) {
@@ -152,6 +204,16 @@ export default {
     try {
       if (!uiUrl) throw new Error(`the serve banner names no UI address:\n${room.output()}`);
       const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+      // the graph floor asks the room over the page's own link: keep a hand on the page's sockets
+      await page.addInitScript(() => {
+        const Native = globalThis.WebSocket;
+        globalThis.WebSocket = class extends Native {
+          constructor(...args) {
+            super(...args);
+            (globalThis.benchSockets ??= []).push(this);
+          }
+        };
+      });
       await page.goto(uiUrl);
       await page.getByTestId('link-state').filter({ hasText: 'connected' }).waitFor();
 
@@ -176,15 +238,38 @@ export default {
         const timed = await alternate(
           rounds,
           () => drawGraph(page, smallId, graphId),
-          () => bareDraw(page, r, c),
+          () => bareDraw(page, graphId),
         );
-        log(`graph view ${r * c} stages: ${fmtMs(median(timed.ours))} (bare DOM ${fmtMs(median(timed.baseline))})`);
+        log(`graph view ${r * c} stages: ${fmtMs(median(timed.ours))} (floor: data + linear layout + visible boxes ${fmtMs(median(timed.baseline))})`);
         return { rounds: timed, ms: median(timed.ours), bareMs: median(timed.baseline) };
       };
       const graph = await drawn(bigId, rows, cols);
       const { ms: drawMs, bareMs } = graph;
       const huge = await drawn(hugeId, hugeRows, hugeCols);
       const { ms: hugeMs, bareMs: hugeBareMs } = huge;
+
+      const graphRows = [
+        {
+          name: `ui graph view, ${rows * cols}-stage lattice`,
+          ours: `${fmtMs(drawMs)} click to every visible stage painted`,
+          baseline: `${fmtMs(bareMs)} floor: the topology read over the page's link, linear layout, the visible boxes + edges as plain DOM + SVG`,
+          ratio: `${fmt(drawMs / bareMs, 1)}× ±${fmt(spreadPct(graph.rounds.ours), 0)}%`,
+          goal: '≤ 2× the floor',
+          met: drawMs <= 2 * bareMs,
+          figures: { rounds: graph.rounds },
+        },
+        {
+          name: `ui graph view, ${(hugeRows * hugeCols).toLocaleString('en-US')}-stage lattice`,
+          ours: `${fmtMs(hugeMs)} click to every visible stage painted`,
+          baseline: `${fmtMs(hugeBareMs)} floor: the topology read over the page's link, linear layout, the visible boxes + edges as plain DOM + SVG`,
+          ratio: `${fmt(hugeMs / hugeBareMs, 1)}× ±${fmt(spreadPct(huge.rounds.ours), 0)}%`,
+          goal: 'drawn in ≤ 1 s',
+          met: hugeMs <= 1000,
+          figures: { rounds: huge.rounds },
+        },
+      ];
+      // BENCH_UI_ONLY=graph: the graph rows alone (the terminal rows take minutes on a loaded box)
+      if (process.env.BENCH_UI_ONLY === 'graph') return graphRows;
 
       const { shell } = await callTool(client, 'shell_open', { shell: '/bin/sh', args: [], env: SHELL_ENV, name: 'bench stream' });
       await page.getByRole('button', { name: /Terminals/ }).click();
@@ -221,24 +306,7 @@ export default {
       const ratio = rawMs / viewMs;
       log(`terminal view ${mb} MB: ${fmtMs(viewMs)} (raw node-pty ${fmtMs(rawMs)}, xterm.js alone on a bare relay ${fmtMs(floorMs)})`);
       return [
-        {
-          name: `ui graph view, ${rows * cols}-stage lattice`,
-          ours: `${fmtMs(drawMs)} click to painted`,
-          baseline: `${fmtMs(bareMs)} plain DOM boxes + SVG edges`,
-          ratio: `${fmt(drawMs / bareMs, 1)}× ±${fmt(spreadPct(graph.rounds.ours), 0)}%`,
-          goal: 'none set (issue: measured)',
-          met: null,
-          figures: { rounds: graph.rounds },
-        },
-        {
-          name: `ui graph view, ${(hugeRows * hugeCols).toLocaleString('en-US')}-stage lattice`,
-          ours: `${fmtMs(hugeMs)} click to painted`,
-          baseline: `${fmtMs(hugeBareMs)} plain DOM boxes + SVG edges`,
-          ratio: `${fmt(hugeMs / hugeBareMs, 1)}× ±${fmt(spreadPct(huge.rounds.ours), 0)}%`,
-          goal: 'drawn (issue: 10,000 stages accepted, scheduled and drawn)',
-          met: Number.isFinite(hugeMs),
-          figures: { rounds: huge.rounds },
-        },
+        ...graphRows,
         {
           name: `ui terminal view, ${mb} MB live (viewer with flow control)`,
           ours: `${fmt(mb / (viewMs / 1000), 1)} MB/s to the screen, end marker shown`,

@@ -115,6 +115,20 @@ describe('graphs in the browser', () => {
     expect(status.graph.owner).not.toBe('agent');
   });
 
+  it('"Re-run failed stages" runs only the stages that did not complete, through the UI door', async () => {
+    const before = await page.locator('.graph-row.active').getAttribute('data-graph-id');
+    await expect.poll(() => page.getByTestId('graph-state').innerText(), { timeout: 15_000 }).toMatch(/failed/);
+    await page.getByRole('button', { name: 'Re-run failed stages' }).click();
+    await expect.poll(() => page.locator('.graph-row.active').getAttribute('data-graph-id')).not.toBe(before);
+    const onlyId = (await page.locator('.graph-row.active').getAttribute('data-graph-id')) ?? '';
+    const topology = await runner.engine.call(runner.engine.operator(), 'tasks_graph', { graphId: onlyId });
+    // c failed and d was skipped; a and b completed and are not run again
+    expect(topology.stages.map((s) => s.id).sort()).toEqual(['c', 'd']);
+    expect(topology.stages.find((s) => s.id === 'd')?.dependsOn).toEqual(['c']);
+    await expect.poll(() => page.locator('.react-flow__node').count()).toBe(2);
+    await expect.poll(() => page.getByRole('status').innerText()).toContain('The 2 stages that did not complete re-run as a new graph.');
+  });
+
   it('cancel stage from the UI ends a running stage: its process is gone', async () => {
     const marker = markedSleep();
     const run = await tool<{ graphId: string }>('tasks_run', {
@@ -181,13 +195,16 @@ describe('graphs in the browser', () => {
     }
     const run = await tool<{ graphId: string }>('tasks_run', { name: 'lattice of 256 stages', maxParallel: 8, stages });
     await showGraph(run.graphId);
-    // a graph this big opens focused at a readable zoom (initial-view.ts); fit view shows it whole
+    // a graph this big opens focused at a readable zoom (initial-view.ts); fit view frames what matters, readable
     await page.getByTestId('dag-focus-note').waitFor({ timeout: 60_000 });
     await page.getByRole('button', { name: /fit view/i }).click();
     // the person chose the view: it stays put while the lattice runs (no refit as the header's counts change)
     await graphViewSettled(page);
-    await node('s0-3').click();
+    // the finder goes to a stage wherever it is (only the stages near the view are drawn at this size)
+    await page.getByLabel('Find a stage').fill('s0-3');
+    await page.getByLabel('Find a stage').press('Enter');
     await expect.poll(() => page.locator('.stage-panel-head h3').innerText()).toBe('s0-3');
+    await node('s0-3').click();
     // still live: the lattice ends and the page shows it
     await expect.poll(() => page.getByTestId('graph-state').innerText(), { timeout: 150_000 }).toContain('completed');
     await page.screenshot({ path: outputFile('graphs-lattice-light.png') });

@@ -23,9 +23,9 @@ describe('initial view of a graph', () => {
   });
 
   it('says what it shows while focused, and nothing when whole', () => {
-    expect(focusNote({ kind: 'focus', ids: ['x'], reason: 'failed' }, 500)).toBe('500 stages: showing the first failed stage. Fit view shows them all; the minimap shows where you are.');
+    expect(focusNote({ kind: 'focus', ids: ['x'], reason: 'failed' }, 500)).toBe('500 stages: showing the first failed stage at a readable size. The minimap shows the rest; "Whole graph" or zooming out shows every stage as a coloured box.');
     expect(focusNote({ kind: 'all' }, 3)).toBeNull();
-    expect(focusNote({ kind: 'focus', ids: ['s0_0'], reason: 'running' }, 10_000)).toMatch(/^10,000 stages: showing the running stages\./);
+    expect(focusNote({ kind: 'focus', ids: ['s0_0'], reason: 'running' }, 10_000)).toMatch(/^10,000 stages: showing the running stages at a readable size\./);
   });
 
   it('a canvas not measured yet never focuses (it is framed again once it has a size)', () => {

@@ -94,9 +94,13 @@ export const GRAPH_METHODS = {
   tasks_rerun: {
     description:
       'Run an ended graph again: submits a new graph with the same spec (name, stages, maxParallel, onFailure), owned by ' +
-      'you. Returns the new graph like tasks_run. A graph still pending or running is refused: cancel it first or wait.',
+      'you. Returns the new graph like tasks_run. A graph still pending or running is refused: cancel it first or wait. ' +
+      'only: "failed" runs only the stages that did not complete (failed, and those skipped or cancelled), each with ' +
+      'its dependencies among them; the stages that completed are not run again.',
     capability: 'write',
-    input: lazily(() => z.object({ graphId: graphId() }).strict()),
+    input: lazily(() =>
+      z.object({ graphId: graphId(), only: z.enum(['failed']).optional().describe('"failed": only the stages that did not complete (failed, skipped or cancelled); omitted: every stage') }).strict(),
+    ),
     mcpTool: true,
   },
   tasks_graph: {

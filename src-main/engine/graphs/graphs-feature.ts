@@ -130,13 +130,23 @@ export function graphsFeature(ctx: EngineContext, tasks: TaskService, terminalHo
     };
   }
 
-  /** The same spec as an ended graph, submitted again by the caller as a new graph (its own id, logs, events). */
+  /**
+   * The same spec as an ended graph, submitted again by the caller as a new graph (its own id, logs, events); with
+   * only: 'failed', just the stages that did not complete.
+   */
   function rerun(caller: Caller, input: MethodInput<'tasks_rerun'>): MethodOutputs['tasks_rerun'] {
     const g = visibleGraph(repo, caller, input.graphId);
     if (g.state === 'pending' || g.state === 'running') {
       throw new RoomError('CONFLICT', `graph ${g.id} is still ${g.state}: wait for it to end or cancel it (tasks_cancel), then re-run it`);
     }
-    const stages = repo.stages(g.id).map((s) => ({ id: s.stageId, dependsOn: s.dependsOn, ...s.spec }));
+    let rows = repo.stages(g.id);
+    if (input.only === 'failed') {
+      // the stages that did not complete, each with its dependencies among them (the completed ones already ran)
+      const again = new Set(rows.filter((s) => s.state !== 'completed').map((s) => s.stageId));
+      if (again.size === 0) throw new RoomError('CONFLICT', `graph ${g.id} completed every stage: there is nothing failed to re-run (tasks_rerun without only runs it all again)`);
+      rows = rows.filter((s) => again.has(s.stageId)).map((s) => ({ ...s, dependsOn: s.dependsOn.filter((d) => again.has(d)) }));
+    }
+    const stages = rows.map((s) => ({ id: s.stageId, dependsOn: s.dependsOn, ...s.spec }));
     return run(caller, { ...(g.name !== null ? { name: g.name } : {}), maxParallel: g.maxParallel, onFailure: g.onFailure, stages });
   }
 

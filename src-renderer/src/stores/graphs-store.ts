@@ -51,7 +51,8 @@ export interface GraphsSlice {
   loadMore(): Promise<void>;
   refreshGraph(): Promise<void>;
   cancel(stageId?: string): Promise<void>;
-  rerun(): Promise<void>;
+  /** Runs the graph again as a new one; `only: 'failed'`: just the stages that did not complete. */
+  rerun(only?: 'failed'): Promise<void>;
   applyEvent(event: EventView): void;
   dismissError(): void;
 }
@@ -91,10 +92,14 @@ export function createGraphsStore(client: EngineClient): StoreApi<GraphsSlice> &
       const graphId = get().selectedGraphId;
       if (!graphId) return;
       try {
-        const [topology, status] = await Promise.all([
-          client.call('tasks_graph', { graphId }),
-          client.call('tasks_status', { graphId }),
-        ]);
+        const reading = client.call('tasks_graph', { graphId });
+        const statusRead = client.call('tasks_status', { graphId });
+        statusRead.catch(() => undefined); // awaited below; an early failure of the topology read must not leave it unhandled
+        const topology = await reading;
+        if (get().selectedGraphId !== graphId) return;
+        // a graph just chosen is drawn from its topology at once: the stage details (attempts, times) follow
+        if (get().topology === null) set({ topology });
+        const status = await statusRead;
         if (get().selectedGraphId !== graphId) return;
         // stage events queued so far were committed before this read answered (the link keeps their order):
         // the read has them, and applying them after it could set a stage back
@@ -233,14 +238,14 @@ export function createGraphsStore(client: EngineClient): StoreApi<GraphsSlice> &
         }
         await readGraph();
       },
-      async rerun() {
+      async rerun(only) {
         const graphId = get().selectedGraphId;
         if (!graphId) return;
         try {
-          const result = await client.call('tasks_rerun', { graphId });
+          const result = await client.call('tasks_rerun', { graphId, ...(only ? { only } : {}) });
           await readList();
           get().selectGraph(result.graphId);
-          set({ notice: 'Re-run submitted as a new graph.' });
+          set({ notice: only ? `The ${result.stages.length} stage${result.stages.length === 1 ? '' : 's'} that did not complete re-run as a new graph.` : 'Re-run submitted as a new graph.' });
         } catch (error) {
           set({ error: describe(error, 'could not re-run the graph') });
         }

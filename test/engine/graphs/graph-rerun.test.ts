@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Caller } from '../../../src-main/common/dto';
 import { openBench, type GraphBench } from './graph-helpers';
@@ -59,5 +62,31 @@ describe('tasks_rerun', () => {
     expect(again.stages.map((s) => s.id)).toEqual(['slow']);
     await b.engine.call(owner, 'tasks_cancel', { graphId: again.graphId });
     await b.waitEnded(again.graphId);
+  });
+
+  it('with only: "failed", runs only the stages that did not complete, each with its dependencies among them', async () => {
+    const writer = await agent('rerunner', ['read', 'write']);
+    const flag = path.join(os.tmpdir(), `rerun-flag-${process.pid}-${Date.now()}`);
+    const first = await b.engine.call(writer, 'tasks_run', {
+      name: 'flaky diamond',
+      stages: [
+        { id: 'a', command: 'true' },
+        // fails the first time it runs, passes after
+        { id: 'b', command: ['sh', '-c', `test -f ${flag} || { touch ${flag}; exit 3; }`], dependsOn: ['a'] },
+        { id: 'c', command: 'true', dependsOn: ['a'] },
+        { id: 'd', command: 'true', dependsOn: ['b', 'c'] },
+      ],
+    });
+    const ended = await b.waitEnded(first.graphId);
+    expect(Object.fromEntries(ended.stages.map((s) => [s.id, s.state]))).toEqual({ a: 'completed', b: 'failed', c: 'completed', d: 'skipped' });
+
+    const again = await b.engine.call(writer, 'tasks_rerun', { graphId: first.graphId, only: 'failed' });
+    expect(again.stages.map((s) => s.id)).toEqual(['b', 'd']);
+    const second = await b.waitEnded(again.graphId);
+    expect(second.graph).toMatchObject({ name: 'flaky diamond', state: 'completed' });
+    expect(Object.fromEntries(second.stages.map((s) => [s.id, s.state]))).toEqual({ b: 'completed', d: 'completed' });
+    // a graph that completed every stage has nothing failed to re-run
+    await expect(b.engine.call(writer, 'tasks_rerun', { graphId: again.graphId, only: 'failed' })).rejects.toThrow(/nothing failed to re-run/);
+    fs.rmSync(flag, { force: true });
   });
 });

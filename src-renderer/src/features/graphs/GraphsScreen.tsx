@@ -9,7 +9,10 @@ import { GraphList } from './GraphList';
 import { StagePanel } from './StagePanel';
 import { isEnded, stateLabel } from './stage-state';
 import { GraphsContext, useGraphs, useGraphsStore } from './use-graphs';
+import { lineageOf } from './view-math';
 import './graphs.css';
+
+const NO_QUERY: StageQuery = { text: '', state: '' };
 
 /** The room's task graphs: a paged list, the chosen graph as a live DAG, and the chosen stage's details and log. */
 export function GraphsScreen(props: { opened?: { graphId: string; stageId: string | null } | null; onOpenTerminal(): void }): React.JSX.Element {
@@ -46,10 +49,19 @@ function GraphDetail(props: { onOpenTerminal(): void }): React.JSX.Element {
   const notice = useGraphs((s) => s.notice);
   const loaded = useGraphs((s) => s.loaded);
   const shellList = useShells((s) => s.shells);
-  const [query, setQuery] = useState<StageQuery>({ text: '', state: '' });
-  const [focus, setFocus] = useState<{ id: string; seq: number } | null>(null);
+  // the finder's query, the go-to and focus mode belong to the graph they were made on: another graph starts clean
+  const graphId = topology?.graph.graphId ?? null;
+  const [own, setOwn] = useState<{ graphId: string | null; query: StageQuery; focus: { id: string; seq: number } | null; lineageOf: string | null }>({ graphId, query: NO_QUERY, focus: null, lineageOf: null });
+  const mine = own.graphId === graphId ? own : { graphId, query: NO_QUERY, focus: null, lineageOf: null };
+  const { query, focus } = mine;
+  const setQuery = (q: StageQuery) => setOwn({ ...mine, query: q });
+  const setFocus = (id: string) => setOwn({ ...mine, focus: { id, seq: (mine.focus?.seq ?? 0) + 1 } });
+  // focus mode follows the selected stage while it is on; off when no stage is selected
+  const lineageFor = mine.lineageOf !== null && selectedStageId ? selectedStageId : null;
+  const toggleLineage = () => setOwn({ ...mine, lineageOf: mine.lineageOf ? null : selectedStageId });
   const topologyStages = topology?.stages;
   const matches = useMemo(() => (topologyStages ? matchingStages(topologyStages, query) : null), [topologyStages, query]);
+  const lineage = useMemo(() => (topologyStages && lineageFor ? lineageOf(topologyStages, lineageFor) : null), [topologyStages, lineageFor]);
   // retries show on the graph: each stage's attempt, from the status read
   const attempts = useMemo(() => new Map(stages.map((s) => [s.id, { attempt: s.attempt, maxAttempts: s.maxAttempts }])), [stages]);
 
@@ -102,9 +114,14 @@ function GraphDetail(props: { onOpenTerminal(): void }): React.JSX.Element {
             </button>
           )}
           {isEnded(graph.state) && graph.state !== 'completed' && (
-            <button type="button" onClick={() => void store.getState().rerun()}>
-              Re-run graph
-            </button>
+            <>
+              <button type="button" title="Only the stages that did not complete (failed, skipped, cancelled): the completed ones are not run again" onClick={() => void store.getState().rerun('failed')}>
+                Re-run failed stages
+              </button>
+              <button type="button" onClick={() => void store.getState().rerun()}>
+                Re-run graph
+              </button>
+            </>
           )}
         </div>
       </header>
@@ -118,10 +135,18 @@ function GraphDetail(props: { onOpenTerminal(): void }): React.JSX.Element {
         onQuery={setQuery}
         onGo={(id) => {
           store.getState().selectStage(id);
-          setFocus((f) => ({ id, seq: (f?.seq ?? 0) + 1 }));
+          setFocus(id);
         }}
       />
-      <div className="graph-body">
+      <div
+        className="graph-body"
+        onKeyDown={(e) => {
+          // F toggles focus mode on the selected stage, Escape leaves it (not while typing in the panel's search)
+          if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement || e.ctrlKey || e.metaKey || e.altKey) return;
+          if ((e.key === 'f' || e.key === 'F') && selectedStageId) toggleLineage();
+          else if (e.key === 'Escape' && lineageFor) toggleLineage();
+        }}
+      >
         <GraphDag
           key={graph.graphId}
           graphId={graph.graphId}
@@ -129,6 +154,7 @@ function GraphDetail(props: { onOpenTerminal(): void }): React.JSX.Element {
           selectedStageId={selectedStageId}
           attempts={attempts}
           matches={matches}
+          lineage={lineage}
           focus={focus}
           onSelect={(id) => store.getState().selectStage(id)}
         />
@@ -139,6 +165,9 @@ function GraphDetail(props: { onOpenTerminal(): void }): React.JSX.Element {
             stage={stage}
             log={log}
             terminalId={terminal?.id ?? null}
+            focused={lineageFor !== null}
+            lineageSize={lineage?.size ?? 0}
+            onFocusMode={toggleLineage}
             onCancel={() => void store.getState().cancel(node.id)}
             onOpenTerminal={() => {
               if (terminal) shells.getState().select(terminal.id);

@@ -1,3 +1,4 @@
+import { useEffect, useState } from 'react';
 import type { GraphTopologyNode, StageView } from '../../../../src-main/common/methods/graphs';
 import type { StageLog } from '../../stores/graphs-store';
 import { durationText, isEnded, stateLabel } from './stage-state';
@@ -10,6 +11,10 @@ export function StagePanel(props: {
   stage: StageView | null;
   log: StageLog | null;
   terminalId: string | null;
+  /** Focus mode is on: the graph dims everything but this stage's ancestors and descendants (`lineageSize` stages). */
+  focused: boolean;
+  lineageSize: number;
+  onFocusMode(): void;
   onCancel(): void;
   onOpenTerminal(): void;
   onClose(): void;
@@ -59,9 +64,14 @@ export function StagePanel(props: {
         <dt>Started</dt>
         <dd>{stage?.startedAt ? new Date(stage.startedAt).toLocaleTimeString() : '—'}</dd>
         <dt>Duration</dt>
-        <dd>{durationText(stage?.durationMs ?? null)}</dd>
+        <dd data-testid="stage-duration">
+          <Duration stage={stage} />
+        </dd>
       </dl>
       <div className="stage-actions">
+        <button type="button" aria-pressed={props.focused} title="Dim every stage but this one's ancestors and descendants (key: F)" onClick={props.onFocusMode}>
+          {props.focused ? `Focused: ${props.lineageSize} stages` : 'Focus'}
+        </button>
         {!isEnded(node.state) && (
           <button type="button" className="danger" onClick={props.onCancel}>
             Cancel stage
@@ -76,4 +86,18 @@ export function StagePanel(props: {
       <StageLogView log={log} stageId={node.id} />
     </aside>
   );
+}
+
+/** How long the stage ran, or, while it runs, how long it has been running (counted on each second). */
+function Duration(props: { stage: StageView | null }): React.JSX.Element {
+  const { stage } = props;
+  const running = stage !== null && stage.durationMs === null && stage.startedAt !== null && !stage.endedAt;
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    if (!running) return;
+    const timer = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, [running]);
+  if (running && stage?.startedAt) return <>{durationText(Math.max(0, now - Date.parse(stage.startedAt)))} so far</>;
+  return <>{durationText(stage?.durationMs ?? null)}</>;
 }
