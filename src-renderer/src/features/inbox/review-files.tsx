@@ -84,7 +84,7 @@ export function FileTree(props: { files: EvidenceFile[]; viewed: Set<string>; on
                     >
                       <span className={`file-status status-${f.status}`}>{STATUS_LETTER[f.status]}</span> <span className="truncate">{name}</span>
                     </a>
-                    {(props.comments[f.path] ?? 0) > 0 && <span className="tree-comments small" title="line comments">💬{props.comments[f.path]}</span>}
+                    {(props.comments[f.path] ?? 0) > 0 && <span className="tree-comments small" title="your line comments on it">{props.comments[f.path]} comment{props.comments[f.path] === 1 ? '' : 's'}</span>}
                     {f.binary ? <span className="muted small">bin</span> : <span className="counts small"><span className="add">+{f.additions}</span> <span className="del">−{f.deletions}</span></span>}
                   </li>
                 );
