@@ -40,6 +40,22 @@ async function shoot(page: Page, name: string, scrollTo?: string): Promise<void>
   await page.setViewportSize({ width: 1440, height: 900 });
 }
 
+/** Elements that reach past the right edge of a phone's screen (none may: the page must not scroll sideways). */
+async function overflowing(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const width = document.documentElement.clientWidth;
+    const out: string[] = [];
+    for (const el of document.querySelectorAll<HTMLElement>('body *')) {
+      const r = el.getBoundingClientRect();
+      if (r.width === 0 || r.right <= width + 1) continue;
+      // a diff's own lines and a log may scroll sideways inside their box; nothing else may
+      const clipped = el.closest('.diff-file, pre, .xterm') !== null && !el.matches('.diff-file, pre, .xterm');
+      if (!clipped) out.push(`${el.tagName.toLowerCase()}.${[...el.classList].join('.')} right=${Math.round(r.right)}`);
+    }
+    return out.slice(0, 10);
+  });
+}
+
 const PARSER = ['export function parse(text: string): string[] {', "  return text.split(',');", '}', ''].join('\n');
 const op = () => room.runner.engine.operator();
 
@@ -91,6 +107,9 @@ describe('a review from conflict to merge', () => {
     const lineBox = await firstLine.boundingBox();
     const barBox = await bar.boundingBox();
     expect(lineBox && barBox && lineBox.y + lineBox.height <= barBox.y).toBe(true);
+    // on a phone nothing reaches past the screen's edge, and the decision is on screen
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await overflowing(page)).toEqual([]);
     await page.setViewportSize({ width: 1440, height: 900 });
     await shoot(page, '1-conflict-before-approve');
 

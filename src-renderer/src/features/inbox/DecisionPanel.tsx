@@ -72,55 +72,61 @@ export const DecisionPanel = forwardRef<
   const approveLabel = props.mergeInto && merge ? `Approve and merge${props.mergeCommit ? ` ${props.mergeCommit.slice(0, 7)}` : ''}` : 'Approve';
   return (
     <div className="decision-panel decision-bar" role="group" aria-label="Decision">
-      {preview && <PreviewSummary preview={preview} compact />}
+      {(preview || props.mergeInto) && (
+        <div className="bar-top">
+          {preview && <PreviewSummary preview={preview} compact />}
+          {props.mergeInto && (
+            <label className="merge-choice" title="The commit reviewed here, by its id: a fast-forward, or a merge commit naming the handoff; a conflict, or a file of yours in the way, changes nothing">
+              <input type="checkbox" checked={merge} onChange={(e) => setMerge(e.target.checked)} data-testid="merge-choice" /> Merge{' '}
+              {props.mergeCommit && (
+                <code data-testid="merge-commit" title={props.mergeCommit}>
+                  {props.mergeCommit.slice(0, 7)}
+                </code>
+              )}{' '}
+              into <code>{props.mergeInto}</code>
+            </label>
+          )}
+        </div>
+      )}
       <div className="bar-row">
-        <span className="bar-field">
-          <label htmlFor="approve-note" className="visually-hidden">
-            Note (optional)
-          </label>
-          <textarea id="approve-note" rows={1} placeholder="Note (optional)" value={note} maxLength={2000} onChange={(e) => setNote(e.target.value)} />
-        </span>
-        {props.mergeInto && (
-          <label className="merge-choice" title="The commit reviewed here, by its id: a fast-forward, or a merge commit naming the handoff; a conflict, or a file of yours in the way, changes nothing">
-            <input type="checkbox" checked={merge} onChange={(e) => setMerge(e.target.checked)} data-testid="merge-choice" /> Merge{' '}
-            {props.mergeCommit && (
-              <code data-testid="merge-commit" title={props.mergeCommit}>
-                {props.mergeCommit.slice(0, 7)}
-              </code>
-            )}{' '}
-            into <code>{props.mergeInto}</code>
-          </label>
-        )}
-        <button type="button" className={heldBack ? 'held-back' : 'primary'} disabled={busy} onClick={() => void decide(true)} data-testid="approve" title={heldBack ? 'Look at the merge preview first: it conflicts, or its checks failed or never ran' : undefined}>
-          {approveLabel} <kbd>a</kbd>
-        </button>
-      </div>
-      <div className="bar-row">
-        <span className="bar-field">
-          <label htmlFor="reject-reason" className="visually-hidden">
-            Reason (required to reject)
-          </label>
-          <textarea
-            id="reject-reason"
-            ref={reasonField}
-            rows={1}
-            placeholder={comments.length > 0 ? `Reason (required): goes back to ${props.assignee ?? 'the agent'} with ${comments.length} line comment${comments.length === 1 ? '' : 's'}` : 'Reason (required to reject)'}
-            value={reason}
-            maxLength={2000}
-            onChange={(e) => {
-              setReason(e.target.value);
-              if (e.target.value.trim() !== '') setProblem(null);
-            }}
-          />
-        </span>
-        <button type="button" className="danger" disabled={busy || noReason} title={noReason ? 'Give a reason to reject' : undefined} onClick={() => void decide(false, rejectExtras())} data-testid="reject">
-          {comments.length > 0 ? `Request changes (${comments.length})` : 'Reject'} <kbd>r</kbd>
-        </button>
-        {conflicts && preview && (
-          <button type="button" className="primary" disabled={busy} onClick={() => void decide(false, { again: true, comments }, [reason.trim(), conflictReason(preview)].filter((t) => t !== '').join(' '))} data-testid="send-back-conflicts">
-            Send back with the conflicts
+        <span className="bar-group approve-group">
+          <span className="bar-field note-field">
+            <label htmlFor="approve-note" className="visually-hidden">
+              Note (optional)
+            </label>
+            <textarea id="approve-note" rows={1} placeholder="Note (optional)" value={note} maxLength={2000} onChange={(e) => setNote(e.target.value)} />
+          </span>
+          <button type="button" className={heldBack ? 'held-back' : 'primary'} disabled={busy} onClick={() => void decide(true)} data-testid="approve" title={heldBack ? 'Look at the merge preview first: it conflicts, or its checks failed or never ran' : undefined}>
+            {approveLabel} <kbd>a</kbd>
           </button>
-        )}
+        </span>
+        <span className="bar-group reject-group">
+          <span className="bar-field">
+            <label htmlFor="reject-reason" className="visually-hidden">
+              Reason (required to reject)
+            </label>
+            <textarea
+              id="reject-reason"
+              ref={reasonField}
+              rows={1}
+              placeholder={comments.length > 0 ? `Reason: goes back to ${props.assignee ?? 'the agent'} with ${comments.length} comment${comments.length === 1 ? '' : 's'}` : 'Reason (required to reject)'}
+              value={reason}
+              maxLength={2000}
+              onChange={(e) => {
+                setReason(e.target.value);
+                if (e.target.value.trim() !== '') setProblem(null);
+              }}
+            />
+          </span>
+          <button type="button" className="danger" disabled={busy || noReason} title={noReason ? 'Give a reason to reject' : undefined} onClick={() => void decide(false, rejectExtras())} data-testid="reject">
+            {comments.length > 0 ? `Request changes (${comments.length})` : 'Reject'} <kbd>r</kbd>
+          </button>
+          {conflicts && preview && (
+            <button type="button" className="primary" disabled={busy} onClick={() => void decide(false, { again: true, comments }, [reason.trim(), conflictReason(preview)].filter((t) => t !== '').join(' '))} data-testid="send-back-conflicts" title="Reject, listing the conflicting files, and send the work back to the agent in the same worktree">
+              Send back with the conflicts
+            </button>
+          )}
+        </span>
       </div>
       {problem && (
         <p className="form-problem" role="alert" data-testid="decision-problem">
