@@ -64,7 +64,8 @@ export interface HandoffView {
   /** Copied from the task on completion, so it outlives the task row. */
   result: HandoffResult | null;
   inputAnswers: Record<string, InputAnswer>;
-  decision: { approved: boolean; by: string; at: string; reason: string | null } | null;
+  /** `comments`: lines of the diff the rejection points at (request changes); `reviewedHead`: the commit decided on. */
+  decision: { approved: boolean; by: string; at: string; reason: string | null; comments?: LineComment[]; reviewedHead?: string } | null;
   cancellation: { by: string | null; at: string; reason: string | null } | null;
   taskId: string;
   /** The task as it is now; null once it was deleted one TTL after it ended. */
@@ -102,7 +103,7 @@ export interface WorkspaceView {
   /** Graph runs started in the worktree (tasks_run with handoffId). */
   runs: string[];
   /** The rejected handoff whose worktree this one goes on in, and why it was rejected; null otherwise. */
-  continues: { handoffId: string; reason: string | null } | null;
+  continues: { handoffId: string; reason: string | null; comments?: LineComment[]; reviewedHead?: string | null } | null;
   /** What handoff_complete captured; the files and their patches are read with handoff_evidence. */
   evidence: EvidenceSummary | null;
   merge: { into: string; commit: string; fastForward: boolean; by: string; at: string } | null;
@@ -175,4 +176,37 @@ export interface EventPage {
   nextCursor: string;
   more: boolean;
   oldestRetainedId: number | null;
+}
+
+/**
+ * What merging a waiting handoff's work into its base would do now (handoff_preview): worked out with `git
+ * merge-tree` (no working tree touched), again whenever the base branch, the work or a neighbour moved.
+ */
+export interface MergePreview {
+  checkedAt: string;
+  /** The branch the work would merge into (null: the base is not a branch; nothing merges). */
+  into: string | null;
+  /** The base branch's commit now (the base commit when the base is not a branch). */
+  baseTip: string;
+  /** The work's commit checked: the reviewed one (the evidence's head), or the branch's while it is worked on. */
+  head: string;
+  /** Commits on the base branch since the work started that the work does not have. */
+  behind: number;
+  /** nothing: no commits to merge; fast-forward; clean: a merge commit without conflicts; conflicts: see `conflicts`. */
+  merge: 'nothing' | 'fast-forward' | 'clean' | 'conflicts' | 'no-branch';
+  /** The files a merge now would conflict in. */
+  conflicts: string[];
+  /** The runs that tested it (tested-by runs): passed (all), failed (a run did not finish well), missing (none ran). */
+  checks: { state: 'passed' | 'failed' | 'missing'; failed: string[] };
+  /** Other live worktrees on the same repository whose work touches the same lines: one of the two merges first. */
+  overlaps: { handoffId: string; summary: string; status: string; files: string[]; mergeFirst: 'this' | 'that' }[];
+}
+
+/** A comment on one line of a handoff's diff, sent to the agent with a rejection ("request changes"). */
+export interface LineComment {
+  path: string;
+  /** The line in the new file (side "new", the default) or in the old one (a removed line). */
+  line: number;
+  side?: 'new' | 'old' | undefined;
+  text: string;
 }

@@ -135,7 +135,19 @@ function buildToolSurface() {
       }),
     },
     handoff_recapture: { hints: ADD, output: z.object({ handoff: view('the handoff, its workspace.evidence captured anew') }) },
-    handoff_reject: { hints: ADD, output: z.object({ handoff: view('the handoff') }) },
+    handoff_reject: {
+      hints: ADD,
+      output: z.object({
+        handoff: view('the handoff'),
+        followUp: view('with again: the follow-up handoff, in the same worktree').optional(),
+        typedInto: z.number().optional().describe("how many of the assignee's terminals the comments were typed into"),
+      }),
+    },
+    handoff_since_review: {
+      hints: READ,
+      output: z.object({ from: z.string().nullable().describe('the commit reviewed last time'), to: z.string().nullable().describe('the commit to review now'), files: views('the files changed between them') }),
+    },
+    handoff_preview: { hints: READ, output: z.object({ preview: view('what a merge into the base would do now (null: no workspace or no work yet)').nullable() }) },
     handoff_cancel: { hints: { ...ADD, destructive: true }, output: z.object({ handoff: view('the handoff') }) },
     handoff_task_cancel_as: {
       hints: { ...ADD, destructive: true },

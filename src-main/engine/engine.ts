@@ -44,7 +44,18 @@ function buildFeatures(engine: Engine): Feature[] {
     roomFeature(ctx),
     participantsFeature(ctx, engine.presence),
     shellsFeature(ctx, engine.shells, limits),
-    handoffsFeature(ctx, engine.tasks, (owner, folder) => engine.shells.closeIn(owner, folder)),
+    handoffsFeature(
+      ctx,
+      engine.tasks,
+      (owner, folder) => engine.shells.closeIn(owner, folder),
+      // a rejection's reason and comments, typed into the terminals the room started for the agent (its client's prompt)
+      (participant, bytes) => {
+        const op = engine.operator();
+        const mine = engine.shells.list(op).filter((s) => s.alive && s.agent?.participant === participant);
+        for (const s of mine) engine.shells.get(op, s.id).write(bytes, 'commonroom', ctx.now());
+        return mine.length;
+      },
+    ),
     graphsFeature(ctx, engine.tasks, engine.shells.stageTerminalHost(), engine.taskLogs),
     auditFeature(engine.audit),
     uiFeature(engine.uiSessions),

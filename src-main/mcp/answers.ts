@@ -1,4 +1,6 @@
 import type { MethodName } from '../common/contract';
+import type { LineComment, MergePreview } from '../common/handoff-dto';
+import { commentLines, previewLines, wholePreview } from '../common/merge-preview-text';
 
 /**
  * What a tool call answers, shaped for the model that pays for every byte of it.
@@ -130,6 +132,7 @@ function handoffText(h: Row): string {
   for (const [key, a] of Object.entries(obj(h.inputAnswers))) lines.push(`  answer "${key}" (${str(obj(a).action)} by ${str(obj(a).answeredBy)}): ${str(obj(a).content)}`);
   const decision = obj(h.decision);
   if (Object.keys(decision).length > 0) lines.push(`  ${decision.approved ? 'approved' : 'rejected'} by ${str(decision.by)}${decision.reason ? `: ${str(decision.reason)}` : ''}`);
+  for (const c of commentLines(rowsOf(decision.comments) as unknown as LineComment[])) lines.push(`    comment ${c}`);
   const cancellation = obj(h.cancellation);
   if (Object.keys(cancellation).length > 0) lines.push(`  cancelled by ${str(cancellation.by)}${cancellation.reason ? `: ${str(cancellation.reason)}` : ''}`);
   const workspace = obj(h.workspace);
@@ -137,6 +140,7 @@ function handoffText(h: Row): string {
     lines.push(`  workspace ${str(workspace.state)}: ${workspace.path ? str(workspace.path) : 'made when accepted'} (branch ${str(workspace.branch)} from ${str(workspace.base)} ${str(workspace.baseCommit).slice(0, 12)})`);
     const continues = obj(workspace.continues);
     if (continues.handoffId) lines.push(`  continues ${str(continues.handoffId)}${continues.reason ? `, rejected: ${str(continues.reason)}` : ''}`);
+    for (const c of commentLines(rowsOf(continues.comments) as unknown as LineComment[])) lines.push(`    comment ${c}`);
     const evidence = obj(workspace.evidence);
     if (Object.keys(evidence).length > 0) {
       lines.push(`  change: ${str(evidence.commitCount)} commit(s), ${str(evidence.files)} file(s) +${str(evidence.additions)} -${str(evidence.deletions)}${evidence.uncommittedCount ? `, ${str(evidence.uncommittedCount)} uncommitted` : ''} (handoff_evidence for the diff)`);
@@ -231,6 +235,10 @@ const SUMMARIES: Partial<Record<MethodName, Summary>> = {
   },
   handoff_events: eventsText,
   workspace_history: eventsText,
+  handoff_preview: (r) => {
+    const p = wholePreview(r.preview as Partial<MergePreview> | null | undefined); // compact answers leave out empty lists
+    return p ? [`merge preview of ${str(p.head).slice(0, 12)} into ${str(p.into) || 'no branch'} (at ${str(p.baseTip).slice(0, 12)}):`, ...previewLines(p).map((l) => `  ${l}`)].join('\n') : 'no merge preview: the handoff has no live worktree with work in it';
+  },
   handoff_evidence: (r) => {
     const files = rowsOf(r.files);
     const lines = [`${files.length} file(s)${r.nextCursor ? `, more with cursor ${str(r.nextCursor)}` : ''}:`];

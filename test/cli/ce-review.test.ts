@@ -44,6 +44,13 @@ describe('review from the terminal', () => {
     expect(shown.stdout).toContain(`reviewed:    commit ${head.slice(0, 12)}`);
     expect(shown.stdout).toMatch(/modified\s+\+1 −0\s+src\/app\.txt/);
     expect(shown.stdout).toContain('tested:      no graph run in the workspace');
+    // what approving would do now: main has not moved, a fast-forward; no checks ran
+    expect(shown.stdout).toContain('now:         main has not moved; merges as a fast-forward');
+    expect(shown.stdout).toContain('no checks ran in the workspace');
+    // main moves on the same line: ce handoff says so before anyone approves
+    fs.writeFileSync(path.join(repo, 'src/app.txt'), 'one\nTWO\n');
+    git(repo, 'commit', '-q', '-am', 'shout');
+    expect(runCe(home, ['handoff', id]).stdout).toContain('now:         main moved 1 commit since; conflicts in src/app.txt');
 
     const diff = runCe(home, ['diff', id]);
     expect(diff.status, diff.stderr).toBe(0);

@@ -67,7 +67,7 @@ describe('reviewing a handoff with a workspace', () => {
     const review = page.getByRole('region', { name: 'Change' });
     await expect.poll(() => review.getByTestId('change-summary').innerText()).toBe('2 files +4 −1 · 1 commit');
     await expect.poll(() => review.getByTestId('diff-file').count()).toBe(2);
-    expect(await review.getByRole('list', { name: 'Files changed' }).innerText()).toMatch(/A\s+src\/parser\.test\.ts\s+\+3 −0[\s\S]*M\s+src\/parser\.ts\s+\+1 −1/);
+    expect(await review.getByRole('navigation', { name: 'Files changed' }).innerText()).toMatch(/src\/[\s\S]*A\s+parser\.test\.ts\s+\+3 −0[\s\S]*M\s+parser\.ts\s+\+1 −1/);
     // the diff, as git made it, drawn by the diff view (its new line present, highlighted as TypeScript)
     const parser = review.locator('[data-testid="diff-file"][data-path="src/parser.ts"]');
     await expect.poll(() => parser.innerText()).toContain("map((field) => field.trim())");
@@ -150,7 +150,7 @@ describe('reviewing a handoff with a workspace', () => {
     await expect.poll(() => review.getByTestId('change-summary').innerText()).toBe('40 files +5000 −0 · 1 commit');
     await expect.poll(() => review.getByTestId('diff-file').count()).toBe(40);
     expect(await review.locator('.diff-file-toggle[aria-expanded="true"]').count()).toBe(0);
-    await review.getByRole('list', { name: 'Files changed' }).getByText('tables/table-07.ts').click();
+    await review.getByRole('navigation', { name: 'Files changed' }).getByText('table-07.ts').click();
     const opened = review.locator('[data-testid="diff-file"][data-path="tables/table-07.ts"]');
     await expect.poll(() => opened.innerText()).toContain('row 124 of table 7');
     await page.screenshot({ path: path.join(SHOTS, 'inbox-review-large.png') });

@@ -3,7 +3,7 @@ import { stringFlag, UsageError, type ParsedArgs } from '../args';
 import { formFields } from '../answer-form';
 import { oneLine, print, type CeCommand } from '../command';
 import { callAsOperator, readAs } from '../room-client';
-import { createHandoffCommand, evidenceFiles, workspaceLines } from './review';
+import { createHandoffCommand, evidenceFiles, mergePreview, workspaceLines } from './review';
 
 /** One positional id after the command word, nothing more. */
 function idArg(args: ParsedArgs, usage: string): string {
@@ -112,7 +112,10 @@ export const HANDOFF_COMMANDS: CeCommand[] = [
       const { handoff } = await readAs(room, 'handoff_get', { handoffId: id });
       const w = handoff.workspace;
       const files = w?.evidence ? await evidenceFiles(room, id, false) : [];
-      print(args, { handoff, ...(w?.evidence ? { files } : {}) }, () => [...handoffLines(handoff), ...(w ? workspaceLines(id, w, files.slice(0, 50)) : [])].join('\n'));
+      const preview = w ? await mergePreview(room, id) : null;
+      print(args, { handoff, ...(w?.evidence ? { files } : {}), ...(preview ? { preview } : {}) }, () =>
+        [...handoffLines(handoff), ...(w ? workspaceLines(id, w, files.slice(0, 50), preview) : [])].join('\n'),
+      );
       return 0;
     },
   },

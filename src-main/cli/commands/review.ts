@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import type { EvidenceFile, WorkspaceView } from '../../common/handoff-dto';
+import type { EvidenceFile, MergePreview, WorkspaceView } from '../../common/handoff-dto';
+import { commentLines, previewLines, wholePreview } from '../../common/merge-preview-text';
 import { stringFlag, UsageError, type ParsedArgs } from '../args';
 import { print, type CeCommand } from '../command';
 import { callAsOperator, readAs } from '../room-client';
@@ -15,7 +16,7 @@ import { visible } from '../visible-text';
 const short = (sha: string) => sha.slice(0, 12);
 
 /** The workspace's lines for `ce handoff ID` (the files are read with handoff_evidence by the caller). */
-export function workspaceLines(id: string, w: WorkspaceView, files: EvidenceFile[]): string[] {
+export function workspaceLines(id: string, w: WorkspaceView, files: EvidenceFile[], preview: MergePreview | null = null): string[] {
   const lines = [
     `workspace:   ${w.state}${w.note ? ` (${w.note})` : ''}`,
     `branch:      ${w.branch}   base: ${w.base}${w.baseBranch === null ? ' (not a branch: approve without merge)' : ''} at ${short(w.baseCommit)}`,
@@ -23,6 +24,7 @@ export function workspaceLines(id: string, w: WorkspaceView, files: EvidenceFile
   ];
   if (w.path) lines.push(`worktree:    ${w.path}`);
   if (w.continues) lines.push(`continues:   ${w.continues.handoffId}${w.continues.reason ? ` (rejected: ${w.continues.reason})` : ''}`);
+  for (const c of commentLines(w.continues?.comments ?? [])) lines.push(`  comment    ${c}`);
   const e = w.evidence;
   if (e) {
     lines.push(`reviewed:    commit ${short(e.head)} (captured ${e.capturedAt}): ${e.files} file${e.files === 1 ? '' : 's'}, +${e.additions} −${e.deletions}, ${e.commitCount} commit${e.commitCount === 1 ? '' : 's'}`);
@@ -38,8 +40,22 @@ export function workspaceLines(id: string, w: WorkspaceView, files: EvidenceFile
       lines.push(`tested:      ${r.graphId}${r.name ? ` (${r.name})` : ''} ${r.state}${r.failed.length > 0 ? `: failed ${r.failed.map((s) => `${s.stageId} ${s.log}`).join(', ')}` : ''}`);
     }
   }
+  if (preview) {
+    const [merge = '', ...rest] = previewLines(preview);
+    lines.push(`now:         ${merge} (checked against ${preview.into ?? 'the base'} at ${short(preview.baseTip)})`);
+    for (const l of rest) lines.push(`             ${l}`);
+  }
   if (w.merge) lines.push(`merged:      into ${w.merge.into} at ${short(w.merge.commit)} (${w.merge.fastForward ? 'fast-forward' : 'merge commit'}) by ${w.merge.by}, ${w.merge.at}`);
   return lines;
+}
+
+/** What merging the handoff's work would do now (handoff_preview), or null when it has no live worktree or the preview failed. */
+export async function mergePreview(room: string | undefined, handoffId: string): Promise<MergePreview | null> {
+  try {
+    return wholePreview((await readAs(room, 'handoff_preview', { handoffId })).preview);
+  } catch {
+    return null; // a preview is a help to the review, never a reason the review cannot be shown
+  }
 }
 
 /** Every file of a handoff's evidence, page after page (`patches`: with their patch text). */

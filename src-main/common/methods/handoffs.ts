@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { EventPage, EvidenceFile, EvidenceSummary, HandoffView } from '../handoff-dto';
+import type { EventPage, EvidenceFile, EvidenceSummary, HandoffView, MergePreview } from '../handoff-dto';
 import { HANDOFF_STATUSES } from '../handoff-machine';
 import { LIMITS } from '../limits';
 import type { MethodSpec } from '../method-spec';
@@ -272,8 +272,48 @@ export const HANDOFF_METHODS = {
   handoff_reject: {
     description: 'Reject the result of a handoff in result_ready, saying why (needs the approve capability). The task is left as it is.',
     capability: 'approve',
-    input: lazily(() => z.object({ handoffId: handoffId(), reason: reason() }).strict()),
+    input: lazily(() =>
+      z
+        .object({
+          handoffId: handoffId(),
+          reason: reason(),
+          comments: z
+            .array(
+              z
+                .object({
+                  path: z.string().min(1).max(4096).describe("a file of the handoff's diff"),
+                  line: z.number().int().min(1).max(10_000_000).describe('its line number (in the new file; with side "old", in the old one)'),
+                  side: z.enum(['new', 'old']).optional().describe('new (default): a line of the new file; old: a removed line'),
+                  text: z.string().min(1).max(LIMITS.maxReasonChars, `a comment is at most ${LIMITS.maxReasonChars} characters`).describe('the comment'),
+                })
+                .strict(),
+            )
+            .max(100, 'at most 100 comments')
+            .optional()
+            .describe('comments on lines of the diff (request changes): kept with the decision, shown to the agent in its handoff and typed into its terminal when the room started it'),
+          again: z.boolean().optional().describe('send it back: a follow-up handoff to the same assignee goes on in the same worktree, carrying the reason and comments'),
+        })
+        .strict(),
+    ),
     mcpTool: true,
+  },
+  handoff_preview: {
+    description:
+      "Whether a handoff's work would merge into its base branch now (git merge-tree; nothing is changed): how many commits the base moved since, " +
+      'a fast-forward, a clean merge or the conflicting files, the tested-by runs (passed, failed, missing), and other live worktrees whose work touches the same lines. ' +
+      'Worked out again when the base, the work or a neighbour moved; cheap to ask again.',
+    capability: 'read',
+    input: lazily(() => z.object({ handoffId: handoffId() }).strict()),
+    mcpTool: true,
+    readOnly: true,
+  },
+  handoff_since_review: {
+    description:
+      'For a handoff that goes on from a rejected one (continues): the change between the commit reviewed then and the one to review now, file by file (what changed since the last review).',
+    capability: 'read',
+    input: lazily(() => z.object({ handoffId: handoffId() }).strict()),
+    mcpTool: false,
+    readOnly: true,
   },
   handoff_cancel: {
     description: 'Cancel a handoff before it has a result (its owner, or a participant who can approve). Its task becomes cancelled.',
@@ -302,7 +342,9 @@ export interface HandoffOutputs {
   handoff_approve: { handoff: HandoffView; merged?: { into: string; commit: string; fastForward: boolean } };
   handoff_evidence: { evidence: EvidenceSummary | null; files: EvidenceFile[]; nextCursor: string | null };
   handoff_recapture: { handoff: HandoffView };
-  handoff_reject: { handoff: HandoffView };
+  handoff_reject: { handoff: HandoffView; followUp?: HandoffView; typedInto?: number };
+  handoff_preview: { preview: MergePreview | null };
+  handoff_since_review: { from: string; to: string; files: EvidenceFile[] } | { from: null; to: null; files: [] };
   handoff_cancel: { handoff: HandoffView };
   workspace_history: EventPage;
 }

@@ -2,7 +2,7 @@ import type { MethodInput } from '../../common/contract';
 import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
 import { refuseAnswersThatDoNotFit, unusableSchema } from '../../common/answer-check';
-import type { EvidenceFile, EvidenceSummary, HandoffResult, HandoffView, InputAnswer, InputRequest } from '../../common/handoff-dto';
+import type { EvidenceFile, EvidenceSummary, HandoffResult, HandoffView, InputAnswer, InputRequest, LineComment } from '../../common/handoff-dto';
 import { planHandoff, type HandoffAction, type HandoffState } from '../../common/handoff-machine';
 import type { EngineContext } from '../core/feature';
 import type { HandoffChange, HandoffRecord } from '../store/handoffs';
@@ -202,12 +202,14 @@ export class HandoffActions {
   }
 
   /** `workspace`: what the decision did to the handoff's workspace (a merge), recorded in the same transaction. */
-  decide(caller: Caller, id: string, approved: boolean, reason: string | null, workspace?: WorkspaceChange): HandoffView {
+  /** `said`: a rejection's line comments and the commit it was made on (the next completion is reviewed against it). */
+  decide(caller: Caller, id: string, approved: boolean, reason: string | null, workspace?: WorkspaceChange, said: { comments?: LineComment[]; reviewedHead?: string } = {}): HandoffView {
     return this.act(caller, id, approved ? 'approve' : 'reject', (h) => {
       mayDecide(caller, approved);
       if (workspace) this.q.workspaces.update(h.id, workspace, this.ctx.now());
       const merged = workspace?.merge ? { merged: workspace.merge.commit, into: workspace.merge.into } : {};
-      return { handoff: { decision: { approved, by: caller.name, at: this.ctx.now(), reason } }, data: { reason, ...merged } };
+      const comments = said.comments?.length ? { comments: said.comments.length } : {};
+      return { handoff: { decision: { approved, by: caller.name, at: this.ctx.now(), reason, ...said } }, data: { reason, ...merged, ...comments } };
     });
   }
 

@@ -6,6 +6,7 @@ import type { EngineContext, Feature } from '../core/feature';
 import type { TaskService } from '../tasks/task-service';
 import { HandoffActions } from './handoff-actions';
 import { workspaceSteps, type CloseShellsIn } from './workspace-steps';
+import { reviewSteps, type TypeToAgent } from './review-steps';
 import { recoverIntents } from './workspace-recovery';
 import { HANDOFF_OPERATION } from '../tasks/operations';
 import { unknownTask } from './queries';
@@ -44,6 +45,8 @@ type HandoffMethods =
   | 'handoff_evidence'
   | 'handoff_recapture'
   | 'handoff_reject'
+  | 'handoff_preview'
+  | 'handoff_since_review'
   | 'handoff_cancel'
   | 'handoff_task_cancel_as'
   | 'task_get'
@@ -52,10 +55,11 @@ type HandoffMethods =
   | 'workspace_history';
 
 /** Handoffs: durable work between participants, its task, approval, events, and the TTL sweeper. */
-export function handoffsFeature(ctx: EngineContext, tasks: TaskService, closeShellsIn?: CloseShellsIn): Feature<HandoffMethods> {
+export function handoffsFeature(ctx: EngineContext, tasks: TaskService, closeShellsIn?: CloseShellsIn, typeToAgent?: TypeToAgent): Feature<HandoffMethods> {
   const actions = new HandoffActions(ctx, tasks);
   const { q } = actions;
   const workspaces = workspaceSteps(ctx, actions, closeShellsIn);
+  const review = reviewSteps(ctx, actions, workspaces, typeToAgent);
   let timer: ReturnType<typeof setInterval> | undefined;
 
   // the task layer (tasks/get, tasks/cancel, tasks/update, tasks/result) reaches handoffs through these
@@ -129,7 +133,9 @@ export function handoffsFeature(ctx: EngineContext, tasks: TaskService, closeShe
       handoff_approve: (caller, input) => workspaces.approve(caller, input),
       handoff_evidence: (caller, input) => workspaces.evidence(caller, input),
       handoff_recapture: (caller, input) => workspaces.recapture(caller, input),
-      handoff_reject: (caller, input) => workspaces.reject(caller, input),
+      handoff_reject: (caller, input) => review.reject(caller, input),
+      handoff_preview: (caller, input) => review.preview(caller, input),
+      handoff_since_review: (caller, input) => review.sinceReview(caller, input),
       handoff_cancel: (caller, input) => workspaces.cancel(caller, input),
       handoff_task_cancel_as: async (_operator, input) => {
         // the operator speaks for a named participant (ce task-cancel): that participant's rights apply, not the operator's

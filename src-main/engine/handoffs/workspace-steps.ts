@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import type { MethodInput, MethodOutputs } from '../../common/contract';
 import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
+import type { LineComment } from '../../common/handoff-dto';
 import type { EngineContext } from '../core/feature';
 import { decodeCursor, encodeCursor, numberAt } from '../core/paging';
 import type { WorkspaceRecord } from '../store/workspaces';
@@ -74,10 +75,12 @@ export function workspaceSteps(ctx: EngineContext, actions: HandoffActions, clos
         if (prior.owner !== caller.name && !caller.capabilities.includes('approve')) throw new RoomError('FORBIDDEN', `only handoff ${prior.id}'s owner (${prior.owner}) or a participant who can approve continues it`);
         if (!w || !hasWorktree(w)) throw new RoomError('CONFLICT', `handoff ${prior.id} has no worktree to go on in${w ? ` (its workspace is ${w.state})` : ''}: create the follow-up with workspace instead`);
         const reason = prior.decision?.reason ?? null;
+        // what the follow-up is reviewed against: the commit decided on, and the comments made on it
+        const said = { ...(prior.decision?.comments ? { comments: prior.decision.comments } : {}), reviewedHead: prior.decision?.reviewedHead ?? w.evidence?.head ?? null };
         return actions.create(caller, input, (id) => {
           q.workspaces.update(prior.id, { state: 'kept', note: `continued in ${id}` }, ctx.now());
           const { handoffId: _p, createdAt: _c, updatedAt: _u, evidence: _e, merge: _m, note: _n, runs: _r, continues: _k, ...same } = w;
-          return { ...same, handoffId: id, state: 'ready', continues: { handoffId: prior.id, reason }, at: ctx.now() };
+          return { ...same, handoffId: id, state: 'ready', continues: { handoffId: prior.id, reason, ...said }, at: ctx.now() };
         });
       }
       return actions.create(caller, input);
@@ -208,10 +211,12 @@ export function workspaceSteps(ctx: EngineContext, actions: HandoffActions, clos
       });
     },
 
-    reject(caller: Caller, input: MethodInput<'handoff_reject'>): MethodOutputs['handoff_reject'] {
+    /** `comments`: lines of the diff the rejection points at, kept with the decision and the commit it was made on. */
+    reject(caller: Caller, input: MethodInput<'handoff_reject'>, comments: LineComment[] = []): MethodOutputs['handoff_reject'] {
       const w = q.workspaces.get(input.handoffId);
       const keep = hasWorktree(w) ? { note: 'rejected: the worktree stays, for a follow-up handoff to go on in (handoff_create with continues)' } : undefined;
-      return { handoff: actions.decide(caller, input.handoffId, false, input.reason, keep) };
+      const reviewedHead = w?.evidence?.head;
+      return { handoff: actions.decide(caller, input.handoffId, false, input.reason, keep, { ...(comments.length > 0 ? { comments } : {}), ...(reviewedHead ? { reviewedHead } : {}) }) };
     },
 
     async cancel(caller: Caller, input: MethodInput<'handoff_cancel'>): Promise<MethodOutputs['handoff_cancel']> {

@@ -143,10 +143,18 @@ export async function captureChange(worktree: string, baseCommit: string, caps: 
   }
   const commitCount = commits.length > MAX_COMMITS ? Number((await gitOk(worktree, ['rev-list', '--count', `${baseCommit}..${head}`])).trim()) : commits.length;
   commits = commits.slice(0, MAX_COMMITS);
+  const files = filesOfDiff(diffText, caps);
+  const uncommitted = status.files.slice(0, MAX_UNCOMMITTED);
+  const uncommittedCount = status.files.length;
+  return { head, commits, commitCount, files, uncommitted, uncommittedCount };
+}
+
+/** The files of `git diff --raw -z -p` output, each with its counts and its patch (capped per file and in total). */
+function filesOfDiff(diffText: string, caps: PatchCaps): EvidenceFile[] {
   const { entries, patchText } = parseRawAndPatch(diffText);
   const patches = splitPatches(patchText);
   let budget = caps.totalBytes;
-  const files: EvidenceFile[] = entries.map((n, i) => {
+  return entries.map((n, i) => {
     const c = countLines(patches[i]);
     const binary = c.additions === null;
     const whole = binary ? null : (patches[i] ?? null);
@@ -164,7 +172,12 @@ export async function captureChange(worktree: string, baseCommit: string, caps: 
     }
     return { path: n.path, oldPath: n.oldPath, status: n.status, additions: c.additions, deletions: c.deletions, binary, patch, cut };
   });
-  const uncommitted = status.files.slice(0, MAX_UNCOMMITTED);
-  const uncommittedCount = status.files.length;
-  return { head, commits, commitCount, files, uncommitted, uncommittedCount };
+}
+
+/**
+ * The change between two commits of a repository (by id: what was reviewed last time and what is to be reviewed
+ * now), file by file, capped as a capture is. The room's git: no external diff or textconv.
+ */
+export async function diffBetween(repo: string, from: string, to: string, caps: PatchCaps = PATCH_CAPS): Promise<EvidenceFile[]> {
+  return filesOfDiff(await gitOk(repo, ['diff', '--no-color', '--no-ext-diff', '--no-textconv', '--submodule=short', '-M', '--raw', '-z', '-p', from, to]), caps);
 }

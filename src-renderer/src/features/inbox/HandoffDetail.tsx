@@ -1,9 +1,10 @@
-import { forwardRef, useState } from 'react';
-import type { HandoffView } from '../../../../src-main/common/handoff-dto';
+import { forwardRef, useEffect, useState } from 'react';
+import type { HandoffView, LineComment } from '../../../../src-main/common/handoff-dto';
 import { useRoom } from '../../room-context';
 import { describeError } from '../../stores/coalesced-read';
 import type { WaitingKind } from '../../stores/inbox-store';
-import { DecisionPanel, type DecisionHandle } from './DecisionPanel';
+import { DecisionPanel, type DecisionExtras, type DecisionHandle } from './DecisionPanel';
+import { useMergePreview } from './review-preview';
 import { HandoffTimeline } from '../../shared/handoff/HandoffTimeline';
 import { InputRequestForm } from './InputRequestForm';
 import { usePendingDecisions } from './pending-decision';
@@ -93,12 +94,16 @@ export const HandoffDetail = forwardRef<DecisionHandle, { handoff: HandoffView; 
 
   const queue = usePendingDecisions();
   const merging = mergeTarget(h);
-  const decide = async (approved: boolean, text: string, merge: boolean): Promise<void> => {
+  const preview = useMergePreview(h);
+  // the person's comments on lines of the diff, until they are sent with a rejection (request changes)
+  const [comments, setComments] = useState<LineComment[]>([]);
+  useEffect(() => setComments([]), [h.id]);
+  const decide = async (approved: boolean, text: string, merge: boolean, extras: DecisionExtras = {}): Promise<void> => {
     const send = () =>
       step(approved ? 'could not approve' : 'could not reject', () =>
         approved
           ? client.call('handoff_approve', { handoffId: h.id, ...(text ? { reason: text } : {}), ...(merge && merging ? { merge: true, commit: merging.commit } : {}) })
-          : client.call('handoff_reject', { handoffId: h.id, reason: text }),
+          : client.call('handoff_reject', { handoffId: h.id, reason: text, ...(extras.comments?.length ? { comments: extras.comments } : {}), ...(extras.again ? { again: true } : {}) }),
       );
     // in the inbox a decision waits out a short undo window first (pending-decision.tsx)
     if (queue) queue.schedule({ handoffId: h.id, summary: h.summary, approved, send });
@@ -174,8 +179,10 @@ export const HandoffDetail = forwardRef<DecisionHandle, { handoff: HandoffView; 
           <ArtifactList artifacts={h.result.artifacts} />
         </section>
       )}
-      <WorkspaceReview handoff={h} />
-      {h.status === 'result_ready' && <DecisionPanel key={`${h.id}:${merging?.commit ?? ''}`} ref={ref} onDecide={decide} mergeInto={merging?.into ?? null} mergeCommit={merging?.commit ?? null} />}
+      <WorkspaceReview handoff={h} preview={h.status === 'result_ready' ? null : preview} comments={h.status === 'result_ready' ? comments : null} onComments={setComments} />
+      {h.status === 'result_ready' && (
+        <DecisionPanel key={`${h.id}:${merging?.commit ?? ''}`} ref={ref} onDecide={decide} mergeInto={merging?.into ?? null} mergeCommit={merging?.commit ?? null} preview={preview} comments={comments} assignee={h.assignee} />
+      )}
       {kind === 'addressed' && (
         <div className="actions">
           <p className="notice">{h.owner} asks you to do this. Take it on (you become its assignee, and finish it here with a result), or cancel it (its owner hears why).</p>

@@ -1,16 +1,20 @@
-import { DiffModeEnum, DiffView } from '@git-diff-view/react';
+import { DiffModeEnum, DiffView, SplitSide } from '@git-diff-view/react';
 import '@git-diff-view/react/styles/diff-view-pure.css';
-import { useEffect, useRef, useState } from 'react';
-import type { EvidenceFile, EvidenceRun, HandoffView, WorkspaceView } from '../../../../src-main/common/handoff-dto';
+import './review.css';
+import { useEffect, useMemo, useRef, useState } from 'react';
+import type { EvidenceFile, HandoffView, LineComment, MergePreview } from '../../../../src-main/common/handoff-dto';
 import { useRoom } from '../../room-context';
 import { describeError } from '../../stores/coalesced-read';
 import { onSchemeChange, systemScheme } from '../../shared/terminal-theme';
+import { CommentForm, CommentNotes, notesOf, SentComments, type LineNotes } from './review-comments';
+import { FileTree, PlainPatch, STATUS_LETTER, fileAnchor, useViewed } from './review-files';
+import { Runs, WorkspaceLine } from './review-parts';
+import { PreviewSummary } from './review-preview';
+import { useReviewKeys } from './review-keys';
 
 /** Files changed by more lines than this start collapsed (so do all files of a change of more than MANY_FILES). */
 const LARGE_FILE_LINES = 400;
 const MANY_FILES = 30;
-
-const STATUS_LETTER: Record<EvidenceFile['status'], string> = { added: 'A', modified: 'M', deleted: 'D', renamed: 'R', copied: 'C', 'type-changed': 'T' };
 
 /** The language highlight.js knows a file by, from its name (null: shown as plain text). */
 function languageOf(file: string): string | null {
@@ -19,18 +23,21 @@ function languageOf(file: string): string | null {
   return known[ext] ?? null;
 }
 
-const fileAnchor = (i: number) => `diff-file-${i}`;
-
-/** Every file of the captured change, page by page (handoff_evidence), with its patch. */
-function useEvidenceFiles(handoffId: string, capturedAt: string | undefined): { files: EvidenceFile[] | null; error: string | null } {
+/** Every file of the captured change, page by page (handoff_evidence), or the change since the last review. */
+function useChangeFiles(handoffId: string, capturedAt: string | undefined, since: boolean): { files: EvidenceFile[] | null; error: string | null; range: { from: string; to: string } | null } {
   const { client } = useRoom();
-  const [files, setFiles] = useState<EvidenceFile[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const [state, setState] = useState<{ files: EvidenceFile[] | null; error: string | null; range: { from: string; to: string } | null }>({ files: null, error: null, range: null });
   useEffect(() => {
     if (!capturedAt) return;
     let live = true;
+    setState({ files: null, error: null, range: null });
     void (async () => {
       try {
+        if (since) {
+          const r = await client.call('handoff_since_review', { handoffId });
+          if (live) setState({ files: r.files, error: null, range: r.from && r.to ? { from: r.from, to: r.to } : null });
+          return;
+        }
         const all: EvidenceFile[] = [];
         let cursor: string | undefined;
         do {
@@ -38,113 +45,55 @@ function useEvidenceFiles(handoffId: string, capturedAt: string | undefined): { 
           all.push(...page.files);
           cursor = page.nextCursor ?? undefined;
         } while (cursor && live);
-        if (live) setFiles(all);
+        if (live) setState({ files: all, error: null, range: null });
       } catch (e) {
-        if (live) setError(describeError(e, 'could not read the change'));
+        if (live) setState({ files: null, error: describeError(e, 'could not read the change'), range: null });
       }
     })();
     return () => {
       live = false;
     };
-  }, [client, handoffId, capturedAt]);
-  return { files, error };
+  }, [client, handoffId, capturedAt, since]);
+  return state;
 }
 
-/** A failed stage of a run in the workspace: one click shows the end of its log. */
-function FailedStage(props: { graphId: string; stageId: string; state: string }): React.JSX.Element {
-  const { client } = useRoom();
-  const [log, setLog] = useState<string | null>(null);
-  const [open, setOpen] = useState(false);
-  async function toggle(): Promise<void> {
-    setOpen((o) => !o);
-    if (log !== null) return;
-    try {
-      const r = await client.call('tasks_status', { graphId: props.graphId, stageId: props.stageId });
-      const records = 'log' in r ? r.log.records : [];
-      setLog(records.map((rec) => rec.text).join('') || '(its log is empty)');
-    } catch (e) {
-      setLog(describeError(e, 'could not read the log'));
-    }
-  }
-  return (
-    <li className="failed-stage">
-      <button type="button" className="link" aria-expanded={open} onClick={() => void toggle()} data-testid="failed-stage">
-        {props.stageId}
-      </button>{' '}
-      <span className="chip chip-failed">{props.state}</span>
-      {open && <pre className="stage-log-tail" data-testid="failed-stage-log">{log ?? 'Reading the log…'}</pre>}
-    </li>
-  );
-}
-
-function Runs(props: { runs: EvidenceRun[] }): React.JSX.Element {
-  if (props.runs.length === 0) return <p className="muted small">No graph ran in this workspace (tasks_run with its handoffId): nothing was tested here.</p>;
-  return (
-    <ul className="review-runs" aria-label="Runs in the workspace">
-      {props.runs.map((run) => (
-        <li key={run.graphId} data-testid="review-run">
-          <span className={`chip chip-${run.state}`}>{run.state}</span> <strong>{run.name ?? run.graphId}</strong> <code className="muted">{run.graphId}</code>
-          {run.failed.length > 0 && (
-            <ul>
-              {run.failed.map((f) => (
-                <FailedStage key={f.stageId} graphId={run.graphId} stageId={f.stageId} state={f.state} />
-              ))}
-            </ul>
-          )}
-        </li>
-      ))}
-    </ul>
-  );
-}
-
-function WorkspaceLine(props: { w: WorkspaceView }): React.JSX.Element {
-  const { w } = props;
-  return (
-    <p className="muted small workspace-line">
-      <code>{w.branch}</code> from <code>{w.base}</code> at <code>{w.baseCommit.slice(0, 12)}</code> in <span className="truncate" title={w.repo}>{w.repo}</span> · workspace{' '}
-      <strong data-testid="workspace-state">{w.state}</strong>
-      {w.merge && (
-        <>
-          {' '}
-          into <code>{w.merge.into}</code> as <code>{w.merge.commit.slice(0, 12)}</code>
-          {w.merge.fastForward ? ' (fast-forward)' : ''} by {w.merge.by}
-        </>
-      )}
-      {w.note && <> · {w.note}</>}
-      {w.continues && (
-        <span className="continues" data-testid="workspace-continues">
-          {' '}
-          · goes on from <code>{w.continues.handoffId}</code>, rejected{w.continues.reason ? `: ${w.continues.reason}` : ''}
-        </span>
-      )}
-    </p>
-  );
-}
-
-/**
- * Whether an element has come near the scrolled view (once true, stays true): a file's diff is drawn only then.
- * Drawing every file of a 5,000-line change at once took the page seconds; the ones on screen take a fraction.
- */
+/** Whether an element has come near the scrolled view (once true, stays true): its highlighted diff is drawn only then. */
 function useNearView(ref: React.RefObject<HTMLElement | null>): boolean {
   const [near, setNear] = useState(false);
   useEffect(() => {
     const el = ref.current;
     if (!el || near) return;
     if (typeof IntersectionObserver === 'undefined') return setNear(true);
-    const observer = new IntersectionObserver((entries) => entries.some((e) => e.isIntersecting) && setNear(true), { rootMargin: '800px 0px' });
+    const observer = new IntersectionObserver((entries) => entries.some((e) => e.isIntersecting) && setNear(true), { rootMargin: '1200px 0px' });
     observer.observe(el);
     return () => observer.disconnect();
   }, [ref, near]);
   return near;
 }
 
-function FileDiff(props: { file: EvidenceFile; index: number; mode: 'unified' | 'split'; theme: 'light' | 'dark'; open: boolean; onToggle(): void }): React.JSX.Element {
+interface FileDiffProps {
+  file: EvidenceFile;
+  index: number;
+  mode: 'unified' | 'split';
+  theme: 'light' | 'dark';
+  open: boolean;
+  onToggle(): void;
+  viewed: boolean;
+  onViewed(): void;
+  /** The person's comments on this file; null: comments are not taken here (no decision waits). */
+  comments: LineComment[] | null;
+  onComment(c: LineComment): void;
+  onUncomment(c: LineComment): void;
+}
+
+function FileDiff(props: FileDiffProps): React.JSX.Element {
   const { file: f } = props;
   const lines = (f.additions ?? 0) + (f.deletions ?? 0);
   const section = useRef<HTMLElement>(null);
   const near = useNearView(section);
+  const extend = useMemo(() => notesOf(props.comments ?? [], f.path), [props.comments, f.path]);
   return (
-    <section className="diff-file" id={fileAnchor(props.index)} data-testid="diff-file" data-path={f.path} ref={section}>
+    <section className={`diff-file${props.viewed ? ' is-viewed' : ''}`} id={fileAnchor(props.index)} data-testid="diff-file" data-path={f.path} ref={section}>
       <header>
         <button type="button" className="diff-file-toggle" aria-expanded={props.open} onClick={props.onToggle}>
           <span className={`file-status status-${f.status}`} title={f.status}>
@@ -156,6 +105,9 @@ function FileDiff(props: { file: EvidenceFile; index: number; mode: 'unified' | 
           </span>
           {f.binary ? <span className="muted small">binary</span> : <span className="counts small"><span className="add">+{f.additions}</span> <span className="del">−{f.deletions}</span></span>}
         </button>
+        <label className="viewed-mark small">
+          <input type="checkbox" checked={props.viewed} onChange={props.onViewed} data-testid="file-viewed" /> Viewed
+        </label>
       </header>
       {props.open &&
         (f.binary ? (
@@ -163,15 +115,25 @@ function FileDiff(props: { file: EvidenceFile; index: number; mode: 'unified' | 
         ) : f.patch === null ? (
           <p className="muted small pad">Its patch was not kept (the change's text passed the room's cap): {lines} lines changed.</p>
         ) : !near ? (
-          <div className="diff-placeholder" style={{ height: `${Math.min(lines + 4, 2000) * 20}px` }} aria-hidden="true" />
+          <PlainPatch patch={f.patch} />
         ) : (
           <>
-            <DiffView
+            <DiffView<LineNotes>
               data={{ oldFile: { fileName: f.oldPath ?? f.path, fileLang: languageOf(f.oldPath ?? f.path) }, newFile: { fileName: f.path, fileLang: languageOf(f.path) }, hunks: [f.patch] }}
               diffViewMode={props.mode === 'split' ? DiffModeEnum.Split : DiffModeEnum.Unified}
               diffViewTheme={props.theme}
               diffViewHighlight
               diffViewFontSize={12}
+              diffViewAddWidget={props.comments !== null}
+              extendData={extend}
+              renderWidgetLine={({ side, lineNumber, onClose }) => (
+                <CommentForm
+                  where={`${f.path}:${lineNumber}${side === SplitSide.old ? ' (old)' : ''}`}
+                  onClose={onClose}
+                  onSave={(text) => props.onComment({ path: f.path, line: lineNumber, ...(side === SplitSide.old ? { side: 'old' as const } : {}), text })}
+                />
+              )}
+              renderExtendLine={({ data }) => <CommentNotes notes={data} onRemove={props.comments ? props.onUncomment : undefined} />}
             />
             {f.cut && <p className="notice small">This file's patch was cut at the room's cap: the counts above are whole, the text is not.</p>}
           </>
@@ -181,43 +143,38 @@ function FileDiff(props: { file: EvidenceFile; index: number; mode: 'unified' | 
 }
 
 /**
- * The change a handoff's workspace holds, as a reviewer reads it: the file list with counts, each file's diff
- * (unified or split, highlighted; large ones collapsed), the commits, what was left uncommitted, and the runs
- * that tested it with their failed stages. n / p jump between files, ] / [ between hunks.
+ * The change a handoff's workspace holds, as a reviewer reads a pull request: a sticky file tree with per-file
+ * viewed marks, each file's diff (unified or split, highlighted; large ones collapsed; drawn as plain text until
+ * it comes near, never a blank band), comments on lines (sent with "Request changes"), the commits, what was left
+ * uncommitted, the runs that tested it, and for a follow-up, what changed since the last review. Keys: n / p
+ * files, ] / [ hunks, v viewed (docs/keyboard.md).
  */
-export function WorkspaceReview(props: { handoff: HandoffView }): React.JSX.Element | null {
+export function WorkspaceReview(props: { handoff: HandoffView; preview?: MergePreview | null; comments?: LineComment[] | null; onComments?(c: LineComment[]): void }): React.JSX.Element | null {
+  const { client } = useRoom();
   const w = props.handoff.workspace;
   const evidence = w?.evidence ?? null;
-  const { files, error } = useEvidenceFiles(props.handoff.id, evidence?.capturedAt);
+  const sinceAvailable = Boolean(w?.continues?.reviewedHead && evidence);
+  const [since, setSince] = useState(sinceAvailable);
+  useEffect(() => setSince(sinceAvailable), [sinceAvailable, props.handoff.id]);
+  const { files, error, range } = useChangeFiles(props.handoff.id, evidence?.capturedAt, since && sinceAvailable);
   const [mode, setMode] = useState<'unified' | 'split'>('unified');
   const [theme, setTheme] = useState(systemScheme());
   const [open, setOpen] = useState<Record<number, boolean>>({});
+  const { viewed, toggle } = useViewed(props.handoff.id, evidence?.head, client.identity?.operator ?? 'person');
   const root = useRef<HTMLElement>(null);
   useEffect(() => onSchemeChange(setTheme), []);
-
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if (e.ctrlKey || e.metaKey || e.altKey) return;
-      const target = e.target as HTMLElement | null;
-      if (target && (target.tagName === 'INPUT' || target.tagName === 'TEXTAREA' || target.isContentEditable)) return;
-      const host = root.current;
-      if (!host || !['n', 'p', ']', '['].includes(e.key)) return;
-      const selector = e.key === 'n' || e.key === 'p' ? '.diff-file' : '.diff-file [data-state="hunk"]';
-      const items = [...host.querySelectorAll<HTMLElement>(selector)];
-      if (items.length === 0) return;
-      const top = host.closest('.inbox-detail')?.getBoundingClientRect().top ?? 0;
-      const forward = e.key === 'n' || e.key === ']';
-      const at = items.findIndex((el) => el.getBoundingClientRect().top > top + 8);
-      const next = forward ? items[at < 0 ? items.length - 1 : at] : items[Math.max(0, (at < 0 ? items.length : at) - 2)];
-      next?.scrollIntoView({ block: 'start' });
-      e.preventDefault();
-    };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, []);
+  useEffect(() => setOpen({}), [since]);
+  const current = useReviewKeys(root, toggle);
+  const comments = props.comments ?? null;
+  const perFile = useMemo(() => (comments ?? []).reduce<Record<string, number>>((m, c) => ({ ...m, [c.path]: (m[c.path] ?? 0) + 1 }), {}), [comments]);
 
   if (!w) return null;
-  const isOpen = (i: number, f: EvidenceFile) => open[i] ?? ((files?.length ?? 0) <= MANY_FILES && (f.additions ?? 0) + (f.deletions ?? 0) <= LARGE_FILE_LINES && !f.cut);
+  const isOpen = (i: number, f: EvidenceFile) => open[i] ?? (!viewed.has(f.path) && (files?.length ?? 0) <= MANY_FILES && (f.additions ?? 0) + (f.deletions ?? 0) <= LARGE_FILE_LINES && !f.cut);
+  const openFile = (i: number) => {
+    setOpen((o) => ({ ...o, [i]: true }));
+    requestAnimationFrame(() => document.getElementById(fileAnchor(i))?.scrollIntoView({ block: 'start' }));
+  };
+  const decision = props.handoff.decision;
   return (
     <section className="workspace-review" ref={root} aria-label="Change">
       <header className="review-head">
@@ -225,6 +182,16 @@ export function WorkspaceReview(props: { handoff: HandoffView }): React.JSX.Elem
         {evidence && (
           <span className="small" data-testid="change-summary">
             {evidence.files} file{evidence.files === 1 ? '' : 's'} <span className="add">+{evidence.additions}</span> <span className="del">−{evidence.deletions}</span> · {evidence.commitCount} commit{evidence.commitCount === 1 ? '' : 's'}
+          </span>
+        )}
+        {sinceAvailable && (
+          <span className="seg" role="group" aria-label="What to show">
+            <button type="button" aria-pressed={since} onClick={() => setSince(true)} data-testid="since-review">
+              Changed since last review
+            </button>
+            <button type="button" aria-pressed={!since} onClick={() => setSince(false)}>
+              Whole change
+            </button>
           </span>
         )}
         <span className="seg" role="group" aria-label="Diff layout">
@@ -237,6 +204,8 @@ export function WorkspaceReview(props: { handoff: HandoffView }): React.JSX.Elem
         </span>
       </header>
       <WorkspaceLine w={w} />
+      {decision && !decision.approved && decision.comments && <SentComments comments={decision.comments} title="Line comments sent with the rejection:" />}
+      {props.preview && <PreviewSummary preview={props.preview} />}
       {!evidence ? (
         <p className="muted">{w.state === 'planned' ? 'The workspace is made when the handoff is accepted.' : 'The change is captured when the work is completed.'}</p>
       ) : (
@@ -247,8 +216,12 @@ export function WorkspaceReview(props: { handoff: HandoffView }): React.JSX.Elem
               {evidence.uncommittedCount > 5 ? ', …' : ''}).
             </p>
           )}
-          <h4>Tested</h4>
-          <Runs runs={evidence.runs} />
+          <details className="review-tested" open={evidence.runs.some((r) => r.failed.length > 0 || r.state !== 'completed')}>
+            <summary>
+              <h4>Tested</h4> <span className="muted small">{evidence.runs.length === 0 ? 'nothing ran in the workspace' : `${evidence.runs.length} run${evidence.runs.length === 1 ? '' : 's'}: ${evidence.runs.map((r) => r.state).join(', ')}`}</span>
+            </summary>
+            <Runs runs={evidence.runs} />
+          </details>
           {evidence.commits.length > 0 && (
             <details className="review-commits">
               <summary>
@@ -263,40 +236,49 @@ export function WorkspaceReview(props: { handoff: HandoffView }): React.JSX.Elem
               </ol>
             </details>
           )}
+          {since && range && (
+            <p className="notice small since-note" data-testid="since-note">
+              Changed since last review: <code>{range.from.slice(0, 7)}</code> (reviewed when it was sent back) → <code>{range.to.slice(0, 7)}</code> (now). “Whole change” shows everything against the base.
+            </p>
+          )}
           {error && <p className="form-problem">{error}</p>}
           {!files ? (
             !error && <p className="muted">Reading the change…</p>
           ) : files.length === 0 ? (
-            <p className="muted">No file changed on the branch.</p>
+            <p className="muted">{since ? 'Nothing changed since the last review.' : 'No file changed on the branch.'}</p>
           ) : (
-            <>
-              <ol className="file-list" aria-label="Files changed">
+            <div className="review-body">
+              <FileTree files={files} viewed={viewed} onToggleViewed={(p) => toggle(p)} onOpen={openFile} current={current} comments={perFile} />
+              <div className="review-files">
                 {files.map((f, i) => (
-                  <li key={`${i}-${f.path}`}>
-                    <a
-                      href={`#${fileAnchor(i)}`}
-                      onClick={(e) => {
-                        e.preventDefault();
-                        setOpen((o) => ({ ...o, [i]: true }));
-                        requestAnimationFrame(() => document.getElementById(fileAnchor(i))?.scrollIntoView({ block: 'start' }));
-                      }}
-                    >
-                      <span className={`file-status status-${f.status}`}>{STATUS_LETTER[f.status]}</span> <span className="truncate">{f.path}</span>
-                    </a>
-                    {f.binary ? <span className="muted small">binary</span> : <span className="counts small"><span className="add">+{f.additions}</span> <span className="del">−{f.deletions}</span></span>}
-                  </li>
+                  <FileDiff
+                    key={`${since ? 's' : 'w'}-${i}-${f.path}`}
+                    file={f}
+                    index={i}
+                    mode={mode}
+                    theme={theme}
+                    open={isOpen(i, f)}
+                    onToggle={() => setOpen((o) => ({ ...o, [i]: !isOpen(i, f) }))}
+                    viewed={viewed.has(f.path)}
+                    onViewed={() => {
+                      const on = !viewed.has(f.path);
+                      toggle(f.path, on);
+                      setOpen((o) => ({ ...o, [i]: !on }));
+                    }}
+                    comments={comments}
+                    onComment={(c) => props.onComments?.([...(comments ?? []), c])}
+                    onUncomment={(c) => props.onComments?.((comments ?? []).filter((x) => x !== c))}
+                  />
                 ))}
-              </ol>
-              {files.map((f, i) => (
-                <FileDiff key={`${i}-${f.path}`} file={f} index={i} mode={mode} theme={theme} open={isOpen(i, f)} onToggle={() => setOpen((o) => ({ ...o, [i]: !isOpen(i, f) }))} />
-              ))}
-              {evidence.patchesCut && <p className="notice small">Some patches were cut at the room's cap (per file and in total): their counts are whole.</p>}
-            </>
+                {evidence.patchesCut && !since && <p className="notice small">Some patches were cut at the room's cap (per file and in total): their counts are whole.</p>}
+              </div>
+            </div>
           )}
         </>
       )}
       <p className="muted small keys">
-        <kbd>n</kbd>/<kbd>p</kbd> next/previous file · <kbd>]</kbd>/<kbd>[</kbd> next/previous hunk
+        <kbd>n</kbd>/<kbd>p</kbd> next/previous file · <kbd>]</kbd>/<kbd>[</kbd> next/previous hunk · <kbd>v</kbd> mark the file viewed
+        {comments ? ' · + beside a line: comment on it' : ''}
       </p>
     </section>
   );
