@@ -44,7 +44,7 @@ function buildFeatures(engine: Engine): Feature[] {
     roomFeature(ctx),
     participantsFeature(ctx, engine.presence),
     shellsFeature(ctx, engine.shells, limits),
-    handoffsFeature(ctx, engine.tasks, (owner, folder) => engine.shells.closeIn(owner, folder)),
+    handoffsFeature(ctx, engine.tasks, (owner, folder, why) => engine.shells.closeIn(owner, folder, why)),
     graphsFeature(ctx, engine.tasks, engine.shells.stageTerminalHost(), engine.taskLogs),
     auditFeature(engine.audit),
     uiFeature(engine.uiSessions),

@@ -59,7 +59,7 @@ describe('an agent started on a task', () => {
   it('refuses repo or base without a task, a base outside a repository, and a relative repo, leaving no handoff behind', async () => {
     const plain = fs.mkdtempSync(path.join(runner.home.root, 'plain-'));
     const before = (await handoffs()).length;
-    await expect(call('agent_start', { client: 'command', command: [script], cwd: plain, repo: plain })).rejects.toThrow(/repo and base are for a task: give task too/);
+    await expect(call('agent_start', { client: 'command', command: [script], cwd: plain, repo: plain })).rejects.toThrow(/repo, base and continues are for a task: give task too/);
     await expect(call('agent_start', { client: 'command', command: [script], cwd: plain, task: 't', base: 'main' })).rejects.toThrow(/base is for a task in a repository: give repo, or a cwd inside a git repository/);
     await expect(call('agent_start', { client: 'command', command: [script], cwd: plain, task: 't', repo: 'app' })).rejects.toThrow(/repo "app" is a relative path/);
     await expect(call('agent_start', { client: 'command', command: [script], cwd: plain, task: 't', repo: plain })).rejects.toThrow(/not in a git repository/);
