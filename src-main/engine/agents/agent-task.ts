@@ -2,6 +2,7 @@ import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
 import type { MethodInput, MethodName, MethodOutputs } from '../../common/contract';
 import { git } from '../workspaces/git';
+import { worktreeEnv, worktreeEnvText } from '../../common/worktree-env';
 
 /** A call through Engine.call (authorised, validated, audited) as `caller`. */
 export type Invoke = <M extends MethodName>(caller: Caller, method: M, input: MethodInput<M>) => Promise<MethodOutputs[M]>;
@@ -13,6 +14,8 @@ export interface AgentTask {
   cwd: string;
   /** Its first prompt: the task, with where it works and how it hands the work back. */
   prompt: string;
+  /** Its worktree's own values (ports, name), for its environment; empty without a worktree. */
+  env: Record<string, string>;
 }
 
 /** Whether `folder` is inside a git repository's working tree (asked with the room's own git, which runs nothing of the repository's). */
@@ -50,9 +53,9 @@ export async function handTask(invoke: Invoke, operator: Caller, agent: Caller, 
     const earlier = w?.continues ? ` It goes on with handoff ${w.continues.handoffId}, which was rejected${w.continues.reason ? `: "${w.continues.reason}"` : ''}; your earlier commits are there.` : '';
     const prompt =
       `${input.task}\n\n` +
-      `(From the room: this is handoff ${handoff.id}. You work in ${where}.${earlier}${w?.path ? ' Commit your work there.' : ''} ` +
+      `(From the room: this is handoff ${handoff.id}. You work in ${where}.${earlier}${w?.path ? ` Commit your work there; ${worktreeEnvText(handoff.id)}.` : ''} ` +
       `When it is done, call the commonroom tool handoff_complete with handoffId "${handoff.id}" and a short summary as result; the person reviews it${w?.path ? ' and the commits' : ''}.)`;
-    return { handoffId: handoff.id, cwd: w?.path ?? cwd, prompt };
+    return { handoffId: handoff.id, cwd: w?.path ?? cwd, prompt, env: w?.path ? worktreeEnv(handoff.id) : {} };
   } catch (error) {
     await invoke(operator, 'handoff_cancel', { handoffId: handoff.id, reason: `the agent could not take it: ${(error as Error).message}` }).catch(() => undefined);
     throw error;

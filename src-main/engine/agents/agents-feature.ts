@@ -158,7 +158,7 @@ export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke:
       fs.rmSync(runDir, { recursive: true, force: true });
       throw error;
     }
-    const env = { ...plan.env, [AGENT_ENV.url]: url, [AGENT_ENV.token]: token, [AGENT_ENV.name]: name, ...(task ? { [AGENT_ENV.task]: task.prompt, [AGENT_ENV.handoff]: task.handoffId } : {}) };
+    const env = { ...plan.env, [AGENT_ENV.url]: url, [AGENT_ENV.token]: token, [AGENT_ENV.name]: name, ...(task ? { ...task.env, [AGENT_ENV.task]: task.prompt, [AGENT_ENV.handoff]: task.handoffId } : {}) };
     const prompted = task !== null && client.prompt !== undefined;
     let args = [...plan.args, ...(client.id === 'command' ? (input.command ?? []).slice(1) : []), ...(input.args ?? []), ...(task && client.prompt ? client.prompt(task.prompt) : [])];
     // its most recent conversation in that folder, where the client can go on with one (with a prompt too)

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { HandoffView } from '../../../src-main/common/handoff-dto';
 import { workspaceRoom } from '../../helpers/workspace-room';
 import { GIT_IDENTITY } from '../../helpers/git-repo';
+import { worktreeEnv } from '../../../src-main/common/worktree-env';
 
 const room = workspaceRoom();
 const { call, refused, started } = room;
@@ -16,6 +17,19 @@ type Shell = { shell: { id: string; cwd: string } };
 
 /** A shell of `who` in the worktree that stays open (a prompt, waiting). */
 const openIn = async (who: string, cwd: string) => (await call<Shell>(who, 'shell_open', { cwd, shell: '/bin/sh', env: { ...GIT_IDENTITY, PS1: '$ ' } })).shell.id;
+
+describe("a worktree's own values", () => {
+  it('a shell opened with the handoff gets its ports and name (what it is given explicitly wins), as its workspace says', { timeout: 60_000 }, async () => {
+    const h = await started(room.makeRepo('ports repo'), 'Work with a server');
+    const { shell } = await call<Shell>('dev', 'shell_open', { handoffId: h.id, shell: '/bin/sh', env: { PS1: '$ ', COMMONROOM_PORT_COUNT: '8' } });
+    const run = await call<{ output: string }>('dev', 'shell_run', { shellId: shell.id, command: 'echo "P=$PORT B=$COMMONROOM_PORT_BASE C=$COMMONROOM_PORT_COUNT W=$COMMONROOM_WORKTREE"', timeoutMs: 20_000 });
+    const own = worktreeEnv(h.id);
+    expect(run.output).toContain(`P=${own.PORT} B=${own.COMMONROOM_PORT_BASE} C=8 W=${h.id}`);
+    expect(h.workspace?.env).toEqual(own);
+    expect(Number(own.PORT)).toBeGreaterThanOrEqual(20_000);
+    await call<H>('lead', 'handoff_cancel', { handoffId: h.id });
+  });
+});
 
 describe("a handoff's shells end with it", () => {
   it('cancelled: the assignee\'s shell in its worktree ends, and the worktree is removed', { timeout: 60_000 }, async () => {
