@@ -107,6 +107,12 @@ export interface WorkspaceView {
   /** What handoff_complete captured; the files and their patches are read with handoff_evidence. */
   evidence: EvidenceSummary | null;
   merge: { into: string; commit: string; fastForward: boolean; by: string; at: string } | null;
+  /**
+   * What programs in its worktree get so parallel copies do not collide (the agent started on it, shells opened
+   * with its handoffId): PORT and COMMONROOM_PORT_BASE (a block of COMMONROOM_PORT_COUNT ports of its own), and
+   * COMMONROOM_WORKTREE (its handoff's id).
+   */
+  env: Record<string, string>;
 }
 
 export interface EvidenceCommit {

@@ -189,6 +189,7 @@ function buildToolSurface() {
     agent_start: { hints: RUN, output: z.object({ agent: view('the agent: {shellId, client, participant, version, cwd, shell}') }) },
     agent_list: { hints: READ, output: z.object({ agents: views('each agent the room started'), earlier: views('earlier agents whose terminal is gone: {participant, client, cwd, again}') }) },
     agent_stop: { hints: { ...ADD, destructive: true }, output: z.object({ agent: view('the agent'), revoked: z.boolean() }) },
+    agent_complete: { hints: ADD, output: z.object({ handoff: view('the handoff, completed for its agent') }) },
   } satisfies Record<MethodName, Surface>;
 }
 

@@ -47,7 +47,7 @@ function buildFeatures(engine: Engine): Feature[] {
     handoffsFeature(
       ctx,
       engine.tasks,
-      (owner, folder) => engine.shells.closeIn(owner, folder),
+      (owner, folder, why) => engine.shells.closeIn(owner, folder, why),
       // a rejection's reason and comments, typed into the terminals the room started for the agent (its client's prompt)
       (participant, bytes) => {
         const op = engine.operator();

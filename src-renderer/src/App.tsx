@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
-import { notifyShellWaiting } from './stores/notify';
+import { notifyReadyForReview, notifyShellWaiting } from './stores/notify';
+import { useReadyForReview } from './stores/ready-review';
 import type { DesktopMessage } from '../../src-main/common/ipc';
 import { ConnectionBanner } from './app/ConnectionBanner';
 import { ErrorBoundary } from './app/ErrorBoundary';
@@ -54,6 +55,17 @@ export function App(): React.JSX.Element {
     look();
     return room.shells.subscribe(look);
   }, [room.shells]);
+  // an agent on a task idle with new commits: one notification per head it reached
+  const ready = useReadyForReview();
+  const [toldReady] = useState(() => new Set<string>());
+  useEffect(() => {
+    for (const run of ready) {
+      const key = `${run.shellId}@${run.review?.head ?? ''}`;
+      if (toldReady.has(key)) continue;
+      toldReady.add(key);
+      notifyReadyForReview(run, (id) => open('terminals', id));
+    }
+  }, [ready]);
   // F6 moves between the screens bar and the screen, as in VS Code (the terminal handles its own F6 first)
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {

@@ -7,7 +7,7 @@ import { print, type CeCommand } from '../command';
 import { callRunningRoomAsOperator } from '../room-client';
 import { visible } from '../visible-text';
 
-const USAGE = 'ce agent start CLIENT [--cwd DIR] [--task TEXT [--repo DIR] [--base REF]] [--can read,write] [--as NAME] [-- ARGS…] | ce agent list | ce agent stop SHELL [--revoke] | ce agent clients';
+const USAGE = 'ce agent start CLIENT [--cwd DIR] [--task TEXT [--repo DIR] [--base REF] [--continues HANDOFF]] [--resume] [--can read,write] [--as NAME] [-- ARGS…] | ce agent list | ce agent stop SHELL [--revoke] | ce agent clients';
 
 function agentLine(a: AgentRunView): string {
   const s = a.shell.status;
@@ -16,7 +16,7 @@ function agentLine(a: AgentRunView): string {
 }
 
 /** Agents need the running room process: their terminals live in it, and they connect to its endpoint. */
-async function call<M extends 'agent_clients' | 'agent_start' | 'agent_list' | 'agent_stop'>(room: string | undefined, method: M, input: Parameters<typeof callRunningRoomAsOperator<M>>[2]) {
+async function call<M extends 'agent_clients' | 'agent_start' | 'agent_list' | 'agent_stop' | 'agent_complete'>(room: string | undefined, method: M, input: Parameters<typeof callRunningRoomAsOperator<M>>[2]) {
   const out = await callRunningRoomAsOperator(room, method, input);
   if (out === null) throw new Error('no room process serves this room: start it with "commonroom serve" (or the app), then start agents in it');
   return out;
@@ -34,6 +34,8 @@ export const AGENT_COMMANDS: CeCommand[] = [
       base: { type: 'string', value: 'REF', help: 'with --task: the branch, tag or commit the work starts from (default: the branch checked out there)' },
       can: { type: 'string', value: 'CAPS', help: 'what it may do (default read,write)' },
       as: { type: 'string', value: 'NAME', help: 'reuse this participant (it gets a new token; its old one stops)' },
+      continues: { type: 'string', value: 'HANDOFF', help: 'with --task: follow up on this rejected handoff, with the agent that did it, in the same worktree' },
+      resume: { type: 'boolean', help: "go on with the client's most recent conversation in that folder (Claude Code --continue, Codex resume --last, Gemini CLI --resume latest, opencode --continue)" },
       revoke: { type: 'boolean', help: 'with stop: also revoke its token' },
     },
     details: [
@@ -56,7 +58,8 @@ export const AGENT_COMMANDS: CeCommand[] = [
           const task = stringFlag(args, 'task');
           const repo = stringFlag(args, 'repo');
           const base = stringFlag(args, 'base');
-          if (task === undefined && (repo !== undefined || base !== undefined)) throw new UsageError('ce agent start: --repo and --base are for a task: give --task TEXT too');
+          const continues = stringFlag(args, 'continues');
+          if (task === undefined && (repo !== undefined || base !== undefined || continues !== undefined)) throw new UsageError('ce agent start: --repo, --base and --continues are for a task: give --task TEXT too');
           const client = target as AgentClientId;
           const out = await call(room, 'agent_start', {
             client,
@@ -69,6 +72,8 @@ export const AGENT_COMMANDS: CeCommand[] = [
             ...(task !== undefined ? { task } : {}),
             ...(repo !== undefined ? { repo: path.resolve(repo.replace(/^~(?=\/|$)/, process.env.HOME ?? '~')) } : {}),
             ...(base !== undefined ? { base } : {}),
+            ...(continues !== undefined ? { continues } : {}),
+            ...(args.flags.resume ? { resume: true } : {}),
           });
           print(args, out, () =>
             [

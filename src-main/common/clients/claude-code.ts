@@ -17,6 +17,8 @@ export const CLAUDE_CODE = {
     }),
     // `claude [options] [prompt]`: after `--`, a prompt that starts with a dash is still the prompt
     prompt: (text) => ['--', text],
+    // -c/--continue: the most recent conversation in the current directory (a prompt after it is its next turn)
+    resume: (args) => ['--continue', ...args],
   },
   snippet: (url, token) => ({
     id: 'claude-code',

@@ -16,6 +16,9 @@ export const CODEX = {
     }),
     // `codex [OPTIONS] [PROMPT]`: the session's first prompt
     prompt: (text) => ['--', text],
+    // `codex resume --last [OPTIONS]`: the most recent session in this folder; its one positional is a session id
+    // before a prompt, so a run with a first prompt starts anew
+    resume: (args, withPrompt) => (withPrompt ? null : ['resume', '--last', ...args]),
   },
   snippet: (url, token) => ({
     id: 'codex',

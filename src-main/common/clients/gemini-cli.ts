@@ -18,6 +18,8 @@ export const GEMINI_CLI = {
     }),
     // -i/--prompt-interactive: runs the prompt and stays interactive
     prompt: (text) => [`--prompt-interactive=${text}`],
+    // -r/--resume latest: the project's most recent session
+    resume: (args) => ['--resume=latest', ...args],
   },
   snippet: (url, token) => ({
     id: 'gemini-cli',

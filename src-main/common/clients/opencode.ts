@@ -16,6 +16,8 @@ export const OPENCODE = {
     }),
     // --prompt: the prompt its TUI starts with
     prompt: (text) => [`--prompt=${text}`],
+    // -c/--continue: the last session
+    resume: (args) => ['--continue', ...args],
   },
   snippet: (url, token) => ({
     id: 'opencode',

@@ -53,6 +53,12 @@ export interface StartPlan {
    * (after the others; absent: it reads COMMONROOM_TASK from its environment, as any command can).
    */
   prompt?(text: string): string[];
+  /**
+   * Its arguments (`args`: the room's and the prompt's) made to go on with its most recent conversation in the
+   * folder it starts in, the way its --help says ("Start again", a follow-up); absent: it starts anew.
+   * `withPrompt`: whether `args` end with a first prompt (a client that cannot take both starts anew then).
+   */
+  resume?(args: string[], withPrompt: boolean): string[] | null;
 }
 
 /** Copy-ready configuration for a client a person runs themselves, with a participant's own token. */

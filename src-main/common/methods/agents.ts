@@ -5,6 +5,7 @@ import { CAPABILITIES, type Capability } from '../capabilities';
 import type { MethodSpec } from '../method-spec';
 import { lazily } from '../lazily';
 import type { ShellView } from './shells';
+import type { HandoffView } from '../handoff-dto';
 import { participantName } from './participants';
 
 
@@ -30,6 +31,11 @@ export interface AgentRunView {
   shell: ShellView;
   /** The handoff it was started on (agent_start with task), or null. */
   handoffId: string | null;
+  /**
+   * Its handoff is still being worked on, its client sits idle at its prompt, and its worktree's branch has commits
+   * past the base: "ready for review?" (the person may complete it for the agent: agent_complete). Null otherwise.
+   */
+  review: { handoffId: string; commits: number; head: string } | null;
 }
 
 /**
@@ -76,6 +82,8 @@ export const AGENT_METHODS = {
         task: z.string().min(1).max(LIMITS.maxHandoffSummaryChars).optional().describe('a task for it: a handoff from you to its participant, accepted for it, and its first prompt'),
         repo: z.string().min(1).max(4096).optional().describe('with task: the git repository the task gets a worktree of its own in (default: cwd, when cwd is in one); the agent starts in that worktree'),
         base: z.string().min(1).max(256).optional().describe("with task and a repository: the branch, tag or commit the work starts from (default: the branch checked out there)"),
+        continues: z.string().min(1).max(64).optional().describe("with task: a rejected handoff whose worktree the task goes on in (a follow-up: its agent, participant defaults to the one that did it, in the same worktree)"),
+        resume: z.boolean().optional().describe("go on with the client's most recent conversation in that folder where the client can (Claude Code --continue, Codex resume --last, Gemini CLI --resume latest, opencode --continue)"),
       })
       .strict()),
     mcpTool: false,
@@ -86,6 +94,13 @@ export const AGENT_METHODS = {
     input: lazily(() => z.object({}).strict()),
     mcpTool: false,
     readOnly: true,
+  },
+  agent_complete: {
+    description:
+      "Complete the handoff an agent the room started works on, for it (its client sits idle with commits in its worktree: ready for review): the result is the person's summary, the change is captured as handoff_complete captures it, and the agent's terminal in the worktree ends.",
+    capability: 'operate',
+    input: lazily(() => z.object({ handoffId: z.string().min(1).max(64), result: z.string().min(1).max(LIMITS.maxHandoffResultBytes) }).strict()),
+    mcpTool: false,
   },
   agent_stop: {
     description: "Stop an agent the room started: its terminal's process tree ends (SIGHUP, SIGTERM, SIGKILL); with revoke, its token stops too.",
@@ -100,6 +115,7 @@ export interface AgentOutputs {
   agent_start: { agent: AgentRunView };
   agent_list: { agents: AgentRunView[]; earlier: EarlierAgentRun[] };
   agent_stop: { agent: AgentRunView; revoked: boolean };
+  agent_complete: { handoff: HandoffView };
 }
 
 export type { Capability };

@@ -2,6 +2,7 @@ import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
 import type { MethodInput, MethodName, MethodOutputs } from '../../common/contract';
 import { git } from '../workspaces/git';
+import { worktreeEnv, worktreeEnvText } from '../../common/worktree-env';
 
 /** A call through Engine.call (authorised, validated, audited) as `caller`. */
 export type Invoke = <M extends MethodName>(caller: Caller, method: M, input: MethodInput<M>) => Promise<MethodOutputs[M]>;
@@ -13,6 +14,8 @@ export interface AgentTask {
   cwd: string;
   /** Its first prompt: the task, with where it works and how it hands the work back. */
   prompt: string;
+  /** Its worktree's own values (ports, name), for its environment; empty without a worktree. */
+  env: Record<string, string>;
 }
 
 /** Whether `folder` is inside a git repository's working tree (asked with the room's own git, which runs nothing of the repository's). */
@@ -23,11 +26,15 @@ async function inRepository(folder: string): Promise<boolean> {
 
 /**
  * Hands `input.task` to the participant `name` as the person (`operator`): a handoff addressed to it, with a
- * worktree of its own in `input.repo` (default: `cwd`, when that is in a repository), accepted as the agent so the
- * worktree is made before the agent starts in it. Answers where the agent starts and its first prompt.
+ * worktree of its own in `input.repo` (default: `cwd`, when that is in a repository) or, with `input.continues`,
+ * the rejected handoff's worktree gone on in; accepted as the agent so the worktree is there before the agent
+ * starts in it. Answers where the agent starts and its first prompt.
  */
 export async function handTask(invoke: Invoke, operator: Caller, agent: Caller, name: string, input: MethodInput<'agent_start'> & { task: string }, cwd: string): Promise<AgentTask> {
-  const cwdInRepo = input.repo === undefined && (await inRepository(cwd));
+  if (input.continues !== undefined && (input.repo !== undefined || input.base !== undefined)) {
+    throw new RoomError('INVALID_INPUT', `continues goes on in handoff ${input.continues}'s own worktree: leave repo and base out`);
+  }
+  const cwdInRepo = input.continues === undefined && input.repo === undefined && (await inRepository(cwd));
   if (input.base !== undefined && input.repo === undefined && !cwdInRepo) {
     throw new RoomError('INVALID_INPUT', `base is for a task in a repository: give repo, or a cwd inside a git repository (${cwd} is not in one)`);
   }
@@ -36,19 +43,46 @@ export async function handTask(invoke: Invoke, operator: Caller, agent: Caller, 
   const { handoff } = await invoke(operator, 'handoff_create', {
     summary: input.task,
     to: name,
+    ...(input.continues !== undefined ? { continues: input.continues } : {}),
     ...(repo !== undefined ? { workspace: { repo, ...(input.base !== undefined ? { base: input.base } : {}) } } : {}),
   });
   try {
     const accepted = (await invoke(agent, 'handoff_accept', { handoffId: handoff.id })).handoff;
     const w = accepted.workspace;
     const where = w?.path ? `a git worktree of its own, ${w.path}, on branch ${w.branch} (from ${w.base})` : cwd;
+    const earlier = w?.continues ? ` It goes on with handoff ${w.continues.handoffId}, which was rejected${w.continues.reason ? `: "${w.continues.reason}"` : ''}; your earlier commits are there.` : '';
     const prompt =
       `${input.task}\n\n` +
-      `(From the room: this is handoff ${handoff.id}. You work in ${where}.${w?.path ? ' Commit your work there.' : ''} ` +
+      `(From the room: this is handoff ${handoff.id}. You work in ${where}.${earlier}${w?.path ? ` Commit your work there; ${worktreeEnvText(handoff.id)}.` : ''} ` +
       `When it is done, call the commonroom tool handoff_complete with handoffId "${handoff.id}" and a short summary as result; the person reviews it${w?.path ? ' and the commits' : ''}.)`;
-    return { handoffId: handoff.id, cwd: w?.path ?? cwd, prompt };
+    return { handoffId: handoff.id, cwd: w?.path ?? cwd, prompt, env: w?.path ? worktreeEnv(handoff.id) : {} };
   } catch (error) {
     await invoke(operator, 'handoff_cancel', { handoffId: handoff.id, reason: `the agent could not take it: ${(error as Error).message}` }).catch(() => undefined);
     throw error;
   }
+}
+
+/** The participant that did a rejected handoff's work: a follow-up goes to it by default (agent_start with continues). */
+export async function assigneeOf(invoke: Invoke, operator: Caller, handoffId: string): Promise<string> {
+  const { handoff } = await invoke(operator, 'handoff_get', { handoffId });
+  if (!handoff.assignee) throw new RoomError('CONFLICT', `handoff ${handoffId} was never taken on by anyone: there is no agent to follow up with (start one with task instead)`);
+  return handoff.assignee;
+}
+
+/**
+ * "Ready for review?": the run's handoff is still worked on (accepted), its client is idle at its prompt, and
+ * its worktree's branch has commits past the base (a follow-up: past the rejected work's head). Asked with the room's own git (runs nothing of the repository's).
+ */
+export async function reviewOf(invoke: Invoke, operator: Caller, handoffId: string, idle: boolean): Promise<{ handoffId: string; commits: number; head: string } | null> {
+  if (!idle) return null;
+  const handoff = await invoke(operator, 'handoff_get', { handoffId }).then((r) => r.handoff, () => null);
+  const w = handoff?.workspace;
+  if (handoff?.status !== 'accepted' || handoff.task?.status !== 'working' || !w?.path || w.state !== 'ready') return null;
+  const head = await git(w.path, ['rev-parse', '--verify', '--quiet', 'HEAD^{commit}']).catch(() => null);
+  if (head?.status !== 0) return null;
+  // a follow-up counts from where the rejected work ended, not from the base (its earlier commits were reviewed)
+  const prior = w.continues ? await invoke(operator, 'handoff_get', { handoffId: w.continues.handoffId }).then((r) => r.handoff.workspace?.evidence?.head ?? null, () => null) : null;
+  const count = await git(w.path, ['rev-list', '--count', `${prior ?? w.baseCommit}..HEAD`]).catch(() => null);
+  const commits = count?.status === 0 ? Number(count.stdout.trim()) : 0;
+  return commits > 0 ? { handoffId, commits, head: head.stdout.trim() } : null;
 }

@@ -13,10 +13,11 @@ import { findOnPath } from '../process/find-on-path';
 import type { ShellRegistry } from '../shells/shell-registry';
 import { viewOf } from '../shells/shell-view';
 import { agentRunsFolder } from '../room/room-paths';
-import { handTask, type Invoke } from './agent-task';
+import { assigneeOf, handTask, reviewOf, type Invoke } from './agent-task';
+import { toCaller } from '../store/participants';
 export type { Invoke } from './agent-task';
 
-type AgentMethods = 'agent_clients' | 'agent_start' | 'agent_list' | 'agent_stop';
+type AgentMethods = 'agent_clients' | 'agent_start' | 'agent_list' | 'agent_stop' | 'agent_complete';
 
 
 interface AgentRun {
@@ -65,6 +66,7 @@ export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke:
     startedAt: run.startedAt,
     shell: viewOf(shells.get(caller, run.shellId)),
     handoffId: run.handoffId,
+    review: null,
   });
 
   // a client's version, asked once per install (its path and modification time): these CLIs take seconds to
@@ -108,7 +110,9 @@ export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke:
       // the default room lives in Commonroom's data folder, which agents cannot write: an agent started there could do nothing
       throw new RoomError('INVALID_INPUT', `say which folder the agent works in (cwd): this room's own folder, ${roomFolder}, is in Commonroom's data folder, which agents cannot write`);
     }
-    if (input.task === undefined && (input.repo !== undefined || input.base !== undefined)) throw new RoomError('INVALID_INPUT', 'repo and base are for a task: give task too, or leave them out');
+    if (input.task === undefined && (input.repo !== undefined || input.base !== undefined || input.continues !== undefined)) {
+      throw new RoomError('INVALID_INPUT', 'repo, base and continues are for a task: give task too, or leave them out');
+    }
     let cwd = path.resolve(roomFolder, input.cwd ?? '.');
     if (!fs.existsSync(cwd) || !fs.statSync(cwd).isDirectory()) throw new RoomError('INVALID_INPUT', `cwd ${cwd} is not an existing folder`);
     const version = await cachedVersion(file, client.versionArgs);
@@ -116,10 +120,12 @@ export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke:
     // its participant: a new one named after the client, or the one asked for with a new token
     let name: string;
     let token: string;
-    if (input.participant) {
-      const record = ctx.room.participants.byName(input.participant);
+    // a follow-up goes to the agent that did the rejected work, unless another is named
+    const reuse = input.participant ?? (input.continues !== undefined ? await assigneeOf(invoke, operator, input.continues) : undefined);
+    if (reuse) {
+      const record = ctx.room.participants.byName(reuse);
       if (!record || record.revokedAt !== null || record.role !== 'agent') {
-        throw new RoomError('NOT_FOUND', `no active agent named "${input.participant}": leave participant out for a new one, or see "ce participant list"`);
+        throw new RoomError('NOT_FOUND', `no active agent named "${reuse}": ${input.participant ? 'leave participant out for a new one' : 'name another agent with participant'}, or see "ce participant list"`);
       }
       name = record.name;
       token = (await invoke(operator, 'participant_rotate', { name })).token;
@@ -135,7 +141,7 @@ export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke:
       task = input.task !== undefined ? await handTask(invoke, operator, agentCaller, name, { ...input, task: input.task }, cwd) : null;
     } catch (error) {
       // a run that never started leaves no participant with a live token behind
-      if (!input.participant) await invoke(operator, 'participant_revoke', { name }).catch(() => undefined);
+      if (!reuse) await invoke(operator, 'participant_revoke', { name }).catch(() => undefined);
       throw error;
     }
     if (task) cwd = task.cwd;
@@ -152,8 +158,11 @@ export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke:
       fs.rmSync(runDir, { recursive: true, force: true });
       throw error;
     }
-    const env = { ...plan.env, [AGENT_ENV.url]: url, [AGENT_ENV.token]: token, [AGENT_ENV.name]: name, ...(task ? { [AGENT_ENV.task]: task.prompt, [AGENT_ENV.handoff]: task.handoffId } : {}) };
-    const args = [...plan.args, ...(client.id === 'command' ? (input.command ?? []).slice(1) : []), ...(input.args ?? []), ...(task && client.prompt ? client.prompt(task.prompt) : [])];
+    const env = { ...plan.env, [AGENT_ENV.url]: url, [AGENT_ENV.token]: token, [AGENT_ENV.name]: name, ...(task ? { ...task.env, [AGENT_ENV.task]: task.prompt, [AGENT_ENV.handoff]: task.handoffId } : {}) };
+    const prompted = task !== null && client.prompt !== undefined;
+    let args = [...plan.args, ...(client.id === 'command' ? (input.command ?? []).slice(1) : []), ...(input.args ?? []), ...(task && client.prompt ? client.prompt(task.prompt) : [])];
+    // its most recent conversation in that folder, where the client can go on with one (with a prompt too)
+    if (input.resume && client.resume) args = client.resume(args, prompted) ?? args;
     let shellId: string;
     try {
       const session = shells.open(agentCaller, {
@@ -224,7 +233,7 @@ export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke:
       seen.add(participant);
       const record = ctx.room.participants.byName(participant);
       if (!record || record.revokedAt !== null) continue; // stopped with its token revoked: nothing to start again as
-      const again = d.client === 'command' ? `ce agent start command --cwd ${d.cwd} --as ${participant} -- …` : `ce agent start ${d.client} --cwd ${d.cwd} --as ${participant}`;
+      const again = d.client === 'command' ? `ce agent start command --cwd ${d.cwd} --as ${participant} -- …` : `ce agent start ${d.client} --cwd ${d.cwd} --as ${participant}${AGENT_CLIENTS[d.client].resume ? ' --resume' : ''}`;
       out.push({ participant, client: d.client, cwd: d.cwd, version: d.version ?? null, startedAt: e.at, again });
       if (out.length >= 20) break;
     }
@@ -236,9 +245,19 @@ export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke:
     handlers: {
       agent_clients: async () => ({ clients: await clients() }),
       agent_start: start,
-      agent_list: (caller) => {
-        const agents = live(caller);
+      agent_list: async (caller) => {
+        const agents = await Promise.all(live(caller).map(async (a) => (a.handoffId && a.shell.alive ? { ...a, review: await reviewOf(invoke, caller, a.handoffId, a.shell.status.state === 'idle') } : a)));
         return { agents, earlier: earlier(new Set(agents.map((a) => a.participant))) };
+      },
+      agent_complete: async (caller, input) => {
+        // a live run the room started on this handoff: the person completes it for the agent ("ready for review?")
+        const run = [...runs.values()].find((r) => r.handoffId === input.handoffId);
+        if (!run) throw new RoomError('NOT_FOUND', `no agent the room started works on handoff ${input.handoffId} now: its assignee completes it (handoff_complete), or cancel it`);
+        const record = ctx.room.participants.byName(run.participant);
+        if (!record || record.revokedAt !== null) throw new RoomError('CONFLICT', `${run.participant}'s token was revoked: it can no longer complete handoff ${input.handoffId}; cancel it instead`);
+        const { handoff } = await invoke(toCaller(record), 'handoff_complete', { handoffId: input.handoffId, result: input.result });
+        ctx.commit(() => ({ value: undefined, events: [{ kind: 'agent.completed_for', actor: caller.name, subject: run.participant, data: { handoffId: input.handoffId, shellId: run.shellId } }] }));
+        return { handoff };
       },
       agent_stop: async (caller, input) => {
         const run = runs.get(input.shellId);

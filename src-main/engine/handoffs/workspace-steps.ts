@@ -15,8 +15,8 @@ import { mustBeOwnerOrApprover } from './handoff-roles';
 /** One page of handoff_evidence holds at most this much patch text (a page of huge patches stops early). */
 const PAGE_BYTES = 1024 * 1024;
 
-/** Ends `owner`'s shells opened in `folder` (or below it); how many. The engine's ShellRegistry does it. */
-export type CloseShellsIn = (owner: string, folder: string) => Promise<number>;
+/** Ends `owner`'s shells (null: everyone's) opened in `folder` (or below it), saying `why`; how many. The engine's ShellRegistry does it. */
+export type CloseShellsIn = (owner: string | null, folder: string, why?: string) => Promise<number>;
 
 const hasWorktree = (w: WorkspaceRecord | null): boolean => w !== null && (w.state === 'ready' || w.state === 'kept') && w.path !== null;
 
@@ -29,6 +29,8 @@ export function workspaceSteps(ctx: EngineContext, actions: HandoffActions, clos
 
   /** After a step that ends the work: the worktree goes if nothing would be lost; the row says what stayed. */
   async function tidy(w: WorkspaceRecord, options: { keepBranch: boolean; merged?: boolean; state: 'merged' | 'removed' | 'kept'; note: string | null }): Promise<void> {
+    // the work ended: nothing runs on in its worktree (no shell is left in a folder that is removed)
+    if (w.path) await closeShellsIn(null, w.path, `its handoff ended: ${options.state === 'merged' ? 'approved and merged' : (options.note ?? options.state)}`);
     const out = await service.tidy(w, options);
     const state = options.state === 'merged' ? 'merged' : out.removed ? options.state : 'kept';
     const note = [options.note, out.note].filter((n) => n !== null).join('; ') || null;

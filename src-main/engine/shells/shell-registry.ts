@@ -245,17 +245,18 @@ export class ShellRegistry {
   }
 
   /**
-   * Closes `owner`'s shells that started in `folder` or below it (not graph stages: their graph ends them): a
-   * completed handoff's assignee no longer writes in its worktree. How many were closed.
+   * Closes `owner`'s shells (null: everyone's) that started in `folder` or below it (not graph stages: their graph
+   * ends them): a completed handoff's assignee no longer writes in its worktree, and an ended handoff's worktree
+   * keeps no shells (it is removed). `why` is what their end says. How many were closed.
    */
-  async closeIn(owner: string, folder: string): Promise<number> {
+  async closeIn(owner: string | null, folder: string, why = 'the handoff was completed'): Promise<number> {
     const within = (cwd: string) => {
       const rel = path.relative(folder, cwd);
       return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
     };
-    const mine = [...this.shells.values()].filter((s) => s.spec.owner === owner && !s.spec.stage && within(s.spec.cwd));
+    const mine = [...this.shells.values()].filter((s) => (owner === null || s.spec.owner === owner) && !s.spec.stage && within(s.spec.cwd));
     for (const s of mine) {
-      if (s.alive) this.closedBy.set(s.id, 'the room (the handoff was completed)');
+      if (s.alive) this.closedBy.set(s.id, `the room (${why})`);
       this.shells.delete(s.id);
       this.rememberClosed(s);
     }

@@ -1,6 +1,7 @@
 import type { MethodInput, MethodOutputs } from '../../common/contract';
 import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
+import { worktreeEnv } from '../../common/worktree-env';
 import { workspaceCwd } from '../workspaces/workspace-cwd';
 import type { Limits } from '../../common/limits';
 import { stripAnsi } from '../../common/ansi';
@@ -84,7 +85,8 @@ export function shellsFeature(ctx: EngineContext, shells: ShellRegistry, limits:
     handlers: {
       shell_open: (caller, input) => {
         const { handoffId, ...open } = input;
-        return { shell: viewOf(shells.open(caller, handoffId === undefined ? open : { ...open, cwd: workspaceCwd(ctx, caller, handoffId, open.cwd) })) };
+        // a shell in a worktree gets that worktree's own ports and name (what the shell is given explicitly wins)
+        return { shell: viewOf(shells.open(caller, handoffId === undefined ? open : { ...open, cwd: workspaceCwd(ctx, caller, handoffId, open.cwd), env: { ...worktreeEnv(handoffId), ...open.env } })) };
       },
       shell_io: io,
       shell_run: (caller, input, call) =>

@@ -1,7 +1,8 @@
 import type Database from 'better-sqlite3';
 import type { EvidenceFile, EvidenceSummary, WorkspaceState, WorkspaceView } from '../../common/handoff-dto';
+import { worktreeEnv } from '../../common/worktree-env';
 
-export interface WorkspaceRecord extends WorkspaceView {
+export interface WorkspaceRecord extends Omit<WorkspaceView, 'env'> {
   handoffId: string;
   createdAt: string;
   updatedAt: string;
@@ -58,10 +59,10 @@ function toRecord(row: Row): WorkspaceRecord {
   };
 }
 
-/** A workspace as the doors show it (inside a handoff). */
+/** A workspace as the doors show it (inside a handoff), with the values its worktree's programs get (common/worktree-env.ts). */
 export function workspaceView(w: WorkspaceRecord): WorkspaceView {
   const { handoffId: _id, createdAt: _c, updatedAt: _u, ...view } = w;
-  return view;
+  return { ...view, env: worktreeEnv(w.handoffId) };
 }
 
 export type NewWorkspace = Pick<WorkspaceRecord, 'handoffId' | 'repo' | 'base' | 'baseBranch' | 'baseCommit' | 'branch' | 'path' | 'state' | 'continues'> & { at: string };

@@ -103,3 +103,28 @@ export function notifyShellWaiting(shell: ShellView, onOpen: (shellId: string) =
     // refused by the environment: the sidebar's count still says it
   }
 }
+
+/**
+ * One notification when an agent on a task is "ready for review?" (idle at its prompt with new commits in its
+ * worktree): once per head commit (the caller keys it); a click brings its terminal up (`onOpen`).
+ */
+export function notifyReadyForReview(run: { shellId: string; participant: string; label: string; review: { commits: number } | null }, onOpen: (shellId: string) => void): void {
+  if (!run.review || mutedAgents().has(run.participant)) return;
+  const title = `${run.label} (${run.participant}): ready for review?`;
+  const body = `It waits at its prompt with ${run.review.commits} new commit${run.review.commits === 1 ? '' : 's'} in its worktree. Complete it for it, or tell it more.`;
+  if (desktop) {
+    desktop.notify({ title, body, shellId: run.shellId });
+    return;
+  }
+  if (!notificationsAvailable() || Notification.permission !== 'granted') return;
+  try {
+    const note = new Notification(title, { body, tag: `review-${run.shellId}` });
+    note.onclick = () => {
+      window.focus();
+      onOpen(run.shellId);
+      note.close();
+    };
+  } catch {
+    // refused by the environment: the Terminals screen still offers it
+  }
+}

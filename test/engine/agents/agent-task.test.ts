@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HandoffView } from '../../../src-main/common/handoff-dto';
 import { makeRepo } from '../../helpers/git-repo';
+import { worktreeEnv } from '../../../src-main/common/worktree-env';
 import { startTestRunner, type TestRunner } from '../../helpers/runner';
 
 let runner: TestRunner;
@@ -17,7 +18,7 @@ beforeAll(async () => {
   runner = await startTestRunner();
   script = path.join(runner.home.root, 'show-task.sh');
   // what the agent sees: where it starts, its handoff, its first prompt (then it waits, as a client at its prompt)
-  fs.writeFileSync(script, '#!/bin/sh\necho "PWD=$(pwd)"\necho "HANDOFF=$COMMONROOM_HANDOFF"\nprintf "TASK=%s\\n" "$COMMONROOM_TASK"\nexec sleep 60\n', { mode: 0o755 });
+  fs.writeFileSync(script, '#!/bin/sh\necho "PWD=$(pwd)"\necho "HANDOFF=$COMMONROOM_HANDOFF"\necho "PORTS=$PORT $COMMONROOM_PORT_BASE $COMMONROOM_PORT_COUNT $COMMONROOM_WORKTREE"\nprintf "TASK=%s\\n" "$COMMONROOM_TASK"\nexec sleep 60\n', { mode: 0o755 });
 }, 60_000);
 afterAll(() => runner?.close());
 
@@ -41,6 +42,11 @@ describe('an agent started on a task', () => {
     expect(seen).toMatch(/TASK=Make the readme say hello/);
     expect(seen).toContain(`call the commonroom tool handoff_complete with handoffId "${agent.handoffId}"`);
     expect(seen).toContain(`on branch commonroom/${agent.handoffId}`);
+    // its worktree's own ports and name, in its environment, its first prompt and the handoff's workspace
+    const own = worktreeEnv(agent.handoffId as string);
+    expect(seen).toContain(`PORTS=${own.PORT} ${own.COMMONROOM_PORT_BASE} 64 ${agent.handoffId}`);
+    expect(seen).toContain(`ports ${own.PORT}–${Number(own.PORT) + 63} are this worktree's own`);
+    expect(handoff.workspace?.env).toEqual(own);
     // it is listed with its handoff, and the start is in the room's history with it
     expect((await call('agent_list', {})).agents.find((a) => a.shellId === agent.shellId)?.handoffId).toBe(agent.handoffId);
     await call('agent_stop', { shellId: agent.shellId, revoke: true });
@@ -59,7 +65,7 @@ describe('an agent started on a task', () => {
   it('refuses repo or base without a task, a base outside a repository, and a relative repo, leaving no handoff behind', async () => {
     const plain = fs.mkdtempSync(path.join(runner.home.root, 'plain-'));
     const before = (await handoffs()).length;
-    await expect(call('agent_start', { client: 'command', command: [script], cwd: plain, repo: plain })).rejects.toThrow(/repo and base are for a task: give task too/);
+    await expect(call('agent_start', { client: 'command', command: [script], cwd: plain, repo: plain })).rejects.toThrow(/repo, base and continues are for a task: give task too/);
     await expect(call('agent_start', { client: 'command', command: [script], cwd: plain, task: 't', base: 'main' })).rejects.toThrow(/base is for a task in a repository: give repo, or a cwd inside a git repository/);
     await expect(call('agent_start', { client: 'command', command: [script], cwd: plain, task: 't', repo: 'app' })).rejects.toThrow(/repo "app" is a relative path/);
     await expect(call('agent_start', { client: 'command', command: [script], cwd: plain, task: 't', repo: plain })).rejects.toThrow(/not in a git repository/);

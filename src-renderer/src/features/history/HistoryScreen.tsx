@@ -9,6 +9,8 @@ import { ArtifactList, ResultMarkdown } from '../../shared/handoff/ResultView';
 import { useHandoff } from '../../shared/handoff/use-handoff';
 import { endingOf } from '../../../../src-main/common/handoff-ending';
 import { useHandoffHistory, type HistoryFilter } from './use-history';
+import { FollowUp } from './FollowUp';
+import { KeptChange, mergeText } from './KeptChange';
 import '../../shared/panes.css';
 import './history.css';
 
@@ -23,6 +25,7 @@ const STATES = [
 function EndedDetail(props: { handoff: HandoffView }): React.JSX.Element {
   const h = props.handoff;
   const end = endingOf(h);
+  const [followed, setFollowed] = useState<string | null>(null);
   return (
     <article className="history-detail" aria-label="Ended handoff" data-testid="history-detail">
       <header>
@@ -45,6 +48,14 @@ function EndedDetail(props: { handoff: HandoffView }): React.JSX.Element {
           <p className="muted small">No {h.decision?.approved ? 'note' : 'reason'} was given.</p>
         )}
       </section>
+      {followed ? (
+        <p className="follow-done" role="status" data-testid="follow-up-done">
+          {followed}
+        </p>
+      ) : (
+        <FollowUp handoff={h} onDone={setFollowed} />
+      )}
+      <KeptChange handoff={h} />
       {h.constraints && (
         <section>
           <h4>Constraints</h4>
@@ -153,6 +164,7 @@ export function HistoryScreen(props: { opened?: string | null }): React.JSX.Elem
                       by {end.by} · {whenText(end.at)} · {h.owner} → {h.to ?? 'anyone'}
                     </span>
                     {end.why && <span className="small truncate why" title={end.why}>“{end.why}”</span>}
+                    {h.workspace?.merge && <span className="small truncate muted">{mergeText(h)}</span>}
                   </button>
                 </li>
               );

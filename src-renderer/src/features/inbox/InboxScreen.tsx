@@ -7,6 +7,7 @@ import { askNotificationPermission, notificationPermission } from '../../stores/
 import type { DecisionHandle } from './DecisionPanel';
 import { HandoffDetail } from './HandoffDetail';
 import { OpenedHandoff } from './OpenedHandoff';
+import { NewHandoff } from './NewHandoff';
 import { DecisionToast, PendingDecisionContext, useDecisionQueue, type PendingDecisions } from './pending-decision';
 import '../../shared/panes.css';
 
@@ -19,6 +20,8 @@ function typing(target: EventTarget | null): boolean {
 
 /** Everything waiting on the person, newest first, with the chosen item beside the list. j/k move, a/r decide. */
 export function InboxScreen(): React.JSX.Element {
+  const [newHandoff, setNewHandoff] = useState(false);
+  const [created, setCreated] = useState<string | null>(null);
   const { client } = useRoom();
   const store = inboxStoreOf(client);
   const items = useInbox((s) => s.items);
@@ -90,7 +93,16 @@ export function InboxScreen(): React.JSX.Element {
                 Notify me
               </button>
             )}
+            <button type="button" className="small new-handoff-button" onClick={() => setNewHandoff(true)} data-testid="new-handoff">
+              + New handoff
+            </button>
           </header>
+          {newHandoff && <NewHandoff onClose={() => setNewHandoff(false)} onCreated={setCreated} />}
+          {created && (
+            <p className="handoff-created" role="status" data-testid="handoff-created">
+              {created}
+            </p>
+          )}
           {error && <p className="form-problem">{error}</p>}
           {items.length === 0 ? (
             <p className="muted pad">Nothing waits on you. Results to approve and questions from agents appear here.</p>

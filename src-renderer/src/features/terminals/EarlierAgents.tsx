@@ -4,7 +4,8 @@ import { useRoom, useShells } from '../../room-context';
 
 /**
  * Agents the room started whose terminal is gone (stopped, or ended with a runner restart): each can be
- * started again in the same folder as the same participant (it gets a new token). Read again whenever the
+ * started again in the same folder as the same participant (it gets a new token), going on with its own
+ * conversation where the client can. Read again whenever the
  * list of terminals changes.
  */
 export function EarlierAgents(props: { onStarted(shellId: string): void }): React.JSX.Element | null {
@@ -28,7 +29,8 @@ export function EarlierAgents(props: { onStarted(shellId: string): void }): Reac
   async function again(run: EarlierAgentRun): Promise<void> {
     setProblem(null);
     try {
-      const { agent } = await client.call('agent_start', { client: run.client, cwd: run.cwd, participant: run.participant });
+      // it goes on with its own conversation there, where the client can (Claude Code --continue, Codex resume --last, …)
+      const { agent } = await client.call('agent_start', { client: run.client, cwd: run.cwd, participant: run.participant, resume: true });
       props.onStarted(agent.shellId);
     } catch (error) {
       setProblem((error as Error).message);

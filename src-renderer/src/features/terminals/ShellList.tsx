@@ -3,6 +3,8 @@ import { useConnection, useRoom, useShells } from '../../room-context';
 import { useState } from 'react';
 import { statusBadge, statusText } from '../../shared/shell-status-text';
 import { NewAgent } from './NewAgent';
+import { NewTask } from './NewTask';
+import { ReadyForReview } from './ReadyForReview';
 import { EarlierAgents } from './EarlierAgents';
 import { useParticipants } from '../../stores/feature-stores';
 
@@ -12,6 +14,7 @@ export function ShellList(): React.JSX.Element {
   const selectedId = useShells((s) => s.selectedId);
   const linkOpen = useConnection((s) => s.state === 'open');
   const [newAgent, setNewAgent] = useState(false);
+  const [newTask, setNewTask] = useState(false);
   // shells whose owner's token was revoked: still shown (they may still run), and marked so
   const revoked = new Set(useParticipants((s) => s.participants).filter((p) => p.revokedAt !== null).map((p) => p.name));
   return (
@@ -24,7 +27,21 @@ export function ShellList(): React.JSX.Element {
         <button type="button" className="small" disabled={!linkOpen} onClick={() => setNewAgent(true)} data-testid="new-agent">
           + New agent
         </button>
+        <button type="button" className="small" disabled={!linkOpen} onClick={() => setNewTask(true)} data-testid="new-task">
+          + New task
+        </button>
       </div>
+      {newTask && (
+        <div className="new-task-anchor">
+          <NewTask
+            onClose={() => setNewTask(false)}
+            onStarted={(id) => {
+              void store.getState().refresh().then(() => store.getState().select(id));
+            }}
+          />
+        </div>
+      )}
+      <ReadyForReview />
       {newAgent && (
         <NewAgent
           onClose={() => setNewAgent(false)}

@@ -1,0 +1,126 @@
+import { useEffect, useState } from 'react';
+import type { AgentClientId } from '../../../../src-main/common/agent-clients';
+import type { AgentClientView } from '../../../../src-main/common/methods/agents';
+import { useRoom } from '../../room-context';
+import './new-task.css';
+
+/**
+ * Start an agent on a task (agent_start with task, what `ce agent start CLIENT --task` calls): the room hands
+ * the task to a participant made for the run, makes its worktree in the repository (from the base asked for),
+ * and starts the client there with the task as its first prompt. Its terminal opens selected.
+ */
+export function NewTask(props: { onClose(): void; onStarted(shellId: string): void }): React.JSX.Element {
+  const { client } = useRoom();
+  const [clients, setClients] = useState<AgentClientView[] | null>(null);
+  const [picked, setPicked] = useState<AgentClientId | null>(null);
+  const [task, setTask] = useState('');
+  const [repo, setRepo] = useState('');
+  const [base, setBase] = useState('');
+  const [command, setCommand] = useState('');
+  const [write, setWrite] = useState(true);
+  const [problem, setProblem] = useState<string | null>(null);
+  const [starting, setStarting] = useState(false);
+
+  useEffect(() => {
+    let live = true;
+    client.call('agent_clients', {}).then(
+      ({ clients: found }) => {
+        if (!live) return;
+        setClients(found);
+        setPicked((p) => p ?? found.find((c) => c.path !== null)?.id ?? 'command');
+      },
+      (error: Error) => live && setProblem(error.message),
+    );
+    return () => {
+      live = false;
+    };
+  }, [client]);
+
+  async function start(e: React.FormEvent): Promise<void> {
+    e.preventDefault();
+    if (!picked) return;
+    if (!task.trim()) return setProblem('say what the task is: it is the agent’s first prompt and the handoff’s summary');
+    if (!repo.trim()) return setProblem('name the repository the task is done in (its folder): the agent gets a worktree of its own there');
+    const words = command.trim().split(/\s+/).filter(Boolean);
+    if (picked === 'command' && words.length === 0) return setProblem('name the command to run (its program and arguments)');
+    setStarting(true);
+    setProblem(null);
+    try {
+      const { agent } = await client.call('agent_start', {
+        client: picked,
+        ...(picked === 'command' ? { command: words } : {}),
+        task: task.trim(),
+        cwd: repo.trim(),
+        repo: repo.trim(),
+        ...(base.trim() ? { base: base.trim() } : {}),
+        capabilities: write ? ['read', 'write'] : ['read'],
+      });
+      props.onStarted(agent.shellId);
+      props.onClose();
+    } catch (error) {
+      setProblem((error as Error).message);
+    } finally {
+      setStarting(false);
+    }
+  }
+
+  const ready = clients?.filter((c) => c.path !== null) ?? [];
+  return (
+    <div className="new-task" role="dialog" aria-label="New task" onKeyDown={(e) => e.key === 'Escape' && props.onClose()}>
+      <form onSubmit={(e) => void start(e)}>
+        <h3>Start an agent on a task</h3>
+        <p className="muted small">It works in a git worktree of its own, on a branch of its own; you review its commits and merge them.</p>
+        <div className="field">
+          <label htmlFor="task-text">Task</label>
+          <textarea id="task-text" rows={4} value={task} maxLength={2000} placeholder="e.g. Make the login test pass" onChange={(e) => setTask(e.target.value)} autoFocus />
+        </div>
+        <div className="field-row">
+          <div className="field">
+            <label htmlFor="task-repo">Repository</label>
+            <input id="task-repo" type="text" value={repo} placeholder="its folder, e.g. /home/me/src/app" onChange={(e) => setRepo(e.target.value)} />
+          </div>
+          <div className="field field-base">
+            <label htmlFor="task-base">Base</label>
+            <input id="task-base" type="text" value={base} placeholder="current branch" onChange={(e) => setBase(e.target.value)} />
+          </div>
+        </div>
+        <div className="field">
+          <label htmlFor="task-client">Client</label>
+          <select id="task-client" value={picked ?? ''} onChange={(e) => setPicked(e.target.value as AgentClientId)} disabled={clients === null}>
+            {clients === null && <option value="">Looking for agent CLIs…</option>}
+            {ready.map((c) => (
+              <option key={c.id} value={c.id}>
+                {c.label}
+                {c.version ? ` (${c.version})` : ''}
+              </option>
+            ))}
+            {clients !== null && <option value="command">Another command…</option>}
+          </select>
+          {clients !== null && ready.length === 0 && <span className="muted small">No agent CLI was found on this machine: install one (e.g. {clients[0]?.install ?? 'npm install -g @anthropic-ai/claude-code'}), then start the room again.</span>}
+        </div>
+        {picked === 'command' && (
+          <div className="field">
+            <label htmlFor="task-command">Command</label>
+            <input id="task-command" type="text" value={command} placeholder="e.g. ./my-agent (the task is in COMMONROOM_TASK)" onChange={(e) => setCommand(e.target.value)} />
+          </div>
+        )}
+        <label className="task-write">
+          <input type="checkbox" checked={write} onChange={(e) => setWrite(e.target.checked)} /> it may run shells and graphs, and hand work over (write)
+        </label>
+        {problem && (
+          <p className="form-problem" role="alert" data-testid="new-task-problem">
+            {problem}
+          </p>
+        )}
+        <div className="new-task-actions">
+          <button type="button" onClick={props.onClose}>
+            Cancel
+          </button>
+          <button type="submit" className="primary" disabled={!picked || starting} data-testid="start-task">
+            {starting ? 'Starting…' : 'Start on the task'}
+          </button>
+        </div>
+      </form>
+    </div>
+  );
+}
