@@ -31,6 +31,7 @@ const clientMessageSchema = lazily(() => {
         shellId,
         cols: z.number().int().min(TERMINAL_BOUNDS.cols.min).max(TERMINAL_BOUNDS.cols.max),
         rows: z.number().int().min(TERMINAL_BOUNDS.rows.min).max(TERMINAL_BOUNDS.rows.max),
+        take: z.boolean().optional(),
       })
       .strict(),
   ]);

@@ -107,7 +107,10 @@ export class UiSession {
         this.typed(message.shellId, (a) => a.write(message.text));
         return;
       case 'shell.resize':
-        this.typed(message.shellId, (a) => a.resize(message.cols, message.rows));
+        this.typed(message.shellId, (a) => {
+          const driving = a.resize(message.cols, message.rows, message.take === true);
+          this.send({ t: 'shell.driving', shellId: message.shellId, driving });
+        });
         return;
     }
   }

@@ -84,6 +84,11 @@ export class ShellStream implements ShellViewer {
     if (this.pendingBytes > 0) this.timer ??= setTimeout(() => this.flush(), this.frameMs);
   }
 
+  /** Another view took the shell over (or its owner resized it): this view shows the PTY at its size now. */
+  onDriving(driving: boolean): void {
+    if (!this.done) this.send({ t: 'shell.driving', shellId: this.shellId, driving });
+  }
+
   onExit(exit: ShellExit): void {
     this.exit = exit;
     this.finishIfDrained();

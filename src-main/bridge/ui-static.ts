@@ -123,7 +123,9 @@ export class UiStatic {
       const message =
         signIn.reason === 'used'
           ? `this sign-in link was already used (a link signs in once, in the tab that opened it): ${NEW_LINK}`
-          : `this sign-in link is not valid for this room process (links end when it restarts): ${NEW_LINK}`;
+          : signIn.reason === 'expired'
+            ? `this sign-in link expired (a link made in the UI for another tab or a phone works for 5 minutes): ${NEW_LINK}`
+            : `this sign-in link is not valid for this room process (links end when it restarts): ${NEW_LINK}`;
       return sendJson(res, 401, { error: { code: 'UNAUTHENTICATED', message, reason: signIn.reason } }, headers);
     }
     if (req.method === 'GET') {

@@ -182,7 +182,7 @@ function buildToolSurface() {
     },
     tasks_graph: { hints: READ, output: z.object({ graph: view('the graph'), stages: views('each stage with its dependencies'), order: z.array(z.string()) }) },
     audit_list: { hints: READ, output: z.object({ entries: views('audited calls, newest first'), nextCursor }) },
-    ui_link_create: { hints: ADD, output: z.object({ url: z.string().describe('the one-time sign-in link') }) },
+    ui_link_create: { hints: ADD, output: z.object({ url: z.string().describe('the one-time sign-in link'), expiresAt: z.string().nullable().describe('when an unused link stops working (null: when the room process stops)') }) },
     ui_session_list: { hints: READ, output: z.object({ sessions: views('browser UI sessions'), served: z.boolean() }) },
     ui_session_revoke: { hints: { ...ADD, destructive: true }, output: z.object({ revoked: z.boolean() }) },
     agent_clients: { hints: READ, output: z.object({ clients: views('each client: {id, label, program, path, version, install}') }) },

@@ -50,8 +50,12 @@ export type ClientMessage =
    * message). Refused input comes back as a `shell.error` for that shell, and nothing of it is sent.
    */
   | { t: 'shell.input'; shellId: string; text: string }
-  /** Sets an attached shell's PTY size (the owner's view, or a person who took it over). */
-  | { t: 'shell.resize'; shellId: string; cols: number; rows: number };
+  /**
+   * This view's size for an attached shell. The PTY follows it when this view drives the shell (it drove, or
+   * nobody did and the shell is the person's own), or with `take` (the person's "Fit to panel": driving is
+   * handed to this view). Answered with `shell.driving`.
+   */
+  | { t: 'shell.resize'; shellId: string; cols: number; rows: number; take?: boolean };
 
 // ---- room process → renderer -------------------------------------------------------------------------------
 
@@ -80,6 +84,11 @@ export type ServerMessage =
   | { t: 'presence.changed' }
   /** The shell ended (or was closed): no more data will come for it. */
   | { t: 'shell.exit'; shellId: string; exitCode: number | null; signal: string | null }
+  /**
+   * Whether the PTY follows this view's size: the answer to its `shell.resize`, and `false` when another view
+   * took the shell over or its owner resized it. A view that does not drive shows the PTY at its size.
+   */
+  | { t: 'shell.driving'; shellId: string; driving: boolean }
   /** Attaching failed (unknown shell, not allowed, ...). */
   | { t: 'shell.error'; shellId: string; error: UiError };
 

@@ -237,9 +237,10 @@ export class Engine implements DoorEngine {
         attachment.write(text);
         record();
       },
-      resize: (cols, rows) => {
-        attachment.resize(cols, rows);
-        record();
+      resize: (cols, rows, take) => {
+        const driving = attachment.resize(cols, rows, take);
+        if (driving) record();
+        return driving;
       },
     };
   }

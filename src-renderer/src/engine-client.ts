@@ -39,6 +39,8 @@ export interface ShellSink {
   data(bytes: Uint8Array, truncated: boolean, ack: () => void): void;
   exit?(exit: ShellExitInfo): void;
   error?(error: UiError): void;
+  /** Whether the PTY follows this view's size (the answer to a resize, or another view took the shell over). */
+  driving?(driving: boolean): void;
 }
 
 export interface ShellAttachment {
@@ -47,8 +49,11 @@ export interface ShellAttachment {
    * as the sink's error). False when the link is down: nothing was sent.
    */
   write(text: string): boolean;
-  /** Sets the PTY's size (only the shell's owner, or a person who took it over, should). False when the link is down. */
-  resize(cols: number, rows: number): boolean;
+  /**
+   * This view's size: the PTY follows it when this view drives the shell, or with `take` (driving handed to this
+   * view); the sink's `driving` says which. False when the link is down.
+   */
+  resize(cols: number, rows: number, take?: boolean): boolean;
   detach(): void;
 }
 
@@ -145,9 +150,9 @@ export class EngineClient {
         this.transport.send({ t: 'shell.input', shellId, text });
         return true;
       },
-      resize: (cols, rows) => {
+      resize: (cols, rows, take) => {
         if (!live()) return false;
-        this.transport.send({ t: 'shell.resize', shellId, cols, rows });
+        this.transport.send(take ? { t: 'shell.resize', shellId, cols, rows, take } : { t: 'shell.resize', shellId, cols, rows });
         return true;
       },
       detach: () => {
@@ -220,6 +225,9 @@ export class EngineClient {
         return;
       case 'shell.error':
         this.attached.get(message.shellId)?.sink.error?.(message.error);
+        return;
+      case 'shell.driving':
+        this.attached.get(message.shellId)?.sink.driving?.(message.driving);
         return;
     }
   }

@@ -9,9 +9,10 @@ import { lazily } from '../lazily';
 export const UI_METHODS = {
   ui_link_create: {
     description:
-      'A new one-time sign-in link for the browser UI (served by "commonroom serve"). Opening it signs that browser tab in as the operator; a second use is refused. Only the operator may mint one.',
+      'A new one-time sign-in link for the browser UI (served by "commonroom serve"). Opening it signs that browser tab in as the operator; a second use is refused. Only the operator may mint one. ' +
+      '`for`: "tab" or "phone" (the UI\'s "Open in another tab" and "Sign in a phone"): the link expires 5 minutes after it is made, and the sign-in is listed as made for that.',
     capability: 'operate',
-    input: lazily(() => z.object({}).strict()),
+    input: lazily(() => z.object({ for: z.enum(['tab', 'phone']).optional() }).strict()),
     mcpTool: false,
   },
   ui_session_list: {
@@ -31,6 +32,8 @@ export const UI_METHODS = {
 
 export interface UiSessionView {
   id: string;
+  /** What its link was made for: printed (serve, `ce ui-link`), or from the UI for another tab or a phone. */
+  purpose: 'link' | 'tab' | 'phone';
   createdAt: string;
   lastSeenAt: string;
   /** The browser's User-Agent at sign-in, cut to 200 characters. */
@@ -40,7 +43,8 @@ export interface UiSessionView {
 }
 
 export interface UiOutputs {
-  ui_link_create: { url: string };
+  /** `expiresAt`: when an unused link stops working (null: it keeps until used or the room process stops). */
+  ui_link_create: { url: string; expiresAt: string | null };
   ui_session_list: { sessions: UiSessionView[]; served: boolean };
   ui_session_revoke: { revoked: boolean };
 }

@@ -1,7 +1,7 @@
 import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
 import type { Feature } from '../core/feature';
-import type { UiSessions } from './ui-sessions';
+import { SHORT_LINK_MS, type UiSessions } from './ui-sessions';
 
 type UiMethods = 'ui_link_create' | 'ui_session_list' | 'ui_session_revoke';
 
@@ -16,9 +16,12 @@ export function uiFeature(sessions: UiSessions): Feature<UiMethods> {
   return {
     name: 'ui',
     handlers: {
-      ui_link_create: (caller) => {
+      ui_link_create: (caller, input) => {
         operatorOnly(caller);
-        return { url: sessions.mintLink().toString() };
+        // a link made in the UI for another tab or a phone is opened at once: it is short-lived
+        if (!input.for) return { url: sessions.mintLink().toString(), expiresAt: null };
+        const url = sessions.mintLink({ ttlMs: SHORT_LINK_MS, purpose: input.for });
+        return { url: url.toString(), expiresAt: new Date(Date.now() + SHORT_LINK_MS).toISOString() };
       },
       ui_session_list: (caller) => {
         operatorOnly(caller);

@@ -7,8 +7,21 @@ import { hashToken, looksLikeToken, mintToken } from './tokens';
 const MAX_SESSIONS = 64;
 const MAX_LINKS = 64;
 
+/** How long a link minted from the signed-in UI (another tab, a phone) may wait to be opened. */
+export const SHORT_LINK_MS = 5 * 60_000;
+
+/** What a sign-in link was made for: printed by serve or `ce ui-link`, or from the UI for another tab or a phone. */
+export type LinkPurpose = 'link' | 'tab' | 'phone';
+
+interface Link {
+  /** Epoch ms after which it is refused, or null (the links serve and `ce ui-link` print keep until used). */
+  expiresAt: number | null;
+  purpose: LinkPurpose;
+}
+
 interface Session {
   id: string;
+  purpose: LinkPurpose;
   hash: string;
   createdAt: string;
   lastSeenAt: string;
@@ -16,7 +29,7 @@ interface Session {
   closers: Set<() => void>;
 }
 
-export type SignIn = { ok: true; secret: string; sessionId: string } | { ok: false; reason: 'used' | 'invalid' };
+export type SignIn = { ok: true; secret: string; sessionId: string } | { ok: false; reason: 'used' | 'invalid' | 'expired' };
 
 /**
  * The browser UI's sign-ins, in memory (they end with the room process, as the links printed for it do).
@@ -28,7 +41,7 @@ export type SignIn = { ok: true; secret: string; sessionId: string } | { ok: fal
  */
 export class UiSessions {
   private base: URL | null = null;
-  private readonly links = new Map<string, true>();
+  private readonly links = new Map<string, Link>();
   private readonly used = new Map<string, true>();
   private readonly sessions = new Map<string, Session>();
   private readonly byHash = new Map<string, Session>();
@@ -44,12 +57,16 @@ export class UiSessions {
     return this.base !== null;
   }
 
-  /** A new one-time sign-in link: /ui/#token=… (a fragment never reaches a server or a Referer). */
-  mintLink(): URL {
+  /**
+   * A new one-time sign-in link: /ui/#token=… (a fragment never reaches a server or a Referer). `ttlMs`: it is
+   * refused once that long has passed unused (the links minted from the UI for another tab or a phone).
+   */
+  mintLink(options: { ttlMs?: number; purpose?: LinkPurpose } = {}): URL {
     if (!this.base) throw new RoomError('UNAVAILABLE', 'this room process serves no browser UI (the desktop app shows the room in its window; "commonroom serve" serves one)');
     const token = mintToken();
     if (this.links.size >= MAX_LINKS) this.links.delete(this.links.keys().next().value as string);
-    this.links.set(hashToken(token), true);
+    const expiresAt = options.ttlMs === undefined ? null : Date.parse(this.now()) + options.ttlMs;
+    this.links.set(hashToken(token), { expiresAt, purpose: options.purpose ?? 'link' });
     const url = new URL(UI_PATH, this.base);
     url.hash = `token=${token}`;
     return url;
@@ -59,13 +76,16 @@ export class UiSessions {
     if (!looksLikeToken(linkToken)) return { ok: false, reason: 'invalid' };
     const hash = hashToken(linkToken);
     if (this.used.has(hash)) return { ok: false, reason: 'used' };
-    if (!this.links.delete(hash)) return { ok: false, reason: 'invalid' };
+    const link = this.links.get(hash);
+    if (!link) return { ok: false, reason: 'invalid' };
+    this.links.delete(hash);
     this.used.set(hash, true);
+    if (link.expiresAt !== null && Date.parse(this.now()) > link.expiresAt) return { ok: false, reason: 'expired' };
     if (this.used.size > MAX_LINKS * 4) this.used.delete(this.used.keys().next().value as string);
     if (this.sessions.size >= MAX_SESSIONS) this.dropIdlest();
     const secret = mintToken();
     const at = this.now();
-    const session: Session = { id: `ui_${mintToken().slice(3, 19)}`, hash: hashToken(secret), createdAt: at, lastSeenAt: at, userAgent: userAgent.slice(0, 200), closers: new Set() };
+    const session: Session = { id: `ui_${mintToken().slice(3, 19)}`, purpose: link.purpose, hash: hashToken(secret), createdAt: at, lastSeenAt: at, userAgent: userAgent.slice(0, 200), closers: new Set() };
     this.sessions.set(session.id, session);
     this.byHash.set(session.hash, session);
     return { ok: true, secret, sessionId: session.id };
@@ -92,7 +112,7 @@ export class UiSessions {
   }
 
   list(): UiSessionView[] {
-    return [...this.sessions.values()].map((s) => ({ id: s.id, createdAt: s.createdAt, lastSeenAt: s.lastSeenAt, userAgent: s.userAgent, sockets: s.closers.size }));
+    return [...this.sessions.values()].map((s) => ({ id: s.id, purpose: s.purpose, createdAt: s.createdAt, lastSeenAt: s.lastSeenAt, userAgent: s.userAgent, sockets: s.closers.size }));
   }
 
   revoke(sessionId: string): boolean {

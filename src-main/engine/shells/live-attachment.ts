@@ -10,8 +10,12 @@ export interface ShellAttachment {
   ack(bytes: number): void;
   /** Types into the shell, checked as shell_io checks its input (refused with a RoomError, nothing sent). */
   write(text: string): void;
-  /** Resizes the PTY (the owner's size: the door decides whether this viewer may set it). */
-  resize(cols: number, rows: number): void;
+  /**
+   * This view's size: the PTY's when the view drives the shell (it drove, or nobody did and the shell is the
+   * person's own, or `take`: the person hands driving to this view). Returns whether it drives; a view that does
+   * not shows the PTY at the driver's size (shell-session.ts viewerResize).
+   */
+  resize(cols: number, rows: number, take?: boolean): boolean;
   detach(): void;
 }
 
@@ -50,10 +54,13 @@ export function attachViewer(session: ShellSession, caller: Caller, viewer: Shel
       if (!session.alive) throw exitedRefusal(session);
       if (text.length > 0) session.write(text, caller.name, now());
     },
-    resize: (cols, rows) => {
+    resize: (cols, rows, take = false) => {
       checkSize(cols, rows);
       if (!session.alive) throw exitedRefusal(session);
-      session.resize(cols, rows);
+      // the person's own shell, and an agent the room started (agent_start is the person's), are theirs to size
+      // without asking when no other view drives them
+      const mayClaim = caller.name === session.spec.owner || session.spec.agent !== undefined;
+      return session.viewerResize(state, cols, rows, { take, mayClaim });
     },
     detach: () => session.detach(state),
   };

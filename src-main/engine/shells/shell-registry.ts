@@ -99,6 +99,8 @@ export class ShellRegistry {
       // the graphs runtime owns the PTY: the shell watches it and types into it, never frees it
       { ...stage.terminal, destroy: () => undefined },
     );
+    // its size is in the list too (a view watching it draws the PTY at that size)
+    session.onResize(() => this.changed());
     this.shells.set(id, session);
     this.changed();
     void session.waitExit().then(() => this.pruneEnded());

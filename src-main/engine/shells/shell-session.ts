@@ -86,6 +86,11 @@ export class ShellSession {
   readonly status: ShellStatusTracker;
   private readonly statusListeners = new Set<(status: ShellStatus) => void>();
   private readonly resizeListeners = new Set<() => void>();
+  /**
+   * The live view whose size the PTY follows, or null: none does (the owner sizes it with shell_io, or nobody
+   * drives it until a view claims it). Every other view shows the PTY at its size.
+   */
+  private driver: ViewerState | null = null;
 
   constructor(
     readonly spec: ShellSpawn,
@@ -175,8 +180,42 @@ export class ShellSession {
     if (this.inputs.length > 100) this.inputs.splice(0, this.inputs.length - 100);
   }
 
+  /**
+   * Resizes the PTY for a call (shell_io's resize: the owner, or a person taking it over with `ce shell attach
+   * --take-over`): no live view drives it any more, and the one that did is told.
+   */
   resize(cols: number, rows: number): void {
     if (!this.alive) return;
+    this.handDriving(null);
+    this.applySize(cols, rows);
+  }
+
+  /**
+   * A live view's size. It becomes the PTY's size when the view drives the shell, when it `takes` the driving
+   * over (the person's "Fit to panel"), or when nobody drives and the view `mayClaim` it (the person's own
+   * shell); otherwise nothing changes and the view shows the PTY at the driver's size. Returns whether it drives.
+   */
+  viewerResize(state: ViewerState, cols: number, rows: number, how: { take: boolean; mayClaim: boolean }): boolean {
+    if (!this.alive) return false;
+    if (this.driver !== state && !how.take && !(this.driver === null && how.mayClaim)) return false;
+    this.handDriving(state);
+    this.applySize(cols, rows);
+    return true;
+  }
+
+  /** Whether this live view sizes the PTY. */
+  drives(state: ViewerState): boolean {
+    return this.driver === state;
+  }
+
+  private handDriving(state: ViewerState | null): void {
+    const before = this.driver;
+    if (before === state) return;
+    this.driver = state;
+    before?.viewer.onDriving?.(false);
+  }
+
+  private applySize(cols: number, rows: number): void {
     const changed = cols !== this.cols || rows !== this.rows;
     this.term.resize(cols, rows);
     this.screen.resize(cols, rows);
@@ -244,6 +283,8 @@ export class ShellSession {
   }
 
   detach(state: ViewerState): void {
+    // the view that drove leaves: the PTY keeps its size until a view claims it or takes it over
+    if (this.driver === state) this.driver = null;
     this.viewers.detach(state);
   }
 

@@ -5,6 +5,8 @@ export interface ShellViewer {
   /** Receives bytes from `offset`; `truncated` when output between the viewer's cursor and `offset` was lost. */
   onData(bytes: Buffer, offset: number, truncated: boolean): void;
   onExit?(exit: { exitCode: number | null; signal: string | null }): void;
+  /** The PTY stopped following this view's size (someone else took the shell over, or its owner resized it). */
+  onDriving?(driving: boolean): void;
   /**
    * The viewer copies what it keeps during `onData` (the UI door gathers frames): it is then handed views of
    * the ring, valid only during the call, instead of a copy of each slice.

@@ -19,8 +19,9 @@ export function ShellPanel({ shell }: { shell: ShellView }): React.JSX.Element {
   const [closing, setClosing] = useState(false);
   const [typing, setTyping] = useState(false);
   const panel = useRef<HTMLDivElement>(null);
-  // the person sizes the shells they opened (an agent the room started for them included); one an agent opened
-  // keeps its own size until the person takes it over
+  // whoever drives a shell sizes it: the person's own shell (an agent the room started for them included) is
+  // theirs to drive when no other view does; an agent's keeps its own size until the person takes it over. The
+  // room answers which (a phone or a second tab watching the desktop's shell shows it at the desktop's size).
   const operator = client.identity?.operator ?? 'operator';
   const [sized, setSized] = useState(shell.owner === operator || Boolean(shell.agent));
 
@@ -30,6 +31,7 @@ export function ShellPanel({ shell }: { shell: ShellView }): React.JSX.Element {
       exited: (exit) => store.getState().shellExited(shell.id, exit),
       truncated: () => setTruncated(true),
       failed: setProblem,
+      driving: setSized,
     }, shell.alive, sized, { cols: shell.cols, rows: shell.rows });
     setSession(created);
     created.term.attachCustomKeyEventHandler((e) => {
@@ -96,7 +98,7 @@ export function ShellPanel({ shell }: { shell: ShellView }): React.JSX.Element {
           <span className="truncate" title={shell.cwd}>
             <span className="fact-label">cwd</span> {shell.cwd}
           </span>
-          <span className="nowrap" data-testid="shell-size" title={sized ? 'This shell follows the size of this panel' : `${shell.owner} set this size; watching does not change it`}>
+          <span className="nowrap" data-testid="shell-size" title={sized ? 'This shell follows the size of this panel' : 'Another view (or its owner) sets this size; watching does not change it'}>
             <span className="fact-label">size</span> {shell.cols}×{shell.rows}
           </span>
         </div>
@@ -111,7 +113,7 @@ export function ShellPanel({ shell }: { shell: ShellView }): React.JSX.Element {
             <button
               type="button"
               data-testid="take-over-size"
-              title={`Resize this shell to this panel: ${shell.owner}'s programs see the new size`}
+              title={`Size this shell from this panel from now on: ${shell.owner}'s programs see the new size`}
               onClick={() => {
                 setSized(true);
                 session?.takeOverSize();

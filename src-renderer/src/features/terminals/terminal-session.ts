@@ -1,10 +1,11 @@
 /**
  * One xterm.js terminal showing one shell: attached to its bytes (rendered, then acknowledged, so a flood is
  * paced by what the page actually draws), typing, pasting and resizing through that same attachment (checked
- * and audited by the room once per attachment, not a call per keystroke). Its size: a shell the person owns
- * (or took over) follows the panel (fit addon → the attachment's resize, which reaches the PTY);
- * anyone else's keeps the size its owner gave it, and the panel scrolls: watching never resizes an agent's
- * programs (a phone would make its top 67 columns wide).
+ * and audited by the room once per attachment, not a call per keystroke). Its size belongs to whoever drives
+ * the shell: a view that drives it (the person's own shell, first looked at; or taken over with "Fit to panel")
+ * fits the panel and the PTY follows (fit addon → the attachment's resize); every other view — an agent's
+ * shell, a second tab, a phone watching — shows the PTY at its size and the panel scrolls, so watching never
+ * resizes anyone's programs. The room says which (`driving`), and tells a view that stopped driving.
  */
 import { FitAddon } from '@xterm/addon-fit';
 import { SearchAddon } from '@xterm/addon-search';
@@ -23,6 +24,8 @@ export interface TerminalSessionEvents {
   exited(exit: ShellExitInfo): void;
   truncated(): void;
   failed(message: string): void;
+  /** Whether this view sizes the shell now (the room's answer, or another view took it over). */
+  driving?(driving: boolean): void;
 }
 
 const TRUNCATED_MARK = '\x1b[2m── earlier output is gone: the scrollback keeps only the newest bytes ──\x1b[0m\r\n';
@@ -37,6 +40,8 @@ export class TerminalSession {
   private readonly cleanups: Array<() => void> = [];
   private resizeTimer: ReturnType<typeof setTimeout> | null = null;
   private sentSize = '';
+  /** The next resize hands driving to this view (Fit to panel). */
+  private take = false;
   private disposed = false;
 
   constructor(
@@ -104,6 +109,7 @@ export class TerminalSession {
         events.exited(exit);
       },
       error: (error) => events.failed(error.message),
+      driving: (driving) => this.drivingChanged(driving),
     });
     // the link came back: its PTY may not know this view's size
     this.cleanups.push(
@@ -172,11 +178,21 @@ export class TerminalSession {
     if (!this.fitsPanel) this.refit();
   }
 
-  /** The person takes the shell's size over: from now on it follows this panel. */
+  /** The person takes the shell's size over ("Fit to panel"): the room hands driving to this view. */
   takeOverSize(): void {
     this.fitsPanel = true;
     this.sentSize = '';
+    this.take = true;
     this.refit();
+  }
+
+  /** The room's word on who sizes the shell: a view that does not drive shows the PTY at its size. */
+  private drivingChanged(driving: boolean): void {
+    if (this.disposed || driving === this.fitsPanel) return;
+    this.fitsPanel = driving;
+    if (!driving) this.sentSize = '';
+    this.refit();
+    this.events.driving?.(driving);
   }
 
   private refit(): void {
@@ -200,7 +216,10 @@ export class TerminalSession {
       const size = `${this.term.cols}x${this.term.rows}`;
       if (!this.fitsPanel || !this.alive || this.disposed || size === this.sentSize || this.client.state !== 'open') return;
       // a refused resize comes back as the attachment's error; a down link is tried again once it is back
-      if (this.attachment.resize(this.term.cols, this.term.rows)) this.sentSize = size;
+      if (this.attachment.resize(this.term.cols, this.term.rows, this.take)) {
+        this.sentSize = size;
+        this.take = false;
+      }
     }, RESIZE_SETTLE_MS);
   }
 }
