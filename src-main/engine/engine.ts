@@ -14,6 +14,7 @@ import { graphsFeature } from './graphs/graphs-feature';
 import { participantsFeature } from './people/participants-feature';
 import { Presence } from './people/presence';
 import { agentsFeature } from './agents/agents-feature';
+import { hostsFeature } from './hosts/hosts-feature';
 import { uiFeature } from './people/ui-feature';
 import { workFolderWritable } from './workspaces/workspace-service';
 import { UiSessions } from './people/ui-sessions';
@@ -49,6 +50,7 @@ function buildFeatures(engine: Engine): Feature[] {
     auditFeature(engine.audit),
     uiFeature(engine.uiSessions),
     agentsFeature(ctx, engine.shells, (caller, method, input) => engine.call(caller, method, input), (token) => engine.authenticate(token)),
+    hostsFeature(ctx),
   ] as unknown as Feature[];
 }
 
