@@ -1,4 +1,4 @@
-import os from 'node:os';
+import { RoomError } from '../../common/errors';
 import path from 'node:path';
 import { childProcess } from '../platform/child-process';
 import { ensureOwnDir } from '../core/fs-safe';
@@ -17,13 +17,18 @@ export interface SshTarget {
   controlDir: string;
 }
 
-/** Where control sockets go: `configDir/ssh`, unless that path is too long for a socket name (then a 0700 temp folder of this user). */
+/**
+ * Where control sockets go: `configDir/ssh`, hidden from every agent's sandbox with the tokens beside it. A
+ * folder anywhere else (a temp folder) could be reached from a sandbox, so a config folder whose path is too
+ * long for a socket name is refused with what to do rather than moved.
+ */
 export function controlDirFor(configDir: string): string {
-  const preferred = path.join(configDir, 'ssh');
+  const dir = path.join(configDir, 'ssh');
   // a Unix socket path is at most 104 bytes on macOS (108 on Linux); %C is 40 hex digits
-  if (Buffer.byteLength(preferred) + 1 + 40 < 100) return preferred;
-  const uid = typeof process.getuid === 'function' ? process.getuid() : 0;
-  return path.join(os.tmpdir(), `commonroom-ssh-${uid}`);
+  if (Buffer.byteLength(dir) + 1 + 40 >= 104) {
+    throw new RoomError('UNAVAILABLE', `the config folder's path (${configDir}) is too long for an SSH control socket in it: set COMMONROOM_CONFIG_DIR to a shorter folder (e.g. ~/.config/commonroom) and restart the room`);
+  }
+  return dir;
 }
 
 /** How long a shared connection stays open after its last command, in seconds. */
