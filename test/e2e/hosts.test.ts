@@ -31,8 +31,8 @@ describe.skipIf(unavailable !== null)(`Hosts on the Agents screen${unavailable ?
     hosts = await startSshHosts(
       sshDir,
       [
-        { alias: 'build-server-in-the-basement-with-a-long-name', user: 'crhost-dev', profile: ['export PATH="$HOME/tools/bin:$PATH"'], tools: { commonroom: COMMONROOM_BIN } },
-        { alias: 'gpubox', user: 'crhost-gpu', profile: ['# nothing added'] },
+        { alias: 'build-server-in-the-basement-with-a-long-name', user: 'crhost-ui', profile: ['export PATH="$HOME/tools/bin:$PATH"'], tools: { commonroom: COMMONROOM_BIN } },
+        { alias: 'gpubox', user: 'crhost-ui-gpu', profile: ['# nothing added'] },
       ],
       ['Host downbox', '  HostName 127.0.0.1', '  Port 9', '  ConnectTimeout 3'],
     );
@@ -50,6 +50,8 @@ describe.skipIf(unavailable !== null)(`Hosts on the Agents screen${unavailable ?
         spawnSync('ssh', ['-F', hosts.configFile, '-o', `ControlPath=${path.join(room.home.paths.configDir, 'ssh', '%C')}`, '-O', 'exit', alias], { stdio: 'ignore' });
       }
       await hosts.stop();
+      spawnSync('pkill', ['-u', 'crhost-ui']);
+      spawnSync('pkill', ['-u', 'crhost-ui-gpu']);
     }
     fs.rmSync(sshDir, { recursive: true, force: true });
   });

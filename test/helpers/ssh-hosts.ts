@@ -56,8 +56,12 @@ async function freePort(): Promise<number> {
 }
 
 function ensureAccount(account: HostAccount): string {
-  if (spawnSync('id', ['-u', account.user]).status !== 0) {
-    execFileSync('useradd', ['--create-home', '--shell', '/bin/bash', account.user], { stdio: 'pipe' });
+  // another test file may be adding its own account at the same moment: useradd then cannot lock /etc/passwd
+  for (let attempt = 0; spawnSync('id', ['-u', account.user]).status !== 0; attempt++) {
+    const made = spawnSync('useradd', ['--create-home', '--shell', '/bin/bash', account.user], { encoding: 'utf8' });
+    if (made.status === 0) break;
+    if (attempt >= 10) throw new Error(`useradd ${account.user} failed: ${made.stderr}`);
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
   }
   // no password, but not locked: with UsePAM off, sshd refuses a locked account ("!") even with a good key
   execFileSync('usermod', ['--password', '*', account.user], { stdio: 'pipe' });
