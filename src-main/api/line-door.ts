@@ -1,5 +1,6 @@
 import { isMethodName } from '../common/contract';
-import { toPublicError } from '../common/errors';
+import type { Caller } from '../common/dto';
+import { isRoomError, RoomError, toPublicError } from '../common/errors';
 import { RUNNER_VERSION } from '../common/version';
 import type { DoorEngine } from '../engine/index';
 
@@ -13,6 +14,9 @@ import type { DoorEngine } from '../engine/index';
  *   room → node   {"id":1,"method":"shell_open","params":{…}}
  *   node → room   {"id":1,"result":{…}}  or  {"id":1,"error":{"code":"…","message":"…"}}
  *   room → node   {"id":2,"method":"subscribe","params":{}}  then  {"event":{…}} for each event
+ *
+ * A request may carry `"as":"NAME"`: the call is made as that participant of the node's room (made with read and
+ * write on first use), so an agent's shells there run in the host's sandbox with the agent's name on them.
  */
 export const LINE_PROTOCOL = 1;
 /** The longest request line taken; a longer one is refused and the connection closed (nothing is half-read). */
@@ -52,6 +56,19 @@ export function lineSplitter(onLine: (line: string) => void, tooLong: () => void
   };
 }
 
+/** The caller a request names: the node's operator, or a participant of its room made on first use. */
+async function callerFor(engine: DoorEngine, operator: Caller, as: unknown): Promise<Caller> {
+  if (as === undefined || as === null) return operator;
+  if (typeof as !== 'string') throw new RoomError('INVALID_INPUT', '"as" is a participant\'s name');
+  try {
+    return engine.participantAs(operator, as);
+  } catch (error) {
+    if (!isRoomError(error) || error.code !== 'NOT_FOUND') throw error;
+    await engine.call(operator, 'participant_add', { name: as, capabilities: ['read', 'write'] });
+    return engine.participantAs(operator, as);
+  }
+}
+
 /** Serves one connection until it ends; returns the function that stops it (unsubscribes). */
 export function serveLines(engine: DoorEngine, stream: LineStream): () => void {
   const operator = engine.operator();
@@ -60,7 +77,7 @@ export function serveLines(engine: DoorEngine, stream: LineStream): () => void {
   send({ hello: { protocol: LINE_PROTOCOL, version: RUNNER_VERSION, room: engine.room.id, pid: process.pid } });
 
   stream.onLine((line) => {
-    let request: { id?: unknown; method?: unknown; params?: unknown };
+    let request: { id?: unknown; method?: unknown; params?: unknown; as?: unknown };
     try {
       request = JSON.parse(line) as typeof request;
     } catch {
@@ -78,7 +95,7 @@ export function serveLines(engine: DoorEngine, stream: LineStream): () => void {
       send({ id, error: { code: 'NOT_FOUND', message: `unknown method ${JSON.stringify(method)}` } });
       return;
     }
-    engine.call(operator, method, request.params ?? {}).then(
+    callerFor(engine, operator, request.as).then((caller) => engine.call(caller, method, request.params ?? {})).then(
       (result) => send({ id, result }),
       (error: unknown) => {
         const pub = toPublicError(error);

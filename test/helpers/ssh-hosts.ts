@@ -41,7 +41,10 @@ export interface SshHosts {
   port: number;
   /** ssh's arguments to reach `alias` as the person would (for tests that compare with plain ssh). */
   sshArgs(alias: string): string[];
+  /** Stops listening (connections already open stay, as sshd's do). */
   stop(): Promise<void>;
+  /** Listens again on the same port, with the same keys. */
+  restart(): Promise<void>;
 }
 
 async function freePort(): Promise<number> {
@@ -75,6 +78,26 @@ function ensureAccount(account: HostAccount): string {
   fs.writeFileSync(path.join(home, '.bashrc'), '# test account: nothing here\n');
   execFileSync('chown', ['-R', `${account.user}:`, home]);
   return home;
+}
+
+/** Runs sshd in the foreground on `port`; resolves once it accepts a connection. */
+async function launchSshd(config: string, port: number): Promise<ChildProcess> {
+  const child: ChildProcess = spawn(SSHD, ['-D', '-e', '-f', config], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (b: Buffer) => (stderr += b.toString()));
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const up = await new Promise<boolean>((resolve) => {
+      const s = net.connect(port, '127.0.0.1', () => {
+        s.destroy();
+        resolve(true);
+      });
+      s.on('error', () => resolve(false));
+    });
+    if (up) return child;
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`sshd did not start: ${stderr}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
 
 /** Starts the private sshd with these accounts, and writes the person's SSH config naming each by alias. */
@@ -134,33 +157,20 @@ export async function startSshHosts(dir: string, accounts: HostAccount[], extraC
     '  LogLevel ERROR',
   ];
   fs.writeFileSync(configFile, [...accounts.flatMap((a) => hostBlock(a.alias, a.user, port)), ...extraConfig, ''].join('\n'));
-  const child: ChildProcess = spawn(SSHD, ['-D', '-e', '-f', sshdConfig], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr?.on('data', (b: Buffer) => (stderr += b.toString()));
-  // ready when it accepts a connection
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const up = await new Promise<boolean>((resolve) => {
-      const s = net.connect(port, '127.0.0.1', () => {
-        s.destroy();
-        resolve(true);
-      });
-      s.on('error', () => resolve(false));
-    });
-    if (up) break;
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`sshd did not start: ${stderr}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  let child = await launchSshd(sshdConfig, port);
   return {
     configFile,
     port,
     sshArgs: (alias) => ['-F', configFile, '-o', 'BatchMode=yes', alias],
     stop: async () => {
-      if (child.exitCode === null) {
+      if (child.exitCode === null && child.signalCode === null) {
         const gone = new Promise((r) => child.once('exit', r));
         child.kill('SIGTERM');
         await gone;
       }
+    },
+    restart: async () => {
+      child = await launchSshd(sshdConfig, port);
     },
   };
 }

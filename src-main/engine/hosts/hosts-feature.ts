@@ -5,6 +5,7 @@ import { MAX_HOSTS, type HostView } from '../../common/methods/hosts';
 import type { EngineContext, Feature } from '../core/feature';
 import { HostRepo, type HostRecord } from '../store/hosts';
 import { checkHost } from './host-check';
+import type { RemoteShells } from './remote-shells';
 import { controlDirFor, type SshTarget } from './ssh';
 import { sshAliases, sshConfigFile } from './ssh-config';
 
@@ -16,7 +17,7 @@ type HostMethods = 'host_list' | 'host_add' | 'host_check' | 'host_remove';
  * operator adds or checks a host (a host is the person's machine, reached with the person's keys); anyone with
  * operate may list them or take one away.
  */
-export function hostsFeature(ctx: EngineContext, env: NodeJS.ProcessEnv = process.env): Feature<HostMethods> {
+export function hostsFeature(ctx: EngineContext, remote?: RemoteShells, env: NodeJS.ProcessEnv = process.env): Feature<HostMethods> {
   const repo = new HostRepo(ctx.room.db);
   const config = () => sshConfigFile(env);
   const target = (alias: string): SshTarget => ({ alias, config: config(), controlDir: controlDirFor(ctx.room.paths.configDir) });
@@ -111,5 +112,6 @@ export function hostsFeature(ctx: EngineContext, env: NodeJS.ProcessEnv = proces
       host_check: check,
       host_remove: remove,
     },
+    close: () => remote?.closeLinks(),
   };
 }
