@@ -1,11 +1,13 @@
 import { RUNNER_VERSION } from '../common/version';
 import { runCli } from './exit-codes';
 import { serve, SERVE_USAGE } from './serve';
+import { node } from './node';
 
 const USAGE = `usage: commonroom <command>
 
 commands:
   serve      start the room process headless (engine + MCP endpoint)
+  node       run this machine as a room node for a room on another machine (over SSH: node --stdio)
   version    print the version
 
 ${SERVE_USAGE}`;
@@ -15,6 +17,8 @@ async function main(argv: string[]): Promise<number> {
   switch (command) {
     case 'serve':
       return serve(rest);
+    case 'node':
+      return node(rest);
     case 'version':
     case '--version':
       console.log(RUNNER_VERSION);

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { AGENT_METHODS, type AgentOutputs } from './methods/agents';
 import { AUDIT_METHODS, type AuditOutputs } from './methods/audit';
+import { HOST_METHODS, type HostOutputs } from './methods/hosts';
 import { HANDOFF_METHODS, type HandoffOutputs } from './methods/handoffs';
 import { HANDOFF_HISTORY_METHODS, type HandoffHistoryOutputs } from './methods/handoff-history';
 import { GRAPH_METHODS, type GraphOutputs } from './methods/graphs';
@@ -28,10 +29,11 @@ export const CONTRACT = {
   ...AUDIT_METHODS,
   ...UI_METHODS,
   ...AGENT_METHODS,
+  ...HOST_METHODS,
 };
 
 /** What each method answers; the engine implements exactly this. */
-export interface MethodOutputs extends RoomOutputs, ParticipantOutputs, ShellOutputs, HandoffOutputs, TaskOutputs, HandoffHistoryOutputs, GraphOutputs, AuditOutputs, UiOutputs, AgentOutputs {}
+export interface MethodOutputs extends RoomOutputs, ParticipantOutputs, ShellOutputs, HandoffOutputs, TaskOutputs, HandoffHistoryOutputs, GraphOutputs, AuditOutputs, UiOutputs, AgentOutputs, HostOutputs {}
 
 export type Contract = typeof CONTRACT;
 export type MethodName = keyof Contract;

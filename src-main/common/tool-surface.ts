@@ -190,6 +190,10 @@ function buildToolSurface() {
     agent_list: { hints: READ, output: z.object({ agents: views('each agent the room started'), earlier: views('earlier agents whose terminal is gone: {participant, client, cwd, again}') }) },
     agent_stop: { hints: { ...ADD, destructive: true }, output: z.object({ agent: view('the agent'), revoked: z.boolean() }) },
     agent_complete: { hints: ADD, output: z.object({ handoff: view('the handoff, completed for its agent') }) },
+    host_list: { hints: READ, output: z.object({ hosts: views('each host: {alias, agents, addedAt, addedBy, configured, lastCheck}'), available: z.array(z.string()), sshConfig: z.string() }) },
+    host_add: { hints: { ...ADD, idempotent: true }, output: z.object({ host: view('the host'), changed: z.boolean() }) },
+    host_check: { hints: { ...READ, readOnly: false, openWorld: true }, output: z.object({ host: view('the host'), check: view('what the check found: {reachable, ready, error, os, arch, path, tools, missing}') }) },
+    host_remove: { hints: { ...ADD, destructive: true, idempotent: true }, output: z.object({ removed: z.boolean() }) },
   } satisfies Record<MethodName, Surface>;
 }
 

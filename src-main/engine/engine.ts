@@ -14,6 +14,8 @@ import { graphsFeature } from './graphs/graphs-feature';
 import { participantsFeature } from './people/participants-feature';
 import { Presence } from './people/presence';
 import { agentsFeature } from './agents/agents-feature';
+import { hostsFeature } from './hosts/hosts-feature';
+import { RemoteShells } from './hosts/remote-shells';
 import { uiFeature } from './people/ui-feature';
 import { workFolderWritable } from './workspaces/workspace-service';
 import { UiSessions } from './people/ui-sessions';
@@ -40,10 +42,11 @@ import type { ShellViewer } from './shells/shell-session';
 /** Every feature of the runner, in start order. A new capability adds itself here. */
 function buildFeatures(engine: Engine): Feature[] {
   const { ctx, limits } = engine;
+  const remoteShells = ctx.room.readOnly ? undefined : new RemoteShells(ctx);
   return [
     roomFeature(ctx),
     participantsFeature(ctx, engine.presence),
-    shellsFeature(ctx, engine.shells, limits),
+    shellsFeature(ctx, engine.shells, limits, remoteShells),
     handoffsFeature(
       ctx,
       engine.tasks,
@@ -60,6 +63,7 @@ function buildFeatures(engine: Engine): Feature[] {
     auditFeature(engine.audit),
     uiFeature(engine.uiSessions),
     agentsFeature(ctx, engine.shells, (caller, method, input) => engine.call(caller, method, input), (token) => engine.authenticate(token)),
+    hostsFeature(ctx, remoteShells),
   ] as unknown as Feature[];
 }
 

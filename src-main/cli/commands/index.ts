@@ -6,6 +6,7 @@ import { GRAPH_COMMANDS } from './graphs';
 import { HANDOFF_CANCEL_COMMAND } from './handoff-cancel';
 import { HANDOFF_COMMANDS } from './handoffs';
 import { HISTORY_COMMAND } from './history';
+import { HOST_COMMANDS } from './hosts';
 import { INIT_COMMAND } from './init';
 import { LOGS_COMMAND } from './logs';
 import { PARTICIPANT_COMMANDS } from './participants';
@@ -25,6 +26,7 @@ export const CE_COMMANDS: CeCommand[] = [
   ...SHELL_COMMANDS,
   SHELL_ATTACH_COMMAND,
   ...AGENT_COMMANDS,
+  ...HOST_COMMANDS,
   ...HANDOFF_COMMANDS,
   ...REVIEW_COMMANDS,
   HISTORY_COMMAND,

@@ -3,6 +3,7 @@ import { LIMITS } from '../limits';
 import { AGENT_PATTERN_SYNTAX } from '../safe-pattern';
 import type { MethodSpec } from '../method-spec';
 import { lazily } from '../lazily';
+import { hostAlias } from './hosts';
 import { cursorParam } from '../paging';
 
 /** A terminal's size, as shell_open, shell_io and a live view's resize accept it. */
@@ -90,6 +91,10 @@ export interface ShellView {
   status: ShellStatus;
   /** The agent it was started for, if the room started one in it. */
   agent: ShellAgent | null;
+  /** The room's host it runs on (an SSH alias: docs/hosts.md); absent: this machine. */
+  host?: string;
+  /** false: its host cannot be reached now (the shell goes on there; what it does is unknown until it is back). */
+  hostReachable?: boolean;
 }
 
 /** The terminal's screen as a person sees it (format "screen"), rendered by a headless terminal emulator. */
@@ -161,6 +166,7 @@ export const SHELL_METHODS = {
         name: z.string().min(1).max(64).optional().describe('a name people see in the terminal list'),
         cwd: path().optional().describe("working folder (default: the room's folder; with handoffId: a folder inside its worktree)"),
         handoffId: z.string().min(1).max(64).optional().describe("start in this handoff's workspace (its git worktree; you must be its assignee)"),
+        host: hostAlias().optional().describe("run it on this host of the room (an SSH alias the person added: see the room's hosts); default: this machine"),
         shell: path().optional().describe('the program to run (default: your $SHELL)'),
         args: z.array(z.string().max(4096)).max(32).optional().describe('its arguments'),
         env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).max(128), z.string().max(8192)).optional().describe('environment variables to set (at most 64)'),

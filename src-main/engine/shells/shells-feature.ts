@@ -10,6 +10,7 @@ import { PatternError } from '../../common/safe-pattern';
 import type { CallContext, EngineContext, Feature } from '../core/feature';
 import { compilePatterns, waitForOutput, type CompiledPatterns } from './output-wait';
 import type { ShellRegistry } from './shell-registry';
+import type { ShellView } from '../../common/methods/shells';
 import { runInShell } from './shell-run';
 import { viewOf } from './shell-view';
 import { decodeCursor, encodeCursor, numberAt } from '../core/paging';
@@ -18,8 +19,19 @@ import { checkInputSize, exitedRefusal } from './live-attachment';
 
 type ShellMethods = 'shell_open' | 'shell_io' | 'shell_run' | 'shell_close' | 'shell_list';
 
+/** Shells on the room's other hosts (engine/hosts): known by id, reached through the host's room node. */
+export interface RemoteShellPort {
+  owns(id: string): boolean;
+  open(caller: Caller, input: MethodInput<'shell_open'>): Promise<MethodOutputs['shell_open']>;
+  io(caller: Caller, input: MethodInput<'shell_io'>): Promise<MethodOutputs['shell_io']>;
+  run(caller: Caller, input: MethodInput<'shell_run'>): Promise<MethodOutputs['shell_run']>;
+  close(caller: Caller, input: MethodInput<'shell_close'>): Promise<MethodOutputs['shell_close']>;
+  list(caller: Caller): Promise<ShellView[]>;
+}
+
 /** shell_open / shell_io / shell_close / shell_list over the room's shell registry. */
-export function shellsFeature(ctx: EngineContext, shells: ShellRegistry, limits: Limits): Feature<ShellMethods> {
+export function shellsFeature(ctx: EngineContext, shells: ShellRegistry, limits: Limits, remote?: RemoteShellPort): Feature<ShellMethods> {
+  const isRemote = (id: string) => remote?.owns(id) === true;
   async function io(caller: Caller, input: MethodInput<'shell_io'>, call: CallContext): Promise<MethodOutputs['shell_io']> {
     const session = shells.get(caller, input.shellId);
     // everything is checked before any byte is sent: a refused call changes nothing
@@ -84,13 +96,17 @@ export function shellsFeature(ctx: EngineContext, shells: ShellRegistry, limits:
     name: 'shells',
     handlers: {
       shell_open: (caller, input) => {
-        const { handoffId, ...open } = input;
+        if (input.host !== undefined) {
+          if (!remote) throw new RoomError('UNAVAILABLE', 'this room process places no work on hosts');
+          return remote.open(caller, input);
+        }
+        const { handoffId, host: _here, ...open } = input;
         // a shell in a worktree gets that worktree's own ports and name (what the shell is given explicitly wins)
         return { shell: viewOf(shells.open(caller, handoffId === undefined ? open : { ...open, cwd: workspaceCwd(ctx, caller, handoffId, open.cwd), env: { ...worktreeEnv(handoffId), ...open.env } })) };
       },
-      shell_io: io,
+      shell_io: (caller, input, call) => (remote && isRemote(input.shellId) ? remote.io(caller, input) : io(caller, input, call)),
       shell_run: (caller, input, call) =>
-        runInShell(shells.get(caller, input.shellId), input, {
+        remote && isRemote(input.shellId) ? remote.run(caller, input) : runInShell(shells.get(caller, input.shellId), input, {
           timeoutMs: Math.min(input.timeoutMs ?? limits.shellDefaultWaitMs, limits.shellMaxWaitMs),
           promptWaitMs: limits.shellRunPromptWaitMs,
           maxBytes: input.maxBytes ?? limits.shellDefaultReadBytes,
@@ -99,10 +115,11 @@ export function shellsFeature(ctx: EngineContext, shells: ShellRegistry, limits:
           signal: call.signal,
         }),
       shell_close: async (caller, input) => {
+        if (remote && isRemote(input.shellId)) return remote.close(caller, input);
         const { exit, alreadyExited } = await shells.close(caller, input.shellId);
         return { shellId: input.shellId, exit, alreadyExited };
       },
-      shell_list: (caller) => ({ shells: shells.list(caller) }),
+      shell_list: async (caller) => ({ shells: remote ? [...shells.list(caller), ...(await remote.list(caller))] : shells.list(caller) }),
     },
     start: async (startup) => {
       const reaped = await shells.reapOrphans(startup.tagged);

@@ -7,6 +7,7 @@ import type { ShellView } from '../../../../src-main/common/methods/shells';
 import { TokenOnce } from './TokenOnce';
 import { ParticipantsTable } from './ParticipantsTable';
 import { UiSessionsCard } from './UiSessionsCard';
+import { HostsCard } from './HostsCard';
 import { SandboxNote } from './SandboxNote';
 import { WritableFoldersCard } from './WritableFoldersCard';
 import './agents.css';
@@ -115,6 +116,7 @@ export function AgentsScreen(props: { onOpenTerminal(shellId: string): void }): 
           }
         />
       )}
+      <HostsCard />
       <UiSessionsCard />
     </div>
   );

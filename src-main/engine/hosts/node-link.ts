@@ -1,0 +1,153 @@
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { RoomError, ERROR_CODES, type ErrorCode } from '../../common/errors';
+import { childProcess } from '../platform/child-process';
+import { ensureOwnDir } from '../core/fs-safe';
+import { sshArgs, type SshTarget } from './ssh';
+
+/**
+ * The person's room's side of one host's room node: `ssh HOST` running the node relay in the host's login shell
+ * (for its PATH), the line protocol (api/line-door.ts) over its standard input and output. Connected lazily on
+ * the first call; a connection that drops fails the calls in flight with "unreachable" and the next call
+ * connects again — to the same node, which kept running (its shells did not notice).
+ */
+export interface LinkState {
+  state: 'connected' | 'connecting' | 'unreachable' | 'idle';
+  since: string;
+  /** Why it is unreachable, in words (ssh's last line). */
+  error: string | null;
+  /** The node's pid and room id, from its hello. */
+  node: { pid: number; room: string; version: string } | null;
+}
+
+interface Pending {
+  resolve(value: unknown): void;
+  reject(error: Error): void;
+}
+
+const HELLO_TIMEOUT_MS = 30_000;
+const MAX_BUFFER = 64 * 1024 * 1024;
+
+export class NodeLink {
+  private child: ChildProcessWithoutNullStreams | null = null;
+  private ready: Promise<void> | null = null;
+  private nextId = 1;
+  private readonly pending = new Map<number, Pending>();
+  private buffered = '';
+  private stderr = '';
+  private linkState: LinkState;
+
+  constructor(
+    private readonly target: SshTarget,
+    /** The room this link serves: the node keeps one small room per serving room (`--for`). */
+    private readonly roomKey: string,
+    private readonly now: () => string,
+    private readonly onState: (state: LinkState) => void = () => {},
+  ) {
+    this.linkState = { state: 'idle', since: now(), error: null, node: null };
+  }
+
+  get state(): LinkState {
+    return this.linkState;
+  }
+
+  private setState(next: Omit<LinkState, 'since'>): void {
+    const changed = next.state !== this.linkState.state;
+    this.linkState = { ...next, since: changed ? this.now() : this.linkState.since };
+    if (changed) this.onState(this.linkState);
+  }
+
+  /** Calls a contract method on the node (as `as`, a participant of the node's room, or its operator). */
+  async call<T>(method: string, params: unknown, as?: string): Promise<T> {
+    await this.connect();
+    const child = this.child;
+    if (!child) throw this.unreachable();
+    const id = this.nextId++;
+    const answer = new Promise<unknown>((resolve, reject) => this.pending.set(id, { resolve, reject }));
+    child.stdin.write(`${JSON.stringify({ id, method, params, ...(as ? { as } : {}) })}\n`);
+    return answer as Promise<T>;
+  }
+
+  private unreachable(): RoomError {
+    const why = this.linkState.error ? ` (${this.linkState.error})` : '';
+    return new RoomError('UNAVAILABLE', `host ${this.target.alias} is unreachable${why}: its work goes on there and is unknown here until it is back; try again later, or "ce host check ${this.target.alias}"`);
+  }
+
+  private connect(): Promise<void> {
+    if (this.child && this.ready) return this.ready;
+    this.setState({ state: 'connecting', error: null, node: this.linkState.node });
+    ensureOwnDir(this.target.controlDir);
+    const remote = `exec $SHELL -l -c 'exec commonroom node --stdio --for ${this.roomKey}'`;
+    const child = childProcess().spawn('ssh', sshArgs(this.target, remote), { stdio: ['pipe', 'pipe', 'pipe'] });
+    this.child = child;
+    this.buffered = '';
+    this.stderr = '';
+    this.ready = new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        reject(this.unreachable());
+      }, HELLO_TIMEOUT_MS);
+      const onHello = (hello: { pid: number; room: string; version: string }) => {
+        clearTimeout(timer);
+        this.setState({ state: 'connected', error: null, node: hello });
+        resolve();
+      };
+      child.stdout.on('data', (b: Buffer) => this.receive(b, onHello));
+      child.stderr.on('data', (b: Buffer) => {
+        if (this.stderr.length < 8192) this.stderr += b.toString();
+      });
+      child.stdin.on('error', () => {});
+      child.on('error', () => {});
+      child.on('close', () => {
+        clearTimeout(timer);
+        if (this.child === child) {
+          this.child = null;
+          this.ready = null;
+        }
+        const last = this.stderr.trim().split('\n').filter(Boolean).slice(-1)[0] ?? 'the connection closed';
+        this.setState({ state: 'unreachable', error: last, node: this.linkState.node });
+        const error = this.unreachable();
+        for (const p of this.pending.values()) p.reject(error);
+        this.pending.clear();
+        reject(error);
+      });
+    });
+    this.ready.catch(() => {});
+    return this.ready;
+  }
+
+  private receive(chunk: Buffer, onHello: (hello: { pid: number; room: string; version: string }) => void): void {
+    this.buffered += chunk.toString('utf8');
+    if (this.buffered.length > MAX_BUFFER) {
+      this.child?.kill('SIGKILL');
+      return;
+    }
+    for (let i = this.buffered.indexOf('\n'); i !== -1; i = this.buffered.indexOf('\n')) {
+      const line = this.buffered.slice(0, i);
+      this.buffered = this.buffered.slice(i + 1);
+      let msg: { hello?: { pid: number; room: string; version: string }; id?: number; result?: unknown; error?: { code: string; message: string } };
+      try {
+        msg = JSON.parse(line) as typeof msg;
+      } catch {
+        continue; // a line that is not ours (a profile that prints to standard output): not the protocol
+      }
+      if (msg.hello) onHello(msg.hello);
+      else if (typeof msg.id === 'number') {
+        const p = this.pending.get(msg.id);
+        if (!p) continue;
+        this.pending.delete(msg.id);
+        if (msg.error) {
+          const code: ErrorCode = (ERROR_CODES as readonly string[]).includes(msg.error.code) ? (msg.error.code as ErrorCode) : 'INTERNAL';
+          p.reject(new RoomError(code, `on ${this.target.alias}: ${msg.error.message}`));
+        } else p.resolve(msg.result);
+      }
+    }
+  }
+
+  /** Ends the link (the node goes on). */
+  close(): void {
+    this.child?.stdin.end();
+    this.child?.kill('SIGTERM');
+    this.child = null;
+    this.ready = null;
+  }
+}

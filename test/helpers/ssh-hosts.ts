@@ -1,0 +1,180 @@
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { REPO } from './env';
+
+/**
+ * Real OpenSSH for the hosts tests: a private sshd (Debian's openssh-server) on 127.0.0.1 with its own host
+ * key and config, and test accounts standing in for the person's other machines, each with its own login
+ * profile (so its login PATH differs from what a plain `ssh host cmd` gets). The person's side is an SSH
+ * config file of the test's own (COMMONROOM_SSH_CONFIG): aliases, the client key, a known_hosts holding the
+ * sshd's key. Needs root (sshd's privilege separation, and making the accounts); `sshHostsUnavailable()` says
+ * why not, for the skip line.
+ */
+
+const SSHD = '/usr/sbin/sshd';
+
+export function sshHostsUnavailable(): string | null {
+  if (process.platform !== 'linux') return 'real-SSH host tests run on Linux only';
+  if (typeof process.getuid !== 'function' || process.getuid() !== 0) return 'real-SSH host tests need root (to run a private sshd and make its test accounts); CI runs them as root';
+  if (!fs.existsSync(SSHD)) return 'openssh-server is not installed (apt-get install -y openssh-server; .ci/run does)';
+  if (spawnSync('ssh', ['-V']).error) return 'the OpenSSH client (ssh) is not installed';
+  if (spawnSync('useradd', ['--help']).error) return 'useradd is not available to make the test accounts';
+  return null;
+}
+
+/** One stand-in machine: an account on the private sshd, reached by `alias`. */
+export interface HostAccount {
+  alias: string;
+  user: string;
+  /** Lines for its ~/.profile (read by its login shell only: ~/.bashrc is left as it is). */
+  profile: string[];
+  /** Programs put in ~/tools/bin, by name → target (symlinks): on its PATH only through `profile`. */
+  tools?: Record<string, string>;
+}
+
+export interface SshHosts {
+  /** The person's SSH config file (for COMMONROOM_SSH_CONFIG). */
+  configFile: string;
+  port: number;
+  /** ssh's arguments to reach `alias` as the person would (for tests that compare with plain ssh). */
+  sshArgs(alias: string): string[];
+  /** Stops listening (connections already open stay, as sshd's do). */
+  stop(): Promise<void>;
+  /** Listens again on the same port, with the same keys. */
+  restart(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const port = (server.address() as net.AddressInfo).port;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function ensureAccount(account: HostAccount): string {
+  // another test file may be adding its own account at the same moment: useradd then cannot lock /etc/passwd
+  for (let attempt = 0; spawnSync('id', ['-u', account.user]).status !== 0; attempt++) {
+    const made = spawnSync('useradd', ['--create-home', '--shell', '/bin/bash', account.user], { encoding: 'utf8' });
+    if (made.status === 0) break;
+    if (attempt >= 10) throw new Error(`useradd ${account.user} failed: ${made.stderr}`);
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
+  }
+  // no password, but not locked: with UsePAM off, sshd refuses a locked account ("!") even with a good key
+  execFileSync('usermod', ['--password', '*', account.user], { stdio: 'pipe' });
+  const home = execFileSync('getent', ['passwd', account.user], { encoding: 'utf8' }).split(':')[5] as string;
+  const bin = path.join(home, 'tools', 'bin');
+  fs.rmSync(path.join(home, 'tools'), { recursive: true, force: true });
+  fs.mkdirSync(bin, { recursive: true });
+  for (const [name, target] of Object.entries(account.tools ?? {})) fs.symlinkSync(target, path.join(bin, name));
+  fs.writeFileSync(path.join(home, '.profile'), `${account.profile.join('\n')}\n`);
+  // a non-login shell (ssh host cmd) reads ~/.bashrc: keep it free of the profile's PATH
+  fs.writeFileSync(path.join(home, '.bashrc'), '# test account: nothing here\n');
+  execFileSync('chown', ['-R', `${account.user}:`, home]);
+  return home;
+}
+
+/** Runs sshd in the foreground on `port`; resolves once it accepts a connection. */
+async function launchSshd(config: string, port: number): Promise<ChildProcess> {
+  const child: ChildProcess = spawn(SSHD, ['-D', '-e', '-f', config], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (b: Buffer) => (stderr += b.toString()));
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const up = await new Promise<boolean>((resolve) => {
+      const s = net.connect(port, '127.0.0.1', () => {
+        s.destroy();
+        resolve(true);
+      });
+      s.on('error', () => resolve(false));
+    });
+    if (up) return child;
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`sshd did not start: ${stderr}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Starts the private sshd with these accounts, and writes the person's SSH config naming each by alias. */
+export async function startSshHosts(dir: string, accounts: HostAccount[], extraConfig: string[] = []): Promise<SshHosts> {
+  fs.mkdirSync(dir, { recursive: true });
+  fs.chmodSync(dir, 0o755); // the test accounts' sshd reads their authorized keys in it as them
+  const hostKey = path.join(dir, 'host_ed25519');
+  const clientKey = path.join(dir, 'id_ed25519');
+  for (const key of [hostKey, clientKey]) {
+    fs.rmSync(key, { force: true });
+    fs.rmSync(`${key}.pub`, { force: true });
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', key]);
+  }
+  const keysDir = path.join(dir, 'authorized');
+  fs.mkdirSync(keysDir, { recursive: true });
+  for (const a of accounts) {
+    ensureAccount(a);
+    fs.writeFileSync(path.join(keysDir, a.user), fs.readFileSync(`${clientKey}.pub`));
+  }
+  const port = await freePort();
+  fs.mkdirSync('/run/sshd', { recursive: true, mode: 0o755 }); // privilege separation's empty folder
+  const sshdConfig = path.join(dir, 'sshd_config');
+  fs.writeFileSync(
+    sshdConfig,
+    [
+      `Port ${port}`,
+      'ListenAddress 127.0.0.1',
+      `HostKey ${hostKey}`,
+      `PidFile ${path.join(dir, 'sshd.pid')}`,
+      `AuthorizedKeysFile ${keysDir}/%u`,
+      'StrictModes no',
+      'PubkeyAuthentication yes',
+      'PasswordAuthentication no',
+      'KbdInteractiveAuthentication no',
+      'UsePAM no',
+      'PermitRootLogin no',
+      `AllowUsers ${accounts.map((a) => a.user).join(' ')}`,
+      'PrintMotd no',
+      'MaxSessions 64',
+      'MaxStartups 64',
+      'LogLevel ERROR',
+      '',
+    ].join('\n'),
+  );
+  const knownHosts = path.join(dir, 'known_hosts');
+  fs.writeFileSync(knownHosts, `[127.0.0.1]:${port} ${fs.readFileSync(`${hostKey}.pub`, 'utf8').split(' ').slice(0, 2).join(' ')}\n`);
+  const configFile = path.join(dir, 'ssh_config');
+  const hostBlock = (alias: string, user: string, p: number) => [
+    `Host ${alias}`,
+    '  HostName 127.0.0.1',
+    `  Port ${p}`,
+    `  User ${user}`,
+    `  IdentityFile ${clientKey}`,
+    '  IdentitiesOnly yes',
+    `  UserKnownHostsFile ${knownHosts}`,
+    '  StrictHostKeyChecking yes',
+    '  LogLevel ERROR',
+  ];
+  fs.writeFileSync(configFile, [...accounts.flatMap((a) => hostBlock(a.alias, a.user, port)), ...extraConfig, ''].join('\n'));
+  let child = await launchSshd(sshdConfig, port);
+  return {
+    configFile,
+    port,
+    sshArgs: (alias) => ['-F', configFile, '-o', 'BatchMode=yes', alias],
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) {
+        const gone = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        await gone;
+      }
+    },
+    restart: async () => {
+      child = await launchSshd(sshdConfig, port);
+    },
+  };
+}
+
+/** The repository's `commonroom` program, as a host would have it on its PATH after `npm install -g`. */
+export const COMMONROOM_BIN = path.join(REPO, 'bin', 'commonroom.js');
+export const TMP = os.tmpdir();

@@ -1,0 +1,120 @@
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestRunner, type TestRunner } from '../helpers/runner';
+import { COMMONROOM_BIN, sshHostsUnavailable, startSshHosts, type SshHosts } from '../helpers/ssh-hosts';
+
+/**
+ * A shell on a host through the MCP door (issue 42, Deliver 3 for shells, and the core of 4): a real MCP SDK
+ * client opens a shell with `host`, types into it and reads it like any shell of the room; the SSH connection
+ * killed under it (`ssh -O exit`) loses nothing; a host that cannot be reached says so, and the same shell
+ * answers again when it is back. Real OpenSSH: a private sshd and a stand-in machine with Commonroom on its
+ * login PATH.
+ */
+const unavailable = sshHostsUnavailable();
+const USER = 'crhost-shells';
+let hosts: SshHosts;
+let sshDir: string;
+let runner: TestRunner;
+let agent: Client;
+const savedConfig = process.env.COMMONROOM_SSH_CONFIG;
+
+async function tool<T>(client: Client, name: string, args: Record<string, unknown>): Promise<T> {
+  const r = (await client.callTool({ name, arguments: args })) as { isError?: boolean; content: { text: string }[]; structuredContent: T };
+  if (r.isError) throw new Error(r.content[0]?.text);
+  return r.structuredContent;
+}
+
+const controlPath = () => path.join(runner.home.paths.configDir, 'ssh', '%C');
+const sshControl = (op: string) => spawnSync('ssh', ['-F', hosts.configFile, '-o', `ControlPath=${controlPath()}`, '-O', op, 'devbox'], { encoding: 'utf8' });
+
+describe.skipIf(unavailable !== null)(`shells on a host, through the MCP door${unavailable ? ` (skipped: ${unavailable})` : ''}`, () => {
+  beforeAll(async () => {
+    sshDir = fs.mkdtempSync(path.join(os.tmpdir(), 'commonroom-ssh-shells-'));
+    hosts = await startSshHosts(sshDir, [
+      { alias: 'devbox', user: USER, profile: ['export PATH="$HOME/tools/bin:$PATH"'], tools: { commonroom: COMMONROOM_BIN } },
+      { alias: 'private', user: `${USER}-p`, profile: ['export PATH="$HOME/tools/bin:$PATH"'], tools: { commonroom: COMMONROOM_BIN } },
+    ]);
+    process.env.COMMONROOM_SSH_CONFIG = hosts.configFile;
+    runner = await startTestRunner();
+    const engine = runner.running.engine;
+    const operator = engine.operator();
+    await engine.call(operator, 'host_add', { alias: 'devbox' });
+    await engine.call(operator, 'host_add', { alias: 'private', agents: false });
+    const added = await engine.call(operator, 'participant_add', { name: 'builder', capabilities: ['read', 'write'] });
+    agent = new Client({ name: 'remote-test', version: '1' }, { versionNegotiation: { mode: 'auto' } });
+    await agent.connect(new StreamableHTTPClientTransport(runner.running.mcpUrl, { requestInit: { headers: { Authorization: `Bearer ${added.token}` } } }));
+  }, 60_000);
+
+  afterAll(async () => {
+    await agent?.close();
+    if (runner) {
+      sshControl('exit');
+      await runner.close();
+    }
+    if (savedConfig === undefined) delete process.env.COMMONROOM_SSH_CONFIG;
+    else process.env.COMMONROOM_SSH_CONFIG = savedConfig;
+    if (hosts) {
+      for (const alias of ['devbox', 'private']) spawnSync('ssh', [...hosts.sshArgs(alias), `exec $SHELL -l -c 'commonroom node --stop --for ${runner.running.engine.room.id}'`], { stdio: 'ignore', timeout: 20_000 });
+      await hosts.stop();
+      spawnSync('pkill', ['-u', USER]);
+      spawnSync('pkill', ['-u', `${USER}-p`]);
+    }
+    fs.rmSync(sshDir, { recursive: true, force: true });
+  });
+
+  it('an agent opens a shell on a host, types into it and reads it; the connection killed under it loses nothing', async () => {
+    const { shell } = await tool<{ shell: { id: string; host: string; owner: string; cwd: string; sandbox: string | null } }>(agent, 'shell_open', { host: 'devbox', name: 'remote build' });
+    expect(shell.host).toBe('devbox');
+    // an agent's shell there runs in the host's own sandbox, as an agent of the node's room
+    if (fs.existsSync('/usr/bin/bwrap')) expect(shell.sandbox).toBe('bubblewrap');
+    expect(shell.owner).toBe('builder');
+    expect(shell.cwd.startsWith(`/home/${USER}`)).toBe(true);
+    const ran = await tool<{ output: string; shellId: string }>(agent, 'shell_io', { shellId: shell.id, text: 'echo "here: $(whoami) $((6*7))"\n', wait: { until: 'match', pattern: `here: ${USER} 42`, timeoutMs: 10_000 } });
+    expect(ran.shellId).toBe(shell.id);
+    expect(ran.output).toContain(`here: ${USER} 42`);
+
+    const listed = await tool<{ shells: { id: string; host?: string; alive: boolean }[] }>(agent, 'shell_list', {});
+    expect(listed.shells.find((s) => s.id === shell.id)).toMatchObject({ host: 'devbox', alive: true });
+
+    // work that runs across a dropped connection
+    await tool(agent, 'shell_io', { shellId: shell.id, text: 'for i in 1 2 3 4 5; do echo "step-$i"; sleep 0.4; done; echo steps-done\n' });
+    expect(sshControl('exit').status).toBe(0); // the laptop's connection to the host is gone
+    const after = await tool<{ output: string }>(agent, 'shell_io', { shellId: shell.id, cursor: 'start', wait: { until: 'match', pattern: '^steps-done', timeoutMs: 15_000 } });
+    const all = await tool<{ output: string }>(agent, 'shell_io', { shellId: shell.id, cursor: 'start' });
+    for (let i = 1; i <= 5; i++) expect(all.output).toContain(`step-${i}`);
+    expect(after.output + all.output).toContain('steps-done');
+
+    // the shell_run tool reaches it too
+    const run = await tool<{ status: string; exitCode: number | null; output: string }>(agent, 'shell_run', { shellId: shell.id, command: 'uname -s' });
+    expect(run.status).toBe('finished');
+    expect(run.output).toContain('Linux');
+  }, 90_000);
+
+  it('a host the person keeps for themselves, or one not in the room, is refused to an agent with the reason', async () => {
+    await expect(tool(agent, 'shell_open', { host: 'private' })).rejects.toThrow(/host private is for the person's own work/);
+    await expect(tool(agent, 'shell_open', { host: 'elsewhere' })).rejects.toThrow(/no host named "elsewhere" in this room/);
+    await expect(tool(agent, 'shell_open', { host: '-oProxyCommand=x' })).rejects.toThrow();
+  });
+
+  it('a host that cannot be reached says so (its shell marked, not failed), and the same shell answers when it is back', async () => {
+    const { shell } = await tool<{ shell: { id: string } }>(agent, 'shell_open', { host: 'devbox', name: 'survivor' });
+    await tool(agent, 'shell_io', { shellId: shell.id, text: 'echo before-the-outage\n', wait: { until: 'match', pattern: '^before-the-outage', timeoutMs: 10_000 } });
+    // the host goes away: sshd stops and the connection drops
+    await hosts.stop();
+    sshControl('exit');
+    await expect(tool(agent, 'shell_io', { shellId: shell.id })).rejects.toThrow(/host devbox is unreachable.*unknown here until it is back/);
+    const listed = await tool<{ shells: { id: string; hostReachable?: boolean }[] }>(agent, 'shell_list', {});
+    expect(listed.shells.find((s) => s.id === shell.id)?.hostReachable).toBe(false);
+    // back on the same port: the same node and shell, nothing lost
+    await hosts.restart();
+    const back = await tool<{ output: string; alive: boolean }>(agent, 'shell_io', { shellId: shell.id, cursor: 'start' });
+    expect(back.alive).toBe(true);
+    expect(back.output).toContain('before-the-outage');
+    const again = await tool<{ shells: { id: string; hostReachable?: boolean }[] }>(agent, 'shell_list', {});
+    expect(again.shells.find((s) => s.id === shell.id)?.hostReachable).toBe(true);
+  }, 90_000);
+});
