@@ -234,7 +234,7 @@ export function GraphDag(props: {
             </ControlButton>
           </Controls>
           {note && (
-            <Panel position="top-left" className="dag-focus-note" data-testid="dag-focus-note">
+            <Panel position="bottom-center" className="dag-focus-note" data-testid="dag-focus-note">
               {note}
             </Panel>
           )}

@@ -129,9 +129,11 @@ function drawGroups(ctx: CanvasRenderingContext2D, scene: CanvasScene, vp: Viewp
     ctx.strokeStyle = failed > 0 ? (colours.failed ?? '#c00') : (colours.edge ?? '#ccc');
     ctx.lineWidth = failed > 0 ? 2 : 1;
     ctx.strokeRect(left, top, width, height);
-    if (width < 40) continue; // too narrow to name: the minimap and the finder still find it
-    const label = `${name} · ${ids.length}${failed > 0 ? ` · ${failed} failed` : ''}${running > 0 ? ` · ${running} running` : ''}`;
+    // the longest label that fits over its frame (names never overlap a neighbour's); none when even the name does not
+    const full = `${name} · ${ids.length}${failed > 0 ? ` · ${failed} failed` : ''}${running > 0 ? ` · ${running} running` : ''}`;
+    const label = [full, failed > 0 ? `${name} · ${failed} failed` : `${name} · ${ids.length}`, name].find((l) => ctx.measureText(l).width <= width);
+    if (!label) continue;
     ctx.fillStyle = colours.text ?? '#222';
-    ctx.fillText(label, left, top - 2, Math.max(width, 120));
+    ctx.fillText(label, left, top - 2);
   }
 }
