@@ -4,6 +4,7 @@
  * graphs over ELK_MAX_STAGES out itself), opens on its running stage, says so, and a click on a stage opens its
  * panel. Screenshot in test-output/. Needs `npm run build`.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import type { Page } from 'playwright-core';
@@ -56,6 +57,24 @@ describe('a graph of 10,000 stages', () => {
     expect(first && below && below.x > first.x).toBe(true);
     await graphViewSettled(page);
     await page.screenshot({ path: outputFile('graphs-10000-light-1280x800.png') });
+    // only the stages near the view are DOM nodes: a few dozen of 10,000
+    expect(await page.locator('.react-flow__node').count()).toBeLessThan(400);
+    const shots = process.env.SHOTS_DIR ?? '/work/shots/wt-graph';
+    fs.mkdirSync(shots, { recursive: true });
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      for (const [width, height] of [[1440, 900], [1024, 768], [390, 844]] as const) {
+        await page.setViewportSize({ width, height });
+        await graphViewSettled(page);
+        await page.screenshot({ path: path.join(shots, `graph-10000-${scheme}-${width}.png`) });
+      }
+    }
+    await page.getByRole('button', { name: /whole graph/i }).click();
+    await expect.poll(() => page.getByTestId('graph-dag').getAttribute('data-lod')).toBe('overview');
+    await page.screenshot({ path: path.join(shots, 'graph-10000-whole-dark-390.png') });
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.getByRole('button', { name: /fit view/i }).click();
 
     await node('s0_1').click();
     await expect.poll(() => page.locator('.stage-panel-head h3').innerText()).toBe('s0_1');

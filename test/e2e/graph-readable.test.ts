@@ -130,7 +130,12 @@ describe('a graph people can read', () => {
     await page.getByRole('button', { name: /whole graph/i }).click();
     await expect.poll(() => page.getByTestId('graph-dag').getAttribute('data-lod')).toBe('overview');
     expect(await page.locator('.react-flow__node').count()).toBe(0);
+    // grouped by name prefix: its 20 layers (s0-*, s1-*, …), each framed and named on the canvas
+    expect(await page.getByTestId('graph-dag').getAttribute('data-groups')).toBe('20');
     await shot('graph-500-whole-light-1440');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await shot('graph-500-whole-dark-1440');
+    await page.emulateMedia({ colorScheme: 'light' });
   });
 
   it('focus mode dims everything but the stage, its ancestors and its descendants (button and F key)', async () => {

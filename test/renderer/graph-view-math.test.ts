@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { GraphTopologyNode } from '../../src-main/common/methods/graphs';
 import { layerLayout } from '../../src-renderer/src/features/graphs/layer-layout';
 import { chooseInitialView, READABLE_TEXT_PX, READABLE_ZOOM, STAGE_TEXT_PX, viewportFor } from '../../src-renderer/src/features/graphs/initial-view';
-import { countInView, frameBox, lineageOf, nearRegion, stagesNear, viewRect } from '../../src-renderer/src/features/graphs/view-math';
+import { countInView, frameBox, groupsOf, lineageOf, nearRegion, prefixOf, stagesNear, viewRect } from '../../src-renderer/src/features/graphs/view-math';
 
 const NODE = { width: 190, height: 64 };
 const SPACING = { nodeWidth: 190, nodeHeight: 64, betweenLayers: 60, betweenNodes: 24 };
@@ -72,5 +72,18 @@ describe('the graph view', () => {
     ];
     expect([...lineageOf(stages, 'b')].sort()).toEqual(['a', 'b', 'c', 'y']);
     expect([...lineageOf(stages, 'y')].sort()).toEqual(['a', 'b', 'x', 'y']);
+  });
+
+  it('groups a large graph by name prefix, only when that summarises it', () => {
+    expect(prefixOf('build-2')).toBe('build');
+    expect(prefixOf('s12_3')).toBe('s12');
+    expect(prefixOf('lonely')).toBeNull();
+    const ids = (n: number, make: (i: number) => string) => Array.from({ length: n }, (_, i) => ({ id: make(i) }));
+    expect(groupsOf(ids(30, (i) => `g${i % 3}-${i}`))).toBeNull(); // small: read stage by stage
+    const groups = groupsOf(ids(500, (i) => `s${Math.floor(i / 25)}-${i % 25}`));
+    expect(groups?.size).toBe(20);
+    expect(groups?.get('s3')?.length).toBe(25);
+    expect(groupsOf(ids(500, (i) => `x${i}-a`))).toBeNull(); // one group per stage
+    expect(groupsOf(ids(10_000, (i) => `s${Math.floor(i / 40)}_${i % 40}`))).toBeNull(); // 250 groups: no summary
   });
 });

@@ -39,7 +39,7 @@ export function DagMinimap(props: { scene: CanvasScene; vp: Viewport; size: Size
       const ctx = canvas && prepare(canvas, drawn);
       if (!ctx) return;
       const whole = { x: 0, y: 0, width, height };
-      drawScene(ctx, { ...scene, edges: false }, { x: 0, y: 0, zoom: scale }, whole);
+      drawScene(ctx, { ...scene, edges: false, groups: null }, { x: 0, y: 0, zoom: scale }, whole);
       const v = viewRect(vp, size);
       ctx.strokeStyle = getComputedStyle(canvas).color || '#2f6fdb';
       ctx.lineWidth = 2;

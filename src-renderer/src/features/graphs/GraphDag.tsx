@@ -6,7 +6,7 @@ import { LARGE_GRAPH_STAGES, layoutStages, NODE_HEIGHT, NODE_WIDTH, SPACING, typ
 import { layerLayout } from './layer-layout';
 import { StageNode, type StageFlowNode } from './StageNode';
 import { chooseInitialView, focusNote, READABLE_ZOOM, viewportFor, wholeViewport } from './initial-view';
-import { countInView, intersects, nearRegion, stagesNear, viewRect, type Size, type Viewport } from './view-math';
+import { countInView, groupsOf, intersects, nearRegion, stagesNear, viewRect, type Size, type Viewport } from './view-math';
 import { DagMinimap, OverviewCanvas } from './DagCanvases';
 import { stateColours, type CanvasScene } from './stage-canvas';
 
@@ -166,7 +166,8 @@ export function GraphDag(props: {
     scheme.addEventListener('change', update);
     return () => scheme.removeEventListener('change', update);
   }, []);
-  const scene = useMemo<CanvasScene>(() => ({ stages, layout, node: NODE, colours, dimmed, edges: stages.length <= OVERVIEW_EDGES_MAX }), [stages, layout, colours, dimmed]);
+  const groups = useMemo(() => groupsOf(shape), [shape]);
+  const scene = useMemo<CanvasScene>(() => ({ stages, layout, node: NODE, colours, dimmed, edges: stages.length <= OVERVIEW_EDGES_MAX, groups }), [stages, layout, colours, dimmed, groups]);
   const inView = useMemo(() => (vp && size ? countInView(layout, NODE, viewRect(vp, size)) : 0), [vp, size, layout]);
   const whole = vp && size ? inView === stages.length : true;
   const note = !moved && chosen ? focusNote(chosen, stages.length) : null;
@@ -183,6 +184,7 @@ export function GraphDag(props: {
       data-in-view={inView}
       data-lod={overview ? 'overview' : 'nodes'}
       data-layout={refined?.structure === structure ? 'elk' : 'linear'}
+      data-groups={groups?.size ?? 0}
       onKeyDown={(e) => {
         const id = (e.key === 'Enter' || e.key === ' ') && nodeIdOf(e.target);
         if (!id) return;
@@ -232,7 +234,7 @@ export function GraphDag(props: {
             </ControlButton>
           </Controls>
           {note && (
-            <Panel position="top-left" className="dag-focus-note" data-testid="dag-focus-note">
+            <Panel position="bottom-center" className="dag-focus-note" data-testid="dag-focus-note">
               {note}
             </Panel>
           )}

@@ -19,6 +19,7 @@ export function stateColours(from: Element): Record<string, string> {
     cancelled: read('--st-cancelled', '#8a5a00'),
     skipped: read('--st-skipped', '#7d8590'),
     edge: read('--border', '#c9ced6'),
+    text: read('--text', '#1f2328'),
   };
 }
 
@@ -31,6 +32,8 @@ export interface CanvasScene {
   dimmed: ((id: string) => boolean) | null;
   /** Edges are drawn only when there are not too many to mean anything. */
   edges: boolean;
+  /** A large graph's groups (by name prefix): framed and named, with what failed or runs in each. */
+  groups: Map<string, string[]> | null;
 }
 
 /** Sizes the canvas for the device's pixels; returns its 2D context with the transform reset. */
@@ -76,9 +79,61 @@ export function drawScene(ctx: CanvasRenderingContext2D, scene: CanvasScene, vp:
   for (const s of scene.stages) {
     const at = layout.positions.get(s.id);
     if (!at || !inView(at.x, at.y)) continue;
-    ctx.globalAlpha = scene.dimmed?.(s.id) ? 0.2 : 1;
-    ctx.fillStyle = colours[s.state] ?? '#999';
+    const faint = scene.dimmed?.(s.id) ? 0.2 : 1;
+    const colour = colours[s.state] ?? '#999';
+    // not only colour: pending is a lighter fill, skipped and cancelled an outline (they never ran)
+    if (s.state === 'skipped' || s.state === 'cancelled') {
+      ctx.globalAlpha = faint;
+      ctx.strokeStyle = colour;
+      ctx.lineWidth = 1;
+      ctx.strokeRect(sx(at.x) + 0.5, sy(at.y) + 0.5, Math.max(1, w - 1), Math.max(1, h - 1));
+      continue;
+    }
+    ctx.globalAlpha = faint * (s.state === 'pending' ? 0.45 : 1);
+    ctx.fillStyle = colour;
     ctx.fillRect(sx(at.x), sy(at.y), w, h);
   }
   ctx.globalAlpha = 1;
+  if (scene.groups) drawGroups(ctx, scene, vp, view);
+}
+
+/** Each group framed around its stages, named above its frame with its size and what failed or runs in it. */
+function drawGroups(ctx: CanvasRenderingContext2D, scene: CanvasScene, vp: Viewport, view: Box): void {
+  const { layout, node, colours } = scene;
+  const state = new Map(scene.stages.map((s) => [s.id, s.state]));
+  ctx.font = '600 12px system-ui, sans-serif';
+  ctx.textBaseline = 'bottom';
+  for (const [name, ids] of scene.groups ?? []) {
+    let x0 = Infinity;
+    let y0 = Infinity;
+    let x1 = -Infinity;
+    let y1 = -Infinity;
+    let failed = 0;
+    let running = 0;
+    for (const id of ids) {
+      const at = layout.positions.get(id);
+      if (!at) continue;
+      x0 = Math.min(x0, at.x);
+      y0 = Math.min(y0, at.y);
+      x1 = Math.max(x1, at.x + node.width);
+      y1 = Math.max(y1, at.y + node.height);
+      if (state.get(id) === 'failed') failed++;
+      else if (state.get(id) === 'running') running++;
+    }
+    if (x0 === Infinity || x1 < view.x || x0 > view.x + view.width || y1 < view.y || y0 > view.y + view.height) continue;
+    const pad = 8;
+    const left = x0 * vp.zoom + vp.x - pad;
+    const top = y0 * vp.zoom + vp.y - pad;
+    const width = (x1 - x0) * vp.zoom + 2 * pad;
+    const height = (y1 - y0) * vp.zoom + 2 * pad;
+    ctx.strokeStyle = failed > 0 ? (colours.failed ?? '#c00') : (colours.edge ?? '#ccc');
+    ctx.lineWidth = failed > 0 ? 2 : 1;
+    ctx.strokeRect(left, top, width, height);
+    // the longest label that fits over its frame (names never overlap a neighbour's); none when even the name does not
+    const full = `${name} · ${ids.length}${failed > 0 ? ` · ${failed} failed` : ''}${running > 0 ? ` · ${running} running` : ''}`;
+    const label = [full, failed > 0 ? `${name} · ${failed} failed` : `${name} · ${ids.length}`, name].find((l) => ctx.measureText(l).width <= width);
+    if (!label) continue;
+    ctx.fillStyle = colours.text ?? '#222';
+    ctx.fillText(label, left, top - 2);
+  }
 }

@@ -134,3 +134,30 @@ export function lineageOf(stages: readonly { id: string; dependsOn: readonly str
   walk(id, (x) => dependents.get(x));
   return out;
 }
+
+/** A stage id's group: its name up to the first separator ("build-2" → "build", "s0_12" → "s0"); null without one. */
+export function prefixOf(id: string): string | null {
+  const m = /^(.+?)[-_./:]/.exec(id);
+  return m ? m[1]! : null;
+}
+
+/** More groups than this are no summary (250 frames over a 10,000-stage drawing): none are drawn. */
+const MAX_GROUPS = 60;
+/** Below this many stages the graph is not grouped: it reads stage by stage. */
+export const GROUP_FROM = 200;
+
+/**
+ * A large graph's stages grouped by name prefix, in the graph's order; null when that says nothing (a small
+ * graph, a single group, too many groups, or nearly one group per stage).
+ */
+export function groupsOf(stages: readonly { id: string }[]): Map<string, string[]> | null {
+  if (stages.length < GROUP_FROM) return null;
+  const groups = new Map<string, string[]>();
+  for (const s of stages) {
+    const key = prefixOf(s.id) ?? s.id;
+    const list = groups.get(key);
+    if (list) list.push(s.id);
+    else groups.set(key, [s.id]);
+  }
+  return groups.size >= 2 && groups.size <= MAX_GROUPS && groups.size <= stages.length / 4 ? groups : null;
+}
