@@ -45,18 +45,20 @@ async function overflowing(page: Page): Promise<string[]> {
   return page.evaluate(() => {
     const width = document.documentElement.clientWidth;
     const out: string[] = [];
-    for (const el of document.querySelectorAll<HTMLElement>('body *')) {
+    for (const el of Array.from(document.querySelectorAll<HTMLElement>('body *'))) {
       const r = el.getBoundingClientRect();
       if (r.width === 0 || r.right <= width + 1) continue;
       // a diff's own lines and a log may scroll sideways inside their box; nothing else may
       const clipped = el.closest('.diff-file, pre, .xterm') !== null && !el.matches('.diff-file, pre, .xterm');
-      if (!clipped) out.push(`${el.tagName.toLowerCase()}.${[...el.classList].join('.')} right=${Math.round(r.right)}`);
+      if (!clipped) out.push(`${el.tagName.toLowerCase()}.${Array.from(el.classList).join('.')} right=${Math.round(r.right)}`);
     }
     return out.slice(0, 10);
   });
 }
 
-const PARSER = ['export function parse(text: string): string[] {', "  return text.split(',');", '}', ''].join('\n');
+/** The parser: eight lines of header (hidden around the hunk until expanded), then the function. */
+const HEADER = Array.from({ length: 8 }, (_, i) => `// parser header line ${i + 1}`);
+const PARSER = [...HEADER, 'export function parse(text: string): string[] {', "  return text.split(',');", '}', ''].join('\n');
 const op = () => room.runner.engine.operator();
 
 beforeAll(async () => {
@@ -113,6 +115,12 @@ describe('a review from conflict to merge', () => {
     await page.setViewportSize({ width: 1440, height: 900 });
     await shoot(page, '1-conflict-before-approve');
 
+    // the lines around the hunk, one click away
+    const parserDiff = page.locator('.diff-file[data-path="src/parser.ts"]');
+    expect(await parserDiff.innerText()).not.toContain('parser header line 1');
+    await parserDiff.locator('button[title="Expand Up"], button[title="Expand All"]').first().click();
+    await expect.poll(() => parserDiff.innerText()).toContain('parser header line 1');
+
     // a comment on the changed line, then Request changes with a reason
     const row = page.locator('.diff-file[data-path="src/parser.ts"] tr', { hasText: 'field.trim()' }).first();
     await row.hover();
@@ -127,16 +135,16 @@ describe('a review from conflict to merge', () => {
     await page.getByTestId('decision-toast').filter({ hasText: 'Rejecting' }).waitFor();
     await expect.poll(async () => (await engine.call(op(), 'handoff_get', { handoffId: handoff.id })).handoff.status, { timeout: 20_000 }).toBe('rejected');
     const rejected = (await engine.call(op(), 'handoff_get', { handoffId: handoff.id })).handoff;
-    expect(rejected.decision?.comments).toEqual([{ path: 'src/parser.ts', line: 2, text: 'Keep empty fields out too: filter((f) => f !== "")' }]);
+    expect(rejected.decision?.comments).toEqual([{ path: 'src/parser.ts', line: 10, text: 'Keep empty fields out too: filter((f) => f !== "")' }]);
 
     // the comment reaches the agent: a line at its prompt in its terminal, and its handoff
     await expect.poll(shellText, { timeout: 15_000 }).toContain('agent read: [Commonroom] operator requested changes on handoff');
     await page.getByRole('button', { name: 'Terminals' }).click();
     await page.locator(`.shell-item[data-shell-id="${agent.shellId}"]`).click();
-    await expect.poll(() => terminalText(page, agent.shellId), { timeout: 15_000 }).toContain('src/parser.ts:2 Keep empty fields out too');
+    await expect.poll(() => terminalText(page, agent.shellId), { timeout: 15_000 }).toContain('src/parser.ts:10 Keep empty fields out too');
     await shoot(page, '3-comment-in-agent-terminal');
     const followUp = (await callTool<{ handoffs: HandoffView[] }>(me, 'handoff_list', { status: 'open' })).handoffs.find((h) => h.workspace?.continues?.handoffId === handoff.id);
-    expect(followUp?.workspace?.continues?.comments?.[0]?.line).toBe(2);
+    expect(followUp?.workspace?.continues?.comments?.[0]?.line).toBe(10);
 
     // the agent goes on in the same worktree: merges main, drops empty fields, completes again
     await callTool(me, 'handoff_accept', { handoffId: followUp?.id });
@@ -155,7 +163,7 @@ describe('a review from conflict to merge', () => {
     await expect.poll(() => page.locator('.diff-file[data-path="src/parser.ts"]').innerText()).toContain("filter((f) => f !== '')");
     await expect.poll(() => bar.getByTestId('preview-merge').innerText(), { timeout: 20_000 }).toBe('main has not moved; merges as a fast-forward');
     expect(await bar.getByTestId('approve').getAttribute('class')).toContain('primary');
-    expect(await page.getByTestId('sent-comments').innerText()).toContain('src/parser.ts:2');
+    expect(await page.getByTestId('sent-comments').innerText()).toContain('src/parser.ts:10');
     await shoot(page, '4-changed-since-last-review');
 
     // viewed marks stay with the person, the handoff and the commit
