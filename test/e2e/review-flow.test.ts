@@ -169,6 +169,11 @@ describe('a review from conflict to merge', () => {
     // viewed marks stay with the person, the handoff and the commit
     await page.locator('.diff-file[data-path="src/parser.ts"]').getByTestId('file-viewed').check();
     expect(await page.getByTestId('viewed-count').innerText()).toMatch(/^1\/\d+ viewed$/);
+    // kept: away to another screen and back, the mark is still there
+    await page.getByRole('button', { name: 'Terminals' }).click();
+    await page.getByRole('button', { name: /Inbox/ }).click();
+    await page.locator(`.inbox-item[data-handoff-id="${followUp?.id}"]`).click();
+    await expect.poll(() => page.getByTestId('viewed-count').innerText()).toMatch(/^1\/\d+ viewed$/);
     await page.getByRole('button', { name: /Approve and merge/ }).click();
     await expect.poll(async () => (await engine.call(op(), 'handoff_get', { handoffId: followUp?.id ?? '' })).handoff.workspace?.state, { timeout: 20_000 }).toBe('merged');
     expect(git(repo, 'show', 'main:src/parser.ts')).toContain('filter((f) => f !== \'\')');
