@@ -13,6 +13,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HandoffView } from '../../src-main/common/handoff-dto';
 import { git, makeRepo } from '../helpers/git-repo';
+import { axeCount, printAxeCounts, type AxeCount } from './helpers/axe';
 import { terminalText } from './helpers/page-terminal';
 import { callTool, connectWithToken, startUiRoom, type UiRoom } from './helpers/ui-room';
 
@@ -25,15 +26,19 @@ const SIZES = [
   [390, 844],
 ] as const;
 
-/** The page at each size and scheme, saved as `<name>-<width>-<scheme>.png`; back to 1440 light after. */
+const axeCounts: AxeCount[] = [];
+
+/** The page at each size and scheme, saved as `<name>-<width>-<scheme>.png` (axe run at 1440 and 390); back to 1440 light after. */
 async function shoot(page: Page, name: string, scrollTo?: string): Promise<void> {
   for (const scheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme: scheme });
     for (const [width, height] of SIZES) {
       await page.setViewportSize({ width, height });
-      if (scrollTo) await page.locator(scrollTo).first().scrollIntoViewIfNeeded();
+      // (the diff draws again on a change of scheme: the element may be replaced while it is looked for)
+      if (scrollTo) await page.locator(scrollTo).first().scrollIntoViewIfNeeded().catch(() => page.locator(scrollTo).first().scrollIntoViewIfNeeded());
       await page.waitForTimeout(150); // a layout pass and the diff's highlight after a resize
       await page.screenshot({ path: path.join(SHOTS, `${name}-${width}-${scheme}.png`) });
+      if (width !== 1024) axeCounts.push(await axeCount(page, `${name} ${width}`, scheme));
     }
   }
   await page.emulateMedia({ colorScheme: 'light' });
@@ -180,5 +185,7 @@ describe('a review from conflict to merge', () => {
     await me.close();
     await engine.call(op(), 'agent_stop', { shellId: agent.shellId, revoke: true });
     expect(pageErrors).toEqual([]);
+    printAxeCounts(axeCounts);
+    expect(axeCounts.flatMap((c) => c.findings.map((f) => `${c.screen} ${c.scheme}: ${f}`))).toEqual([]);
   });
 });
