@@ -68,7 +68,10 @@ export function reviewSteps(ctx: EngineContext, actions: HandoffActions, steps: 
   async function preview(caller: Caller, input: MethodInput<'handoff_preview'>): Promise<MethodOutputs['handoff_preview']> {
     const h = q.visibleRecord(caller, input.handoffId);
     const w = q.workspaces.get(h.id);
-    if (!w || !LIVE.has(h.status) || w.state !== 'ready') return { preview: null };
+    if (!w || !LIVE.has(h.status) || w.state !== 'ready') {
+      previews.delete(h.id); // its work ended: nothing to keep for it
+      return { preview: null };
+    }
     const refs = await refsNow(w.repo);
     const head = w.evidence?.head ?? refs.get(`refs/heads/${w.branch}`) ?? null;
     if (!head) return { preview: null };
