@@ -147,6 +147,7 @@ function buildToolSurface() {
       hints: READ,
       output: z.object({ from: z.string().nullable().describe('the commit reviewed last time'), to: z.string().nullable().describe('the commit to review now'), files: views('the files changed between them') }),
     },
+    handoff_file: { hints: READ, output: z.object({ content: z.string().nullable().describe('the text (null: not there, binary or too large)'), why: z.string().optional().describe('why there is no text') }) },
     handoff_preview: { hints: READ, output: z.object({ preview: view('what a merge into the base would do now (null: no workspace or no work yet)').nullable() }) },
     handoff_cancel: { hints: { ...ADD, destructive: true }, output: z.object({ handoff: view('the handoff') }) },
     handoff_task_cancel_as: {

@@ -13,6 +13,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HandoffView } from '../../src-main/common/handoff-dto';
 import { git, makeRepo } from '../helpers/git-repo';
+import { axeCount, printAxeCounts, type AxeCount } from './helpers/axe';
 import { terminalText } from './helpers/page-terminal';
 import { callTool, connectWithToken, startUiRoom, type UiRoom } from './helpers/ui-room';
 
@@ -25,15 +26,19 @@ const SIZES = [
   [390, 844],
 ] as const;
 
-/** The page at each size and scheme, saved as `<name>-<width>-<scheme>.png`; back to 1440 light after. */
+const axeCounts: AxeCount[] = [];
+
+/** The page at each size and scheme, saved as `<name>-<width>-<scheme>.png` (axe run at 1440 and 390); back to 1440 light after. */
 async function shoot(page: Page, name: string, scrollTo?: string): Promise<void> {
   for (const scheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme: scheme });
     for (const [width, height] of SIZES) {
       await page.setViewportSize({ width, height });
-      if (scrollTo) await page.locator(scrollTo).first().scrollIntoViewIfNeeded();
+      // (the diff draws again on a change of scheme: the element may be replaced while it is looked for)
+      if (scrollTo) await page.locator(scrollTo).first().scrollIntoViewIfNeeded().catch(() => page.locator(scrollTo).first().scrollIntoViewIfNeeded());
       await page.waitForTimeout(150); // a layout pass and the diff's highlight after a resize
       await page.screenshot({ path: path.join(SHOTS, `${name}-${width}-${scheme}.png`) });
+      if (width !== 1024) axeCounts.push(await axeCount(page, `${name} ${width}`, scheme));
     }
   }
   await page.emulateMedia({ colorScheme: 'light' });
@@ -45,18 +50,20 @@ async function overflowing(page: Page): Promise<string[]> {
   return page.evaluate(() => {
     const width = document.documentElement.clientWidth;
     const out: string[] = [];
-    for (const el of document.querySelectorAll<HTMLElement>('body *')) {
+    for (const el of Array.from(document.querySelectorAll<HTMLElement>('body *'))) {
       const r = el.getBoundingClientRect();
       if (r.width === 0 || r.right <= width + 1) continue;
       // a diff's own lines and a log may scroll sideways inside their box; nothing else may
       const clipped = el.closest('.diff-file, pre, .xterm') !== null && !el.matches('.diff-file, pre, .xterm');
-      if (!clipped) out.push(`${el.tagName.toLowerCase()}.${[...el.classList].join('.')} right=${Math.round(r.right)}`);
+      if (!clipped) out.push(`${el.tagName.toLowerCase()}.${Array.from(el.classList).join('.')} right=${Math.round(r.right)}`);
     }
     return out.slice(0, 10);
   });
 }
 
-const PARSER = ['export function parse(text: string): string[] {', "  return text.split(',');", '}', ''].join('\n');
+/** The parser: eight lines of header (hidden around the hunk until expanded), then the function. */
+const HEADER = Array.from({ length: 8 }, (_, i) => `// parser header line ${i + 1}`);
+const PARSER = [...HEADER, 'export function parse(text: string): string[] {', "  return text.split(',');", '}', ''].join('\n');
 const op = () => room.runner.engine.operator();
 
 beforeAll(async () => {
@@ -113,6 +120,12 @@ describe('a review from conflict to merge', () => {
     await page.setViewportSize({ width: 1440, height: 900 });
     await shoot(page, '1-conflict-before-approve');
 
+    // the lines around the hunk, one click away
+    const parserDiff = page.locator('.diff-file[data-path="src/parser.ts"]');
+    expect(await parserDiff.innerText()).not.toContain('parser header line 1');
+    await parserDiff.locator('button[title="Expand Up"], button[title="Expand All"]').first().click();
+    await expect.poll(() => parserDiff.innerText()).toContain('parser header line 1');
+
     // a comment on the changed line, then Request changes with a reason
     const row = page.locator('.diff-file[data-path="src/parser.ts"] tr', { hasText: 'field.trim()' }).first();
     await row.hover();
@@ -127,16 +140,16 @@ describe('a review from conflict to merge', () => {
     await page.getByTestId('decision-toast').filter({ hasText: 'Rejecting' }).waitFor();
     await expect.poll(async () => (await engine.call(op(), 'handoff_get', { handoffId: handoff.id })).handoff.status, { timeout: 20_000 }).toBe('rejected');
     const rejected = (await engine.call(op(), 'handoff_get', { handoffId: handoff.id })).handoff;
-    expect(rejected.decision?.comments).toEqual([{ path: 'src/parser.ts', line: 2, text: 'Keep empty fields out too: filter((f) => f !== "")' }]);
+    expect(rejected.decision?.comments).toEqual([{ path: 'src/parser.ts', line: 10, text: 'Keep empty fields out too: filter((f) => f !== "")' }]);
 
     // the comment reaches the agent: a line at its prompt in its terminal, and its handoff
     await expect.poll(shellText, { timeout: 15_000 }).toContain('agent read: [Commonroom] operator requested changes on handoff');
     await page.getByRole('button', { name: 'Terminals' }).click();
     await page.locator(`.shell-item[data-shell-id="${agent.shellId}"]`).click();
-    await expect.poll(() => terminalText(page, agent.shellId), { timeout: 15_000 }).toContain('src/parser.ts:2 Keep empty fields out too');
+    await expect.poll(() => terminalText(page, agent.shellId), { timeout: 15_000 }).toContain('src/parser.ts:10 Keep empty fields out too');
     await shoot(page, '3-comment-in-agent-terminal');
     const followUp = (await callTool<{ handoffs: HandoffView[] }>(me, 'handoff_list', { status: 'open' })).handoffs.find((h) => h.workspace?.continues?.handoffId === handoff.id);
-    expect(followUp?.workspace?.continues?.comments?.[0]?.line).toBe(2);
+    expect(followUp?.workspace?.continues?.comments?.[0]?.line).toBe(10);
 
     // the agent goes on in the same worktree: merges main, drops empty fields, completes again
     await callTool(me, 'handoff_accept', { handoffId: followUp?.id });
@@ -155,17 +168,24 @@ describe('a review from conflict to merge', () => {
     await expect.poll(() => page.locator('.diff-file[data-path="src/parser.ts"]').innerText()).toContain("filter((f) => f !== '')");
     await expect.poll(() => bar.getByTestId('preview-merge').innerText(), { timeout: 20_000 }).toBe('main has not moved; merges as a fast-forward');
     expect(await bar.getByTestId('approve').getAttribute('class')).toContain('primary');
-    expect(await page.getByTestId('sent-comments').innerText()).toContain('src/parser.ts:2');
+    expect(await page.getByTestId('sent-comments').innerText()).toContain('src/parser.ts:10');
     await shoot(page, '4-changed-since-last-review');
 
     // viewed marks stay with the person, the handoff and the commit
     await page.locator('.diff-file[data-path="src/parser.ts"]').getByTestId('file-viewed').check();
     expect(await page.getByTestId('viewed-count').innerText()).toMatch(/^1\/\d+ viewed$/);
+    // kept: away to another screen and back, the mark is still there
+    await page.getByRole('button', { name: 'Terminals' }).click();
+    await page.getByRole('button', { name: /Inbox/ }).click();
+    await page.locator(`.inbox-item[data-handoff-id="${followUp?.id}"]`).click();
+    await expect.poll(() => page.getByTestId('viewed-count').innerText()).toMatch(/^1\/\d+ viewed$/);
     await page.getByRole('button', { name: /Approve and merge/ }).click();
     await expect.poll(async () => (await engine.call(op(), 'handoff_get', { handoffId: followUp?.id ?? '' })).handoff.workspace?.state, { timeout: 20_000 }).toBe('merged');
     expect(git(repo, 'show', 'main:src/parser.ts')).toContain('filter((f) => f !== \'\')');
     await me.close();
     await engine.call(op(), 'agent_stop', { shellId: agent.shellId, revoke: true });
     expect(pageErrors).toEqual([]);
+    printAxeCounts(axeCounts);
+    expect(axeCounts.flatMap((c) => c.findings.map((f) => `${c.screen} ${c.scheme}: ${f}`))).toEqual([]);
   });
 });

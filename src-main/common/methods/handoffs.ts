@@ -315,6 +315,23 @@ export const HANDOFF_METHODS = {
     mcpTool: false,
     readOnly: true,
   },
+  handoff_file: {
+    description:
+      "One file of a handoff's change as git holds it at one of the commits its review is about (the base commit, the reviewed commit, or the one reviewed last time): " +
+      'for the review to show the lines around a hunk. Text files up to 1 MiB.',
+    capability: 'read',
+    input: lazily(() =>
+      z
+        .object({
+          handoffId: handoffId(),
+          path: z.string().min(1).max(4096).describe("the file's path in the repository"),
+          at: z.enum(['base', 'head', 'reviewed']).describe('base: the base commit; head: the commit under review; reviewed: the commit reviewed last time (a follow-up)'),
+        })
+        .strict(),
+    ),
+    mcpTool: false,
+    readOnly: true,
+  },
   handoff_cancel: {
     description: 'Cancel a handoff before it has a result (its owner, or a participant who can approve). Its task becomes cancelled.',
     capability: 'write',
@@ -344,6 +361,7 @@ export interface HandoffOutputs {
   handoff_recapture: { handoff: HandoffView };
   handoff_reject: { handoff: HandoffView; followUp?: HandoffView; typedInto?: number };
   handoff_preview: { preview: MergePreview | null };
+  handoff_file: { content: string | null; why?: string };
   handoff_since_review: { from: string; to: string; files: EvidenceFile[] } | { from: null; to: null; files: [] };
   handoff_cancel: { handoff: HandoffView };
   workspace_history: EventPage;

@@ -47,6 +47,7 @@ type HandoffMethods =
   | 'handoff_reject'
   | 'handoff_preview'
   | 'handoff_since_review'
+  | 'handoff_file'
   | 'handoff_cancel'
   | 'handoff_task_cancel_as'
   | 'task_get'
@@ -136,6 +137,7 @@ export function handoffsFeature(ctx: EngineContext, tasks: TaskService, closeShe
       handoff_reject: (caller, input) => review.reject(caller, input),
       handoff_preview: (caller, input) => review.preview(caller, input),
       handoff_since_review: (caller, input) => review.sinceReview(caller, input),
+      handoff_file: (caller, input) => review.file(caller, input),
       handoff_cancel: (caller, input) => workspaces.cancel(caller, input),
       handoff_task_cancel_as: async (_operator, input) => {
         // the operator speaks for a named participant (ce task-cancel): that participant's rights apply, not the operator's

@@ -6,6 +6,7 @@ import { LIMITS } from '../../common/limits';
 import type { EngineContext } from '../core/feature';
 import type { WorkspaceRecord } from '../store/workspaces';
 import { diffBetween } from '../workspaces/evidence';
+import { git } from '../workspaces/git';
 import { commitOf, previewMerge, refsNow, type Neighbour } from '../workspaces/preview';
 import type { HandoffActions } from './handoff-actions';
 import type { workspaceSteps } from './workspace-steps';
@@ -18,6 +19,8 @@ export type TypeToAgent = (participant: string, bytes: string) => number;
 
 const LIVE = new Set(['accepted', 'input_required', 'result_ready']);
 const TERMINAL_LINE_CHARS = 1500;
+/** The largest file the review reads whole (for the lines around its hunks). */
+const FILE_BYTES = 1024 * 1024;
 
 /**
  * One line of plain text an agent's prompt can take: no control character (no escape sequence, no newline that
@@ -65,7 +68,10 @@ export function reviewSteps(ctx: EngineContext, actions: HandoffActions, steps: 
   async function preview(caller: Caller, input: MethodInput<'handoff_preview'>): Promise<MethodOutputs['handoff_preview']> {
     const h = q.visibleRecord(caller, input.handoffId);
     const w = q.workspaces.get(h.id);
-    if (!w || !LIVE.has(h.status) || w.state !== 'ready') return { preview: null };
+    if (!w || !LIVE.has(h.status) || w.state !== 'ready') {
+      previews.delete(h.id); // its work ended: nothing to keep for it
+      return { preview: null };
+    }
     const refs = await refsNow(w.repo);
     const head = w.evidence?.head ?? refs.get(`refs/heads/${w.branch}`) ?? null;
     if (!head) return { preview: null };
@@ -116,5 +122,21 @@ export function reviewSteps(ctx: EngineContext, actions: HandoffActions, steps: 
     return { handoff: q.get(caller, h.id), ...(followUp ? { followUp: q.get(caller, followUp.id) } : {}), typedInto };
   }
 
-  return { preview, sinceReview, reject };
+  /** A file at one of the commits the review is about, for the lines around a hunk (text up to FILE_BYTES). */
+  async function file(caller: Caller, input: MethodInput<'handoff_file'>): Promise<MethodOutputs['handoff_file']> {
+    const h = q.visibleRecord(caller, input.handoffId);
+    const w = q.workspaces.get(h.id);
+    const commit = !w ? null : input.at === 'base' ? w.baseCommit : input.at === 'head' ? (w.evidence?.head ?? null) : (w.continues?.reviewedHead ?? null);
+    if (!w || !commit) return { content: null, why: `handoff ${h.id} has no ${input.at === 'base' ? 'workspace' : input.at === 'head' ? 'captured change' : 'earlier review'}` };
+    const size = await git(w.repo, ['cat-file', '-s', `${commit}:${input.path}`]);
+    if (size.status !== 0) return { content: null, why: `${input.path} is not in ${commit.slice(0, 7)}` };
+    if (Number(size.stdout.trim()) > FILE_BYTES) return { content: null, why: `${input.path} is larger than ${FILE_BYTES / 1024 / 1024} MiB` };
+    // cat-file blob: the bytes as stored, no textconv or filter (the room's git turns their drivers off besides)
+    const out = await git(w.repo, ['cat-file', 'blob', `${commit}:${input.path}`]);
+    if (out.status !== 0) return { content: null, why: `${input.path} could not be read at ${commit.slice(0, 7)}` };
+    if (out.stdout.includes('\0')) return { content: null, why: `${input.path} is binary` };
+    return { content: out.stdout };
+  }
+
+  return { preview, sinceReview, reject, file };
 }

@@ -139,6 +139,10 @@ describe('comments that reach the agent', () => {
       expect(since.from).toBe(reviewed);
       expect(since.files.map((f) => [f.path, f.additions, f.deletions])).toEqual([['greeting.txt', 1, 1]]);
       expect(since.files[0]?.patch).toContain('-hello\n+hello, world\n');
+      // the file at each commit the review is about, for the lines around a hunk
+      expect(await engine.call(op, 'handoff_file', { handoffId: next.id, path: 'greeting.txt', at: 'head' })).toEqual({ content: 'hello, world\n' });
+      expect(await engine.call(op, 'handoff_file', { handoffId: next.id, path: 'greeting.txt', at: 'reviewed' })).toEqual({ content: 'hello\n' });
+      expect((await engine.call(op, 'handoff_file', { handoffId: next.id, path: 'greeting.txt', at: 'base' })).content).toBeNull();
     } finally {
       await client.close();
       await engine.call(op, 'agent_stop', { shellId: agent.shellId, revoke: true });

@@ -71,7 +71,34 @@ function useNearView(ref: React.RefObject<HTMLElement | null>): boolean {
   return near;
 }
 
+/**
+ * The file's text before and after (at the base, or the commit reviewed last time, and at the reviewed commit),
+ * read once it comes near: with them the diff view offers the lines around each hunk. Undefined while reading;
+ * null when either side could not be read (the diff is shown without them).
+ */
+function useFileTexts(handoffId: string, f: EvidenceFile, from: 'base' | 'reviewed', wanted: boolean): { old: string; new: string } | null | undefined {
+  const { client } = useRoom();
+  const [texts, setTexts] = useState<{ old: string; new: string } | null | undefined>(undefined);
+  useEffect(() => {
+    if (!wanted || texts !== undefined) return;
+    let live = true;
+    const read = (path: string, at: 'base' | 'head' | 'reviewed', absent: boolean) =>
+      absent ? Promise.resolve('') : client.call('handoff_file', { handoffId, path, at }).then((r) => r.content);
+    void Promise.all([read(f.oldPath ?? f.path, from, f.status === 'added'), read(f.path, 'head', f.status === 'deleted')]).then(
+      ([before, after]) => live && setTexts(before !== null && after !== null ? { old: before, new: after } : null),
+      () => live && setTexts(null),
+    );
+    return () => {
+      live = false;
+    };
+  }, [client, handoffId, f, from, wanted, texts]);
+  return wanted ? texts : null;
+}
+
 interface FileDiffProps {
+  handoffId: string;
+  /** What the old side is: the base commit (the whole change) or the commit reviewed last time. */
+  from: 'base' | 'reviewed';
   file: EvidenceFile;
   index: number;
   mode: 'unified' | 'split';
@@ -92,6 +119,7 @@ function FileDiff(props: FileDiffProps): React.JSX.Element {
   const section = useRef<HTMLElement>(null);
   const near = useNearView(section);
   const extend = useMemo(() => notesOf(props.comments ?? [], f.path), [props.comments, f.path]);
+  const texts = useFileTexts(props.handoffId, f, props.from, near && props.open && !f.binary && !f.cut && f.patch !== null);
   return (
     <section className={`diff-file${props.viewed ? ' is-viewed' : ''}`} id={fileAnchor(props.index)} data-testid="diff-file" data-path={f.path} ref={section}>
       <header>
@@ -114,12 +142,16 @@ function FileDiff(props: FileDiffProps): React.JSX.Element {
           <p className="muted small pad">A binary file: named here, not shown.</p>
         ) : f.patch === null ? (
           <p className="muted small pad">Its patch was not kept (the change's text passed the room's cap): {lines} lines changed.</p>
-        ) : !near ? (
+        ) : !near || texts === undefined ? (
           <PlainPatch patch={f.patch} />
         ) : (
           <>
             <DiffView<LineNotes>
-              data={{ oldFile: { fileName: f.oldPath ?? f.path, fileLang: languageOf(f.oldPath ?? f.path) }, newFile: { fileName: f.path, fileLang: languageOf(f.path) }, hunks: [f.patch] }}
+              data={{
+                oldFile: { fileName: f.oldPath ?? f.path, fileLang: languageOf(f.oldPath ?? f.path), ...(texts ? { content: texts.old } : {}) },
+                newFile: { fileName: f.path, fileLang: languageOf(f.path), ...(texts ? { content: texts.new } : {}) },
+                hunks: [f.patch],
+              }}
               diffViewMode={props.mode === 'split' ? DiffModeEnum.Split : DiffModeEnum.Unified}
               diffViewTheme={props.theme}
               diffViewHighlight
@@ -253,6 +285,8 @@ export function WorkspaceReview(props: { handoff: HandoffView; preview?: MergePr
                 {files.map((f, i) => (
                   <FileDiff
                     key={`${since ? 's' : 'w'}-${i}-${f.path}`}
+                    handoffId={props.handoff.id}
+                    from={since && range ? 'reviewed' : 'base'}
                     file={f}
                     index={i}
                     mode={mode}
