@@ -68,7 +68,7 @@ describe('the latest table between the markers', () => {
     const table = text.slice(text.indexOf(BEGIN), text.indexOf(END));
     expect(table).toContain(HEADER);
     expect(replaceTable(text, [], 'now')).toBe(text);
-    for (const name of ['mcp-call', 'shell-roundtrip', 'shell-stream', 'graph', 'handoff-cycle', 'fanout', 'startup', 'ui', 'lockout', 'answer-bytes', 'many-shells', 'workspace']) {
+    for (const name of ['mcp-call', 'shell-roundtrip', 'shell-stream', 'graph', 'handoff-cycle', 'fanout', 'startup', 'ui', 'lockout', 'answer-bytes', 'many-shells', 'workspace', 'handoff-list']) {
       expect(table).toContain(`| ${name} `);
     }
   });
