@@ -1,14 +1,17 @@
 /**
- * The real Claude Code and Codex, started by the room (agent_start) and driven through a real turn against a
- * scripted model server of the test's own (test/helpers/scripted-model.ts): asked to call one of the room's MCP
- * tools, each shows its own permission prompt while it keeps drawing (Claude Code blinks a dot, Codex redraws),
- * so the quiet the screen rules used to wait for never comes. The room reads them "waiting for you" all the same,
- * with the prompt's words; answered, the tool runs through the room and its result reaches the model.
+ * The real Claude Code and Codex, started by the room (agent_start) and driven through real turns against a
+ * scripted model server of the test's own (test/helpers/scripted-model.ts): asked to run a shell command and to
+ * call one of the room's MCP tools, each shows its own permission prompt while it keeps drawing (Claude Code
+ * blinks a dot, Codex redraws), so the quiet the screen rules used to wait for never comes. The room reads each
+ * "waiting for you" within 2 s of its drawing, with the prompt's words, as one wait (one notification: the UI
+ * notifies once per wait); answered, it reads working while the command works and idle once the turn is done,
+ * never waiting again, and the command or tool runs (through the room, for the tool).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ShellView } from '../../src-main/common/methods/shells';
+import { REPO } from '../helpers/env';
 import { makeRepo } from '../helpers/git-repo';
 import { startTestRunner, type TestRunner } from '../helpers/runner';
 import { startScriptedModel, type ScriptedModel } from '../helpers/scripted-model';
@@ -35,7 +38,7 @@ beforeAll(async () => {
   fs.mkdirSync(path.join(home, '.codex'));
   fs.writeFileSync(
     path.join(home, '.codex', 'config.toml'),
-    `model_provider = "scripted"\nmodel = "gpt-scripted"\n[model_providers.scripted]\nname = "scripted"\nbase_url = "${model.url}/v1"\nwire_api = "responses"\nenv_key = "OPENAI_API_KEY"\n[projects."${work}"]\ntrust_level = "trusted"\n`,
+    `approval_policy = "on-request"\nmodel_provider = "scripted"\nmodel = "gpt-scripted"\n[model_providers.scripted]\nname = "scripted"\nbase_url = "${model.url}/v1"\nwire_api = "responses"\nenv_key = "OPENAI_API_KEY"\n[projects."${work}"]\ntrust_level = "trusted"\n`,
   );
   // the room process (this test's) finds the clients on its PATH, and its agents inherit its environment
   Object.assign(process.env, {
@@ -63,34 +66,70 @@ async function statusOf(shellId: string): Promise<ShellView['status']> {
   return shell.status;
 }
 
+/** Screens as the room read them, kept for the rules' unit tests (test/engine/shells/fixtures/screens/ takes copies). */
+const CAPTURED = path.join(REPO, 'test-output', 'screens-text');
+const capture = async (shellId: string, name: string) => {
+  fs.mkdirSync(CAPTURED, { recursive: true });
+  fs.writeFileSync(path.join(CAPTURED, `${name}.txt`), await screen(shellId));
+};
+
 const type = (shellId: string, input: ({ text: string } | { key: string })[]) => runner.running.engine.call(op(), 'shell_io', { shellId, input });
 const screen = async (shellId: string) => (await runner.running.engine.call(op(), 'shell_io', { shellId, format: 'screen' })).output;
 
 describe.skipIf(reason !== '')(`a real CLI's permission prompt reads waiting while the CLI keeps drawing${reason ? ` (skipped: ${reason})` : ''}`, () => {
+  // a command that works a few seconds (the CLI draws its progress), then leaves a file to show it ran
+  const command = (made: string) => `sleep 3 && touch ${made}`;
   const cases = [
-    { client: 'claude-code', tool: 'room_info', prompt: /Do you want to proceed\?/, result: /"schemaVersion"/ },
+    { client: 'claude-code', kind: 'shell command', ask: (made: string) => `call Bash ${JSON.stringify({ command: command(made), description: 'wait, then make a file' })}`, prompt: /Do you want to proceed\?/, made: 'made-by-claude' },
+    { client: 'claude-code', kind: 'MCP tool', ask: () => 'call room_info', prompt: /Do you want to proceed\?/, result: /"schemaVersion"/ },
+    // Codex asks before a command that asks to run outside its sandbox (approval_policy on-request)
+    { client: 'codex', kind: 'shell command', ask: (made: string) => `call exec_command ${JSON.stringify({ cmd: command(made), sandbox_permissions: 'require_escalated', justification: 'wait, then make a file' })}`, prompt: /Would you like to run the following command\?/, made: 'made-by-codex' },
     // Codex runs a read-only tool without asking: it asks for one that changes something
-    { client: 'codex', tool: 'shell_open', prompt: /Allow the commonroom MCP server to run tool "shell_open"\?/, result: /"shell"/ },
+    { client: 'codex', kind: 'MCP tool', ask: () => 'call shell_open', prompt: /Allow the commonroom MCP server to run tool "shell_open"\?/, result: /"shell"/ },
   ] as const;
   for (const c of cases) {
-    it(`${c.client}: asked to call ${c.tool}, its prompt reads waiting with its words; answered, the call goes through the room`, { timeout: 120_000 }, async () => {
+    it(`${c.client}, its ${c.kind} prompt: waiting within 2 s with its words, one wait; answered, working, then idle, and it ran`, { timeout: 120_000 }, async () => {
       const { agent } = await runner.running.engine.call(op(), 'agent_start', { client: c.client, cwd: work, cols: 120, rows: 40 });
       await expect.poll(() => screen(agent.shellId), { timeout: 45_000, interval: 500 }).toMatch(c.client === 'codex' ? /Ask Codex to do anything|›/ : /❯/);
       await expect.poll(async () => (await statusOf(agent.shellId)).state, { timeout: 30_000, interval: 250 }).toBe('idle');
-      await type(agent.shellId, [{ text: `call ${c.tool}` }]);
-      await new Promise((r) => setTimeout(r, 300));
-      await type(agent.shellId, [{ key: 'Enter' }]);
-      await expect.poll(() => screen(agent.shellId), { timeout: 30_000, interval: 250 }).toMatch(c.prompt);
-      // it is still drawing while it asks; the room reads the question anyway, within a few of its looks
-      await expect.poll(async () => statusOf(agent.shellId), { timeout: 10_000, interval: 250 }).toMatchObject({ state: 'waiting', reason: expect.stringMatching(c.prompt) });
-      // and keeps reading it so while it waits (no flapping back to working)
-      for (let i = 0; i < 8; i++) {
-        await new Promise((r) => setTimeout(r, 250));
+      // every status the room gives it from here, as it changes (the UI notifies once per wait)
+      const changes: { state: string; reason?: string; at: number }[] = [];
+      const off = runner.running.engine.shells.get(op(), agent.shellId).onStatusChange((st) => changes.push({ state: st.state, ...(st.reason ? { reason: st.reason } : {}), at: Date.now() }));
+      try {
+        const made = 'made' in c ? c.made : '';
+        await type(agent.shellId, [{ text: c.ask(made) }]);
+        await new Promise((r) => setTimeout(r, 300));
+        await type(agent.shellId, [{ key: 'Enter' }]);
+        // when its prompt is first on screen (read every 100 ms: the room's own screen, as a viewer's)
+        await expect.poll(() => screen(agent.shellId), { timeout: 30_000, interval: 100 }).toMatch(c.prompt);
+        const shownAt = Date.now();
+        await expect.poll(() => changes.find((x) => x.state === 'waiting'), { timeout: 10_000, interval: 100 }).toBeTruthy();
+        const waiting = changes.find((x) => x.state === 'waiting');
+        expect(waiting?.reason).toMatch(c.prompt);
+        const what = c.kind === 'MCP tool' ? 'mcp' : 'shell';
+        await capture(agent.shellId, `${c.client}.${what}-permission.waiting`);
+        expect((waiting?.at ?? Infinity) - shownAt, 'ms from the prompt on screen to waiting').toBeLessThanOrEqual(2_000);
+        // it keeps drawing while it waits: still one wait, with the same words, 3 s on
+        await new Promise((r) => setTimeout(r, 3_000));
         expect((await statusOf(agent.shellId)).state).toBe('waiting');
+        expect(changes.filter((x) => x.state === 'waiting')).toHaveLength(1);
+        const answeredAt = Date.now();
+        await type(agent.shellId, [{ key: 'Enter' }]); // the first choice: allow, once
+        if ('made' in c) {
+          // the command works for a few seconds: working while it does
+          await expect.poll(async () => (await statusOf(agent.shellId)).state, { timeout: 10_000, interval: 100 }).toBe('working');
+          await expect.poll(() => fs.existsSync(path.join(work, c.made)), { timeout: 30_000, interval: 250 }).toBe(true);
+        } else {
+          await expect.poll(() => model.requests.some((r) => r.toolResult !== null && c.result.test(r.toolResult)), { timeout: 30_000, interval: 250 }).toBe(true);
+        }
+        await expect.poll(async () => (await statusOf(agent.shellId)).state, { timeout: 30_000, interval: 250 }).toBe('idle');
+        await capture(agent.shellId, `${c.client}.${what}-answered.idle`);
+        const after = changes.filter((x) => x.at >= answeredAt);
+        expect(after.filter((x) => x.state === 'waiting'), 'waiting again after the answer').toEqual([]);
+        console.log(`${c.client} ${c.kind}: waiting ${(waiting?.at ?? 0) - shownAt} ms after its prompt was on screen; then ${after.map((x) => `${x.state} +${x.at - answeredAt} ms`).join(', ')}`);
+      } finally {
+        off();
       }
-      await type(agent.shellId, [{ key: 'Enter' }]); // the first choice: allow, once
-      await expect.poll(() => model.requests.some((r) => r.toolResult !== null && c.result.test(r.toolResult)), { timeout: 30_000, interval: 250 }).toBe(true);
-      await expect.poll(async () => (await statusOf(agent.shellId)).state, { timeout: 30_000, interval: 250 }).toBe('idle');
       await runner.running.engine.call(op(), 'agent_stop', { shellId: agent.shellId, revoke: true });
     });
   }

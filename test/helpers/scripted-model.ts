@@ -5,8 +5,8 @@ import type { AddressInfo } from 'node:net';
  * A model server of the test's own on 127.0.0.1, spoken to by the real agent CLIs as they speak to their
  * vendor (no model is reachable here): the Anthropic Messages API, streamed or not (Claude Code through
  * ANTHROPIC_BASE_URL), and the OpenAI Responses API, streamed (Codex through a model_providers entry). Its
- * script is simple: when the latest user text names a tool (`call <tool>`), the answer calls that tool with
- * `{}`; after a tool's result, or for anything else, it answers with one short text. Shaped by the APIs'
+ * script is simple: when the latest user text names a tool (`call <tool>`, optionally followed by its arguments
+ * as JSON: `call Bash {"command":"ls"}`), the answer calls that tool with them (else `{}`); after a tool's result, or for anything else, it answers with one short text. Shaped by the APIs'
  * public reference (their event names and fields), not by what the tests check.
  */
 export interface ScriptedModel {
@@ -43,6 +43,17 @@ function wantedTool(text: string | null, tools: string[]): string | null {
   return tools.find((t) => t === asked || t.endsWith(`__${asked}`) || t.endsWith(`_${asked}`)) ?? null;
 }
 
+/** The arguments a user text gives its tool (`call <tool> {…}`), as JSON text; `{}` when none. */
+function toolArguments(text: string | null): string {
+  const json = text ? /\bcall [\w-]+\s+(\{.*\})\s*$/s.exec(text)?.[1] : undefined;
+  if (!json) return '{}';
+  try {
+    return JSON.stringify(JSON.parse(json));
+  } catch {
+    return '{}';
+  }
+}
+
 /** The latest tool result's text in a conversation (Anthropic tool_result, Responses function_call_output). */
 function lastToolResult(messages: unknown): string | null {
   if (!Array.isArray(messages)) return null;
@@ -77,7 +88,8 @@ function anthropic(body: Json, res: http.ServerResponse): void {
   const tool = afterTool ? null : wantedTool(text, tools);
   const id = `msg_${++seq}`;
   const model = typeof body.model === 'string' ? body.model : 'claude-scripted';
-  const content: Json[] = tool ? [{ type: 'tool_use', id: `toolu_${seq}`, name: tool, input: {} }] : [{ type: 'text', text: afterTool ? 'Done: the tool answered.' : 'Hello from the scripted model.' }];
+  const args = toolArguments(text);
+  const content: Json[] = tool ? [{ type: 'tool_use', id: `toolu_${seq}`, name: tool, input: JSON.parse(args) as Json }] : [{ type: 'text', text: afterTool ? 'Done: the tool answered.' : 'Hello from the scripted model.' }];
   const stop = tool ? 'tool_use' : 'end_turn';
   const usage = { input_tokens: 10, output_tokens: 5, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
   if (body.stream !== true) {
@@ -89,7 +101,7 @@ function anthropic(body: Json, res: http.ServerResponse): void {
   const events: [string, Json][] = [['message_start', { type: 'message_start', message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage } }]];
   if (tool) {
     events.push(['content_block_start', { type: 'content_block_start', index: 0, content_block: { ...block, input: {} } }]);
-    events.push(['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '{}' } }]);
+    events.push(['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: args } }]);
   } else {
     events.push(['content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }]);
     events.push(['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: block.text } }]);
@@ -113,7 +125,7 @@ function responses(body: Json, res: http.ServerResponse): void {
   const id = `resp_${++seq}`;
   const model = typeof body.model === 'string' ? body.model : 'gpt-scripted';
   const item: Json = tool
-    ? { type: 'function_call', id: `fc_${seq}`, call_id: `call_${seq}`, ...namespaced(tool), arguments: '{}', status: 'completed' }
+    ? { type: 'function_call', id: `fc_${seq}`, call_id: `call_${seq}`, ...namespaced(tool), arguments: toolArguments(text), status: 'completed' }
     : { type: 'message', id: `msg_${seq}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: afterTool ? 'Done: the tool answered.' : 'Hello from the scripted model.', annotations: [] }] };
   const response = (status: string, output: Json[]) => ({ id, object: 'response', created_at: Math.floor(Date.now() / 1000), status, model, output, usage: { input_tokens: 10, output_tokens: 5, total_tokens: 15, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } } });
   sse(res, [

@@ -164,6 +164,7 @@ export class ShellStatusTracker implements StatusSignals {
     this.attentionText = null;
     this.flowing = null;
     this.update();
+    this.arm();
   }
 
   exited(): void {
@@ -230,7 +231,7 @@ export class ShellStatusTracker implements StatusSignals {
   private decide(): { state: ShellState; reason?: string } {
     if (!this.inputs.alive()) return { state: 'exited', reason: this.inputs.exitCode() === null ? 'ended' : `exit code ${this.inputs.exitCode()}` };
     if (this.attentionAt > this.inputs.lastInputAt() && this.attentionAt > 0) return { state: 'waiting', reason: this.attentionText ?? 'it rang the bell' };
-    const quiet = this.now() - this.inputs.lastOutputAt() >= this.quietMs;
+    const quiet = this.now() - this.lastActivity() >= this.quietMs;
     if (!quiet) return this.flowing ?? { state: 'working' };
     // a plain shell (no client's rules): its marks tell a quiet command from a prompt
     if (!this.hasRules()) {
@@ -248,13 +249,21 @@ export class ShellStatusTracker implements StatusSignals {
     this.onChange(this.current);
   }
 
+  /**
+   * The last output or keys: a program that was just answered is at work on the answer (it has not drawn it yet),
+   * so keys count as activity too, and an answered question never flashes idle before its work shows.
+   */
+  private lastActivity(): number {
+    return Math.max(this.inputs.lastOutputAt(), this.inputs.lastInputAt());
+  }
+
   /** Once, after the output has been quiet for quietMs (re-armed for what is left when more came meanwhile). */
   private arm(): void {
     if (this.timer || !this.inputs.alive()) return;
-    const wait = Math.max(10, this.quietMs - (this.now() - this.inputs.lastOutputAt()));
+    const wait = Math.max(10, this.quietMs - (this.now() - this.lastActivity()));
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      if (this.now() - this.inputs.lastOutputAt() < this.quietMs) return this.arm();
+      if (this.now() - this.lastActivity() < this.quietMs) return this.arm();
       this.update();
     }, wait);
     this.timer.unref();

@@ -209,6 +209,30 @@ describe('an answered question the CLI leaves on screen', () => {
     t.dispose();
   });
 
+  it('answered, it reads working until its answer shows, never idle in between', () => {
+    const { t, state, advance } = (() => {
+      let now = 5_000_000;
+      const st = { lastInputAt: 0, lastOutputAt: now };
+      const tr = new ShellStatusTracker(
+        { alive: () => true, exitCode: () => null, lastOutputAt: () => st.lastOutputAt, lastInputAt: () => st.lastInputAt, screen: () => asking },
+        SHELL_STATUS_RULES['claude-code'] ?? { waiting: [] },
+        () => undefined,
+        () => now,
+      );
+      return { t: tr, state: st, advance: (ms: number) => (now += ms) };
+    })();
+    advance(2_000);
+    t.typed('');
+    expect(t.status.state).toBe('waiting');
+    state.lastInputAt = advance(10);
+    t.typed('\r');
+    expect(t.status.state).toBe('working'); // the answer is being worked on, though nothing was drawn yet
+    advance(2_000);
+    t.typed('');
+    expect(t.status.state).toBe('idle');
+    t.dispose();
+  });
+
   it('arrows moving in its menu answer nothing: still waiting', () => {
     const { t, settle } = quiet(() => asking);
     expect(settle().state).toBe('waiting');
