@@ -35,7 +35,7 @@ describe('the screen emulator, made when needed', () => {
     const shot = await mirror.snapshot();
     expect(shot.lines).toEqual(['first', '', '    middle', '', '$']);
     expect(shot.cursor).toEqual({ row: 4, col: 2 });
-    await expect.poll(() => mirror.made, { timeout: 5_000 }).toBe(false);
+    await expect.poll(() => mirror.made, { timeout: 20_000 }).toBe(false);
     out('ls');
     expect(mirror.made).toBe(false);
     expect((await mirror.snapshot()).lines).toEqual(['first', '', '    middle', '', '$ ls']);
@@ -50,7 +50,7 @@ describe('the screen emulator, made when needed', () => {
     await mirror.settled();
     expect(replies).toEqual(['\x1b[1;4R']);
     // let go, then asked again: the old question in the ring's tail is not answered a second time
-    await expect.poll(() => mirror.made, { timeout: 5_000 }).toBe(false);
+    await expect.poll(() => mirror.made, { timeout: 20_000 }).toBe(false);
     out('\r\nxy\x1b[c');
     await mirror.settled();
     expect(replies).toEqual(['\x1b[1;4R', '\x1b[?1;2c']);
@@ -64,7 +64,7 @@ describe('the screen emulator, made when needed', () => {
     out('\x1b[c');
     await mirror.settled();
     expect(replies).toEqual(['\x1b[?1;2c']);
-    await expect.poll(() => mirror.made, { timeout: 5_000 }).toBe(false);
+    await expect.poll(() => mirror.made, { timeout: 20_000 }).toBe(false);
     out('no question here');
     expect((await mirror.snapshot()).lines[0]).toBe('no question here');
     expect(replies).toEqual(['\x1b[?1;2c']);

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { RoomError } from '../../../src-main/common/errors';
 import { Engine } from '../../../src-main/engine/engine';
 import { isAlive } from '../../../src-main/engine/process/process-tree';
@@ -243,6 +243,48 @@ describe('limits, visibility, volatility', () => {
 });
 
 describe('live viewers (the app side)', () => {
+  it('a viewer that acknowledges slowly loses nothing of many short lines, though the scrollback keeps fewer of them', { timeout: 120_000 }, async () => {
+    const slow = await shellBench({ viewerHighWatermark: 64 * 1024, viewerLowWatermark: 16 * 1024, viewerStallMs: 60_000 });
+    try {
+      const shell = await slow.open();
+      const received: Buffer[] = [];
+      let truncations = 0;
+      let unacked = 0;
+      let ackTimer: NodeJS.Timeout | undefined;
+      const attachment = slow.engine.shells.attach(slow.operator, shell.id, {
+        onData(bytes, _at, truncated) {
+          if (truncated) truncations++;
+          received.push(Buffer.from(bytes));
+          unacked += bytes.length;
+          // a page that takes its time: acknowledged in batches, a few ms later
+          ackTimer ??= setTimeout(() => {
+            ackTimer = undefined;
+            const n = unacked;
+            unacked = 0;
+            attachment.ack(n);
+          }, 5);
+        },
+      }, 0);
+      // 300,000 lines: thirty times the lines the scrollback keeps, ~2 MiB
+      await slow.io({ shellId: shell.id, text: "seq 1 300000; printf 'FIN%s\\n' ISHED\n", wait: { until: 'match', pattern: 'FINISHED', timeoutMs: 90_000 } });
+      await vi.waitFor(() => expect(Buffer.concat(received).toString()).toMatch(/FINISHED\r\n/), { timeout: 30_000 });
+      attachment.detach();
+      const text = Buffer.concat(received).toString();
+      expect(truncations).toBe(0);
+      // every line of seq's output, each once and in order (the first one comes after the integration's mark)
+      const numbers = text.split('\r\n').map((line) => line.slice(line.lastIndexOf('\x07') + 1)).filter((line) => /^\d+$/.test(line));
+      expect(numbers).toHaveLength(300_000);
+      expect(numbers.every((n, i) => n === String(i + 1))).toBe(true);
+      // while an agent reading from the start gets the newest 10,000 lines, from a line's start
+      const fromStart = await slow.io({ shellId: shell.id, cursor: 'start', maxBytes: 1024 * 1024 });
+      const kept = fromStart.output.split('\n');
+      expect(kept.length).toBeLessThanOrEqual(10_002);
+      expect(Number(kept[0])).toBeGreaterThan(290_000);
+    } finally {
+      await slow.close();
+    }
+  });
+
   it('a slow viewer is paused at the high watermark instead of growing memory, and resumes on ack without gaps', async () => {
     const shell = await bench.open();
     const received: Buffer[] = [];
