@@ -8,6 +8,7 @@ import { matchingStages, type StageQuery } from './graph-find';
 import { GraphList } from './GraphList';
 import { StagePanel } from './StagePanel';
 import { isEnded, stateLabel } from './stage-state';
+import { ConfirmDialog } from '../../shared/ConfirmDialog';
 import { GraphsContext, useGraphs, useGraphsStore } from './use-graphs';
 import './graphs.css';
 
@@ -48,6 +49,7 @@ function GraphDetail(props: { onOpenTerminal(): void }): React.JSX.Element {
   const shellList = useShells((s) => s.shells);
   const [query, setQuery] = useState<StageQuery>({ text: '', state: '' });
   const [focus, setFocus] = useState<{ id: string; seq: number } | null>(null);
+  const [cancelling, setCancelling] = useState(false);
   const topologyStages = topology?.stages;
   const matches = useMemo(() => (topologyStages ? matchingStages(topologyStages, query) : null), [topologyStages, query]);
   // retries show on the graph: each stage's attempt, from the status read
@@ -91,15 +93,21 @@ function GraphDetail(props: { onOpenTerminal(): void }): React.JSX.Element {
             <button
               type="button"
               className="danger"
-              onClick={() => {
-                // cannot be undone: its running stages are ended, the rest never run
-                const running = graph.progress.byState.running ?? 0;
-                if (!window.confirm(`Cancel ${graph.name ?? graph.graphId}? ${running > 0 ? `Its ${running} running stage${running === 1 ? ' is' : 's are'} ended and ` : ''}the stages not yet run never run. This cannot be undone.`)) return;
-                void store.getState().cancel();
-              }}
+              onClick={() => setCancelling(true)}
             >
               Cancel graph
             </button>
+          )}
+          {cancelling && (
+            // cannot be undone: its running stages are ended, the rest never run
+            <ConfirmDialog
+              title={`Cancel ${graph.name ?? graph.graphId}?`}
+              message={`${(graph.progress.byState.running ?? 0) > 0 ? `Its ${graph.progress.byState.running} running stage${graph.progress.byState.running === 1 ? ' is' : 's are'} ended and ` : ''}the stages not yet run never run. This cannot be undone.`}
+              confirm="Cancel graph"
+              keep="Keep it running"
+              onConfirm={() => void store.getState().cancel()}
+              onClose={() => setCancelling(false)}
+            />
           )}
           {isEnded(graph.state) && graph.state !== 'completed' && (
             <button type="button" onClick={() => void store.getState().rerun()}>
