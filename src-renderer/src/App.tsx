@@ -113,7 +113,7 @@ export function App(): React.JSX.Element {
           {screen === 'terminals' && firstRun ? (
             <FirstRun onAddAgent={() => setScreen('agents')} onOpenShell={() => void room.shells.getState().openShell()} />
           ) : screen === 'terminals' ? (
-            <TerminalsScreen />
+            <TerminalsScreen onOpenGraph={(graphId, stageId) => open('graphs', graphId, stageId)} />
           ) : screen === 'graphs' ? (
             <GraphsScreen key={openedGraph ? `${openedGraph.graphId}/${openedGraph.stageId ?? ''}` : 'newest'} opened={openedGraph} onOpenTerminal={() => setScreen('terminals')} />
           ) : screen === 'inbox' ? (

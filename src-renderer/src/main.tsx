@@ -4,6 +4,7 @@ import '@xterm/xterm/css/xterm.css';
 import './app/app.css';
 import { App } from './App';
 import './app/responsive.css';
+import './app/diff-contrast.css';
 import { EngineClient } from './engine-client';
 import { RoomContext, type Room } from './room-context';
 import { createConnectionStore } from './stores/connection-store';

@@ -171,15 +171,16 @@ describe('graphs in the browser', () => {
 
     await page.getByRole('button', { name: /Graphs/ }).click();
     await showGraph(run.graphId);
-    // cancelling asks first (it cannot be undone); saying no changes nothing
-    const asked: string[] = [];
-    page.once('dialog', (d) => (asked.push(d.message()), void d.dismiss()));
+    // cancelling asks first, in the app (it cannot be undone); saying no (Escape) changes nothing
     await page.getByRole('button', { name: 'Cancel graph' }).click();
-    await expect.poll(() => asked.length).toBe(1);
-    expect(asked[0]).toMatch(/^Cancel interactive stage\? Its 1 running stage is ended and the stages not yet run never run\. This cannot be undone\.$/);
+    const asked = page.getByTestId('confirm-dialog');
+    await asked.waitFor();
+    expect(await asked.innerText()).toMatch(/Cancel interactive stage\?\s+Its 1 running stage is ended and the stages not yet run never run\. This cannot be undone\./);
+    await page.keyboard.press('Escape');
+    await asked.waitFor({ state: 'detached' });
     expect(await stateOf('repl')).toBe('running');
-    page.once('dialog', (d) => void d.accept());
     await page.getByRole('button', { name: 'Cancel graph' }).click();
+    await page.getByTestId('confirm-yes').click();
     await expect.poll(() => page.getByTestId('graph-state').innerText(), { timeout: 15_000 }).toContain('cancelled');
     expect(await stateOf('repl')).toBe('cancelled');
   });

@@ -1,5 +1,11 @@
 import type { ITheme } from '@xterm/xterm';
 
+/**
+ * The contrast every terminal keeps its text at, at least, against its background (xterm's
+ * minimumContrastRatio; WCAG AA for normal text): an agent's grey and dim text stays readable in both schemes.
+ */
+export const TERMINAL_MIN_CONTRAST = 4.5;
+
 /** Terminal colours that sit on the app's light and dark surfaces (app.css --term-bg). */
 export const TERMINAL_THEMES: Record<'light' | 'dark', ITheme> = {
   light: {

@@ -8,6 +8,7 @@ import { matchingStages, type StageQuery } from './graph-find';
 import { GraphList } from './GraphList';
 import { StagePanel } from './StagePanel';
 import { isEnded, stateLabel } from './stage-state';
+import { ConfirmDialog } from '../../shared/ConfirmDialog';
 import { GraphsContext, useGraphs, useGraphsStore } from './use-graphs';
 import { lineageOf } from './view-math';
 import './graphs.css';
@@ -59,6 +60,7 @@ function GraphDetail(props: { onOpenTerminal(): void }): React.JSX.Element {
   // focus mode follows the selected stage while it is on; off when no stage is selected
   const lineageFor = mine.lineageOf !== null && selectedStageId ? selectedStageId : null;
   const toggleLineage = () => setOwn({ ...mine, lineageOf: mine.lineageOf ? null : selectedStageId });
+  const [cancelling, setCancelling] = useState(false);
   const topologyStages = topology?.stages;
   const matches = useMemo(() => (topologyStages ? matchingStages(topologyStages, query) : null), [topologyStages, query]);
   const lineage = useMemo(() => (topologyStages && lineageFor ? lineageOf(topologyStages, lineageFor) : null), [topologyStages, lineageFor]);
@@ -103,15 +105,21 @@ function GraphDetail(props: { onOpenTerminal(): void }): React.JSX.Element {
             <button
               type="button"
               className="danger"
-              onClick={() => {
-                // cannot be undone: its running stages are ended, the rest never run
-                const running = graph.progress.byState.running ?? 0;
-                if (!window.confirm(`Cancel ${graph.name ?? graph.graphId}? ${running > 0 ? `Its ${running} running stage${running === 1 ? ' is' : 's are'} ended and ` : ''}the stages not yet run never run. This cannot be undone.`)) return;
-                void store.getState().cancel();
-              }}
+              onClick={() => setCancelling(true)}
             >
               Cancel graph
             </button>
+          )}
+          {cancelling && (
+            // cannot be undone: its running stages are ended, the rest never run
+            <ConfirmDialog
+              title={`Cancel ${graph.name ?? graph.graphId}?`}
+              message={`${(graph.progress.byState.running ?? 0) > 0 ? `Its ${graph.progress.byState.running} running stage${graph.progress.byState.running === 1 ? ' is' : 's are'} ended and ` : ''}the stages not yet run never run. This cannot be undone.`}
+              confirm="Cancel graph"
+              keep="Keep it running"
+              onConfirm={() => void store.getState().cancel()}
+              onClose={() => setCancelling(false)}
+            />
           )}
           {isEnded(graph.state) && graph.state !== 'completed' && (
             <>

@@ -32,7 +32,7 @@ function FailedStage(props: { graphId: string; stageId: string; state: string })
 }
 
 export function Runs(props: { runs: EvidenceRun[] }): React.JSX.Element {
-  if (props.runs.length === 0) return <p className="muted small">No graph ran in this workspace (tasks_run with its handoffId): nothing was tested here.</p>;
+  if (props.runs.length === 0) return <p className="muted small">Nothing was tested here: the agent ran no checks (no graph) on this work.</p>;
   return (
     <ul className="review-runs" aria-label="Runs in the workspace">
       {props.runs.map((run) => (

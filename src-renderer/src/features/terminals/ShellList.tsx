@@ -7,6 +7,16 @@ import { NewTask } from './NewTask';
 import { ReadyForReview } from './ReadyForReview';
 import { EarlierAgents } from './EarlierAgents';
 import { useParticipants } from '../../stores/feature-stores';
+import { stageOf, stageShellName, useGraphName } from '../../shared/stage-shell';
+
+/** A shell's name as a person reads it: a tty stage's is its stage and graph, not the graph's id. */
+export function ShellName(props: { shell: ShellView }): React.JSX.Element {
+  const { client } = useRoom();
+  const stage = stageOf(props.shell);
+  const graphName = useGraphName(client, stage?.graphId ?? null);
+  const name = stage ? stageShellName(stage, graphName) : props.shell.name;
+  return <>{name}</>;
+}
 
 export function ShellList(): React.JSX.Element {
   const { shells: store } = useRoom();
@@ -64,7 +74,7 @@ export function ShellList(): React.JSX.Element {
               <span className="shell-item-text">
                 <span className="shell-name-row">
                   <span className="shell-name truncate" title={shell.name}>
-                    {shell.name}
+                    <ShellName shell={shell} />
                   </span>
                   <span className={`badge small ${statusBadge(shell)}`} data-testid="shell-list-status" title={shell.status.reason ?? undefined}>
                     {statusText(shell)}

@@ -6,9 +6,12 @@ import type { ShellView } from '../../../../src-main/common/methods/shells';
 import { useConnection, useRoom } from '../../room-context';
 import { SearchBar } from './SearchBar';
 import { TerminalSession, describeExit } from './terminal-session';
+import { ShellName } from './ShellList';
+import { stageOf } from '../../shared/stage-shell';
 
 /** One shell: who owns it, where it runs, whether it lives; its terminal; search, copy and close. */
-export function ShellPanel({ shell }: { shell: ShellView }): React.JSX.Element {
+export function ShellPanel({ shell, onOpenGraph }: { shell: ShellView; onOpenGraph?(graphId: string, stageId: string): void }): React.JSX.Element {
+  const stage = stageOf(shell);
   const { client, shells: store } = useRoom();
   const linkOpen = useConnection((s) => s.state === 'open');
   const host = useRef<HTMLDivElement>(null);
@@ -79,7 +82,7 @@ export function ShellPanel({ shell }: { shell: ShellView }): React.JSX.Element {
         <div className="shell-title">
           <span className={`status-dot ${shell.alive ? (shell.status.state === 'waiting' ? 'waiting' : 'alive') : 'ended'}`} aria-hidden="true" />
           <h3 className="truncate" title={shell.name}>
-            {shell.name}
+            <ShellName shell={shell} />
           </h3>
           <span className={`badge ${statusBadge(shell)}`} data-testid="shell-status" title={shell.status.reason ?? undefined}>
             {status}
@@ -103,6 +106,11 @@ export function ShellPanel({ shell }: { shell: ShellView }): React.JSX.Element {
           </span>
         </div>
         <div className="shell-actions">
+          {stage && onOpenGraph && (
+            <button type="button" data-testid="open-stage-graph" title="Show this stage in its graph on the Graphs screen" onClick={() => onOpenGraph(stage.graphId, stage.stageId)}>
+              Open graph
+            </button>
+          )}
           <button type="button" onClick={() => setSearching((s) => !s)} aria-pressed={searching} title="Search the scrollback (Ctrl+Shift+F)" data-testid="search-toggle">
             Search
           </button>

@@ -4,7 +4,7 @@ import { ShellList } from './ShellList';
 import { ShellPanel } from './ShellPanel';
 
 /** Every shell in the room (an agent's, a tty graph stage's, the person's): a list, and the chosen one live. */
-export function TerminalsScreen(): React.JSX.Element {
+export function TerminalsScreen(props: { onOpenGraph?(graphId: string, stageId: string): void }): React.JSX.Element {
   const { shells: store } = useRoom();
   const shells = useShells((s) => s.shells);
   const loaded = useShells((s) => s.loaded);
@@ -26,7 +26,7 @@ export function TerminalsScreen(): React.JSX.Element {
           </div>
         )}
         {selected ? (
-          <ShellPanel key={selected.id} shell={selected} />
+          <ShellPanel key={selected.id} shell={selected} {...(props.onOpenGraph ? { onOpenGraph: props.onOpenGraph } : {})} />
         ) : !loaded ? (
           <EmptyState title="Loading shells…" text="Reading the room’s shells." />
         ) : (

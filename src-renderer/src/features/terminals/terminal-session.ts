@@ -18,7 +18,8 @@ import type { EngineClient, ShellAttachment, ShellExitInfo } from '../../engine-
 import { sendTyped } from './shell-input';
 import { TerminalFeed } from './terminal-feed';
 import { registerTerminal } from './terminal-inspect';
-import { TERMINAL_THEMES, onSchemeChange, systemScheme } from '../../shared/terminal-theme';
+import { TERMINAL_MIN_CONTRAST, TERMINAL_THEMES, onSchemeChange, systemScheme } from '../../shared/terminal-theme';
+import { UndimFilter } from './terminal-undim';
 
 export interface TerminalSessionEvents {
   exited(exit: ShellExitInfo): void;
@@ -60,8 +61,9 @@ export class TerminalSession {
       fontFamily: "'DejaVu Sans Mono', 'Liberation Mono', Menlo, Consolas, monospace",
       fontSize: 13,
       cursorBlink: true,
-      // dim text an agent prints stays readable (WCAG AA, as VS Code's terminal enforces by default)
-      minimumContrastRatio: 4.5,
+      // text an agent prints stays readable (WCAG AA, as VS Code's terminal enforces by default); dim text too,
+      // drawn in its own colour (terminal-undim.ts)
+      minimumContrastRatio: TERMINAL_MIN_CONTRAST,
       theme: TERMINAL_THEMES[systemScheme()],
       // OSC 8 hyperlinks an agent prints open like plain URLs: http(s) only, in a new tab with no opener
       linkHandler: { activate: (_event, uri) => openLink(uri), allowNonHttpProtocols: false },
@@ -93,7 +95,8 @@ export class TerminalSession {
     this.cleanups.push(() => observer.disconnect());
     this.refit();
 
-    this.feed = new TerminalFeed(this.term);
+    const undim = new UndimFilter();
+    this.feed = new TerminalFeed({ write: (data, done) => this.term.write(typeof data === 'string' ? data : undim.filter(data), done) });
     this.attachment = client.attachShell(shellId, {
       data: (bytes, truncated, ack) => {
         if (this.disposed) return;
