@@ -11,5 +11,6 @@ import lockout from './lockout.js';
 import answerBytes from './answer-bytes.js';
 import manyShells from './many-shells.js';
 import workspace from './workspace.js';
+import taskStart from './task-start.js';
 
-export const BENCHMARKS = [mcpCall, shellRoundtrip, shellStream, graph, handoffCycle, fanout, startup, ui, lockout, answerBytes, manyShells, workspace];
+export const BENCHMARKS = [mcpCall, shellRoundtrip, shellStream, graph, handoffCycle, fanout, startup, ui, lockout, answerBytes, manyShells, workspace, taskStart];
