@@ -11,6 +11,7 @@ import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { clearTimeout, setTimeout } from 'node:timers';
 import pty from 'node-pty';
 import { callApi, makeHome, startRoom } from '../lib/room.js';
 import { alternate, fmt, fmtMs, median, spreadPct } from '../lib/stats.js';
