@@ -12,5 +12,6 @@ import answerBytes from './answer-bytes.js';
 import manyShells from './many-shells.js';
 import workspace from './workspace.js';
 import handoffList from './handoff-list.js';
+import taskStart from './task-start.js';
 
-export const BENCHMARKS = [mcpCall, shellRoundtrip, shellStream, graph, handoffCycle, fanout, startup, ui, lockout, answerBytes, manyShells, workspace, handoffList];
+export const BENCHMARKS = [mcpCall, shellRoundtrip, shellStream, graph, handoffCycle, fanout, startup, ui, lockout, answerBytes, manyShells, workspace, handoffList, taskStart];

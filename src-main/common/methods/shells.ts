@@ -183,7 +183,7 @@ export const SHELL_METHODS = {
       '({text} or {key: "C-c" | "Enter" | "Tab" | "Escape" | "Up" | ...}) sent in order. Output: from `cursor` ' +
       '(default: where the output stood before your input), at most `maxBytes`, with `nextCursor`, `more` and ' +
       `\`truncated\`. Optional server-side \`wait\`: {until:"match", pattern, stopPatterns} | {until:"idle", idleMs} | ` +
-      `{until:"exit"} | {until:"status", status: ["waiting", "idle", …]} (what the program in it is doing: one agent waits for another without polling), each with timeoutMs (clamped to ${LIMITS.shellMaxWaitMs} ms); patterns match ANSI-stripped ` +
+      `{until:"exit"} | {until:"status", status: ["waiting", "idle", …]} (what the program in it is doing: one agent waits for another without polling; a status wait alone also works on another participant's terminal, answering its state only), each with timeoutMs (clamped to ${LIMITS.shellMaxWaitMs} ms); patterns match ANSI-stripped ` +
       'output (^ and $ at line ends), and the terminal echoes your input, so choose a pattern your command line does not contain. ' +
       `${AGENT_PATTERN_SYNTAX} Optional \`resize\`. \`format\`: "text" (ANSI stripped, default), "raw", or "screen": the ` +
       'terminal\'s current screen as a person sees it (one line per row, with `screen.cursor`), the way to read vim, less, top or redrawing progress bars.',

@@ -220,6 +220,18 @@ export class ShellRegistry {
     throw new RoomError('NOT_FOUND', `unknown shell ${id}: see shell_list`);
   }
 
+  /**
+   * A shell whose status the caller may wait on: its own (or any, for an operator), and any other participant's
+   * terminal that is not a graph stage (one agent waits for another to finish or to ask the person). The caller
+   * reads nothing of it but its state: shell_io answers a watcher with no output. A closed or unknown shell is
+   * the same answer as get's.
+   */
+  watch(caller: Caller, id: string): ShellSession {
+    const session = this.shells.get(id);
+    if (session && !session.spec.stage) return session;
+    return this.get(caller, id);
+  }
+
   list(caller: Caller): ShellView[] {
     return [...this.shells.values()]
       .filter((s) => s.spec.owner === caller.name || caller.capabilities.includes('operate'))

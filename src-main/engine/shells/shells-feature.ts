@@ -11,6 +11,7 @@ import type { CallContext, EngineContext, Feature } from '../core/feature';
 import { compilePatterns, waitForOutput, type CompiledPatterns } from './output-wait';
 import type { ShellRegistry } from './shell-registry';
 import type { ShellView } from '../../common/methods/shells';
+import type { ShellSession } from './shell-session';
 import { runInShell } from './shell-run';
 import { viewOf } from './shell-view';
 import { decodeCursor, encodeCursor, numberAt } from '../core/paging';
@@ -33,7 +34,10 @@ export interface RemoteShellPort {
 export function shellsFeature(ctx: EngineContext, shells: ShellRegistry, limits: Limits, remote?: RemoteShellPort): Feature<ShellMethods> {
   const isRemote = (id: string) => remote?.owns(id) === true;
   async function io(caller: Caller, input: MethodInput<'shell_io'>, call: CallContext): Promise<MethodOutputs['shell_io']> {
-    const session = shells.get(caller, input.shellId);
+    // a wait on the status of another participant's terminal, and nothing else: allowed, and answered with its state only
+    const statusOnly = input.wait?.until === 'status' && input.text === undefined && input.input === undefined && input.resize === undefined && input.cursor === undefined && input.format !== 'screen';
+    const session = statusOnly ? shells.watch(caller, input.shellId) : shells.get(caller, input.shellId);
+    if (session.spec.owner !== caller.name && !caller.capabilities.includes('operate')) return watchStatus(session, input, call);
     // everything is checked before any byte is sent: a refused call changes nothing
     const parts: string[] = [];
     if (input.text !== undefined) parts.push(input.text);
@@ -90,6 +94,21 @@ export function shellsFeature(ctx: EngineContext, shells: ShellRegistry, limits:
       status: session.status.status,
       wait,
     };
+  }
+
+  /**
+   * Another participant's terminal, watched: the wait on its status, and an answer that holds its state and when
+   * it began, nothing of its output, screen, title or the words of its reason (those can quote what is on it).
+   */
+  async function watchStatus(session: ShellSession, input: MethodInput<'shell_io'>, call: CallContext): Promise<MethodOutputs['shell_io']> {
+    const spec = input.wait;
+    if (spec?.until !== 'status') throw new RoomError('INTERNAL', 'a watch is a status wait');
+    const timeoutMs = Math.min(spec.timeoutMs ?? limits.shellDefaultWaitMs, limits.shellMaxWaitMs);
+    const end = session.ring.end;
+    const wait = await waitForOutput(session, end, spec, { timeoutMs, windowBytes: limits.shellWaitWindowBytes, signal: call.signal });
+    const { state, since } = session.status.status;
+    const here = encodeCursor('shell', session.id, [session.ring.end]);
+    return { shellId: session.id, output: '', cursor: here, nextCursor: here, more: false, truncated: false, alive: session.alive, exit: session.exit, status: { state, since }, wait };
   }
 
   return {

@@ -212,10 +212,25 @@ export async function git(cwd: string, args: readonly string[], options: { timeo
   return run(cwd, args, gitEnv([...fixed, ...driverOverrides(drivers)], options), timeoutMs);
 }
 
-/** The first line git wrote to stderr, for a message a person can act on. */
+/**
+ * The first line git wrote to stderr, for a message a person can act on. A line that ends with a colon is git
+ * naming what it is about on the lines after it ("Your local changes to the following files would be
+ * overwritten by checkout:" then one file a line): those names come with it, in full (the first 20).
+ */
 export function gitProblem(out: GitOutput): string {
-  const line = out.stderr.split('\n').map((l) => l.replace(/^(fatal|error): /, '').trim()).find((l) => l !== '');
-  return line ?? `git exited with status ${out.status}`;
+  const lines = out.stderr.split('\n').map((l) => l.replace(/^(fatal|error): /, '').trim());
+  const at = lines.findIndex((l) => l !== '');
+  const line = lines[at];
+  if (line === undefined) return `git exited with status ${out.status}`;
+  if (!line.endsWith(':')) return line;
+  const names: string[] = [];
+  for (const next of lines.slice(at + 1)) {
+    if (next === '' || /^(Please|Aborting|hint:)/.test(next)) break;
+    names.push(next);
+  }
+  if (names.length === 0) return line;
+  const few = names.slice(0, 20).join(', ');
+  return `${line} ${few}${names.length > 20 ? ` and ${names.length - 20} more` : ''}`;
 }
 
 /** `git …` that must succeed: its stdout, or a RoomError of `code` naming what git said. */

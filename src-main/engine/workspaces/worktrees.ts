@@ -42,19 +42,22 @@ export async function planWorkspace(repoPath: string, base: string | undefined):
   const top = await git(where, ['rev-parse', '--show-toplevel']);
   if (top.status !== 0) throw new RoomError('INVALID_INPUT', `workspace.repo ${where} is not in a git repository (${gitProblem(top)}): run "git init" there, or give another folder`);
   const repo = top.stdout.trim();
-  const bare = await git(repo, ['rev-parse', '--is-bare-repository']);
+  // read-only questions asked side by side (each git call reads the repository's config first): a task's start waits on them
+  const [bare, head, branch] = await Promise.all([
+    git(repo, ['rev-parse', '--is-bare-repository']),
+    git(repo, ['rev-parse', '--verify', '--quiet', 'HEAD^{commit}']),
+    base === undefined ? git(repo, ['symbolic-ref', '--quiet', '--short', 'HEAD']) : null,
+  ]);
   if (bare.stdout.trim() === 'true') throw new RoomError('INVALID_INPUT', `workspace.repo ${repo} is a bare repository: give a repository with a working tree`);
-  const head = await git(repo, ['rev-parse', '--verify', '--quiet', 'HEAD^{commit}']);
   if (head.status !== 0) throw new RoomError('INVALID_INPUT', `the repository ${repo} has no commits yet: commit something first, so the work has a base`);
-  let wanted = base;
-  if (wanted === undefined) {
-    const branch = await git(repo, ['symbolic-ref', '--quiet', '--short', 'HEAD']);
-    wanted = branch.status === 0 ? branch.stdout.trim() : head.stdout.trim();
-  }
+  const wanted = base ?? (branch?.status === 0 ? branch.stdout.trim() : head.stdout.trim());
   if (!REF.test(wanted) || wanted.startsWith('-')) throw new RoomError('INVALID_INPUT', `workspace.base ${JSON.stringify(wanted)} is not a branch, tag or commit name (such as main, v1.2, HEAD~1 or a commit id)`);
-  const commit = await git(repo, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${wanted}^{commit}`]);
+  const [commit, ref] = await Promise.all([
+    git(repo, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${wanted}^{commit}`]),
+    git(repo, ['show-ref', '--verify', '--quiet', `refs/heads/${wanted}`]),
+  ]);
   if (commit.status !== 0) throw new RoomError('INVALID_INPUT', `workspace.base "${wanted}" does not name a commit in ${repo}: give a branch (e.g. main), a tag or a commit`);
-  const isBranch = (await git(repo, ['show-ref', '--verify', '--quiet', `refs/heads/${wanted}`])).status === 0;
+  const isBranch = ref.status === 0;
   return { repo, base: wanted, baseBranch: isBranch ? wanted : null, baseCommit: commit.stdout.trim() };
 }
 

@@ -57,3 +57,18 @@ describe("a handoff's shells end with it", () => {
     expect(fs.existsSync(folder)).toBe(false);
   });
 });
+
+describe('a merge refused for the person\'s own uncommitted change (issue 45, item 7)', () => {
+  it('names the file in full, however long its path', { timeout: 60_000 }, async () => {
+    const long = 'docs/guides/a rather long folder name/and a file name that goes on for quite a while.md';
+    const repo = room.makeRepo('dirty repo', { [long]: 'one\n' });
+    const h = await started(repo, 'Edit the long file');
+    const folder = h.workspace?.path ?? '';
+    const dev = await openIn('dev', folder);
+    await call('dev', 'shell_run', { shellId: dev, command: `echo two >> '${long}' && git commit -qam 'two'`, timeoutMs: 20_000 });
+    await call<H>('dev', 'handoff_complete', { handoffId: h.id, result: 'two' });
+    fs.appendFileSync(`${repo}/${long}`, 'mine\n'); // the person's own edit, not committed
+    const refusal = await refused('operator', 'handoff_approve', { handoffId: h.id, merge: true });
+    expect(refusal).toContain(`you have uncommitted changes to in ${repo}: ${long}. Nothing was changed`);
+  });
+});
