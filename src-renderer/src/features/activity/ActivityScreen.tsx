@@ -115,7 +115,7 @@ export function ActivityScreen(props: { onOpen(target: EventTarget): void }): Re
                 <time className="muted" dateTime={e.at} title={e.at}>
                   {whenText(e.at)}
                 </time>
-                <span className="ev-kind">{e.kind}</span>
+                <span className="ev-kind">{breakable(e.kind)}</span>
                 <span className="ev-actor truncate" title={who}>
                   {who}
                 </span>
@@ -149,4 +149,9 @@ export function ActivityScreen(props: { onOpen(target: EventTarget): void }): Re
       </footer>
     </div>
   );
+}
+
+/** A kind (participant.token_rotated) that may break after its dots and underscores, never inside a word. */
+function breakable(kind: string): React.ReactNode[] {
+  return kind.split(/(?<=[._])/).flatMap((part, i) => (i === 0 ? [part] : [<wbr key={i} />, part]));
 }
