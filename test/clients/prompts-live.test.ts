@@ -1,5 +1,5 @@
 /**
- * The real Claude Code and Codex, started by the room (agent_start) and driven through real turns against a
+ * The real Claude Code, Codex and Gemini CLI, started by the room (agent_start) and driven through real turns against a
  * scripted model server of the test's own (test/helpers/scripted-model.ts): asked to run a shell command and to
  * call one of the room's MCP tools, each shows its own permission prompt while it keeps drawing (Claude Code
  * blinks a dot, Codex redraws), so the quiet the screen rules used to wait for never comes. The room reads each
@@ -8,6 +8,7 @@
  * never waiting again, and the command or tool runs (through the room, for the tool).
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ShellView } from '../../src-main/common/methods/shells';
@@ -17,17 +18,22 @@ import { startTestRunner, type TestRunner } from '../helpers/runner';
 import { startScriptedModel, type ScriptedModel } from '../helpers/scripted-model';
 import { realClients } from '../helpers/real-clients';
 
-const { bin: BIN, reason } = realClients(['claude', 'codex']);
+const { bin: BIN, reason } = realClients(['claude', 'codex', 'gemini']);
 
 let model: ScriptedModel;
 let runner: TestRunner;
 let work: string;
+let home: string;
 const KEY = 'sk-ant-api03-scripted-model-key-for-the-room-tests-AAAA';
 
 beforeAll(async () => {
   if (reason) return;
   model = await startScriptedModel();
-  const home = fs.mkdtempSync(path.join(fs.realpathSync(process.env.TMPDIR ?? '/tmp'), 'commonroom-prompts-'));
+  // in the user's home, the room's folder too: Gemini CLI reads no settings file under a folder anyone may write
+  // (/tmp), the room's per-run one included
+  const base = path.join(os.homedir(), '.cache', 'commonroom-test-homes');
+  fs.mkdirSync(base, { recursive: true });
+  home = fs.mkdtempSync(path.join(base, 'prompts-'));
   work = path.join(home, 'work');
   fs.mkdirSync(work);
   // each CLI signed in with a key for the scripted model, its first-run questions answered, the folder trusted
@@ -35,13 +41,18 @@ beforeAll(async () => {
     path.join(home, '.claude.json'),
     JSON.stringify({ hasCompletedOnboarding: true, theme: 'dark', customApiKeyResponses: { approved: [KEY.slice(-20)], rejected: [] }, projects: { [work]: { hasTrustDialogAccepted: true, allowedTools: [] } } }),
   );
+  fs.mkdirSync(path.join(home, '.claude')); // its state folder, writable in the agent sandbox when it is there
   fs.mkdirSync(path.join(home, '.codex'));
   fs.writeFileSync(
     path.join(home, '.codex', 'config.toml'),
     `approval_policy = "on-request"\nmodel_provider = "scripted"\nmodel = "gpt-scripted"\n[model_providers.scripted]\nname = "scripted"\nbase_url = "${model.url}/v1"\nwire_api = "responses"\nenv_key = "OPENAI_API_KEY"\n[projects."${work}"]\ntrust_level = "trusted"\n`,
   );
+  fs.mkdirSync(path.join(home, '.gemini'));
+  fs.writeFileSync(path.join(home, '.gemini', 'settings.json'), JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } }, general: { disableAutoUpdate: true, disableUpdateNag: true } }));
   // the room process (this test's) finds the clients on its PATH, and its agents inherit its environment
   Object.assign(process.env, {
+    GEMINI_API_KEY: 'scripted-gemini-key',
+    GOOGLE_GEMINI_BASE_URL: model.url,
     HOME: home,
     PATH: `${BIN}:${process.env.PATH ?? ''}`,
     ANTHROPIC_BASE_URL: model.url,
@@ -50,12 +61,20 @@ beforeAll(async () => {
     DISABLE_TELEMETRY: '1',
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
   });
-  runner = await startTestRunner();
+  const tmp = process.env.TMPDIR;
+  process.env.TMPDIR = home;
+  try {
+    runner = await startTestRunner();
+  } finally {
+    if (tmp === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = tmp;
+  }
 }, 60_000);
 
 afterAll(async () => {
   await runner?.close();
   await model?.close();
+  if (home) fs.rmSync(home, { recursive: true, force: true });
 });
 
 const op = () => runner.running.engine.operator();
@@ -86,11 +105,14 @@ describe.skipIf(reason !== '')(`a real CLI's permission prompt reads waiting whi
     { client: 'codex', kind: 'shell command', ask: (made: string) => `call exec_command ${JSON.stringify({ cmd: command(made), sandbox_permissions: 'require_escalated', justification: 'wait, then make a file' })}`, prompt: /Would you like to run the following command\?/, made: 'made-by-codex' },
     // Codex runs a read-only tool without asking: it asks for one that changes something
     { client: 'codex', kind: 'MCP tool', ask: () => 'call shell_open', prompt: /Allow the commonroom MCP server to run tool "shell_open"\?/, result: /"shell"/ },
+    { client: 'gemini-cli', kind: 'shell command', ask: (made: string) => `call run_shell_command ${JSON.stringify({ command: command(made), description: 'wait, then make a file' })}`, prompt: /Allow execution of/, made: 'made-by-gemini' },
+    { client: 'gemini-cli', kind: 'MCP tool', ask: () => 'call room_info', prompt: /Allow execution of MCP tool "room_info"/, result: /commonroom [^,]+, schema \d+/ },
   ] as const;
+  const ready = { 'claude-code': /❯/, codex: /Ask Codex to do anything|›/, 'gemini-cli': /Type your message/ } as const;
   for (const c of cases) {
     it(`${c.client}, its ${c.kind} prompt: waiting within 2 s with its words, one wait; answered, working, then idle, and it ran`, { timeout: 120_000 }, async () => {
       const { agent } = await runner.running.engine.call(op(), 'agent_start', { client: c.client, cwd: work, cols: 120, rows: 40 });
-      await expect.poll(() => screen(agent.shellId), { timeout: 45_000, interval: 500 }).toMatch(c.client === 'codex' ? /Ask Codex to do anything|›/ : /❯/);
+      await expect.poll(() => screen(agent.shellId), { timeout: 45_000, interval: 500 }).toMatch(ready[c.client]);
       await expect.poll(async () => (await statusOf(agent.shellId)).state, { timeout: 30_000, interval: 250 }).toBe('idle');
       // every status the room gives it from here, as it changes (the UI notifies once per wait)
       const changes: { state: string; reason?: string; at: number }[] = [];

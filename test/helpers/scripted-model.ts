@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 /**
  * A model server of the test's own on 127.0.0.1, spoken to by the real agent CLIs as they speak to their
  * vendor (no model is reachable here): the Anthropic Messages API, streamed or not (Claude Code through
- * ANTHROPIC_BASE_URL), and the OpenAI Responses API, streamed (Codex through a model_providers entry). Its
+ * ANTHROPIC_BASE_URL), the OpenAI Responses API, streamed (Codex through a model_providers entry), and the Gemini
+ * API's generateContent, streamed or not (Gemini CLI through GOOGLE_GEMINI_BASE_URL). Its
  * script is simple: when the latest user text names a tool (`call <tool>`, optionally followed by its arguments
  * as JSON: `call Bash {"command":"ls"}`), the answer calls that tool with them (else `{}`); after a tool's result, or for anything else, it answers with one short text. Shaped by the APIs'
  * public reference (their event names and fields), not by what the tests check.
@@ -18,11 +19,19 @@ export interface ScriptedModel {
 
 type Json = Record<string, unknown>;
 
-/** The latest user turn's text (Anthropic: string or text blocks; tool results are not text). */
+/** The latest user turn's text (Anthropic: string or text blocks; Gemini: text parts; tool results are not text). */
 function lastUserText(messages: unknown): { text: string | null; afterTool: boolean } {
   if (!Array.isArray(messages)) return { text: null, afterTool: false };
   for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i] as { role?: string; content?: unknown; type?: string };
+    const m = messages[i] as { role?: string; content?: unknown; type?: string; parts?: { text?: string; functionResponse?: unknown }[] };
+    if (Array.isArray(m.parts)) {
+      if (m.role !== 'user') continue;
+      if (m.parts.some((p) => p.functionResponse !== undefined)) return { text: null, afterTool: true };
+      // the person's words are the last part (Gemini CLI puts its session context in the parts before)
+      const text = m.parts.filter((p) => (p.text ?? '').trim() !== '').at(-1)?.text;
+      if (text !== undefined) return { text, afterTool: false };
+      continue;
+    }
     if (m.type === 'function_call_output') return { text: null, afterTool: true };
     if (m.role !== 'user') continue;
     if (typeof m.content === 'string') return { text: m.content, afterTool: false };
@@ -54,11 +63,13 @@ function toolArguments(text: string | null): string {
   }
 }
 
-/** The latest tool result's text in a conversation (Anthropic tool_result, Responses function_call_output). */
+/** The latest tool result's text in a conversation (Anthropic tool_result, Responses function_call_output, Gemini functionResponse). */
 function lastToolResult(messages: unknown): string | null {
   if (!Array.isArray(messages)) return null;
   for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i] as { type?: string; output?: unknown; content?: unknown };
+    const m = messages[i] as { type?: string; output?: unknown; content?: unknown; parts?: { functionResponse?: { response?: unknown } }[] };
+    const answered = m.parts?.find((p) => p.functionResponse !== undefined);
+    if (answered) return JSON.stringify(answered.functionResponse?.response ?? null);
     if (m.type === 'function_call_output') return typeof m.output === 'string' ? m.output : JSON.stringify(m.output);
     if (Array.isArray(m.content)) {
       const result = (m.content as { type?: string; content?: unknown }[]).find((b) => b.type === 'tool_result');
@@ -68,10 +79,13 @@ function lastToolResult(messages: unknown): string | null {
   return null;
 }
 
-/** The names of the tools a request offers (a function tool's name, or a namespace's tools as namespace__name). */
+/** The names of the tools a request offers (a function tool's name, a namespace's tools as namespace__name, Gemini's function declarations). */
 function toolNames(tools: unknown): string[] {
   if (!Array.isArray(tools)) return [];
-  return tools.flatMap((t: { name?: string; type?: string; tools?: { name?: string }[] }) => (Array.isArray(t.tools) ? t.tools.map((inner) => `${t.name ?? ''}__${inner.name ?? ''}`) : t.name ? [t.name] : []));
+  return tools.flatMap((t: { name?: string; type?: string; tools?: { name?: string }[]; functionDeclarations?: { name?: string }[] }) => {
+    if (Array.isArray(t.functionDeclarations)) return t.functionDeclarations.map((f) => f.name ?? '');
+    return Array.isArray(t.tools) ? t.tools.map((inner) => `${t.name ?? ''}__${inner.name ?? ''}`) : t.name ? [t.name] : [];
+  });
 }
 
 const sse = (res: http.ServerResponse, events: [string, Json][]) => {
@@ -136,6 +150,27 @@ function responses(body: Json, res: http.ServerResponse): void {
   ]);
 }
 
+/** Gemini API generateContent (one JSON answer) and streamGenerateContent (the same as one SSE event). */
+function gemini(body: Json, res: http.ServerResponse, stream: boolean): void {
+  const tools = toolNames(body.tools);
+  const { text, afterTool } = lastUserText(body.contents);
+  const tool = afterTool ? null : wantedTool(text, tools);
+  seq++;
+  // Gemini CLI's own side questions (which model to route to, who speaks next) ask for JSON: the one answer says
+  // "the flash model" and "the person"
+  const config = body.generationConfig as { responseMimeType?: string } | undefined;
+  const json = config?.responseMimeType === 'application/json' ? { text: JSON.stringify({ reasoning: 'scripted', model_choice: 'flash', next_speaker: 'user' }) } : null;
+  const part: Json = json ?? (tool ? { functionCall: { name: tool, args: JSON.parse(toolArguments(text)) as Json } } : { text: afterTool ? 'Done: the tool answered.' : 'Hello from the scripted model.' });
+  const answer = { candidates: [{ content: { role: 'model', parts: [part] }, finishReason: 'STOP', index: 0 }], usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 }, modelVersion: 'gemini-scripted', responseId: `gem_${seq}` };
+  if (!stream) {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(answer));
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  res.end(`data: ${JSON.stringify(answer)}\r\n\r\n`);
+}
+
 export async function startScriptedModel(): Promise<ScriptedModel> {
   const requests: ScriptedModel['requests'] = [];
   const server = http.createServer((req, res) => {
@@ -150,12 +185,17 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
         body = {};
       }
       const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-      requests.push({ path: url.pathname, model: typeof body.model === 'string' ? body.model : null, lastUser: lastUserText(body.messages ?? body.input).text, tools: toolNames(body.tools), toolResult: lastToolResult(body.messages ?? body.input) });
+      const conversation = body.messages ?? body.input ?? body.contents;
+      requests.push({ path: url.pathname, model: typeof body.model === 'string' ? body.model : null, lastUser: lastUserText(conversation).text, tools: toolNames(body.tools), toolResult: lastToolResult(conversation) });
       if (req.method === 'POST' && url.pathname.endsWith('/messages/count_tokens')) {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ input_tokens: 10 }));
       } else if (req.method === 'POST' && url.pathname.endsWith('/messages')) anthropic(body, res);
       else if (req.method === 'POST' && url.pathname.endsWith('/responses')) responses(body, res);
+      else if (req.method === 'POST' && url.pathname.endsWith(':countTokens')) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ totalTokens: 10 }));
+      } else if (req.method === 'POST' && /:(stream)?[gG]enerateContent$/.test(url.pathname)) gemini(body, res, url.pathname.endsWith(':streamGenerateContent'));
       else if (url.pathname.endsWith('/models')) {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ data: [], object: 'list' }));
