@@ -1,3 +1,5 @@
+import { StringDecoder } from 'node:string_decoder';
+
 /**
  * A shell's scrollback: the newest output, addressed by absolute offsets (bytes since the shell started), kept
  * up to a cap in lines (as a terminal's history is) and in bytes (a line can be any length). Memory grows with the
@@ -117,10 +119,22 @@ export class ScrollbackRing {
     return { ...range, bytes };
   }
 
-  /** The same range as `read`, decoded as UTF-8 (from the ring itself when it lies in one chunk). */
+  /**
+   * The same range as `read`, decoded as UTF-8 straight from the ring's chunks: a 1 MiB page is one string, not a
+   * copy of the bytes and then a string (a character split between two chunks is decoded whole).
+   */
   readText(cursor: number, maxBytes: number): RingTextRead {
-    const { bytes, ...range } = this.readView(cursor, maxBytes);
-    return { ...range, text: bytes.toString('utf8') };
+    const range = this.range(cursor, maxBytes);
+    const index = Math.floor(range.start / CHUNK);
+    if (index === Math.floor(Math.max(range.start, range.next - 1) / CHUNK)) {
+      const chunk = this.chunks[index - this.first];
+      const pos = range.start % CHUNK;
+      return { ...range, text: chunk ? chunk.toString('utf8', pos, pos + range.next - range.start) : '' };
+    }
+    const decoder = new StringDecoder('utf8');
+    let text = '';
+    this.forEachPiece(range.start, range.next, (piece) => (text += decoder.write(piece)));
+    return { ...range, text: text + decoder.end() };
   }
 
   private write(data: Buffer): void {
