@@ -50,7 +50,9 @@ export async function handTask(invoke: Invoke, operator: Caller, agent: Caller, 
     const accepted = (await invoke(agent, 'handoff_accept', { handoffId: handoff.id })).handoff;
     const w = accepted.workspace;
     const where = w?.path ? `a git worktree of its own, ${w.path}, on branch ${w.branch} (from ${w.base})` : cwd;
-    const earlier = w?.continues ? ` It goes on with handoff ${w.continues.handoffId}, which was rejected${w.continues.reason ? `: "${w.continues.reason}"` : ''}; your earlier commits are there.` : '';
+    const comments = (w?.continues?.comments ?? []).map((c) => `${c.path}:${c.line}${c.side === 'old' ? ' (old)' : ''} ${c.text.replace(/\s+/g, ' ')}`).join('; ');
+    const said = comments ? ` The person's comments on lines: ${comments.length > 1500 ? `${comments.slice(0, 1499)}…` : comments} (handoff_get ${w?.continues?.handoffId ?? ''} shows them all).` : '';
+    const earlier = w?.continues ? ` It goes on with handoff ${w.continues.handoffId}, which was rejected${w.continues.reason ? `: "${w.continues.reason}"` : ''}; your earlier commits are there.${said}` : '';
     const prompt =
       `${input.task}\n\n` +
       `(From the room: this is handoff ${handoff.id}. You work in ${where}.${earlier}${w?.path ? ` Commit your work there; ${worktreeEnvText(handoff.id)}.` : ''} ` +

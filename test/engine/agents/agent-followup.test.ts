@@ -19,7 +19,7 @@ beforeAll(async () => {
   script = path.join(runner.home.root, 'commit-once.sh');
   // a scripted stand-in for a client (its pid is the same in every sandbox: the time names the file): it commits one file in the folder it starts in, prints its prompt and waits
   const identity = Object.entries(GIT_IDENTITY).map(([k, v]) => `export ${k}='${v}'`).join('\n');
-  fs.writeFileSync(script, `#!/bin/sh\n${identity}\nn=$(date +%s%N); echo "work $n" > "work-$n.txt" && git add -A && git commit -q -m "work $n"\necho "> "\nexec sleep 120\n`, { mode: 0o755 });
+  fs.writeFileSync(script, `#!/bin/sh\n${identity}\nn=$(date +%s%N); echo "work $n" > "work-$n.txt" && git add -A && git commit -q -m "work $n"\nprintf 'task: %s\\n' "$COMMONROOM_TASK"\necho "> "\nexec sleep 120\n`, { mode: 0o755 });
 }, 60_000);
 afterAll(() => runner?.close());
 
@@ -42,7 +42,7 @@ describe('an agent on a task, after it started', () => {
     await expect(call('agent_complete', { handoffId, result: 'again' })).rejects.toThrow(/no agent the room started works on handoff/);
 
     // rejected, then followed up: the same participant, the same worktree, the reason in its first prompt
-    await call('handoff_reject', { handoffId, reason: 'name the file work.txt' });
+    await call('handoff_reject', { handoffId, reason: 'name the file work.txt', comments: [{ path: 'work.txt', line: 1, text: 'say what the work is' }] });
     const { agent: again } = await call('agent_start', { client: 'command', command: [script], cwd: repo, task: 'Rename it as asked', continues: handoffId });
     expect(again.participant).toBe(agent.participant);
     expect(again.cwd).toBe(agent.cwd);
@@ -50,6 +50,10 @@ describe('an agent on a task, after it started', () => {
     expect(follow).toMatchObject({ to: agent.participant, assignee: agent.participant, status: 'accepted' });
     expect(follow.workspace).toMatchObject({ path: agent.cwd, state: 'ready', continues: { handoffId, reason: 'name the file work.txt' } });
     await expect.poll(async () => (await call('shell_io', { shellId: again.shellId, cursor: 'start' })).output, { timeout: 15_000 }).toContain('> ');
+    // the person's line comments are in its first prompt, with the reason
+    const first = (await call('shell_io', { shellId: again.shellId, cursor: 'start' })).output.replace(/\s+/g, ' ');
+    expect(first).toContain('rejected: "name the file work.txt"');
+    expect(first).toContain("The person's comments on lines: work.txt:1 say what the work is");
     // counted from where the rejected work ended: its own new commit, not the earlier one
     await expect.poll(() => reviewOf(again.shellId), { timeout: 30_000, interval: 200 }).toMatchObject({ commits: 1 });
     expect(git(agent.cwd, 'rev-list', '--count', 'main..HEAD')).toBe('2');
