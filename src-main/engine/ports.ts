@@ -10,7 +10,7 @@ import type { Caller } from '../common/dto';
 import type { MethodName, MethodOutputs } from '../common/contract';
 import type { Limits } from '../common/limits';
 import type { TaskRecord } from '../common/task-record';
-import type { CallContext } from './core/feature';
+import type { CallContext } from './room/feature';
 import type { TaskService } from './tasks/task-service';
 import type { TaskLogs } from './tasks/task-logs';
 import type { Presence } from './people/presence';

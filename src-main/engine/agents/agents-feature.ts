@@ -7,12 +7,12 @@ import type { MethodInput, MethodOutputs } from '../../common/contract';
 import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
 import type { AgentClientView, AgentRunView, EarlierAgentRun } from '../../common/methods/agents';
-import type { EngineContext, Feature } from '../core/feature';
+import type { EngineContext, Feature } from '../room/feature';
 import { createPrivateFile, ensureOwnDir, isInside } from '../core/fs-safe';
 import { findOnPath } from '../process/find-on-path';
 import type { ShellRegistry } from '../shells/shell-registry';
 import { viewOf } from '../shells/shell-view';
-import { agentRunsFolder } from '../room/room-paths';
+import { agentRunsFolder } from '../core/room-paths';
 import { handTask, type Invoke } from './agent-task';
 export type { Invoke } from './agent-task';
 

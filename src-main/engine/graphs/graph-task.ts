@@ -1,6 +1,6 @@
 import type { GraphState } from '../../common/graphs/stage-machine';
 import type { TaskStatus } from '../../common/task-machine';
-import type { EventInput } from '../core/feature';
+import type { EventInput } from '../room/feature';
 import type { StageRecord } from '../store/graphs';
 import type { TaskError, TaskService } from '../tasks/task-service';
 

@@ -7,14 +7,14 @@ import { RoomError } from '../../common/errors';
 import { validateGraph } from '../../common/graphs/graph-validate';
 import { hasEnded, isTerminalStage, type GraphState } from '../../common/graphs/stage-machine';
 import { retryPolicyOf } from '../../common/graphs/retry-policy';
-import type { EngineContext, Feature } from '../core/feature';
+import type { EngineContext, Feature } from '../room/feature';
 import type { TaskService } from '../tasks/task-service';
 import type { TaskLogs } from '../tasks/task-logs';
 import type { StageTerminalHost } from '../terminal/stage-terminal';
 import { ensurePrivateDir } from '../core/fs-safe';
 import { GraphRepo } from '../store/graphs';
 import { WorkspaceRepo } from '../store/workspaces';
-import { workspaceCwd } from '../workspaces/workspace-cwd';
+import { workspaceCwd } from '../handoffs/workspace-cwd';
 import { spoolEnded } from './logs/artifact-store';
 import { GraphRuntime } from './run/graph-runtime';
 import { graphView, listOf, stageLogOffset, stageTaskId, statusOf, topologyOf, visibleGraph } from './graph-views';
@@ -22,7 +22,7 @@ import { reconcileAfterRestart } from './run/reconcile';
 import { GrowthSignal } from '../core/growth-signal';
 import { GRAPH_OPERATION } from '../tasks/operations';
 import { logSize, stageLogReader } from './logs/stage-log-reader';
-import { artifactRootOf, stageLogRoot } from '../room/room-paths';
+import { artifactRootOf, stageLogRoot } from '../core/room-paths';
 
 type GraphMethods = 'tasks_run' | 'tasks_status' | 'tasks_list' | 'tasks_cancel' | 'tasks_graph' | 'tasks_rerun';
 

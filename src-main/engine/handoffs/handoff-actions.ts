@@ -4,7 +4,7 @@ import { RoomError } from '../../common/errors';
 import { refuseAnswersThatDoNotFit, unusableSchema } from '../../common/answer-check';
 import type { EvidenceFile, EvidenceSummary, HandoffResult, HandoffView, InputAnswer, InputRequest } from '../../common/handoff-dto';
 import { planHandoff, type HandoffAction, type HandoffState } from '../../common/handoff-machine';
-import type { EngineContext } from '../core/feature';
+import type { EngineContext } from '../room/feature';
 import type { HandoffChange, HandoffRecord } from '../store/handoffs';
 import type { TaskChange, TaskRecord } from '../store/tasks';
 import type { NewWorkspace, WorkspaceChange } from '../store/workspaces';

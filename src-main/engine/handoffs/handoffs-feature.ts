@@ -2,7 +2,7 @@ import { isDiskFullError, RoomError } from '../../common/errors';
 import { CONTRACT, type MethodInput } from '../../common/contract';
 import { describeInvalidInput } from '../../common/validation';
 import type { HandoffResult } from '../../common/handoff-dto';
-import type { EngineContext, Feature } from '../core/feature';
+import type { EngineContext, Feature } from '../room/feature';
 import type { TaskService } from '../tasks/task-service';
 import { HandoffActions } from './handoff-actions';
 import { workspaceSteps, type CloseShellsIn } from './workspace-steps';

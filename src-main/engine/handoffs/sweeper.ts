@@ -1,5 +1,5 @@
 import { isTerminalTask } from '../../common/task-machine';
-import type { EngineContext } from '../core/feature';
+import type { EngineContext } from '../room/feature';
 import type { TaskService } from '../tasks/task-service';
 import { HandoffActions } from './handoff-actions';
 import { HANDOFF_OPERATION } from '../tasks/operations';

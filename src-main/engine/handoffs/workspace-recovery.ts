@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import type { EngineContext, EventInput } from '../core/feature';
+import type { EngineContext, EventInput } from '../room/feature';
 import { killTree, type TaggedProcess } from '../process/process-tree';
 import { toCaller } from '../store/participants';
 import type { WorkspaceIntent } from '../store/workspaces';

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import type { MethodInput, MethodOutputs } from '../../common/contract';
 import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
-import type { EngineContext } from '../core/feature';
+import type { EngineContext } from '../room/feature';
 import { decodeCursor, encodeCursor, numberAt } from '../core/paging';
 import type { WorkspaceRecord } from '../store/workspaces';
 import { git } from '../workspaces/git';

@@ -1,7 +1,7 @@
 import { RoomError } from '../../common/errors';
 import type { UiSessionView } from '../../common/methods/ui';
 import { UI_PATH } from '../../common/ui-protocol';
-import { hashToken, looksLikeToken, mintToken } from './tokens';
+import { hashToken, looksLikeToken, mintToken } from '../core/tokens';
 
 /** Kept per room process: more sign-ins than this drop the one used longest ago that has no open socket. */
 const MAX_SESSIONS = 64;

@@ -1,4 +1,4 @@
-import type { EngineContext } from '../core/feature';
+import type { EngineContext } from '../room/feature';
 import type { ShellSession } from './shell-session';
 
 /**

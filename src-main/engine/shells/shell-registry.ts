@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
 import type { ShellAgent, ShellView } from '../../common/methods/shells';
-import type { EngineContext } from '../core/feature';
+import type { EngineContext } from '../room/feature';
 import { isShellIdOfEpoch, procTags } from '../core/ids';
 import { findTagged, killTree, tagEnv, type TaggedProcess } from '../process/process-tree';
 import { defaultShell } from '../platform/default-shell';
@@ -14,7 +14,7 @@ import { ShellSession, type ShellExit, type ShellViewer } from './shell-session'
 import { recordShellLife } from './shell-events';
 import { integrationPlan } from './shell-integration';
 import { writeIntegrationFiles } from './integration-files';
-import { shellIntegrationFolder } from '../room/room-paths';
+import { shellIntegrationFolder } from '../core/room-paths';
 import { attachViewer, type ShellAttachment } from './live-attachment';
 import { logLines, type LogLines } from './shell-log-lines';
 import { viewOf } from './shell-view';

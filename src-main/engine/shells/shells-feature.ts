@@ -1,12 +1,12 @@
 import type { MethodInput, MethodOutputs } from '../../common/contract';
 import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
-import { workspaceCwd } from '../workspaces/workspace-cwd';
+import { workspaceCwd } from '../handoffs/workspace-cwd';
 import type { Limits } from '../../common/limits';
 import { stripAnsi } from '../../common/ansi';
 import { keyBytes } from '../../common/shell-keys';
 import { PatternError } from '../../common/safe-pattern';
-import type { CallContext, EngineContext, Feature } from '../core/feature';
+import type { CallContext, EngineContext, Feature } from '../room/feature';
 import { compilePatterns, waitForOutput, type CompiledPatterns } from './output-wait';
 import type { ShellRegistry } from './shell-registry';
 import { runInShell } from './shell-run';

@@ -1,5 +1,5 @@
 import type { StageErrorCode, StageState } from '../../../common/graphs/stage-machine';
-import type { EngineContext, EventInput } from '../../core/feature';
+import type { EngineContext, EventInput } from '../../room/feature';
 import type { GraphRepo, StageChange, StageRecord } from '../../store/graphs';
 import { AttemptSupervisor, type Live, type Signal, type SupervisorOptions } from './attempt-supervisor';
 import { outcomeOf, startingChange } from './attempt-outcome';

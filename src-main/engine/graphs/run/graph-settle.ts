@@ -1,6 +1,6 @@
 import { decideOn } from '../../../common/graphs/graph-scheduler';
 import { deriveGraphState, hasEnded, type StageErrorCode, type StageState } from '../../../common/graphs/stage-machine';
-import type { EventInput } from '../../core/feature';
+import type { EventInput } from '../../room/feature';
 import type { GraphRecord, GraphRepo, StageChange, StageRecord } from '../../store/graphs';
 import type { TaskService } from '../../tasks/task-service';
 import type { AttemptSupervisor } from './attempt-supervisor';

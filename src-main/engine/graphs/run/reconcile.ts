@@ -1,6 +1,6 @@
 import { decide } from '../../../common/graphs/graph-scheduler';
 import { deriveGraphState, type StageState } from '../../../common/graphs/stage-machine';
-import type { EngineContext, EventInput } from '../../core/feature';
+import type { EngineContext, EventInput } from '../../room/feature';
 import { findTagged, isAlive, killTree, type ProcessIdentity, type TaggedProcess } from '../../process/process-tree';
 import type { GraphRepo, StageRecord } from '../../store/graphs';
 import { schedStages, stageTaskId } from '../graph-views';

@@ -1,9 +1,9 @@
 import path from 'node:path';
 import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
-import type { EngineContext } from '../core/feature';
-import { HandoffQueries } from '../handoffs/queries';
-import { WorkspaceService } from './workspace-service';
+import type { EngineContext } from '../room/feature';
+import { HandoffQueries } from './queries';
+import { WorkspaceService } from '../workspaces/workspace-service';
 
 /**
  * The folder a shell or graph stage starts in when it names a handoff (shell_open / tasks_run with handoffId):

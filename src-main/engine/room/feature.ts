@@ -3,11 +3,11 @@ import type { MethodInput, MethodName, MethodOutputs } from '../../common/contra
 import type { Caller } from '../../common/dto';
 import { isDiskFullError, RoomError } from '../../common/errors';
 import type { Limits } from '../../common/limits';
-import type { EventBus, RoomEvent } from './event-bus';
-import type { IdSource } from './ids';
+import type { EventBus, RoomEvent } from '../core/event-bus';
+import type { IdSource } from '../core/ids';
 import type { TaggedProcess } from '../process/process-tree';
-import type { Room } from '../room/room';
-import { RunnerHealth } from './runner-health';
+import type { Room } from './room';
+import { RunnerHealth } from '../core/runner-health';
 import { AgentSandbox } from '../process/agent-sandbox';
 import { writableFoldersFor } from '../store/participants';
 
