@@ -62,7 +62,7 @@ export class SessionSplices {
       this.pending.delete(id);
       if (written) return splices.release();
       // cut short: a later answer to it holds nothing and goes out whole; one that already held strings is sent,
-      // if the stream is resumed, as the error the replay buffer keeps for it (event-store.ts)
+      // if the stream is resumed, as the error the replay buffer keeps for it (eras/event-store-2025.ts)
       if (splices.size > 0) this.orphan(id);
       splices.forget();
     };

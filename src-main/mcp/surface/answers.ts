@@ -1,4 +1,4 @@
-import type { MethodName } from '../common/contract';
+import type { MethodName } from '../../common/contract';
 
 /**
  * What a tool call answers, shaped for the model that pays for every byte of it.
