@@ -10,6 +10,7 @@ import { EventBus } from './core/event-bus';
 import { makeContext, readOnlyRefusal, type CallContext, type EngineContext, type Feature, type Handlers, type MethodHandler } from './room/feature';
 import { auditFeature, recordCall } from './people/audit-feature';
 import { handoffsFeature } from './handoffs/handoffs-feature';
+import { handoffWorkspaces } from './handoffs/workspace-cwd';
 import { graphsFeature } from './graphs/graphs-feature';
 import { participantsFeature } from './people/participants-feature';
 import { Presence } from './people/presence';
@@ -40,12 +41,14 @@ import type { ShellViewer } from './shells/shell-session';
 /** Every feature of the runner, in start order. A new capability adds itself here. */
 function buildFeatures(engine: Engine): Feature[] {
   const { ctx, limits } = engine;
+  // one resolver of a handoff's workspace for the features that work in one (shells, graph stages)
+  const workspaces = handoffWorkspaces(ctx);
   return [
     roomFeature(ctx),
     participantsFeature(ctx, engine.presence),
-    shellsFeature(ctx, engine.shells, limits),
+    shellsFeature(ctx, engine.shells, limits, (caller, handoffId, cwd) => workspaces.folderFor(caller, handoffId, cwd)),
     handoffsFeature(ctx, engine.tasks, (owner, folder) => engine.shells.closeIn(owner, folder)),
-    graphsFeature(ctx, engine.tasks, engine.shells.stageTerminalHost(), engine.taskLogs),
+    graphsFeature(ctx, engine.tasks, workspaces, engine.shells.stageTerminalHost(), engine.taskLogs),
     auditFeature(engine.audit),
     uiFeature(engine.uiSessions),
     agentsFeature(ctx, engine.shells, (caller, method, input) => engine.call(caller, method, input), (token) => engine.authenticate(token)),

@@ -13,8 +13,6 @@ import type { TaskLogs } from '../tasks/task-logs';
 import type { StageTerminalHost } from '../terminal/stage-terminal';
 import { ensurePrivateDir } from '../core/fs-safe';
 import { GraphRepo } from '../store/graphs';
-import { WorkspaceRepo } from '../store/workspaces';
-import { workspaceCwd } from '../handoffs/workspace-cwd';
 import { spoolEnded } from './logs/artifact-store';
 import { GraphRuntime } from './run/graph-runtime';
 import { graphView, listOf, stageLogOffset, stageTaskId, statusOf, topologyOf, visibleGraph } from './graph-views';
@@ -27,10 +25,15 @@ import { artifactRootOf, stageLogRoot } from '../core/room-paths';
 type GraphMethods = 'tasks_run' | 'tasks_status' | 'tasks_list' | 'tasks_cancel' | 'tasks_graph' | 'tasks_rerun';
 
 /** Task graphs: submit, watch, cancel; reconcile after a crash; spool ended graphs' logs. */
-export function graphsFeature(ctx: EngineContext, tasks: TaskService, terminalHost?: StageTerminalHost, logs?: TaskLogs): Feature<GraphMethods> {
+/** A handoff's workspace as graphs use it: the folder its stages start in, and its list of runs (engine.ts builds it). */
+export interface GraphWorkspaces {
+  folderFor(caller: Caller, handoffId: string, cwd?: string): string;
+  addRun(handoffId: string, runId: string, at: string): void;
+}
+
+export function graphsFeature(ctx: EngineContext, tasks: TaskService, workspaces: GraphWorkspaces, terminalHost?: StageTerminalHost, logs?: TaskLogs): Feature<GraphMethods> {
   const { room, limits } = ctx;
   const repo = new GraphRepo(room.db);
-  const workspaces = new WorkspaceRepo(room.db);
   const logRoot = stageLogRoot(room.location.markdownPath);
   const artifactRoot = artifactRootOf(room.location.markdownPath);
   // a stage's log growing, keyed by the stage's task id: what live log readers wait on
@@ -79,7 +82,7 @@ export function graphsFeature(ctx: EngineContext, tasks: TaskService, terminalHo
       if (Array.isArray(s.command) && (s.command[0] ?? '') === '') {
         throw new RoomError('INVALID_INPUT', `stage "${s.id}": command[0] must name the program to run`);
       }
-      const cwd = input.handoffId === undefined ? path.resolve(roomDir, s.cwd ?? '.') : workspaceCwd(ctx, caller, input.handoffId, s.cwd);
+      const cwd = input.handoffId === undefined ? path.resolve(roomDir, s.cwd ?? '.') : workspaces.folderFor(caller, input.handoffId, s.cwd);
       let isDir = false;
       try {
         isDir = fs.statSync(cwd).isDirectory();
@@ -109,10 +112,7 @@ export function graphsFeature(ctx: EngineContext, tasks: TaskService, terminalHo
         createdAt: at,
         logDir,
       });
-      if (input.handoffId !== undefined) {
-        const w = workspaces.get(input.handoffId);
-        if (w) workspaces.update(w.handoffId, { runs: [...w.runs, id] }, at);
-      }
+      if (input.handoffId !== undefined) workspaces.addRun(input.handoffId, id, at);
       stages.forEach((s, ord) => {
         const { id: stageId, dependsOn, ...spec } = s;
         repo.insertStage({ graphId: id, stageId, ord, spec, dependsOn: dependsOn ?? [], maxAttempts: retryPolicyOf(s, { initialBackoffMs: limits.defaultRetryBackoffMs, maxBackoffMs: limits.maxRetryBackoffMs }).maxAttempts, logPath: path.join(logDir, `${stageId}.log`) });

@@ -1,7 +1,6 @@
 import type { MethodInput, MethodOutputs } from '../../common/contract';
 import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
-import { workspaceCwd } from '../handoffs/workspace-cwd';
 import type { Limits } from '../../common/limits';
 import { stripAnsi } from '../../common/ansi';
 import { keyBytes } from '../../common/shell-keys';
@@ -18,7 +17,10 @@ import { checkInputSize, exitedRefusal } from './live-attachment';
 type ShellMethods = 'shell_open' | 'shell_io' | 'shell_run' | 'shell_close' | 'shell_list';
 
 /** shell_open / shell_io / shell_close / shell_list over the room's shell registry. */
-export function shellsFeature(ctx: EngineContext, shells: ShellRegistry, limits: Limits): Feature<ShellMethods> {
+/** The folder a shell naming a handoff starts in (its worktree, or `cwd` inside it): engine.ts builds it once. */
+export type HandoffFolder = (caller: Caller, handoffId: string, cwd?: string) => string;
+
+export function shellsFeature(ctx: EngineContext, shells: ShellRegistry, limits: Limits, handoffFolder: HandoffFolder): Feature<ShellMethods> {
   async function io(caller: Caller, input: MethodInput<'shell_io'>, call: CallContext): Promise<MethodOutputs['shell_io']> {
     const session = shells.get(caller, input.shellId);
     // everything is checked before any byte is sent: a refused call changes nothing
@@ -84,7 +86,7 @@ export function shellsFeature(ctx: EngineContext, shells: ShellRegistry, limits:
     handlers: {
       shell_open: (caller, input) => {
         const { handoffId, ...open } = input;
-        return { shell: viewOf(shells.open(caller, handoffId === undefined ? open : { ...open, cwd: workspaceCwd(ctx, caller, handoffId, open.cwd) })) };
+        return { shell: viewOf(shells.open(caller, handoffId === undefined ? open : { ...open, cwd: handoffFolder(caller, handoffId, open.cwd) })) };
       },
       shell_io: io,
       shell_run: (caller, input, call) =>
