@@ -51,7 +51,7 @@ export const ROOT_FILES = {
  * in it (the face says what the feature owns and what its siblings may use).
  */
 export const FACES = {
-  engine: [],
+  engine: ['people', 'room', 'tasks', 'shells', 'workspaces', 'handoffs', 'graphs', 'agents'],
 };
 
 const IMPORT = /(?:^|[;\s])(?:import|export)\s+(?:type\s+)?(?:[^'";]*?\sfrom\s*)?['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;

@@ -4,14 +4,14 @@ import { RoomError } from '../../common/errors';
 import { refuseAnswersThatDoNotFit, unusableSchema } from '../../common/answer-check';
 import type { EvidenceFile, EvidenceSummary, HandoffResult, HandoffView, InputAnswer, InputRequest } from '../../common/handoff-dto';
 import { planHandoff, type HandoffAction, type HandoffState } from '../../common/handoff-machine';
-import type { EngineContext } from '../room/feature';
+import type { EngineContext } from '../room/index';
 import type { HandoffChange, HandoffRecord } from '../store/handoffs';
 import type { TaskChange, TaskRecord } from '../store/tasks';
 import type { NewWorkspace, WorkspaceChange } from '../store/workspaces';
 import { TASK_ERROR_CODES } from '../../common/task-record';
 import { isTerminalTask } from '../../common/task-machine';
-import type { TaskService } from '../tasks/task-service';
-import { HANDOFF_OPERATION } from '../tasks/operations';
+import type { TaskService } from '../tasks/index';
+import { HANDOFF_OPERATION } from '../tasks/index';
 import { HandoffQueries } from './queries';
 import { mayAccept, mayAddress, mayDecide, mustBeAssignee, mustBeOwnerOrApprover } from './handoff-roles';
 

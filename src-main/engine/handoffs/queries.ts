@@ -6,10 +6,10 @@ import type { HandoffStatus } from '../../common/handoff-machine';
 import { HandoffRepo, VISIBLE_TO, viewerParams, type EndedFilter, type HandoffRecord, type Viewer } from '../store/handoffs';
 import { TaskRepo, type TaskRecord } from '../store/tasks';
 import { WorkspaceRepo, workspaceView } from '../store/workspaces';
-import { canSeeTask } from '../tasks/task-visibility';
+import { canSeeTask } from '../tasks/index';
 import { eventOf, type EventRow } from '../store/events';
 import { handoffView, taskView } from './views';
-import { HANDOFF_OPERATION } from '../tasks/operations';
+import { HANDOFF_OPERATION } from '../tasks/index';
 import { decodeCursor, encodeCursor, numberAt, stringAt } from '../core/paging';
 
 const DEFAULT_PAGE = 50;

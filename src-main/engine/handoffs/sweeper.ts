@@ -1,8 +1,8 @@
 import { isTerminalTask } from '../../common/task-machine';
-import type { EngineContext } from '../room/feature';
-import type { TaskService } from '../tasks/task-service';
+import type { EngineContext } from '../room/index';
+import type { TaskService } from '../tasks/index';
 import { HandoffActions } from './handoff-actions';
-import { HANDOFF_OPERATION } from '../tasks/operations';
+import { HANDOFF_OPERATION } from '../tasks/index';
 
 export interface SweepReport {
   /** Tasks that outlived their TTL while still running: now failed, their handoffs cancelled. */

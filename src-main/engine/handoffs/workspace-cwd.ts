@@ -1,9 +1,9 @@
 import path from 'node:path';
 import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
-import type { EngineContext } from '../room/feature';
+import type { EngineContext } from '../room/index';
 import { HandoffQueries } from './queries';
-import { WorkspaceService } from '../workspaces/workspace-service';
+import { WorkspaceService } from '../workspaces/index';
 
 /**
  * A handoff's workspace as the features that work in it see it (shells, graph stages): built once by the

@@ -1,7 +1,7 @@
 import type { MethodName } from '../../common/contract';
 import type { Caller } from '../../common/dto';
 import { toPublicError } from '../../common/errors';
-import type { Feature } from '../room/feature';
+import type { Feature } from '../room/index';
 import type { AuditRepo } from '../store/audit';
 import { decodeCursor, encodeCursor, numberAt } from '../core/paging';
 

@@ -1,7 +1,7 @@
 import type { MethodInput, MethodOutputs } from '../../common/contract';
 import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
-import type { EngineContext, Feature } from '../room/feature';
+import type { EngineContext, Feature } from '../room/index';
 import type { Presence } from './presence';
 import { toView } from '../store/participants';
 import { hashToken, mintToken } from '../core/tokens';

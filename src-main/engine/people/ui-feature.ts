@@ -1,6 +1,6 @@
 import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
-import type { Feature } from '../room/feature';
+import type { Feature } from '../room/index';
 import type { UiSessions } from './ui-sessions';
 
 type UiMethods = 'ui_link_create' | 'ui_session_list' | 'ui_session_revoke';

@@ -1,4 +1,4 @@
-import type { EngineContext } from '../room/feature';
+import type { EngineContext } from '../room/index';
 import type { ShellSession } from './shell-session';
 
 /**

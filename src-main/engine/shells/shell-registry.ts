@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
 import type { ShellAgent, ShellView } from '../../common/methods/shells';
-import type { EngineContext } from '../room/feature';
+import type { EngineContext } from '../room/index';
 import { isShellIdOfEpoch, procTags } from '../core/ids';
 import { findTagged, killTree, tagEnv, type TaggedProcess } from '../process/process-tree';
 import { defaultShell } from '../platform/default-shell';

@@ -5,7 +5,7 @@ import type { Limits } from '../../common/limits';
 import { stripAnsi } from '../../common/ansi';
 import { keyBytes } from '../../common/shell-keys';
 import { PatternError } from '../../common/safe-pattern';
-import type { CallContext, EngineContext, Feature } from '../room/feature';
+import type { CallContext, EngineContext, Feature } from '../room/index';
 import { compilePatterns, waitForOutput, type CompiledPatterns } from './output-wait';
 import type { ShellRegistry } from './shell-registry';
 import { runInShell } from './shell-run';

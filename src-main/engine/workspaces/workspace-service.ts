@@ -5,7 +5,7 @@ import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
 import type { EvidenceFile, EvidenceRun, EvidenceSummary } from '../../common/handoff-dto';
 import { taskLogUri } from '../../common/task-record';
-import type { EngineContext } from '../room/feature';
+import type { EngineContext } from '../room/index';
 import { GraphRepo } from '../store/graphs';
 import type { HandoffRecord } from '../store/handoffs';
 import { IntentRepo, WorkspaceRepo, type WorkspaceRecord } from '../store/workspaces';

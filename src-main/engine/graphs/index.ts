@@ -1,0 +1,6 @@
+/**
+ * The graphs face: task graphs (the feature, its views, the tick that runs stages, their logs and archives).
+ * Owns the `graphs`, `graph_stages` and `graph_artifacts` tables.
+ */
+
+export { graphsFeature } from './graphs-feature';

@@ -1,0 +1,10 @@
+/**
+ * The workspaces face: git worktrees for handoffs (`WorkspaceService`), the evidence captured at completion,
+ * git itself (`git.ts`: a clean environment, nothing the agent wrote sourced). Owns the `workspaces`,
+ * `workspace_intents` and `workspace_files` tables (only `WorkspaceService` builds their repositories).
+ */
+
+export { lockSince, restorePaths } from './checkout';
+export { git } from './git';
+export { gitTagPrefix, workFolderWritable, workspaceBranch, WorkspaceService } from './workspace-service';
+export { clearLeftovers } from './worktrees';
