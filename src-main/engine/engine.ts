@@ -11,12 +11,12 @@ import { makeContext, readOnlyRefusal, type CallContext, type EngineContext, typ
 import { auditFeature, recordCall } from './people/index';
 import { handoffsFeature } from './handoffs/index';
 import { handoffWorkspaces } from './handoffs/index';
-import { graphsFeature } from './graphs/index';
+import { graphRunReads, graphsFeature } from './graphs/index';
 import { participantsFeature } from './people/index';
 import { Presence } from './people/index';
 import { agentsFeature } from './agents/index';
 import { uiFeature } from './people/index';
-import { workFolderWritable } from './workspaces/index';
+import { WorkspaceService } from './workspaces/index';
 import { UiSessions } from './people/index';
 import { Revocations } from './people/index';
 import { roomFeature } from './room/index';
@@ -42,12 +42,12 @@ import type { ShellViewer } from './shells/index';
 function buildFeatures(engine: Engine): Feature[] {
   const { ctx, limits } = engine;
   // one resolver of a handoff's workspace for the features that work in one (shells, graph stages)
-  const workspaces = handoffWorkspaces(ctx);
+  const workspaces = handoffWorkspaces(ctx, engine.workspaces);
   return [
     roomFeature(ctx),
     participantsFeature(ctx, engine.presence),
     shellsFeature(ctx, engine.shells, limits, (caller, handoffId, cwd) => workspaces.folderFor(caller, handoffId, cwd)),
-    handoffsFeature(ctx, engine.tasks, (owner, folder) => engine.shells.closeIn(owner, folder)),
+    handoffsFeature(ctx, engine.tasks, engine.workspaces, (owner, folder) => engine.shells.closeIn(owner, folder)),
     graphsFeature(ctx, engine.tasks, workspaces, engine.shells.stageTerminalHost(), engine.taskLogs),
     auditFeature(engine.audit),
     uiFeature(engine.uiSessions),
@@ -80,6 +80,8 @@ export class Engine implements DoorEngine {
   readonly limits: Limits;
   /** The one task layer over every kind of task (graph runs, handoff executions, jobs). */
   readonly tasks: TaskService;
+  /** The one service of handoffs' worktrees (workspaces/ builds their repositories), shared by the features. */
+  readonly workspaces: WorkspaceService;
   readonly jobs: TaskJobs;
   /** task-log:// records for every task (graph stages register their own reader). */
   readonly taskLogs: TaskLogs;
@@ -96,7 +98,9 @@ export class Engine implements DoorEngine {
     this.limits = { ...LIMITS, ...limits };
     this.ctx = makeContext(room, this.bus, { ids: options.ids ?? randomIds, limits: this.limits });
     // completing a handoff ends its assignee's writing in the worktree: its next shells and stages there are read-only
-    this.ctx.sandbox.addHooks({ workFolderWritable: (owner, cwd) => workFolderWritable(this.ctx, owner, cwd) });
+    // the one service of handoffs' worktrees, listing a workspace's graph runs as graphs/ reads them
+    this.workspaces = new WorkspaceService(this.ctx, undefined, graphRunReads(this.ctx));
+    this.ctx.sandbox.addHooks({ workFolderWritable: (owner, cwd) => this.workspaces.workFolderWritable(owner, cwd) });
     this.revocations = new Revocations(this.bus, room.participants);
     // the operator's token replaced: every browser sign-in made with the old one's authority ends too
     this.bus.subscribe((event) => {

@@ -3,4 +3,5 @@
  * Owns the `graphs`, `graph_stages` and `graph_artifacts` tables.
  */
 
+export { graphRunReads } from './graph-runs';
 export { graphsFeature } from './graphs-feature';

@@ -13,6 +13,7 @@ import { isTerminalTask } from '../../common/task-machine';
 import type { TaskService } from '../tasks/index';
 import { HANDOFF_OPERATION } from '../tasks/index';
 import { HandoffQueries } from './queries';
+import { WorkspaceService } from '../workspaces/index';
 import { mayAccept, mayAddress, mayDecide, mustBeAssignee, mustBeOwnerOrApprover } from './handoff-roles';
 
 const EVENT_KIND: Record<HandoffAction, string> = {
@@ -44,11 +45,13 @@ const DEFAULT_INPUT_SCHEMA = { type: 'object', properties: { answer: { type: 'st
 export class HandoffActions {
   readonly q: HandoffQueries;
 
+  /** `workspaces`: the engine's one service of handoffs' worktrees (a test's actions make their own). */
   constructor(
     private readonly ctx: EngineContext,
     private readonly tasks: TaskService,
+    readonly workspaces: WorkspaceService = new WorkspaceService(ctx),
   ) {
-    this.q = new HandoffQueries(ctx.room.db, ctx.room.tasks);
+    this.q = new HandoffQueries(ctx.room.db, ctx.room.tasks, workspaces.repo);
   }
 
   /** `workspace`: the row to insert with a new handoff (planned, or a rejected one's worktree continued). */

@@ -5,6 +5,7 @@ import type { HandoffResult } from '../../common/handoff-dto';
 import type { EngineContext, Feature } from '../room/index';
 import type { TaskService } from '../tasks/index';
 import { HandoffActions } from './handoff-actions';
+import type { WorkspaceService } from '../workspaces/index';
 import { workspaceSteps, type CloseShellsIn } from './workspace-steps';
 import { recoverIntents } from './workspace-recovery';
 import { HANDOFF_OPERATION } from '../tasks/index';
@@ -52,10 +53,10 @@ type HandoffMethods =
   | 'workspace_history';
 
 /** Handoffs: durable work between participants, its task, approval, events, and the TTL sweeper. */
-export function handoffsFeature(ctx: EngineContext, tasks: TaskService, closeShellsIn?: CloseShellsIn): Feature<HandoffMethods> {
-  const actions = new HandoffActions(ctx, tasks);
+export function handoffsFeature(ctx: EngineContext, tasks: TaskService, service: WorkspaceService, closeShellsIn?: CloseShellsIn): Feature<HandoffMethods> {
+  const actions = new HandoffActions(ctx, tasks, service);
   const { q } = actions;
-  const workspaces = workspaceSteps(ctx, actions, closeShellsIn);
+  const workspaces = workspaceSteps(ctx, actions, closeShellsIn, service);
   let timer: ReturnType<typeof setInterval> | undefined;
 
   // the task layer (tasks/get, tasks/cancel, tasks/update, tasks/result) reaches handoffs through these
@@ -167,10 +168,10 @@ export function handoffsFeature(ctx: EngineContext, tasks: TaskService, closeShe
       // steps on people's repositories a crash cut short: finished or undone before anything else runs
       await recoverIntents(ctx, actions, workspaces, startup.tagged);
       workspaces.service.reconcile();
-      sweepHandoffTasks(ctx, tasks);
+      sweepHandoffTasks(ctx, tasks, service);
       timer = setInterval(() => {
         try {
-          sweepHandoffTasks(ctx, tasks);
+          sweepHandoffTasks(ctx, tasks, service);
           // worktrees of handoffs cancelled by tasks/cancel or their TTL: removed when nothing in them is lost
           workspaces.tidyCancelled().catch((error: unknown) => console.error('[handoffs] tidying workspaces failed:', error));
         } catch (error) {

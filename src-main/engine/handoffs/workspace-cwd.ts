@@ -3,7 +3,7 @@ import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
 import type { EngineContext } from '../room/index';
 import { HandoffQueries } from './queries';
-import { WorkspaceService } from '../workspaces/index';
+import type { WorkspaceService } from '../workspaces/index';
 
 /**
  * A handoff's workspace as the features that work in it see it (shells, graph stages): built once by the
@@ -19,9 +19,8 @@ export interface HandoffWorkspaces {
   addRun(handoffId: string, runId: string, at: string): void;
 }
 
-export function handoffWorkspaces(ctx: EngineContext): HandoffWorkspaces {
-  const queries = new HandoffQueries(ctx.room.db, ctx.room.tasks);
-  const service = new WorkspaceService(ctx);
+export function handoffWorkspaces(ctx: EngineContext, service: WorkspaceService): HandoffWorkspaces {
+  const queries = new HandoffQueries(ctx.room.db, ctx.room.tasks, service.repo);
   return {
     folderFor(caller, handoffId, cwd) {
       const w = service.usable(caller, queries.visibleRecord(caller, handoffId));

@@ -6,5 +6,5 @@
 
 export { lockSince, restorePaths } from './checkout';
 export { git } from './git';
-export { gitTagPrefix, workFolderWritable, workspaceBranch, WorkspaceService } from './workspace-service';
+export { gitTagPrefix, workspaceBranch, WorkspaceService } from './workspace-service';
 export { clearLeftovers } from './worktrees';
