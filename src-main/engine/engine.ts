@@ -8,7 +8,7 @@ import { describeInvalidInput } from '../common/validation';
 import { LIMITS, type Limits } from '../common/limits';
 import { EventBus } from './core/event-bus';
 import { makeContext, readOnlyRefusal, type CallContext, type EngineContext, type Feature, type Handlers, type MethodHandler } from './room/index';
-import { auditFeature, recordCall } from './people/index';
+import { auditFeature, openAuditLog, recordCall } from './people/index';
 import { handoffsFeature } from './handoffs/index';
 import { handoffWorkspaces } from './handoffs/index';
 import { graphRunReads, graphsFeature } from './graphs/index';
@@ -27,7 +27,7 @@ import { JOB_OPERATION } from './tasks/index';
 import { TaskService } from './tasks/index';
 import { TaskLogs } from './tasks/index';
 import { toCaller } from './store/participants';
-import { AuditRepo } from './store/audit';
+import type { AuditRepo } from './store/audit';
 import type { Room } from './room/index';
 import { hashToken, looksLikeToken } from './core/tokens';
 import { procTags, randomIds, type IdSource } from './core/ids';
@@ -106,7 +106,7 @@ export class Engine implements DoorEngine {
     this.bus.subscribe((event) => {
       if (event.kind === 'participant.token_rotated' && event.subject === room.participants.operator()?.name) this.uiSessions.revokeAll();
     });
-    this.audit = new AuditRepo(room.db, this.limits.auditRingSize, (error) => this.ctx.health.failed('store', error));
+    this.audit = openAuditLog(room.db, this.limits.auditRingSize, (error) => this.ctx.health.failed('store', error));
     this.tasks = new TaskService(this.ctx);
     this.jobs = new TaskJobs(this.tasks);
     this.taskLogs = new TaskLogs(this.ctx, this.tasks);

@@ -3,7 +3,7 @@
  * write, browser sign-ins (in memory) and the audit log. Owns the `participants` and `audit` tables.
  */
 
-export { auditFeature, recordCall } from './audit-feature';
+export { auditFeature, openAuditLog, recordCall } from './audit-feature';
 export { participantsFeature } from './participants-feature';
 export { Presence, PRESENCE_CHANGED } from './presence';
 export { Revocations } from './revocation';
