@@ -25,7 +25,7 @@ import { shellsFeature } from './shells/index';
 import { TaskJobs } from './tasks/index';
 import { JOB_OPERATION } from './tasks/index';
 import { TaskService } from './tasks/index';
-import { TaskLogs } from './tasks/index';
+import { TaskLogs, tasksFeature } from './tasks/index';
 import { toCaller } from './store/participants';
 import type { AuditRepo } from './store/audit';
 import type { Room } from './room/index';
@@ -46,6 +46,7 @@ function buildFeatures(engine: Engine): Feature[] {
   return [
     roomFeature(ctx),
     participantsFeature(ctx, engine.presence),
+    tasksFeature(ctx, engine.tasks),
     shellsFeature(ctx, engine.shells, limits, (caller, handoffId, cwd) => workspaces.folderFor(caller, handoffId, cwd)),
     handoffsFeature(ctx, engine.tasks, engine.workspaces, (owner, folder) => engine.shells.closeIn(owner, folder)),
     graphsFeature(ctx, engine.tasks, workspaces, engine.shells.stageTerminalHost(), engine.taskLogs),

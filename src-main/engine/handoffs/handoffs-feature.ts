@@ -47,9 +47,6 @@ type HandoffMethods =
   | 'handoff_reject'
   | 'handoff_cancel'
   | 'handoff_task_cancel_as'
-  | 'task_get'
-  | 'task_cancel'
-  | 'task_answer'
   | 'workspace_history';
 
 /** Handoffs: durable work between participants, its task, approval, events, and the TTL sweeper. */
@@ -151,16 +148,6 @@ export function handoffsFeature(ctx: EngineContext, tasks: TaskService, service:
         if (!h) throw unknownTask(input.taskId);
         const handoff = actions.cancel(as, h.id, input.reason ?? null);
         return { handoff, task: handoff.task };
-      },
-      task_get: (caller, input) => ({ task: q.task(caller, input.taskId) }),
-      // the MCP task dialects' writes come through here, so they are audited like every other call
-      task_cancel: async (caller, input) => {
-        await tasks.cancel(caller, input.taskId);
-        return { task: q.task(caller, input.taskId) };
-      },
-      task_answer: async (caller, input) => {
-        await tasks.answerInput(caller, input.taskId, input.responses);
-        return {};
       },
       workspace_history: (caller, input) => q.history(caller, input),
     },

@@ -8,7 +8,8 @@ import type { TaskRepo, TaskRecord } from '../store/tasks';
 import { workspaceView, type WorkspaceRepo } from '../store/workspaces';
 import { canSeeTask } from '../tasks/index';
 import { eventOf, type EventRow } from '../store/events';
-import { handoffView, taskView } from './views';
+import { handoffView } from './views';
+import { taskView, unknownTask } from '../tasks/index';
 import { HANDOFF_OPERATION } from '../tasks/index';
 import { decodeCursor, encodeCursor, numberAt, stringAt } from '../core/paging';
 
@@ -24,9 +25,7 @@ export function unknownHandoff(id: string): RoomError {
   return new RoomError('NOT_FOUND', `unknown handoff "${id}": check the id (handoff_list shows the handoffs you may see)`);
 }
 
-export function unknownTask(id: string): RoomError {
-  return new RoomError('NOT_FOUND', `unknown task "${id}"`);
-}
+export { unknownTask };
 
 const toEvent = (r: EventRow): EventView => eventOf(r);
 
