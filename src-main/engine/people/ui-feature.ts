@@ -1,7 +1,7 @@
 import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
 import type { Feature } from '../room/index';
-import type { UiSessions } from './ui-sessions';
+import type { UiSessions } from './sign-ins';
 
 type UiMethods = 'ui_link_create' | 'ui_session_list' | 'ui_session_revoke';
 

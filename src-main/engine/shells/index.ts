@@ -4,6 +4,6 @@
  */
 
 export { type ShellAttachment, ShellRegistry, SHELLS_CHANGED } from './shell-registry';
-export { type ShellExit, type ShellViewer } from './shell-session';
+export { type ShellExit, type ShellViewer } from './pty-shell';
 export { viewOf } from './shell-view';
 export { shellsFeature } from './shells-feature';

@@ -2,7 +2,7 @@ import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
 import type { Limits } from '../../common/limits';
 import { TERMINAL_BOUNDS } from '../../common/methods/shells';
-import type { ShellSession, ShellViewer } from './shell-session';
+import type { ShellSession, ShellViewer } from './pty-shell';
 
 /** A person's live view of a shell, independent of transport (IPC or WebSocket). */
 export interface ShellAttachment {

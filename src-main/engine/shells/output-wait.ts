@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { stripAnsi } from '../../common/ansi';
 import { compileAgentPattern, type AgentPattern } from '../../common/safe-pattern';
-import type { ShellSession } from './shell-session';
+import type { ShellSession } from './pty-shell';
 import type { ShellState } from '../../common/methods/shells';
 
 export type WaitSpec =

@@ -1,5 +1,5 @@
 import type { EngineContext } from '../room/index';
-import type { ShellSession } from './shell-session';
+import type { ShellSession } from './pty-shell';
 
 /**
  * Activity's record of a shell's life: opened (by whom, what, where) and ended (its exit, and who closed it,

@@ -10,7 +10,7 @@ import { findTagged, killTree, tagEnv, type TaggedProcess } from '../process/pro
 import { defaultShell } from '../platform/default-shell';
 import type { StageTerminal, StageTerminalHost } from '../terminal/stage-terminal';
 import { GrowthSignal } from '../core/growth-signal';
-import { ShellSession, type ShellExit, type ShellViewer } from './shell-session';
+import { ShellSession, type ShellExit, type ShellViewer } from './pty-shell';
 import { recordShellLife } from './shell-events';
 import { integrationPlan } from './shell-integration';
 import { writeIntegrationFiles } from './integration-files';

@@ -5,7 +5,7 @@ import type { ShellRunResult } from '../../common/methods/shells';
 import { encodeCursor } from '../core/paging';
 import type { ShellMarks } from './shell-marks';
 import { sentinelLine, statusProbeLine } from './shell-integration';
-import type { ActiveRun, ShellSession } from './shell-session';
+import type { ActiveRun, ShellSession } from './pty-shell';
 
 export interface RunOptions {
   timeoutMs: number;

@@ -1,5 +1,5 @@
 import type { ShellView } from '../../common/methods/shells';
-import type { ShellSession } from './shell-session';
+import type { ShellSession } from './pty-shell';
 
 /** A shell as its readers see it (shell_list, shell_open's answer, the Terminals screen). */
 export function viewOf(s: ShellSession): ShellView {
