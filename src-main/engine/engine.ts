@@ -17,7 +17,7 @@ import { Presence } from './people/index';
 import { agentsFeature } from './agents/index';
 import { uiFeature } from './people/index';
 import { WorkspaceService } from './workspaces/index';
-import { UiSessions } from './people/index';
+import { BrowserSignIns } from './people/index';
 import { Revocations } from './people/index';
 import { roomFeature } from './room/index';
 import { ShellRegistry } from './shells/index';
@@ -89,7 +89,7 @@ export class Engine implements DoorEngine {
   /** Who is connected now and their last call (volatile; the MCP door reports it). */
   readonly presence: Presence;
   /** The browser UI's sign-ins (volatile; the bridge checks its sockets against them). */
-  readonly uiSessions: UiSessions;
+  readonly uiSessions: BrowserSignIns;
 
   constructor(
     readonly room: Room,
@@ -112,7 +112,7 @@ export class Engine implements DoorEngine {
     this.jobs = new TaskJobs(this.tasks);
     this.taskLogs = new TaskLogs(this.ctx, this.tasks);
     this.presence = new Presence(() => room.now());
-    this.uiSessions = new UiSessions(() => room.now());
+    this.uiSessions = new BrowserSignIns(() => room.now());
     this.shells = new ShellRegistry(this.ctx, path.dirname(room.location.markdownPath));
     this.features = buildFeatures(this);
     const handlers: Partial<Record<MethodName, unknown>> = {};

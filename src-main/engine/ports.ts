@@ -14,7 +14,7 @@ import type { CallContext } from './room/index';
 import type { TaskService } from './tasks/index';
 import type { TaskLogs } from './tasks/index';
 import type { Presence } from './people/index';
-import type { UiSessions } from './people/index';
+import type { BrowserSignIns } from './people/index';
 import type { EventBus } from './core/event-bus';
 import type { ShellRegistry, ShellAttachment } from './shells/index';
 import type { ShellExit, ShellViewer } from './shells/index';
@@ -43,7 +43,7 @@ export type TaskLogReads = Pick<TaskLogs, 'read' | 'watch'>;
 /** A door says who is connected, which session it used and what it called (volatile, never audited). */
 export type PresenceMarks = Pick<Presence, 'connected' | 'used' | 'called' | 'changes'>;
 export type ChangeFeed = Pick<EventBus, 'subscribe'>;
-export type SignIns = Pick<UiSessions, 'verify' | 'serveAt' | 'mintLink' | 'attach' | 'signIn'>;
+export type SignIns = Pick<BrowserSignIns, 'verify' | 'serveAt' | 'mintLink' | 'attach' | 'signIn'>;
 
 export interface DoorEngine {
   readonly room: Pick<Room, 'location' | 'id' | 'readOnly' | 'now'>;

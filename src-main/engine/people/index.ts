@@ -8,4 +8,4 @@ export { participantsFeature } from './participants-feature';
 export { Presence, PRESENCE_CHANGED } from './presence';
 export { Revocations } from './revocation';
 export { uiFeature } from './ui-feature';
-export { UiSessions } from './sign-ins';
+export { BrowserSignIns } from './sign-ins';

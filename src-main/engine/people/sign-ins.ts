@@ -26,7 +26,7 @@ export type SignIn = { ok: true; secret: string; sessionId: string } | { ok: fal
  * and sends with its socket; nothing is ambient, so no cookie reaches another local port, and a link used once
  * is refused after. A session can be listed and revoked; revoking closes its sockets at once.
  */
-export class UiSessions {
+export class BrowserSignIns {
   private base: URL | null = null;
   private readonly links = new Map<string, true>();
   private readonly used = new Map<string, true>();

@@ -1,7 +1,7 @@
 import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
 import type { Feature } from '../room/index';
-import type { UiSessions } from './sign-ins';
+import type { BrowserSignIns } from './sign-ins';
 
 type UiMethods = 'ui_link_create' | 'ui_session_list' | 'ui_session_revoke';
 
@@ -12,7 +12,7 @@ function operatorOnly(caller: Caller): void {
   }
 }
 
-export function uiFeature(sessions: UiSessions): Feature<UiMethods> {
+export function uiFeature(sessions: BrowserSignIns): Feature<UiMethods> {
   return {
     name: 'ui',
     handlers: {
