@@ -51,8 +51,9 @@ export function graphsFeature(ctx: EngineContext, tasks: TaskService, workspaces
     terminalHost,
     // an agent's stages run in the OS sandbox; the operator's (the person's own graphs) as they are
     launcherFor: (owner) => {
-      if (ctx.sandbox.state.kind === 'none' || room.participants.byName(owner)?.role !== 'agent') return null;
-      return (file, args, env, cwd) => ctx.sandbox.wrap({ file, args, env, cwd, owner });
+      const placement = ctx.launcher.placementFor(room.participants.byName(owner)?.role);
+      if (placement.sandbox === null) return null;
+      return (file, args, env, cwd) => ctx.launcher.launch(placement, { file, args, env, cwd, owner });
     },
   });
   let retention: NodeJS.Timeout | undefined;

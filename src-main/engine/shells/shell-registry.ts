@@ -142,11 +142,8 @@ export class ShellRegistry {
     const env = tagEnv(base, tag);
     // an agent's shell runs in the OS sandbox (its secrets hidden, its writes kept to its work), its variables set
     // inside it, never on the sandbox program; the person's own never does
-    const sandbox = caller.role === 'agent' ? this.ctx.sandbox.state : null;
-    const launch =
-      sandbox && sandbox.kind !== 'none'
-        ? this.ctx.sandbox.wrap({ file, args: plan.args, env, cwd, owner: caller.name, runFolder: options.runFolder })
-        : { file, args: plan.args, env };
+    const placement = this.ctx.launcher.placementFor(caller.role);
+    const launch = this.ctx.launcher.launch(placement, { file, args: plan.args, env, cwd, owner: caller.name, runFolder: options.runFolder });
     let session: PtyShell;
     try {
       session = new PtyShell(
@@ -158,7 +155,7 @@ export class ShellRegistry {
           args: launch.args,
           shownFile: file,
           shownArgs: options.args ?? [],
-          sandbox: sandbox && sandbox.kind !== 'none' ? sandbox.kind : null,
+          sandbox: placement.sandbox,
           cwd,
           env: launch.env,
           cols: options.cols ?? 120,
