@@ -2,7 +2,7 @@ import type http from 'node:http';
 import { UI_AUTH_PROTOCOL_PREFIX } from '../common/ui-protocol';
 
 /**
- * Where the browser UI's credentials ride (engine/people/ui-sessions.ts keeps them): never a cookie. A cookie for
+ * Where the browser UI's credentials ride (engine/people/sign-ins.ts keeps them): never a cookie. A cookie for
  * 127.0.0.1 is sent to every port of it, so a link to an agent's own local server carried it there; a bearer
  * header and a socket subprotocol are sent only by the page that holds the secret, in its own origin's storage.
  */

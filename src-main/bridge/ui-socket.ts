@@ -53,7 +53,7 @@ export function refuseUpgrade(socket: Duplex, status: number, reason: string, me
  * The browser UI's WebSocket (UI_SOCKET_PATH): JSON messages of common/ui-protocol.ts (shell output binary, see
  * common/ui-shell-frame.ts), one UiSession per socket.
  * The front door has already checked Host and Origin; this checks the page's sign-in: its session secret
- * offered as a `commonroom.auth.<secret>` subprotocol (engine/people/ui-sessions.ts). A session signed out closes its
+ * offered as a `commonroom.auth.<secret>` subprotocol (engine/people/sign-ins.ts). A session signed out closes its
  * sockets with UI_SIGNED_OUT_CLOSE.
  */
 export class UiSocketDoor {

@@ -54,7 +54,7 @@ const NEW_LINK = 'get a new sign-in link with "ce ui-link" (or open the one "com
 
 /**
  * The browser UI. Its files are the public bundle (no secret in them), served to anyone on this origin; what
- * a page may do is decided by its sign-in (engine/people/ui-sessions.ts): POST /ui/session with the one-time link
+ * a page may do is decided by its sign-in (engine/people/sign-ins.ts): POST /ui/session with the one-time link
  * token as a bearer token answers a session secret, which the page keeps in its own sessionStorage and offers
  * on its socket. GET /ui/session with the secret says whether it still holds (so a page can say "signed out").
  */

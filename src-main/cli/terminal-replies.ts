@@ -1,7 +1,7 @@
 /**
  * What a person's terminal answers by itself when the program it shows asks (device attributes, cursor
  * position, mode reports, colours, version): ce shell attach drops these from the keys it sends, because the
- * room's own screen answers every query once (shell-session.ts). Sent on, a query replayed on attach would be
+ * room's own screen answers every query once (engine/shells/pty-shell.ts). Sent on, a query replayed on attach would be
  * answered again, long after, as if typed.
  *
  * Only shapes no key sends: device attributes (CSI ? … c, CSI > … c, CSI = … c), mode reports (CSI … $ y),

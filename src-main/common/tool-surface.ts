@@ -49,7 +49,7 @@ function buildToolSurface() {
     state: z.string().describe('the graph state'),
     stages: views('each stage: {id, state}'),
   };
-  // below the top level a null is left out of an answer (mcp/answers.ts): an exit names what it has
+  // below the top level a null is left out of an answer (mcp/surface/answers.ts): an exit names what it has
   const exit = z.object({ exitCode: z.number().nullable().optional(), signal: z.string().nullable().optional() });
   return {
     room_info: {

@@ -14,7 +14,7 @@ import type { MethodName } from './contract';
 export const UI_PATH = '/ui/';
 export const UI_SOCKET_PATH = '/ui/socket';
 /**
- * The browser UI's sign-in (engine/people/ui-sessions.ts): the page POSTs its one-time link token here (as a bearer
+ * The browser UI's sign-in (engine/people/sign-ins.ts): the page POSTs its one-time link token here (as a bearer
  * token) for a session secret it keeps in sessionStorage; a GET with the secret says whether it still holds.
  */
 export const UI_SESSION_PATH = '/ui/session';

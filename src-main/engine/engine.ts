@@ -7,49 +7,53 @@ import { RoomError } from '../common/errors';
 import { describeInvalidInput } from '../common/validation';
 import { LIMITS, type Limits } from '../common/limits';
 import { EventBus } from './core/event-bus';
-import { makeContext, readOnlyRefusal, type CallContext, type EngineContext, type Feature, type Handlers, type MethodHandler } from './core/feature';
-import { auditFeature, recordCall } from './people/audit-feature';
-import { handoffsFeature } from './handoffs/handoffs-feature';
-import { graphsFeature } from './graphs/graphs-feature';
-import { participantsFeature } from './people/participants-feature';
-import { Presence } from './people/presence';
-import { agentsFeature } from './agents/agents-feature';
-import { hostsFeature } from './hosts/hosts-feature';
-import { RemoteShells } from './hosts/remote-shells';
-import { uiFeature } from './people/ui-feature';
-import { workFolderWritable } from './workspaces/workspace-service';
-import { UiSessions } from './people/ui-sessions';
-import { Revocations } from './people/revocation';
-import { roomFeature } from './room/room-feature';
-import { ShellRegistry } from './shells/shell-registry';
-import { shellsFeature } from './shells/shells-feature';
-import { TaskJobs } from './tasks/task-jobs';
-import { JOB_OPERATION } from './tasks/operations';
-import { TaskService } from './tasks/task-service';
-import { TaskLogs } from './tasks/task-logs';
+import { makeContext, readOnlyRefusal, type CallContext, type EngineContext, type Feature, type Handlers, type MethodHandler } from './room/index';
+import { auditFeature, openAuditLog, recordCall } from './people/index';
+import { handoffsFeature } from './handoffs/index';
+import { handoffWorkspaces } from './handoffs/index';
+import { graphRunReads, graphsFeature } from './graphs/index';
+import { participantsFeature } from './people/index';
+import { Presence } from './people/index';
+import { agentsFeature } from './agents/index';
+import { uiFeature } from './people/index';
+import { WorkspaceService } from './workspaces/index';
+import { BrowserSignIns } from './people/index';
+import { Revocations } from './people/index';
+import { roomFeature } from './room/index';
+import { ShellRegistry } from './shells/index';
+import { shellsFeature } from './shells/index';
+import { TaskJobs } from './tasks/index';
+import { JOB_OPERATION } from './tasks/index';
+import { TaskService } from './tasks/index';
+import { TaskLogs, tasksFeature } from './tasks/index';
+import { hostsFeature, RemoteShells } from './hosts/index';
 import { toCaller } from './store/participants';
-import { AuditRepo } from './store/audit';
-import type { Room } from './room/room';
-import { hashToken, looksLikeToken } from './people/tokens';
+import type { AuditRepo } from './store/audit';
+import type { Room } from './room/index';
+import { hashToken, looksLikeToken } from './core/tokens';
 import { procTags, randomIds, type IdSource } from './core/ids';
 import { findTagged } from './process/process-tree';
 import { diskFullRefusal } from './core/runner-health';
 import type { DoorEngine } from './ports';
-import type { ShellAttachment } from './shells/shell-registry';
-import type { ShellViewer } from './shells/shell-session';
+import type { ShellAttachment } from './shells/index';
+import type { ShellViewer } from './shells/index';
 
 
 /** Every feature of the runner, in start order. A new capability adds itself here. */
 function buildFeatures(engine: Engine): Feature[] {
   const { ctx, limits } = engine;
+  // one resolver of a handoff's workspace for the features that work in one (shells, graph stages)
+  const workspaces = handoffWorkspaces(ctx, engine.workspaces);
   const remoteShells = ctx.room.readOnly ? undefined : new RemoteShells(ctx);
   return [
     roomFeature(ctx),
     participantsFeature(ctx, engine.presence),
-    shellsFeature(ctx, engine.shells, limits, remoteShells),
+    tasksFeature(ctx, engine.tasks),
+    shellsFeature(ctx, engine.shells, limits, (caller, handoffId, cwd) => workspaces.folderFor(caller, handoffId, cwd), remoteShells),
     handoffsFeature(
       ctx,
       engine.tasks,
+      engine.workspaces,
       (owner, folder, why) => engine.shells.closeIn(owner, folder, why),
       // a rejection's reason and comments, typed into the terminals the room started for the agent (its client's prompt)
       (participant, bytes) => {
@@ -59,7 +63,7 @@ function buildFeatures(engine: Engine): Feature[] {
         return mine.length;
       },
     ),
-    graphsFeature(ctx, engine.tasks, engine.shells.stageTerminalHost(), engine.taskLogs),
+    graphsFeature(ctx, engine.tasks, workspaces, engine.shells.stageTerminalHost(), engine.taskLogs),
     auditFeature(engine.audit),
     uiFeature(engine.uiSessions),
     agentsFeature(ctx, engine.shells, (caller, method, input) => engine.call(caller, method, input), (token) => engine.authenticate(token)),
@@ -92,13 +96,15 @@ export class Engine implements DoorEngine {
   readonly limits: Limits;
   /** The one task layer over every kind of task (graph runs, handoff executions, jobs). */
   readonly tasks: TaskService;
+  /** The one service of handoffs' worktrees (workspaces/ builds their repositories), shared by the features. */
+  readonly workspaces: WorkspaceService;
   readonly jobs: TaskJobs;
   /** task-log:// records for every task (graph stages register their own reader). */
   readonly taskLogs: TaskLogs;
   /** Who is connected now and their last call (volatile; the MCP door reports it). */
   readonly presence: Presence;
   /** The browser UI's sign-ins (volatile; the bridge checks its sockets against them). */
-  readonly uiSessions: UiSessions;
+  readonly uiSessions: BrowserSignIns;
 
   constructor(
     readonly room: Room,
@@ -108,18 +114,20 @@ export class Engine implements DoorEngine {
     this.limits = { ...LIMITS, ...limits };
     this.ctx = makeContext(room, this.bus, { ids: options.ids ?? randomIds, limits: this.limits });
     // completing a handoff ends its assignee's writing in the worktree: its next shells and stages there are read-only
-    this.ctx.sandbox.addHooks({ workFolderWritable: (owner, cwd) => workFolderWritable(this.ctx, owner, cwd) });
+    // the one service of handoffs' worktrees, listing a workspace's graph runs as graphs/ reads them
+    this.workspaces = new WorkspaceService(this.ctx, undefined, graphRunReads(this.ctx));
+    this.ctx.sandbox.addHooks({ workFolderWritable: (owner, cwd) => this.workspaces.workFolderWritable(owner, cwd) });
     this.revocations = new Revocations(this.bus, room.participants);
     // the operator's token replaced: every browser sign-in made with the old one's authority ends too
     this.bus.subscribe((event) => {
       if (event.kind === 'participant.token_rotated' && event.subject === room.participants.operator()?.name) this.uiSessions.revokeAll();
     });
-    this.audit = new AuditRepo(room.db, this.limits.auditRingSize, (error) => this.ctx.health.failed('store', error));
+    this.audit = openAuditLog(room.db, this.limits.auditRingSize, (error) => this.ctx.health.failed('store', error));
     this.tasks = new TaskService(this.ctx);
     this.jobs = new TaskJobs(this.tasks);
     this.taskLogs = new TaskLogs(this.ctx, this.tasks);
     this.presence = new Presence(() => room.now());
-    this.uiSessions = new UiSessions(() => room.now());
+    this.uiSessions = new BrowserSignIns(() => room.now());
     this.shells = new ShellRegistry(this.ctx, path.dirname(room.location.markdownPath));
     this.features = buildFeatures(this);
     const handlers: Partial<Record<MethodName, unknown>> = {};

@@ -6,16 +6,16 @@
 export { Engine } from './engine';
 /** The engine as a door sees it: call, and the narrow ports (doors are typed against this, never Engine). */
 export type { DoorEngine, TaskReads, ShellReads, LiveShell, TaskLogReads, PresenceMarks, ChangeFeed, SignIns } from './ports';
-export type { CallContext } from './core/feature';
-export { Room } from './room/room';
-export { findRunningRoom, type RunningRoomEndpoint } from './room/running-room';
+export type { CallContext } from './room/index';
+export { Room } from './room/index';
+export { findRunningRoom, type RunningRoomEndpoint } from './room/index';
 export { findOnPath } from './process/find-on-path';
 export { resolvePaths, type Paths } from './core/config';
 /** What a live shell viewer (the UI door) implements and gets back: output paced by acknowledgements. */
-export { SHELLS_CHANGED, type ShellAttachment } from './shells/shell-registry';
-export { PRESENCE_CHANGED } from './people/presence';
-export type { ShellExit, ShellViewer } from './shells/shell-session';
+export { SHELLS_CHANGED, type ShellAttachment } from './shells/index';
+export { PRESENCE_CHANGED } from './people/index';
+export type { ShellExit, ShellViewer } from './shells/index';
 /** Bearer-token helpers (256 random bits, compared by hash), for doors that mint a credential of their own. */
-export { hashToken, looksLikeToken, mintToken, sameHash } from './people/tokens';
+export { hashToken, looksLikeToken, mintToken, sameHash } from './core/tokens';
 /** The operation of a graph run's task (doors that treat graph runs apart: progress for 2025 task calls). */
-export { GRAPH_OPERATION, HANDOFF_OPERATION } from './tasks/operations';
+export { GRAPH_OPERATION, HANDOFF_OPERATION } from './tasks/index';

@@ -10,16 +10,16 @@ import type { Caller } from '../common/dto';
 import type { MethodName, MethodOutputs } from '../common/contract';
 import type { Limits } from '../common/limits';
 import type { TaskRecord } from '../common/task-record';
-import type { CallContext } from './core/feature';
-import type { TaskService } from './tasks/task-service';
-import type { TaskLogs } from './tasks/task-logs';
-import type { Presence } from './people/presence';
-import type { UiSessions } from './people/ui-sessions';
+import type { CallContext } from './room/index';
+import type { TaskService } from './tasks/index';
+import type { TaskLogs } from './tasks/index';
+import type { Presence } from './people/index';
+import type { BrowserSignIns } from './people/index';
 import type { EventBus } from './core/event-bus';
-import type { ShellRegistry, ShellAttachment } from './shells/shell-registry';
-import type { ShellExit, ShellViewer } from './shells/shell-session';
+import type { ShellRegistry, ShellAttachment } from './shells/index';
+import type { ShellExit, ShellViewer } from './shells/index';
 import type { GrowthSignal } from './core/growth-signal';
-import type { Room } from './room/room';
+import type { Room } from './room/index';
 import type { AgentSandbox } from './process/agent-sandbox';
 
 /** Task reads and change notices for the MCP task layer (cancelling and answering go through `call`). */
@@ -43,7 +43,7 @@ export type TaskLogReads = Pick<TaskLogs, 'read' | 'watch'>;
 /** A door says who is connected, which session it used and what it called (volatile, never audited). */
 export type PresenceMarks = Pick<Presence, 'connected' | 'used' | 'called' | 'changes'>;
 export type ChangeFeed = Pick<EventBus, 'subscribe'>;
-export type SignIns = Pick<UiSessions, 'verify' | 'serveAt' | 'mintLink' | 'attach' | 'signIn'>;
+export type SignIns = Pick<BrowserSignIns, 'verify' | 'serveAt' | 'mintLink' | 'attach' | 'signIn'>;
 
 export interface DoorEngine {
   readonly room: Pick<Room, 'location' | 'id' | 'readOnly' | 'now'>;

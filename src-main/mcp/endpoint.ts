@@ -3,14 +3,14 @@ import { createMcpHandler, type McpRequestContext } from '@modelcontextprotocol/
 import type { Caller } from '../common/dto';
 import type { DoorEngine } from '../engine/index';
 import { sendRpcError } from '../net/http-json';
-import { LegacySessions, type LegacyLimits } from './transport/legacy-sessions';
-import { cancelListen, handleListen } from './tasks/listen';
-import { missingCapability } from './method-capabilities';
-import { buildMcpServer } from './tools';
+import { LegacySessions, type LegacyLimits } from './eras/sessions-2025';
+import { cancelListen, handleListen } from './eras/listen-2026';
+import { missingCapability } from './surface/method-capabilities';
+import { buildMcpServer } from './surface/tools';
 import { callNameOf } from './transport/call-name';
 import { RPC } from './transport/rpc-errors';
 import { isLegacyPost } from './transport/era';
-import { serveParsed } from './transport/modern-node';
+import { serveParsed } from './eras/requests-2026';
 
 export interface McpEndpointOptions extends LegacyLimits {
   maxBodyBytes: number;

@@ -1,7 +1,7 @@
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { Engine } from '../engine/engine';
 import { JobError, type InputRequester } from '../engine/tasks/task-jobs';
-import type { ExtraTool, TaskSupport } from '../mcp/extra-tools';
+import type { ExtraTool, TaskSupport } from '../mcp/surface/extra-tools';
 
 /**
  * Test fixtures for the official MCP conformance suite (and our own task tests): small tools whose work runs

@@ -1,6 +1,6 @@
 import { acceptedContent, inputRequired } from '@modelcontextprotocol/server';
 import type { Engine } from '../engine/engine';
-import type { ExtraTool } from '../mcp/extra-tools';
+import type { ExtraTool } from '../mcp/surface/extra-tools';
 import { toTaskV2 } from '../mcp/tasks/task-wire';
 import { declaresTasksExtension, missingTasksExtension } from '../mcp/tasks/tasks-extension';
 

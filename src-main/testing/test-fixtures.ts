@@ -1,5 +1,5 @@
 import type { Engine } from '../engine/engine';
-import type { ExtraTool } from '../mcp/extra-tools';
+import type { ExtraTool } from '../mcp/surface/extra-tools';
 import { jobFixtureTools } from './fixture-tools';
 import { protocolFixtureTools } from './protocol-fixtures';
 

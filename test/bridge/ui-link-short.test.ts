@@ -4,13 +4,13 @@
  * clock is the test's (no waiting).
  */
 import { describe, expect, it } from 'vitest';
-import { SHORT_LINK_MS, UiSessions } from '../../src-main/engine/people/ui-sessions';
+import { SHORT_LINK_MS, BrowserSignIns } from '../../src-main/engine/people/sign-ins';
 import { uiFeature } from '../../src-main/engine/people/ui-feature';
 import type { Caller } from '../../src-main/common/dto';
 
 function sessionsAt(start: number) {
   let now = start;
-  const sessions = new UiSessions(() => new Date(now).toISOString());
+  const sessions = new BrowserSignIns(() => new Date(now).toISOString());
   sessions.serveAt(new URL('http://127.0.0.1:7391/'));
   return { sessions, advance: (ms: number) => (now += ms) };
 }

@@ -34,7 +34,7 @@ function repoFiles(): string[] {
 const written = (n: number) => [n.toLocaleString('en-US'), String(n)];
 
 describe('the docs say what the code does', () => {
-  it('every source file they name (`engine/core/feature.ts`, `stores/graph-patch.ts`, …) exists', () => {
+  it('every source file they name (`engine/room/feature.ts`, `stores/graph-patch.ts`, …) exists', () => {
     const files = repoFiles();
     const missing: string[] = [];
     for (const doc of DOCS) {

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Engine } from '../../src-main/engine/engine';
 import { Room } from '../../src-main/engine/room/room';
-import { hashToken } from '../../src-main/engine/people/tokens';
+import { hashToken } from '../../src-main/engine/core/tokens';
 import { makeHome, type TestHome } from '../helpers/env';
 
 // every case opens a room of its own in a fresh home

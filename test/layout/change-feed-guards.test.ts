@@ -24,9 +24,9 @@ const FEED_PLACES = ['mcp', 'server', 'bridge', 'net', 'engine/tasks', 'engine/c
 
 /** The timers allowed there: file, the exact code, and why it is not a poll. Anything else fails. */
 const ALLOWED: { file: string; code: string; why: string }[] = [
-  { file: 'mcp/tasks/listen.ts', code: "setInterval(() => !closed && res.write(': keepalive\\n\\n'), KEEPALIVE_MS)", why: 'an SSE keepalive comment: writes, never reads state' },
-  { file: 'mcp/transport/legacy-sessions.ts', code: 'setTimeout(r, graceMs)', why: "how long a revoked participant's calls have to write their answers: a deadline" },
-  { file: 'mcp/transport/legacy-sessions.ts', code: 'setInterval(() => this.expireIdle(), Math.min(60_000, Math.max(1_000, limits.idleMs / 4)))', why: 'idle session expiry' },
+  { file: 'mcp/eras/listen-2026.ts', code: "setInterval(() => !closed && res.write(': keepalive\\n\\n'), KEEPALIVE_MS)", why: 'an SSE keepalive comment: writes, never reads state' },
+  { file: 'mcp/eras/sessions-2025.ts', code: 'setTimeout(r, graceMs)', why: "how long a revoked participant's calls have to write their answers: a deadline" },
+  { file: 'mcp/eras/sessions-2025.ts', code: 'setInterval(() => this.expireIdle(), Math.min(60_000, Math.max(1_000, limits.idleMs / 4)))', why: 'idle session expiry' },
   { file: 'engine/core/event-bus.ts', code: 'setTimeout(done, waitMs)', why: "a long-poll's deadline (tasks_status, handoff_get)" },
   { file: 'engine/handoffs/handoffs-feature.ts', code: 'setInterval(() => {\n        try {\n          sweepHandoffTasks', why: 'the TTL sweeper: expires tasks past their time, housekeeping' },
   { file: 'engine/graphs/graphs-feature.ts', code: 'setInterval(expired, Math.min(limits.graphLogRetentionMs, 60_000))', why: 'log retention housekeeping, not a live update' },

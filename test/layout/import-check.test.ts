@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 // @ts-expect-error -- a plain .mjs script (no types); checked here through its behaviour
-import { checkImports, describe as describeProblems } from '../../scripts/check-imports.mjs';
+import { checkImports, checkInnerLayers, describe as describeProblems } from '../../scripts/check-imports.mjs';
 import { REPO } from '../helpers/env';
 
 interface Result {
@@ -13,6 +13,14 @@ interface Result {
   unknownFolders: string[];
 }
 const check = checkImports as (root: string) => Result;
+interface Inner {
+  inward: { from: string; to: string; fromFolder: string; toFolder: string }[];
+  pastFace: { from: string; to: string; fromFolder: string; toFolder: string }[];
+  loose: string[];
+  unknownInner: string[];
+}
+const checkInner = checkInnerLayers as (root: string, inner?: unknown, rootFiles?: unknown, faces?: Record<string, string[]>) => Inner;
+const problemsOf = (r: Inner) => describeProblems({ cycles: [], upward: [], unknownFolders: [], ...r }) as string[];
 
 let root: string;
 beforeEach(() => {
@@ -90,5 +98,67 @@ describe('scripts/check-imports.mjs', () => {
     const r = spawnSync(process.execPath, [path.join(REPO, 'scripts/check-imports.mjs'), root], { encoding: 'utf8' });
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/engine\/e\.ts imports cli\/c\.ts: engine\/ may not import cli\//);
+  });
+});
+
+describe('scripts/check-imports.mjs inside engine/ and mcp/ (INNER_LAYERS, ROOT_FILES, FACES)', () => {
+  it('the real engine/ and mcp/ keep their declared order, their root files and their faces', () => {
+    expect(problemsOf(checkInner(path.join(REPO, 'src-main')))).toEqual([]);
+  });
+
+  it('a sub-folder importing one above it, one of its rank, or a root file is refused', () => {
+    tree({
+      'engine/core/ids.ts': "import { Room } from '../room/room';\nexport const ids = Room;",
+      'engine/room/room.ts': "import { ids } from '../core/ids';\nexport const Room = 1;",
+      'engine/shells/s.ts': "import { w } from '../workspaces/w';\nexport const s = w;",
+      'engine/workspaces/w.ts': 'export const w = 1;',
+      'engine/people/p.ts': "import type { Engine } from '../engine';\nexport type P = Engine;",
+      'engine/engine.ts': "import { Room } from './room/room';\nexport type Engine = typeof Room;",
+      'mcp/transport/t.ts': "import { tools } from '../surface/tools';\nexport const t = tools;",
+      'mcp/surface/tools.ts': 'export const tools = 1;',
+    });
+    const result = checkInner(root);
+    expect(result.inward).toEqual(
+      expect.arrayContaining([
+        { from: 'engine/core/ids.ts', to: 'engine/room/room.ts', fromFolder: 'engine/core', toFolder: 'engine/room' },
+        { from: 'engine/shells/s.ts', to: 'engine/workspaces/w.ts', fromFolder: 'engine/shells', toFolder: 'engine/workspaces' },
+        { from: 'engine/people/p.ts', to: 'engine/engine.ts', fromFolder: 'engine/people', toFolder: 'engine' },
+        { from: 'mcp/transport/t.ts', to: 'mcp/surface/tools.ts', fromFolder: 'mcp/transport', toFolder: 'mcp/surface' },
+      ]),
+    );
+    expect(result.inward).toHaveLength(4);
+    expect(problemsOf(result)[0]).toMatch(/^engine\/core\/ids\.ts imports engine\/room\/room\.ts: engine\/core\/ may not import engine\/room\//);
+  });
+
+  it('names a loose file at the root and a sub-folder in no rank', () => {
+    tree({ 'engine/helpers.ts': 'export const h = 1;', 'engine/widgets/w.ts': 'export const w = 1;', 'engine/index.ts': 'export const i = 1;' });
+    expect(problemsOf(checkInner(root))).toEqual([
+      'src-main/engine/helpers.ts is a loose file: move it into a sub-folder (ROOT_FILES lists the ones a root may hold)',
+      'src-main/engine/widgets/ is in no rank: add it to INNER_LAYERS in scripts/check-imports.mjs',
+    ]);
+  });
+
+  it('a feature with a face is imported through its index.ts only, by siblings and by the root files', () => {
+    tree({
+      'engine/room/index.ts': "export { Room } from './room';",
+      'engine/room/room.ts': 'export const Room = 1;',
+      'engine/people/ok.ts': "import { Room } from '../room';\nexport const ok = Room;",
+      'engine/people/past.ts': "import { Room } from '../room/room';\nexport const past = Room;",
+      'engine/engine.ts': "import { Room } from './room/room';\nexport const e = Room;",
+    });
+    const result = checkInner(root, undefined, undefined, { engine: ['room'] });
+    expect(result.pastFace).toEqual([
+      { from: 'engine/people/past.ts', to: 'engine/room/room.ts', fromFolder: 'engine/people', toFolder: 'engine/room' },
+      { from: 'engine/engine.ts', to: 'engine/room/room.ts', fromFolder: 'engine', toFolder: 'engine/room' },
+    ]);
+    expect(problemsOf(result)[0]).toMatch(/engine\/room\/ is met through its face, engine\/room\/index\.ts$/);
+  });
+
+  it('the script fails on a deliberate violation of the order inside the engine', async () => {
+    tree({ 'engine/core/c.ts': "import { a } from '../agents/a';\nexport const c = a;", 'engine/agents/a.ts': 'export const a = 1;' });
+    const { spawnSync } = await import('node:child_process');
+    const r = spawnSync(process.execPath, [path.join(REPO, 'scripts/check-imports.mjs'), root], { encoding: 'utf8' });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/engine\/core\/c\.ts imports engine\/agents\/a\.ts: engine\/core\/ may not import engine\/agents\//);
   });
 });

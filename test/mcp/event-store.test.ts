@@ -1,6 +1,6 @@
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
-import { BoundedEventStore } from '../../src-main/mcp/transport/event-store';
+import { BoundedEventStore } from '../../src-main/mcp/eras/event-store-2025';
 import { RPC } from '../../src-main/mcp/transport/rpc-errors';
 import { SPLICE_MIN_CHARS, TextSplices } from '../../src-main/mcp/splices/text-splices';
 

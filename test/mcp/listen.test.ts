@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listenStats } from '../../src-main/mcp/tasks/listen';
+import { listenStats } from '../../src-main/mcp/eras/listen-2026';
 import type { RunningRoom } from '../../src-main/server/runner';
 import { startTestRunner, type TestRunner } from '../helpers/runner';
 

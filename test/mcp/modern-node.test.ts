@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { serveParsed } from '../../src-main/mcp/transport/modern-node';
+import { serveParsed } from '../../src-main/mcp/eras/requests-2026';
 import { SPLICE_MIN_CHARS, TextSplices } from '../../src-main/mcp/splices/text-splices';
 
 // The 2026 door hands the SDK's fetch face a parsed body and writes its Response to node:http. Here the face is

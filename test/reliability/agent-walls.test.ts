@@ -15,7 +15,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { detectSandbox } from '../../src-main/engine/process/agent-sandbox';
 import { LAUNCH_PATH } from '../../src-main/engine/process/sandbox-launch';
-import { agentRunsFolder } from '../../src-main/engine/room/room-paths';
+import { agentRunsFolder } from '../../src-main/engine/core/room-paths';
 import { callTool, connectAgent } from '../e2e/helpers/ui-room';
 import { markedSleep, waitForProcessWith } from '../helpers/env';
 import { startTestRunner, type TestRunner } from '../helpers/runner';

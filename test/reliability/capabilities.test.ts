@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pathToFileURL } from 'node:url';
 import type { Capability } from '../../src-main/common/capabilities';
 import { CONTRACT, METHOD_NAMES } from '../../src-main/common/contract';
-import { PROTOCOL_CAPABILITIES } from '../../src-main/mcp/method-capabilities';
+import { PROTOCOL_CAPABILITIES } from '../../src-main/mcp/surface/method-capabilities';
 import { startRunner, type RunningRoom } from '../../src-main/server/runner';
 import { makeHome, type TestHome } from '../helpers/env';
 

@@ -13,7 +13,7 @@ import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { detectSandbox } from '../../src-main/engine/process/agent-sandbox';
-import { agentRunsFolder, sandboxFolder, shellIntegrationFolder } from '../../src-main/engine/room/room-paths';
+import { agentRunsFolder, sandboxFolder, shellIntegrationFolder } from '../../src-main/engine/core/room-paths';
 import { callTool, connectAgent } from '../e2e/helpers/ui-room';
 import { startTestRunner, type TestRunner } from '../helpers/runner';
 

@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writableFoldersFor } from '../../src-main/engine/people/participant-folders';
-import { roomStateDir } from '../../src-main/engine/room/room-paths';
+import { roomStateDir } from '../../src-main/engine/core/room-paths';
 import { detectSandbox } from '../../src-main/engine/process/agent-sandbox';
 import { callTool, connectWithToken } from '../e2e/helpers/ui-room';
 import { BIN_CE, makeHome } from '../helpers/env';

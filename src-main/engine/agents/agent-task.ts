@@ -1,7 +1,7 @@
 import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
 import type { MethodInput, MethodName, MethodOutputs } from '../../common/contract';
-import { git } from '../workspaces/git';
+import { git } from '../workspaces/index';
 import { worktreeEnv, worktreeEnvText } from '../../common/worktree-env';
 
 /** A call through Engine.call (authorised, validated, audited) as `caller`. */

@@ -1,8 +1,8 @@
 import type { GraphState } from '../../common/graphs/stage-machine';
 import type { TaskStatus } from '../../common/task-machine';
-import type { EventInput } from '../core/feature';
+import type { EventInput } from '../room/index';
 import type { StageRecord } from '../store/graphs';
-import type { TaskError, TaskService } from '../tasks/task-service';
+import type { TaskError, TaskService } from '../tasks/index';
 
 /**
  * A graph run's task row (its id is the graph id), written only through the task layer. While the graph runs,

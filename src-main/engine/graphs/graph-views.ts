@@ -6,8 +6,8 @@ import type { GraphOutputs, GraphTopologyNode, GraphView, StageView } from '../.
 import type { Limits } from '../../common/limits';
 import type { Caller } from '../../common/dto';
 import { readPrivateBuffer, readPrivateRange } from '../core/fs-safe';
-import { GRAPH_OPERATION } from '../tasks/operations';
-import { canSeeTask } from '../tasks/task-visibility';
+import { GRAPH_OPERATION } from '../tasks/index';
+import { canSeeTask } from '../tasks/index';
 import { readLogSlice, sliceLog, type ByteLogSlice } from './logs/stage-log';
 import { decodeCursor, encodeCursor, numberAt, stringAt } from '../core/paging';
 import { START_CURSOR } from '../../common/paging';

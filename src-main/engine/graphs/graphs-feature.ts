@@ -7,30 +7,33 @@ import { RoomError } from '../../common/errors';
 import { validateGraph } from '../../common/graphs/graph-validate';
 import { hasEnded, isTerminalStage, type GraphState } from '../../common/graphs/stage-machine';
 import { retryPolicyOf } from '../../common/graphs/retry-policy';
-import type { EngineContext, Feature } from '../core/feature';
-import type { TaskService } from '../tasks/task-service';
-import type { TaskLogs } from '../tasks/task-logs';
+import type { EngineContext, Feature } from '../room/index';
+import type { TaskService } from '../tasks/index';
+import type { TaskLogs } from '../tasks/index';
 import type { StageTerminalHost } from '../terminal/stage-terminal';
 import { ensurePrivateDir } from '../core/fs-safe';
 import { GraphRepo } from '../store/graphs';
-import { WorkspaceRepo } from '../store/workspaces';
-import { workspaceCwd } from '../workspaces/workspace-cwd';
 import { spoolEnded } from './logs/artifact-store';
 import { GraphRuntime } from './run/graph-runtime';
 import { graphView, listOf, stageLogOffset, stageTaskId, statusOf, topologyOf, visibleGraph } from './graph-views';
 import { reconcileAfterRestart } from './run/reconcile';
 import { GrowthSignal } from '../core/growth-signal';
-import { GRAPH_OPERATION } from '../tasks/operations';
+import { GRAPH_OPERATION } from '../tasks/index';
 import { logSize, stageLogReader } from './logs/stage-log-reader';
-import { artifactRootOf, stageLogRoot } from '../room/room-paths';
+import { artifactRootOf, stageLogRoot } from '../core/room-paths';
 
 type GraphMethods = 'tasks_run' | 'tasks_status' | 'tasks_list' | 'tasks_cancel' | 'tasks_graph' | 'tasks_rerun';
 
 /** Task graphs: submit, watch, cancel; reconcile after a crash; spool ended graphs' logs. */
-export function graphsFeature(ctx: EngineContext, tasks: TaskService, terminalHost?: StageTerminalHost, logs?: TaskLogs): Feature<GraphMethods> {
+/** A handoff's workspace as graphs use it: the folder its stages start in, and its list of runs (engine.ts builds it). */
+export interface GraphWorkspaces {
+  folderFor(caller: Caller, handoffId: string, cwd?: string): string;
+  addRun(handoffId: string, runId: string, at: string): void;
+}
+
+export function graphsFeature(ctx: EngineContext, tasks: TaskService, workspaces: GraphWorkspaces, terminalHost?: StageTerminalHost, logs?: TaskLogs): Feature<GraphMethods> {
   const { room, limits } = ctx;
   const repo = new GraphRepo(room.db);
-  const workspaces = new WorkspaceRepo(room.db);
   const logRoot = stageLogRoot(room.location.markdownPath);
   const artifactRoot = artifactRootOf(room.location.markdownPath);
   // a stage's log growing, keyed by the stage's task id: what live log readers wait on
@@ -48,8 +51,9 @@ export function graphsFeature(ctx: EngineContext, tasks: TaskService, terminalHo
     terminalHost,
     // an agent's stages run in the OS sandbox; the operator's (the person's own graphs) as they are
     launcherFor: (owner) => {
-      if (ctx.sandbox.state.kind === 'none' || room.participants.byName(owner)?.role !== 'agent') return null;
-      return (file, args, env, cwd) => ctx.sandbox.wrap({ file, args, env, cwd, owner });
+      const placement = ctx.launcher.placementFor(room.participants.byName(owner)?.role);
+      if (placement.sandbox === null) return null;
+      return (file, args, env, cwd) => ctx.launcher.launch(placement, { file, args, env, cwd, owner });
     },
   });
   let retention: NodeJS.Timeout | undefined;
@@ -79,7 +83,7 @@ export function graphsFeature(ctx: EngineContext, tasks: TaskService, terminalHo
       if (Array.isArray(s.command) && (s.command[0] ?? '') === '') {
         throw new RoomError('INVALID_INPUT', `stage "${s.id}": command[0] must name the program to run`);
       }
-      const cwd = input.handoffId === undefined ? path.resolve(roomDir, s.cwd ?? '.') : workspaceCwd(ctx, caller, input.handoffId, s.cwd);
+      const cwd = input.handoffId === undefined ? path.resolve(roomDir, s.cwd ?? '.') : workspaces.folderFor(caller, input.handoffId, s.cwd);
       let isDir = false;
       try {
         isDir = fs.statSync(cwd).isDirectory();
@@ -109,10 +113,7 @@ export function graphsFeature(ctx: EngineContext, tasks: TaskService, terminalHo
         createdAt: at,
         logDir,
       });
-      if (input.handoffId !== undefined) {
-        const w = workspaces.get(input.handoffId);
-        if (w) workspaces.update(w.handoffId, { runs: [...w.runs, id] }, at);
-      }
+      if (input.handoffId !== undefined) workspaces.addRun(input.handoffId, id, at);
       stages.forEach((s, ord) => {
         const { id: stageId, dependsOn, ...spec } = s;
         repo.insertStage({ graphId: id, stageId, ord, spec, dependsOn: dependsOn ?? [], maxAttempts: retryPolicyOf(s, { initialBackoffMs: limits.defaultRetryBackoffMs, maxBackoffMs: limits.maxRetryBackoffMs }).maxAttempts, logPath: path.join(logDir, `${stageId}.log`) });

@@ -4,15 +4,16 @@ import { RoomError } from '../../common/errors';
 import { refuseAnswersThatDoNotFit, unusableSchema } from '../../common/answer-check';
 import type { EvidenceFile, EvidenceSummary, HandoffResult, HandoffView, InputAnswer, InputRequest, LineComment } from '../../common/handoff-dto';
 import { planHandoff, type HandoffAction, type HandoffState } from '../../common/handoff-machine';
-import type { EngineContext } from '../core/feature';
+import type { EngineContext } from '../room/index';
 import type { HandoffChange, HandoffRecord } from '../store/handoffs';
 import type { TaskChange, TaskRecord } from '../store/tasks';
 import type { NewWorkspace, WorkspaceChange } from '../store/workspaces';
 import { TASK_ERROR_CODES } from '../../common/task-record';
 import { isTerminalTask } from '../../common/task-machine';
-import type { TaskService } from '../tasks/task-service';
-import { HANDOFF_OPERATION } from '../tasks/operations';
+import type { TaskService } from '../tasks/index';
+import { HANDOFF_OPERATION } from '../tasks/index';
 import { HandoffQueries } from './queries';
+import { WorkspaceService } from '../workspaces/index';
 import { mayAccept, mayAddress, mayDecide, mustBeAssignee, mustBeOwnerOrApprover } from './handoff-roles';
 
 const EVENT_KIND: Record<HandoffAction, string> = {
@@ -44,11 +45,13 @@ const DEFAULT_INPUT_SCHEMA = { type: 'object', properties: { answer: { type: 'st
 export class HandoffActions {
   readonly q: HandoffQueries;
 
+  /** `workspaces`: the engine's one service of handoffs' worktrees (a test's actions make their own). */
   constructor(
     private readonly ctx: EngineContext,
     private readonly tasks: TaskService,
+    readonly workspaces: WorkspaceService = new WorkspaceService(ctx),
   ) {
-    this.q = new HandoffQueries(ctx.room.db, ctx.room.tasks);
+    this.q = new HandoffQueries(ctx.room.db, ctx.room.tasks, workspaces.repo);
   }
 
   /** `workspace`: the row to insert with a new handoff (planned, or a rejected one's worktree continued). */

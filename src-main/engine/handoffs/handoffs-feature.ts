@@ -2,13 +2,14 @@ import { isDiskFullError, RoomError } from '../../common/errors';
 import { CONTRACT, type MethodInput } from '../../common/contract';
 import { describeInvalidInput } from '../../common/validation';
 import type { HandoffResult } from '../../common/handoff-dto';
-import type { EngineContext, Feature } from '../core/feature';
-import type { TaskService } from '../tasks/task-service';
+import type { EngineContext, Feature } from '../room/index';
+import type { TaskService } from '../tasks/index';
 import { HandoffActions } from './handoff-actions';
+import type { WorkspaceService } from '../workspaces/index';
 import { workspaceSteps, type CloseShellsIn } from './workspace-steps';
 import { reviewSteps, type TypeToAgent } from './review-steps';
 import { recoverIntents } from './workspace-recovery';
-import { HANDOFF_OPERATION } from '../tasks/operations';
+import { HANDOFF_OPERATION } from '../tasks/index';
 import { unknownTask } from './queries';
 import { sweepHandoffTasks } from './sweeper';
 import { toCaller } from '../store/participants';
@@ -50,16 +51,13 @@ type HandoffMethods =
   | 'handoff_file'
   | 'handoff_cancel'
   | 'handoff_task_cancel_as'
-  | 'task_get'
-  | 'task_cancel'
-  | 'task_answer'
   | 'workspace_history';
 
 /** Handoffs: durable work between participants, its task, approval, events, and the TTL sweeper. */
-export function handoffsFeature(ctx: EngineContext, tasks: TaskService, closeShellsIn?: CloseShellsIn, typeToAgent?: TypeToAgent): Feature<HandoffMethods> {
-  const actions = new HandoffActions(ctx, tasks);
+export function handoffsFeature(ctx: EngineContext, tasks: TaskService, service: WorkspaceService, closeShellsIn?: CloseShellsIn, typeToAgent?: TypeToAgent): Feature<HandoffMethods> {
+  const actions = new HandoffActions(ctx, tasks, service);
   const { q } = actions;
-  const workspaces = workspaceSteps(ctx, actions, closeShellsIn);
+  const workspaces = workspaceSteps(ctx, actions, closeShellsIn, service);
   const review = reviewSteps(ctx, actions, workspaces, typeToAgent);
   let timer: ReturnType<typeof setInterval> | undefined;
 
@@ -159,26 +157,16 @@ export function handoffsFeature(ctx: EngineContext, tasks: TaskService, closeShe
         const handoff = actions.cancel(as, h.id, input.reason ?? null);
         return { handoff, task: handoff.task };
       },
-      task_get: (caller, input) => ({ task: q.task(caller, input.taskId) }),
-      // the MCP task dialects' writes come through here, so they are audited like every other call
-      task_cancel: async (caller, input) => {
-        await tasks.cancel(caller, input.taskId);
-        return { task: q.task(caller, input.taskId) };
-      },
-      task_answer: async (caller, input) => {
-        await tasks.answerInput(caller, input.taskId, input.responses);
-        return {};
-      },
       workspace_history: (caller, input) => q.history(caller, input),
     },
     async start(startup) {
       // steps on people's repositories a crash cut short: finished or undone before anything else runs
       await recoverIntents(ctx, actions, workspaces, startup.tagged);
       workspaces.service.reconcile();
-      sweepHandoffTasks(ctx, tasks);
+      sweepHandoffTasks(ctx, tasks, service);
       timer = setInterval(() => {
         try {
-          sweepHandoffTasks(ctx, tasks);
+          sweepHandoffTasks(ctx, tasks, service);
           // worktrees of handoffs cancelled by tasks/cancel or their TTL: removed when nothing in them is lost
           workspaces.tidyCancelled().catch((error: unknown) => console.error('[handoffs] tidying workspaces failed:', error));
         } catch (error) {

@@ -4,12 +4,13 @@ import { RoomError } from '../../common/errors';
 import type { EventPage, EventView, HandoffView, TaskView } from '../../common/handoff-dto';
 import type { HandoffStatus } from '../../common/handoff-machine';
 import { HandoffRepo, VISIBLE_TO, viewerParams, type EndedFilter, type HandoffRecord, type Viewer } from '../store/handoffs';
-import { TaskRepo, type TaskRecord } from '../store/tasks';
-import { WorkspaceRepo, workspaceView } from '../store/workspaces';
-import { canSeeTask } from '../tasks/task-visibility';
+import type { TaskRepo, TaskRecord } from '../store/tasks';
+import { workspaceView, type WorkspaceRepo } from '../store/workspaces';
+import { canSeeTask } from '../tasks/index';
 import { eventOf, type EventRow } from '../store/events';
-import { handoffView, taskView } from './views';
-import { HANDOFF_OPERATION } from '../tasks/operations';
+import { handoffView } from './views';
+import { taskView, unknownTask } from '../tasks/index';
+import { HANDOFF_OPERATION } from '../tasks/index';
 import { decodeCursor, encodeCursor, numberAt, stringAt } from '../core/paging';
 
 const DEFAULT_PAGE = 50;
@@ -24,9 +25,7 @@ export function unknownHandoff(id: string): RoomError {
   return new RoomError('NOT_FOUND', `unknown handoff "${id}": check the id (handoff_list shows the handoffs you may see)`);
 }
 
-export function unknownTask(id: string): RoomError {
-  return new RoomError('NOT_FOUND', `unknown task "${id}"`);
-}
+export { unknownTask };
 
 const toEvent = (r: EventRow): EventView => eventOf(r);
 
@@ -39,14 +38,18 @@ export class HandoffQueries {
   readonly tasks: TaskRepo;
   readonly workspaces: WorkspaceRepo;
 
-  /** `tasks`: the room's own repo on the writer connection, so task writes reach the live change feed. */
+  /**
+   * `tasks`: the room's own repo on the writer connection, so task writes reach the live change feed;
+   * `workspaces`: the workspaces' own (WorkspaceService.repo: only its owner builds it).
+   */
   constructor(
     private readonly db: Database.Database,
-    tasks?: TaskRepo,
+    tasks: TaskRepo,
+    workspaces: WorkspaceRepo,
   ) {
     this.handoffs = new HandoffRepo(db);
-    this.tasks = tasks ?? new TaskRepo(db);
-    this.workspaces = new WorkspaceRepo(db);
+    this.tasks = tasks;
+    this.workspaces = workspaces;
   }
 
   view(h: HandoffRecord): HandoffView {

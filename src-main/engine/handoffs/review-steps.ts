@@ -3,11 +3,9 @@ import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
 import type { LineComment, MergePreview } from '../../common/handoff-dto';
 import { LIMITS } from '../../common/limits';
-import type { EngineContext } from '../core/feature';
+import type { EngineContext } from '../room/index';
 import type { WorkspaceRecord } from '../store/workspaces';
-import { diffBetween } from '../workspaces/evidence';
-import { git } from '../workspaces/git';
-import { commitOf, previewMerge, refsNow, type Neighbour } from '../workspaces/preview';
+import { commitOf, diffBetween, git, previewMerge, refsNow, type Neighbour } from '../workspaces/index';
 import type { HandoffActions } from './handoff-actions';
 import type { workspaceSteps } from './workspace-steps';
 

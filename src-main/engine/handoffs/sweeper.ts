@@ -1,8 +1,9 @@
 import { isTerminalTask } from '../../common/task-machine';
-import type { EngineContext } from '../core/feature';
-import type { TaskService } from '../tasks/task-service';
+import type { EngineContext } from '../room/index';
+import type { TaskService } from '../tasks/index';
 import { HandoffActions } from './handoff-actions';
-import { HANDOFF_OPERATION } from '../tasks/operations';
+import type { WorkspaceService } from '../workspaces/index';
+import { HANDOFF_OPERATION } from '../tasks/index';
 
 export interface SweepReport {
   /** Tasks that outlived their TTL while still running: now failed, their handoffs cancelled. */
@@ -17,8 +18,8 @@ export interface SweepReport {
  * after its last update. Active work inside its TTL is never touched. Only handoff tasks: graph runs keep
  * their own retention.
  */
-export function sweepHandoffTasks(ctx: EngineContext, tasks: TaskService): SweepReport {
-  const actions = new HandoffActions(ctx, tasks);
+export function sweepHandoffTasks(ctx: EngineContext, tasks: TaskService, workspaces?: WorkspaceService): SweepReport {
+  const actions = new HandoffActions(ctx, tasks, workspaces);
   const now = ctx.room.clock().getTime();
   const report: SweepReport = { expired: [], deleted: [] };
   // only the rows due, found through the due_at index (a room keeps its ended handoffs for a TTL: reading every

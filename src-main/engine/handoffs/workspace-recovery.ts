@@ -1,12 +1,12 @@
 import fs from 'node:fs';
-import type { EngineContext, EventInput } from '../core/feature';
+import type { EngineContext, EventInput } from '../room/index';
 import { killTree, type TaggedProcess } from '../process/process-tree';
 import { toCaller } from '../store/participants';
 import type { WorkspaceIntent } from '../store/workspaces';
-import { lockSince, restorePaths } from '../workspaces/checkout';
-import { git } from '../workspaces/git';
-import { clearLeftovers } from '../workspaces/worktrees';
-import { gitTagPrefix } from '../workspaces/workspace-service';
+import { lockSince, restorePaths } from '../workspaces/index';
+import { git } from '../workspaces/index';
+import { clearLeftovers } from '../workspaces/index';
+import { gitTagPrefix } from '../workspaces/index';
 import type { HandoffActions } from './handoff-actions';
 import type { workspaceSteps } from './workspace-steps';
 

@@ -3,12 +3,12 @@ import type { MethodInput, MethodOutputs } from '../../common/contract';
 import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
 import type { LineComment } from '../../common/handoff-dto';
-import type { EngineContext } from '../core/feature';
+import type { EngineContext } from '../room/index';
 import { decodeCursor, encodeCursor, numberAt } from '../core/paging';
 import type { WorkspaceRecord } from '../store/workspaces';
-import { git } from '../workspaces/git';
-import { clearLeftovers } from '../workspaces/worktrees';
-import { WorkspaceService, workspaceBranch } from '../workspaces/workspace-service';
+import { git } from '../workspaces/index';
+import { clearLeftovers } from '../workspaces/index';
+import { WorkspaceService, workspaceBranch } from '../workspaces/index';
 import type { HandoffActions } from './handoff-actions';
 import { mustBeOwnerOrApprover } from './handoff-roles';
 

@@ -2,7 +2,7 @@ import type { MethodInput, MethodOutputs } from '../../common/contract';
 import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
 import { MAX_HOSTS, type HostView } from '../../common/methods/hosts';
-import type { EngineContext, Feature } from '../core/feature';
+import type { EngineContext, Feature } from '../room/index';
 import { HostRepo, type HostRecord } from '../store/hosts';
 import { checkHost } from './host-check';
 import type { RemoteShells } from './remote-shells';

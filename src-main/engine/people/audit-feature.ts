@@ -1,11 +1,16 @@
 import type { MethodName } from '../../common/contract';
 import type { Caller } from '../../common/dto';
 import { toPublicError } from '../../common/errors';
-import type { Feature } from '../core/feature';
-import type { AuditRepo } from '../store/audit';
+import type { Feature } from '../room/index';
+import { AuditRepo } from '../store/audit';
 import { decodeCursor, encodeCursor, numberAt } from '../core/paging';
 
 /** audit_list: the audit ring, newest first, for operators. */
+/** The audit log's repository, built here, by its owner: keeps the newest `ringSize` rows; `failed` hears a write that failed. */
+export function openAuditLog(db: ConstructorParameters<typeof AuditRepo>[0], ringSize: number, failed: ConstructorParameters<typeof AuditRepo>[2]): AuditRepo {
+  return new AuditRepo(db, ringSize, failed);
+}
+
 export function auditFeature(audit: AuditRepo): Feature<'audit_list'> {
   return {
     name: 'audit',

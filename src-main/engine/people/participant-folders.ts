@@ -6,8 +6,8 @@ import type { MethodInput, MethodOutputs } from '../../common/contract';
 import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
 import { MAX_WRITABLE_FOLDERS } from '../../common/methods/participants';
-import type { EngineContext } from '../core/feature';
-import { ROOM_FOLDER_NAME, roomStateDir } from '../room/room-paths';
+import type { EngineContext } from '../room/index';
+import { ROOM_FOLDER_NAME, roomStateDir } from '../core/room-paths';
 import { toView } from '../store/participants';
 export { writableFoldersFor } from '../store/participants';
 

@@ -1,10 +1,10 @@
 import type { MethodInput, MethodOutputs } from '../../common/contract';
 import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
-import type { EngineContext, Feature } from '../core/feature';
+import type { EngineContext, Feature } from '../room/index';
 import type { Presence } from './presence';
 import { toView } from '../store/participants';
-import { hashToken, mintToken } from './tokens';
+import { hashToken, mintToken } from '../core/tokens';
 import { writePrivateFile } from '../core/fs-safe';
 import { participantFolders } from './participant-folders';
 

@@ -1,7 +1,7 @@
 import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
-import type { Feature } from '../core/feature';
-import { SHORT_LINK_MS, type UiSessions } from './ui-sessions';
+import type { Feature } from '../room/index';
+import { SHORT_LINK_MS, type BrowserSignIns } from './sign-ins';
 
 type UiMethods = 'ui_link_create' | 'ui_session_list' | 'ui_session_revoke';
 
@@ -12,7 +12,7 @@ function operatorOnly(caller: Caller): void {
   }
 }
 
-export function uiFeature(sessions: UiSessions): Feature<UiMethods> {
+export function uiFeature(sessions: BrowserSignIns): Feature<UiMethods> {
   return {
     name: 'ui',
     handlers: {

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ensureExactFile, ensureOwnDir } from '../core/fs-safe';
-import { ROOM_FILE_NAME, ROOM_FOLDER_NAME, agentRunsFolder, roomsFolder, roomStateDir, sandboxFolder, worktreeBesideRoom } from '../room/room-paths';
+import { ROOM_FILE_NAME, ROOM_FOLDER_NAME, agentRunsFolder, roomsFolder, roomStateDir, sandboxFolder, worktreeBesideRoom } from '../core/room-paths';
 import { SANDBOX_AGENT_STATE, SANDBOX_CACHE_FOLDERS, SANDBOX_MADE_WHEN_MISSING, SANDBOX_READ_ONLY_HOME, SANDBOX_TEMP_FOLDERS, SANDBOX_WRITE_POLICY } from '../../common/sandbox-policy';
 import { gitPlaces } from './sandbox-git';
 import { argsFileContent, bwrapEnvArgs, bwrapLaunch, envScript, LAUNCH_PATH, sandboxExecLaunch, sandboxExecProfile, writeLaunchFile, type Launch } from './sandbox-launch';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { ensurePrivateDir, readPrivateFile, writePrivateFile } from '../core/fs-safe';
 import type { EventRepo } from '../store/events';
 import type { ParticipantRepo } from '../store/participants';
-import { hashToken, mintToken, sameHash } from '../people/tokens';
+import { hashToken, mintToken, sameHash } from '../core/tokens';
 import type Database from 'better-sqlite3';
 
 /**

@@ -1,6 +1,6 @@
 import type { RoomInfo } from '../../common/dto';
 import { RUNNER_VERSION } from '../../common/version';
-import type { EngineContext, Feature } from '../core/feature';
+import type { EngineContext, Feature } from './feature';
 
 /** room_info: what the room is, for every door. */
 export function roomFeature(ctx: EngineContext): Feature<'room_info'> {

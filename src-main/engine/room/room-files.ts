@@ -3,7 +3,7 @@ import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { RoomError } from '../../common/errors';
 import type { Paths } from '../core/config';
-import { databasePathFor, defaultRoomMarkdown, lockPathFor } from './room-paths';
+import { databasePathFor, defaultRoomMarkdown, lockPathFor } from '../core/room-paths';
 import { checkPrivateFile, ensurePrivateDir, FILE_MODE } from '../core/fs-safe';
 import { openDatabase } from '../store/native-binding';
 

@@ -2,7 +2,7 @@ import { randomIds } from '../core/ids';
 import type Database from 'better-sqlite3';
 import { RoomError } from '../../common/errors';
 import { resolvePaths, type Paths } from '../core/config';
-import { operatorTokenPath } from './room-paths';
+import { operatorTokenPath } from '../core/room-paths';
 import { ensurePrivateDir, withPrivateUmask } from '../core/fs-safe';
 import { EventRepo } from '../store/events';
 import { checkSchemaReadable, migrate, schemaVersionOf } from '../store/migrations';

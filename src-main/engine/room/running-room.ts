@@ -1,6 +1,6 @@
 import { RoomError } from '../../common/errors';
 import { resolvePaths, type Paths } from '../core/config';
-import { operatorTokenPath } from './room-paths';
+import { operatorTokenPath } from '../core/room-paths';
 import { readPrivateFile } from '../core/fs-safe';
 import { RoomReader } from './room';
 

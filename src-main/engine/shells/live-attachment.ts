@@ -2,7 +2,7 @@ import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
 import type { Limits } from '../../common/limits';
 import { TERMINAL_BOUNDS } from '../../common/methods/shells';
-import type { ShellSession, ShellViewer } from './shell-session';
+import type { PtyShell, ShellViewer } from './pty-shell';
 
 /** A person's live view of a shell, independent of transport (IPC or WebSocket). */
 export interface ShellAttachment {
@@ -25,7 +25,7 @@ function describeExit(exit: { exitCode: number | null; signal: string | null } |
 }
 
 /** Why input to an ended shell is refused, the same for shell_io and a live view. */
-export function exitedRefusal(session: ShellSession): RoomError {
+export function exitedRefusal(session: PtyShell): RoomError {
   return new RoomError('CONFLICT', `shell ${session.id} has exited (${describeExit(session.exit)}): its output can still be read; open a new shell to run more`);
 }
 
@@ -45,7 +45,7 @@ function checkSize(cols: number, rows: number): void {
 }
 
 /** Attaches a viewer to one session: output paced by acks, typing and resizing checked before they reach the PTY. */
-export function attachViewer(session: ShellSession, caller: Caller, viewer: ShellViewer, from: number, limits: Limits, now: () => string): ShellAttachment {
+export function attachViewer(session: PtyShell, caller: Caller, viewer: ShellViewer, from: number, limits: Limits, now: () => string): ShellAttachment {
   const state = session.attach(viewer, from, limits.viewerHighWatermark, limits.viewerLowWatermark);
   return {
     ack: (bytes) => session.ack(state, bytes),

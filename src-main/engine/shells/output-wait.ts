@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { stripAnsi } from '../../common/ansi';
 import { compileAgentPattern, type AgentPattern } from '../../common/safe-pattern';
-import type { ShellSession } from './shell-session';
+import type { PtyShell } from './pty-shell';
 import type { ShellState } from '../../common/methods/shells';
 
 export type WaitSpec =
@@ -60,7 +60,7 @@ export function compilePatterns(spec: { pattern: string; stopPatterns?: string[]
  * the first change and then at most every `checkEveryMs`, so a flood of output costs bounded work.
  */
 export function waitForOutput(
-  session: ShellSession,
+  session: PtyShell,
   from: number,
   spec: WaitSpec,
   options: { timeoutMs: number; windowBytes: number; signal?: AbortSignal | undefined; checkEveryMs?: number; patterns?: CompiledPatterns },

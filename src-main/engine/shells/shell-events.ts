@@ -1,12 +1,12 @@
-import type { EngineContext } from '../core/feature';
-import type { ShellSession } from './shell-session';
+import type { EngineContext } from '../room/index';
+import type { PtyShell } from './pty-shell';
 
 /**
  * Activity's record of a shell's life: opened (by whom, what, where) and ended (its exit, and who closed it,
  * if someone did). Two events per shell, bounded by the room's shell limit: the bytes stay off the event
  * ring (volatile, high-volume); the fact that a shell was there, and when, is history a person asks about.
  */
-export function recordShellLife(ctx: EngineContext, session: ShellSession, closedBy: () => string | null): void {
+export function recordShellLife(ctx: EngineContext, session: PtyShell, closedBy: () => string | null): void {
   const { id, name, owner, cwd } = session.spec;
   const agent = session.spec.agent?.client ?? null;
   const record = (kind: string, actor: string, data: Record<string, unknown>) => {

@@ -4,17 +4,17 @@ import path from 'node:path';
 import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
 import type { ShellAgent, ShellView } from '../../common/methods/shells';
-import type { EngineContext } from '../core/feature';
+import type { EngineContext } from '../room/index';
 import { isShellIdOfEpoch, procTags } from '../core/ids';
 import { findTagged, killTree, tagEnv, type TaggedProcess } from '../process/process-tree';
 import { defaultShell } from '../platform/default-shell';
 import type { StageTerminal, StageTerminalHost } from '../terminal/stage-terminal';
 import { GrowthSignal } from '../core/growth-signal';
-import { ShellSession, type ShellExit, type ShellViewer } from './shell-session';
+import { PtyShell, type ShellExit, type ShellViewer } from './pty-shell';
 import { recordShellLife } from './shell-events';
 import { integrationPlan } from './shell-integration';
 import { writeIntegrationFiles } from './integration-files';
-import { shellIntegrationFolder } from '../room/room-paths';
+import { shellIntegrationFolder } from '../core/room-paths';
 import { attachViewer, type ShellAttachment } from './live-attachment';
 import { logLines, type LogLines } from './shell-log-lines';
 import { viewOf } from './shell-view';
@@ -45,7 +45,7 @@ export const SHELLS_CHANGED = 'shells';
  * runner's epoch, so an id from before a restart is told apart from one that never existed.
  */
 export class ShellRegistry {
-  private readonly shells = new Map<string, ShellSession>();
+  private readonly shells = new Map<string, PtyShell>();
   /** Closed shells' ids and owners: only the owner (or an operator) is told an id was closed. */
   private readonly closed = new Map<string, string>();
   /** Who is closing a live shell (shell_close), for its shell.ended event; gone once it ended. */
@@ -79,7 +79,7 @@ export class ShellRegistry {
 
   private adoptStage(stage: StageTerminal): void {
     const id = this.ctx.ids.shellId(this.epoch);
-    const session = new ShellSession(
+    const session = new PtyShell(
       {
         id,
         name: `stage ${stage.taskId}#${stage.attempt}`,
@@ -110,7 +110,7 @@ export class ShellRegistry {
     this.changes.fire(SHELLS_CHANGED);
   }
 
-  open(caller: Caller, options: OpenShell): ShellSession {
+  open(caller: Caller, options: OpenShell): PtyShell {
     const alive = [...this.shells.values()].filter((s) => s.alive && !s.spec.stage).length;
     if (alive >= this.limits.maxShells) {
       throw new RoomError('LIMIT_EXCEEDED', `the room already has ${this.limits.maxShells} shells open: close one with shell_close first`);
@@ -145,14 +145,11 @@ export class ShellRegistry {
     const env = tagEnv(base, tag);
     // an agent's shell runs in the OS sandbox (its secrets hidden, its writes kept to its work), its variables set
     // inside it, never on the sandbox program; the person's own never does
-    const sandbox = caller.role === 'agent' ? this.ctx.sandbox.state : null;
-    const launch =
-      sandbox && sandbox.kind !== 'none'
-        ? this.ctx.sandbox.wrap({ file, args: plan.args, env, cwd, owner: caller.name, runFolder: options.runFolder })
-        : { file, args: plan.args, env };
-    let session: ShellSession;
+    const placement = this.ctx.launcher.placementFor(caller.role);
+    const launch = this.ctx.launcher.launch(placement, { file, args: plan.args, env, cwd, owner: caller.name, runFolder: options.runFolder });
+    let session: PtyShell;
     try {
-      session = new ShellSession(
+      session = new PtyShell(
         {
           id,
           name: options.name ?? path.basename(file),
@@ -161,7 +158,7 @@ export class ShellRegistry {
           args: launch.args,
           shownFile: file,
           shownArgs: options.args ?? [],
-          sandbox: sandbox && sandbox.kind !== 'none' ? sandbox.kind : null,
+          sandbox: placement.sandbox,
           cwd,
           env: launch.env,
           cols: options.cols ?? 120,
@@ -207,7 +204,7 @@ export class ShellRegistry {
   }
 
   /** The shell if the caller may use it; unknown and not-yours are the same answer. */
-  get(caller: Caller, id: string): ShellSession {
+  get(caller: Caller, id: string): PtyShell {
     const session = this.shells.get(id);
     if (session && (session.spec.owner === caller.name || caller.capabilities.includes('operate'))) return session;
     const closedOwner = this.closed.get(id);
@@ -226,7 +223,7 @@ export class ShellRegistry {
    * reads nothing of it but its state: shell_io answers a watcher with no output. A closed or unknown shell is
    * the same answer as get's.
    */
-  watch(caller: Caller, id: string): ShellSession {
+  watch(caller: Caller, id: string): PtyShell {
     const session = this.shells.get(id);
     if (session && !session.spec.stage) return session;
     return this.get(caller, id);
@@ -314,7 +311,7 @@ export class ShellRegistry {
     await Promise.all(all.map((s) => s.close({ signals: ['SIGHUP', 'SIGTERM', 'SIGKILL'], graceMs: 200 })));
   }
 
-  private rememberClosed(session: ShellSession): void {
+  private rememberClosed(session: PtyShell): void {
     this.closed.set(session.id, session.spec.owner);
     if (this.closed.size > 1000) this.closed.delete(this.closed.keys().next().value as string);
   }

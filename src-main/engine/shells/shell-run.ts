@@ -5,7 +5,7 @@ import type { ShellRunResult } from '../../common/methods/shells';
 import { encodeCursor } from '../core/paging';
 import type { ShellMarks } from './shell-marks';
 import { sentinelLine, statusProbeLine } from './shell-integration';
-import type { ActiveRun, ShellSession } from './shell-session';
+import type { ActiveRun, PtyShell } from './pty-shell';
 
 export interface RunOptions {
   timeoutMs: number;
@@ -28,7 +28,7 @@ const PROBE_AFTER_MS = 500;
  * line prints the same marks itself. The command is never killed here: at the timeout it is left running, and
  * the next call (no command) waits on, or interrupts it with C-c.
  */
-export async function runInShell(session: ShellSession, input: MethodInput<'shell_run'>, options: RunOptions): Promise<ShellRunResult> {
+export async function runInShell(session: PtyShell, input: MethodInput<'shell_run'>, options: RunOptions): Promise<ShellRunResult> {
   const integration = session.spec.integration;
   const marks = session.marks;
   if (!integration || !marks) {
@@ -125,7 +125,7 @@ export async function runInShell(session: ShellSession, input: MethodInput<'shel
 }
 
 /** Where the run's output starts: after its C mark (cmd prints none: after the echoed line). */
-function outputStart(session: ShellSession, marks: ShellMarks, run: ActiveRun): number | null {
+function outputStart(session: PtyShell, marks: ShellMarks, run: ActiveRun): number | null {
   const c = marks.find('C', run.from);
   if (c) return c.end;
   // no C mark: cmd prints none, nor does bash before 4.4 started with --norc (no PS0); then the output
@@ -137,14 +137,14 @@ function outputStart(session: ShellSession, marks: ShellMarks, run: ActiveRun): 
 }
 
 /** The run's D mark, once its output started. */
-function endOf(session: ShellSession, marks: ShellMarks, run: ActiveRun): { start: number; end: number; exitCode: number | null } | null {
+function endOf(session: PtyShell, marks: ShellMarks, run: ActiveRun): { start: number; end: number; exitCode: number | null } | null {
   const start = outputStart(session, marks, run);
   if (start === null) return null;
   return marks.find('D', start) ?? null;
 }
 
 /** Resolves when `ready()` holds (checked now and on every output), the shell exits, time runs out or the call is cancelled. */
-function waitUntil(session: ShellSession, ready: () => boolean, ms: number, signal?: AbortSignal): Promise<WaitEnd> {
+function waitUntil(session: PtyShell, ready: () => boolean, ms: number, signal?: AbortSignal): Promise<WaitEnd> {
   if (ready()) return Promise.resolve('ready');
   if (!session.alive) return Promise.resolve('exited');
   if (signal?.aborted) return Promise.resolve('cancelled');

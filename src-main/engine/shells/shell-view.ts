@@ -1,8 +1,8 @@
 import type { ShellView } from '../../common/methods/shells';
-import type { ShellSession } from './shell-session';
+import type { PtyShell } from './pty-shell';
 
 /** A shell as its readers see it (shell_list, shell_open's answer, the Terminals screen). */
-export function viewOf(s: ShellSession): ShellView {
+export function viewOf(s: PtyShell): ShellView {
   const last = s.inputs.at(-1);
   return {
     id: s.id,

@@ -2,16 +2,15 @@ import type { MethodInput, MethodOutputs } from '../../common/contract';
 import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
 import { worktreeEnv } from '../../common/worktree-env';
-import { workspaceCwd } from '../workspaces/workspace-cwd';
 import type { Limits } from '../../common/limits';
 import { stripAnsi } from '../../common/ansi';
 import { keyBytes } from '../../common/shell-keys';
 import { PatternError } from '../../common/safe-pattern';
-import type { CallContext, EngineContext, Feature } from '../core/feature';
+import type { CallContext, EngineContext, Feature } from '../room/index';
 import { compilePatterns, waitForOutput, type CompiledPatterns } from './output-wait';
 import type { ShellRegistry } from './shell-registry';
 import type { ShellView } from '../../common/methods/shells';
-import type { ShellSession } from './shell-session';
+import type { PtyShell } from './pty-shell';
 import { runInShell } from './shell-run';
 import { viewOf } from './shell-view';
 import { decodeCursor, encodeCursor, numberAt } from '../core/paging';
@@ -31,7 +30,10 @@ export interface RemoteShellPort {
 }
 
 /** shell_open / shell_io / shell_close / shell_list over the room's shell registry. */
-export function shellsFeature(ctx: EngineContext, shells: ShellRegistry, limits: Limits, remote?: RemoteShellPort): Feature<ShellMethods> {
+/** The folder a shell naming a handoff starts in (its worktree, or `cwd` inside it): engine.ts builds it once. */
+export type HandoffFolder = (caller: Caller, handoffId: string, cwd?: string) => string;
+
+export function shellsFeature(ctx: EngineContext, shells: ShellRegistry, limits: Limits, handoffFolder: HandoffFolder, remote?: RemoteShellPort): Feature<ShellMethods> {
   const isRemote = (id: string) => remote?.owns(id) === true;
   async function io(caller: Caller, input: MethodInput<'shell_io'>, call: CallContext): Promise<MethodOutputs['shell_io']> {
     // a wait on the status of another participant's terminal, and nothing else: allowed, and answered with its state only
@@ -100,7 +102,7 @@ export function shellsFeature(ctx: EngineContext, shells: ShellRegistry, limits:
    * Another participant's terminal, watched: the wait on its status, and an answer that holds its state and when
    * it began, nothing of its output, screen, title or the words of its reason (those can quote what is on it).
    */
-  async function watchStatus(session: ShellSession, input: MethodInput<'shell_io'>, call: CallContext): Promise<MethodOutputs['shell_io']> {
+  async function watchStatus(session: PtyShell, input: MethodInput<'shell_io'>, call: CallContext): Promise<MethodOutputs['shell_io']> {
     const spec = input.wait;
     if (spec?.until !== 'status') throw new RoomError('INTERNAL', 'a watch is a status wait');
     const timeoutMs = Math.min(spec.timeoutMs ?? limits.shellDefaultWaitMs, limits.shellMaxWaitMs);
@@ -121,7 +123,7 @@ export function shellsFeature(ctx: EngineContext, shells: ShellRegistry, limits:
         }
         const { handoffId, host: _here, ...open } = input;
         // a shell in a worktree gets that worktree's own ports and name (what the shell is given explicitly wins)
-        return { shell: viewOf(shells.open(caller, handoffId === undefined ? open : { ...open, cwd: workspaceCwd(ctx, caller, handoffId, open.cwd), env: { ...worktreeEnv(handoffId), ...open.env } })) };
+        return { shell: viewOf(shells.open(caller, handoffId === undefined ? open : { ...open, cwd: handoffFolder(caller, handoffId, open.cwd), env: { ...worktreeEnv(handoffId), ...open.env } })) };
       },
       shell_io: (caller, input, call) => (remote && isRemote(input.shellId) ? remote.io(caller, input) : io(caller, input, call)),
       shell_run: (caller, input, call) =>

@@ -1,6 +1,6 @@
 import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
-import type { EngineContext } from '../core/feature';
+import type { EngineContext } from '../room/index';
 import { eventOf, type EventRow } from '../store/events';
 import type { TaskService } from './task-service';
 

@@ -2,7 +2,7 @@ import type { Caller } from '../../common/dto';
 import { isRoomError, RoomError } from '../../common/errors';
 import { isTerminalTask, nextTaskStatus, type TaskStatus } from '../../common/task-machine';
 import type { RoomEvent } from '../core/event-bus';
-import type { EngineContext, EventInput } from '../core/feature';
+import type { EngineContext, EventInput } from '../room/index';
 import type { TaskChange as StoreTaskChange, TaskRecord } from '../store/tasks';
 import { decodeCursor, encodeCursor, stringAt } from '../core/paging';
 import { canSeeTask } from './task-visibility';

@@ -4,9 +4,7 @@ import { isInside } from '../core/fs-safe';
 import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
 import type { EvidenceFile, EvidenceRun, EvidenceSummary } from '../../common/handoff-dto';
-import { taskLogUri } from '../../common/task-record';
-import type { EngineContext } from '../core/feature';
-import { GraphRepo } from '../store/graphs';
+import type { EngineContext } from '../room/index';
 import type { HandoffRecord } from '../store/handoffs';
 import { IntentRepo, WorkspaceRepo, type WorkspaceRecord } from '../store/workspaces';
 import { PROC_TAG_ENV } from '../process/process-tree';
@@ -26,6 +24,9 @@ export const gitTagPrefix = (roomId: string) => `${procTags.roomPrefix(roomId)}g
 
 const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
 
+/** A graph run as a workspace's evidence lists it, read from its owner (graphs/, handed in by engine.ts). */
+export type GraphRunReads = (graphId: string) => EvidenceRun | undefined;
+
 export interface Captured {
   summary: EvidenceSummary;
   files: EvidenceFile[];
@@ -41,16 +42,15 @@ export class WorkspaceService {
   readonly repo: WorkspaceRepo;
   readonly intents: IntentRepo;
   readonly locks: RepoLocks;
-  private readonly graphs: GraphRepo;
-
+  /** `runOf`: the graph runs started in a workspace, read from graphs/ (the engine's service has it). */
   constructor(
     private readonly ctx: EngineContext,
     private readonly caps: PatchCaps = PATCH_CAPS,
+    private readonly runOf: GraphRunReads = () => undefined,
   ) {
     this.repo = new WorkspaceRepo(ctx.room.db);
     this.intents = new IntentRepo(ctx.room.db);
     this.locks = new RepoLocks(ctx.room.paths.dataDir, ctx.room.location.markdownPath);
-    this.graphs = new GraphRepo(ctx.room.db);
   }
 
   plan(repoPath: string, base: string | undefined): Promise<WorkspacePlan> {
@@ -105,17 +105,7 @@ export class WorkspaceService {
 
   /** The graph runs started in a workspace, with their failed stages and where each one's log is. */
   runs(graphIds: readonly string[]): EvidenceRun[] {
-    const out: EvidenceRun[] = [];
-    for (const id of graphIds) {
-      const g = this.graphs.graph(id);
-      if (!g) continue;
-      const failed = this.graphs
-        .stages(id)
-        .filter((s) => s.state === 'failed')
-        .map((s) => ({ stageId: s.stageId, state: s.errorCode ? `${s.state} (${s.errorCode})` : s.state, log: taskLogUri(`${id}:${s.stageId}`) }));
-      out.push({ graphId: id, name: g.name, state: g.state, failed });
-    }
-    return out;
+    return graphIds.map((id) => this.runOf(id)).filter((run): run is EvidenceRun => run !== undefined);
   }
 
   /**

@@ -4,7 +4,7 @@ import { RoomError } from '../../common/errors';
 import { isInside } from '../core/fs-safe';
 import { changedPaths, type MergePath } from './checkout';
 import { git, gitOk, gitProblem, identity } from './git';
-import { worktreeBesideRoom, worktreeInDataDir } from '../room/room-paths';
+import { worktreeBesideRoom, worktreeInDataDir } from '../core/room-paths';
 
 /** The repository and base a handoff's workspace starts from, as resolved when the handoff is created. */
 export interface WorkspacePlan {

@@ -2,8 +2,25 @@ import type http from 'node:http';
 import type { AuthInfo, JSONRPCMessage } from '@modelcontextprotocol/server';
 import type { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import type { Caller } from '../../common/dto';
-import { keptForReplay } from '../transport/event-store';
-import { TextSplices } from './text-splices';
+import { RPC } from '../transport/rpc-errors';
+import { carriesStandIn, TextSplices } from './text-splices';
+
+/**
+ * What is kept for replay of an answer that held large strings (text-splices.ts), and what a resumed stream is
+ * sent for one whose strings are gone: an error for the same request that says to call again. The strings are
+ * written into the answer as it is sent and not kept, so a replay buffer of 256 answers cannot hold 256 shell
+ * pages of a megabyte (each twice: the structured content and its JSON text); the page itself stays readable by
+ * its cursor.
+ */
+export function keptForReplay(message: JSONRPCMessage): JSONRPCMessage {
+  const id = (message as { id?: unknown }).id;
+  if ((typeof id !== 'string' && typeof id !== 'number') || !carriesStandIn(message)) return message;
+  return {
+    jsonrpc: '2.0',
+    id,
+    error: { code: RPC.replayDropped, message: 'this answer was too large to keep for replay after the stream broke: send the same call again (a shell page is read again by its cursor)' },
+  } as JSONRPCMessage;
+}
 
 type RequestId = string | number;
 const ORPHANS_KEPT = 256;
@@ -45,7 +62,7 @@ export class SessionSplices {
       this.pending.delete(id);
       if (written) return splices.release();
       // cut short: a later answer to it holds nothing and goes out whole; one that already held strings is sent,
-      // if the stream is resumed, as the error the replay buffer keeps for it (event-store.ts)
+      // if the stream is resumed, as the error the replay buffer keeps for it (eras/event-store-2025.ts)
       if (splices.size > 0) this.orphan(id);
       splices.forget();
     };

@@ -129,7 +129,7 @@ describe('runtime', () => {
 describe('retention and closing', () => {
   /** A graph of one stage run to its end, with what spools it: the repository and the artifact folder. */
   async function endedGraph(id: string, command: string) {
-    const { artifactRootOf } = await import('../../../src-main/engine/room/room-paths');
+    const { artifactRootOf } = await import('../../../src-main/engine/core/room-paths');
     const { GraphRepo } = await import('../../../src-main/engine/store/graphs');
     const out = await b.run({ stages: [{ id, command }] });
     await b.waitEnded(out.graphId);

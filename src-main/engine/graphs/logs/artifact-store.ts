@@ -4,7 +4,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { checkPrivateFile, ensurePrivateDir, writePrivateFileBy } from '../../core/fs-safe';
 import type { GraphRecord, GraphRepo } from '../../store/graphs';
-import type { EngineContext } from '../../core/feature';
+import type { EngineContext } from '../../room/index';
 import { readLogFile } from './stage-log';
 import { logSize } from './stage-log-reader';
 import { isDiskFullError } from '../../../common/errors';

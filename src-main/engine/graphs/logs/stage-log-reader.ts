@@ -3,7 +3,7 @@ import type { Caller } from '../../../common/dto';
 import { RoomError } from '../../../common/errors';
 import type { Limits } from '../../../common/limits';
 import type { GraphRepo } from '../../store/graphs';
-import type { LogReader } from '../../tasks/task-logs';
+import type { LogReader } from '../../tasks/index';
 import { readStageLog, unpackArtifact, visibleGraph } from '../graph-views';
 import { sliceLog } from './stage-log';
 import type { GrowthSignal } from '../../core/growth-signal';

@@ -1,12 +1,12 @@
 import type { StageErrorCode, StageState } from '../../../common/graphs/stage-machine';
-import type { EngineContext, EventInput } from '../../core/feature';
+import type { EngineContext, EventInput } from '../../room/index';
 import type { GraphRepo, StageChange, StageRecord } from '../../store/graphs';
 import { AttemptSupervisor, type Live, type Signal, type SupervisorOptions } from './attempt-supervisor';
 import { outcomeOf, startingChange } from './attempt-outcome';
 import { stageTaskId } from '../graph-views';
 import { noteGraphProgress } from '../graph-task';
 import { settleGraph, type SettleDeps, type TickWork } from './graph-settle';
-import type { TaskService } from '../../tasks/task-service';
+import type { TaskService } from '../../tasks/index';
 import { PendingPids } from './pending-pids';
 import { StageCache } from './stage-cache';
 import { TickBackoff } from './tick-backoff';

@@ -1,8 +1,8 @@
 import { decideOn } from '../../../common/graphs/graph-scheduler';
 import { deriveGraphState, hasEnded, type StageErrorCode, type StageState } from '../../../common/graphs/stage-machine';
-import type { EventInput } from '../../core/feature';
+import type { EventInput } from '../../room/index';
 import type { GraphRecord, GraphRepo, StageChange, StageRecord } from '../../store/graphs';
-import type { TaskService } from '../../tasks/task-service';
+import type { TaskService } from '../../tasks/index';
 import type { AttemptSupervisor } from './attempt-supervisor';
 import { finishGraphTask } from '../graph-task';
 import type { StageCache } from './stage-cache';

@@ -1,11 +1,11 @@
 import { decide } from '../../../common/graphs/graph-scheduler';
 import { deriveGraphState, type StageState } from '../../../common/graphs/stage-machine';
-import type { EngineContext, EventInput } from '../../core/feature';
+import type { EngineContext, EventInput } from '../../room/index';
 import { findTagged, isAlive, killTree, type ProcessIdentity, type TaggedProcess } from '../../process/process-tree';
 import type { GraphRepo, StageRecord } from '../../store/graphs';
 import { schedStages, stageTaskId } from '../graph-views';
 import { endGraphTask } from '../graph-task';
-import type { TaskService } from '../../tasks/task-service';
+import type { TaskService } from '../../tasks/index';
 
 /**
  * Restart reconciliation, run once when the room opens, before anything new starts. A previous runner that

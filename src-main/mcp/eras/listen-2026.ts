@@ -4,11 +4,11 @@ import type { Caller } from '../../common/dto';
 import { isTerminalTask } from '../../common/task-machine';
 import type { DoorEngine } from '../../engine/index';
 import { sendRpcError } from '../../net/http-json';
-import { mayReadMarkdown, parseResourceUri, readLog, watchResource } from '../resources';
-import { toDetailedTaskV2 } from './task-wire';
+import { mayReadMarkdown, parseResourceUri, readLog, watchResource } from '../surface/resources';
+import { toDetailedTaskV2 } from '../tasks/task-wire';
 import type { TaskRecord } from '../../common/task-record';
-import { TASKS_EXTENSION } from './tasks-extension';
-import { SERVER_INFO } from '../tools';
+import { TASKS_EXTENSION } from '../tasks/tasks-extension';
+import { SERVER_INFO } from '../surface/tools';
 import { RPC } from '../transport/rpc-errors';
 
 /** A subscriber whose unsent backlog passes this is dropped (the others are not held up). */

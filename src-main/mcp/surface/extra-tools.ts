@@ -1,6 +1,6 @@
 import type { ServerContext } from '@modelcontextprotocol/server';
-import type { Caller } from '../common/dto';
-import type { TaskRecord } from '../common/task-record';
+import type { Caller } from '../../common/dto';
+import type { TaskRecord } from '../../common/task-record';
 
 export type TaskSupport = 'forbidden' | 'optional' | 'required';
 

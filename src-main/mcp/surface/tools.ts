@@ -1,23 +1,23 @@
 import { z } from 'zod';
 import { ProtocolError, ProtocolErrorCode, Server, type ServerContext } from '@modelcontextprotocol/server';
-import { CONTRACT, isMethodName, type MethodName, type MethodSpec } from '../common/contract';
-import type { Caller } from '../common/dto';
-import { toPublicError } from '../common/errors';
-import { RUNNER_VERSION } from '../common/version';
-import { toolSurface } from '../common/tool-surface';
-import type { DoorEngine } from '../engine/index';
-import type { TaskRecord } from '../common/task-record';
+import { CONTRACT, isMethodName, type MethodName, type MethodSpec } from '../../common/contract';
+import type { Caller } from '../../common/dto';
+import { toPublicError } from '../../common/errors';
+import { RUNNER_VERSION } from '../../common/version';
+import { toolSurface } from '../../common/tool-surface';
+import type { DoorEngine } from '../../engine/index';
+import type { TaskRecord } from '../../common/task-record';
 import type { ExtraTool, TaskSupport } from './extra-tools';
 import { enforceCapabilities } from './method-capabilities';
 import { registerResourceHandlers } from './resources';
-import { noteCreatedTask, registerLegacyTaskHandlers } from './tasks/tasks-legacy';
-import { registerModernTaskHandlers } from './tasks/tasks-modern';
-import { toTaskV1, toTaskV2 } from './tasks/task-wire';
-import { followGraphProgress } from './tasks/task-progress';
-import { gateTasksCapability, requireTasksVersion, sessionServesTasks } from './transport/legacy-versions';
-import { splicesOf, type TextSplices } from './splices/text-splices';
+import { noteCreatedTask, registerLegacyTaskHandlers } from '../tasks/tasks-2025';
+import { registerModernTaskHandlers } from '../tasks/tasks-2026';
+import { toTaskV1, toTaskV2 } from '../tasks/task-wire';
+import { followGraphProgress } from '../tasks/task-progress';
+import { gateTasksCapability, requireTasksVersion, sessionServesTasks } from '../transport/versions-2025';
+import { splicesOf, type TextSplices } from '../splices/text-splices';
 import { answerText, compactAnswer } from './answers';
-import { declaresTasksExtension, missingTasksExtension, TASKS_EXTENSION } from './tasks/tasks-extension';
+import { declaresTasksExtension, missingTasksExtension, TASKS_EXTENSION } from '../tasks/tasks-extension';
 
 export const SERVER_INFO = { name: 'commonroom', version: RUNNER_VERSION } as const;
 
@@ -82,7 +82,7 @@ function resolveTool(engine: DoorEngine, caller: Caller, name: string, extras: r
 
 /**
  * The structured answer (silent fields left out below its top level) and a text summary of it for clients
- * that hand the model only text (mcp/answers.ts). With `splices`, its large strings are held there and
+ * that hand the model only text (mcp/surface/answers.ts). With `splices`, its large strings are held there and
  * written into the answer's bytes after the SDK.
  */
 function textResult(method: MethodName, result: Record<string, unknown>, splices?: TextSplices) {

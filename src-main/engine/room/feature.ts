@@ -3,12 +3,13 @@ import type { MethodInput, MethodName, MethodOutputs } from '../../common/contra
 import type { Caller } from '../../common/dto';
 import { isDiskFullError, RoomError } from '../../common/errors';
 import type { Limits } from '../../common/limits';
-import type { EventBus, RoomEvent } from './event-bus';
-import type { IdSource } from './ids';
+import type { EventBus, RoomEvent } from '../core/event-bus';
+import type { IdSource } from '../core/ids';
 import type { TaggedProcess } from '../process/process-tree';
-import type { Room } from '../room/room';
-import { RunnerHealth } from './runner-health';
+import type { Room } from './room';
+import { RunnerHealth } from '../core/runner-health';
 import { AgentSandbox } from '../process/agent-sandbox';
+import { ProcessLauncher } from '../process/launcher';
 import { writableFoldersFor } from '../store/participants';
 
 /** Per-call context from the door: the client's cancellation (a closed request, notifications/cancelled). */
@@ -40,6 +41,8 @@ export interface EngineContext {
   health: RunnerHealth;
   /** The OS sandbox agents' shells and graph stages run in (process/agent-sandbox.ts). */
   sandbox: AgentSandbox;
+  /** Where and how a shell, a stage or an agent's client starts (process/launcher.ts): every process asks it. */
+  launcher: ProcessLauncher;
   /**
    * Runs `fn` in one BEGIN IMMEDIATE transaction, appends the events it returns in the same transaction,
    * and publishes them after the commit. Nothing is published when `fn` throws (nothing was written).
@@ -117,6 +120,7 @@ export function makeContext(room: Room, bus: EventBus, deps: { ids: IdSource; li
     limits: deps.limits,
     health,
     sandbox,
+    launcher: new ProcessLauncher(sandbox),
     now: () => room.now(),
     elapsedMs: () => performance.now(),
     commit<T>(fn: () => { value: T; events: EventInput[] }): T {

@@ -1,7 +1,7 @@
 import { RoomError } from '../../common/errors';
 import type { UiSessionView } from '../../common/methods/ui';
 import { UI_PATH } from '../../common/ui-protocol';
-import { hashToken, looksLikeToken, mintToken } from './tokens';
+import { hashToken, looksLikeToken, mintToken } from '../core/tokens';
 
 /** Kept per room process: more sign-ins than this drop the one used longest ago that has no open socket. */
 const MAX_SESSIONS = 64;
@@ -39,7 +39,7 @@ export type SignIn = { ok: true; secret: string; sessionId: string } | { ok: fal
  * and sends with its socket; nothing is ambient, so no cookie reaches another local port, and a link used once
  * is refused after. A session can be listed and revoked; revoking closes its sockets at once.
  */
-export class UiSessions {
+export class BrowserSignIns {
   private base: URL | null = null;
   private readonly links = new Map<string, Link>();
   private readonly used = new Map<string, true>();

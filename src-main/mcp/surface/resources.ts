@@ -3,9 +3,9 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { ProtocolError, ProtocolErrorCode, type Server } from '@modelcontextprotocol/server';
-import type { Caller } from '../common/dto';
-import { isRoomError } from '../common/errors';
-import type { DoorEngine } from '../engine/index';
+import type { Caller } from '../../common/dto';
+import { isRoomError } from '../../common/errors';
+import type { DoorEngine } from '../../engine/index';
 
 /**
  * Resources: the room's markdown file, task-log://{taskId} (every graph run and stage, every task) and

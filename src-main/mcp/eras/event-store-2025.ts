@@ -1,23 +1,5 @@
 import type { EventStore, JSONRPCMessage } from '@modelcontextprotocol/server';
-import { RPC } from './rpc-errors';
-import { carriesStandIn } from '../splices/text-splices';
-
-/**
- * What is kept for replay of an answer that held large strings (text-splices.ts), and what a resumed stream is
- * sent for one whose strings are gone: an error for the same request that says to call again. The strings are
- * written into the answer as it is sent and not kept, so a replay buffer of 256 answers cannot hold 256 shell
- * pages of a megabyte (each twice: the structured content and its JSON text); the page itself stays readable by
- * its cursor.
- */
-export function keptForReplay(message: JSONRPCMessage): JSONRPCMessage {
-  const id = (message as { id?: unknown }).id;
-  if ((typeof id !== 'string' && typeof id !== 'number') || !carriesStandIn(message)) return message;
-  return {
-    jsonrpc: '2.0',
-    id,
-    error: { code: RPC.replayDropped, message: 'this answer was too large to keep for replay after the stream broke: send the same call again (a shell page is read again by its cursor)' },
-  } as JSONRPCMessage;
-}
+import { keptForReplay } from '../splices/session-splices';
 
 /**
  * Replay buffer for one legacy session's SSE streams (resumability with Last-Event-ID). Bounded: the oldest

@@ -1,6 +1,6 @@
-import type { MethodName } from '../common/contract';
-import type { LineComment, MergePreview } from '../common/handoff-dto';
-import { commentLines, previewLines, wholePreview } from '../common/merge-preview-text';
+import type { MethodName } from '../../common/contract';
+import type { LineComment, MergePreview } from '../../common/handoff-dto';
+import { commentLines, previewLines, wholePreview } from '../../common/merge-preview-text';
 
 /**
  * What a tool call answers, shaped for the model that pays for every byte of it.

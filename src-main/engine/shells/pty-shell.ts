@@ -60,7 +60,7 @@ export interface InputRecord {
  * Output goes into the ring only (bounded); every consumer reads from the ring at its own cursor, so a slow
  * consumer never makes the runner hold more than the ring.
  */
-export class ShellSession {
+export class PtyShell {
   readonly ring: ScrollbackRing;
   readonly startedAt: string;
   readonly process: ProcessIdentity;

@@ -1,7 +1,7 @@
 import type http from 'node:http';
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import { sendRpcError } from '../../net/http-json';
-import { RPC } from './rpc-errors';
+import { RPC } from '../transport/rpc-errors';
 import { TextSplices } from '../splices/text-splices';
 
 /** The web-standard face of createMcpHandler: one Request in, one Response out. */

@@ -5,7 +5,7 @@ import { isTerminalTask } from '../../common/task-machine';
 import type { DoorEngine } from '../../engine/index';
 import type { TaskRecord } from '../../common/task-record';
 import { asTaskCall, toTaskV1 } from './task-wire';
-import { requireTasksVersion } from '../transport/legacy-versions';
+import { requireTasksVersion } from '../transport/versions-2025';
 import { lazily } from '../../common/lazily';
 
 // built on the first 2025 session's server (2026 requests never need it)

@@ -1,7 +1,7 @@
 import { ProtocolError, ProtocolErrorCode, type Server } from '@modelcontextprotocol/server';
-import type { Capability } from '../common/capabilities';
-import { CONTRACT, isMethodName } from '../common/contract';
-import type { Caller } from '../common/dto';
+import type { Capability } from '../../common/capabilities';
+import { CONTRACT, isMethodName } from '../../common/contract';
+import type { Caller } from '../../common/dto';
 
 /**
  * The one table of what every MCP method needs, for both eras. `null`: any authenticated participant (the

@@ -4,12 +4,12 @@ import { isInitializeRequest } from '@modelcontextprotocol/server';
 import type { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import type { Caller } from '../../common/dto';
 import type { DoorEngine } from '../../engine/index';
-import { BoundedEventStore } from './event-store';
+import { BoundedEventStore } from './event-store-2025';
 import { sendRpcError } from '../../net/http-json';
-import { buildMcpServer } from '../tools';
-import type { ExtraTool } from '../extra-tools';
-import { RPC } from './rpc-errors';
-import { sendSseAtOnce } from './sse-at-once';
+import { buildMcpServer } from '../surface/tools';
+import type { ExtraTool } from '../surface/extra-tools';
+import { RPC } from '../transport/rpc-errors';
+import { sendSseAtOnce } from '../transport/sse-at-once';
 import { SessionSplices } from '../splices/session-splices';
 import { controlsToSpaces } from '../../common/ansi';
 

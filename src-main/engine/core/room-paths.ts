@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { Paths } from '../core/config';
+import type { Paths } from './config';
 
 /**
  * Every file and folder a room and its runner keep, named in one place. A room is `<name>.md` with, beside it,

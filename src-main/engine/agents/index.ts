@@ -1,0 +1,6 @@
+/**
+ * The agents face: agent clients started in the room as shells. The one feature that calls other features,
+ * through `Engine.call` (a closure engine.ts hands it), never by import. Owns no table.
+ */
+
+export { agentsFeature } from './agents-feature';

@@ -1,0 +1,39 @@
+import { RoomError } from '../../common/errors';
+import type { AgentSandbox, SandboxRequest, SandboxState } from './agent-sandbox';
+import type { Launch } from './sandbox-launch';
+
+/**
+ * Where a process runs. Only this machine today; another host (a node over SSH that owns its PTYs) is the
+ * next step, and enters here: a placement names it, and `launch` is where it is reached.
+ */
+export type ProcessHost = 'local';
+
+/** Where and how one process runs: its host, and the OS sandbox it runs in (null: as it is). */
+export interface Placement {
+  host: ProcessHost;
+  sandbox: Exclude<SandboxState['kind'], 'none'> | null;
+}
+
+/**
+ * The one place that decides where and how a shell, a graph stage or an agent's client starts: an agent's
+ * process runs in the OS sandbox (when this machine has one), the person's own as it is. Shells and stages
+ * ask it; neither decides for itself. (The room's own git runs on this machine as the room, with a clean
+ * environment: workspaces/git.ts.)
+ */
+export class ProcessLauncher {
+  constructor(private readonly sandbox: AgentSandbox) {}
+
+  /** The placement of a process started for a participant of this role (undefined: no such participant). */
+  placementFor(role: string | undefined): Placement {
+    // only an agent's process asks whether this machine has a sandbox (finding out runs a probe)
+    const kind = role === 'agent' ? this.sandbox.state.kind : 'none';
+    return { host: 'local', sandbox: kind !== 'none' ? kind : null };
+  }
+
+  /** What to start for `request` placed at `placement`: the sandbox program around it, or the process as it is. */
+  launch(placement: Placement, request: SandboxRequest): Launch {
+    if (placement.host !== 'local') throw new RoomError('UNAVAILABLE', `processes run on this machine only (asked for host ${String(placement.host)})`);
+    const { file, args, env } = request;
+    return placement.sandbox === null ? { file, args, env } : this.sandbox.wrap(request);
+  }
+}
