@@ -1,5 +1,5 @@
 /**
- * The real Claude Code, Codex and Gemini CLI, started by the room (agent_start) and driven through real turns against a
+ * The real Claude Code, Codex, Gemini CLI and opencode, started by the room (agent_start) and driven through real turns against a
  * scripted model server of the test's own (test/helpers/scripted-model.ts): asked to run a shell command and to
  * call one of the room's MCP tools, each shows its own permission prompt while it keeps drawing (Claude Code
  * blinks a dot, Codex redraws), so the quiet the screen rules used to wait for never comes. The room reads each
@@ -18,7 +18,7 @@ import { startTestRunner, type TestRunner } from '../helpers/runner';
 import { startScriptedModel, type ScriptedModel } from '../helpers/scripted-model';
 import { realClients } from '../helpers/real-clients';
 
-const { bin: BIN, reason } = realClients(['claude', 'codex', 'gemini']);
+const { bin: BIN, reason } = realClients(['claude', 'codex', 'gemini', 'opencode']);
 
 let model: ScriptedModel;
 let runner: TestRunner;
@@ -49,8 +49,22 @@ beforeAll(async () => {
   );
   fs.mkdirSync(path.join(home, '.gemini'));
   fs.writeFileSync(path.join(home, '.gemini', 'settings.json'), JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } }, general: { disableAutoUpdate: true, disableUpdateNag: true } }));
+  // opencode: the scripted model as a provider of its own (Anthropic's API), asking before every tool
+  fs.mkdirSync(path.join(home, '.config', 'opencode'), { recursive: true });
+  fs.writeFileSync(
+    path.join(home, '.config', 'opencode', 'opencode.json'),
+    JSON.stringify({
+      model: 'scripted/claude-scripted',
+      autoupdate: false,
+      share: 'disabled',
+      permission: { '*': 'ask', bash: 'ask' },
+      provider: { scripted: { npm: '@ai-sdk/anthropic', name: 'scripted', options: { baseURL: `${model.url}/v1`, apiKey: KEY }, models: { 'claude-scripted': { name: 'claude-scripted', tool_call: true } } } },
+    }),
+  );
   // the room process (this test's) finds the clients on its PATH, and its agents inherit its environment
   Object.assign(process.env, {
+    OPENCODE_DISABLE_AUTOUPDATE: '1',
+    OPENCODE_DISABLE_MODELS_FETCH: '1',
     GEMINI_API_KEY: 'scripted-gemini-key',
     GOOGLE_GEMINI_BASE_URL: model.url,
     HOME: home,
@@ -107,8 +121,10 @@ describe.skipIf(reason !== '')(`a real CLI's permission prompt reads waiting whi
     { client: 'codex', kind: 'MCP tool', ask: () => 'call shell_open', prompt: /Allow the commonroom MCP server to run tool "shell_open"\?/, result: /"shell"/ },
     { client: 'gemini-cli', kind: 'shell command', ask: (made: string) => `call run_shell_command ${JSON.stringify({ command: command(made), description: 'wait, then make a file' })}`, prompt: /Allow execution of/, made: 'made-by-gemini' },
     { client: 'gemini-cli', kind: 'MCP tool', ask: () => 'call room_info', prompt: /Allow execution of MCP tool "room_info"/, result: /commonroom [^,]+, schema \d+/ },
+    { client: 'opencode', kind: 'shell command', ask: (made: string) => `call bash ${JSON.stringify({ command: command(made), description: 'wait, then make a file' })}`, prompt: /Permission required/, made: 'made-by-opencode' },
+    { client: 'opencode', kind: 'MCP tool', ask: () => 'call room_info', prompt: /Permission required/, result: /commonroom [^,]+, schema \d+/ },
   ] as const;
-  const ready = { 'claude-code': /❯/, codex: /Ask Codex to do anything|›/, 'gemini-cli': /Type your message/ } as const;
+  const ready = { 'claude-code': /❯/, codex: /Ask Codex to do anything|›/, 'gemini-cli': /Type your message/, opencode: /Ask anything/ } as const;
   for (const c of cases) {
     it(`${c.client}, its ${c.kind} prompt: waiting within 2 s with its words, one wait; answered, working, then idle, and it ran`, { timeout: 120_000 }, async () => {
       const { agent } = await runner.running.engine.call(op(), 'agent_start', { client: c.client, cwd: work, cols: 120, rows: 40 });

@@ -99,11 +99,11 @@ describe('a shell status', () => {
   });
 });
 
-describe('each client\'s rules on its real screens (captured from the real CLI by test/clients/agents-started.test.ts)', () => {
+describe('each client\'s rules on its real screens (captured from the real CLI by test/clients/agents-started.test.ts and prompts-live.test.ts)', () => {
   const dir = path.join(__dirname, 'fixtures', 'screens');
   const files = fs.readdirSync(dir).filter((f) => f.endsWith('.txt'));
   it('there is a captured screen for each client that can be started without an account', () => {
-    expect(new Set(files.map((f) => f.split('.')[0]))).toEqual(new Set(['claude-code', 'codex', 'gemini-cli']));
+    expect(new Set(files.map((f) => f.split('.')[0]))).toEqual(new Set(['claude-code', 'codex', 'gemini-cli', 'opencode']));
   });
   for (const file of files) {
     const [client, what, expected] = file.split('.') as [string, string, string];
