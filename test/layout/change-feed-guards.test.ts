@@ -34,6 +34,7 @@ const ALLOWED: { file: string; code: string; why: string }[] = [
   { file: 'server/request-guards.ts', code: 'setTimeout(() => this.destroy(), LINGER_MS)', why: 'how long a refused client may go on sending: a deadline' },
   { file: 'server/request-guards.ts', code: 'setTimeout(() => {\n      if (this.unauth.has(socket)) socket.destroy();', why: 'how long a socket may stay without a valid token: a deadline' },
   { file: 'bridge/ui-shell-stream.ts', code: 'setTimeout(() => this.flush(), this.frameMs)', why: 'batches shell bytes into frames: armed by output, never reads state' },
+  { file: 'server/room-node.ts', code: "setInterval(() => {\n    void engine.call(engine.operator(), 'shell_list', {})", why: "a room node's idle exit (no connection, no live shell for 10 minutes): housekeeping, never an update" },
   { file: 'bridge/ui-shell-stream.ts', code: 'setTimeout(() => this.dropIdleSpares(), ms)', why: "lets a quiet stream's spare frame buffers go: housekeeping, never reads state" },
 ];
 
