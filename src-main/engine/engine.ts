@@ -26,7 +26,12 @@ import { TaskJobs } from './tasks/index';
 import { JOB_OPERATION } from './tasks/index';
 import { TaskService } from './tasks/index';
 import { TaskLogs, tasksFeature } from './tasks/index';
-import { hostsFeature, RemoteShells } from './hosts/index';
+import { HOST_EVENTS, hostsFeature, RemoteShells } from './hosts/index';
+import { HANDOFF_EVENTS } from './handoffs/index';
+import { GRAPH_EVENTS } from './graphs/index';
+import { TASK_EVENTS } from './tasks/index';
+import { PARTICIPANT_EVENTS } from './people/index';
+import { SHELL_EVENTS } from './shells/index';
 import { toCaller } from './store/participants';
 import type { AuditRepo } from './store/audit';
 import type { Room } from './room/index';
@@ -46,7 +51,8 @@ function buildFeatures(engine: Engine): Feature[] {
   const workspaces = handoffWorkspaces(ctx, engine.workspaces);
   const remoteShells = ctx.room.readOnly ? undefined : new RemoteShells(ctx);
   return [
-    roomFeature(ctx),
+    // the room's history shows each feature's events to whom that feature says
+    roomFeature(ctx, [HANDOFF_EVENTS, GRAPH_EVENTS, TASK_EVENTS, PARTICIPANT_EVENTS, SHELL_EVENTS, HOST_EVENTS]),
     participantsFeature(ctx, engine.presence),
     tasksFeature(ctx, engine.tasks),
     shellsFeature(ctx, engine.shells, limits, (caller, handoffId, cwd) => workspaces.folderFor(caller, handoffId, cwd), remoteShells),

@@ -38,6 +38,7 @@ const WRITTEN_IN: Record<string, string> = {
   workspaces: 'engine/store/workspaces.ts',
   workspace_intents: 'engine/store/workspaces.ts',
   workspace_files: 'engine/store/workspaces.ts',
+  hosts: 'engine/store/hosts.ts',
   runner: 'engine/room/room.ts',
   meta: 'engine/room/room.ts',
 };
@@ -52,6 +53,7 @@ const BUILT_BY: Record<string, string> = {
   HandoffRepo: 'engine/handoffs',
   WorkspaceRepo: 'engine/workspaces',
   IntentRepo: 'engine/workspaces',
+  HostRepo: 'engine/hosts',
 };
 
 describe('one owner per table', () => {

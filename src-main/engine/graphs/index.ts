@@ -5,3 +5,4 @@
 
 export { graphRunReads } from './graph-runs';
 export { graphsFeature } from './graphs-feature';
+export { GRAPH_EVENTS } from './graph-events';

@@ -50,8 +50,7 @@ type HandoffMethods =
   | 'handoff_since_review'
   | 'handoff_file'
   | 'handoff_cancel'
-  | 'handoff_task_cancel_as'
-  | 'workspace_history';
+  | 'handoff_task_cancel_as';
 
 /** Handoffs: durable work between participants, its task, approval, events, and the TTL sweeper. */
 export function handoffsFeature(ctx: EngineContext, tasks: TaskService, service: WorkspaceService, closeShellsIn?: CloseShellsIn, typeToAgent?: TypeToAgent): Feature<HandoffMethods> {
@@ -157,7 +156,6 @@ export function handoffsFeature(ctx: EngineContext, tasks: TaskService, service:
         const handoff = actions.cancel(as, h.id, input.reason ?? null);
         return { handoff, task: handoff.task };
       },
-      workspace_history: (caller, input) => q.history(caller, input),
     },
     async start(startup) {
       // steps on people's repositories a crash cut short: finished or undone before anything else runs

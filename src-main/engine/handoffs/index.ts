@@ -6,3 +6,4 @@
 
 export { handoffsFeature } from './handoffs-feature';
 export { handoffWorkspaces } from './workspace-cwd';
+export { HANDOFF_EVENTS } from './handoff-events';

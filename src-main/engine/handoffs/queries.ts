@@ -3,7 +3,7 @@ import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
 import type { EventPage, EventView, HandoffView, TaskView } from '../../common/handoff-dto';
 import type { HandoffStatus } from '../../common/handoff-machine';
-import { HandoffRepo, VISIBLE_TO, viewerParams, type EndedFilter, type HandoffRecord, type Viewer } from '../store/handoffs';
+import { HandoffRepo, type EndedFilter, type HandoffRecord, type Viewer } from '../store/handoffs';
 import type { TaskRepo, TaskRecord } from '../store/tasks';
 import { workspaceView, type WorkspaceRepo } from '../store/workspaces';
 import { canSeeTask } from '../tasks/index';
@@ -141,28 +141,6 @@ export class HandoffQueries {
    * shells for operators.
    * Operators and approvers see everything.
    */
-  history(caller: Caller, page: { cursor?: string | undefined; limit?: number | undefined }): EventPage {
-    const operate = caller.capabilities.includes('operate') ? 1 : 0;
-    return this.page(
-      `SELECT e.* FROM events e WHERE e.id > @after AND (
-         @all = 1
-         OR (e.kind LIKE 'handoff.%' AND EXISTS (SELECT 1 FROM handoffs h WHERE h.id = e.subject AND ${VISIBLE_TO}))
-         OR (e.kind LIKE 'graph.%' AND EXISTS (SELECT 1 FROM tasks t
-               WHERE t.id = coalesce(json_extract(e.data, '$.graphId'), e.subject) AND (t.owner = @me OR t.assignee = @me)))
-         OR (e.kind LIKE 'task.%' AND EXISTS (SELECT 1 FROM tasks t WHERE t.id = e.subject AND (t.owner = @me OR t.assignee = @me)))
-         OR (e.kind LIKE 'participant.%' AND @operate = 1)
-         OR (e.kind LIKE 'shell.%' AND (@operate = 1 OR json_extract(e.data, '$.owner') = @me))
-         OR (e.kind NOT LIKE 'handoff.%' AND e.kind NOT LIKE 'graph.%' AND e.kind NOT LIKE 'task.%' AND e.kind NOT LIKE 'participant.%'
-             AND e.kind NOT LIKE 'shell.%')
-       )
-       ORDER BY e.id LIMIT @take`,
-      { ...viewerParams(viewerOf(caller)), operate },
-      page,
-      'history',
-      caller.name,
-    );
-  }
-
   /** Events after the cursor's event id, oldest first. A cursor is bound to its feed (this handoff, or this caller's history). */
   private page(
     sql: string,

@@ -5,3 +5,4 @@
  */
 export { hostsFeature } from './hosts-feature';
 export { RemoteShells } from './remote-shells';
+export { HOST_EVENTS } from './host-events';

@@ -9,3 +9,4 @@ export { Presence, PRESENCE_CHANGED } from './presence';
 export { Revocations } from './revocation';
 export { uiFeature } from './ui-feature';
 export { BrowserSignIns } from './sign-ins';
+export { PARTICIPANT_EVENTS } from './people-events';

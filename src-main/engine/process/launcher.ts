@@ -3,8 +3,9 @@ import type { AgentSandbox, SandboxRequest, SandboxState } from './agent-sandbox
 import type { Launch } from './sandbox-launch';
 
 /**
- * Where a process runs. Only this machine today; another host (a node over SSH that owns its PTYs) is the
- * next step, and enters here: a placement names it, and `launch` is where it is reached.
+ * Where a process runs: this machine. A shell on another host is not launched from here: the host's own room
+ * node owns its PTYs (engine/hosts: shell_open with `host` goes to the node, whose launcher places it there, in
+ * that host's sandbox), so a launch here is always local.
  */
 export type ProcessHost = 'local';
 

@@ -8,5 +8,6 @@
 
 export { type CallContext, type EngineContext, type EventInput, type Feature, type Handlers, makeContext, type MethodHandler, readOnlyRefusal } from './feature';
 export { roomFeature } from './room-feature';
+export { type EventRule } from './room-history';
 export { Room } from './room';
 export { findRunningRoom, type RunningRoomEndpoint } from './running-room';

@@ -7,3 +7,4 @@ export { type ShellAttachment, ShellRegistry, SHELLS_CHANGED } from './shell-reg
 export { type ShellExit, type ShellViewer } from './pty-shell';
 export { viewOf } from './shell-view';
 export { shellsFeature, type RemoteShellPort } from './shells-feature';
+export { SHELL_EVENTS } from './shell-events';

@@ -1,4 +1,4 @@
-import type { EngineContext } from '../room/index';
+import type { EngineContext, EventRule } from '../room/index';
 import type { PtyShell } from './pty-shell';
 
 /**
@@ -22,3 +22,6 @@ export function recordShellLife(ctx: EngineContext, session: PtyShell, closedBy:
     record('shell.ended', by ?? owner, { exitCode: exit.exitCode, signal: exit.signal, closed: by !== null });
   });
 }
+
+/** A shell's events are read by its owner, and by those who operate the room. */
+export const SHELL_EVENTS: EventRule = { prefix: 'shell.', visible: "@operate = 1 OR json_extract(e.data, '$.owner') = @me" };

@@ -11,3 +11,4 @@ export { type TaskError, TaskService } from './task-service';
 export { canSeeTask } from './task-visibility';
 export { tasksFeature } from './tasks-feature';
 export { taskView, unknownTask } from './task-view';
+export { TASK_EVENTS } from './task-events';
