@@ -104,7 +104,7 @@ describe('an agent started in the room, on the Terminals screen', () => {
       await dialog.getByTestId('start-agent').click();
       await expect.poll(() => dialog.getByTestId('new-agent-problem').innerText()).toMatch(/say which folder the agent works in/);
       const work = fs.mkdtempSync(path.join(os.tmpdir(), 'commonroom-new-agent-'));
-      await dialog.getByLabel('Folder').fill(work);
+      await dialog.getByLabel('Folder', { exact: true }).fill(work);
       await page.screenshot({ path: path.join(SHOTS, 'terminals-new-agent.png') });
       await dialog.getByTestId('start-agent').click();
       await dialog.waitFor({ state: 'detached' });

@@ -48,7 +48,7 @@ describe('the smaller things', () => {
     await open.click();
     await dialog.getByLabel('Another command').check();
     await dialog.locator('#agent-command').fill('/bin/sleep 600');
-    await dialog.getByLabel('Folder').fill(dir);
+    await dialog.getByLabel('Folder', { exact: true }).fill(dir);
     await dialog.getByTestId('agent-name').fill('reviewer');
     for (const [width, height] of [[1440, 900], [1024, 768], [390, 844]] as const) {
       await page.setViewportSize({ width, height });
