@@ -23,12 +23,14 @@ let runner: TestRunner;
 let agent: Client;
 let work: string;
 let dataDir: string;
+let personsHome: string;
 const feeders: ChildProcess[] = [];
 
 beforeAll(async () => {
   runner = await startTestRunner();
   agent = await connectAgent(runner.running, 'builder');
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'commonroom-links-work-'));
+  personsHome = fs.mkdtempSync(path.join(runner.home.root, 'person-home-'));
   dataDir = runner.home.paths.dataDir;
 }, 60_000);
 
@@ -39,11 +41,16 @@ afterAll(async () => {
   fs.rmSync(work, { recursive: true, force: true });
 });
 
-/** Opens the person's own bash (unsandboxed, sourcing the integration files), runs `command`, closes it. */
+/**
+ * Opens the person's own bash (unsandboxed, sourcing the integration files), runs `command`, closes it. Its HOME
+ * is a throw-away folder: what is under test is the room's data folder, and the machine's own ~/.bashrc (a
+ * pyenv init that waited a minute on a stale rehash lock) must neither slow it nor get its history.
+ */
 async function personsBash(command: string): Promise<string> {
   const { engine } = runner.running;
   const op = engine.operator();
-  const { shell } = await engine.call(op, 'shell_open', { shell: '/bin/bash', cwd: work });
+  const env = { HOME: personsHome, HISTFILE: '/dev/null' };
+  const { shell } = await engine.call(op, 'shell_open', { shell: '/bin/bash', cwd: work, env });
   try {
     const r = await engine.call(op, 'shell_run', { shellId: shell.id, command, timeoutMs: 20_000 });
     return r.output;

@@ -120,7 +120,11 @@ export async function runInShell(session: PtyShell, input: MethodInput<'shell_ru
     current.done = true;
     return result('shellExited', session.exit?.exitCode ?? null, session.ring.end, `the shell itself ended (${session.exit?.signal ?? `exit code ${session.exit?.exitCode}`})`);
   }
-  const hint = 'still running: call shell_run with only shellId to keep waiting, or with interrupt: true to send C-c';
+  // no mark at all yet: the shell is still in its start-up files (a ~/.bashrc waiting on a lock, a slow plugin
+  // manager); the command was typed and runs after them, so say where the time goes
+  const hint = marks.last === undefined
+    ? "the shell has not shown its first prompt yet: its start-up files (~/.bashrc, ~/.zshrc, …) are still running, and the command runs after them. Call shell_run with only shellId to keep waiting, or with interrupt: true to send C-c"
+    : 'still running: call shell_run with only shellId to keep waiting, or with interrupt: true to send C-c';
   return result(end === 'cancelled' ? 'cancelled' : 'running', null, session.ring.end, hint);
 }
 
@@ -129,8 +133,12 @@ function outputStart(session: PtyShell, marks: ShellMarks, run: ActiveRun): numb
   const c = marks.find('C', run.from);
   if (c) return c.end;
   // no C mark: cmd prints none, nor does bash before 4.4 started with --norc (no PS0); then the output
-  // starts after the echoed line, once the end is known
-  if (session.spec.integration?.family !== 'cmd' && !marks.find('D', run.from)) return null;
+  // starts after the echoed line, once the end is known. Any other sentinel line prints its own C first: a D
+  // without it is the first prompt's (a line typed while the start-up files still ran), not this command's end
+  // (after C-c the line may never have started: the status probe's D then ends it)
+  const family = session.spec.integration?.family;
+  if (run.mode === 'sentinel' && family !== 'cmd' && !run.interrupted) return null;
+  if (family !== 'cmd' && !marks.find('D', run.from)) return null;
   const read = session.read(run.from, 64 * 1024);
   const newline = read.bytes.indexOf(0x0a);
   return newline < 0 ? null : read.start + newline + 1;

@@ -94,6 +94,23 @@ describe('bash with the user\'s own start-up files', () => {
     expect(screen.output).not.toContain('syntax error');
     expect(screen.output).toMatch(/seen=[1-9]/);
   });
+
+  it('a ~/.bashrc that waits (a stale pyenv rehash lock) delays the shell, not the room: the answer says the start-up files are still running, and the command runs after them', { timeout: 60_000 }, async () => {
+    const home = fs.mkdtempSync(`${bench.home.root}/slow-home-`);
+    const go = `${home}/go`;
+    // what pyenv rehash does while another shell's lock file is left: wait for it (up to a minute)
+    fs.writeFileSync(`${home}/.bashrc`, `while [ ! -e '${go}' ]; do sleep 0.05; done\nPS1='RC> '\n`);
+    const shell = await bench.open({ shell: '/bin/bash', args: [], env: { HOME: home, HISTFILE: '/dev/null' } });
+    const early = await run({ shellId: shell.id, command: 'echo typed-early', timeoutMs: 1_000 });
+    expect(early.status).toBe('running');
+    expect(early.hint).toMatch(/not shown its first prompt yet: its start-up files .* are still running/);
+    fs.writeFileSync(go, '');
+    const done = await run({ shellId: shell.id, timeoutMs: 20_000 });
+    expect(done).toMatchObject({ status: 'finished', exitCode: 0 });
+    expect(done.output).toContain('typed-early');
+    const next = await run({ shellId: shell.id, command: 'echo after', timeoutMs: 20_000 });
+    expect(next).toMatchObject({ status: 'finished', exitCode: 0, output: 'after\n' });
+  });
 });
 
 describe('shell_run refusals', () => {
