@@ -78,8 +78,9 @@ describe('a graph of 10,000 stages', () => {
 
     await node('s0_1').click();
     await expect.poll(() => page.locator('.stage-panel-head h3').innerText()).toBe('s0_1');
-    page.once('dialog', (d) => void d.accept()); // it asks first: cancelling cannot be undone
+    // it asks first, in the app's own dialog: cancelling cannot be undone
     await page.getByRole('button', { name: 'Cancel graph' }).click();
+    await page.getByTestId('confirm-dialog').getByTestId('confirm-yes').click();
     await expect.poll(() => page.getByTestId('graph-state').innerText(), { timeout: 60_000 }).toMatch(/cancelled/);
     expect(pageErrors).toEqual([]);
   }, 240_000);

@@ -132,8 +132,9 @@ describe('a graph of 500 stages', () => {
     const stage = await node('s0-12').boundingBox();
     expect(canvas && stage && stage.x >= canvas.x && stage.x + stage.width <= canvas.x + canvas.width).toBe(true);
     // the view stays live: cancelling the graph reaches every node
-    page.once('dialog', (d) => void d.accept()); // it asks first: cancelling cannot be undone
+    // it asks first, in the app's own dialog: cancelling cannot be undone
     await page.getByRole('button', { name: 'Cancel graph' }).click();
+    await page.getByTestId('confirm-dialog').getByTestId('confirm-yes').click();
     await expect.poll(() => page.getByTestId('graph-state').innerText(), { timeout: 60_000 }).toMatch(/failed|cancelled/);
     expect(pageErrors).toEqual([]);
   }, 120_000);

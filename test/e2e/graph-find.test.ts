@@ -156,11 +156,16 @@ describe('a big graph by keyboard', () => {
     await tabTo(`.graph-row[data-graph-id="${run.graphId}"]`);
     await page.keyboard.press('Enter');
     await tabTo('button:Cancel graph');
-    const asked: string[] = [];
-    page.once('dialog', (d) => (asked.push(d.message()), void d.accept()));
+    await page.keyboard.press('Enter');
+    // it asks in the app's dialog, the safe answer focused first; Tab to the one that cancels
+    const asked = page.getByTestId('confirm-dialog');
+    await asked.waitFor();
+    expect(await asked.innerText()).toMatch(/^Cancel a long job to cancel\?/);
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Keep it running');
+    await tabTo('button:Cancel graph');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('confirm-yes');
     await page.keyboard.press('Enter');
     await expect.poll(() => page.getByTestId('graph-state').innerText(), { timeout: 15_000 }).toContain('cancelled');
-    expect(asked[0]).toMatch(/^Cancel a long job to cancel\?/);
     expect(await stageState(runner, run.graphId, 'slow')).toBe('cancelled');
     expect(pageErrors).toEqual([]);
   });

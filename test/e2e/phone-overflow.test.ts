@@ -149,7 +149,8 @@ describe('on a phone, 360 to 430 px wide', () => {
   it('the review keeps Approve and Reject on screen; the Agents table shows agents as cards; no F6 hint', { timeout: 60_000 }, async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await SCREENS[2]?.[1]();
-    for (const button of ['.decision-panel button.primary', '.decision-panel button.danger']) {
+    // by what they do, not their look: Approve is not the primary button while the merge preview holds it back
+    for (const button of ['.decision-panel [data-testid="approve"]', '.decision-panel [data-testid="reject"]']) {
       const box = await page.locator(button).first().boundingBox();
       expect(box, button).not.toBeNull();
       expect((box?.x ?? -1) >= 0 && (box?.x ?? 0) + (box?.width ?? 0) <= 390, `${button} within the width`).toBe(true);
