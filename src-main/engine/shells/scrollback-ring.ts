@@ -157,6 +157,15 @@ export class ScrollbackRing {
     }
   }
 
+  /**
+   * The offset `keep` gave moved on (a live viewer read or acknowledged its output, left, or stopped holding):
+   * the lines past the line cap it held are let go now, not at the next append (a shell that went quiet after a
+   * flood would otherwise keep them all).
+   */
+  kept(): void {
+    if (this.lines > this.maxLines) this.trim();
+  }
+
   /** Applies both caps, then lets go of the chunks wholly before the oldest byte held. */
   private trim(): void {
     if (this.total - this.oldest > this.capacity) {

@@ -109,6 +109,8 @@ export class ShellViewers {
   }
 
   private updateHold(): void {
+    // a viewer's cursor moved on (or it left, or stalled): lines the ring's line cap kept for it may go
+    this.ring.kept();
     if (!this.term.pause || !this.term.resume || !this.alive()) return;
     const limit = this.ring.capacity - this.holdMargin();
     let hold = false;

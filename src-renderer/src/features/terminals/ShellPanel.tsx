@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
+import { flushSync } from 'react-dom';
 import { mutedAgents, setAgentMuted } from '../../stores/notify';
 import { AgentCalls } from './AgentCalls';
 import { statusBadge, statusText } from '../../shared/shell-status-text';
@@ -123,7 +124,9 @@ export function ShellPanel({ shell, onOpenGraph }: { shell: ShellView; onOpenGra
               data-testid="take-over-size"
               title={`Size this shell from this panel from now on: ${shell.owner}'s programs see the new size`}
               onClick={() => {
-                setSized(true);
+                // the panel loses its fixed-size scrolling first, so the fit measures the panel it will have (one
+                // measured with the scrollbar still there was a row short, and a second resize followed)
+                flushSync(() => setSized(true));
                 session?.takeOverSize();
               }}
             >
