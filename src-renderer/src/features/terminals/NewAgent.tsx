@@ -1,8 +1,7 @@
 import { useEffect, useState } from 'react';
-import type { AgentClientId } from '../../../../src-main/common/agent-clients';
-import type { AgentClientView } from '../../../../src-main/common/methods/agents';
 import { useRoom } from '../../room-context';
 import { Dialog } from '../../shared/Dialog';
+import { AgentFormEnd, commandWords, NO_COMMAND, useAgentClients } from './agent-form';
 
 /** The folders agents were last started in from this browser, newest first (kept in its localStorage). */
 const RECENT_KEY = 'commonroom.recentAgentFolders';
@@ -30,8 +29,6 @@ function rememberFolder(folder: string): void {
  */
 export function NewAgent(props: { onClose(): void; onStarted(shellId: string): void }): React.JSX.Element {
   const { client } = useRoom();
-  const [clients, setClients] = useState<AgentClientView[] | null>(null);
-  const [picked, setPicked] = useState<AgentClientId | null>(null);
   const [command, setCommand] = useState('');
   const [cwd, setCwd] = useState('');
   const [name, setName] = useState('');
@@ -40,16 +37,10 @@ export function NewAgent(props: { onClose(): void; onStarted(shellId: string): v
   const [problem, setProblem] = useState<string | null>(null);
   const [starting, setStarting] = useState(false);
 
+  const { clients, picked, setPicked } = useAgentClients(client, setProblem);
+
   useEffect(() => {
     let live = true;
-    client.call('agent_clients', {}).then(
-      ({ clients: found }) => {
-        if (!live) return;
-        setClients(found);
-        setPicked((p) => p ?? found.find((c) => c.path !== null)?.id ?? 'command');
-      },
-      (error: Error) => live && setProblem(error.message),
-    );
     // the folders the room's agents work in, now and earlier, after this browser's own recent ones
     client.call('agent_list', {}).then(
       ({ agents, earlier }) => live && setFolders((mine) => [...new Set([...mine, ...agents.map((a) => a.cwd), ...earlier.map((a) => a.cwd)])].slice(0, 12)),
@@ -63,9 +54,9 @@ export function NewAgent(props: { onClose(): void; onStarted(shellId: string): v
   async function start(e: React.FormEvent): Promise<void> {
     e.preventDefault();
     if (!picked) return;
-    const words = command.trim().split(/\s+/).filter(Boolean);
-    if (picked === 'command' && words.length === 0) {
-      setProblem('name the command to run (its program and arguments)');
+    const words = commandWords(picked, command);
+    if (!words) {
+      setProblem(NO_COMMAND);
       return;
     }
     setStarting(true);
@@ -148,22 +139,7 @@ export function NewAgent(props: { onClose(): void; onStarted(shellId: string): v
           <label htmlFor="agent-name">Name (optional)</label>
           <input id="agent-name" type="text" value={name} maxLength={64} autoComplete="off" placeholder="e.g. reviewer; an agent of that name is reused" data-testid="agent-name" onChange={(e) => setName(e.target.value)} />
         </div>
-        <label className="agent-write">
-          <input type="checkbox" checked={write} onChange={(e) => setWrite(e.target.checked)} /> it may run shells and graphs, and hand work over (write)
-        </label>
-        {problem && (
-          <p className="form-problem" role="alert" data-testid="new-agent-problem">
-            {problem}
-          </p>
-        )}
-        <div className="new-agent-actions">
-          <button type="button" onClick={props.onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="primary" disabled={!picked || starting} data-testid="start-agent">
-            {starting ? 'Starting…' : 'Start'}
-          </button>
-        </div>
+        <AgentFormEnd kind="agent" write={write} setWrite={setWrite} problem={problem} ready={picked !== null} starting={starting} startLabel="Start" onClose={props.onClose} />
       </form>
     </Dialog>
   );

@@ -1,7 +1,7 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import type { AgentClientId } from '../../../../src-main/common/agent-clients';
-import type { AgentClientView } from '../../../../src-main/common/methods/agents';
 import { useRoom } from '../../room-context';
+import { AgentFormEnd, commandWords, NO_COMMAND, useAgentClients } from './agent-form';
 import './new-task.css';
 
 /**
@@ -11,8 +11,6 @@ import './new-task.css';
  */
 export function NewTask(props: { onClose(): void; onStarted(shellId: string): void }): React.JSX.Element {
   const { client } = useRoom();
-  const [clients, setClients] = useState<AgentClientView[] | null>(null);
-  const [picked, setPicked] = useState<AgentClientId | null>(null);
   const [task, setTask] = useState('');
   const [repo, setRepo] = useState('');
   const [base, setBase] = useState('');
@@ -21,28 +19,15 @@ export function NewTask(props: { onClose(): void; onStarted(shellId: string): vo
   const [problem, setProblem] = useState<string | null>(null);
   const [starting, setStarting] = useState(false);
 
-  useEffect(() => {
-    let live = true;
-    client.call('agent_clients', {}).then(
-      ({ clients: found }) => {
-        if (!live) return;
-        setClients(found);
-        setPicked((p) => p ?? found.find((c) => c.path !== null)?.id ?? 'command');
-      },
-      (error: Error) => live && setProblem(error.message),
-    );
-    return () => {
-      live = false;
-    };
-  }, [client]);
+  const { clients, picked, setPicked } = useAgentClients(client, setProblem);
 
   async function start(e: React.FormEvent): Promise<void> {
     e.preventDefault();
     if (!picked) return;
     if (!task.trim()) return setProblem('say what the task is: it is the agent’s first prompt and the handoff’s summary');
     if (!repo.trim()) return setProblem('name the repository the task is done in (its folder): the agent gets a worktree of its own there');
-    const words = command.trim().split(/\s+/).filter(Boolean);
-    if (picked === 'command' && words.length === 0) return setProblem('name the command to run (its program and arguments)');
+    const words = commandWords(picked, command);
+    if (!words) return setProblem(NO_COMMAND);
     setStarting(true);
     setProblem(null);
     try {
@@ -104,22 +89,7 @@ export function NewTask(props: { onClose(): void; onStarted(shellId: string): vo
             <input id="task-command" type="text" value={command} placeholder="e.g. ./my-agent (the task is in COMMONROOM_TASK)" onChange={(e) => setCommand(e.target.value)} />
           </div>
         )}
-        <label className="task-write">
-          <input type="checkbox" checked={write} onChange={(e) => setWrite(e.target.checked)} /> it may run shells and graphs, and hand work over (write)
-        </label>
-        {problem && (
-          <p className="form-problem" role="alert" data-testid="new-task-problem">
-            {problem}
-          </p>
-        )}
-        <div className="new-task-actions">
-          <button type="button" onClick={props.onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="primary" disabled={!picked || starting} data-testid="start-task">
-            {starting ? 'Starting…' : 'Start on the task'}
-          </button>
-        </div>
+        <AgentFormEnd kind="task" write={write} setWrite={setWrite} problem={problem} ready={picked !== null} starting={starting} startLabel="Start on the task" onClose={props.onClose} />
       </form>
     </div>
   );
