@@ -13,7 +13,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HandoffView } from '../../src-main/common/handoff-dto';
 import { git, makeRepo } from '../helpers/git-repo';
-import { axeCount, printAxeCounts, type AxeCount } from './helpers/axe';
+import { axeCount, printAxeCounts, tintContrast, type AxeCount } from './helpers/axe';
 import { outputFile } from './helpers/open-ui';
 import { terminalText } from './helpers/page-terminal';
 import { callTool, startUiRoom, type UiRoom } from './helpers/ui-room';
@@ -55,26 +55,7 @@ async function check(name: string, sizes: readonly (readonly [number, number])[]
 }
 
 /** The contrast of the selected shell's status badge on its row's tint over the list (WCAG 2), as a person sees it. */
-function badgeContrast(p: Page): Promise<number> {
-  return p.evaluate(() => {
-    const rgba = (c: string) => (c.match(/[\d.]+/g) ?? []).map(Number);
-    const badge = document.querySelector('.shell-item.selected .badge') as HTMLElement;
-    const row = badge.closest('.shell-item') as HTMLElement;
-    const [r, g, b] = rgba(getComputedStyle(badge).color);
-    const [tr, tg, tb, ta = 1] = rgba(getComputedStyle(row).backgroundColor);
-    const [sr, sg, sb] = rgba(getComputedStyle(row.closest('.shell-list') as HTMLElement).backgroundColor);
-    const under = [tr, tg, tb].map((v, i) => (v as number) * ta + ([sr, sg, sb][i] as number) * (1 - ta));
-    const lum = (c: number[]) => {
-      const [lr, lg, lb] = c.map((v) => {
-        const x = v / 255;
-        return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4;
-      });
-      return 0.2126 * (lr as number) + 0.7152 * (lg as number) + 0.0722 * (lb as number);
-    };
-    const [hi, lo] = [lum([r, g, b] as number[]), lum(under)].sort((x, y) => y - x) as [number, number];
-    return (hi + 0.05) / (lo + 0.05);
-  });
-}
+const badgeContrast = (p: Page) => tintContrast(p, '.shell-item.selected .badge', '.shell-item', '.shell-list');
 
 const DIM_SCRIPT = [
   "printf '\\033[2m[12:00:01] dim: compiled in 812 ms\\033[0m\\n'",

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HandoffView } from '../../src-main/common/handoff-dto';
 import type { RunningRoom } from '../../src-main/server/runner';
 import { BASH } from '../engine/shells/helpers';
-import { axeCount, printAxeCounts, type AxeCount } from './helpers/axe';
+import { axeCount, printAxeCounts, tintContrast, type AxeCount } from './helpers/axe';
 import { graphViewSettled, outputFile } from './helpers/open-ui';
 import { callTool, startUiRoom, type UiRoom } from './helpers/ui-room';
 
@@ -73,25 +73,7 @@ afterAll(async () => {
 });
 
 /** The contrast of the active sidebar item's text on what is behind it (its tint over the sidebar), per WCAG 2. */
-function activeNavContrast(p: typeof page): Promise<number> {
-  return p.evaluate(() => {
-    const rgba = (c: string) => (c.match(/[\d.]+/g) ?? []).map(Number);
-    const item = document.querySelector('.nav-item.active') as HTMLElement;
-    const [r, g, b] = rgba(getComputedStyle(item).color);
-    const [tr, tg, tb, ta = 1] = rgba(getComputedStyle(item).backgroundColor);
-    const [sr, sg, sb] = rgba(getComputedStyle(item.closest('.sidebar') as HTMLElement).backgroundColor);
-    const under = [tr, tg, tb].map((v, i) => (v as number) * ta + ([sr, sg, sb][i] as number) * (1 - ta));
-    const lum = (c: number[]) => {
-      const [lr, lg, lb] = c.map((v) => {
-        const x = v / 255;
-        return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4;
-      });
-      return 0.2126 * (lr as number) + 0.7152 * (lg as number) + 0.0722 * (lb as number);
-    };
-    const [hi, lo] = [lum([r, g, b] as number[]), lum(under)].sort((x, y) => y - x) as [number, number];
-    return (hi + 0.05) / (lo + 0.05);
-  });
-}
+const activeNavContrast = (p: typeof page) => tintContrast(p, '.nav-item.active', '.nav-item', '.sidebar');
 
 describe('first start', () => {
   it('an empty room shows its endpoint and how to connect an agent', async () => {

@@ -49,3 +49,32 @@ export function printAxeCounts(counts: AxeCount[]): void {
   console.log(`axe-core ${JSON.parse(fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/package.json'), 'utf8')).version as string}: violations per screen (nodes)`);
   console.table(counts.map(({ screen, scheme, critical, serious, moderate, minor }) => ({ screen, scheme, critical, serious, moderate, minor })));
 }
+
+/**
+ * The WCAG 2 contrast of an element's text (`text`) on what a person sees behind it: the (maybe translucent) tint
+ * of its `tinted` ancestor (or itself) laid over the background of the `over` ancestor of that — the badge of a
+ * selected row on the row's tint over the list, the active sidebar item on its tint over the sidebar.
+ */
+export function tintContrast(page: Page, text: string, tintedBy: string, over: string): Promise<number> {
+  return page.evaluate(
+    ([sel, tint, under]) => {
+      const rgba = (c: string) => (c.match(/[\d.]+/g) ?? []).map(Number);
+      const el = document.querySelector(sel) as HTMLElement;
+      const tinted = el.closest(tint) as HTMLElement;
+      const [r, g, b] = rgba(getComputedStyle(el).color);
+      const [tr, tg, tb, ta = 1] = rgba(getComputedStyle(tinted).backgroundColor);
+      const [sr, sg, sb] = rgba(getComputedStyle(tinted.closest(under) as HTMLElement).backgroundColor);
+      const behind = [tr, tg, tb].map((v, i) => (v as number) * ta + ([sr, sg, sb][i] as number) * (1 - ta));
+      const lum = (c: number[]) => {
+        const [lr, lg, lb] = c.map((v) => {
+          const x = v / 255;
+          return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4;
+        });
+        return 0.2126 * (lr as number) + 0.7152 * (lg as number) + 0.0722 * (lb as number);
+      };
+      const [hi, lo] = [lum([r, g, b] as number[]), lum(behind)].sort((x, y) => y - x) as [number, number];
+      return (hi + 0.05) / (lo + 0.05);
+    },
+    [text, tintedBy, over] as const,
+  );
+}
