@@ -18,9 +18,17 @@ export interface Placement {
 /**
  * The one place that decides where and how a shell, a graph stage or an agent's client starts: an agent's
  * process runs in the OS sandbox (when this machine has one), the person's own as it is. Shells and stages
- * ask it; neither decides for itself. (The room's own git runs on this machine as the room, with a clean
- * environment: workspaces/git.ts.)
+ * ask it; neither decides for itself. The room's own git asks `launchRoomProcess`: on this machine, as the room.
  */
+/**
+ * The room's own processes (its git on a handoff's repository): on this machine, as the room, with the clean
+ * environment their caller built, never in an agent's sandbox (the room's git must write the person's checkout).
+ * Asked here like every other start, so where a process runs is decided in this one module.
+ */
+export function launchRoomProcess(file: string, args: readonly string[], env: NodeJS.ProcessEnv): Launch {
+  return { file, args: [...args], env };
+}
+
 export class ProcessLauncher {
   constructor(private readonly sandbox: AgentSandbox) {}
 

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { launchRoomProcess } from '../process/launcher';
 import fs from 'node:fs';
 import path from 'node:path';
 import { RoomError } from '../../common/errors';
@@ -177,7 +178,8 @@ function personSettings(): Promise<[string, string][]> {
 /** One git process, as given: the user's own `git` on the (absolute) PATH, never through a shell. */
 function run(cwd: string, args: readonly string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<GitOutput> {
   return new Promise((resolve, reject) => {
-    execFile(gitBinary(), [...args], { cwd, encoding: 'utf8', maxBuffer: MAX_OUTPUT, timeout: timeoutMs, env }, (error, stdout, stderr) => {
+    const launch = launchRoomProcess(gitBinary(), args, env);
+    execFile(launch.file, launch.args, { cwd, encoding: 'utf8', maxBuffer: MAX_OUTPUT, timeout: timeoutMs, env: launch.env }, (error, stdout, stderr) => {
       if (error && typeof (error as NodeJS.ErrnoException).code === 'string') {
         const code = (error as NodeJS.ErrnoException).code;
         if (code === 'ENOENT' && !fs.existsSync(cwd)) return reject(new RoomError('INVALID_INPUT', `the folder ${cwd} does not exist (any more)`));
