@@ -88,9 +88,12 @@ describe.skipIf(reason !== '')(`real MCP clients against one participant${reason
       expect(outcomes.filter((o) => o !== 'connected'), 'runs that did not connect').toEqual([]);
       // every run exited (its GET stream dropped): none reads connected, though each left its session open (those
       // wait in the room's table, within the participant's cap, until they idle out or a later run takes their place)
-      const list = runCe(home, ['participant', 'list', '--json']);
-      const agent = (JSON.parse(list.stdout) as { activity: { name: string; connections: number; sessions: unknown[] }[] }).activity.find((p) => p.name === 'agent');
-      expect(agent).toMatchObject({ connections: 0, sessions: [] });
+      // (the last run's stream may still be closing as it exits: the room sees it go within moments)
+      const presence = () => {
+        const list = runCe(home, ['participant', 'list', '--json']);
+        return (JSON.parse(list.stdout) as { activity: { name: string; connections: number; sessions: unknown[] }[] }).activity.find((p) => p.name === 'agent');
+      };
+      await expect.poll(presence, { timeout: 10_000, interval: 500 }).toMatchObject({ connections: 0, sessions: [] });
     });
   }
 

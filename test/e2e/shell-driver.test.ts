@@ -81,6 +81,18 @@ const kinds: Record<string, { mine: boolean; open: () => Promise<string> }> = {
   'stage-shell': { mine: true, open: async () => stageShell((await room.runner.engine.call(op(), 'tasks_run', { name: 'sized', stages: [{ id: 'wait', command: 'echo stage ready; sleep 600', tty: true }] })).graphId) },
 };
 
+/** The PTY's size once it has not changed for 600 ms (a driver's panel settling after it took over). */
+async function settledSize(shellId: string): Promise<string> {
+  let last = await ptySize(shellId);
+  for (let stable = 0; stable < 3; ) {
+    await new Promise((r) => setTimeout(r, 200));
+    const now = await ptySize(shellId);
+    stable = now === last ? stable + 1 : 0;
+    last = now;
+  }
+  return last;
+}
+
 describe("a second viewer leaves the PTY's size alone", () => {
   for (const [kind, { mine, open }] of Object.entries(kinds)) {
     it(`${kind}: the desktop drives (or the agent does), a phone and a 1024 tab watching change nothing; Fit to panel hands over`, { timeout: 90_000 }, async () => {
@@ -99,7 +111,7 @@ describe("a second viewer leaves the PTY's size alone", () => {
         await show(viewer, shellId);
         // the viewer draws the PTY's columns (the panel scrolls) and offers to take it over
         await expect.poll(async () => (await terminalSize(viewer, shellId))?.cols, { timeout: 10_000 }).toBe(cols);
-        await expect.poll(() => viewer.getByTestId('take-over-size').count()).toBe(1);
+        await expect.poll(() => viewer.getByTestId('take-over-size').count(), { timeout: 10_000 }).toBe(1);
         await viewer.waitForTimeout(300); // a resize it would have sent has gone by now
         expect(await ptySize(shellId)).toBe(driven);
         for (const scheme of ['light', 'dark'] as const) {
@@ -123,10 +135,12 @@ describe("a second viewer leaves the PTY's size alone", () => {
       await show(viewer, shellId);
       await viewer.getByTestId('take-over-size').click();
       await expect.poll(() => ptySize(shellId), { timeout: 10_000 }).not.toBe(driven);
-      const taken = await ptySize(shellId);
+      // the phone drives now: its panel may settle by a row once its header shows it drives (its own resize, not
+      // the desktop's); the size it settles at is what the desktop must then leave alone
+      const taken = await settledSize(shellId);
       expect(Number(taken.split('x')[0])).toBeLessThan(cols);
       await expect.poll(async () => (await terminalSize(desktop, shellId))?.cols, { timeout: 10_000 }).toBe(Number(taken.split('x')[0]));
-      await expect.poll(() => desktop.getByTestId('take-over-size').count()).toBe(1);
+      await expect.poll(() => desktop.getByTestId('take-over-size').count(), { timeout: 10_000 }).toBe(1);
       await desktop.waitForTimeout(300);
       expect(await ptySize(shellId)).toBe(taken);
       await desktop.screenshot({ path: shot(`shell-driver-${kind}-desktop-after-phone-took-over.png`) });
