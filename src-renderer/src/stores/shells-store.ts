@@ -18,6 +18,13 @@ export interface ShellsSlice {
   /** The last failed re-read or action, in words a person can act on. */
   error: string | null;
   selectedId: string | null;
+  /**
+   * The person chose the selected shell (clicked it, opened it, followed a notification to it); false when this
+   * page only shows the first shell because none was chosen. Only a chosen view claims the size of the person's
+   * own shell: a second tab or a phone left on Terminals would otherwise claim each new shell as it appears,
+   * racing the view the person is looking at.
+   */
+  chosen: boolean;
   select(id: string): void;
   refresh(): Promise<void>;
   openShell(input?: MethodInput<'shell_open'>): Promise<void>;
@@ -42,7 +49,7 @@ export function createShellsStore(client: EngineClient): StoreApi<ShellsSlice> &
         const keep = selected !== null && shells.some((s) => s.id === selected);
         const same = get().loaded && JSON.stringify(shells) === JSON.stringify(get().shells);
         // a re-read that found nothing new keeps the same array, so nothing re-renders
-        set({ ...(same ? {} : { shells }), loaded: true, error: null, selectedId: keep ? selected : (shells[0]?.id ?? null) });
+        set({ ...(same ? {} : { shells }), loaded: true, error: null, selectedId: keep ? selected : (shells[0]?.id ?? null), ...(keep ? {} : { chosen: false }) });
       } catch (error) {
         set({ error: describe(error, 'could not read the shells') });
       }
@@ -53,13 +60,14 @@ export function createShellsStore(client: EngineClient): StoreApi<ShellsSlice> &
       loaded: false,
       error: null,
       selectedId: null,
-      select: (id) => set({ selectedId: id }),
+      chosen: false,
+      select: (id) => set({ selectedId: id, chosen: true }),
       // one re-read at a time; asks made meanwhile fold into a single re-read after it
       refresh: coalesced(readOnce),
       async openShell(input = {}) {
         try {
           const { shell } = await client.call('shell_open', input);
-          set((s) => ({ shells: [...s.shells.filter((x) => x.id !== shell.id), shell], selectedId: shell.id, error: null }));
+          set((s) => ({ shells: [...s.shells.filter((x) => x.id !== shell.id), shell], selectedId: shell.id, chosen: true, error: null }));
         } catch (error) {
           set({ error: describe(error, 'could not open a shell') });
         }

@@ -4,7 +4,7 @@ import { mutedAgents, setAgentMuted } from '../../stores/notify';
 import { AgentCalls } from './AgentCalls';
 import { statusBadge, statusText } from '../../shared/shell-status-text';
 import type { ShellView } from '../../../../src-main/common/methods/shells';
-import { useConnection, useRoom } from '../../room-context';
+import { useConnection, useRoom, useShells } from '../../room-context';
 import { SearchBar } from './SearchBar';
 import { TerminalSession, describeExit } from './terminal-session';
 import { ShellName } from './ShellList';
@@ -26,8 +26,11 @@ export function ShellPanel({ shell, onOpenGraph }: { shell: ShellView; onOpenGra
   // whoever drives a shell sizes it: the person's own shell (an agent the room started for them included) is
   // theirs to drive when no other view does; an agent's keeps its own size until the person takes it over. The
   // room answers which (a phone or a second tab watching the desktop's shell shows it at the desktop's size).
+  // Only a view the person chose claims it: a page that merely shows the first shell (none chosen there) watches.
   const operator = client.identity?.operator ?? 'operator';
-  const [sized, setSized] = useState(shell.owner === operator || Boolean(shell.agent));
+  const mine = shell.owner === operator || Boolean(shell.agent);
+  const chosen = useShells((s) => s.chosen);
+  const [sized, setSized] = useState(mine && chosen);
 
   useEffect(() => {
     if (!host.current) return;
@@ -73,6 +76,13 @@ export function ShellPanel({ shell, onOpenGraph }: { shell: ShellView; onOpenGra
     // one terminal per shell: ShellPanel is keyed by the shell id
   }, []);
 
+  // the person chose the shell this page was only showing: it claims the size (the room answers whether it drives)
+  useEffect(() => {
+    if (!session || !chosen || !mine || sized) return;
+    setSized(true);
+    session.claimSize();
+    // only the choice claims: a view the room later told it does not drive keeps watching
+  }, [session, chosen]);
   useEffect(() => session?.setAlive(shell.alive), [session, shell.alive]);
   useEffect(() => session?.setShellSize(shell.cols, shell.rows), [session, shell.cols, shell.rows]);
 

@@ -189,6 +189,17 @@ export class TerminalSession {
     this.refit();
   }
 
+  /**
+   * The person chose this shell in a page that was only showing it: its panel claims the size, which the room
+   * grants when no other view drives the shell (else it answers that this view does not drive).
+   */
+  claimSize(): void {
+    if (this.fitsPanel || this.disposed) return;
+    this.fitsPanel = true;
+    this.sentSize = '';
+    this.refit();
+  }
+
   /** The room's word on who sizes the shell: a view that does not drive shows the PTY at its size. */
   private drivingChanged(driving: boolean): void {
     if (this.disposed || driving === this.fitsPanel) return;
