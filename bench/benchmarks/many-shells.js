@@ -148,16 +148,21 @@ async function roomIdleRound(n, settleMs) {
 
 const tmux = (socket, args) => spawnSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], { encoding: 'utf8', timeout: 30_000 });
 
+/** A fresh tmux server on `socket` with one placeholder window: its pid and its resident memory before any shell. */
+function tmuxServer(socket) {
+  const started = tmux(socket, ['new-session', '-d', '-s', 'bench', '-x', String(COLS), '-y', String(ROWS), 'sleep', '3600']);
+  if (started.status !== 0) throw new Error(`tmux new-session failed: ${started.stderr}`);
+  const server = Number(tmux(socket, ['display-message', '-p', '#{pid}']).stdout.trim());
+  return { server, before: memoryOf(server).rssKiB };
+}
+
 /** One round of tmux: a fresh server, one session of `n` windows running the same loop, one client attached. */
 async function tmuxRound(n, warmMs, ms, round) {
   const socket = `commonroom-bench-${process.pid}-${round}`;
   const dir = fs.mkdtempSync(path.join(process.env.TMPDIR ?? '/tmp', 'commonroom-bench-tmux-'));
   let client;
   try {
-    const started = tmux(socket, ['new-session', '-d', '-s', 'bench', '-x', String(COLS), '-y', String(ROWS), 'sleep', '3600']);
-    if (started.status !== 0) throw new Error(`tmux new-session failed: ${started.stderr}`);
-    const server = Number(tmux(socket, ['display-message', '-p', '#{pid}']).stdout.trim());
-    const before = memoryOf(server).rssKiB;
+    const { server, before } = tmuxServer(socket);
     for (let i = 0; i < n; i++) {
       const w = tmux(socket, ['new-window', '-t', 'bench', '-d', SHELL, '--noprofile', '--norc', '-c', loop()]);
       if (w.status !== 0) throw new Error(`tmux new-window failed: ${w.stderr}`);
@@ -187,10 +192,7 @@ async function tmuxRound(n, warmMs, ms, round) {
 async function tmuxIdleRound(n, settleMs, round) {
   const socket = `commonroom-bench-idle-${process.pid}-${round}`;
   try {
-    const started = tmux(socket, ['new-session', '-d', '-s', 'bench', '-x', String(COLS), '-y', String(ROWS), 'sleep', '3600']);
-    if (started.status !== 0) throw new Error(`tmux new-session failed: ${started.stderr}`);
-    const server = Number(tmux(socket, ['display-message', '-p', '#{pid}']).stdout.trim());
-    const before = memoryOf(server).rssKiB;
+    const { server, before } = tmuxServer(socket);
     for (let i = 0; i < n; i++) {
       const w = tmux(socket, ['new-window', '-t', 'bench', '-d', SHELL, '--noprofile', '--norc']);
       if (w.status !== 0) throw new Error(`tmux new-window failed: ${w.stderr}`);

@@ -5,7 +5,7 @@
  */
 import type { GraphTopologyNode } from '../../../../src-main/common/methods/graphs';
 import type { LaidOut } from './layer-layout';
-import type { Box, Size, Viewport } from './view-math';
+import { boxOf, type Box, type Size, type Viewport } from './view-math';
 
 /** The state colours, read from the page's CSS (graphs.css), so the light and dark schemes both apply. */
 export function stateColours(from: Element): Record<string, string> {
@@ -104,28 +104,19 @@ function drawGroups(ctx: CanvasRenderingContext2D, scene: CanvasScene, vp: Viewp
   ctx.font = '600 12px system-ui, sans-serif';
   ctx.textBaseline = 'bottom';
   for (const [name, ids] of scene.groups ?? []) {
-    let x0 = Infinity;
-    let y0 = Infinity;
-    let x1 = -Infinity;
-    let y1 = -Infinity;
+    const box = boxOf(ids, layout, node);
+    if (!box || box.x + box.width < view.x || box.x > view.x + view.width || box.y + box.height < view.y || box.y > view.y + view.height) continue;
     let failed = 0;
     let running = 0;
     for (const id of ids) {
-      const at = layout.positions.get(id);
-      if (!at) continue;
-      x0 = Math.min(x0, at.x);
-      y0 = Math.min(y0, at.y);
-      x1 = Math.max(x1, at.x + node.width);
-      y1 = Math.max(y1, at.y + node.height);
       if (state.get(id) === 'failed') failed++;
       else if (state.get(id) === 'running') running++;
     }
-    if (x0 === Infinity || x1 < view.x || x0 > view.x + view.width || y1 < view.y || y0 > view.y + view.height) continue;
     const pad = 8;
-    const left = x0 * vp.zoom + vp.x - pad;
-    const top = y0 * vp.zoom + vp.y - pad;
-    const width = (x1 - x0) * vp.zoom + 2 * pad;
-    const height = (y1 - y0) * vp.zoom + 2 * pad;
+    const left = box.x * vp.zoom + vp.x - pad;
+    const top = box.y * vp.zoom + vp.y - pad;
+    const width = box.width * vp.zoom + 2 * pad;
+    const height = box.height * vp.zoom + 2 * pad;
     ctx.strokeStyle = failed > 0 ? (colours.failed ?? '#c00') : (colours.edge ?? '#ccc');
     ctx.lineWidth = failed > 0 ? 2 : 1;
     ctx.strokeRect(left, top, width, height);
