@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ScrollbackRing } from '../../../src-main/engine/shells/scrollback-ring';
-import { QueryScanner, ScreenMirror } from '../../../src-main/engine/terminal/screen-mirror';
+import { QueryScanner } from '../../../src-main/engine/terminal/query-scanner';
+import { ScreenMirror } from '../../../src-main/engine/terminal/screen-mirror';
 
 function mirrored(options: { idleMs?: number; live?: boolean } = {}) {
   const ring = new ScrollbackRing(1024 * 1024, 10_000);
