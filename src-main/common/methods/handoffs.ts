@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { EventPage, EvidenceFile, EvidenceSummary, HandoffView, MergePreview } from '../handoff-dto';
+import type { EventPage, EvidenceFile, EvidenceSummary, HandoffView } from '../handoff-dto';
 import { HANDOFF_STATUSES } from '../handoff-machine';
 import { LIMITS } from '../limits';
 import type { MethodSpec } from '../method-spec';
@@ -8,8 +8,8 @@ import { cursorParam, limitParam } from '../paging';
 import { utf8ByteLength } from '../text-size';
 import { waitMsParam } from '../wait-param';
 import { participantName } from './participants';
+import { HANDOFF_REVIEW_METHODS, handoffId, type HandoffReviewOutputs } from './handoff-review';
 
-const handoffId = lazily(() => z.string().min(1).max(64).describe('the handoff id handoff_create returned (hf_…)'));
 const inputKey = lazily(() => z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'keys are 1-64 letters, digits, ".", "_" or "-"'));
 const idempotencyKey = lazily(() =>
   z
@@ -297,41 +297,7 @@ export const HANDOFF_METHODS = {
     ),
     mcpTool: true,
   },
-  handoff_preview: {
-    description:
-      "Whether a handoff's work would merge into its base branch now (git merge-tree; nothing is changed): how many commits the base moved since, " +
-      'a fast-forward, a clean merge or the conflicting files, the tested-by runs (passed, failed, missing), and other live worktrees whose work touches the same lines. ' +
-      'Worked out again when the base, the work or a neighbour moved; cheap to ask again.',
-    capability: 'read',
-    input: lazily(() => z.object({ handoffId: handoffId() }).strict()),
-    mcpTool: true,
-    readOnly: true,
-  },
-  handoff_since_review: {
-    description:
-      'For a handoff that goes on from a rejected one (continues): the change between the commit reviewed then and the one to review now, file by file (what changed since the last review).',
-    capability: 'read',
-    input: lazily(() => z.object({ handoffId: handoffId() }).strict()),
-    mcpTool: false,
-    readOnly: true,
-  },
-  handoff_file: {
-    description:
-      "One file of a handoff's change as git holds it at one of the commits its review is about (the base commit, the reviewed commit, or the one reviewed last time): " +
-      'for the review to show the lines around a hunk. Text files up to 1 MiB.',
-    capability: 'read',
-    input: lazily(() =>
-      z
-        .object({
-          handoffId: handoffId(),
-          path: z.string().min(1).max(4096).describe("the file's path in the repository"),
-          at: z.enum(['base', 'head', 'reviewed']).describe('base: the base commit; head: the commit under review; reviewed: the commit reviewed last time (a follow-up)'),
-        })
-        .strict(),
-    ),
-    mcpTool: false,
-    readOnly: true,
-  },
+  ...HANDOFF_REVIEW_METHODS,
   handoff_cancel: {
     description: 'Cancel a handoff before it has a result (its owner, or a participant who can approve). Its task becomes cancelled.',
     capability: 'write',
@@ -347,7 +313,7 @@ export const HANDOFF_METHODS = {
   },
 } satisfies Record<string, MethodSpec>;
 
-export interface HandoffOutputs {
+export interface HandoffOutputs extends HandoffReviewOutputs {
   handoff_create: { handoff: HandoffView; created: boolean };
   handoff_accept: { handoff: HandoffView };
   handoff_request_input: { handoff: HandoffView };
@@ -360,9 +326,6 @@ export interface HandoffOutputs {
   handoff_evidence: { evidence: EvidenceSummary | null; files: EvidenceFile[]; nextCursor: string | null };
   handoff_recapture: { handoff: HandoffView };
   handoff_reject: { handoff: HandoffView; followUp?: HandoffView; typedInto?: number };
-  handoff_preview: { preview: MergePreview | null };
-  handoff_file: { content: string | null; why?: string };
-  handoff_since_review: { from: string; to: string; files: EvidenceFile[] } | { from: null; to: null; files: [] };
   handoff_cancel: { handoff: HandoffView };
   workspace_history: EventPage;
 }
