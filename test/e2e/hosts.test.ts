@@ -99,8 +99,8 @@ describe.skipIf(unavailable !== null)(`Hosts on the Agents screen${unavailable ?
     expect(await card.evaluate((el) => el.scrollWidth - el.clientWidth)).toBeLessThanOrEqual(0);
 
     // removed after asking
-    page.once('dialog', (d) => void d.accept());
     await hostItem('gpubox').getByRole('button', { name: 'Remove gpubox' }).click();
+    await page.getByTestId('confirm-dialog').getByRole('button', { name: 'Remove host' }).click();
     await expect.poll(() => hostItem('gpubox').count()).toBe(0);
     expect(pageErrors).toEqual([]);
   }, 120_000);

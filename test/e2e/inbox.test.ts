@@ -165,8 +165,10 @@ describe('the inbox', () => {
     const item = page.locator(`.inbox-item[data-handoff-id="${mine.id}"]`);
     await item.filter({ hasText: 'for you' }).waitFor();
     await item.click();
-    page.once('dialog', (d) => void d.accept('not mine to check'));
     await page.locator(`.handoff-detail[data-handoff-id="${mine.id}"]`).getByRole('button', { name: 'Cancel handoff' }).click();
+    await page.getByTestId('confirm-dialog').getByLabel('Why? (optional, the owner reads this)').fill('not mine to check');
+    await page.screenshot({ path: outputFile('inbox-cancel-dialog.png') });
+    await page.getByTestId('confirm-dialog').getByRole('button', { name: 'Cancel handoff' }).click();
     await expect.poll(async () => (await get(asker, mine.id)).status).toBe('cancelled');
     expect((await get(asker, mine.id)).cancellation?.reason).toBe('not mine to check');
     await expect.poll(() => item.count()).toBe(0);
@@ -210,8 +212,8 @@ describe('agents', () => {
     await page.getByRole('button', { name: 'Done, hide the token' }).click();
     expect(await page.getByTestId('new-token').count()).toBe(0);
     // a new token under the same name: shown once; the old one stops working
-    page.once('dialog', (d) => void d.accept());
     await page.locator('tr[data-participant="newbie"]').getByRole('button', { name: 'New token' }).click();
+    await page.getByTestId('confirm-dialog').getByRole('button', { name: 'Give a new token' }).click();
     const rotated = (await page.getByTestId('new-token').innerText()).trim();
     expect(rotated).not.toBe(token);
     await expect(connectAgent(token).then((c) => tool(c, 'room_info', {}))).rejects.toThrow();
@@ -219,8 +221,8 @@ describe('agents', () => {
     expect((await tool<{ counts: { participants: number } }>(again, 'room_info', {})).counts.participants).toBeGreaterThanOrEqual(4);
     await again.close();
     await page.getByRole('button', { name: 'Done, hide the token' }).click();
-    page.once('dialog', (d) => void d.accept());
     await page.locator('tr[data-participant="newbie"]').getByRole('button', { name: 'Revoke' }).click();
+    await page.getByTestId('confirm-dialog').getByRole('button', { name: 'Revoke' }).click();
     await page.locator('tr[data-participant="newbie"].revoked').waitFor();
     await expect(connectAgent(rotated).then((c) => tool(c, 'room_info', {}))).rejects.toThrow();
   });

@@ -111,8 +111,8 @@ describe('agents: connected now and their last call', () => {
   it('revoking a connected agent from the page ends its session: not connected', async () => {
     await legacyAgent('short-lived');
     await expect.poll(() => row('short-lived').getByTestId('presence').getAttribute('data-connected')).toBe('yes');
-    page.once('dialog', (d) => void d.accept());
     await row('short-lived').getByRole('button', { name: 'Revoke' }).click();
+    await page.getByTestId('confirm-dialog').getByRole('button', { name: 'Revoke' }).click();
     await page.locator('tr[data-participant="short-lived"].revoked').waitFor();
     await expect.poll(() => row('short-lived').getByTestId('presence').getAttribute('data-connected')).toBe('no');
   });

@@ -66,8 +66,13 @@ describe('writable folders on the Agents screen', () => {
     await page.screenshot({ path: outputFile('agents-writable-folders.png'), fullPage: true });
 
     // removed after asking
-    page.once('dialog', (d) => void d.accept());
+    // kept: nothing changes
     await agentFolders('claude-code').getByRole('button', { name: `Stop claude-code writing ${site}` }).click();
+    await page.getByTestId('confirm-dialog').getByRole('button', { name: 'Keep it' }).click();
+    await expect.poll(() => page.getByTestId('confirm-dialog').count()).toBe(0);
+    expect(runner.engine.room.participants.writableFolders('claude-code')).toEqual([site, docs]);
+    await agentFolders('claude-code').getByRole('button', { name: `Stop claude-code writing ${site}` }).click();
+    await page.getByTestId('confirm-dialog').getByRole('button', { name: 'Stop writing' }).click();
     await expect.poll(() => shownFolders('claude-code')).toEqual([docs]);
     expect(runner.engine.room.participants.writableFolders('claude-code')).toEqual([docs]);
     expect(pageErrors).toEqual([]);

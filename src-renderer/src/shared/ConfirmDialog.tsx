@@ -1,3 +1,4 @@
+import { useState } from 'react';
 import { Dialog } from './Dialog';
 
 /**
@@ -13,12 +14,21 @@ export function ConfirmDialog(props: {
   confirm: string;
   /** The button that does nothing (default "Keep it"). */
   keep?: string;
-  onConfirm(): void;
+  /** An optional reason the person may give (its label; what they typed goes to onConfirm, trimmed). */
+  reason?: { label: string; maxLength: number };
+  onConfirm(reason: string): void;
   onClose(): void;
 }): React.JSX.Element {
+  const [reason, setReason] = useState('');
   return (
     <Dialog title={props.title} onClose={props.onClose} testId="confirm-dialog">
       <p>{props.message}</p>
+      {props.reason && (
+        <div className="field">
+          <label htmlFor="confirm-reason">{props.reason.label}</label>
+          <textarea id="confirm-reason" rows={3} maxLength={props.reason.maxLength} value={reason} onChange={(e) => setReason(e.target.value)} />
+        </div>
+      )}
       <div className="dialog-actions">
         <button type="button" autoFocus onClick={props.onClose}>
           {props.keep ?? 'Keep it'}
@@ -28,7 +38,7 @@ export function ConfirmDialog(props: {
           className="danger"
           data-testid="confirm-yes"
           onClick={() => {
-            props.onConfirm();
+            props.onConfirm(reason.trim());
             props.onClose();
           }}
         >

@@ -10,6 +10,7 @@ import { UiSessionsCard } from './UiSessionsCard';
 import { HostsCard } from './HostsCard';
 import { SandboxNote } from './SandboxNote';
 import { WritableFoldersCard } from './WritableFoldersCard';
+import { ConfirmDialog } from '../../shared/ConfirmDialog';
 import './agents.css';
 import '../../shared/panes.css';
 
@@ -34,6 +35,24 @@ export function AgentsScreen(props: { onOpenTerminal(shellId: string): void }): 
   const [caps, setCaps] = useState<Capability[]>(['read', 'write']);
   const [problem, setProblem] = useState<string | null>(null);
   const [fresh, setFresh] = useState<{ name: string; token: string } | null>(null);
+  /** What the person is asked to confirm (in the app's own dialog), and what confirming does. */
+  const [asking, setAsking] = useState<{ title: string; message: string; confirm: string; run(): void; keep(): void } | null>(null);
+  /** Asks; confirmed, runs `run` and gives what it gives; kept (Cancel, Escape), gives null and runs nothing. */
+  function ask<T>(question: { title: string; message: string; confirm: string }, run: () => Promise<T>): Promise<T | null> {
+    return new Promise((resolve) => {
+      let confirmed = false;
+      setAsking({
+        ...question,
+        run: () => {
+          confirmed = true;
+          void run().then(resolve, () => resolve(null));
+        },
+        keep: () => {
+          if (!confirmed) resolve(null);
+        },
+      });
+    });
+  }
 
   async function add(e: React.FormEvent): Promise<void> {
     e.preventDefault();
@@ -48,19 +67,19 @@ export function AgentsScreen(props: { onOpenTerminal(shellId: string): void }): 
     }
   }
 
-  async function rotate(who: string): Promise<void> {
-    if (!window.confirm(`Give ${who} a new token? Its current token stops working at once: update the agent's config with the new one.`)) return;
-    const token = await store.getState().rotate(who);
-    if (token) setFresh({ name: who, token });
+  function rotate(who: string): void {
+    void ask({ title: `A new token for ${who}?`, message: `Its current token stops working at once: update the agent's config with the new one.`, confirm: 'Give a new token' }, async () => {
+      const token = await store.getState().rotate(who);
+      if (token) setFresh({ name: who, token });
+    });
   }
 
   async function closeSession(who: string, sessionId: string): Promise<void> {
     await store.getState().closeSession(who, sessionId);
   }
 
-  async function revoke(who: string): Promise<void> {
-    if (!window.confirm(`Revoke ${who}? Its token stops working at once and its open streams end.`)) return;
-    await store.getState().revoke(who);
+  function revoke(who: string): void {
+    void ask({ title: `Revoke ${who}?`, message: 'Its token stops working at once and its open streams end.', confirm: 'Revoke' }, () => store.getState().revoke(who));
   }
 
   const url = hello?.mcpUrl ?? '';
@@ -104,20 +123,26 @@ export function AgentsScreen(props: { onOpenTerminal(shellId: string): void }): 
         {!loaded ? (
           <p className="muted">Reading participants…</p>
         ) : (
-          <ParticipantsTable participants={participants} presence={presence} terminals={terminals} onOpenTerminal={props.onOpenTerminal} onRevoke={(who) => void revoke(who)} onRotate={(who) => void rotate(who)} onCloseSession={(who, id) => void closeSession(who, id)} />
+          <ParticipantsTable participants={participants} presence={presence} terminals={terminals} onOpenTerminal={props.onOpenTerminal} onRevoke={revoke} onRotate={rotate} onCloseSession={(who, id) => void closeSession(who, id)} />
         )}
       </section>
       {loaded && (
         <WritableFoldersCard
           participants={participants}
           onAdd={(who, folder) => store.getState().changeFolders(who, { add: folder })}
-          onRemove={async (who, folder) =>
-            window.confirm(`Stop ${who} writing ${folder}? Its shells and stages started from then on only read it.`) ? store.getState().changeFolders(who, { remove: folder }) : null
+          onRemove={(who, folder) =>
+            ask({ title: `Stop ${who} writing this folder?`, message: `${folder}: its shells and stages started from then on only read it.`, confirm: 'Stop writing' }, () =>
+              store.getState().changeFolders(who, { remove: folder }),
+            )
           }
         />
       )}
       <HostsCard />
       <UiSessionsCard />
+      {asking && <ConfirmDialog title={asking.title} message={asking.message} confirm={asking.confirm} onConfirm={asking.run} onClose={() => {
+            asking.keep();
+            setAsking(null);
+          }} />}
     </div>
   );
 }

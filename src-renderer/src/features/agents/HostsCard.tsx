@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { HostCheck, HostView } from '../../../../src-main/common/methods/hosts';
 import { useRoom } from '../../room-context';
+import { ConfirmDialog } from '../../shared/ConfirmDialog';
 
 /**
  * The machines work may run on besides this one: the person's SSH hosts, by their alias in ~/.ssh/config
@@ -16,6 +17,8 @@ export function HostsCard(): React.JSX.Element {
   const [agents, setAgents] = useState(true);
   const [checking, setChecking] = useState<string | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
+  /** The host the person is asked about removing. */
+  const [removing, setRemoving] = useState<string | null>(null);
   const fail = (error: unknown) => setProblem(error instanceof Error ? error.message : String(error));
 
   const read = useCallback(async () => {
@@ -60,7 +63,6 @@ export function HostsCard(): React.JSX.Element {
   }
 
   async function remove(alias: string): Promise<void> {
-    if (!window.confirm(`Remove ${alias} from the room? No new work is placed on it; nothing on the host is touched.`)) return;
     try {
       await client.call('host_remove', { alias });
     } catch (error) {
@@ -101,7 +103,7 @@ export function HostsCard(): React.JSX.Element {
                   <button type="button" className="small" disabled={checking !== null} onClick={() => void check(h.alias)}>
                     {checking === h.alias ? 'Checking…' : 'Check'}
                   </button>
-                  <button type="button" className="small" onClick={() => void remove(h.alias)} aria-label={`Remove ${h.alias}`}>
+                  <button type="button" className="small" onClick={() => setRemoving(h.alias)} aria-label={`Remove ${h.alias}`}>
                     Remove
                   </button>
                 </span>
@@ -139,6 +141,15 @@ export function HostsCard(): React.JSX.Element {
         <p className="form-problem" role="alert">
           {problem}
         </p>
+      )}
+      {removing && (
+        <ConfirmDialog
+          title={`Remove ${removing} from the room?`}
+          message="No new work is placed on it; nothing on the host is touched."
+          confirm="Remove host"
+          onConfirm={() => void remove(removing)}
+          onClose={() => setRemoving(null)}
+        />
       )}
     </section>
   );

@@ -10,6 +10,7 @@ import { InputRequestForm } from './InputRequestForm';
 import { usePendingDecisions } from './pending-decision';
 import { ArtifactList, ResultMarkdown } from '../../shared/handoff/ResultView';
 import { WorkspaceReview } from './WorkspaceReview';
+import { ConfirmDialog } from '../../shared/ConfirmDialog';
 
 function StatusChips(props: { handoff: HandoffView }): React.JSX.Element {
   const h = props.handoff;
@@ -97,6 +98,7 @@ export const HandoffDetail = forwardRef<DecisionHandle, { handoff: HandoffView; 
   const preview = useMergePreview(h);
   // the person's comments on lines of the diff, until they are sent with a rejection (request changes)
   const [comments, setComments] = useState<LineComment[]>([]);
+  const [cancelling, setCancelling] = useState(false);
   useEffect(() => setComments([]), [h.id]);
   const decide = async (approved: boolean, text: string, merge: boolean, extras: DecisionExtras = {}): Promise<void> => {
     const send = () =>
@@ -119,10 +121,8 @@ export const HandoffDetail = forwardRef<DecisionHandle, { handoff: HandoffView; 
   const recapture = () => step('could not re-capture the evidence', () => client.call('handoff_recapture', { handoffId: h.id }));
   const complete = (result: string) => step('could not complete it', () => client.call('handoff_complete', { handoffId: h.id, result }));
 
-  async function cancel(): Promise<void> {
-    const reason = window.prompt('Why cancel it? (optional, the owner reads this)') ?? null;
-    if (reason === null) return;
-    await step('could not cancel', () => client.call('handoff_cancel', { handoffId: h.id, ...(reason.trim() ? { reason: reason.trim().slice(0, 2000) } : {}) }));
+  async function cancel(reason: string): Promise<void> {
+    await step('could not cancel', () => client.call('handoff_cancel', { handoffId: h.id, ...(reason ? { reason: reason.slice(0, 2000) } : {}) }));
   }
 
   const requests = Object.entries(h.task?.inputRequests ?? {});
@@ -189,9 +189,19 @@ export const HandoffDetail = forwardRef<DecisionHandle, { handoff: HandoffView; 
           <button type="button" className="primary" onClick={() => void accept()} data-testid="accept-handoff">
             Take it on
           </button>{' '}
-          <button type="button" className="danger" onClick={() => void cancel()}>
+          <button type="button" className="danger" onClick={() => setCancelling(true)}>
             Cancel handoff
           </button>
+          {cancelling && (
+            <ConfirmDialog
+              title="Cancel this handoff?"
+              message={`“${h.summary}” ends as cancelled; ${h.owner} is told.`}
+              confirm="Cancel handoff"
+              reason={{ label: 'Why? (optional, the owner reads this)', maxLength: 2000 }}
+              onConfirm={(reason) => void cancel(reason)}
+              onClose={() => setCancelling(false)}
+            />
+          )}
         </div>
       )}
       {kind === 'doing' && <CompleteForm onComplete={complete} />}
