@@ -106,6 +106,11 @@ const capture = async (shellId: string, name: string) => {
   fs.writeFileSync(path.join(CAPTURED, `${name}.txt`), await screen(shellId));
 };
 
+/** 'idle', or the status with its reason and the screen that gave it (so a failure says which rule matched what). */
+const idleOr = async (shellId: string): Promise<string> => {
+  const status = await statusOf(shellId);
+  return status.state === 'idle' ? 'idle' : `${status.state}${status.reason ? ` (${status.reason})` : ''} on this screen:\n${await screen(shellId)}`;
+};
 const type = (shellId: string, input: ({ text: string } | { key: string })[]) => runner.running.engine.call(op(), 'shell_io', { shellId, input });
 const screen = async (shellId: string) => (await runner.running.engine.call(op(), 'shell_io', { shellId, format: 'screen' })).output;
 
@@ -129,7 +134,7 @@ describe.skipIf(reason !== '')(`a real CLI's permission prompt reads waiting whi
     it(`${c.client}, its ${c.kind} prompt: waiting within 2 s with its words, one wait; answered, working, then idle, and it ran`, { timeout: 120_000 }, async () => {
       const { agent } = await runner.running.engine.call(op(), 'agent_start', { client: c.client, cwd: work, cols: 120, rows: 40 });
       await expect.poll(() => screen(agent.shellId), { timeout: 45_000, interval: 500 }).toMatch(ready[c.client]);
-      await expect.poll(async () => (await statusOf(agent.shellId)).state, { timeout: 30_000, interval: 250 }).toBe('idle');
+      await expect.poll(() => idleOr(agent.shellId), { timeout: 30_000, interval: 250 }).toBe('idle');
       // every status the room gives it from here, as it changes (the UI notifies once per wait)
       const changes: { state: string; reason?: string; at: number }[] = [];
       const off = runner.running.engine.shells.get(op(), agent.shellId).onStatusChange((st) => changes.push({ state: st.state, ...(st.reason ? { reason: st.reason } : {}), at: Date.now() }));
@@ -160,7 +165,7 @@ describe.skipIf(reason !== '')(`a real CLI's permission prompt reads waiting whi
         } else {
           await expect.poll(() => model.requests.some((r) => r.toolResult !== null && c.result.test(r.toolResult)), { timeout: 30_000, interval: 250 }).toBe(true);
         }
-        await expect.poll(async () => (await statusOf(agent.shellId)).state, { timeout: 30_000, interval: 250 }).toBe('idle');
+        await expect.poll(() => idleOr(agent.shellId), { timeout: 30_000, interval: 250 }).toBe('idle');
         await capture(agent.shellId, `${c.client}.${what}-answered.idle`);
         const after = changes.filter((x) => x.at >= answeredAt);
         expect(after.filter((x) => x.state === 'waiting'), 'waiting again after the answer').toEqual([]);
@@ -191,7 +196,7 @@ describe.skipIf(reason !== '')(`a real CLI's permission prompt reads waiting whi
     await expect.poll(() => screen(agent.shellId), { timeout: 30_000, interval: 250 }).toContain('call room_info');
     // (that first turn can go out before the room's MCP server is connected: Claude Code sends a prompt given on its
     // command line at once). The session then has the room's tools: the next turn calls one
-    await expect.poll(async () => (await statusOf(agent.shellId)).state, { timeout: 30_000, interval: 250 }).toBe('idle');
+    await expect.poll(() => idleOr(agent.shellId), { timeout: 30_000, interval: 250 }).toBe('idle');
     await type(agent.shellId, [{ text: 'call room_info' }]);
     await new Promise((r) => setTimeout(r, 300));
     await type(agent.shellId, [{ key: 'Enter' }]);
