@@ -13,5 +13,6 @@ import manyShells from './many-shells.js';
 import workspace from './workspace.js';
 import handoffList from './handoff-list.js';
 import taskStart from './task-start.js';
+import remote from './remote.js';
 
-export const BENCHMARKS = [mcpCall, shellRoundtrip, shellStream, graph, handoffCycle, fanout, startup, ui, lockout, answerBytes, manyShells, workspace, handoffList, taskStart];
+export const BENCHMARKS = [mcpCall, shellRoundtrip, shellStream, graph, handoffCycle, fanout, startup, ui, lockout, answerBytes, manyShells, workspace, handoffList, taskStart, remote];

@@ -24,7 +24,7 @@ const MiB = 2 ** 20;
 const PAGE = Number(process.env.BENCH_STREAM_PAGE_KIB ?? 1024) * 1024;
 
 /** One agent: sends the command, then reads pages by cursor until the end marker; counts what it missed. */
-async function agent(client, shellId, bytes) {
+export async function agent(client, shellId, bytes) {
   const t = performance.now();
   let r = await callTool(client, 'shell_io', { shellId, text: `${produce(bytes)}\n`, format: 'raw', maxBytes: PAGE });
   let got = 0;

@@ -7,7 +7,7 @@ import { REPO } from '../helpers/env';
 
 // Every benchmark of `npm run bench`, at tiny sizes, so none of them rots: each must run against the built
 // room process and produce its rows. No figure is asserted (timing belongs in the benchmarks themselves).
-const BENCHMARKS = ['mcp-call', 'shell-roundtrip', 'shell-stream', 'graph', 'handoff-cycle', 'fanout', 'startup', 'ui', 'lockout', 'many-shells', 'workspace', 'handoff-list'];
+const BENCHMARKS = ['mcp-call', 'shell-roundtrip', 'shell-stream', 'graph', 'handoff-cycle', 'fanout', 'startup', 'ui', 'lockout', 'many-shells', 'workspace', 'handoff-list', 'remote'];
 const outDir = fs.mkdtempSync(path.join(os.tmpdir(), 'commonroom-bench-smoke-'));
 afterAll(() => fs.rmSync(outDir, { recursive: true, force: true }));
 

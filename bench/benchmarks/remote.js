@@ -1,0 +1,127 @@
+// remote: work on another machine through the room (a host of its SSH config, its room node run by `ssh -T host
+// commonroom node --stdio`) against the same work over plain `ssh` in the same run: (1) a shell round trip,
+// shell_io `echo tok` waited for on a remote shell, against `ssh host 'echo tok'` with a ControlMaster already
+// running (a new channel on the open connection: the cheapest way plain ssh runs a command); (2) 64 MiB of remote
+// output read by an agent by cursor, against `ssh host CMD` with its stdout read here. The host is a private sshd
+// on 127.0.0.1 with an account of its own (bench/lib/ssh-rig.js), so the network is loopback for both sides.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { callTool, closeAll, connect } from '../lib/clients.js';
+import { produce, SHELL_ENV } from '../lib/flood.js';
+import { callApi, makeHome, startRoom } from '../lib/room.js';
+import { sshRigUnavailable, startSshRig } from '../lib/ssh-rig.js';
+import { alternate, fmt, fmtMs, median, percentile, spreadPct } from '../lib/stats.js';
+import { agent as readFlood } from './shell-stream.js';
+
+const MiB = 2 ** 20;
+const TOK_PATTERN = '(^|\\$ )tok\\r?$';
+
+/** Runs ssh with these arguments; resolves with its time and the bytes of its stdout. */
+function ssh(args) {
+  return new Promise((resolve, reject) => {
+    const t = performance.now();
+    const child = spawn('ssh', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let bytes = 0;
+    let stderr = '';
+    child.stdout.on('data', (b) => (bytes += b.length));
+    child.stderr.on('data', (b) => (stderr += b));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve({ ms: performance.now() - t, bytes }) : reject(new Error(`ssh ${args.at(-1)}: exit ${code} ${stderr}`))));
+  });
+}
+
+async function oursRoundtrips(client, shellId, n) {
+  const times = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    const r = await callTool(client, 'shell_io', { shellId, text: 'echo tok\n', wait: { until: 'match', pattern: TOK_PATTERN, timeoutMs: 10_000 }, maxBytes: 1024 });
+    times.push(performance.now() - t);
+    if (r.wait?.reason !== 'matched') throw new Error(`remote shell_io wait ended ${r.wait?.reason}: ${JSON.stringify(r.output)}`);
+  }
+  return times;
+}
+
+async function sshRoundtrips(args, n) {
+  const times = [];
+  for (let i = 0; i < n; i++) times.push((await ssh([...args, 'echo tok'])).ms);
+  return times;
+}
+
+export default {
+  name: 'remote',
+  async run({ smoke, log }) {
+    const why = sshRigUnavailable();
+    if (why) {
+      log(`remote: not run: ${why}`);
+      return [{ name: 'remote shell round trip / 64 MiB stream over SSH', ours: `not run: ${why}`, baseline: '', ratio: '', goal: '≤ 1.5× ssh; ≥ 0.8× ssh cat', met: null, figures: { skipped: why } }];
+    }
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'commonroom-bench-ssh-'));
+    fs.chmodSync(dir, 0o755); // the host account's sshd reads its authorized key below it
+    const rig = await startSshRig(path.join(dir, 'ssh'));
+    const home = makeHome('remote');
+    home.env.COMMONROOM_SSH_CONFIG = rig.configFile;
+    const room = await startRoom(home);
+    const client = await connect('2026', room.url, room.token);
+    // plain ssh's best case: every command a new channel on a master connection opened once
+    const master = [...rig.sshArgs, '-o', 'ControlMaster=auto', '-o', `ControlPath=${path.join(dir, 'cm-%C')}`, '-o', 'ControlPersist=120', rig.alias];
+    try {
+      await callApi(room, room.token, 'host_add', { alias: rig.alias });
+      await ssh([...master, 'true']);
+      const { shell } = await callTool(client, 'shell_open', { host: rig.alias, shell: '/bin/sh', args: [], env: SHELL_ENV, name: 'bench remote' });
+      await callTool(client, 'shell_io', { shellId: shell.id, cursor: 'start', wait: { until: 'match', pattern: '\\$ $', timeoutMs: 15_000 } });
+      const per = smoke ? 3 : 40;
+      const rounds = smoke ? 1 : 4;
+      await oursRoundtrips(client, shell.id, smoke ? 2 : 10); // warm-up
+      await sshRoundtrips(master, smoke ? 2 : 10);
+      const rt = await alternate(rounds, () => oursRoundtrips(client, shell.id, per), () => sshRoundtrips(master, per));
+      const ours = rt.ours.flat();
+      const base = rt.baseline.flat();
+      const p50 = percentile(ours, 50);
+      const b50 = percentile(base, 50);
+      log(`remote echo tok: p50 ${fmtMs(p50)} p99 ${fmtMs(percentile(ours, 99))}; ssh with ControlMaster p50 ${fmtMs(b50)}`);
+
+      const bytes = smoke ? MiB : 64 * MiB;
+      const streamRounds = smoke ? 1 : 3;
+      const st = await alternate(
+        streamRounds,
+        () => readFlood(client, shell.id, bytes),
+        () => ssh([...master, produce(bytes)]),
+      );
+      const oursMiBps = median(st.ours.map((x) => (bytes - x.dropped) / MiB / (x.ms / 1000)));
+      const sshMiBps = median(st.baseline.map((x) => x.bytes / MiB / (x.ms / 1000)));
+      const dropped = Math.max(...st.ours.map((x) => x.dropped));
+      log(`remote ${bytes / MiB} MiB: ${fmt(oursMiBps, 0)} MiB/s read by cursor (${dropped} bytes missed); ssh ${fmt(sshMiBps, 0)} MiB/s`);
+      await callTool(client, 'shell_close', { shellId: shell.id });
+      return [
+        {
+          name: 'remote shell round trip (shell_io echo tok on a host)',
+          ours: `p50 ${fmtMs(p50)} p99 ${fmtMs(percentile(ours, 99))}`,
+          baseline: `p50 ${fmtMs(b50)} p99 ${fmtMs(percentile(base, 99))} ssh host 'echo tok' with a ControlMaster running`,
+          ratio: `p50 ${fmt(p50 / b50, 2)}× ±${fmt(spreadPct(rt.ours.map((x) => median(x))), 0)}%`,
+          goal: '≤ 1.5× ssh (ControlMaster)',
+          met: p50 / b50 <= 1.5,
+          figures: { samples: ours.length, rounds: rt },
+        },
+        {
+          name: `remote shell output, ${bytes / MiB} MiB read by an agent by cursor`,
+          ours: `${fmt(oursMiBps, 0)} MiB/s, ${dropped === 0 ? 'nothing missed' : `${dropped} bytes missed`}`,
+          baseline: `${fmt(sshMiBps, 0)} MiB/s ssh host CMD, stdout read here`,
+          ratio: `${fmt(oursMiBps / sshMiBps, 2)}×`,
+          goal: '≥ 0.8× ssh',
+          met: oursMiBps / sshMiBps >= 0.8,
+          figures: { bytes, rounds: st },
+        },
+      ];
+    } finally {
+      await closeAll([client]);
+      await room.stop();
+      await ssh([...master.slice(0, -1), '-O', 'exit', rig.alias]).catch(() => {});
+      await rig.stop();
+      home.cleanup();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  },
+};
