@@ -17,6 +17,8 @@ import { makeHome, markedSleep, type TestHome } from '../../helpers/env';
 import { runCe, startServe, stopServe, type ServeProcess } from '../../helpers/serve';
 
 const CLOCK = pathToFileURL(path.join(import.meta.dirname, 'fixtures/fake-clock.mjs')).href;
+// SIGKILLs the room inside the transaction that appends an event of $CRASH_ON_EVENT_KIND (before its commit)
+const CRASH = pathToFileURL(path.join(import.meta.dirname, '../handoffs/fixtures/crash-on-event.mjs')).href;
 
 let home: TestHome;
 let clockFile: string;
@@ -28,8 +30,14 @@ function setClock(iso: string): void {
   fs.writeFileSync(clockFile, String(Date.parse(iso) - Date.now()));
 }
 
-async function start(): Promise<void> {
-  room = await startServe(home);
+async function start(crashOn?: string): Promise<void> {
+  const env = { ...home.env };
+  if (crashOn) {
+    env.NODE_OPTIONS = `${env.NODE_OPTIONS ?? ''} --import ${CRASH}`;
+    env.CRASH_ON_EVENT_KIND = crashOn;
+    env.CRASH_MARKER = path.join(home.root, 'crashed');
+  }
+  room = await startServe({ ...home, env });
 }
 
 async function client(): Promise<Client> {
@@ -73,7 +81,7 @@ async function graphWhen(graphId: string, states: string[]): Promise<void> {
 
 const outcomes = (runs: ScheduleRunView[]) => runs.map((r) => `${r.dueAt.slice(11, 16)} ${r.outcome}${r.late ? ' late' : ''}`);
 
-beforeAll(async () => {
+async function openHome(): Promise<void> {
   home = makeHome();
   clockFile = path.join(home.root, 'clock-offset');
   home.env.NODE_OPTIONS = `${home.env.NODE_OPTIONS ?? ''} --import ${CLOCK}`.trim();
@@ -85,14 +93,16 @@ beforeAll(async () => {
   const added = runCe(home, ['participant', 'add', 'builder', '--can', 'read,write', '--json']);
   expect(added.status, added.stderr).toBe(0);
   agentToken = (JSON.parse(added.stdout) as { token: string }).token;
-}, 30_000);
+}
 
-afterAll(async () => {
+async function closeHome(): Promise<void> {
   if (room) await stopServe(room, 'SIGKILL');
   home?.cleanup();
-});
+}
 
 describe('schedules with the clock controlled (MCP door, real room process, SIGKILL)', () => {
+  beforeAll(openHome, 30_000);
+  afterAll(closeHome);
   let nightly: ScheduleView;
   let hourly: ScheduleView;
 
@@ -194,5 +204,27 @@ describe('schedules with the clock controlled (MCP door, real room process, SIGK
     expect(of(hourly.id)).toEqual(['schedule.added', 'schedule.ran', 'schedule.ran', 'schedule.missed', 'schedule.ran']);
     const missed = events.find((e) => e.subject === nightly.id && e.kind === 'schedule.missed');
     expect(missed?.data).toMatchObject({ count: 2, whileDown: true, caughtUp: true, first: '2030-01-07T03:00:00.000Z', last: '2030-01-07T04:00:00.000Z' });
+  });
+});
+
+describe('a room killed while it starts a due time', () => {
+  beforeAll(openHome, 30_000);
+  afterAll(closeHome);
+
+  it('reads failed after the restart, and is not started again', async () => {
+    const { schedule } = await tool<{ schedule: ScheduleView }>('schedule_add', { name: 'killed mid-start', cron: '0 * * * *', timeZone: 'UTC', graph: { stages: [{ id: 'check', command: ['true'] }] } });
+    await stopServe(room, 'SIGTERM');
+    // the graph is started, then the room dies inside the transaction that records it ran
+    await start('schedule.ran');
+    setClock('2030-01-07T01:00:05Z');
+    expect((await room.exited).signal).toBe('SIGKILL');
+    setClock('2030-01-07T01:00:30Z');
+    await start();
+    const runs = await runsWhen(schedule.id, (r) => r[0]?.outcome === 'failed', 'the run the room was starting');
+    expect(outcomes(runs)).toEqual(['01:00 failed']);
+    expect(runs[0]?.reason).toMatch(/^the room stopped while it was starting this run: it is not started again/);
+    // one graph: the one started before the kill, never a second
+    const graphs = (await tool<{ graphs: { name: string | null }[] }>('tasks_list', { limit: 100 })).graphs;
+    expect(graphs.filter((g) => g.name === 'killed mid-start')).toHaveLength(1);
   });
 });
