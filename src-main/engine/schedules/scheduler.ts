@@ -29,6 +29,7 @@ export class Scheduler {
   private timer: NodeJS.Timeout | undefined;
   private chain: Promise<void> = Promise.resolve();
   private closed = false;
+  private recovered = false;
   private readonly startedAt: number;
 
   constructor(
@@ -39,13 +40,12 @@ export class Scheduler {
     this.startedAt = Date.parse(ctx.now());
   }
 
-  /** At the room's start: the runs a stopped room was starting read failed; then the first look. */
+  /**
+   * At the room's start: the first look once this process serves the room. A process that only opened it for a
+   * moment (a `ce` command while no room process runs) never serves it, and so never decides or starts a run.
+   */
   start(): void {
-    for (const run of this.repo.starting()) {
-      const schedule = this.repo.byId(run.scheduleId);
-      this.finish(schedule, run.dueAt, run.late, 'failed', {}, 'the room stopped while it was starting this run: it is not started again (a due time runs once at most)');
-    }
-    this.look();
+    void this.look();
   }
 
   /** Looks at the clock now (after the look already running, if any). */
@@ -53,7 +53,7 @@ export class Scheduler {
     if (this.closed) return this.chain;
     clearTimeout(this.timer);
     this.chain = this.chain
-      .then(() => this.tick())
+      .then(() => (this.serving() ? this.tick() : undefined))
       .catch((error: unknown) => console.error('[schedules] a look at the schedules failed:', error instanceof Error ? error.message : error))
       .finally(() => this.arm());
     return this.chain;
@@ -65,10 +65,25 @@ export class Scheduler {
     await this.chain;
   }
 
+  /** This process serves the room (its MCP endpoint is up): agents it starts have a room to connect to. */
+  private serving(): boolean {
+    const runner = this.ctx.room.runningProcess();
+    const now = runner !== null && runner.pid === process.pid;
+    if (now && !this.recovered) {
+      this.recovered = true;
+      // the runs a stopped room was starting read failed: never started again
+      for (const run of this.repo.starting()) {
+        this.finish(this.repo.byId(run.scheduleId), run.dueAt, run.late, 'failed', {}, 'the room stopped while it was starting this run: it is not started again (a due time runs once at most)');
+      }
+    }
+    return now;
+  }
+
   private arm(): void {
     if (this.closed) return;
     const now = new Date(this.ctx.now());
-    let wait = this.ctx.limits.scheduleTickMs;
+    // not serving yet (the endpoint comes up after the features start): look again shortly
+    let wait = this.recovered ? this.ctx.limits.scheduleTickMs : 250;
     for (const s of this.repo.active()) {
       try {
         const next = nextDue(cronOf(s.cron, s.timeZone), new Date(Math.max(now.getTime(), Date.parse(s.decidedThrough))));
