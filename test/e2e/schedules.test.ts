@@ -110,7 +110,9 @@ describe('the Schedules screen', () => {
     await expect.poll(() => problem.textContent()).toMatch(/The graph is not JSON .*give it as "ce run" takes it/);
     await page.getByLabel('A command').check();
     await page.getByLabel('Time zone').fill('Mars/Olympus');
-    await expect.poll(() => page.getByTestId('cron-preview').textContent()).toMatch(/"Mars\/Olympus" is not a time zone/);
+    await expect.poll(() => page.getByTestId('zone-help').textContent()).toMatch(/"Mars\/Olympus" is not a time zone/);
+    await page.getByRole('button', { name: 'Add schedule' }).click();
+    await expect.poll(() => problem.textContent()).toMatch(/"Mars\/Olympus" is not a time zone .*give an IANA name such as Europe\/Paris/);
     await shoot('form-errors');
   });
 

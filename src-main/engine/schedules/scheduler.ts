@@ -140,8 +140,9 @@ export class Scheduler {
 
   private missedWhy(s: ScheduleRecord, d: Date, ranSince: boolean): string {
     const policy = ranSince ? 'a later due time ran instead' : s.catchUp === 'skip' ? 'not run: its catch-up policy is skip' : 'a later due time was caught up instead';
+    // the due time is the record's own: the reason says why only
     const when = d.getTime() < this.startedAt ? 'the room was not running' : 'the room reached it late (the machine slept or the room was busy)';
-    return `${when} at ${dueInZone(d.toISOString(), s.timeZone)}; ${policy}`;
+    return `${when}; ${policy}`;
   }
 
   private ownerOf(s: ScheduleRecord): Caller | null {

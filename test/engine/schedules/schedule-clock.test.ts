@@ -168,10 +168,10 @@ describe('schedules with the clock controlled (MCP door, real room process, SIGK
     // once: 03:00 and 04:00 missed, 05:00 run late; skip: all three missed, nothing run
     const a = await runsWhen(nightly.id, (r) => r.length === 5 && r[4]?.outcome !== 'starting', 'nightly after the restart');
     expect(outcomes(a)).toEqual(['01:00 ran', '02:00 skipped', '03:00 missed', '04:00 missed', '05:00 ran late']);
-    expect(a[2]?.reason).toMatch(/^the room was not running at Mon, 7 Jan 2030, 03:00 \(UTC\); a later due time was caught up instead$/);
+    expect(a[2]?.reason).toBe('the room was not running; a later due time was caught up instead');
     const b = await runsWhen(hourly.id, (r) => r.length === 5, 'hourly after the restart');
     expect(outcomes(b)).toEqual(['01:00 ran', '02:00 ran', '03:00 missed', '04:00 missed', '05:00 missed']);
-    expect(b[4]?.reason).toMatch(/the room was not running .*; not run: its catch-up policy is skip$/);
+    expect(b[4]?.reason).toBe('the room was not running; not run: its catch-up policy is skip');
   });
 
   it('never twice: a second SIGKILL and start runs no due time again; the next due time runs on time', async () => {

@@ -39,6 +39,13 @@ export function AddScheduleForm(props: { machineTimeZone: string; onAdded(): voi
   const [busy, setBusy] = useState(false);
   const zones = useMemo(knownZones, []);
   const preview = previewCron(cron, timeZone.trim() || props.machineTimeZone);
+  const cronProblem = 'problem' in preview && preview.field === 'cron' ? preview.problem : null;
+  const zoneProblem = 'problem' in preview && preview.field === 'zone' ? preview.problem : null;
+  // a refusal is about what was sent: a change of what it runs starts afresh
+  const pick = (k: Kind) => {
+    setKind(k);
+    setProblem(null);
+  };
 
   useEffect(() => setTimeZone((z) => z || props.machineTimeZone), [props.machineTimeZone]);
   useEffect(() => {
@@ -97,20 +104,22 @@ export function AddScheduleForm(props: { machineTimeZone: string; onAdded(): voi
       </div>
       <div className="field">
         <label htmlFor="schedule-cron">When (cron)</label>
-        <input id="schedule-cron" type="text" value={cron} spellCheck={false} aria-invalid={'problem' in preview} aria-describedby="schedule-cron-help" onChange={(e) => setCron(e.target.value)} />
-        <span id="schedule-cron-help" className={`small ${'problem' in preview ? 'cron-problem' : 'muted'}`} data-testid="cron-preview">
-          {'problem' in preview ? preview.problem : `Next: ${preview.next.join(' · ')}`}
+        <input id="schedule-cron" type="text" value={cron} spellCheck={false} aria-invalid={cronProblem !== null} aria-describedby="schedule-cron-help" onChange={(e) => setCron(e.target.value)} />
+        <span id="schedule-cron-help" className={`small ${cronProblem ? 'field-problem' : 'muted'}`} data-testid="cron-preview">
+          {cronProblem ?? ('next' in preview ? `Next: ${preview.next.join(' · ')}` : 'Next: —')}
         </span>
       </div>
       <div className="field">
         <label htmlFor="schedule-zone">Time zone</label>
-        <input id="schedule-zone" type="text" list="schedule-zones" value={timeZone} spellCheck={false} onChange={(e) => setTimeZone(e.target.value)} />
+        <input id="schedule-zone" type="text" list="schedule-zones" value={timeZone} spellCheck={false} aria-invalid={zoneProblem !== null} aria-describedby="schedule-zone-help" onChange={(e) => setTimeZone(e.target.value)} />
         <datalist id="schedule-zones">
           {zones.map((z) => (
             <option key={z} value={z} />
           ))}
         </datalist>
-        <span className="muted small">This machine&apos;s: {props.machineTimeZone}</span>
+        <span id="schedule-zone-help" className={`small ${zoneProblem ? 'field-problem' : 'muted'}`} data-testid="zone-help">
+          {zoneProblem ?? `This machine's: ${props.machineTimeZone}`}
+        </span>
       </div>
       <div className="field">
         <label htmlFor="schedule-catch-up">If the room was not running</label>
@@ -129,7 +138,7 @@ export function AddScheduleForm(props: { machineTimeZone: string; onAdded(): voi
           ] as const
         ).map(([k, label]) => (
           <label key={k}>
-            <input type="radio" name="schedule-kind" value={k} checked={kind === k} onChange={() => setKind(k)} /> {label}
+            <input type="radio" name="schedule-kind" value={k} checked={kind === k} onChange={() => pick(k)} /> {label}
           </label>
         ))}
       </fieldset>

@@ -73,7 +73,15 @@ export function SchedulesScreen(): React.JSX.Element {
         {listed === null ? (
           <p className="muted">Reading schedules…</p>
         ) : listed.length === 0 ? (
-          <EmptyState title="No schedules yet" text="Add one below, or with ce schedule add NAME --cron PATTERN --graph FILE.json" />
+          <EmptyState
+            title="No schedules yet"
+            text="Add one below, or from a terminal:"
+            action={
+              <p>
+                <code>ce schedule add NAME --cron &quot;0 3 * * *&quot; --graph FILE.json</code>
+              </p>
+            }
+          />
         ) : (
           <ul className="schedule-list" data-testid="schedules">
             {listed.map(({ schedule: s, runs }) => (

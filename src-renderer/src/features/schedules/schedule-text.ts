@@ -23,21 +23,21 @@ export function outcomeBadge(run: Pick<ScheduleRunView, 'outcome' | 'late'>): { 
  * The next due times of a pattern as the person types it (croner, as the room reads it), or what to fix. The
  * room checks again when it is added; this only answers sooner.
  */
-export function previewCron(pattern: string, timeZone: string, count = 3): { next: string[] } | { problem: string } {
+export function previewCron(pattern: string, timeZone: string, count = 3): { next: string[] } | { problem: string; field: 'cron' | 'zone' } {
   const fields = pattern.trim().split(/\s+/).filter((f) => f !== '');
-  if (fields.length === 0) return { problem: 'Give a cron pattern: minute hour day-of-month month day-of-week, e.g. 0 3 * * * (03:00 every day).' };
-  if (fields.length !== 5) return { problem: `That pattern has ${fields.length} field${fields.length === 1 ? '' : 's'}: give five — minute hour day-of-month month day-of-week, e.g. 0 3 * * *.` };
+  if (fields.length === 0) return { field: 'cron', problem: 'Give a cron pattern: minute hour day-of-month month day-of-week, e.g. 0 3 * * * (03:00 every day).' };
+  if (fields.length !== 5) return { field: 'cron', problem: `That pattern has ${fields.length} field${fields.length === 1 ? '' : 's'}: give five — minute hour day-of-month month day-of-week, e.g. 0 3 * * *.` };
   try {
     new Intl.DateTimeFormat('en-GB', { timeZone });
   } catch {
-    return { problem: `"${timeZone}" is not a time zone this browser knows: give an IANA name such as Europe/Paris or UTC.` };
+    return { field: 'zone', problem: `"${timeZone}" is not a time zone this browser knows: give an IANA name such as Europe/Paris or UTC.` };
   }
   try {
     const cron = new Cron(pattern, { timezone: timeZone, paused: true });
     const next = cron.nextRuns(count).map((d) => new Intl.DateTimeFormat('en-GB', { timeZone, weekday: 'short', day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(d));
-    return next.length > 0 ? { next } : { problem: 'That pattern is never due again: check its day and month fields.' };
+    return next.length > 0 ? { next } : { field: 'cron', problem: 'That pattern is never due again: check its day and month fields.' };
   } catch (error) {
     const why = error instanceof Error ? error.message.replace(/^CronPattern:\s*/, '') : 'it does not read as one';
-    return { problem: `That is not a cron pattern (${why}).` };
+    return { field: 'cron', problem: `That is not a cron pattern (${why}).` };
   }
 }
