@@ -2,7 +2,8 @@
  * The Schedules screen in real Chromium against a real runner whose clock the test moves: empty, the add form's
  * refusals (each says what to fix), a schedule added and listed with its next due time in its zone, the last
  * runs (ran, skipped, missed while the room was down, failed) after due times and a restart, a long name, and
- * remove. Screenshots at 1440×900, 1024×768 and 390×844, light and dark, empty and populated. Needs `npm run build`.
+ * remove. Screenshots at 1440×900, 1024×768 and 390×844, light and dark, empty and populated, each checked with
+ * axe-core. Needs `npm run build`.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -11,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRunner, type RunningRoom } from '../../src-main/server/runner';
 import type { ScheduleRunView } from '../../src-main/common/methods/schedules';
 import { makeHome, REPO, type TestHome } from '../helpers/env';
+import { axeCount } from './helpers/axe';
 import { closeUi, launchChromium, openUi, outputFile } from './helpers/open-ui';
 
 const SHOTS = process.env.SCHEDULE_SHOTS ?? '';
@@ -42,6 +44,8 @@ async function shoot(name: string): Promise<void> {
       await page.emulateMedia({ colorScheme: scheme });
       const file = SHOTS ? path.join(SHOTS, `schedules-${name}-${scheme}-${w}.png`) : outputFile(`schedules-${name}-${scheme}-${w}.png`);
       await page.screenshot({ path: file, fullPage: true });
+      // axe-core: no serious or critical finding (contrast of the badges and the form's problems included)
+      expect((await axeCount(page, `${name} ${w}`, scheme)).findings).toEqual([]);
     }
     // nothing wider than the window at any size
     expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), `${name} at ${w}`).toBe(true);
