@@ -11,6 +11,7 @@ import { pathToFileURL } from 'node:url';
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ScheduleRunView, ScheduleView } from '../../../src-main/common/methods/schedules';
+import { describeScheduleEvent } from '../../../src-main/common/schedule-event-text';
 import type { RunningRoom } from '../../../src-main/server/runner';
 import { callTool, connectWithToken } from '../../e2e/helpers/ui-room';
 import { makeHome, markedSleep, type TestHome } from '../../helpers/env';
@@ -204,6 +205,17 @@ describe('schedules with the clock controlled (MCP door, real room process, SIGK
     expect(of(hourly.id)).toEqual(['schedule.added', 'schedule.ran', 'schedule.ran', 'schedule.missed', 'schedule.ran']);
     const missed = events.find((e) => e.subject === nightly.id && e.kind === 'schedule.missed');
     expect(missed?.data).toMatchObject({ count: 2, whileDown: true, caughtUp: true, first: '2030-01-07T03:00:00.000Z', last: '2030-01-07T04:00:00.000Z' });
+    // each reads as a line a person understands
+    const texts = (id: string) => events.filter((e) => e.subject === id).map((e) => describeScheduleEvent(e)?.replace(/gr_[\w-]+/g, 'gr_…'));
+    expect(texts(nightly.id)).toEqual([
+      'schedule "nightly build" was added',
+      'schedule "nightly build" ran for Mon, 7 Jan 2030, 01:00 (UTC): graph gr_…',
+      'schedule "nightly build" skipped Mon, 7 Jan 2030, 02:00 (UTC): the previous run (graph gr_…, due Mon, 7 Jan 2030, 01:00 (UTC)) is still running',
+      'schedule "nightly build" missed 2 due times while the room was not running (from Mon, 7 Jan 2030, 03:00 (UTC) to Mon, 7 Jan 2030, 04:00 (UTC)); caught up once now',
+      'schedule "nightly build" ran late (caught up when the room started) for Mon, 7 Jan 2030, 05:00 (UTC): graph gr_…',
+      'schedule "nightly build" ran for Mon, 7 Jan 2030, 06:00 (UTC): graph gr_…',
+    ]);
+    expect(texts(hourly.id)[3]).toBe('schedule "hourly check" missed 3 due times while the room was not running (from Mon, 7 Jan 2030, 03:00 (UTC) to Mon, 7 Jan 2030, 05:00 (UTC)); not run: its catch-up policy is skip');
   });
 });
 
