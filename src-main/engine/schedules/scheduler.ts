@@ -99,7 +99,12 @@ export class Scheduler {
   private async tick(): Promise<void> {
     for (const schedule of this.repo.active()) {
       if (this.closed) return;
-      await this.decide(schedule);
+      try {
+        await this.decide(schedule);
+      } catch (error) {
+        // one schedule that cannot be decided (its pattern no longer reads) leaves the others theirs
+        console.error(`[schedules] ${schedule.id} (${schedule.name}) could not be decided:`, error instanceof Error ? error.message : error);
+      }
     }
   }
 

@@ -97,4 +97,18 @@ describe('schedules: capabilities, agent tasks, zones', () => {
     const { schedule: utc } = (await call('schedule_add', { name: 'utc', cron: '0 3 * * *', timeZone: 'UTC', graph: { stages: [{ id: 'a', command: 'true' }] } })) as { schedule: ScheduleView };
     expect(utc.nextDueAt).toBe('2030-03-31T03:00:00.000Z');
   });
+
+  it('a clock that jumps while the room runs (the machine slept): the due times passed are missed, and the catch-up policy applies', async () => {
+    now = new Date('2030-04-02T10:50:00Z');
+    const graph = { stages: [{ id: 'a', command: 'true' }] };
+    const { schedule: once } = (await call('schedule_add', { name: 'slept once', cron: '0 * * * *', timeZone: 'UTC', graph })) as { schedule: ScheduleView };
+    const { schedule: skip } = (await call('schedule_add', { name: 'slept skip', cron: '0 * * * *', timeZone: 'UTC', catchUp: 'skip', graph })) as { schedule: ScheduleView };
+    now = new Date('2030-04-02T13:30:00Z');
+    const a = await runsWhen(once.id, 3);
+    expect(a.map((r) => `${r.dueAt.slice(11, 16)} ${r.outcome}${r.late ? ' late' : ''}`)).toEqual(['11:00 missed', '12:00 missed', '13:00 ran late']);
+    expect(a[0]?.reason).toBe('the room reached it late (the machine slept or the room was busy); a later due time was caught up instead');
+    const b = await runsWhen(skip.id, 3);
+    expect(b.map((r) => r.outcome)).toEqual(['missed', 'missed', 'missed']);
+    expect(b[2]?.reason).toBe('the room reached it late (the machine slept or the room was busy); not run: its catch-up policy is skip');
+  });
 });
