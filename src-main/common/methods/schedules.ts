@@ -25,10 +25,11 @@ const scheduleId = lazily(() =>
   z.string().regex(/^sc_[A-Za-z0-9_-]{8,43}$/, 'a schedule id is the id schedule_add answered (sc_…; schedule_list shows them)').describe('the schedule id (sc_…)'),
 );
 
-/** An agent task to start on the schedule: agent_start's input, with its task required. */
+/** An agent task to start on the schedule: agent_start's input (no terminal size: no one watches it start), with its task required. */
 const agentTarget = lazily(() =>
   AGENT_METHODS.agent_start
     .input()
+    .omit({ cols: true, rows: true })
     .refine((a) => a.task !== undefined, { message: 'a scheduled agent needs task: what it is asked to do on each run', path: ['task'] }),
 );
 
