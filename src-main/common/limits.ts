@@ -152,6 +152,13 @@ export const LIMITS = {
   maxStatusWaitMs: 25_000,
   /** Graphs per tasks_list page. */
   maxGraphListPage: 100,
+  /**
+   * Schedules: the scheduler looks at the clock at least this often (besides waking at each due time), so a
+   * clock that jumps (a machine that slept) is noticed within it.
+   */
+  scheduleTickMs: 30_000,
+  /** A due time the room reaches later than this (it was asleep or busy) counts as missed, and its catch-up policy applies. */
+  scheduleLateMs: 120_000,
 } as const;
 
 export type Limits = { [K in keyof typeof LIMITS]: number };

@@ -195,6 +195,11 @@ function buildToolSurface() {
     host_add: { hints: { ...ADD, idempotent: true }, output: z.object({ host: view('the host'), changed: z.boolean() }) },
     host_check: { hints: { ...READ, readOnly: false, openWorld: true }, output: z.object({ host: view('the host'), check: view('what the check found: {reachable, ready, error, os, arch, path, tools, missing}') }) },
     host_remove: { hints: { ...ADD, destructive: true, idempotent: true }, output: z.object({ removed: z.boolean() }) },
+    // a schedule runs the person's commands later (its graph or agent), as whoever added it
+    schedule_add: { hints: { ...ADD, openWorld: true }, output: z.object({ schedule: view('the schedule: {id, name, cron, timeZone, kind, runs, catchUp, owner, nextDueAt, lastRun}') }) },
+    schedule_list: { hints: READ, output: z.object({ schedules: views('each schedule: {id, name, cron, timeZone, kind, runs, catchUp, owner, nextDueAt, lastRun}'), machineTimeZone: z.string().describe("the room machine's time zone (a schedule's default)") }) },
+    schedule_remove: { hints: { ...ADD, destructive: true, idempotent: true }, output: z.object({ schedule: view('the schedule'), removed: z.boolean() }) },
+    schedule_runs: { hints: READ, output: z.object({ schedule: view('the schedule'), runs: views('each due time, newest first: {dueAt, outcome (ran, skipped, missed, failed, starting), late, graphId, handoffId, shellId, reason}') }) },
   } satisfies Record<MethodName, Surface>;
 }
 

@@ -15,6 +15,7 @@ import { graphRunReads, graphsFeature } from './graphs/index';
 import { participantsFeature } from './people/index';
 import { Presence } from './people/index';
 import { agentsFeature } from './agents/index';
+import { SCHEDULE_EVENTS, schedulesFeature } from './schedules/index';
 import { uiFeature } from './people/index';
 import { WorkspaceService } from './workspaces/index';
 import { BrowserSignIns } from './people/index';
@@ -52,7 +53,7 @@ function buildFeatures(engine: Engine): Feature[] {
   const remoteShells = ctx.room.readOnly ? undefined : new RemoteShells(ctx);
   return [
     // the room's history shows each feature's events to whom that feature says
-    roomFeature(ctx, [HANDOFF_EVENTS, GRAPH_EVENTS, TASK_EVENTS, PARTICIPANT_EVENTS, SHELL_EVENTS, HOST_EVENTS]),
+    roomFeature(ctx, [HANDOFF_EVENTS, GRAPH_EVENTS, TASK_EVENTS, PARTICIPANT_EVENTS, SHELL_EVENTS, HOST_EVENTS, SCHEDULE_EVENTS]),
     participantsFeature(ctx, engine.presence),
     tasksFeature(ctx, engine.tasks),
     shellsFeature(ctx, engine.shells, limits, (caller, handoffId, cwd) => workspaces.folderFor(caller, handoffId, cwd), remoteShells),
@@ -74,6 +75,8 @@ function buildFeatures(engine: Engine): Feature[] {
     uiFeature(engine.uiSessions),
     agentsFeature(ctx, engine.shells, (caller, method, input) => engine.call(caller, method, input), (token) => engine.authenticate(token)),
     hostsFeature(ctx, remoteShells),
+    // last: it starts graphs and agents (through Engine.call, as each schedule's owner) once they are all up
+    schedulesFeature(ctx, (caller, method, input) => engine.call(caller, method, input)),
   ] as unknown as Feature[];
 }
 

@@ -13,6 +13,7 @@ import { useFirstRun } from './features/agents/use-first-run';
 import { GraphsScreen } from './features/graphs/GraphsScreen';
 import { HistoryScreen } from './features/history/HistoryScreen';
 import { InboxScreen } from './features/inbox/InboxScreen';
+import { SchedulesScreen } from './features/schedules/SchedulesScreen';
 import { TerminalsScreen } from './features/terminals/TerminalsScreen';
 import { useConnection, useRoom } from './room-context';
 import { EmptyState } from './app/EmptyState';
@@ -122,6 +123,8 @@ export function App(): React.JSX.Element {
             <HistoryScreen key={openedEnded ?? 'list'} opened={openedEnded} />
           ) : screen === 'agents' ? (
             <AgentsScreen onOpenTerminal={(id) => open('terminals', id)} />
+          ) : screen === 'schedules' ? (
+            <SchedulesScreen />
           ) : (
             <ActivityScreen onOpen={(t) => open(t.screen, t.id, t.stageId)} />
           )}

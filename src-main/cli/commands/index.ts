@@ -13,6 +13,7 @@ import { PARTICIPANT_COMMANDS } from './participants';
 import { REVIEW_COMMANDS } from './review';
 import { ROOM_COMMANDS } from './room';
 import { RUN_COMMAND } from './run';
+import { SCHEDULE_COMMANDS } from './schedules';
 import { SHELL_ATTACH_COMMAND } from './shell-attach';
 import { SHELL_COMMANDS } from './shells';
 import { UI_COMMANDS } from './ui';
@@ -34,6 +35,7 @@ export const CE_COMMANDS: CeCommand[] = [
   HANDOFF_CANCEL_COMMAND,
   ...GRAPH_COMMANDS,
   RUN_COMMAND,
+  ...SCHEDULE_COMMANDS,
   LOGS_COMMAND,
   ...AUDIT_COMMANDS,
 ];

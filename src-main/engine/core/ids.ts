@@ -17,6 +17,8 @@ export interface IdSource {
   handoffTaskId(): string;
   /** A graph's id (also its task id): `gr_` + 22 base64url characters. */
   graphId(): string;
+  /** A schedule's id: `sc_` + 16 base64url characters. */
+  scheduleId(): string;
   /** A task's correlation id when the caller gave none: a UUID. */
   correlationId(): string;
   /** A new room's id: a UUID. */
@@ -34,6 +36,7 @@ export const randomIds: IdSource = {
   handoffId: () => `hf_${b64(12)}`,
   handoffTaskId: () => `tk_${b64(12)}`,
   graphId: () => `gr_${b64(16)}`,
+  scheduleId: () => `sc_${b64(12)}`,
   correlationId: () => randomUUID(),
   roomId: () => randomUUID(),
   shellEpoch: () => randomBytes(3).toString('hex'),

@@ -3,7 +3,7 @@ import { useConnection, useShells } from '../room-context';
 import { waitingCount } from '../shared/shell-status-text';
 import { useInbox } from '../stores/feature-stores';
 
-export type Screen = 'terminals' | 'graphs' | 'inbox' | 'history' | 'agents' | 'activity';
+export type Screen = 'terminals' | 'graphs' | 'inbox' | 'history' | 'agents' | 'schedules' | 'activity';
 
 const ITEMS: { id: Screen; label: string; icon: string }[] = [
   { id: 'terminals', label: 'Terminals', icon: '›_' },
@@ -11,6 +11,7 @@ const ITEMS: { id: Screen; label: string; icon: string }[] = [
   { id: 'inbox', label: 'Inbox', icon: '✉' },
   { id: 'history', label: 'History', icon: '✓' },
   { id: 'agents', label: 'Agents', icon: '◎' },
+  { id: 'schedules', label: 'Schedules', icon: '◷' },
   { id: 'activity', label: 'Activity', icon: '≡' },
 ];
 
