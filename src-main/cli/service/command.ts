@@ -39,8 +39,13 @@ export interface ServiceStatus {
   url: string | null;
 }
 
+/** The person's home folder, as the service tools see it (HOME, USERPROFILE on Windows). */
+function homeOf(env: NodeJS.ProcessEnv): string {
+  return env.HOME || env.USERPROFILE || os.homedir();
+}
+
 function context(env: NodeJS.ProcessEnv, platform: NodeJS.Platform, run = runTool): ManagerContext {
-  return { platform, env, home: os.homedir(), configDir: resolvePaths(env, platform).configDir, run };
+  return { platform, env, home: homeOf(env), configDir: resolvePaths(env, process.platform, homeOf(env)).configDir, run };
 }
 
 function servedUrl(room: string | undefined, env: NodeJS.ProcessEnv): string | null {
@@ -98,6 +103,8 @@ export async function service(argv: readonly string[], platform: NodeJS.Platform
   const roomArg = stringFlag(args, 'room') ?? (env.COMMONROOM_ROOM || undefined);
   const room = roomArg === undefined ? undefined : path.resolve(roomArg);
   const port = portFlag(args, portFromEnv(env));
+  // what serve would refuse at every start is refused now, before anything is installed
+  if (room !== undefined && !fs.existsSync(path.dirname(room))) throw new RoomError('NOT_FOUND', `the folder ${path.dirname(room)} does not exist: create it first, or pass another --room`);
   // one process holds a room: a service started beside the app's own room (or a serve) would fail at every start
   const before = manager.state();
   if (!before.running && servedUrl(room, env)) {
@@ -105,7 +112,7 @@ export async function service(argv: readonly string[], platform: NodeJS.Platform
   }
   const script = fs.realpathSync(process.argv[1] ?? '');
   const carried = Object.fromEntries(CARRIED.filter((k) => env[k]).map((k) => [k, env[k] as string]));
-  const spec: ServiceSpec = { node: process.execPath, script, room, port, env: platform === 'win32' ? {} : carried, home: os.homedir() };
+  const spec: ServiceSpec = { node: process.execPath, script, room, port, env: platform === 'win32' ? {} : carried, home: homeOf(env) };
   manager.install(spec);
   const after = serviceStatus(manager, env, platform);
   console.log(`installed and started: ${manager.what} ${manager.file}\n  room: ${room ?? 'your default room'}, port ${port}\n  "commonroom service status" says how it is; the desktop app now shows this room.`);
