@@ -123,10 +123,14 @@ describe('the room outlives its window', () => {
       expect(alive(agent.pid) && alive(shell.pid)).toBe(true);
       await shellListed(win.page, agent.shellId);
 
-      // confirmed: they end with the room, as under `serve`, and the lock is free
+      // the window closed, the tray's Quit asks the same; confirmed: they end with the room, as under `serve`, and
+      // the lock is free
+      desktop.closeWindow(win.id);
+      await expect.poll(() => desktop.tray?.shown, { timeout: 15_000 }).toBe(true);
       desktop.answerDialog = () => ({ response: 0, checkboxChecked: false });
-      expect(await desktop.quit()).toBe(0);
-      expect(desktop.dialogs.length).toBe(2);
+      expect(await desktop.clickTray('Quit Commonroom…')).toBe(true);
+      expect(await desktop.exited).toBe(0);
+      expect(desktop.dialogs.map((d) => d.options.message)).toEqual([asked.options.message, asked.options.message]);
       expect(alive(agent.pid)).toBe(false);
       expect(alive(shell.pid)).toBe(false);
       const served = await startServe({ ...where.home, env: where.env }, ['--room', where.room]);
@@ -140,6 +144,7 @@ describe('the room outlives its window', () => {
   it('started while a room process serves the room, the app shows that room through its UI door and starts none; quitting it ends nothing', async () => {
     const where = desktopRoom();
     const serve = await startServe({ ...where.home, env: where.env }, ['--room', where.room]);
+    let restarted: Awaited<ReturnType<typeof startServe>> | undefined;
     const desktop = launchDesktop(browser, where);
     try {
       const win = await desktop.firstWindow();
@@ -165,19 +170,33 @@ describe('the room outlives its window', () => {
       await api(where, 'shell_io', { shellId: agent.shellId, text: 'after-app\n' });
       await expect.poll(() => agentOutput(where, agent.shellId), { timeout: 15_000 }).toContain('heard-after-app');
 
-      // the app again (updated, restarted): the same agent, still there
+      // the app again (updated, restarted): the same agent, still there; then the room process itself restarts
+      // (the service manager restarts it): the window follows it to the new process, where the shells are gone
+      // (they live in the room process's memory)
       const next = launchDesktop(browser, where);
       try {
         const win2 = await next.firstWindow();
         await connected(win2.page);
         await shellListed(win2.page, agent.shellId);
         await expect.poll(() => terminalText(win2.page, agent.shellId), { timeout: 15_000 }).toContain('heard-after-app');
+
+        await stopServe(serve);
+        expect(alive(agent.pid)).toBe(false);
+        restarted = await startServe({ ...where.home, env: where.env }, ['--room', where.room]);
+        const url = restarted.mcpUrl;
+        await expect.poll(() => win2.page.locator('.endpoint').innerText().catch(() => ''), { timeout: 30_000 }).toBe(url);
+        await connected(win2.page);
+        await win2.page.getByRole('button', { name: /Terminals/ }).click();
+        await expect.poll(() => win2.page.locator(`.shell-item[data-shell-id="${agent.shellId}"]`).count()).toBe(0);
+        expect(next.exitCode).toBeNull();
+        expect(next.stderr).toMatch(/closed the window's connection/);
       } finally {
         await next.quit();
       }
     } finally {
       await desktop.quit();
       await stopServe(serve);
+      if (restarted) await stopServe(restarted);
       where.home.cleanup();
     }
   });
