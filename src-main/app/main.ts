@@ -52,6 +52,8 @@ const uiIpc = new UiIpc(() => running ?? attached, isTrustedUrl, LIMITS.maxBodyB
 const tray = new RoomTray(process.platform, { open: () => showWindow(), quit: () => app.quit() });
 let quitting = false;
 
+const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 /** The room process serving the room now, if another one does and the person's operator token reads. */
 function servedElsewhere(room: string | undefined): RemoteRoom | null {
   try {
@@ -60,6 +62,16 @@ function servedElsewhere(room: string | undefined): RemoteRoom | null {
     // no token file (another account's room): opening it here says who holds it
     return null;
   }
+}
+
+/** The room process serving the room, looked for `tries` times half a second apart. */
+async function servedSoon(room: string | undefined, tries: number): Promise<RemoteRoom | null> {
+  for (let i = 0; i < tries && !quitting; i++) {
+    await wait(500);
+    const served = servedElsewhere(room);
+    if (served) return served;
+  }
+  return null;
 }
 
 function openRoom(room: string | undefined): Promise<void> {
@@ -73,7 +85,14 @@ function openRoom(room: string | undefined): Promise<void> {
         unavailable = undefined;
         return;
       }
-      running = await startRunner({ room, port: portFromEnv(), browserUi: false });
+      try {
+        running = await startRunner({ room, port: portFromEnv(), browserUi: false });
+      } catch (error) {
+        // held by a room process that is still starting (the service, at login): shown once it serves
+        const later = isRoomError(error) && error.code === 'ROOM_LOCKED' ? await servedSoon(room, 6) : null;
+        if (!later) throw error;
+        attached = later;
+      }
       unavailable = undefined;
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
@@ -94,12 +113,11 @@ function focusWindow(): void {
 
 /** The window again (the tray's "Open", the dock icon, a second launch): made anew when it was closed. */
 function showWindow(): void {
+  trayFollows?.();
   tray.hide();
   if (win && !win.isDestroyed()) return focusWindow();
   if (app.isReady()) void createWindow();
 }
-
-const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let reattaching: Promise<void> | undefined;
 /**
@@ -113,7 +131,7 @@ function roomLost(why: string): void {
   attached = undefined;
   uiIpc.close();
   reattaching = (async () => {
-    for (let i = 0; i < 20 && !quitting && !servedElsewhere(roomArg); i++) await wait(500);
+    await servedSoon(roomArg, 20);
     if (quitting) return;
     await openRoom(roomArg);
     for (const each of BrowserWindow.getAllWindows()) if (!each.isDestroyed()) each.webContents.reload();
@@ -142,8 +160,27 @@ async function lastWindowClosed(): Promise<void> {
   await opening;
   const work = await liveWork();
   if (win || quitting) return; // reopened (or quitting) meanwhile
-  if (!isIdle(work)) return tray.show(roomName(), describeLiveWork(work));
+  if (!isIdle(work)) return showTray(work);
   if (process.platform !== 'darwin') app.quit();
+}
+
+let trayFollows: (() => void) | undefined;
+/** The tray item, kept saying what runs: each change in the room reads it again (at most once a second). */
+function showTray(work: LiveWork): void {
+  tray.show(roomName(), describeLiveWork(work));
+  if (trayFollows || !running) return;
+  let pending: NodeJS.Timeout | undefined;
+  const stop = running.engine.bus.subscribe(() => {
+    pending ??= setTimeout(() => {
+      pending = undefined;
+      void liveWork().then((now) => tray.shown && tray.show(roomName(), describeLiveWork(now)));
+    }, 1000);
+  });
+  trayFollows = () => {
+    stop();
+    clearTimeout(pending);
+    trayFollows = undefined;
+  };
 }
 
 async function createWindow(): Promise<void> {
@@ -231,6 +268,7 @@ if (!app.requestSingleInstanceLock()) {
       try {
         await reattaching;
         uiIpc.close();
+        trayFollows?.();
         tray.hide();
         await running?.close();
       } catch (error) {

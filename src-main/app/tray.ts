@@ -18,7 +18,7 @@ export interface TrayActions {
  */
 export function trayMenuTemplate(roomName: string, running: string, actions: TrayActions): MenuItemConstructorOptions[] {
   return [
-    { label: `${roomName}: ${running}`, enabled: false },
+    { label: `${roomName}: ${running} running`, enabled: false },
     { type: 'separator' },
     { label: 'Open Commonroom', click: () => actions.open() },
     { label: 'Quit Commonroom…', click: () => actions.quit() },

@@ -67,10 +67,13 @@ describe('the room outlives its window', () => {
       desktop.closeWindow(win.id);
       await expect.poll(() => desktop.tray?.shown, { timeout: 15_000 }).toBe(true);
       const tray = desktop.tray;
-      expect(tray?.menu?.map((i) => i.label ?? i.type)).toEqual([`room.md: 1 agent (${agent.participant})`, 'separator', 'Open Commonroom', 'Quit Commonroom…']);
+      expect(tray?.menu?.map((i) => i.label ?? i.type)).toEqual([`room.md: 1 agent (${agent.participant}) running`, 'separator', 'Open Commonroom', 'Quit Commonroom…']);
       expect(tray?.menu?.[0]?.enabled).toBe(false);
       expect(tray?.toolTip).toBe(`Commonroom keeps room.md running: 1 agent (${agent.participant})`);
       expect(tray?.image).toMatchObject({ width: 32, height: 32 });
+      // it keeps saying what runs
+      await api(where, 'shell_open', { shell: '/bin/sh' });
+      await expect.poll(() => desktop.tray?.menu?.[0]?.label, { timeout: 15_000 }).toBe(`room.md: 1 agent (${agent.participant}) and 1 shell running`);
       // on Linux the app indicator ignores a click on the icon: the menu is the way back
       expect(await desktop.clickTray()).toBe(process.platform !== 'linux');
 
