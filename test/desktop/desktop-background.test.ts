@@ -193,6 +193,13 @@ describe('the room outlives its window', () => {
         await expect.poll(() => win2.page.locator(`.shell-item[data-shell-id="${agent.shellId}"]`).count()).toBe(0);
         expect(next.exitCode).toBeNull();
         expect(next.stderr).toMatch(/closed the window's connection/);
+
+        // the room process stops for good (the service uninstalled): after waiting for it, the app opens the room
+        await stopServe(restarted);
+        await expect.poll(() => win2.page.locator('.endpoint').innerText().catch(() => ''), { timeout: 40_000 }).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+        await expect.poll(() => win2.page.locator('.endpoint').innerText().catch(() => url), { timeout: 40_000 }).not.toBe(url);
+        await connected(win2.page);
+        expect(endpointOf(where).endpoint).toBe(new URL('/', await win2.page.locator('.endpoint').innerText()).toString());
       } finally {
         await next.quit();
       }
