@@ -23,8 +23,9 @@ import {
   type ServiceSpec,
 } from '../../src-main/cli/service/units';
 import { findRunningRoom } from '../../src-main/engine/index';
-import { BIN_COMMONROOM, makeHome, REPO, type TestHome } from '../helpers/env';
+import { BIN_COMMONROOM, makeHome } from '../helpers/env';
 import { startServe, stopServe } from '../helpers/serve';
+import { commonroom, standinHome } from '../helpers/service-standin';
 
 const odd = '/home/a b/100% "real" $HOME\\x/notes & <more>.md';
 const spec: ServiceSpec = {
@@ -75,23 +76,6 @@ describe('what the service files say', () => {
     expect(windowsWords('a "b c" d\\\\"e f" g\\h')).toEqual(['a', 'b c', 'd\\e f', 'g\\h']);
   });
 });
-
-/** The `commonroom` CLI in a throw-away home, with `systemctl` on PATH being the stand-in. */
-function standinHome(): { home: TestHome; env: NodeJS.ProcessEnv; calls(): string[][]; unit: string } {
-  const home = makeHome();
-  const bin = path.join(home.root, 'bin');
-  fs.mkdirSync(bin);
-  fs.writeFileSync(path.join(bin, 'systemctl'), `#!/bin/sh\nexec "${process.execPath}" "${path.join(REPO, 'test/helpers/systemctl-standin.mjs')}" "$@"\n`, { mode: 0o755 });
-  const env = { ...home.env, HOME: home.root, XDG_CONFIG_HOME: '', PATH: `${bin}:${process.env.PATH ?? ''}`, COMMONROOM_PORT: '0' };
-  const log = path.join(home.root, '.systemctl-standin.log');
-  const calls = () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as string[]) : []);
-  return { home, env, calls, unit: path.join(home.root, '.config/systemd/user/commonroom.service') };
-}
-
-function commonroom(env: NodeJS.ProcessEnv, args: string[]) {
-  const r = spawnSync(process.execPath, [BIN_COMMONROOM, ...args], { env, encoding: 'utf8', timeout: 60_000 });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
 
 const alive = (pid: number) => {
   try {

@@ -11,6 +11,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { terminalText } from '../e2e/helpers/page-terminal';
 import { startServe, stopServe } from '../helpers/serve';
+import { commonroom, standinHome } from '../helpers/service-standin';
 import { alive, connectAgent, connected, desktopRoom, endpointOf, launchBrowser, launchDesktop, tool, type DesktopRoom } from './helpers';
 
 let browser: Browser;
@@ -208,6 +209,35 @@ describe('the room outlives its window', () => {
       await stopServe(serve);
       if (restarted) await stopServe(restarted);
       where.home.cleanup();
+    }
+  });
+
+  it('with the room installed as the login service (commonroom service install, systemctl stand-in), the app shows the service\'s room; quitting the app ends nothing, uninstalling ends the room', async () => {
+    const t = standinHome();
+    const room = path.join(t.home.root, 'work', 'room.md');
+    fs.mkdirSync(path.dirname(room));
+    const where: DesktopRoom = { home: t.home, room, userData: path.join(t.home.root, 'electron-user-data'), env: { ...t.env, COMMONROOM_ROOM: room } };
+    let desktop: ReturnType<typeof launchDesktop> | undefined;
+    try {
+      expect(commonroom(t.env, ['service', 'install', '--room', room]).status).toBe(0);
+      await expect.poll(() => JSON.parse(commonroom(t.env, ['service', 'status', '--json']).stdout).url, { timeout: 20_000 }).toMatch(/\/mcp$/);
+      const service = JSON.parse(commonroom(t.env, ['service', 'status', '--json']).stdout) as { url: string; pid: number };
+      desktop = launchDesktop(browser, where);
+      const win = await desktop.firstWindow();
+      await connected(win.page);
+      await expect.poll(() => win.page.locator('.endpoint').innerText()).toBe(service.url);
+      const agent = await startListeningAgent(where);
+      await shellListed(win.page, agent.shellId);
+      await expect.poll(() => terminalText(win.page, agent.shellId), { timeout: 15_000 }).toContain('agent-listening');
+      expect(await desktop.quit()).toBe(0);
+      expect(desktop.dialogs).toEqual([]);
+      expect(alive(service.pid) && alive(agent.pid)).toBe(true);
+      expect(commonroom(t.env, ['service', 'uninstall']).status).toBe(0);
+      expect(alive(service.pid) || alive(agent.pid)).toBe(false);
+    } finally {
+      await desktop?.quit();
+      commonroom(t.env, ['service', 'uninstall']);
+      t.home.cleanup();
     }
   });
 });
