@@ -75,8 +75,8 @@ describe('the room outlives its window', () => {
       // it keeps saying what runs
       await api(where, 'shell_open', { shell: '/bin/sh' });
       await expect.poll(() => desktop.tray?.menu?.[0]?.label, { timeout: 15_000 }).toBe(`room.md: 1 agent (${agent.participant}) and 1 shell running`);
-      // on Linux the app indicator ignores a click on the icon: the menu is the way back
-      expect(await desktop.clickTray()).toBe(process.platform !== 'linux');
+      // on Linux the app indicator ignores a click on the icon: the menu is the way back (elsewhere a click opens)
+      if (process.platform === 'linux') expect(await desktop.clickTray()).toBe(false);
 
       // the app, the room and the agent go on without a window: the agent still answers, agents still connect
       expect(desktop.exitCode).toBeNull();
