@@ -13,8 +13,9 @@ export interface TrayActions {
 
 /**
  * The tray (menu-bar) item's menu: what runs, and the two things to do about it. Every action is a menu item:
- * on Linux the app indicator shows the item only with a context menu and ignores clicks on the icon (Electron's
- * Tray documentation), so the icon's own click is a shortcut on macOS and Windows, never the only way.
+ * activating the icon also opens the window, but on Linux what activates a StatusNotifierItem (a click, a double
+ * click) is the desktop's choice (Electron's Tray documentation), and older app indicators ignore it, so the
+ * icon's own click is a shortcut, never the only way.
  */
 export function trayMenuTemplate(roomName: string, running: string, actions: TrayActions): MenuItemConstructorOptions[] {
   return [

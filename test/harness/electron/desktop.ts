@@ -36,7 +36,7 @@ export interface ShownNotification {
 /** A tray item as the OS shows it: its tooltip, its context menu's items (labels, enabled), gone once destroyed. */
 export interface HarnessTray {
   id: number;
-  /** Shown in the panel (on Linux only once it has a context menu). */
+  /** Shown in the panel (until destroyed). */
   shown: boolean;
   destroyed: boolean;
   toolTip: string;
@@ -189,8 +189,8 @@ export class DesktopApp {
   }
 
   /**
-   * The person clicks the tray item's menu item `label` (or, without a label, the icon itself: ignored on Linux,
-   * where the app indicator only opens the menu). Resolves with whether a click handler ran.
+   * The person clicks the tray item's menu item `label` (or, without a label, activates the icon itself).
+   * Resolves with whether a click handler ran.
    */
   async clickTray(label?: string): Promise<boolean> {
     const tray = this.tray;

@@ -9,8 +9,7 @@
 // userData holds it, and that instance hears 'second-instance' (argv, workingDirectory); ipcMain events carry
 // `sender` (the WebContents) and `senderFrame` (url, parent: null for the main frame); webContents.send
 // structured-clones its arguments; Notification shows and emits 'click'; dialogs answer what the test chose;
-// Tray shows its item (on Linux only with a context menu; a click on the icon is ignored there) and its menu
-// items' click runs; destroy() removes it.
+// Tray shows its item, emits 'click' when its icon is activated and runs its menu items' click; destroy() removes it.
 import { Buffer } from 'node:buffer';
 import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
@@ -414,8 +413,9 @@ export const nativeImage = {
   },
 };
 
-// Tray, as documented: new Tray(image), a context menu, a tooltip, 'click'; destroy() removes it at once. On Linux
-// the app indicator shows the item only with a context menu and ignores clicks on the icon.
+// Tray, as documented (Electron 45's tray.md): new Tray(image), a context menu, a tooltip; 'click' when the person
+// activates the icon (on Linux a StatusNotifierItem: a left click or a double click, as the desktop decides);
+// destroy() removes it at once. A menu item's click runs its handler.
 const trays = new Map();
 let nextTray = 1;
 export class Tray extends EventEmitter {
@@ -433,7 +433,7 @@ export class Tray extends EventEmitter {
   }
   #report() {
     const size = this.#image.getSize();
-    const shown = !this.#destroyed && (process.platform !== 'linux' || this.#menu !== null);
+    const shown = !this.#destroyed;
     send({ t: 'tray', id: this.id, destroyed: this.#destroyed, shown, toolTip: this.#toolTip, menu: this.#menu ? this.#menu.items : null, image: { ...size, template: this.#image.isTemplateImage() } });
   }
   #live() {
@@ -465,7 +465,6 @@ export class Tray extends EventEmitter {
   }
   // harness-only entry points (what the OS reports)
   _click() {
-    if (process.platform === 'linux' && this.#menu !== null) return false;
     this.emit('click', new PreventableEvent(), { x: 0, y: 0, width: 16, height: 16 }, { x: 0, y: 0 });
     return true;
   }
