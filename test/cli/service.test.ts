@@ -113,6 +113,7 @@ describe('commonroom service on Linux, through a systemctl stand-in (the real sy
     expect(t.calls()).toEqual([
       show,
       ['--user', 'show-environment'],
+      ['--user', 'is-active', 'commonroom.service'],
       ['--user', 'daemon-reload'],
       ['--user', 'enable', '--now', 'commonroom.service'],
       show,
@@ -142,12 +143,22 @@ describe('commonroom service on Linux, through a systemctl stand-in (the real sy
     const shellPid = ((await opened.json()) as { result: { shell: { pid: number } } }).result.shell.pid;
     expect(alive(shellPid)).toBe(true);
 
+    // installed again while it runs (another port): the running unit is restarted to take the new settings
+    const again = commonroom(t.env, ['service', 'install', '--room', room, '--port', '0']);
+    expect(again.status).toBe(0);
+    expect(again.stdout).toContain('it was running: restarted with these settings');
+    expect(t.calls().filter((c) => c[1] === 'restart')).toEqual([['--user', 'restart', 'commonroom.service']]);
+    expect(alive(pid)).toBe(false);
+    expect(alive(shellPid)).toBe(false);
+    const status2 = JSON.parse(commonroom(t.env, ['service', 'status', '--json']).stdout) as { pid: number; running: boolean };
+    expect(status2.running).toBe(true);
+    await expect.poll(() => findRunningRoom(room, t.home.paths)?.endpoint, { timeout: 20_000 }).toMatch(/^http:/);
+
     const removed = commonroom(t.env, ['service', 'uninstall']);
     expect(removed.status).toBe(0);
     expect(removed.stdout).toContain(`uninstalled: the room's service is stopped and ${t.unit} removed`);
     expect(t.calls().slice(-3)).toEqual([['--user', 'show-environment'], ['--user', 'disable', '--now', 'commonroom.service'], ['--user', 'daemon-reload']]);
-    expect(alive(pid)).toBe(false);
-    expect(alive(shellPid)).toBe(false);
+    expect(alive(status2.pid)).toBe(false);
     expect(fs.existsSync(t.unit)).toBe(false);
     expect(findRunningRoom(room, t.home.paths)).toBeNull();
     expect(commonroom(t.env, ['service', 'status']).stdout).toMatch(/^not installed \(a systemd user unit would be /);

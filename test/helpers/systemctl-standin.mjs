@@ -7,7 +7,8 @@
 //  - `--now` starts (or stops) it as well: ExecStart= split by systemd's quoting (double quotes, backslash
 //    escapes, %% and $$), Environment= and WorkingDirectory= applied; stopping sends SIGTERM to the main
 //    process and, with KillMode=mixed, SIGKILL to what is left of its group after it exits or TimeoutStopSec=;
-//  - `show UNIT --property=A,B` prints A=… lines (LoadState=not-found for an unknown unit, exit 0);
+//  - `show UNIT --property=A,B` prints A=… lines (LoadState=not-found for an unknown unit, exit 0); `is-active`
+//    prints active or inactive (exit 0 or 3); `restart` stops then starts it;
 //  - `show-environment` and `daemon-reload` answer 0, or, with SYSTEMCTL_STANDIN_NO_BUS=1, fail as systemctl
 //    does without a user bus: "Failed to connect to bus: No medium found", exit 1.
 // Every call is appended to $HOME/.systemctl-standin.log (one JSON argv per line); the main pid lives in
@@ -131,6 +132,18 @@ switch (verb) {
     }
     break;
   }
+  case 'is-active': {
+    // prints the state; exits 0 only when active (systemctl(1))
+    const active = Boolean(state[unit]?.pid && alive(state[unit].pid));
+    process.stdout.write(`${active ? 'active' : 'inactive'}\n`);
+    process.exit(active ? 0 : 3);
+    break;
+  }
+  case 'restart':
+    if (!readUnit(unit)) die(`Failed to restart ${unit}: Unit ${unit} not found.`);
+    stop(unit);
+    start(unit);
+    break;
   case 'show': {
     const u = readUnit(unit);
     const pid = state[unit]?.pid && alive(state[unit].pid) ? state[unit].pid : 0;

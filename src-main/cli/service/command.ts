@@ -116,6 +116,7 @@ export async function service(argv: readonly string[], platform: NodeJS.Platform
   manager.install(spec);
   const after = serviceStatus(manager, env, platform);
   console.log(`installed and started: ${manager.what} ${manager.file}\n  room: ${room ?? 'your default room'}, port ${port}\n  "commonroom service status" says how it is; the desktop app now shows this room.`);
+  if (before.running) console.log('  it was running: restarted with these settings (its shells ended, as on any restart of the room process)');
   if (platform === 'win32' && Object.keys(carried).some((k) => k.startsWith('COMMONROOM_'))) {
     console.log('  note: a task sees your user environment, not this shell\'s: set COMMONROOM_* with "setx" for it to see them');
   }

@@ -78,11 +78,17 @@ function systemd(ctx: ManagerContext): ServiceManager {
     file,
     install(spec) {
       reachable();
+      const wasActive = ctl('is-active', SYSTEMD_UNIT_NAME).stdout.trim() === 'active';
       writeFile(file, systemdUnit(spec));
       const reload = ctl('daemon-reload');
       if (reload.status !== 0) fail('systemctl --user daemon-reload', reload, 'systemd did not read the unit');
       const enable = ctl('enable', '--now', SYSTEMD_UNIT_NAME);
       if (enable.status !== 0) fail(`systemctl --user enable --now ${SYSTEMD_UNIT_NAME}`, enable, 'the service did not start');
+      // installed again while it runs: `enable --now` leaves a running unit as it is; the new settings need a restart
+      if (wasActive) {
+        const restart = ctl('restart', SYSTEMD_UNIT_NAME);
+        if (restart.status !== 0) fail(`systemctl --user restart ${SYSTEMD_UNIT_NAME}`, restart, 'the service did not restart');
+      }
     },
     uninstall() {
       if (!fs.existsSync(file)) return false;
