@@ -5,6 +5,7 @@ import { UiSession } from '../bridge/ui-session';
 import { nestsDeeperThan } from '../net/json-depth';
 import { LIMITS } from '../common/limits';
 import { isTrustedSender, type IpcSenderEvent } from './trusted-url';
+import { RelaySession, type RemoteRoom, type WindowSession } from './room-relay';
 
 /**
  * The bytes of a `shell.data` message in a buffer of their own: structured clone copies a view's whole
@@ -36,22 +37,30 @@ export interface UiRoom {
   mcpUrl: URL;
 }
 
+function isRemote(room: UiRoom | RemoteRoom): room is RemoteRoom {
+  return 'endpoint' in room;
+}
+
 /**
- * The UI door over Electron IPC: one UiSession per window (per WebContents), the same as one WebSocket. Every
+ * The UI door over Electron IPC: one session per window (per WebContents), the same as one WebSocket: a
+ * UiSession on the app's own room, or a RelaySession to the UI door of the room process the app shows. Every
  * message's sender is checked (main frame of our own renderer, exact URL); its shape by the protocol schema and
  * a method's arguments by the contract's schemas (inside the session and `engine.call`).
  */
 export class UiIpc {
-  private readonly sessions = new Map<number, UiSession>();
+  private readonly sessions = new Map<number, WindowSession>();
   private readonly watched = new Set<number>();
   refused = 0;
 
   constructor(
-    private readonly room: () => UiRoom | undefined,
+    /** The app's own room (in this process), or the room process it shows (RemoteRoom), or none yet. */
+    private readonly room: () => UiRoom | RemoteRoom | undefined,
     private readonly isTrustedUrl: (url: string) => boolean,
     private readonly maxMessageBytes: number,
     /** Why there is no room, when it could not open: said to a window instead of hello. */
     private readonly unavailable: () => DesktopMessage | undefined = () => undefined,
+    /** The room process a window was shown through went away (RemoteRoom only). */
+    private readonly lost: (why: string) => void = () => undefined,
   ) {}
 
   register(ipcMain: IpcMainLike): void {
@@ -105,15 +114,18 @@ export class UiIpc {
     if (problem) console.warn(`[ui] dropped an IPC message: ${problem}`);
   }
 
-  private sessionFor(sender: UiSender): UiSession | undefined {
+  private sessionFor(sender: UiSender): WindowSession | undefined {
     const existing = this.sessions.get(sender.id);
     if (existing) return existing;
     const room = this.room();
     if (!room) return undefined; // not open yet: the renderer retries on its "reconnecting" path
-    const session = new UiSession(room.engine, (m, sent) => {
+    const toWindow = (m: ServerMessage, sent?: () => void) => {
       if (!sender.isDestroyed()) sender.send(IPC_UI_MESSAGE, m.t === 'shell.data' ? { ...m, data: ownBytes(m.data) } : m);
       sent?.(); // the bytes were copied (ownBytes, then structured clone)
-    }, { mcpUrl: room.mcpUrl.toString() });
+    };
+    const session: WindowSession = isRemote(room)
+      ? new RelaySession(room, toWindow, (why) => this.lost(why), this.maxMessageBytes)
+      : new UiSession(room.engine, toWindow, { mcpUrl: room.mcpUrl.toString() });
     this.sessions.set(sender.id, session);
     if (!this.watched.has(sender.id)) {
       this.watched.add(sender.id);

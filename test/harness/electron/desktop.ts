@@ -33,6 +33,17 @@ export interface ShownNotification {
   body: string;
 }
 
+/** A tray item as the OS shows it: its tooltip, its context menu's items (labels, enabled), gone once destroyed. */
+export interface HarnessTray {
+  id: number;
+  /** Shown in the panel (until destroyed). */
+  shown: boolean;
+  destroyed: boolean;
+  toolTip: string;
+  menu: Array<{ label?: string; type?: string; enabled?: boolean; hasClick: boolean }> | null;
+  image: { width: number; height: number; template: boolean };
+}
+
 export interface HarnessWindow {
   id: number;
   options: { webPreferences?: Record<string, unknown> } & Record<string, unknown>;
@@ -58,6 +69,7 @@ type FromMain =
   | { t: 'dialog'; kind: DialogRequest['kind']; options: Record<string, unknown>; reqId?: number }
   | { t: 'reply-to-test'; reqId: number; value: unknown }
   | { t: 'shell.openExternal'; url: string }
+  | ({ t: 'tray' } & HarnessTray)
   | { t: 'exit'; code: number };
 
 // the preload's wire: a tagged JSON for what structured clone carries and JSON does not
@@ -93,6 +105,8 @@ export class DesktopApp {
   readonly notifications: ShownNotification[] = [];
   readonly dialogs: DialogRequest[] = [];
   readonly openedExternally: string[] = [];
+  /** Every tray item the app made, by id, as last reported (a destroyed one stays, marked). */
+  readonly trays = new Map<number, HarnessTray>();
   menu: unknown = null;
   stdout = '';
   stderr = '';
@@ -118,7 +132,14 @@ export class DesktopApp {
     });
     this.child.stdout?.on('data', (d: Buffer) => (this.stdout += d.toString()));
     this.child.stderr?.on('data', (d: Buffer) => (this.stderr += d.toString()));
-    this.exited = new Promise((resolve) => this.child.on('exit', (code) => resolve((this.exitCode = code))));
+    this.exited = new Promise((resolve) =>
+      this.child.on('exit', (code) => {
+        this.exitCode = code;
+        // the app's windows end with its process
+        for (const w of this.windows.values()) if (!w.page.isClosed()) void w.page.close().catch(() => undefined);
+        resolve(code);
+      }),
+    );
     // in order, as Chromium's browser process handles them: a window exists before it is loaded or sent to
     this.child.on('message', (m: FromMain) => {
       this.queue = this.queue.then(() => this.fromMain(m)).catch((e: unknown) => void (this.stderr += `[harness] ${String(e)}\n`));
@@ -147,6 +168,36 @@ export class DesktopApp {
     return win;
   }
 
+  /** The tray item shown now, if any. */
+  get tray(): HarnessTray | undefined {
+    return [...this.trays.values()].find((t) => !t.destroyed);
+  }
+
+  /** A window opened after the one with id `afterId` (reopened from the tray, say), once its page has loaded. */
+  async windowAfter(afterId: number, timeoutMs = 30_000): Promise<HarnessWindow> {
+    const started = Date.now();
+    for (;;) {
+      const found = [...this.windows.values()].find((w) => w.id > afterId);
+      if (found) {
+        await found.loaded;
+        return found;
+      }
+      if (this.exitCode !== null) throw new Error(`the app exited (${this.exitCode}) before opening another window; stderr: ${this.stderr}`);
+      if (Date.now() - started > timeoutMs) throw new Error(`no new window within ${timeoutMs} ms; stderr: ${this.stderr}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  /**
+   * The person clicks the tray item's menu item `label` (or, without a label, activates the icon itself).
+   * Resolves with whether a click handler ran.
+   */
+  async clickTray(label?: string): Promise<boolean> {
+    const tray = this.tray;
+    if (!tray) throw new Error('no tray item is shown');
+    return (await this.ask({ t: 'tray.click', id: tray.id, label })) === true;
+  }
+
   /** The person clicks a notification the app showed. */
   clickNotification(id: number): void {
     this.child.send({ t: 'notification.click', id });
@@ -156,6 +207,11 @@ export class DesktopApp {
   quit(): Promise<number | null> {
     if (this.exitCode === null) this.child.send({ t: 'app.quit' });
     return this.exited;
+  }
+
+  /** The person picks Quit without waiting for the app to end (it may ask first, and stay). */
+  askToQuit(): void {
+    if (this.exitCode === null) this.child.send({ t: 'app.quit' });
   }
 
   /** The person closes a window with its close button. */
@@ -180,6 +236,11 @@ export class DesktopApp {
 
   kill(): void {
     this.child.kill('SIGKILL');
+  }
+
+  /** A message to the main process; one for an app that has ended is lost, as it is for Electron's windows. */
+  private toMain(message: Record<string, unknown>): void {
+    if (this.child.connected) this.child.send(message);
   }
 
   private ask(message: Record<string, unknown>): Promise<unknown> {
@@ -244,6 +305,11 @@ export class DesktopApp {
       case 'shell.openExternal':
         this.openedExternally.push(m.url);
         return;
+      case 'tray': {
+        const { t: _t, ...tray } = m;
+        this.trays.set(tray.id, tray);
+        return;
+      }
       case 'exit':
         return;
     }
@@ -275,7 +341,7 @@ export class DesktopApp {
       frames.set(frame.id, { url: frame.url + (frame.urlFragment ?? ''), parentId: frame.parentId });
       if (!frame.parentId) {
         mainFrameId = frame.id;
-        this.child.send({ t: 'navigated', id, url: frame.url });
+        this.toMain({ t: 'navigated', id, url: frame.url });
       }
     });
     cdp.on('Page.navigatedWithinDocument', ({ frameId, url }) => {
@@ -304,7 +370,7 @@ export class DesktopApp {
       }
       // senderFrame as Chromium's frame tree has it; null once the frame is gone
       const senderFrame = frame ? { url: frame.url, isMain: frame.parentId === undefined } : null;
-      this.child.send({ t: 'ipc.toMain', id, kind: packet.kind, channel: packet.channel, args: unpack(packet.args), invokeId: packet.id, frame: senderFrame });
+      this.toMain({ t: 'ipc.toMain', id, kind: packet.kind, channel: packet.channel, args: unpack(packet.args), invokeId: packet.id, frame: senderFrame });
     });
     this.deliverers.set(id, (packet) => {
       const contextId = preloadContexts.get(mainFrameId);

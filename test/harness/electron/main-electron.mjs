@@ -8,7 +8,9 @@
 // (and quits when nobody listens); requestSingleInstanceLock() is false while another instance of the same
 // userData holds it, and that instance hears 'second-instance' (argv, workingDirectory); ipcMain events carry
 // `sender` (the WebContents) and `senderFrame` (url, parent: null for the main frame); webContents.send
-// structured-clones its arguments; Notification shows and emits 'click'; dialogs answer what the test chose.
+// structured-clones its arguments; Notification shows and emits 'click'; dialogs answer what the test chose;
+// Tray shows its item, emits 'click' when its icon is activated and runs its menu items' click; destroy() removes it.
+import { Buffer } from 'node:buffer';
 import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -344,11 +346,132 @@ function menuItems(template) {
     return out;
   });
 }
+/** A built menu: `items` as the test sees them (no functions), and the template, whose items' click runs. */
+function builtMenu(template) {
+  const menu = { items: menuItems(template) };
+  Object.defineProperty(menu, 'template', { value: template, enumerable: false });
+  return menu;
+}
+/** Clicks a menu item by its label: its `click(menuItem, browserWindow, event)` runs, as Electron calls it. */
+function clickMenuItem(menu, label) {
+  const find = (items) => {
+    for (const item of items ?? []) {
+      if (item.label === label) return item;
+      const inner = Array.isArray(item.submenu) ? find(item.submenu) : undefined;
+      if (inner) return inner;
+    }
+    return undefined;
+  };
+  const item = menu ? find(menu.template) : undefined;
+  // a disabled item cannot be clicked
+  if (!item || item.enabled === false || typeof item.click !== 'function') return false;
+  item.click(item, [...windows].at(-1) ?? undefined, { triggeredByAccelerator: false });
+  return true;
+}
 export const Menu = {
-  buildFromTemplate: (template) => ({ items: menuItems(template) }),
+  buildFromTemplate: (template) => builtMenu(template),
   setApplicationMenu: (menu) => send({ t: 'menu.set', menu: menu ? menu.items : null }),
   getApplicationMenu: () => null,
 };
+
+// ---- nativeImage, Tray ------------------------------------------------------------------------------------------
+class NativeImage {
+  #dataUrl;
+  #template = false;
+  constructor(dataUrl) {
+    this.#dataUrl = dataUrl;
+  }
+  isEmpty() {
+    return this.#dataUrl === '';
+  }
+  toDataURL() {
+    return this.#dataUrl === '' ? 'data:image/png;base64,' : this.#dataUrl;
+  }
+  getSize() {
+    // a PNG's width and height are in its IHDR chunk, bytes 16..24
+    const b64 = /^data:image\/png;base64,(.*)$/.exec(this.#dataUrl)?.[1];
+    if (!b64) return { width: 0, height: 0 };
+    const bytes = Buffer.from(b64, 'base64');
+    return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
+  }
+  setTemplateImage(option) {
+    this.#template = Boolean(option);
+  }
+  isTemplateImage() {
+    return this.#template;
+  }
+}
+export const nativeImage = {
+  createEmpty: () => new NativeImage(''),
+  createFromDataURL: (dataUrl) => new NativeImage(/^data:image\/(png|jpeg);base64,/.test(dataUrl) ? dataUrl : ''),
+  createFromPath: (file) => {
+    try {
+      return new NativeImage(`data:image/png;base64,${fs.readFileSync(file).toString('base64')}`);
+    } catch {
+      return new NativeImage('');
+    }
+  },
+};
+
+// Tray, as documented (Electron 45's tray.md): new Tray(image), a context menu, a tooltip; 'click' when the person
+// activates the icon (on Linux a StatusNotifierItem: a left click or a double click, as the desktop decides);
+// destroy() removes it at once. A menu item's click runs its handler.
+const trays = new Map();
+let nextTray = 1;
+export class Tray extends EventEmitter {
+  #destroyed = false;
+  #menu = null;
+  #toolTip = '';
+  #image;
+  constructor(image) {
+    super();
+    if (!(image instanceof NativeImage) && typeof image !== 'string') throw new TypeError('Error processing argument at index 0, conversion failure');
+    this.#image = image instanceof NativeImage ? image : nativeImage.createFromPath(image);
+    this.id = nextTray++;
+    trays.set(this.id, this);
+    this.#report();
+  }
+  #report() {
+    const size = this.#image.getSize();
+    const shown = !this.#destroyed;
+    send({ t: 'tray', id: this.id, destroyed: this.#destroyed, shown, toolTip: this.#toolTip, menu: this.#menu ? this.#menu.items : null, image: { ...size, template: this.#image.isTemplateImage() } });
+  }
+  #live() {
+    if (this.#destroyed) throw new Error('Object has been destroyed');
+  }
+  setToolTip(toolTip) {
+    this.#live();
+    this.#toolTip = String(toolTip);
+    this.#report();
+  }
+  setContextMenu(menu) {
+    this.#live();
+    this.#menu = menu;
+    this.#report();
+  }
+  setImage(image) {
+    this.#live();
+    this.#image = image;
+    this.#report();
+  }
+  isDestroyed() {
+    return this.#destroyed;
+  }
+  destroy() {
+    if (this.#destroyed) return;
+    this.#destroyed = true;
+    trays.delete(this.id);
+    this.#report();
+  }
+  // harness-only entry points (what the OS reports)
+  _click() {
+    this.emit('click', new PreventableEvent(), { x: 0, y: 0, width: 16, height: 16 }, { x: 0, y: 0 });
+    return true;
+  }
+  _clickItem(label) {
+    return clickMenuItem(this.#menu, label);
+  }
+}
 
 export const dialog = {
   showOpenDialog: (win, options) => request({ t: 'dialog', kind: 'open', options: structuredClone(win instanceof BrowserWindow ? options : win) }),
@@ -434,6 +557,12 @@ process.on('message', (message) => {
     case 'window.closed-by-person':
       byId.get(message.id)?.close();
       return;
+    case 'tray.click': {
+      const tray = trays.get(message.id);
+      const clicked = message.label === undefined ? tray?._click() : tray?._clickItem(message.label);
+      send({ t: 'reply-to-test', reqId: message.reqId, value: clicked === true });
+      return;
+    }
     case 'notification.click':
       notifications.get(message.id)?.emit('click', new PreventableEvent());
       return;
