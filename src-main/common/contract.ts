@@ -9,6 +9,7 @@ import { PARTICIPANT_METHODS, type ParticipantOutputs } from './methods/particip
 import { ROOM_METHODS, type RoomOutputs } from './methods/room';
 import { SHELL_METHODS, type ShellOutputs } from './methods/shells';
 import { TASK_METHODS, type TaskOutputs } from './methods/tasks';
+import { SUMMARY_METHODS, type SummaryOutputs } from './methods/summary';
 import { UI_METHODS, type UiOutputs } from './methods/ui';
 
 export type { MethodSpec } from './method-spec';
@@ -30,10 +31,11 @@ export const CONTRACT = {
   ...UI_METHODS,
   ...AGENT_METHODS,
   ...HOST_METHODS,
+  ...SUMMARY_METHODS,
 };
 
 /** What each method answers; the engine implements exactly this. */
-export interface MethodOutputs extends RoomOutputs, ParticipantOutputs, ShellOutputs, HandoffOutputs, TaskOutputs, HandoffHistoryOutputs, GraphOutputs, AuditOutputs, UiOutputs, AgentOutputs, HostOutputs {}
+export interface MethodOutputs extends RoomOutputs, ParticipantOutputs, ShellOutputs, HandoffOutputs, TaskOutputs, HandoffHistoryOutputs, GraphOutputs, AuditOutputs, UiOutputs, AgentOutputs, HostOutputs, SummaryOutputs {}
 
 export type Contract = typeof CONTRACT;
 export type MethodName = keyof Contract;

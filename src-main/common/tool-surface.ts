@@ -195,6 +195,15 @@ function buildToolSurface() {
     host_add: { hints: { ...ADD, idempotent: true }, output: z.object({ host: view('the host'), changed: z.boolean() }) },
     host_check: { hints: { ...READ, readOnly: false, openWorld: true }, output: z.object({ host: view('the host'), check: view('what the check found: {reachable, ready, error, os, arch, path, tools, missing}') }) },
     host_remove: { hints: { ...ADD, destructive: true, idempotent: true }, output: z.object({ removed: z.boolean() }) },
+    room_summary: {
+      hints: READ,
+      output: z.object({
+        since: z.string(),
+        until: z.string(),
+        sections: views('only sections with content, in order (waiting, ended, ready, spend, schedules): {id, title, counts, items: [{at, text, kind, subject, tone, host, detail, open}], more}'),
+        partial: z.boolean().describe('the room no longer keeps events from the start of the window: some may be missing'),
+      }),
+    },
   } satisfies Record<MethodName, Surface>;
 }
 
