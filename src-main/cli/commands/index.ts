@@ -15,12 +15,14 @@ import { ROOM_COMMANDS } from './room';
 import { RUN_COMMAND } from './run';
 import { SHELL_ATTACH_COMMAND } from './shell-attach';
 import { SHELL_COMMANDS } from './shells';
+import { SUMMARY_COMMAND } from './summary';
 import { UI_COMMANDS } from './ui';
 
 /** Every `ce` command, in the order `ce --help` lists them; a feature adds its own here. */
 export const CE_COMMANDS: CeCommand[] = [
   INIT_COMMAND,
   ...ROOM_COMMANDS,
+  SUMMARY_COMMAND,
   ...PARTICIPANT_COMMANDS,
   ...UI_COMMANDS,
   ...SHELL_COMMANDS,
