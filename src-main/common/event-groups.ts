@@ -64,7 +64,7 @@ export interface EventGroup {
 
 /**
  * Groups events by handoff, graph or agent, in the order of each group's first event (newest first when the
- * events are); events about none of them land in one group keyed "".
+ * events are); events about none of them land in one group keyed "", listed last.
  */
 export function groupEvents(events: readonly EventView[], by: Grouping): EventGroup[] {
   const groups = new Map<string, EventView[]>();
@@ -74,5 +74,6 @@ export function groupEvents(events: readonly EventView[], by: Grouping): EventGr
     if (list) list.push(e);
     else groups.set(key, [e]);
   }
-  return [...groups.entries()].map(([key, list]) => ({ key, events: list, counts: countTallies(list) }));
+  const out = [...groups.entries()].map(([key, list]) => ({ key, events: list, counts: countTallies(list) }));
+  return [...out.filter((g) => g.key !== ''), ...out.filter((g) => g.key === '')];
 }

@@ -27,7 +27,7 @@ export interface Tally {
 export interface EventKind {
   /** The sentence, without its time: who did what to which, and the one fact that matters. */
   text(e: EventView, name: NameOf): string;
-  /** What it counts as in a group; null or absent: it is not counted (a stage started, a token rotated). */
+  /** What it counts as in a group, an outcome; null or absent: it is not counted (a start, an accept, a token rotated). */
   tally?(e: EventView): Tally | null;
   /** The summary section it is listed in (null or absent: the summary leaves it out). */
   section?(e: EventView): EventSection | null;
@@ -82,11 +82,10 @@ const onHost = (data: unknown): string => {
 const HANDOFF_KINDS: Record<string, EventKind> = {
   'handoff.created': {
     text: (e, n) => `${who(e)} made ${handoffName(e.subject, n)}${str(e.data, 'to') ? ` for ${str(e.data, 'to')}` : ''}`,
-    tally: () => same('made'),
   },
-  'handoff.accepted': { text: (e, n) => `${who(e)} accepted ${handoffName(e.subject, n)}`, tally: () => same('accepted') },
-  'handoff.input_requested': { text: (e, n) => `${who(e)} asked for input on ${handoffName(e.subject, n)}`, tally: () => same('asked for input') },
-  'handoff.input_answered': { text: (e, n) => `${who(e)} answered the input request on ${handoffName(e.subject, n)}`, tally: () => same('answered') },
+  'handoff.accepted': { text: (e, n) => `${who(e)} accepted ${handoffName(e.subject, n)}` },
+  'handoff.input_requested': { text: (e, n) => `${who(e)} asked for input on ${handoffName(e.subject, n)}` },
+  'handoff.input_answered': { text: (e, n) => `${who(e)} answered the input request on ${handoffName(e.subject, n)}` },
   'handoff.completed': { text: (e, n) => `${who(e)} completed ${handoffName(e.subject, n)}: ready for review`, tally: () => same('completed'), section: () => 'ended' },
   'handoff.approved': {
     text: (e, n) => `${who(e)} approved ${handoffName(e.subject, n)}${str(e.data, 'into') ? ` and merged it into ${str(e.data, 'into')}` : ''}${because(e.data)}`, tally: () => same('approved'), section: () => 'ended' },
@@ -127,7 +126,7 @@ const graphTally = (e: EventView): Tally | null => {
 };
 
 const GRAPH_KINDS: Record<string, EventKind> = {
-  'graph.submitted': { text: (e, n) => `${who(e)} started ${graphName(e.subject, n)} (${num(e.data, 'stages') ?? '?'} stages)`, tally: () => ({ one: 'graph started', many: 'graphs started' }) },
+  'graph.submitted': { text: (e, n) => `${who(e)} started ${graphName(e.subject, n)} (${num(e.data, 'stages') ?? '?'} stages)` },
   'graph.state': { text: (e, n) => `${graphName(e.subject, n)} is ${str(e.data, 'state') ?? 'changed'}` },
   'graph.ended': { text: graphEnded, tally: graphTally, section: () => 'ended' },
   'graph.stage': {
@@ -145,7 +144,6 @@ const GRAPH_KINDS: Record<string, EventKind> = {
 const AGENT_KINDS: Record<string, EventKind> = {
   'agent.started': {
     text: (e, n) => `${who(e)} started agent ${e.subject ?? '?'} (${str(e.data, 'client') ?? 'a client'})${onHost(e.data)}${str(e.data, 'handoffId') ? ` on ${handoffName(str(e.data, 'handoffId'), n)}` : ''}`,
-    tally: () => ({ one: 'agent started', many: 'agents started' }),
   },
   'agent.ended': {
     text: (e) => `agent ${e.subject ?? '?'}${onHost(e.data)} ${e.data && (e.data as { stopped?: unknown }).stopped ? `was stopped by ${who(e)}` : 'ended'} (${exitText(e.data)})`,

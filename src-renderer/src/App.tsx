@@ -13,6 +13,7 @@ import { useFirstRun } from './features/agents/use-first-run';
 import { GraphsScreen } from './features/graphs/GraphsScreen';
 import { HistoryScreen } from './features/history/HistoryScreen';
 import { InboxScreen } from './features/inbox/InboxScreen';
+import { SummaryScreen } from './features/summary/SummaryScreen';
 import { TerminalsScreen } from './features/terminals/TerminalsScreen';
 import { useConnection, useRoom } from './room-context';
 import { EmptyState } from './app/EmptyState';
@@ -116,6 +117,8 @@ export function App(): React.JSX.Element {
             <TerminalsScreen onOpenGraph={(graphId, stageId) => open('graphs', graphId, stageId)} />
           ) : screen === 'graphs' ? (
             <GraphsScreen key={openedGraph ? `${openedGraph.graphId}/${openedGraph.stageId ?? ''}` : 'newest'} opened={openedGraph} onOpenTerminal={() => setScreen('terminals')} />
+          ) : screen === 'summary' ? (
+            <SummaryScreen onOpen={(o) => open(o.screen, o.id)} />
           ) : screen === 'inbox' ? (
             <InboxScreen />
           ) : screen === 'history' ? (

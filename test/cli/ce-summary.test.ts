@@ -38,10 +38,10 @@ describe('ce summary', () => {
     expect(out.status, out.stderr).toBe(0);
     const lines = out.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^Since [A-Z][a-z]{2} \d{1,2} \d\d:\d\d:$/);
-    expect(lines[2]).toBe('Waiting for you (2 waiting)');
+    expect(lines[2]).toBe('Waiting for you (1 to review, 1 question)');
     expect(lines[3]).toMatch(/^ {2}· +[\w ]*\d\d:\d\d {2}handoff “Write the release notes, all of them, for every platform and every language we …” from bob waits for your review$/);
     expect(lines[4]).toMatch(/handoff “Pick the log format” from bob waits for your answer$/);
-    expect(lines[6]).toBe('Finished, failed, stalled or limited (3 completed, 1 approved, 1 rejected)');
+    expect(lines[6]).toBe('Finished, failed, stalled or limited (1 rejected, 3 completed, 1 approved)');
     expect(out.stdout).toMatch(/✗ +[\w ]*\d\d:\d\d {2}operator rejected handoff “Move the billing service”: “not yet”/);
     expect(out.stdout).toMatch(/✓ +[\w ]*\d\d:\d\d {2}operator approved handoff “Tidy the build scripts”: “reads well”/);
     expect(out.stdout).not.toContain('{');
@@ -56,7 +56,7 @@ describe('ce summary', () => {
     const later = runCe(home, ['summary', '--since', '2099-01-01T00:00:00Z']);
     expect(later.status, later.stderr).toBe(0);
     expect(later.stdout).not.toContain('Finished');
-    expect(later.stdout).toContain('Waiting for you (2 waiting)'); // what waits stays, whatever the window
+    expect(later.stdout).toContain('Waiting for you (1 to review, 1 question)'); // what waits stays, whatever the window
     const bad = runCe(home, ['summary', '--since', 'yesterday']);
     expect(bad.status).not.toBe(0);
     expect(bad.stderr).toContain('--since takes a time ago (30m, 2h, 7d) or an ISO 8601 time');

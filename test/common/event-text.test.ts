@@ -81,9 +81,9 @@ describe('readable event text', () => {
     ];
     expect(countsText(countTallies(events))).toBe('3 approved, 1 rejected, 2 graphs failed');
     const byGraph = groupEvents(events, 'graph');
-    expect(byGraph.map((g) => [g.key, g.events.length])).toEqual([['', 4], ['gr_1', 1], ['gr_2', 2]]);
-    expect(countsText(byGraph[2]?.counts ?? [])).toBe('1 graph failed');
-    expect(groupEvents(events, 'handoff').map((g) => g.key)).toEqual(['hf_1', 'hf_2', 'hf_3', '', 'hf_4']);
+    expect(byGraph.map((g) => [g.key, g.events.length])).toEqual([['gr_1', 1], ['gr_2', 2], ['', 4]]);
+    expect(countsText(byGraph[1]?.counts ?? [])).toBe('1 graph failed');
+    expect(groupEvents(events, 'handoff').map((g) => g.key)).toEqual(['hf_1', 'hf_2', 'hf_3', 'hf_4', '']);
     expect(groupEvents(events, 'agent').map((g) => [g.key, g.events.length])).toEqual([['claude-code-2', 4], ['', 3]]);
   });
 });

@@ -85,7 +85,8 @@ describe('room_summary after a night of work', () => {
       'handoff “Look over the roadmap” from lead is addressed to you',
     ]);
 
-    // what ended, newest first, as sentences, with its counts
+    expect(waiting?.counts).toBe('1 to review, 1 question, 1 for you');
+    // what ended, newest first, as sentences, with its counts (the bad ones first)
     const texts = ended?.items.map((i) => i.text) ?? [];
     expect(texts[0]).toBe(`agent ${badAgent} ended (exit 2)`);
     expect(texts[1]).toBe(`agent ${wellAgent} ended (exit 0)`);
@@ -100,12 +101,14 @@ describe('room_summary after a night of work', () => {
     expect(ended?.counts).toContain('1 graph failed');
     expect(ended?.counts).toContain('2 graphs passed'); // the nightly build, and the parser's checks
     expect(ended?.counts).toContain('1 agent failed');
+    expect(ended?.counts).toMatch(/^(1 rejected|1 graph failed|1 agent failed), (1 rejected|1 graph failed|1 agent failed), (1 rejected|1 graph failed|1 agent failed), /);
     expect(ended?.items.find((i) => i.text.includes('nightly lint'))).toMatchObject({ tone: 'bad', open: { screen: 'graphs', id: failed.graphId } });
     expect(ended?.items.find((i) => i.text.includes('nightly lint'))?.host ?? null).toBeNull(); // this machine (answers leave a null out)
     expect(ended?.items.find((i) => i.text.includes('approved'))).toMatchObject({ tone: 'good', open: { screen: 'history', id: approved } });
 
     // ready to merge: the handoff with a workspace, with the review's merge preview and its checks
     expect(readySection?.items).toHaveLength(1);
+    expect(readySection?.counts).toBe('1 ready: 1 checks passed');
     expect(readySection?.items[0]).toMatchObject({ subject: ready, tone: 'good', text: 'handoff “Fix the parser” by dev into main' });
     expect(readySection?.items[0]?.detail).toEqual(['main has not moved; merges as a fast-forward', 'checks passed']);
 

@@ -5,7 +5,7 @@ import { namesFromEvents } from '../../common/event-text';
 import { SUMMARY_SECTIONS, type RoomSummary, type SummarySection, type SummarySectionId } from '../../common/methods/summary';
 import type { ShellView } from '../../common/methods/shells';
 import type { EngineContext, Feature } from '../room/index';
-import { eventItems, readyItem, SECTION_LIMIT, waitingItems, type SectionContent } from './summary-sections';
+import { eventItems, readyCounts, readyItem, SECTION_LIMIT, waitingCounts, waitingItems, type SectionContent } from './summary-sections';
 
 /**
  * A read the summary makes as its caller (the same capability checks and visibility as the caller's own call),
@@ -78,7 +78,8 @@ export function summaryFeature(ctx: EngineContext, read: SummaryRead, contributo
         const content = new Map<SummarySectionId, SectionContent[]>();
         const add = (id: SummarySectionId, c: SectionContent) => content.set(id, [...(content.get(id) ?? []), c]);
         const reader = { name: caller.name, approves: caller.capabilities.includes('approve') };
-        add('waiting', { items: waitingItems(handoffs, shells, reader), counts: '' });
+        const waiting = waitingItems(handoffs, shells, reader);
+        add('waiting', { items: waiting, counts: waitingCounts(waiting) });
         for (const id of ['ended', 'spend', 'schedules'] as const) add(id, eventItems(events, id, nameMap, hostOf));
         // ready to merge: for who approves (the merge is theirs to make)
         const ready = handoffs.filter((h) => reader.approves && h.status === 'result_ready' && h.workspace !== null).sort((a, b) => a.updatedAt.localeCompare(b.updatedAt));
@@ -89,7 +90,7 @@ export function summaryFeature(ctx: EngineContext, read: SummaryRead, contributo
             return readyItem(h, preview);
           }),
         );
-        add('ready', { items: readyItems, counts: '' });
+        add('ready', { items: readyItems, counts: readyCounts(readyItems) });
         const window = { caller, since, until, events, read };
         for (const c of contributors) add(c.section, await c.contribute(window));
         return { since, until, sections: assemble(content), partial };

@@ -70,6 +70,29 @@ export function waitingItems(handoffs: readonly HandoffView[], shells: readonly 
   return items.sort((a, b) => a.at.localeCompare(b.at));
 }
 
+const WAIT_COUNTS: [string, string, string][] = [
+  ['handoff.result_ready', 'to review', 'to review'],
+  ['handoff.input_required', 'question', 'questions'],
+  ['handoff.open', 'for you', 'for you'],
+  ['shell.waiting', 'agent asking', 'agents asking'],
+];
+
+/** What waits, counted by why: "2 to review, 1 question". */
+export function waitingCounts(items: readonly SummaryItem[]): string {
+  return WAIT_COUNTS.map(([kind, one, many]) => [items.filter((i) => i.kind === kind).length, one, many] as const)
+    .filter(([n]) => n > 0)
+    .map(([n, one, many]) => `${n} ${n === 1 ? one : many}`)
+    .join(', ');
+}
+
+/** What is ready, counted by its checks: "2 ready: 1 checks passed, 1 checks failed". */
+export function readyCounts(items: readonly SummaryItem[]): string {
+  const by = (tone: SummaryItem['tone']) => items.filter((i) => i.tone === tone).length;
+  const parts = [[by('good'), 'checks passed'], [by('bad'), 'checks failed or conflicts'], [by('plain'), 'no checks ran']] as const;
+  const said = parts.filter(([n]) => n > 0).map(([n, what]) => `${n} ${what}`);
+  return `${items.length} ready${said.length > 0 ? `: ${said.join(', ')}` : ''}`;
+}
+
 /** Where an event of a section opens. */
 function openOf(e: EventView): SummaryOpen | null {
   const family = e.kind.split('.')[0];
@@ -103,7 +126,9 @@ export function eventItems(events: readonly EventView[], section: SummarySection
       };
     })
     .reverse();
-  return { items, counts: countsText(countTallies(mine)) };
+  // the bad outcomes first: they are what the person came to look for
+  const counts = countTallies(mine).sort((a, b) => Number(b.tally.bad ?? false) - Number(a.tally.bad ?? false));
+  return { items, counts: countsText(counts) };
 }
 
 /** A handoff ready to merge with what the review computes: its merge preview and its checks. */
@@ -116,7 +141,7 @@ export function readyItem(h: HandoffView, preview: MergePreview | null): Summary
     subject: h.id,
     tone,
     host: null,
-    detail: preview ? [mergeWords(preview), checkWords(preview), ...overlapWords(preview)] : ['the merge preview could not be worked out now: open it to review'],
+    detail: preview ? [mergeWords(preview), checkWords(preview), ...overlapWords(preview)] : ['the merge preview is worked out when you open it'],
     open: { screen: 'inbox', id: h.id },
   };
 }
