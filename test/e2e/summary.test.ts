@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HandoffView } from '../../src-main/common/handoff-dto';
 import type { RunningRoom } from '../../src-main/server/runner';
 import { GIT_IDENTITY, makeRepo } from '../helpers/git-repo';
+import { axeCount } from './helpers/axe';
 import { outputFile } from './helpers/open-ui';
 import { callTool, startUiRoom, type UiRoom } from './helpers/ui-room';
 
@@ -32,6 +33,16 @@ type H = { handoff: HandoffView };
 
 const go = (name: string) => page.locator('.sidebar .nav-item', { hasText: name }).click();
 const op = () => runner.engine.operator();
+
+/** No serious or critical accessibility finding (axe-core: contrast, names, roles) in either theme. */
+async function accessible(screen: string): Promise<void> {
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    const count = await axeCount(page, screen, scheme);
+    expect(count.findings, `${screen} ${scheme}`).toEqual([]);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+}
 
 /** The screen at the three sizes, light and dark (pictures a person looks at, not assertions). */
 async function shoot(name: string, prepare?: () => Promise<void>): Promise<void> {
@@ -143,6 +154,7 @@ describe('the Summary screen', () => {
     const ready = page.locator('.summary-ready .summary-item');
     expect(await ready.count()).toBe(1);
     expect(await ready.locator('.summary-detail').allInnerTexts()).toEqual(['main has not moved; merges as a fast-forward', 'checks passed']);
+    await accessible('summary');
     await shoot('night');
 
     // a line opens what it is about: the question waiting, in the inbox
@@ -178,6 +190,7 @@ describe('Activity', () => {
     await group(ids.approved as string).locator('summary').click();
     const kinds = () => group(ids.approved as string).locator('li.ev-row').evaluateAll((els) => els.map((e) => e.getAttribute('data-event-kind')));
     await expect.poll(kinds).toEqual(['handoff.approved', 'handoff.completed', 'handoff.accepted', 'handoff.created']);
+    await accessible('activity grouped');
     await shoot('activity-by-handoff');
 
     await page.getByLabel('Group events').selectOption('graph');
