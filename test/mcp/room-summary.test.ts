@@ -51,6 +51,16 @@ async function agentThatExits(code: number): Promise<string> {
   return agent.participant;
 }
 
+/** An agent whose program asks the person (a desktop notification, OSC 9) and waits; resolves once its terminal reads waiting. */
+async function agentThatAsks(question: string): Promise<{ participant: string; shellId: string }> {
+  const script = path.join(room.home.root, 'agent-asks.sh');
+  fs.writeFileSync(script, `#!/bin/sh\nprintf '\\033]9;%s\\007' '${question}'\nexec sleep 120\n`, { mode: 0o755 });
+  const engine = room.running.engine;
+  const { agent } = await engine.call(engine.operator(), 'agent_start', { client: 'command', command: [script], cwd: room.home.root });
+  await expect.poll(async () => (await engine.call(engine.operator(), 'shell_list', {})).shells.find((s) => s.id === agent.shellId)?.status.state, { timeout: 15_000 }).toBe('waiting');
+  return { participant: agent.participant, shellId: agent.shellId };
+}
+
 describe('room_summary after a night of work', () => {
   it('lists what waits (oldest first), what ended, and what is ready to merge with its checks, in that order; empty sections are left out', { timeout: 120_000 }, async () => {
     const before = await call<RoomSummary>('operator', 'room_summary', {});
@@ -72,20 +82,24 @@ describe('room_summary after a night of work', () => {
     for (const g of [passed, failed]) await call('dev', 'tasks_status', { graphId: g.graphId, stages: false, until: 'ended', waitMs: 20_000 });
     const wellAgent = await agentThatExits(0);
     const badAgent = await agentThatExits(2);
+    const asking = await agentThatAsks('Allow edits to parser.ts?');
 
     const summary = await call<RoomSummary>('operator', 'room_summary', {});
     expect(summary.sections.map((s) => s.id)).toEqual(['waiting', 'ended', 'ready']);
     const [waiting, ended, readySection] = summary.sections;
 
     // what waits for the person, oldest first: the review, the question, the handoff addressed to them
-    expect(waiting?.items.map((i) => i.subject)).toEqual([ready, asked, forMe]);
+    // and the agent asking on its terminal
+    expect(waiting?.items.map((i) => i.subject)).toEqual([ready, asked, forMe, asking.shellId]);
     expect(waiting?.items.map((i) => i.text)).toEqual([
       'handoff “Fix the parser” from dev waits for your review',
       'handoff “Pick the log format” from dev waits for your answer',
       'handoff “Look over the roadmap” from lead is addressed to you',
+      `agent ${asking.participant} waits on a question: “Allow edits to parser.ts?”`,
     ]);
+    expect(waiting?.items[3]?.open).toEqual({ screen: 'terminals', id: asking.shellId });
 
-    expect(waiting?.counts).toBe('1 to review, 1 question, 1 for you');
+    expect(waiting?.counts).toBe('1 to review, 1 question, 1 for you, 1 agent asking');
     // what ended, newest first, as sentences, with its counts (the bad ones first)
     const texts = ended?.items.map((i) => i.text) ?? [];
     expect(texts[0]).toBe(`agent ${badAgent} ended (exit 2)`);
@@ -123,5 +137,6 @@ describe('room_summary after a night of work', () => {
 
     // and a bad time is refused with what it takes
     await expect(call('operator', 'room_summary', { since: 'yesterday' })).rejects.toThrow(/ISO 8601/);
+    await room.running.engine.call(room.running.engine.operator(), 'agent_stop', { shellId: asking.shellId, revoke: true });
   });
 });
