@@ -94,6 +94,15 @@ async function agentThatExits(code: number): Promise<void> {
   await ended;
 }
 
+/** An agent whose program asks the person (OSC 9) and waits; resolves once its terminal reads waiting. */
+async function agentThatAsks(question: string): Promise<string> {
+  const script = path.join(room.home.root, 'agent-asks.sh');
+  fs.writeFileSync(script, `#!/bin/sh\nprintf '\\033]9;%s\\007' '${question}'\nexec sleep 300\n`, { mode: 0o755 });
+  const { agent } = await runner.engine.call(op(), 'agent_start', { client: 'command', command: [script], cwd: room.home.root });
+  await expect.poll(async () => (await runner.engine.call(op(), 'shell_list', {})).shells.find((s) => s.id === agent.shellId)?.status.state, { timeout: 15_000 }).toBe('waiting');
+  return agent.shellId;
+}
+
 beforeAll(async () => {
   room = await startUiRoom({ pageErrors, agents: ['lead', LONG_AGENT] });
   ({ runner, page } = room);
@@ -136,6 +145,7 @@ describe('the Summary screen', () => {
     await graphEnded(ids.failed);
     await agentThatExits(0);
     await agentThatExits(2);
+    ids.asking = await agentThatAsks('Allow edits to src/parser.ts and its tests?');
 
     await go('Summary');
     const sections = page.locator('.summary-section');
@@ -145,6 +155,7 @@ describe('the Summary screen', () => {
       'handoff “Fix the parser so a quoted comma no longer splits a field” from release-engineering-agent-on-the-build-machine-with-a-long-name waits for your review',
       'handoff “Pick the log format” from release-engineering-agent-on-the-build-machine-with-a-long-name waits for your answer',
       'handoff “Look over the roadmap for the next quarter” from lead is addressed to you',
+      'agent agent-3 waits on a question: “Allow edits to src/parser.ts and its tests?”',
     ]);
     const ended = page.locator('.summary-ended');
     expect(await ended.locator('h3 .summary-counts').innerText()).toMatch(/1 approved.*1 rejected|1 rejected.*1 approved/);
@@ -165,6 +176,11 @@ describe('the Summary screen', () => {
     await go('Summary');
     await page.locator('.summary-ended .summary-text', { hasText: 'failed' }).filter({ hasText: 'graph' }).first().click();
     await expect.poll(() => page.locator('.graph-row.active').getAttribute('data-graph-id')).toBe(ids.failed);
+    // the agent asking, in Terminals
+    await go('Summary');
+    await page.locator('.summary-waiting .summary-text', { hasText: 'waits on a question' }).click();
+    await expect.poll(() => page.locator('main.screen').getAttribute('aria-label')).toBe('terminals');
+    await runner.engine.call(op(), 'agent_stop', { shellId: ids.asking as string, revoke: true });
     expect(pageErrors).toEqual([]);
   });
 });
