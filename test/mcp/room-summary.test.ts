@@ -135,6 +135,13 @@ describe('room_summary after a night of work', () => {
     expect(mine.sections.find((s) => s.id === 'waiting')).toBeUndefined();
     expect(mine.sections.find((s) => s.id === 'ended')?.items.length).toBeGreaterThan(0);
 
+    // one with no part in any of it (read only) hears of none of it: the summary reads as its caller
+    const engine = room.running.engine;
+    await engine.call(engine.operator(), 'participant_add', { name: 'outsider', capabilities: ['read'] });
+    const outsider = await engine.call(engine.participantAs(engine.operator(), 'outsider'), 'room_summary', {});
+    const told = JSON.stringify(outsider);
+    for (const secret of ['Fix the parser', 'release notes', 'billing', 'roadmap', 'log format', ready, approved, rejected]) expect(told).not.toContain(secret);
+
     // and a bad time is refused with what it takes
     await expect(call('operator', 'room_summary', { since: 'yesterday' })).rejects.toThrow(/ISO 8601/);
     await room.running.engine.call(room.running.engine.operator(), 'agent_stop', { shellId: asking.shellId, revoke: true });
