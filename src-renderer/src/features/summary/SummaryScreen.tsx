@@ -1,7 +1,9 @@
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { SummaryItem, SummaryOpen, SummarySection } from '../../../../src-main/common/methods/summary';
 import { EmptyState } from '../../app/EmptyState';
 import { agoText, whenText } from '../../app/time-range';
+import { useShells } from '../../room-context';
+import { waitingCount } from '../../shared/shell-status-text';
 import { SUMMARY_WINDOWS, useSummary, type SummaryWindowId } from './use-summary';
 import './summary.css';
 
@@ -15,7 +17,15 @@ const TONE_WORD = { good: 'went well', bad: 'needs a look', plain: '' } as const
  */
 export function SummaryScreen(props: { onOpen(open: SummaryOpen): void }): React.JSX.Element {
   const [windowId, setWindowId] = useState<SummaryWindowId>('8h');
-  const { summary, error } = useSummary(windowId);
+  const { summary, error, reload } = useSummary(windowId);
+  // a terminal that starts or stops asking is no event: the shells' own feed says so, and the summary is read again
+  const asking = useShells((s) => waitingCount(s.shells));
+  const seen = useRef(asking);
+  useEffect(() => {
+    if (seen.current === asking) return;
+    seen.current = asking;
+    reload();
+  }, [asking, reload]);
   const label = SUMMARY_WINDOWS.find((w) => w.id === windowId)?.label ?? '';
   return (
     <div className="summary-screen">

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { RoomSummary } from '../../../../src-main/common/methods/summary';
 import { useRoom } from '../../room-context';
 import { coalesced, describeError } from '../../stores/coalesced-read';
@@ -50,5 +50,6 @@ export function useSummary(windowId: SummaryWindowId): { summary: RoomSummary | 
       offState();
     };
   }, [client, read]);
-  return { summary, error, reload: () => void read() };
+  const reload = useCallback(() => void read(), [read]);
+  return { summary, error, reload };
 }
