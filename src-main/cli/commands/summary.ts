@@ -16,7 +16,7 @@ function clock(at: string, now: Date | null): string {
 const MARK = { good: '✓', bad: '✗', plain: '·' } as const;
 
 function itemLines(i: SummaryItem, now: Date): string[] {
-  const host = i.host ? ` [on ${i.host}]` : '';
+  const host = i.host && !i.text.includes(`on ${i.host}`) ? ` [on ${i.host}]` : '';
   return [`  ${MARK[i.tone]} ${clock(i.at, now).padStart(12)}  ${oneLine(i.text, 140)}${host}`, ...(i.detail ?? []).map((d) => `${' '.repeat(18)}${oneLine(d, 120)}`)];
 }
 

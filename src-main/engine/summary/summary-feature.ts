@@ -73,7 +73,13 @@ export function summaryFeature(ctx: EngineContext, read: SummaryRead, contributo
         for (const h of handoffs) nameMap.set(h.id, h.summary);
         // a read-only room (the CLI while no room process runs) has no live shells
         const shells: ShellView[] = ctx.room.readOnly ? [] : (await read(caller, 'shell_list', {})).shells;
-        const hostOf = (shellId: string) => shells.find((s) => s.id === shellId)?.host ?? null;
+        // where a shell ran: the live shell's host, else what its agent's start recorded (its shell is gone once it ended)
+        const startedOn = new Map<string, string>();
+        for (const e of all) {
+          const d = e.data as { shellId?: unknown; host?: unknown } | null;
+          if (typeof d?.shellId === 'string' && typeof d.host === 'string') startedOn.set(d.shellId, d.host);
+        }
+        const hostOf = (shellId: string) => shells.find((s) => s.id === shellId)?.host ?? startedOn.get(shellId) ?? null;
 
         const content = new Map<SummarySectionId, SectionContent[]>();
         const add = (id: SummarySectionId, c: SectionContent) => content.set(id, [...(content.get(id) ?? []), c]);

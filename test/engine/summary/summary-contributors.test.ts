@@ -33,6 +33,8 @@ describe('the summary seam', () => {
       ev(2, '2026-12-05T02:00:00.000Z', 'envelope.stopped', 'claude-code-2', { limit: 'cost' }),
       ev(3, '2026-12-05T03:00:00.000Z', 'agent.stalled', 'claude-code-2', { host: 'gpu-box' }),
       ev(4, '2026-12-04T20:00:00.000Z', 'agent.limited', 'codex-1'), // before the window
+      ev(5, '2026-12-04T21:00:00.000Z', 'agent.started', 'codex-1', { shellId: 'sh_9', host: 'build-box' }),
+      ev(6, '2026-12-05T04:00:00.000Z', 'agent.ended', 'codex-1', { shellId: 'sh_9', exitCode: 1 }),
     ];
     const spend: SummaryContributor = {
       section: 'spend',
@@ -42,8 +44,12 @@ describe('the summary seam', () => {
     expect(summary.since).toBe('2026-12-05T00:00:00.000Z'); // the last 8 hours
     expect(summary.sections.map((s) => s.id)).toEqual(['ended', 'spend', 'schedules']);
     const [ended, spent, schedules] = summary.sections;
-    expect(ended?.items.map((i) => [i.text, i.host, i.tone])).toEqual([['agent claude-code-2 on gpu-box stalled', 'gpu-box', 'bad']]);
-    expect(ended?.counts).toBe('1 stalled');
+    // an ended agent's host: what its start recorded, its shell being gone
+    expect(ended?.items.map((i) => [i.text, i.host, i.tone])).toEqual([
+      ['agent codex-1 ended (exit 1)', 'build-box', 'bad'],
+      ['agent claude-code-2 on gpu-box stalled', 'gpu-box', 'bad'],
+    ]);
+    expect(ended?.counts).toBe('1 stalled, 1 agent failed');
     expect(spent?.items.map((i) => i.text)).toEqual(['claude-code-2 spent $4.10 of its $5.00 envelope', 'claude-code-2 was stopped by its envelope: cost']);
     expect(spent?.counts).toBe('1 stopped by its envelope, 1 envelope near its limit');
     expect(schedules?.items.map((i) => i.text)).toEqual(['schedule nightly was missed: the room was not running']);

@@ -100,7 +100,7 @@ function Item(props: { item: SummaryItem; waiting: boolean; onOpen(open: Summary
           <span className="summary-text">{item.text}</span>
         )}
         {TONE_WORD[tone] && <span className="visually-hidden"> ({TONE_WORD[tone]})</span>}
-        {item.host && <span className="chip summary-host">on {item.host}</span>}
+        {item.host && !item.text.includes(`on ${item.host}`) && <span className="chip summary-host">on {item.host}</span>}
         {(item.detail ?? []).map((d) => (
           <p key={d} className="summary-detail small">
             {d}
