@@ -10,6 +10,7 @@ import { ROOM_METHODS, type RoomOutputs } from './methods/room';
 import { SCHEDULE_METHODS, type ScheduleOutputs } from './methods/schedules';
 import { SHELL_METHODS, type ShellOutputs } from './methods/shells';
 import { TASK_METHODS, type TaskOutputs } from './methods/tasks';
+import { SUMMARY_METHODS, type SummaryOutputs } from './methods/summary';
 import { UI_METHODS, type UiOutputs } from './methods/ui';
 
 export type { MethodSpec } from './method-spec';
@@ -32,10 +33,11 @@ export const CONTRACT = {
   ...AGENT_METHODS,
   ...HOST_METHODS,
   ...SCHEDULE_METHODS,
+  ...SUMMARY_METHODS,
 };
 
 /** What each method answers; the engine implements exactly this. */
-export interface MethodOutputs extends RoomOutputs, ParticipantOutputs, ShellOutputs, HandoffOutputs, TaskOutputs, HandoffHistoryOutputs, GraphOutputs, AuditOutputs, UiOutputs, AgentOutputs, HostOutputs, ScheduleOutputs {}
+export interface MethodOutputs extends RoomOutputs, ParticipantOutputs, ShellOutputs, HandoffOutputs, TaskOutputs, HandoffHistoryOutputs, GraphOutputs, AuditOutputs, UiOutputs, AgentOutputs, HostOutputs, ScheduleOutputs, SummaryOutputs {}
 
 export type Contract = typeof CONTRACT;
 export type MethodName = keyof Contract;

@@ -200,6 +200,15 @@ function buildToolSurface() {
     schedule_list: { hints: READ, output: z.object({ schedules: views('each schedule: {id, name, cron, timeZone, kind, runs, catchUp, owner, nextDueAt, lastRun}'), machineTimeZone: z.string().describe("the room machine's time zone (a schedule's default)") }) },
     schedule_remove: { hints: { ...ADD, destructive: true, idempotent: true }, output: z.object({ schedule: view('the schedule'), removed: z.boolean() }) },
     schedule_runs: { hints: READ, output: z.object({ schedule: view('the schedule'), runs: views('each due time, newest first: {dueAt, outcome (ran, skipped, missed, failed, starting), late, graphId, handoffId, shellId, reason}') }) },
+    room_summary: {
+      hints: READ,
+      output: z.object({
+        since: z.string(),
+        until: z.string(),
+        sections: views('only sections with content, in order (waiting, ended, ready, spend, schedules): {id, title, counts, items: [{at, text, kind, subject, tone, host, detail, open}], more}'),
+        partial: z.boolean().describe('the room no longer keeps events from the start of the window: some may be missing'),
+      }),
+    },
   } satisfies Record<MethodName, Surface>;
 }
 

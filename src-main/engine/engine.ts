@@ -28,6 +28,7 @@ import { JOB_OPERATION } from './tasks/index';
 import { TaskService } from './tasks/index';
 import { TaskLogs, tasksFeature } from './tasks/index';
 import { HOST_EVENTS, hostsFeature, RemoteShells } from './hosts/index';
+import { summaryFeature } from './summary/index';
 import { HANDOFF_EVENTS } from './handoffs/index';
 import { GRAPH_EVENTS } from './graphs/index';
 import { TASK_EVENTS } from './tasks/index';
@@ -77,6 +78,9 @@ function buildFeatures(engine: Engine): Feature[] {
     hostsFeature(ctx, remoteShells),
     // last: it starts graphs and agents (through Engine.call, as each schedule's owner) once they are all up
     schedulesFeature(ctx, (caller, method, input) => engine.call(caller, method, input)),
+    // the morning summary reads the others as its caller, inside its own audited call; a feature's live part
+    // of it (spend against envelopes, schedules) is a SummaryContributor passed here
+    summaryFeature(ctx, (caller, method, input) => engine.readInside(caller, method, input)),
   ] as unknown as Feature[];
 }
 
@@ -226,6 +230,14 @@ export class Engine implements DoorEngine {
     if (!parsed.success) throw describeInvalidInput(method, parsed.error);
     const handler = this.handlers[method] as unknown as MethodHandler<M>;
     return this.revocations.guard(caller, call.signal, (signalOf) => handler(caller, parsed.data as never, new LazySignalCall(signalOf)));
+  }
+
+  /**
+   * A read one feature makes for another inside a call that is already audited (the summary's reads): the same
+   * capability and input checks and the caller's visibility, without an audit row of its own.
+   */
+  readInside<M extends MethodName>(caller: Caller, method: M, input: unknown): Promise<MethodOutputs[M]> {
+    return this.dispatch(caller, method, input, {});
   }
 
   /**

@@ -14,6 +14,7 @@ import { GraphsScreen } from './features/graphs/GraphsScreen';
 import { HistoryScreen } from './features/history/HistoryScreen';
 import { InboxScreen } from './features/inbox/InboxScreen';
 import { SchedulesScreen } from './features/schedules/SchedulesScreen';
+import { SummaryScreen } from './features/summary/SummaryScreen';
 import { TerminalsScreen } from './features/terminals/TerminalsScreen';
 import { useConnection, useRoom } from './room-context';
 import { EmptyState } from './app/EmptyState';
@@ -117,6 +118,8 @@ export function App(): React.JSX.Element {
             <TerminalsScreen onOpenGraph={(graphId, stageId) => open('graphs', graphId, stageId)} />
           ) : screen === 'graphs' ? (
             <GraphsScreen key={openedGraph ? `${openedGraph.graphId}/${openedGraph.stageId ?? ''}` : 'newest'} opened={openedGraph} onOpenTerminal={() => setScreen('terminals')} />
+          ) : screen === 'summary' ? (
+            <SummaryScreen onOpen={(o) => open(o.screen, o.id)} />
           ) : screen === 'inbox' ? (
             <InboxScreen />
           ) : screen === 'history' ? (

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { EventView } from '../../src-main/common/handoff-dto';
-import { actorOf, gist, matchesText, namesOf, subjectText, targetOf } from '../../src-renderer/src/features/activity/event-text';
+import { actorOf, matchesText, namesOf, subjectText, targetOf } from '../../src-renderer/src/features/activity/event-text';
 
 let id = 0;
 const ev = (kind: string, actor: string | null, subject: string | null, data: unknown = {}): EventView => ({ id: ++id, at: '2026-01-01T10:00:00.000Z', kind, actor, subject, data });
@@ -41,8 +41,9 @@ describe('Activity event text', () => {
     expect(targetOf(ev('room.created', null, null))).toBeNull();
   });
 
-  it("gives an event's reason first, leaving out the ids and names the row shows", () => {
-    expect(gist({ status: 'cancelled', taskStatus: 'cancelled', taskId: 't_1', reason: 'not needed', summary: 'x' })).toBe('reason: not needed · status: cancelled · taskStatus: cancelled');
+  it('matches the sentence a row reads, as the person reads it (not only its fields)', () => {
+    expect(matchesText(stage, names, 'stage test of graph')).toBe(true);
+    expect(matchesText(created, names, 'made handoff “Write')).toBe(true);
   });
 
   it('matches text in the kind, who, the name and the data, in any case', () => {

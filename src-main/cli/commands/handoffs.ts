@@ -1,4 +1,5 @@
 import type { EventView, HandoffView, TaskView } from '../../common/handoff-dto';
+import { describeEvent, namesFromEvents } from '../../common/event-text';
 import { stringFlag, UsageError, type ParsedArgs } from '../args';
 import { formFields } from '../answer-form';
 import { oneLine, print, type CeCommand } from '../command';
@@ -77,7 +78,8 @@ function handoffLines(h: HandoffView): string[] {
   return lines;
 }
 
-const eventLine = (e: EventView) => `${String(e.id).padStart(6)}  ${e.at}  ${e.kind.padEnd(24)} ${e.actor ?? '-'}  ${JSON.stringify(e.data)}`;
+/** One event as its id, time, kind and the sentence a person reads (--json keeps the fields). */
+const eventLine = (e: EventView, names: Map<string, string>) => `${String(e.id).padStart(6)}  ${e.at}  ${e.kind.padEnd(24)} ${describeEvent(e, (id) => names.get(id))}`;
 
 export const HANDOFF_COMMANDS: CeCommand[] = [
   {
@@ -134,7 +136,8 @@ export const HANDOFF_COMMANDS: CeCommand[] = [
         events.push(...next.events);
       }
       const page = { ...next, events };
-      print(args, page, () => (page.events.length === 0 ? 'no events kept for this handoff' : page.events.map(eventLine).join('\n')));
+      const names = namesFromEvents(events);
+      print(args, page, () => (page.events.length === 0 ? 'no events kept for this handoff' : page.events.map((e) => eventLine(e, names)).join('\n')));
       return 0;
     },
   },

@@ -16,12 +16,14 @@ import { RUN_COMMAND } from './run';
 import { SCHEDULE_COMMANDS } from './schedules';
 import { SHELL_ATTACH_COMMAND } from './shell-attach';
 import { SHELL_COMMANDS } from './shells';
+import { SUMMARY_COMMAND } from './summary';
 import { UI_COMMANDS } from './ui';
 
 /** Every `ce` command, in the order `ce --help` lists them; a feature adds its own here. */
 export const CE_COMMANDS: CeCommand[] = [
   INIT_COMMAND,
   ...ROOM_COMMANDS,
+  SUMMARY_COMMAND,
   ...PARTICIPANT_COMMANDS,
   ...UI_COMMANDS,
   ...SHELL_COMMANDS,

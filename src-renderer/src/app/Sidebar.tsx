@@ -3,9 +3,11 @@ import { useConnection, useShells } from '../room-context';
 import { waitingCount } from '../shared/shell-status-text';
 import { useInbox } from '../stores/feature-stores';
 
-export type Screen = 'terminals' | 'graphs' | 'inbox' | 'history' | 'agents' | 'schedules' | 'activity';
+export type Screen = 'summary' | 'terminals' | 'graphs' | 'inbox' | 'history' | 'agents' | 'schedules' | 'activity';
 
 const ITEMS: { id: Screen; label: string; icon: string }[] = [
+  // while you were away: what waits, what ended, what is ready (features/summary/)
+  { id: 'summary', label: 'Summary', icon: '◐' },
   { id: 'terminals', label: 'Terminals', icon: '›_' },
   { id: 'graphs', label: 'Graphs', icon: '◇' },
   { id: 'inbox', label: 'Inbox', icon: '✉' },

@@ -5,8 +5,12 @@ import { sinceOf, useNow, whenText, type TimeRangeId } from '../../app/time-rang
 import { TimeRangeSelect } from '../../app/TimeRangeSelect';
 import { useConnection, useShells } from '../../room-context';
 import { useActivity } from '../../stores/feature-stores';
-import { actorOf, gist, matchesText, namesOf, subjectText, targetOf, type EventTarget } from './event-text';
+import { GROUPINGS, type Grouping } from '../../../../src-main/common/event-groups';
+import { ActivityGroups } from './ActivityGroups';
+import { EventRow } from './EventRow';
+import { actorOf, matchesText, namesOf, type EventTarget } from './event-text';
 import '../../shared/panes.css';
+import './activity.css';
 
 /** Events shown at first, and added by each "Show older". */
 const PAGE = 200;
@@ -28,6 +32,7 @@ export function ActivityScreen(props: { onOpen(target: EventTarget): void }): Re
   // the window rolls forward with the clock: "last hour" stays the last hour while the screen is open
   const since = sinceOf(range, useNow(range !== 'all'));
   const [text, setText] = useState('');
+  const [groupBy, setGroupBy] = useState<Grouping | ''>('');
   const [shownCount, setShownCount] = useState(PAGE);
 
   const names = useMemo(() => namesOf(events, { shells: shells.map((s) => ({ id: s.id, name: s.name })) }), [events, shells]);
@@ -99,59 +104,44 @@ export function ActivityScreen(props: { onOpen(target: EventTarget): void }): Re
             ))}
           </select>
         </label>
+        <label>
+          Group by{' '}
+          <select aria-label="Group events" value={groupBy} onChange={(e) => setGroupBy(e.target.value as Grouping | '')}>
+            <option value="">nothing (every event)</option>
+            {GROUPINGS.map((g) => (
+              <option key={g} value={g}>
+                {g}
+              </option>
+            ))}
+          </select>
+        </label>
         <input type="search" aria-label="Search events" placeholder="Search events" maxLength={200} value={text} onChange={(e) => (setText(e.target.value), setShownCount(PAGE))} />
         {error && <span className="form-problem">{error}</span>}
       </div>
-      {shown.length === 0 ? (
+      {groupBy !== '' ? (
+        <ActivityGroups events={matching} by={groupBy} names={names} onOpen={props.onOpen} />
+      ) : shown.length === 0 ? (
         <p className="muted pad">No events match.</p>
       ) : (
         <ol aria-label="Events">
-          {shown.map((e) => {
-            const target = targetOf(e);
-            const what = subjectText(e, names);
-            const who = actorOf(e, names);
-            return (
-              <li key={e.id} data-event-kind={e.kind}>
-                <time className="muted" dateTime={e.at} title={e.at}>
-                  {whenText(e.at)}
-                </time>
-                <span className="ev-kind">{breakable(e.kind)}</span>
-                <span className="ev-actor truncate" title={who}>
-                  {who}
-                </span>
-                {target ? (
-                  <button type="button" className="link ev-subject truncate" title={`${what} (${e.subject ?? ''}): open in ${target.screen}`} onClick={() => props.onOpen(target)}>
-                    {what}
-                  </button>
-                ) : (
-                  <span className="ev-subject muted truncate" title={e.subject ?? ''}>
-                    {what}
-                  </span>
-                )}
-                <span className="ev-data muted truncate" title={gist(e.data)}>
-                  {gist(e.data)}
-                </span>
-              </li>
-            );
-          })}
+          {shown.map((e) => (
+            <EventRow key={e.id} event={e} names={names} onOpen={props.onOpen} />
+          ))}
         </ol>
       )}
-      <footer className="activity-foot">
-        {matching.length > shown.length ? (
-          <button type="button" onClick={() => setShownCount((n) => n + PAGE)}>
-            Show older ({matching.length - shown.length} more)
-          </button>
-        ) : (
-          <span className="muted small" data-testid="activity-start">
-            {dropped ? 'The start of what the room keeps: older events were dropped (the room keeps only its newest events).' : 'The start of the room’s history.'}
-          </span>
-        )}
-      </footer>
+      {groupBy === '' && (
+        <footer className="activity-foot">
+          {matching.length > shown.length ? (
+            <button type="button" onClick={() => setShownCount((n) => n + PAGE)}>
+              Show older ({matching.length - shown.length} more)
+            </button>
+          ) : (
+            <span className="muted small" data-testid="activity-start">
+              {dropped ? 'The start of what the room keeps: older events were dropped (the room keeps only its newest events).' : 'The start of the room’s history.'}
+            </span>
+          )}
+        </footer>
+      )}
     </div>
   );
-}
-
-/** A kind (participant.token_rotated) that may break after its dots and underscores, never inside a word. */
-function breakable(kind: string): React.ReactNode[] {
-  return kind.split(/(?<=[._])/).flatMap((part, i) => (i === 0 ? [part] : [<wbr key={i} />, part]));
 }

@@ -1,4 +1,5 @@
 import type { EventView } from '../../../../src-main/common/handoff-dto';
+import { describeEvent } from '../../../../src-main/common/event-text';
 
 /** The screens an event can open (a subset of the sidebar's Screen; kept here so this module stays plain TypeScript). */
 export type Screen = 'inbox' | 'history' | 'graphs' | 'terminals' | 'agents';
@@ -108,28 +109,10 @@ export function subjectText(event: EventView, names: EventNames): string {
   return names.names.get(event.subject) ?? event.subject;
 }
 
-/** A one-line gist of an event's data: its plain fields, shortened (the data is the engine's, shown as text). */
-export function gist(data: unknown): string {
-  if (!data || typeof data !== 'object') return data === null || data === undefined ? '' : String(data);
-  const parts: string[] = [];
-  // what a person reads first: why, then where it stands
-  const first = ['reason', 'state', 'exitCode', 'errorCode'];
-  const entries = Object.entries(data as Record<string, unknown>).sort(([a], [b]) => rank(a, first) - rank(b, first));
-  for (const [k, v] of entries) {
-    // ids of records the row already names (or that a person never types), and the names it shows, only add noise
-    if (v === null || typeof v === 'object' || k.endsWith('Id') || k === 'summary' || k === 'name') continue;
-    parts.push(`${k}: ${String(v).slice(0, 60)}`);
-    if (parts.length === 4) break;
-  }
-  return parts.join(' · ');
-}
-
-const rank = (key: string, first: readonly string[]) => (first.includes(key) ? first.indexOf(key) : first.length);
-
-/** Whether an event matches a text search: its kind, who, what (by name or id) or its data's text. */
+/** Whether an event matches a text search: its kind, who, what (by name or id), its sentence or its data's text. */
 export function matchesText(event: EventView, names: EventNames, needle: string): boolean {
   if (!needle) return true;
   const n = needle.toLowerCase();
-  const hay = [event.kind, actorOf(event, names), event.subject ?? '', subjectText(event, names), JSON.stringify(event.data ?? '')];
+  const hay = [event.kind, actorOf(event, names), event.subject ?? '', subjectText(event, names), describeEvent(event, (id) => names.names.get(id)), JSON.stringify(event.data ?? '')];
   return hay.some((h) => h.toLowerCase().includes(n));
 }
