@@ -144,6 +144,21 @@ describe.skipIf(unavailable !== null)(`graph stages on hosts, through the MCP do
     expect(running()).toBe('');
   }, 90_000);
 
+  it("a node that itself restarted (SIGKILLed there) reports the stage it ran as RUNNER_RESTARTED, as the local runner does, and ends its processes", async () => {
+    const run = await tool<{ graphId: string }>(agent, 'tasks_run', { stages: [{ id: 'held', host: 'gpubox', command: 'echo started; sleep 327' }] });
+    for (;;) {
+      const s = await tool<{ log: { records: { text: string }[] } }>(agent, 'tasks_status', { graphId: run.graphId, stageId: 'held', cursor: 'start', waitMs: 10_000 });
+      if (s.log.records.some((r) => r.text.includes('started'))) break;
+    }
+    const node = spawnSync('pgrep', ['-u', `${USER}-g`, '-f', 'node --daemon'], { encoding: 'utf8' }).stdout.trim().split('\n');
+    expect(node).toHaveLength(1);
+    process.kill(Number(node[0]), 'SIGKILL');
+    // the room's next call starts a new node there, which reconciles its journal
+    const done = await ended(run.graphId);
+    expect(done.stages[0]).toMatchObject({ state: 'failed', errorCode: 'RUNNER_RESTARTED', host: 'gpubox' });
+    expect(spawnSync('pgrep', ['-u', `${USER}-g`, '-f', 'sleep 327']).status).toBe(1);
+  }, 90_000);
+
   it('a host the person keeps for themselves, or one not in the room, is refused to an agent with the reason; what does not travel yet says so', async () => {
     await expect(tool(agent, 'tasks_run', { host: 'private', stages: [{ id: 'a', command: 'true' }] })).rejects.toThrow(/host private is for the person's own work/);
     await expect(tool(agent, 'tasks_run', { stages: [{ id: 'a', host: 'elsewhere', command: 'true' }] })).rejects.toThrow(/no host named "elsewhere" in this room/);

@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import { logSize } from '../logs/stage-log-reader';
 import { decide } from '../../../common/graphs/graph-scheduler';
 import { deriveGraphState, type StageState } from '../../../common/graphs/stage-machine';
 import type { EngineContext, EventInput } from '../../room/index';
@@ -72,8 +74,12 @@ export async function reconcileAfterRestart(
         s.state = 'failed';
         events.push({ kind: 'graph.stage', actor: null, subject: stageTaskId(g.id, s.stageId), data: { graphId: g.id, stageId: s.stageId, state: 'failed', errorCode: 'RUNNER_RESTARTED' } });
       }
-      // a stage on a host goes on: its graph is scheduled again (its dependents of a failed stage skipped then)
-      if (resumes) continue;
+      // a stage on a host goes on: its graph is scheduled again (its dependents of a failed stage skipped then);
+      // the empty logs the previous runner made ahead for its pending stages go (a stage's log is a new file)
+      if (resumes) {
+        for (const s of stages) if (s.state === 'pending' && logSize(s.logPath) === 0) fs.rmSync(s.logPath, { force: true });
+        continue;
+      }
       const d = decide(schedStages(stages), { maxParallel: g.maxParallel, onFailure: 'skip-dependents' });
       const upstream = new Map(d.skip.map((k) => [k.id, k.upstream] as const));
       for (const s of stages.filter((x) => x.state === 'pending')) {
