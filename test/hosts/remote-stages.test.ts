@@ -48,8 +48,8 @@ async function logOf(graphId: string, stageId: string): Promise<string> {
   let cursor = 'start';
   let text = '';
   for (;;) {
-    const s = await tool<{ log: { records: { text: string }[]; nextCursor: string; more: boolean } }>(agent, 'tasks_status', { graphId, stageId, cursor });
-    text += s.log.records.map((r) => r.text).join('');
+    const s = await tool<{ log: { records?: { text: string }[]; nextCursor: string; more: boolean } }>(agent, 'tasks_status', { graphId, stageId, cursor });
+    text += (s.log.records ?? []).map((r) => r.text).join('');
     if (!s.log.more) return text;
     cursor = s.log.nextCursor;
   }
@@ -158,6 +158,28 @@ describe.skipIf(unavailable !== null)(`graph stages on hosts, through the MCP do
     expect(done.stages[0]).toMatchObject({ state: 'failed', errorCode: 'RUNNER_RESTARTED', host: 'gpubox' });
     expect(spawnSync('pgrep', ['-u', `${USER}-g`, '-f', 'sleep 327']).status).toBe(1);
   }, 90_000);
+
+  it('a host the person takes back before a stage starts there: the stage does not start there, and says why', async () => {
+    const engine = runner.running.engine;
+    const gate = path.join(sshDir, 'gate-first');
+    const run = await tool<{ graphId: string }>(agent, 'tasks_run', {
+      stages: [
+        { id: 'first', command: `while [ ! -e ${gate} ]; do sleep 0.1; done` },
+        { id: 'then', host: 'devbox', dependsOn: ['first'], command: 'echo should-not-run' },
+      ],
+    });
+    await engine.call(engine.operator(), 'host_add', { alias: 'devbox', agents: false });
+    fs.writeFileSync(gate, '');
+    const done = await ended(run.graphId);
+    await engine.call(engine.operator(), 'host_add', { alias: 'devbox', agents: true });
+    const then = done.stages.find((s) => s.id === 'then') as Stage & { message?: string };
+    expect(then).toMatchObject({ state: 'failed', errorCode: 'SPAWN_FAILED', host: 'devbox' });
+    expect(then.message).toMatch(/host devbox is for the person's own work/);
+    // its log says so too (the node never had it: nothing ran there)
+    const log = await logOf(run.graphId, 'then');
+    expect(log).toMatch(/could not start on devbox: host devbox is for the person's own work/);
+    expect(log).not.toContain('should-not-run');
+  }, 60_000);
 
   it('a host the person keeps for themselves, or one not in the room, is refused to an agent with the reason; what does not travel yet says so', async () => {
     await expect(tool(agent, 'tasks_run', { host: 'private', stages: [{ id: 'a', command: 'true' }] })).rejects.toThrow(/host private is for the person's own work/);

@@ -105,8 +105,8 @@ async function logOf(graphId: string, stageId: string): Promise<string> {
   let cursor = 'start';
   let text = '';
   for (;;) {
-    const s = await tool<{ log: { records: { text: string; stream: string }[]; nextCursor: string; more: boolean } }>('tasks_status', { graphId, stageId, cursor, maxBytes: 65536 });
-    text += s.log.records.filter((r) => r.stream !== 'runner').map((r) => r.text).join('');
+    const s = await tool<{ log: { records?: { text: string; stream: string }[]; nextCursor: string; more: boolean } }>('tasks_status', { graphId, stageId, cursor, maxBytes: 65536 });
+    text += (s.log.records ?? []).filter((r) => r.stream !== 'runner').map((r) => r.text).join('');
     if (!s.log.more) return text;
     cursor = s.log.nextCursor;
   }

@@ -8,4 +8,4 @@ export { hostsFeature } from './hosts-feature';
 export { RemoteShells } from './remote-shells';
 export { RemoteStages } from './remote-stages';
 export { NodeLinks } from './node-links';
-export { HOST_EVENTS } from './host-events';
+export { HOST_EVENTS, describeHostEvent } from './host-events';

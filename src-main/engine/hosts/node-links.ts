@@ -26,6 +26,11 @@ export class NodeLinks {
   /** The room closed its links: nothing reconnects after that. */
   closed = false;
 
+  /** The room's clock (what rows and log records are stamped with). */
+  now(): string {
+    return this.ctx.now();
+  }
+
   get(alias: string): NodeLink {
     if (this.closed) throw new RoomError('UNAVAILABLE', `the room is closing: host ${alias} is not reached any more`);
     let link = this.links.get(alias);

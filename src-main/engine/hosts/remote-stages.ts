@@ -114,6 +114,14 @@ class Follower implements RemoteStageHandle {
     let offset = copy.size;
     let wait = RETRY_FIRST_MS;
     try {
+      // the person may have removed the host, or kept it for themselves, since the graph was submitted
+      this.links.allowed({ role: this.req.ownerRole ?? 'agent' }, this.req.host);
+    } catch (error) {
+      this.notStarted(copy, (error as Error).message);
+      fs.closeSync(copy.fd);
+      return;
+    }
+    try {
       while (!this.detached) {
         try {
           this.nodeGraph ??= (await this.call<{ graphId: string }>('stage_place', { name: nodeRunName(this.req.key), spec: this.req.spec })).graphId;
@@ -147,13 +155,30 @@ class Follower implements RemoteStageHandle {
           }
           const message = error instanceof Error ? error.message : String(error);
           // the node refused it (the spec there, its limits) or lost it: the stage ends saying so
-          this.finish(this.nodeGraph === null ? { code: null, signal: null, spawnError: message } : { code: null, signal: null, lost: message });
+          if (this.nodeGraph === null) this.notStarted(copy, message);
+          else this.finish({ code: null, signal: null, lost: message });
           return;
         }
       }
     } finally {
       fs.closeSync(copy.fd);
     }
+  }
+
+  /**
+   * It never reached the node (so the copy holds nothing of the node's log, and never will): one runner record
+   * says why, and the attempt ends as one that could not start.
+   */
+  private notStarted(copy: { fd: number; size: number }, message: string): void {
+    if (copy.size === 0) {
+      try {
+        fs.writeSync(copy.fd, recordLine({ seq: 1, stream: 'runner', at: this.links.now(), text: `[could not start on ${this.req.host}: ${message}]\n` }));
+        this.req.grew();
+      } catch {
+        // the stage's end says it anyway
+      }
+    }
+    this.finish({ code: null, signal: null, spawnError: message });
   }
 
   private async sendCancel(): Promise<void> {
