@@ -144,6 +144,22 @@ describe.skipIf(unavailable !== null)(`graph stages on hosts, through the MCP do
     expect(running()).toBe('');
   }, 90_000);
 
+  it("a stage's timeout and retries are kept on its host: each attempt in its log, the timeout's TIMEOUT here", async () => {
+    const run = await tool<{ graphId: string }>(agent, 'tasks_run', {
+      host: 'devbox',
+      stages: [
+        { id: 'flaky', command: 'echo "try $(date +%N)"; exit 1', retries: 2, retryBackoffMs: 0 },
+        { id: 'slow', command: 'echo begun; sleep 341', timeoutMs: 1500, killGraceMs: 100 },
+      ],
+    });
+    const done = await ended(run.graphId);
+    const byId = new Map(done.stages.map((s) => [s.id, s]));
+    expect(byId.get('flaky')).toMatchObject({ state: 'failed', errorCode: 'EXIT_NONZERO', exitCode: 1, host: 'devbox' });
+    expect(byId.get('slow')).toMatchObject({ state: 'failed', errorCode: 'TIMEOUT', host: 'devbox' });
+    expect((await logOf(run.graphId, 'flaky')).match(/^try /gm)).toHaveLength(3);
+    expect(spawnSync('pgrep', ['-u', USER, '-f', 'sleep 341']).status).toBe(1);
+  }, 90_000);
+
   it("a node that itself restarted (SIGKILLed there) reports the stage it ran as RUNNER_RESTARTED, as the local runner does, and ends its processes", async () => {
     const run = await tool<{ graphId: string }>(agent, 'tasks_run', { stages: [{ id: 'held', host: 'gpubox', command: 'echo started; sleep 327' }] });
     for (;;) {
