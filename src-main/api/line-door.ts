@@ -69,8 +69,14 @@ async function callerFor(engine: DoorEngine, operator: Caller, as: unknown): Pro
   }
 }
 
+/**
+ * Methods only a node's line door answers (not the contract's: no other door has them), e.g. `stage_place`
+ * (server/node-stages.ts). Called as the request's caller, like a contract method.
+ */
+export type LineExtras = Record<string, (caller: Caller, params: unknown) => Promise<unknown>>;
+
 /** Serves one connection until it ends; returns the function that stops it (unsubscribes). */
-export function serveLines(engine: DoorEngine, stream: LineStream): () => void {
+export function serveLines(engine: DoorEngine, stream: LineStream, extras: LineExtras = {}): () => void {
   const operator = engine.operator();
   let unsubscribe: (() => void) | null = null;
   const send = (value: unknown) => stream.write(`${JSON.stringify(value)}\n`);
@@ -89,6 +95,14 @@ export function serveLines(engine: DoorEngine, stream: LineStream): () => void {
     if (method === 'subscribe') {
       unsubscribe ??= engine.bus.subscribe((event) => send({ event }));
       send({ id, result: { subscribed: true } });
+      return;
+    }
+    const extra = Object.hasOwn(extras, method) ? extras[method] : undefined;
+    if (extra) {
+      callerFor(engine, operator, request.as).then((caller) => extra(caller, request.params ?? {})).then(
+        (result) => send({ id, result }),
+        (error: unknown) => send({ id, error: toPublicError(error) }),
+      );
       return;
     }
     if (!isMethodName(method)) {

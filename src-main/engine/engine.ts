@@ -27,7 +27,7 @@ import { TaskJobs } from './tasks/index';
 import { JOB_OPERATION } from './tasks/index';
 import { TaskService } from './tasks/index';
 import { TaskLogs, tasksFeature } from './tasks/index';
-import { HOST_EVENTS, hostsFeature, RemoteShells } from './hosts/index';
+import { HOST_EVENTS, hostsFeature, NodeLinks, RemoteShells, RemoteStages } from './hosts/index';
 import { summaryFeature } from './summary/index';
 import { HANDOFF_EVENTS } from './handoffs/index';
 import { GRAPH_EVENTS } from './graphs/index';
@@ -51,7 +51,10 @@ function buildFeatures(engine: Engine): Feature[] {
   const { ctx, limits } = engine;
   // one resolver of a handoff's workspace for the features that work in one (shells, graph stages)
   const workspaces = handoffWorkspaces(ctx, engine.workspaces);
-  const remoteShells = ctx.room.readOnly ? undefined : new RemoteShells(ctx);
+  // one link per host's node, shared by the shells and the graph stages placed there
+  const links = ctx.room.readOnly ? undefined : new NodeLinks(ctx);
+  const remoteShells = links ? new RemoteShells(links) : undefined;
+  const remoteStages = links ? new RemoteStages(links) : undefined;
   return [
     // the room's history shows each feature's events to whom that feature says
     roomFeature(ctx, [HANDOFF_EVENTS, GRAPH_EVENTS, TASK_EVENTS, PARTICIPANT_EVENTS, SHELL_EVENTS, HOST_EVENTS, SCHEDULE_EVENTS]),
@@ -71,7 +74,7 @@ function buildFeatures(engine: Engine): Feature[] {
         return mine.length;
       },
     ),
-    graphsFeature(ctx, engine.tasks, workspaces, engine.shells.stageTerminalHost(), engine.taskLogs),
+    graphsFeature(ctx, engine.tasks, workspaces, engine.shells.stageTerminalHost(), engine.taskLogs, remoteStages),
     auditFeature(engine.audit),
     uiFeature(engine.uiSessions),
     agentsFeature(ctx, engine.shells, (caller, method, input) => engine.call(caller, method, input), (token) => engine.authenticate(token)),

@@ -19,3 +19,5 @@ export type { ShellExit, ShellViewer } from './shells/index';
 export { hashToken, looksLikeToken, mintToken, sameHash } from './core/tokens';
 /** The operation of a graph run's task (doors that treat graph runs apart: progress for 2025 task calls). */
 export { GRAPH_OPERATION, HANDOFF_OPERATION } from './tasks/index';
+/** A room node's reads of its own graphs (server/room-node.ts: a stage placed on it by name runs once). */
+export { nodeGraphReads, type NodeGraphReads } from './graphs/index';

@@ -3,7 +3,8 @@ import net from 'node:net';
 import path from 'node:path';
 import { lineSplitter, serveLines, type LineStream } from '../api/line-door';
 import { RoomError } from '../common/errors';
-import { Engine, Room, type Paths } from '../engine/index';
+import { Engine, nodeGraphReads, Room, type Paths } from '../engine/index';
+import { nodeStageMethods } from './node-stages';
 
 /**
  * A room node: this machine serving a room on another machine (docs/hosts.md). The engine over the node's own
@@ -52,9 +53,11 @@ export async function runNode(key: string, paths: Paths): Promise<number> {
   fs.rmSync(places.socket, { force: true });
   let connections = 0;
   let idleSince = Date.now();
+  const graphs = nodeGraphReads(engine.room);
+  const extras = nodeStageMethods(engine, graphs);
   const server = net.createServer((socket) => {
     connections++;
-    const stop = serveLines(engine, streamOf(socket));
+    const stop = serveLines(engine, streamOf(socket), extras);
     socket.on('error', () => socket.destroy());
     socket.on('close', () => {
       stop();
@@ -80,7 +83,8 @@ export async function runNode(key: string, paths: Paths): Promise<number> {
     })());
   const idle = setInterval(() => {
     void engine.call(engine.operator(), 'shell_list', {}).then(({ shells }) => {
-      const live = shells.some((s) => s.alive);
+      // a stage still running (placed by a room that is away now) keeps the node too
+      const live = shells.some((s) => s.alive) || graphs.unfinished() > 0;
       if (connections > 0 || live) idleSince = Date.now();
       else if (Date.now() - idleSince > IDLE_EXIT_MS) void end('idle');
     });

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { agentPatternProblem } from '../safe-pattern';
 import { LIMITS } from '../limits';
 import { lazily } from '../lazily';
+import { hostAlias } from '../methods/hosts';
 
 /**
  * The wire shape of a task graph, bounded in every dimension: an agent with `write` may submit one, and each
@@ -83,6 +84,8 @@ export const stageSpec = lazily(() =>
       /** Run in a pseudo-terminal (for programs that need one). */
       tty: z.boolean().optional().describe('run in a pseudo-terminal (for programs that need one); it shows in shell_list'),
       readiness: readiness().optional(),
+      /** Run on this host of the room (an SSH alias the person added); default: the graph's host, else this machine. */
+      host: hostAlias().optional().describe("run this stage on this host of the room (an SSH alias the person added); default: the graph's host, else this machine"),
     })
     .strict(),
 );
@@ -96,6 +99,8 @@ export const graphSpec = lazily(() =>
       name: z.string().min(1).max(120).optional().describe('a name for people reading the list'),
       /** Run in a handoff's workspace: stages' cwd are taken from its worktree, and the run is part of its evidence. */
       handoffId: z.string().min(1).max(64).optional().describe("run in this handoff's workspace (its git worktree; cwd is relative to it): the run is listed in the handoff's evidence"),
+      /** Where its stages run unless a stage names its own host: a host of the room (an SSH alias), else this machine. */
+      host: hostAlias().optional().describe("run every stage on this host of the room (an SSH alias the person added) unless the stage names its own; default: this machine"),
       /** Stages running at once (a ready long-running stage no longer takes a slot). */
       maxParallel: z.number().int().min(1).max(LIMITS.maxGraphParallel).optional().describe('stages running at once'),
       /** skip-dependents (default): a failure skips what depends on it, the rest goes on. cancel-all: a failure cancels the rest. */

@@ -30,7 +30,8 @@ export const GRAPH_METHODS = {
       'Submit a task graph: stages (processes) with dependsOn, run in dependency order up to maxParallel at once. ' +
       'Returns the graph id and the initial stage states at once; poll tasks_status. A stage: {id, command (argv array or ' +
       'shell string), cwd?, env?, dependsOn?, timeoutMs?, retries?, retryBackoffMs?, killGraceMs?, tty?, readiness? ' +
-      '({log: regex, matched per output line} | {port} | {url}: dependents start once a long-running stage is ready)}. ' +
+      '({log: regex, matched per output line} | {port} | {url}: dependents start once a long-running stage is ready), host? (a host of the room: the stage runs there; a stage ' +
+      "takes the graph's host unless it names its own)}. " +
       'onFailure: "skip-dependents" (default) or "cancel-all". ' +
       AGENT_PATTERN_SYNTAX,
     capability: 'write',
@@ -130,6 +131,10 @@ export interface StageView {
   startedAt: string | null;
   endedAt: string | null;
   durationMs: number | null;
+  /** The room's host it runs on (an SSH alias: docs/hosts.md); absent: this machine. */
+  host?: string;
+  /** false: its host cannot be reached now (the stage goes on there; its state is unknown until it is back). */
+  hostReachable?: boolean;
 }
 
 export interface GraphView {

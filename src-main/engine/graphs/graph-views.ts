@@ -45,6 +45,7 @@ export function stageView(s: StageRecord): StageView {
     startedAt: s.startedAt,
     endedAt: s.endedAt,
     durationMs: ms(s.startedAt, s.endedAt),
+    ...(s.spec.host !== undefined ? { host: s.spec.host } : {}),
   };
 }
 

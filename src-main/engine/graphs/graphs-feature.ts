@@ -15,12 +15,14 @@ import { ensurePrivateDir } from '../core/fs-safe';
 import { GraphRepo } from '../store/graphs';
 import { spoolEnded } from './logs/artifact-store';
 import { GraphRuntime } from './run/graph-runtime';
-import { graphView, listOf, stageLogOffset, stageTaskId, statusOf, topologyOf, visibleGraph } from './graph-views';
+import { graphView, listOf, stageLogOffset, stageTaskId, statusOf as viewStatus, topologyOf, visibleGraph } from './graph-views';
 import { reconcileAfterRestart } from './run/reconcile';
 import { GrowthSignal } from '../core/growth-signal';
 import { GRAPH_OPERATION } from '../tasks/index';
 import { logSize, stageLogReader } from './logs/stage-log-reader';
 import { artifactRootOf, stageLogRoot } from '../core/room-paths';
+import type { RemoteStagePort } from '../process/remote-stage';
+import { markHosts, placeStage } from './graph-hosts';
 
 type GraphMethods = 'tasks_run' | 'tasks_status' | 'tasks_list' | 'tasks_cancel' | 'tasks_graph' | 'tasks_rerun';
 
@@ -31,7 +33,7 @@ export interface GraphWorkspaces {
   addRun(handoffId: string, runId: string, at: string): void;
 }
 
-export function graphsFeature(ctx: EngineContext, tasks: TaskService, workspaces: GraphWorkspaces, terminalHost?: StageTerminalHost, logs?: TaskLogs): Feature<GraphMethods> {
+export function graphsFeature(ctx: EngineContext, tasks: TaskService, workspaces: GraphWorkspaces, terminalHost?: StageTerminalHost, logs?: TaskLogs, remote?: RemoteStagePort): Feature<GraphMethods> {
   const { room, limits } = ctx;
   const repo = new GraphRepo(room.db);
   const logRoot = stageLogRoot(room.location.markdownPath);
@@ -49,6 +51,8 @@ export function graphsFeature(ctx: EngineContext, tasks: TaskService, workspaces
     maxRetryBackoffMs: limits.maxRetryBackoffMs,
     defaultReadinessTimeoutMs: limits.defaultReadinessTimeoutMs,
     terminalHost,
+    remote,
+    roleOf: (owner) => room.participants.byName(owner)?.role,
     // an agent's stages run in the OS sandbox; the operator's (the person's own graphs) as they are
     launcherFor: (owner) => {
       const placement = ctx.launcher.placementFor(room.participants.byName(owner)?.role);
@@ -83,6 +87,9 @@ export function graphsFeature(ctx: EngineContext, tasks: TaskService, workspaces
       if (Array.isArray(s.command) && (s.command[0] ?? '') === '') {
         throw new RoomError('INVALID_INPUT', `stage "${s.id}": command[0] must name the program to run`);
       }
+      // a stage on a host: its folder is the host's (from its account's home), checked there
+      const placed = placeStage(caller, input, s, remote);
+      if (placed) return placed;
       const cwd = input.handoffId === undefined ? path.resolve(roomDir, s.cwd ?? '.') : workspaces.folderFor(caller, input.handoffId, s.cwd);
       let isDir = false;
       try {
@@ -116,7 +123,9 @@ export function graphsFeature(ctx: EngineContext, tasks: TaskService, workspaces
       if (input.handoffId !== undefined) workspaces.addRun(input.handoffId, id, at);
       stages.forEach((s, ord) => {
         const { id: stageId, dependsOn, ...spec } = s;
-        repo.insertStage({ graphId: id, stageId, ord, spec, dependsOn: dependsOn ?? [], maxAttempts: retryPolicyOf(s, { initialBackoffMs: limits.defaultRetryBackoffMs, maxBackoffMs: limits.maxRetryBackoffMs }).maxAttempts, logPath: path.join(logDir, `${stageId}.log`) });
+        // a stage on a host is one attempt here: its node runs the retries (its log shows each)
+        const maxAttempts = spec.host !== undefined ? 1 : retryPolicyOf(s, { initialBackoffMs: limits.defaultRetryBackoffMs, maxBackoffMs: limits.maxRetryBackoffMs }).maxAttempts;
+        repo.insertStage({ graphId: id, stageId, ord, spec, dependsOn: dependsOn ?? [], maxAttempts, logPath: path.join(logDir, `${stageId}.log`) });
       });
       return { value: undefined, events: [] };
     });
@@ -211,6 +220,7 @@ export function graphsFeature(ctx: EngineContext, tasks: TaskService, workspaces
       tasks_status: async (caller, input, call) => {
         if (input.until !== undefined && input.stageId !== undefined) throw new RoomError('INVALID_INPUT', 'until applies to a whole graph: leave out stageId (a stage\'s log is followed with cursor and waitMs)');
         if (input.until !== undefined && input.waitMs === undefined) throw new RoomError('INVALID_INPUT', `until says what waitMs waits for: give waitMs too (at most ${limits.maxStatusWaitMs} ms)`);
+        const statusOf = (...args: Parameters<typeof viewStatus>) => markHosts(viewStatus(...args), remote);
         if (!input.waitMs) return statusOf(repo, caller, input, limits, live);
         const first = statusOf(repo, caller, input, limits, live); // refuses an unknown graph before waiting
         const following = 'log' in first && input.cursor !== undefined;
@@ -232,6 +242,9 @@ export function graphsFeature(ctx: EngineContext, tasks: TaskService, workspaces
     async start(startup) {
       const { stages, killed } = await reconcileAfterRestart(ctx, repo, tasks, runtime.tagPrefix, startup.tagged);
       if (stages > 0 || killed > 0) console.error(`[graphs] restart reconciliation: ${stages} running stage(s) failed as RUNNER_RESTARTED, ${killed} orphaned process(es) ended`);
+      // stages left running on hosts are followed again (their graphs go on)
+      const adopted = runtime.adoptRemote();
+      if (adopted > 0) console.error(`[graphs] restart: ${adopted} stage(s) running on hosts followed again`);
       const expired = () => void spoolEnded(ctx, repo, artifactRoot, { now: ctx.now(), retentionMs: limits.graphLogRetentionMs });
       expired();
       retention = setInterval(expired, Math.min(limits.graphLogRetentionMs, 60_000));

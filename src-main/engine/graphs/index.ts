@@ -6,3 +6,4 @@
 export { graphRunReads } from './graph-runs';
 export { graphsFeature } from './graphs-feature';
 export { GRAPH_EVENTS } from './graph-events';
+export { nodeGraphReads, type NodeGraphReads } from './node-reads';

@@ -1,8 +1,11 @@
 /**
  * The hosts feature's face: the room's SSH hosts (it owns the hosts table), the login-PATH check, and the
- * shells placed on a host through its room node. The engine builds RemoteShells once and hands it to the
- * shells feature (as its RemoteShellPort) and to this feature.
+ * shells and graph stages placed on a host through its room node. The engine builds one NodeLinks (a link per
+ * host) and over it RemoteShells (the shells feature's RemoteShellPort, and this feature's) and RemoteStages
+ * (the graphs' RemoteStagePort).
  */
 export { hostsFeature } from './hosts-feature';
 export { RemoteShells } from './remote-shells';
-export { HOST_EVENTS } from './host-events';
+export { RemoteStages } from './remote-stages';
+export { NodeLinks } from './node-links';
+export { HOST_EVENTS, describeHostEvent } from './host-events';

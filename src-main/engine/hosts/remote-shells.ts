@@ -2,12 +2,9 @@ import type { MethodInput, MethodOutputs } from '../../common/contract';
 import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
 import type { ShellView } from '../../common/methods/shells';
-import type { EngineContext } from '../room/index';
 import type { RemoteShellPort } from '../shells/index';
-import { HostRepo } from '../store/hosts';
-import { NodeLink, type LinkState } from './node-link';
-import { controlDirFor } from './ssh';
-import { sshConfigFile } from './ssh-config';
+import type { LinkState, NodeLink } from './node-link';
+import type { NodeLinks } from './node-links';
 
 interface RemoteShell {
   host: string;
@@ -25,39 +22,23 @@ interface RemoteShell {
  * is unreachable and the work unknown until it is back.
  */
 export class RemoteShells implements RemoteShellPort {
-  private readonly links = new Map<string, NodeLink>();
   private readonly shells = new Map<string, RemoteShell>();
-  private readonly repo: HostRepo;
 
-  constructor(
-    private readonly ctx: EngineContext,
-    private readonly env: NodeJS.ProcessEnv = process.env,
-  ) {
-    this.repo = new HostRepo(ctx.room.db);
-  }
+  /** `links`: the room's links to its hosts' nodes, shared with the stages placed there. */
+  constructor(private readonly links: NodeLinks) {}
 
   /** Each host's link as it stands (for host_list). */
   linkState(alias: string): LinkState | null {
-    return this.links.get(alias)?.state ?? null;
+    return this.links.state(alias);
   }
 
   private link(alias: string): NodeLink {
-    let link = this.links.get(alias);
-    if (!link) {
-      const target = { alias, config: sshConfigFile(this.env), controlDir: controlDirFor(this.ctx.room.paths.configDir) };
-      link = new NodeLink(target, this.ctx.room.id, () => this.ctx.now());
-      this.links.set(alias, link);
-    }
-    return link;
+    return this.links.get(alias);
   }
 
   /** The host, if this caller may place work on it: a host of the room, and for an agent one the person allowed. */
   private allowed(caller: Caller, alias: string): void {
-    const host = this.repo.byAlias(alias);
-    if (!host) throw new RoomError('NOT_FOUND', `no host named "${alias}" in this room: the person adds hosts ("ce host add ALIAS"); see host_list or ask them`);
-    if (caller.role !== 'operator' && !host.agents) {
-      throw new RoomError('FORBIDDEN', `host ${alias} is for the person's own work: agents may not place work on it (the person allows it with "ce host add ${alias}")`);
-    }
+    this.links.allowed(caller, alias);
   }
 
   private record(caller: Caller, id: string): RemoteShell {
@@ -132,7 +113,6 @@ export class RemoteShells implements RemoteShellPort {
   }
 
   closeLinks(): void {
-    for (const link of this.links.values()) link.close();
-    this.links.clear();
+    this.links.close();
   }
 }

@@ -8,7 +8,7 @@ import { keyBytes } from '../../common/shell-keys';
 import { PatternError } from '../../common/safe-pattern';
 import type { CallContext, EngineContext, Feature } from '../room/index';
 import { compilePatterns, waitForOutput, type CompiledPatterns } from './output-wait';
-import type { ShellRegistry } from './shell-registry';
+import { SHELLS_CHANGED, type ShellRegistry } from './shell-registry';
 import type { ShellView } from '../../common/methods/shells';
 import type { PtyShell } from './pty-shell';
 import { runInShell } from './shell-run';
@@ -119,7 +119,8 @@ export function shellsFeature(ctx: EngineContext, shells: ShellRegistry, limits:
       shell_open: (caller, input) => {
         if (input.host !== undefined) {
           if (!remote) throw new RoomError('UNAVAILABLE', 'this room process places no work on hosts');
-          return remote.open(caller, input);
+          // the room's views re-read the list on this hint, as for a shell opened here
+          return remote.open(caller, input).then((out) => (shells.changes.fire(SHELLS_CHANGED), out));
         }
         const { handoffId, host: _here, ...open } = input;
         // a shell in a worktree gets that worktree's own ports and name (what the shell is given explicitly wins)
@@ -136,7 +137,7 @@ export function shellsFeature(ctx: EngineContext, shells: ShellRegistry, limits:
           signal: call.signal,
         }),
       shell_close: async (caller, input) => {
-        if (remote && isRemote(input.shellId)) return remote.close(caller, input);
+        if (remote && isRemote(input.shellId)) return remote.close(caller, input).then((out) => (shells.changes.fire(SHELLS_CHANGED), out));
         const { exit, alreadyExited } = await shells.close(caller, input.shellId);
         return { shellId: input.shellId, exit, alreadyExited };
       },

@@ -208,6 +208,12 @@ export class GraphRepo {
     if (sets.length > 0) this.db.prepare(`UPDATE graphs SET ${sets.join(', ')} WHERE id = @id`).run(params);
   }
 
+  /** The newest graph of this name, if any (a room node finds the run of a stage placed on it by its name). */
+  named(name: string): GraphRecord | null {
+    const row = this.db.prepare('SELECT * FROM graphs WHERE name = ? ORDER BY created_at DESC LIMIT 1').get(name) as GraphRow | undefined;
+    return row ? toGraph(row) : null;
+  }
+
   /** Graphs that have not ended (a previous runner may have left them so). */
   unfinished(): GraphRecord[] {
     return (this.db.prepare("SELECT * FROM graphs WHERE state IN ('pending', 'running') ORDER BY created_at").all() as GraphRow[]).map(toGraph);

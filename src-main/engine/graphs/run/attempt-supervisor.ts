@@ -11,6 +11,8 @@ import { startAttempt, type StageLauncher, type AttemptEnd, type AttemptHandle }
 import { HelperSpawner, type StageSpawner } from '../../process/stage-spawner';
 import { isDiskFullError } from '../../../common/errors';
 import { compileAgentPattern } from '../../../common/safe-pattern';
+import type { RemoteStageHandle, RemoteStagePort } from '../../process/remote-stage';
+import { ensurePrivateDir } from '../../core/fs-safe';
 
 export interface SupervisorOptions {
   roomId: string;
@@ -26,6 +28,10 @@ export interface SupervisorOptions {
   logGrew?: ((graphId: string, stageId: string) => void) | undefined;
   /** How an owner's stage processes are launched: in the agents' OS sandbox, or as they are (null). */
   launcherFor?: ((owner: string) => StageLauncher | null) | undefined;
+  /** Stages placed on a host of the room go to its node through this port (engine/hosts); absent: none can be. */
+  remote?: RemoteStagePort | undefined;
+  /** The role of a participant of the room (an operator's remote stage runs as the node's operator). */
+  roleOf?: ((owner: string) => string | undefined) | undefined;
 }
 
 export interface Live {
@@ -38,6 +44,8 @@ export interface Live {
   stopProbe: AbortController;
   /** The attempt's node in the cancellation tree (under its stage, under its graph). */
   scope: CancelScope;
+  /** A stage on a host: the node runs it, this follows it (see spawnRemote). */
+  remote?: RemoteStageHandle;
 }
 
 /** What an attempt reports back to the tick: its exit, its readiness, or that its retry wait is over. */
@@ -145,6 +153,7 @@ export class AttemptSupervisor {
   }
 
   spawn(s: StageRecord, owner: string): Live {
+    if (s.spec.host !== undefined) return this.spawnRemote(s, owner, s.spec.host);
     const k = stageKey(s.graphId, s.stageId);
     // the stage's output can no longer be recorded: end its live attempt (it fails DISK_FULL or LOG_WRITE_FAILED)
     const log = this.logs.forStage(s, (error) => void this.live.get(k)?.scope.cancel({ reason: endReasonFor(error) }));
@@ -213,9 +222,54 @@ export class AttemptSupervisor {
     return live;
   }
 
+  /**
+   * A stage on a host: handed to the host's node under its key (the same key after a restart, so the node answers
+   * with the run it has instead of starting another), its log mirrored into the stage's log here from where that
+   * ends. The node enforces its timeout and runs its retries (its log shows each attempt); here it is one attempt
+   * that ends when the node says so. Also how a restarted room adopts a remote stage it left running.
+   */
+  spawnRemote(s: StageRecord, owner: string, host: string): Live {
+    const k = stageKey(s.graphId, s.stageId);
+    const port = this.options.remote;
+    if (!port) return this.notStarted(s, 'log-failed', 'this room places no stage on a host', `no host can run stage ${s.stageId} here (the room was opened without hosts)`);
+    const { command, cwd, env, timeoutMs, retries, retryBackoffMs, killGraceMs } = s.spec;
+    ensurePrivateDir(path.dirname(s.logPath));
+    const handle = port.start({
+      host,
+      key: this.tagFor(s.graphId, s.stageId, s.attempt),
+      owner,
+      ownerRole: this.options.roleOf?.(owner),
+      spec: { command, cwd, env, timeoutMs, retries, retryBackoffMs, killGraceMs },
+      logPath: s.logPath,
+      grew: () => this.options.logGrew?.(s.graphId, s.stageId),
+    });
+    const live: Live = {
+      graphId: s.graphId,
+      stageId: s.stageId,
+      attempt: s.attempt,
+      handle: { pid: null, startTime: null, done: handle.done, end: async (reason) => void (await handle.end(reason)) },
+      graceMs: 0,
+      timers: [],
+      stopProbe: new AbortController(),
+      scope: this.scope.child(s.graphId).child(s.stageId).child(String(s.attempt)),
+      remote: handle,
+    };
+    // cancelling reaches the host; the stage ends here when the node says it ended (unknown while unreachable)
+    live.scope.onCancel(async (request) => {
+      if (await handle.end(request.reason)) await handle.done;
+    });
+    this.live.set(k, live);
+    void handle.done.then((end) => {
+      if (this.live.get(k) === live) this.live.delete(k);
+      live.scope.detach();
+      this.signal({ kind: 'exit', graphId: s.graphId, stageId: s.stageId, attempt: s.attempt, end });
+    });
+    return live;
+  }
+
   /** An attempt whose process was never started (its log cannot be written): it ends at once, through the usual exit path. */
-  private notStarted(s: StageRecord, endedBy: 'disk-full' | 'log-failed', logError: string): Live {
-    const end: AttemptEnd = { code: null, signal: null, endedBy, logError };
+  private notStarted(s: StageRecord, endedBy: 'disk-full' | 'log-failed', logError: string, spawnError?: string): Live {
+    const end: AttemptEnd = spawnError !== undefined ? { code: null, signal: null, spawnError } : { code: null, signal: null, endedBy, logError };
     const handle: AttemptHandle = { pid: null, startTime: null, done: Promise.resolve(end), end: () => Promise.resolve() };
     void handle.done.then(() => this.signal({ kind: 'exit', graphId: s.graphId, stageId: s.stageId, attempt: s.attempt, end }));
     return {
@@ -236,6 +290,13 @@ export class AttemptSupervisor {
    * process stuck in uninterruptible sleep must not hold the room open.
    */
   async endAll(graceMs: number): Promise<void> {
+    // a stage on a host is not the room's process: it goes on there, and the next room adopts it
+    for (const [k, l] of this.live) {
+      if (!l.remote) continue;
+      l.remote.detach();
+      l.scope.detach();
+      this.live.delete(k);
+    }
     const ending = this.scope.cancel({ reason: 'cancel', maxGraceMs: graceMs });
     await Promise.race([ending, new Promise((r) => setTimeout(r, 3 * graceMs + 2000).unref())]);
   }

@@ -35,6 +35,8 @@ export class GraphRuntime {
   /** Attempts started whose pid is not written yet (a coming tick writes them). */
   private readonly pendingPids = new PendingPids(() => this.scheduleTick());
   private closed = false;
+  /** The room is closing: nothing new starts. */
+  private closing = false;
   /** What settling a graph reads and writes through. */
   private readonly settleDeps: SettleDeps;
 
@@ -211,6 +213,8 @@ export class GraphRuntime {
         this.cancelling.delete(graph.id);
         endedGraphs.push(graph.id);
       }
+      // the room closing starts nothing new (a graph left running with a stage on a host goes on in the next room)
+      if (this.closing) toSpawn.length = 0;
       // mark the spawns (first attempts and retries) running with their attempt number and tag, before any process exists
       for (const s of toSpawn) {
         const attempt = s.attempt + 1;
@@ -262,9 +266,33 @@ export class GraphRuntime {
     }
   }
 
-  /** Graceful close: every live attempt is ended and recorded cancelled, so nothing outlives the room process. */
+  /**
+   * After a restart: the stages left running on hosts are followed again, each by its key (the node answers
+   * with the run it has; a stage it never received it starts now, once). Their graphs go on from here.
+   */
+  adoptRemote(): number {
+    let adopted = 0;
+    for (const g of this.repo.unfinished()) {
+      for (const s of this.cache.stages(g.id)) {
+        if (s.state !== 'running' || s.spec.host === undefined || this.attempts.isLive(g.id, s.stageId)) continue;
+        this.attempts.spawnRemote(s, g.owner, s.spec.host);
+        adopted++;
+      }
+    }
+    if (adopted > 0) this.scheduleTick();
+    return adopted;
+  }
+
+  /**
+   * Graceful close: every live attempt here is ended and recorded cancelled, so nothing outlives the room
+   * process. A graph with a stage running on a host is left running: that stage goes on there, and the next
+   * room adopts it and the graph.
+   */
   async close(graceMs: number): Promise<void> {
-    for (const id of this.unfinishedGraphIds()) this.cancelling.set(id, 'the room closing');
+    this.closing = true;
+    for (const id of this.unfinishedGraphIds()) {
+      if (!this.cache.stages(id).some((s) => s.state === 'running' && s.spec.host !== undefined)) this.cancelling.set(id, 'the room closing');
+    }
     const ending = this.attempts.endAll(graceMs);
     this.tick();
     // bounded (endAll): a stage still running in the database after this is reconciled (RUNNER_RESTARTED) by the next start

@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import { logSize } from '../logs/stage-log-reader';
 import { decide } from '../../../common/graphs/graph-scheduler';
 import { deriveGraphState, type StageState } from '../../../common/graphs/stage-machine';
 import type { EngineContext, EventInput } from '../../room/index';
@@ -12,7 +14,12 @@ import type { TaskService } from '../../tasks/index';
  * died (kill -9, power loss) left stages `running` and maybe their process trees alive. Each such tree is
  * found by its tag (start time checked before any signal) and ended; then, in one transaction, every running
  * stage becomes failed/RUNNER_RESTARTED, its dependents skipped, and stages that never started skipped too:
- * a graph does not resume on its own after a restart (submit it again). Nothing stays running.
+ * a graph does not resume on its own after a restart (submit it again). Nothing stays running here.
+ *
+ * Except on the room's hosts: a stage running on a host was never this runner's process (the host's node runs
+ * it), so it is left running, and its graph goes on: the runtime adopts such stages by their keys (the node
+ * answers with the run it has, never starting it twice) and schedules the rest. Its stages that ran here are
+ * failed RUNNER_RESTARTED as always, and what depends on them is skipped.
  */
 export async function reconcileAfterRestart(
   ctx: EngineContext,
@@ -25,7 +32,8 @@ export async function reconcileAfterRestart(
   // one look serves every stage (a look per running stage read every process on the machine each time)
   const ours = tagged.filter((p) => p.tag.startsWith(tagPrefix));
   const graphs = repo.unfinished();
-  const running: StageRecord[] = graphs.flatMap((g) => repo.stages(g.id).filter((s) => s.state === 'running'));
+  const onHost = (s: StageRecord) => s.state === 'running' && s.spec.host !== undefined;
+  const running: StageRecord[] = graphs.flatMap((g) => repo.stages(g.id).filter((s) => s.state === 'running' && !onHost(s)));
   const plan = { signals: ['SIGTERM', 'SIGKILL'] as NodeJS.Signals[], graceMs: 1000 };
   let killed = 0;
   const ends: Promise<unknown>[] = [];
@@ -53,7 +61,8 @@ export async function reconcileAfterRestart(
     const events: EventInput[] = [];
     for (const g of graphs) {
       const stages = repo.stages(g.id);
-      for (const s of stages.filter((x) => x.state === 'running')) {
+      const resumes = stages.some(onHost);
+      for (const s of stages.filter((x) => x.state === 'running' && !onHost(x))) {
         repo.updateStage(g.id, s.stageId, { state: 'running', attempt: s.attempt }, {
           state: 'failed',
           errorCode: 'RUNNER_RESTARTED',
@@ -64,6 +73,12 @@ export async function reconcileAfterRestart(
         });
         s.state = 'failed';
         events.push({ kind: 'graph.stage', actor: null, subject: stageTaskId(g.id, s.stageId), data: { graphId: g.id, stageId: s.stageId, state: 'failed', errorCode: 'RUNNER_RESTARTED' } });
+      }
+      // a stage on a host goes on: its graph is scheduled again (its dependents of a failed stage skipped then);
+      // the empty logs the previous runner made ahead for its pending stages go (a stage's log is a new file)
+      if (resumes) {
+        for (const s of stages) if (s.state === 'pending' && logSize(s.logPath) === 0) fs.rmSync(s.logPath, { force: true });
+        continue;
       }
       const d = decide(schedStages(stages), { maxParallel: g.maxParallel, onFailure: 'skip-dependents' });
       const upstream = new Map(d.skip.map((k) => [k.id, k.upstream] as const));

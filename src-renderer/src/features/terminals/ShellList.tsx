@@ -8,6 +8,7 @@ import { ReadyForReview } from './ReadyForReview';
 import { EarlierAgents } from './EarlierAgents';
 import { useParticipants } from '../../stores/feature-stores';
 import { stageOf, stageShellName, useGraphName } from '../../shared/stage-shell';
+import './remote-shell.css';
 
 /** A shell's name as a person reads it: a tty stage's is its stage and graph, not the graph's id. */
 export function ShellName(props: { shell: ShellView }): React.JSX.Element {
@@ -76,8 +77,8 @@ export function ShellList(): React.JSX.Element {
                   <span className="shell-name truncate" title={shell.name}>
                     <ShellName shell={shell} />
                   </span>
-                  <span className={`badge small ${statusBadge(shell)}`} data-testid="shell-list-status" title={shell.status.reason ?? undefined}>
-                    {statusText(shell)}
+                  <span className={`badge small ${shell.hostReachable === false ? 'badge-warn' : statusBadge(shell)}`} data-testid="shell-list-status" title={shell.status.reason ?? undefined}>
+                    {shell.hostReachable === false ? 'unknown' : statusText(shell)}
                   </span>
                   {revoked.has(shell.owner) && (
                     <span className="badge small badge-muted" data-testid="owner-revoked" title={`${shell.owner}'s token was revoked: it can no longer reach this shell; close it if it should not run on`}>
@@ -86,6 +87,7 @@ export function ShellList(): React.JSX.Element {
                   )}
                 </span>
                 <span className="shell-meta truncate" title={metaOf(shell)}>
+                  {shell.host !== undefined && <HostMark shell={shell} />}
                   {shell.agent ? `${shell.agent.label} · ${shell.owner}` : shell.owner}
                 </span>
               </span>
@@ -100,5 +102,16 @@ export function ShellList(): React.JSX.Element {
 
 /** Owner (and agent client) and its status in words (the header spells the exit out in full). */
 function metaOf(shell: ShellView): string {
-  return `${shell.agent ? `${shell.agent.label} · ` : ''}${shell.owner} · ${statusText(shell)}`;
+  const where = shell.host !== undefined ? `on ${shell.host}${shell.hostReachable === false ? ' (unreachable: unknown until it is back)' : ''} · ` : '';
+  return `${where}${shell.agent ? `${shell.agent.label} · ` : ''}${shell.owner} · ${statusText(shell)}`;
+}
+
+/** The host a shell runs on (docs/hosts.md), marked when it cannot be reached: its shell is unknown, not ended. */
+function HostMark({ shell }: { shell: ShellView }): React.JSX.Element {
+  const away = shell.hostReachable === false;
+  return (
+    <span className={`badge small host-mark ${away ? 'badge-warn' : 'badge-host'}`} data-testid="shell-host">
+      {away ? `${shell.host} · unreachable` : shell.host}
+    </span>
+  );
 }

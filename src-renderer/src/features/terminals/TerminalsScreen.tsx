@@ -2,6 +2,7 @@ import { EmptyState } from '../../app/EmptyState';
 import { useConnection, useRoom, useShells } from '../../room-context';
 import { ShellList } from './ShellList';
 import { ShellPanel } from './ShellPanel';
+import { RemoteShellPanel } from './RemoteShellPanel';
 
 /** Every shell in the room (an agent's, a tty graph stage's, the person's): a list, and the chosen one live. */
 export function TerminalsScreen(props: { onOpenGraph?(graphId: string, stageId: string): void }): React.JSX.Element {
@@ -25,7 +26,9 @@ export function TerminalsScreen(props: { onOpenGraph?(graphId: string, stageId: 
             </button>
           </div>
         )}
-        {selected ? (
+        {selected?.host !== undefined ? (
+          <RemoteShellPanel key={selected.id} shell={selected} />
+        ) : selected ? (
           <ShellPanel key={selected.id} shell={selected} {...(props.onOpenGraph ? { onOpenGraph: props.onOpenGraph } : {})} />
         ) : !loaded ? (
           <EmptyState title="Loading shells…" text="Reading the room’s shells." />

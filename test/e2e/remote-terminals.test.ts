@@ -1,0 +1,105 @@
+/**
+ * Shells on a host in the Terminals screen (issue 42), in real Chromium: an agent opens a shell on a host
+ * through the MCP door and types into it; the person sees it in the list marked with its host, and its output
+ * in the panel (read through the host's node: a live view of a remote terminal comes later); the host made
+ * unreachable (its sshd stopped, the connection dropped) marks the shell unreachable, not ended, and it reads
+ * again when the host is back. Needs root for the sshd (skipped with the reason otherwise) and `npm run build`.
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningRoom } from '../../src-main/server/runner';
+import { COMMONROOM_BIN, sshHostsUnavailable, startSshHosts, type SshHosts } from '../helpers/ssh-hosts';
+import { startUiRoom, type UiRoom } from './helpers/ui-room';
+
+const unavailable = sshHostsUnavailable();
+const USER = 'crhost-term';
+const ALIAS = 'basement-build-server';
+const SHOTS = '/work/shots/wt-hosts';
+let room: UiRoom;
+let runner: RunningRoom;
+let page: Page;
+let hosts: SshHosts;
+let sshDir: string;
+const pageErrors: string[] = [];
+const savedConfig = process.env.COMMONROOM_SSH_CONFIG;
+
+async function tool<T>(name: string, args: Record<string, unknown>): Promise<T> {
+  const r = (await room.agents[0]?.callTool({ name, arguments: args })) as { isError?: boolean; content: { text: string }[]; structuredContent: T };
+  if (r.isError) throw new Error(r.content[0]?.text);
+  return r.structuredContent;
+}
+
+const sshExit = () => spawnSync('ssh', ['-F', hosts.configFile, '-o', `ControlPath=${path.join(room.home.paths.configDir, 'ssh', '%C')}`, '-O', 'exit', ALIAS], { stdio: 'ignore' });
+
+async function shots(name: string, sizes: [number, number][], dark = false): Promise<void> {
+  fs.mkdirSync(SHOTS, { recursive: true });
+  for (const [w, h] of sizes) {
+    await page.setViewportSize({ width: w, height: h });
+    await page.screenshot({ path: path.join(SHOTS, `${name}-${w}.png`) });
+    if (dark) {
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await page.screenshot({ path: path.join(SHOTS, `${name}-${w}-dark.png`) });
+      await page.emulateMedia({ colorScheme: 'light' });
+    }
+  }
+  await page.setViewportSize({ width: 1440, height: 900 });
+}
+
+describe.skipIf(unavailable !== null)(`shells on a host in the Terminals screen${unavailable ? ` (skipped: ${unavailable})` : ''}`, () => {
+  beforeAll(async () => {
+    sshDir = fs.mkdtempSync(path.join(os.tmpdir(), 'commonroom-ssh-term-'));
+    hosts = await startSshHosts(sshDir, [{ alias: ALIAS, user: USER, profile: ['export PATH="$HOME/tools/bin:$PATH"'], tools: { commonroom: COMMONROOM_BIN } }]);
+    process.env.COMMONROOM_SSH_CONFIG = hosts.configFile;
+    room = await startUiRoom({ pageErrors, agents: ['builder'] });
+    ({ runner, page } = room);
+    await runner.engine.call(runner.engine.operator(), 'host_add', { alias: ALIAS });
+  }, 60_000);
+  afterAll(async () => {
+    await room?.close();
+    if (savedConfig === undefined) delete process.env.COMMONROOM_SSH_CONFIG;
+    else process.env.COMMONROOM_SSH_CONFIG = savedConfig;
+    if (hosts) {
+      sshExit();
+      await hosts.stop();
+      spawnSync('pkill', ['-u', USER]);
+    }
+    fs.rmSync(sshDir, { recursive: true, force: true });
+  });
+
+  it('lists a shell on a host marked with its host, shows its output, and marks it unreachable while its host is away', async () => {
+    const { shell } = await tool<{ shell: { id: string } }>('shell_open', { host: ALIAS, name: 'nightly build of the whole monorepo on the basement server' });
+    await tool('shell_io', { shellId: shell.id, text: 'echo "built on $(hostname -s) as $(whoami): all 1,204 tests passed"\n', wait: { until: 'match', pattern: 'tests passed$', timeoutMs: 10_000 } });
+
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.getByRole('navigation', { name: 'Screens' }).getByRole('button', { name: /Terminals/ }).click();
+    const item = page.locator(`.shell-item[data-shell-id="${shell.id}"]`);
+    await expect.poll(() => item.count(), { timeout: 15_000 }).toBe(1);
+    expect(await item.getByTestId('shell-host').innerText()).toBe(ALIAS);
+    await item.click();
+    const panel = page.getByTestId('remote-shell-panel');
+    await expect.poll(() => panel.getByTestId('remote-output').innerText(), { timeout: 15_000 }).toContain(`as ${USER}: all 1,204 tests passed`);
+    expect(await panel.locator('.shell-facts').innerText()).toContain(ALIAS);
+    await shots('remote-shell', [[1440, 900], [1024, 768], [390, 844]], true);
+
+    // the host goes away: the shell is unknown, not ended
+    await hosts.stop();
+    sshExit();
+    await panel.getByTestId('remote-read').click();
+    await expect.poll(() => panel.getByTestId('remote-problem').innerText(), { timeout: 15_000 }).toMatch(new RegExp(`host ${ALIAS} is unreachable`));
+    await expect.poll(() => item.getByTestId('shell-host').innerText(), { timeout: 15_000 }).toBe(`${ALIAS} · unreachable`);
+    expect(await panel.getByTestId('shell-status').innerText()).toBe('unknown');
+    await shots('remote-shell-unreachable', [[1440, 900], [1024, 768], [390, 844]], true);
+
+    // back: the same shell reads again
+    await hosts.restart();
+    await panel.getByTestId('remote-read').click();
+    await expect.poll(() => item.getByTestId('shell-host').innerText(), { timeout: 30_000 }).toBe(ALIAS);
+    await expect.poll(() => panel.getByTestId('remote-problem').count()).toBe(0);
+    expect(await panel.getByTestId('remote-output').innerText()).toContain('tests passed');
+    expect(pageErrors).toEqual([]);
+  }, 120_000);
+});
