@@ -6,13 +6,21 @@
 // Only the multiplexer is measured on each side (the room process; the tmux server and its client): the 100
 // shells and their sleeps are the same processes on both. Memory is measured three ways: early (13 s in), with
 // every shell's scrollback full (each prints a 12,000-line file once: more than the room's 10,000 lines and
-// tmux's 2,000), and for shells idle at a prompt (a fresh room or server of 100 interactive bash).
+// tmux's 2,000), and for shells idle at a prompt (a fresh room or server of 100 interactive bash). Memory is the
+// growth of the process's anonymous resident pages (RssAnon: heap, stacks, buffers), not of the file-backed pages
+// of its program's code, which a process pages in once as code first runs (a fresh bare process running V8's
+// optimizing compiler for the first time pages in ~4 MiB of node's binary) and shares with every other process.
+// A fresh room's V8 young generation grows with what it allocates, to 16 MiB a semi-space, and its pages become
+// resident as allocation walks through them: a cost of the process, bounded, that lands on whichever shells are
+// being measured. So the early and idle rounds of the room run twice, as shipped and with the young generation
+// held at 1 MiB (--max-semi-space-size=1), and the floor (a bare process of node-pty terminals) is measured beside.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as pty from 'node-pty';
+import WebSocket from 'ws';
 import { callApi, cpuMsOf, makeHome, memoryOf, REPO, startRoom } from '../lib/room.js';
 import { UiViewer } from '../lib/ui-viewer.js';
 import { alternate, fmt, median, spreadPct } from '../lib/stats.js';
@@ -49,29 +57,73 @@ async function filled(done) {
 }
 const COLS = 120;
 const ROWS = 32;
+/**
+ * The profile's room: V8's young generation held at 1 MiB a semi-space (16 MiB by default), and its inspector open
+ * on loopback so a full collection can be asked for before each measure (`collectGarbage`).
+ */
+const PROFILED = ['--max-semi-space-size=1', '--inspect=127.0.0.1:0'];
+
+/** Has a room started with --inspect collect all its garbage (HeapProfiler.collectGarbage over its inspector). */
+async function collectGarbage(room) {
+  const url = /ws:\/\/\S+/.exec(room.output())?.[0];
+  if (!url) throw new Error('the room did not open its inspector');
+  const ws = new WebSocket(url);
+  try {
+    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+    await new Promise((resolve, reject) => {
+      ws.on('message', (data) => JSON.parse(data.toString()).id === 1 && resolve());
+      ws.once('error', reject);
+      ws.send(JSON.stringify({ id: 1, method: 'HeapProfiler.collectGarbage' }));
+    });
+  } finally {
+    ws.close();
+  }
+}
 
 const api = (room, method, input) => callApi(room, room.token, method, input);
 
-/** CPU ms per second and RSS of `pids` (summed) over `ms`, after the shells have run `warmMs`. */
+/**
+ * A fresh room (run with `nodeArgs`) that has opened one shell (bash at its prompt), as the floor has spawned one
+ * terminal and tmux has made one window before each is measured: the costs of a first shell (code paths run once,
+ * a native module loaded) are the process's, not each shell's. Returns the room and its memory then.
+ */
+async function roomWithFirstShell(label, n, nodeArgs) {
+  const home = makeHome(label);
+  home.env.COMMONROOM_LIMITS = JSON.stringify({ maxShells: Math.max(n + 1, 32) });
+  home.nodeArgs = nodeArgs;
+  const room = await startRoom(home, ['--room', home.roomFile]);
+  try {
+    const first = (await api(room, 'shell_open', { name: 'first', shell: SHELL, args: ['--noprofile', '--norc'], cols: COLS, rows: ROWS })).shell.id;
+    await api(room, 'shell_io', { shellId: first, wait: { until: 'idle', idleMs: 300, timeoutMs: 10_000 } });
+    await sleep(500);
+    if (nodeArgs.includes(PROFILED[1])) await collectGarbage(room);
+  } catch (error) {
+    await room.stop();
+    home.cleanup();
+    throw error;
+  }
+  return { home, room, before: memoryOf(room.pid).anonKiB };
+}
+
+/** CPU ms per second and anonymous resident memory of `pids` (summed) over `ms`, after the shells have run `warmMs`. */
 async function measure(pids, warmMs, ms) {
   await sleep(warmMs);
   const cpu0 = pids.reduce((a, p) => a + cpuMsOf(p), 0);
   const t0 = performance.now();
   await sleep(ms);
   const cpu = (pids.reduce((a, p) => a + cpuMsOf(p), 0) - cpu0) / ((performance.now() - t0) / 1000);
-  const rssKiB = pids.reduce((a, p) => a + memoryOf(p).rssKiB, 0);
-  return { cpu, rssKiB };
+  const anonKiB = pids.reduce((a, p) => a + memoryOf(p).anonKiB, 0);
+  return { cpu, anonKiB };
 }
 
-/** One round of the room: a fresh room process, `n` shells, `watched` of them attached live. */
-async function roomRound(n, watched, warmMs, ms) {
-  const home = makeHome('many-shells');
-  home.env.COMMONROOM_LIMITS = JSON.stringify({ maxShells: Math.max(n, 32) });
-  const room = await startRoom(home, ['--room', home.roomFile]);
+/**
+ * One round of the room: a fresh room process (run with `nodeArgs`), `n` shells, `watched` of them attached live;
+ * then, when `fill`, every shell prints its fill.
+ */
+async function roomRound(n, watched, warmMs, ms, { nodeArgs = [], fill = true } = {}) {
+  const { home, room, before } = await roomWithFirstShell('many-shells', n, nodeArgs);
   const viewers = [];
   try {
-    await api(room, 'room_info', {});
-    const before = memoryOf(room.pid).rssKiB;
     const ids = [];
     for (let i = 0; i < n; i++) ids.push((await api(room, 'shell_open', { name: `loop-${i}`, shell: SHELL, args: ['--noprofile', '--norc', '-c', loop()], cols: COLS, rows: ROWS })).shell.id);
     for (const id of ids.slice(0, watched)) {
@@ -82,15 +134,21 @@ async function roomRound(n, watched, warmMs, ms) {
     const m = await measure([room.pid], warmMs, ms);
     const { shells } = await api(room, 'shell_list', {});
     const tracked = shells.filter((s) => s.alive && s.status?.state === 'working').length;
+    const perShellKiB = (m.anonKiB - before) / n;
+    if (!fill) {
+      // the profile: what the shells hold alive
+      await collectGarbage(room);
+      return { ...m, perShellKiB: (memoryOf(room.pid).anonKiB - before) / n, tracked, shown: 0, lost: 0 };
+    }
     // then every shell prints its fill: the same room with its scrollback full
-    const at = new Map(shells.map((s) => [s.id, s.outputBytes]));
+    const at = new Map(shells.filter((s) => s.name.startsWith('loop-')).map((s) => [s.id, s.outputBytes]));
     fs.writeFileSync(FLAG, '');
     await filled(async () => (await api(room, 'shell_list', {})).shells.every((s) => !at.has(s.id) || s.outputBytes >= at.get(s.id) + fillBytes));
-    const fullKiB = (memoryOf(room.pid).rssKiB - before) / n;
+    const fullKiB = (memoryOf(room.pid).anonKiB - before) / n;
     fs.rmSync(FLAG, { force: true });
     const shown = viewers.reduce((a, v) => a + v.received, 0);
     const lost = viewers.reduce((a, v) => a + v.lost, 0);
-    return { ...m, perShellKiB: (m.rssKiB - before) / n, fullKiB, tracked, shown, lost };
+    return { ...m, perShellKiB, fullKiB, tracked, shown, lost };
   } finally {
     for (const v of viewers) v.ws.close();
     await room.stop();
@@ -100,18 +158,19 @@ async function roomRound(n, watched, warmMs, ms) {
 
 /**
  * The floor of any multiplexer in Node: a bare process holding `n` node-pty terminals (the room's PTY library)
- * running `args`, their output read and dropped, for `ms`: its resident memory per terminal. Each costs a
- * thread (node-pty waits for its child on one) and its stream besides its JavaScript objects.
+ * running `args`, their output read and dropped, for `ms`: its anonymous resident memory per terminal, after a full
+ * collection. Each costs a thread (node-pty waits for its child on one) and its stream besides its JavaScript objects.
  */
 function ptyFloorKiB(n, args, ms) {
   const script = `(async () => {
     const pty = require('node-pty');
     const fs = require('node:fs');
-    const rss = () => Number(/VmRSS:\\s+(\\d+)/.exec(fs.readFileSync('/proc/self/status', 'utf8'))[1]);
+    const rss = () => Number(/RssAnon:\\s+(\\d+)/.exec(fs.readFileSync('/proc/self/status', 'utf8'))[1]);
     // one terminal first, as the room has had its first shell's costs (code paths, buffers) before it is measured
     const terms = [pty.spawn(${JSON.stringify(SHELL)}, ['--noprofile', '--norc'], { cols: ${COLS}, rows: ${ROWS} })];
     terms[0].onData(() => undefined);
     await new Promise((r) => setTimeout(r, 500));
+    gc();
     const before = rss();
     for (let i = 0; i < ${n}; i++) {
       const t = pty.spawn(${JSON.stringify(SHELL)}, ${JSON.stringify(args)}, { cols: ${COLS}, rows: ${ROWS}, env: process.env });
@@ -119,27 +178,26 @@ function ptyFloorKiB(n, args, ms) {
       terms.push(t);
     }
     setTimeout(() => {
+      gc();
       console.log((rss() - before) / ${n});
       for (const t of terms) t.kill();
       process.exit(0);
     }, ${ms});
   })();`;
-  const out = spawnSync(process.execPath, ['-e', script], { cwd: REPO, encoding: 'utf8', timeout: ms + 60_000 });
+  // measured as the profile's room is: after a full collection, the young generation held at 1 MiB
+  const out = spawnSync(process.execPath, ['--expose-gc', PROFILED[0], '-e', script], { cwd: REPO, encoding: 'utf8', timeout: ms + 60_000 });
   return Number(out.stdout.trim());
 }
 
-/** A fresh room with `n` interactive bash shells at their prompt, doing nothing: its resident memory per shell. */
-async function roomIdleRound(n, settleMs) {
-  const home = makeHome('many-shells-idle');
-  home.env.COMMONROOM_LIMITS = JSON.stringify({ maxShells: Math.max(n, 32) });
-  const room = await startRoom(home, ['--room', home.roomFile]);
+/** A fresh room (run with `nodeArgs`) with `n` interactive bash shells at their prompt, doing nothing: its memory per shell. */
+async function roomIdleRound(n, settleMs, nodeArgs = []) {
+  const { home, room, before } = await roomWithFirstShell('many-shells-idle', n, nodeArgs);
   try {
-    await api(room, 'room_info', {});
-    const before = memoryOf(room.pid).rssKiB;
     for (let i = 0; i < n; i++) await api(room, 'shell_open', { name: `idle-${i}`, shell: SHELL, args: ['--noprofile', '--norc'], cols: COLS, rows: ROWS });
     await filled(async () => (await api(room, 'shell_list', {})).shells.every((s) => s.outputBytes > 0));
     await sleep(settleMs);
-    return (memoryOf(room.pid).rssKiB - before) / n;
+    if (nodeArgs.includes(PROFILED[1])) await collectGarbage(room);
+    return (memoryOf(room.pid).anonKiB - before) / n;
   } finally {
     await room.stop();
     home.cleanup();
@@ -153,7 +211,7 @@ function tmuxServer(socket) {
   const started = tmux(socket, ['new-session', '-d', '-s', 'bench', '-x', String(COLS), '-y', String(ROWS), 'sleep', '3600']);
   if (started.status !== 0) throw new Error(`tmux new-session failed: ${started.stderr}`);
   const server = Number(tmux(socket, ['display-message', '-p', '#{pid}']).stdout.trim());
-  return { server, before: memoryOf(server).rssKiB };
+  return { server, before: memoryOf(server).anonKiB };
 }
 
 /** One round of tmux: a fresh server, one session of `n` windows running the same loop, one client attached. */
@@ -175,10 +233,10 @@ async function tmuxRound(n, warmMs, ms, round) {
     client.onData((d) => (shown += d.length));
     await sleep(300);
     const m = await measure([server, client.pid], warmMs, ms);
-    const perShellKiB = (memoryOf(server).rssKiB - before) / n;
+    const perShellKiB = (memoryOf(server).anonKiB - before) / n;
     fs.writeFileSync(FLAG, '');
     await filled(() => tmux(socket, ['list-panes', '-s', '-t', 'bench', '-F', '#{pane_title}']).stdout.trim().split('\n').every((t) => t === 'filled'));
-    const fullKiB = (memoryOf(server).rssKiB - before) / n;
+    const fullKiB = (memoryOf(server).anonKiB - before) / n;
     fs.rmSync(FLAG, { force: true });
     return { ...m, perShellKiB, fullKiB, shown };
   } finally {
@@ -198,7 +256,7 @@ async function tmuxIdleRound(n, settleMs, round) {
       if (w.status !== 0) throw new Error(`tmux new-window failed: ${w.stderr}`);
     }
     await sleep(1000 + settleMs);
-    return (memoryOf(server).rssKiB - before) / n;
+    return (memoryOf(server).anonKiB - before) / n;
   } finally {
     tmux(socket, ['kill-server']);
   }
@@ -248,20 +306,29 @@ export default {
         return kib;
       },
     );
+    // the profile: the same rooms with V8's young generation held at 1 MiB a semi-space, measured after a full
+    // collection (before and after the shells): what the shells hold alive
+    const held = { early: [], idle: [] };
+    for (let i = 0; i < rounds; i++) {
+      held.early.push((await roomRound(n, watched, warmMs, ms, { nodeArgs: PROFILED, fill: false })).perShellKiB);
+      held.idle.push(await roomIdleRound(n, warmMs, PROFILED));
+      log(`room, alive after a full collection, young generation held at 1 MiB: ${fmt(held.early.at(-1))} KiB/shell early, ${fmt(held.idle.at(-1))} KiB per idle shell`);
+    }
     const earlyFloorKiB = ptyFloorKiB(n, ['--noprofile', '--norc', '-c', loop()], warmMs + ms);
     const idleFloorKiB = ptyFloorKiB(n, ['--noprofile', '--norc'], warmMs + 1000);
     log(`floor: ${fmt(earlyFloorKiB)} KiB per node-pty terminal running the loop, ${fmt(idleFloorKiB)} at a prompt (${n} in a bare process)`);
     fs.rmSync(FILL_DIR, { recursive: true, force: true });
-    const memory = (label, ours, base, goal, notes, floorKiB) => {
+    const memory = (label, ours, base, goal, notes, against) => {
       const [o, b] = [median(ours), median(base)];
+      const h = against && median(against.held);
       return {
         name: `many-shells memory per shell, ${label}`,
-        ours: `${fmt(o)} KiB ±${fmt(spreadPct(ours), 0)}%${notes.ours}`,
+        ours: `${fmt(o)} KiB ±${fmt(spreadPct(ours), 0)}%${against ? ` (alive after a full collection, V8's young generation held at 1 MiB: ${fmt(h)} KiB; a bare node-pty terminal alone: ${fmt(against.floor)} KiB)` : notes.ours}`,
         baseline: `tmux ${fmt(b)} KiB${notes.baseline}`,
-        ratio: `${fmt(o / b, 2)}×`,
+        ratio: `${fmt(o / b, 2)}×${against ? ` (alive: ${fmt(h / b, 2)}×, ${fmt(h / against.floor, 2)}× the floor)` : ''}`,
         goal: `≤ ${goal}× tmux`,
         met: o / b <= goal,
-        ...(floorKiB ? { floor: floorKiB / b } : {}),
+        ...(against ? { floor: against.floor / b } : {}),
       };
     };
     return [
@@ -273,12 +340,12 @@ export default {
         goal: '≤ 1.1× tmux',
         met: cpuOurs / cpuBase <= 1.1 && tracked === n && extra.lost === 0,
       },
-      memory(`early (${n} shells, ${fmt((warmMs + ms) / 1000, 0)} s in)`, r.ours.map((x) => x.perShellKiB), r.baseline.map((x) => x.perShellKiB), 2, { ours: ` (a bare node-pty terminal alone: ${fmt(earlyFloorKiB)} KiB)`, baseline: '' }, earlyFloorKiB),
+      memory(`early (${n} shells, ${fmt((warmMs + ms) / 1000, 0)} s in)`, r.ours.map((x) => x.perShellKiB), r.baseline.map((x) => x.perShellKiB), 2, { baseline: '' }, { held: held.early, floor: earlyFloorKiB }),
       memory(`scrollback full (${n} shells, ${FILL_LINES.toLocaleString('en')} lines each)`, r.ours.map((x) => x.fullKiB), r.baseline.map((x) => x.fullKiB), 2, {
         ours: ' (keeps 10,000 lines)',
         baseline: ' (history-limit 2,000 lines)',
       }),
-      memory(`idle at a prompt (${n} interactive bash)`, idle.ours, idle.baseline, 3, { ours: ` (a bare node-pty terminal alone: ${fmt(idleFloorKiB)} KiB)`, baseline: '' }, idleFloorKiB),
+      memory(`idle at a prompt (${n} interactive bash)`, idle.ours, idle.baseline, 3, { baseline: '' }, { held: held.idle, floor: idleFloorKiB }),
     ];
   },
 };

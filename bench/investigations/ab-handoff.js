@@ -6,7 +6,8 @@
 // round's ratio to the bare round of the same rotation), and the server process's CPU per cycle (its
 // threads' run time from /proc, which a loaded machine disturbs far less than wall time).
 // usage: node bench/investigations/ab-handoff.js [2025|2026] [ROUNDS] [BIN…]   (BIN: a commonroom.js of another build,
-// inside this checkout so that node_modules resolve, e.g. .tmp/out-before/main/commonroom.js)
+// inside this checkout so that node_modules resolve, e.g. .tmp/out-before/main/commonroom.js; or Node flags starting with -- for
+// the current build run with them, e.g. --max-semi-space-size=1)
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -29,7 +30,8 @@ async function rate(pid, once) {
 }
 async function openRoom(label, bin) {
   const home = makeHome(`ab-handoff-${label.replace(/[^\w-]+/g, '_')}`);
-  if (bin) home.bin = path.resolve(bin);
+  if (bin?.startsWith('--')) home.nodeArgs = bin.split(' ');
+  else if (bin) home.bin = path.resolve(bin);
   const room = await startRoom(home);
   const agentToken = addParticipant(home, 'agent', 'read,write');
   const operator = await connect(era, room.url, room.token, 'operator');
@@ -42,7 +44,7 @@ async function openRoom(label, bin) {
   };
   return { label, pid: room.pid, cycle, close };
 }
-const sides = [await openRoom('current'), ...(await Promise.all(bins.map((b) => openRoom(path.relative(process.cwd(), b), b))))];
+const sides = [await openRoom('current'), ...(await Promise.all(bins.map((b) => openRoom(b.startsWith('--') ? b : path.relative(process.cwd(), b), b))))];
 const bare = await startBare();
 const base = await connect(era, bare.url, bare.token, 'baseline');
 const load0 = os.loadavg();

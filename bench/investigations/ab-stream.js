@@ -3,7 +3,8 @@
 // the same flood read by cursor with 1 MiB pages, alternating, several rounds. Besides MiB/s (which swings
 // with the machine's load) it reports the room process's CPU time per MiB read (its threads' run time from /proc, `cpuMsOf`),
 // the page sizes and the round trip per page, and the peak RSS growth.
-// usage: node bench/investigations/ab-stream.js BIN_BEFORE [ROUNDS]   (BIN_BEFORE: a commonroom.js importing the before build)
+// usage: node bench/investigations/ab-stream.js BIN_BEFORE [ROUNDS]   (BIN_BEFORE: a commonroom.js importing the before build,
+// or Node flags starting with -- for the current build run with them, e.g. --max-semi-space-size=1)
 import { Buffer } from 'node:buffer';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -25,7 +26,8 @@ const at = (cursor) => JSON.parse(Buffer.from(cursor, 'base64url').toString('utf
 
 async function open(label, bin) {
   const home = makeHome(`ab-stream-${label}`);
-  if (bin) home.bin = path.resolve(bin);
+  if (bin?.startsWith('--')) home.nodeArgs = bin.split(' ');
+  else if (bin) home.bin = path.resolve(bin);
   const room = await startRoom(home);
   const client = await connect('2026', room.url, room.token);
   const { shell } = await callTool(client, 'shell_open', { shell: '/bin/sh', args: [], env: SHELL_ENV });

@@ -36,15 +36,56 @@ export function historyRoom(home, { handoffs, graphs, fresh = false }) {
   return { ...made, seconds: (performance.now() - started) / 1000 };
 }
 
+/** Whether process `pid` is alive. */
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Where a process filling a room for the cache writes its pid (beside the cache, which a fill replaces whole). */
+const fillingMarker = (key) => path.join(path.dirname(CACHE), `${key}.filling`);
+
+/**
+ * Waits while another process fills this room for the cache: a run started while a fill is under way copies its
+ * room when it is done instead of filling a second one beside it.
+ */
+function awaitOtherFill(key, cached) {
+  const marker = fillingMarker(key);
+  const wait = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    let pid = NaN;
+    try {
+      pid = Number(fs.readFileSync(marker, 'utf8').trim());
+    } catch {
+      return;
+    }
+    if (!alive(pid) || fs.existsSync(path.join(cached, 'filled.json'))) return;
+    Atomics.wait(wait, 0, 0, 5000);
+  }
+}
+
 function makeRoom(home, { handoffs, graphs, fresh }) {
   const key = cacheKey(handoffs, graphs);
   const cached = path.join(CACHE, key);
+  if (!fresh) awaitOtherFill(key, cached);
   if (!fresh && fs.existsSync(path.join(cached, 'filled.json'))) {
     fs.cpSync(path.join(cached, 'home'), home.root, { recursive: true });
     return { ...JSON.parse(fs.readFileSync(path.join(cached, 'filled.json'), 'utf8')), cached: true };
   }
+  const marker = fillingMarker(key);
+  if (!fresh) {
+    fs.mkdirSync(path.dirname(marker), { recursive: true });
+    fs.writeFileSync(marker, String(process.pid));
+  }
   const fill = spawnSync(process.execPath, [FILL_ROOM, home.roomFile, String(handoffs), String(graphs)], { env: home.env, encoding: 'utf8' });
-  if (fill.status !== 0) throw new Error(`filling the room failed: ${fill.stdout}${fill.stderr}`);
+  if (fill.status !== 0) {
+    fs.rmSync(marker, { force: true });
+    throw new Error(`filling the room failed: ${fill.stdout}${fill.stderr}`);
+  }
   const filled = JSON.parse(fill.stdout.trim().split('\n').pop());
   if (!fresh) {
     // written aside and renamed, so an interrupted run never leaves a half room to be reused
@@ -54,6 +95,7 @@ function makeRoom(home, { handoffs, graphs, fresh }) {
     fs.cpSync(home.root, path.join(partial, 'home'), { recursive: true });
     fs.writeFileSync(path.join(partial, 'filled.json'), JSON.stringify(filled));
     fs.renameSync(partial, cached);
+    fs.rmSync(marker, { force: true });
   }
   return { ...filled, cached: false };
 }

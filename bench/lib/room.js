@@ -125,5 +125,6 @@ export function cpuMsOf(pid) {
 export function memoryOf(pid) {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   const kib = (field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
-  return { rssKiB: kib('VmRSS'), hwmKiB: kib('VmHWM') };
+  // anonKiB: the process's own pages (heap, stacks, buffers), without the file-backed pages of its program's code
+  return { rssKiB: kib('VmRSS'), hwmKiB: kib('VmHWM'), anonKiB: kib('RssAnon') };
 }

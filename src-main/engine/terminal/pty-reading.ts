@@ -74,10 +74,9 @@ export function readAheadOf(term: unknown, isDestroyed: () => boolean): ((chunk:
   const master = unixMaster(term);
   if (!master) return null;
   const { fd, socket } = master;
-  let scratch: Buffer | null = null;
   return (chunk, maxBytes) => {
     if (maxBytes <= 0 || isDestroyed() || (socket.readableLength ?? 1) > 0 || socket.isPaused?.() !== false) return chunk;
-    scratch ??= Buffer.allocUnsafe(READ_AHEAD_MAX);
+    const scratch = readBuffer();
     const filled = readAheadAfter(chunk.length, fd, scratch, 0, Math.min(scratch.length, maxBytes));
     if (filled === 0) return chunk;
     const out = Buffer.allocUnsafe(chunk.length + filled);
@@ -135,14 +134,26 @@ function onreadSymbols(socket: object): { buffer: symbol; callback: symbol } | n
 /** Most the master is read into at once: the one libuv read plus a read-ahead. */
 const OWN_BUFFER_BYTES = 2 * READ_AHEAD_MAX;
 
+let sharedReadBuffer: Buffer | undefined;
 /**
- * Has node-pty's stream read the master into one buffer of ours, reused for every read, instead of a new
- * Buffer per ≤ 4 KiB read pushed through a `Readable` and re-emitted twice (node-pty's 'data', then its
- * `onData`): what net.Socket's `onread` option does (a user buffer on the libuv handle, a callback with the
- * count), set on the socket node-pty made. After each read, up to `readAhead()` bytes more that already wait
- * are read into the same buffer (see `readAheadOf`), and `deliver` gets a view of the lot, valid only during
- * the call (the next read overwrites it). Pausing the
- * socket stops the handle's reads as before; errors and the end (EIO at exit) take the stream's usual path.
+ * The one buffer every terminal's master is read into (and read ahead into). Shared, because a read and its
+ * delivery are one synchronous step on this thread: libuv reads one descriptor and calls back before it reads
+ * the next, and what is delivered is a view valid only during the call (the ring copies what it keeps). A
+ * buffer per terminal cost each shell its pages once output came fast (up to 128 KiB a shell after a flood).
+ */
+function readBuffer(): Buffer {
+  sharedReadBuffer ??= Buffer.allocUnsafeSlow(OWN_BUFFER_BYTES);
+  return sharedReadBuffer;
+}
+
+/**
+ * Has node-pty's stream read the master into our one read buffer (`readBuffer`, shared by every terminal,
+ * reused for every read) instead of a new Buffer per ≤ 4 KiB read pushed through a `Readable` and re-emitted
+ * twice (node-pty's 'data', then its `onData`): what net.Socket's `onread` option does (a user buffer on the
+ * libuv handle, a callback with the count), set on the socket node-pty made. After each read, up to
+ * `readAhead()` bytes more that already wait are read into the same buffer (see `readAheadOf`), and `deliver`
+ * gets a view of the lot, valid only during the call (the next read, of any terminal, overwrites it). Pausing
+ * the socket stops the handle's reads as before; errors and the end (EIO at exit) take the stream's usual path.
  * Returns false (nothing changed) off Unix or when the internals are not as expected.
  */
 export function readOwnBuffer(term: unknown, deliver: (view: Buffer) => void, readAhead: () => number, isDestroyed: () => boolean): boolean {
@@ -153,7 +164,7 @@ export function readOwnBuffer(term: unknown, deliver: (view: Buffer) => void, re
   const socket = master.socket as typeof master.socket & Record<symbol, unknown>;
   const keys = onreadSymbols(socket);
   if (!keys || socket[keys.buffer] !== null) return false;
-  const buffer = Buffer.allocUnsafe(OWN_BUFFER_BYTES);
+  const buffer = readBuffer();
   socket[keys.buffer] = buffer;
   socket[keys.callback] = (nread: number) => {
     let filled = Math.min(nread, buffer.length);
