@@ -152,6 +152,13 @@ export const LIMITS = {
   maxStatusWaitMs: 25_000,
   /** Graphs per tasks_list page. */
   maxGraphListPage: 100,
+  /**
+   * An agent that reads working while its terminal, its CPU and its process tree stay quiet this long reads
+   * stalled (the room's default; agent_watch_defaults and each agent_start may set another).
+   */
+  agentStallMs: 10 * 60_000,
+  /** How often the room looks at each agent it started for a stall, a usage limit and a due resume. */
+  agentWatchTickMs: 5_000,
 } as const;
 
 export type Limits = { [K in keyof typeof LIMITS]: number };
