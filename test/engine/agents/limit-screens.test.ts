@@ -45,6 +45,10 @@ describe("the CLIs' limit screens", () => {
     expect(read('codex', fs.readFileSync(path.join(LIMITS, 'codex.rate-limit.txt'), 'utf8'))).toEqual({ text: 'exceeded retry limit, last status: 429 Too Many Requests', until: null });
   });
 
+  it('Gemini CLI 0.61.0: a daily quota (its real screen: a dialog in a box)', () => {
+    expect(read('gemini-cli', fs.readFileSync(path.join(LIMITS, 'gemini-cli.usage-limit.txt'), 'utf8'))).toEqual({ text: 'Usage limit reached for gemini-3.5-flash-lite.', until: null });
+  });
+
   it('Gemini CLI: its quota messages, as its bundled code words them, with the reset', () => {
     expect(read('gemini-cli', '✕ Usage limit reached for gemini-2.5-pro.\nAccess resets at 3:00 AM UTC.\n/stats model for usage details')).toEqual({ text: 'Usage limit reached for gemini-2.5-pro.', until: '2026-12-06T03:00:00.000Z' });
     expect(read('gemini-cli', 'You have exhausted your daily quota on this model.')?.until).toBeNull();
