@@ -2,7 +2,7 @@ import type { AgentWatchView, LimitPolicy, StallPolicy } from '../../common/meth
 import type { ShellCondition } from '../../common/methods/shells';
 import { RoomError } from '../../common/errors';
 import type { PtyShell } from '../shells/index';
-import { limitLines, LimitWatch } from './limit-watch';
+import { limitKey, limitLines, LimitWatch } from './limit-watch';
 import { sampleTree, screenWords, StallWatch } from './stall-watch';
 
 /** An agent's watch settings: how long quiet reads stalled, and the person's policies. */
@@ -145,7 +145,7 @@ export class AgentWatch {
     const now = this.hooks.now();
     const lines = e.limit.reads ? shell.screen.visibleLines() : [];
     const seen = e.limit.look(lines, now);
-    if (seen) {
+    if (seen && !(e.limited && limitKey(e.limited.text) === limitKey(seen.text))) {
       const resumeAt = e.policy.onLimit === 'resume' ? seen.until : null;
       e.limited = { since: now.toISOString(), text: seen.text, until: seen.until, resumeAt, inputAt: shell.lastInputAt, told: false };
       e.stalled = null;
@@ -159,7 +159,8 @@ export class AgentWatch {
       } else if (e.limited.until && now >= e.limited.until) {
         if (e.limited.resumeAt && now >= e.limited.resumeAt) {
           // still limited? its limit line still on screen, no one typed since: type its continue
-          if (limitLines(e.limitRules, lines).some((l) => l.text === e.limited?.text)) this.resume(e, ROOM);
+          const key = limitKey(e.limited.text);
+          if (limitLines(e.limitRules, lines).some((l) => limitKey(l.text) === key)) this.resume(e, ROOM);
           else {
             this.hooks.record('agent.limit_ended', e.participant, { shellId: e.shellId, text: e.limited.text, reason: 'gone from its screen' });
             e.limited = null;

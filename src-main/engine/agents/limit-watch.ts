@@ -13,6 +13,12 @@ export interface LimitSeen {
   until: Date | null;
 }
 
+/**
+ * What identifies a limit line across redraws: its first words. A narrower terminal wraps the line's end onto
+ * the next row (its text then ends sooner), which is the same message, not a new one.
+ */
+export const limitKey = (text: string) => text.slice(0, 24);
+
 /** The words after which a client gives its reset time, on the limit's line or the two below it (a long message wraps). */
 const RESET_WORDS = /\b(?:will reset at|resets?(?: at| in)?|try again (?:at|in)|retry (?:in|after)|available again (?:at|in))\s+(.+?)(?=\s+·|\.(?:\s|$)|$)/i;
 
@@ -33,9 +39,10 @@ export class LimitWatch {
     let fresh: { index: number; text: string } | null = null;
     const counts = new Map<string, number>();
     for (const f of found) {
-      const count = (counts.get(f.text) ?? 0) + 1;
-      counts.set(f.text, count);
-      if (count > (this.seen.get(f.text) ?? 0)) fresh = f; // the newest new one (the lowest on screen)
+      const key = limitKey(f.text);
+      const count = (counts.get(key) ?? 0) + 1;
+      counts.set(key, count);
+      if (count > (this.seen.get(key) ?? 0)) fresh = f; // the newest new one (the lowest on screen)
     }
     this.seen = counts;
     if (!fresh) return null;

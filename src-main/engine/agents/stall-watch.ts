@@ -25,8 +25,12 @@ export interface TreeSample {
   cpuMs: number;
 }
 
-/** A CPU share under this, between two looks, is quiet (a TUI at rest redraws a little). */
+/**
+ * A CPU share under this, between two looks, is quiet (a TUI at rest redraws a little); and never less than
+ * QUIET_CPU_MS, the grain Linux counts CPU time in being 10 ms (one tick in a short look is no work).
+ */
 const QUIET_CPU_SHARE = 0.05;
+const QUIET_CPU_MS = 30;
 
 export class StallWatch {
   private last: StallLook | null = null;
@@ -64,7 +68,7 @@ function moved(a: StallLook, b: StallLook): boolean {
   if (a.screen !== b.screen || a.inputAt !== b.inputAt) return true;
   if (!a.tree || !b.tree) return false; // where the tree cannot be read, the terminal alone says
   if (a.tree.processes !== b.tree.processes) return true;
-  return b.tree.cpuMs - a.tree.cpuMs > QUIET_CPU_SHARE * Math.max(1, b.at - a.at);
+  return b.tree.cpuMs - a.tree.cpuMs > Math.max(QUIET_CPU_MS, QUIET_CPU_SHARE * (b.at - a.at));
 }
 
 /** A screen's words: what a redraw that only turns a spinner or counts seconds does not change. */

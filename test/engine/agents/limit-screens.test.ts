@@ -68,5 +68,7 @@ describe("the CLIs' limit screens", () => {
     expect(watch.look(['❯ go on', line], now)).not.toBeNull();
     expect(watch.look(['❯ go on', line, '❯ continue'], now)).toBeNull();
     expect(watch.look([line, '❯ continue', line], now)).not.toBeNull();
+    // a narrower terminal wraps its end onto the next row: the same message
+    expect(watch.look(["● You've hit your session limit · resets 3", 'am (UTC)', '❯ continue', "● You've hit your session limit · resets 3", 'am (UTC)'], now)).toBeNull();
   });
 });

@@ -2,6 +2,7 @@ import type { ShellView } from '../../../../src-main/common/methods/shells';
 import { useConnection, useRoom, useShells } from '../../room-context';
 import { useState } from 'react';
 import { statusBadge, statusText } from '../../shared/shell-status-text';
+import { useNow } from '../../shared/use-now';
 import { NewAgent } from './NewAgent';
 import { NewTask } from './NewTask';
 import { ReadyForReview } from './ReadyForReview';
@@ -26,6 +27,8 @@ export function ShellList(): React.JSX.Element {
   const [newAgent, setNewAgent] = useState(false);
   const [newTask, setNewTask] = useState(false);
   // shells whose owner's token was revoked: still shown (they may still run), and marked so
+  // "stalled 12 min" counts on while one is stalled or limited
+  const now = useNow(10_000, shells.some((s) => s.condition));
   const revoked = new Set(useParticipants((s) => s.participants).filter((p) => p.revokedAt !== null).map((p) => p.name));
   return (
     <aside className="shell-list" aria-label="Shells">
@@ -77,7 +80,7 @@ export function ShellList(): React.JSX.Element {
                     <ShellName shell={shell} />
                   </span>
                   <span className={`badge small ${statusBadge(shell)}`} data-testid="shell-list-status" title={shell.status.reason ?? undefined}>
-                    {statusText(shell)}
+                    {statusText(shell, now)}
                   </span>
                   {revoked.has(shell.owner) && (
                     <span className="badge small badge-muted" data-testid="owner-revoked" title={`${shell.owner}'s token was revoked: it can no longer reach this shell; close it if it should not run on`}>
