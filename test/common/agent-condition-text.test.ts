@@ -23,3 +23,16 @@ describe('an agent’s condition in words', () => {
     expect(conditionText(null, now)).toBeNull();
   });
 });
+
+describe('the watch’s events in words', () => {
+  it('says each in a line, and nothing for other kinds', async () => {
+    const { describeAgentWatchEvent, AGENT_WATCH_EVENTS } = await import('../../src-main/common/agent-watch-events');
+    const line = (kind: string, data: Record<string, unknown>, actor: string | null = null) => describeAgentWatchEvent({ kind, subject: 'claude-code', actor, data });
+    expect(line('agent.stalled', { quietMs: 600_000, policy: 'interrupt' })).toBe('claude-code stalled (quiet 10 min): it is interrupted');
+    expect(line('agent.stall_interrupted', { key: 'Esc' })).toBe('claude-code was still stalled: the room pressed Esc');
+    expect(line('agent.limit_resumed', { by: 'commonroom' })).toBe('claude-code was resumed after its usage limit (by the room, at the reset)');
+    expect(line('agent.limited', { text: 'limit', until: null, policy: 'ask' })).toBe('claude-code hit a usage limit (“limit”): you are asked');
+    for (const kind of AGENT_WATCH_EVENTS) expect(line(kind, {}, 'operator')).not.toBeNull();
+    expect(line('agent.started', {})).toBeNull();
+  });
+});
