@@ -159,6 +159,13 @@ export const LIMITS = {
   scheduleTickMs: 30_000,
   /** A due time the room reaches later than this (it was asleep or busy) counts as missed, and its catch-up policy applies. */
   scheduleLateMs: 120_000,
+  /**
+   * An agent that reads working while its terminal, its CPU and its process tree stay quiet this long reads
+   * stalled (the room's default; agent_watch_defaults and each agent_start may set another).
+   */
+  agentStallMs: 10 * 60_000,
+  /** How often the room looks at each agent it started for a stall, a usage limit and a due resume. */
+  agentWatchTickMs: 5_000,
 } as const;
 
 export type Limits = { [K in keyof typeof LIMITS]: number };

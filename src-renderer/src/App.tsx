@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { notifyReadyForReview, notifyShellWaiting } from './stores/notify';
+import { notifyAgentCondition, notifyReadyForReview, notifyShellWaiting } from './stores/notify';
 import { useReadyForReview } from './stores/ready-review';
 import type { DesktopMessage } from '../../src-main/common/ipc';
 import { ConnectionBanner } from './app/ConnectionBanner';
@@ -52,6 +52,13 @@ export function App(): React.JSX.Element {
         if (told.has(key)) continue;
         told.add(key);
         notifyShellWaiting(shell, (id) => open('terminals', id));
+      }
+      // an agent that stalls or stops at its usage limit: one notification each time (keyed by when it began)
+      for (const shell of room.shells.getState().shells) {
+        const since = shell.condition?.limited?.since ?? shell.condition?.stalled?.since;
+        if (!shell.alive || !since || told.has(`${shell.id}@${since}`)) continue;
+        told.add(`${shell.id}@${since}`);
+        notifyAgentCondition(shell, (id) => open('terminals', id));
       }
     };
     look();

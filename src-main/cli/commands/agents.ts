@@ -6,13 +6,16 @@ import { stringFlag, UsageError } from '../args';
 import { print, type CeCommand } from '../command';
 import { callRunningRoomAsOperator } from '../room-client';
 import { visible } from '../visible-text';
+import { runWatchCommand, WATCH_OPTIONS, watchFlags, watchWords } from './agent-watch';
 
-const USAGE = 'ce agent start CLIENT [--cwd DIR] [--task TEXT [--repo DIR] [--base REF] [--continues HANDOFF]] [--resume] [--can read,write] [--as NAME] [-- ARGS…] | ce agent list | ce agent stop SHELL [--revoke] | ce agent clients';
+const USAGE =
+  'ce agent start CLIENT [--cwd DIR] [--task TEXT [--repo DIR] [--base REF] [--continues HANDOFF]] [--resume] [--can read,write] [--as NAME] [--on-stall tell|interrupt|restart] [--stall-minutes N] [--on-limit resume|ask|leave] [-- ARGS…] | ' +
+  'ce agent list | ce agent stop SHELL [--revoke] | ce agent watch SHELL [--on-stall …] [--stall-minutes N] [--on-limit …] | ce agent limit SHELL now|at-reset|cancel | ce agent defaults [--on-stall …] [--stall-minutes N] [--on-limit …] | ce agent clients';
 
 function agentLine(a: AgentRunView): string {
   const s = a.shell.status;
   const state = s.state === 'waiting' ? `WAITING FOR YOU${s.reason ? ` (${visible(s.reason)})` : ''}` : s.state === 'exited' ? `exited${s.reason ? ` (${s.reason})` : ''}` : s.state;
-  return `${a.shellId}  ${a.participant.padEnd(16)} ${`${a.label}${a.version ? ` ${a.version}` : ''}`.padEnd(32)} ${state.padEnd(10)} ${a.cwd}`;
+  return `${a.shellId}  ${a.participant.padEnd(16)} ${`${a.label}${a.version ? ` ${a.version}` : ''}`.padEnd(32)} ${state.padEnd(10)} ${a.cwd}${watchWords(a)}`;
 }
 
 /** Agents need the running room process: their terminals live in it, and they connect to its endpoint. */
@@ -37,14 +40,17 @@ export const AGENT_COMMANDS: CeCommand[] = [
       continues: { type: 'string', value: 'HANDOFF', help: 'with --task: follow up on this rejected handoff, with the agent that did it, in the same worktree' },
       resume: { type: 'boolean', help: "go on with the client's most recent conversation in that folder (Claude Code --continue, Codex resume --last, Gemini CLI --resume latest, opencode --continue)" },
       revoke: { type: 'boolean', help: 'with stop: also revoke its token' },
+      ...WATCH_OPTIONS,
     },
     details: [
       `CLIENT is one of ${AGENT_CLIENT_IDS.join(', ')} ("command" runs the program after --, which gets the endpoint and token in COMMONROOM_MCP_URL and COMMONROOM_TOKEN, and a config file in COMMONROOM_MCP_CONFIG).`,
       'Each run gets a participant of its own (claude-code, claude-code-2, …) and its server for that run only: your own client configuration is never written,',
       'and the token is only in the run\'s environment, never on a command line. Arguments after -- go to the client.',
       'Watch and type into it with "ce shell attach SHELL" or on the Terminals screen.',
+      'The room watches each: one working whose terminal, CPU and process tree stay quiet reads stalled (tell, interrupt or restart: --on-stall),',
+      'and one whose client stops at a usage limit reads limited until its reset (resume at the reset, ask or leave: --on-limit); "ce agent limit" resumes or cancels.',
     ],
-    examples: ['ce agent start claude-code --cwd ~/src/app', 'ce agent start codex --task "make the login test pass" --repo ~/src/app', 'ce agent start codex -- --model o4-mini', 'ce agent start command -- ./my-agent --verbose', 'ce agent list', 'ce agent stop sh_… --revoke'],
+    examples: ['ce agent start claude-code --cwd ~/src/app', 'ce agent start codex --task "make the login test pass" --repo ~/src/app', 'ce agent start codex -- --model o4-mini', 'ce agent start command -- ./my-agent --verbose', 'ce agent list', 'ce agent stop sh_… --revoke', 'ce agent start claude-code --on-stall interrupt --on-limit resume', 'ce agent limit sh_… cancel'],
     async run(args, room) {
       const [, sub, target, ...rest] = args.positional;
       switch (sub) {
@@ -74,6 +80,7 @@ export const AGENT_COMMANDS: CeCommand[] = [
             ...(base !== undefined ? { base } : {}),
             ...(continues !== undefined ? { continues } : {}),
             ...(args.flags.resume ? { resume: true } : {}),
+            ...watchFlags(args),
           });
           print(args, out, () =>
             [
@@ -100,13 +107,17 @@ export const AGENT_COMMANDS: CeCommand[] = [
           print(args, out, () => `stopped ${out.agent.participant} (shell ${out.agent.shellId})${out.revoked ? '; its token is revoked' : ''}`);
           return 0;
         }
+        case 'watch':
+        case 'limit':
+        case 'defaults':
+          return runWatchCommand(sub, target, rest[0], args, room);
         case 'clients': {
           const { clients } = await call(room, 'agent_clients', {});
           print(args, { clients }, () => clients.map((c) => `${c.id.padEnd(12)} ${c.path ? `${c.path}${c.version ? `  ${c.version}` : ''}` : `not installed: ${c.install ?? ''}`}`).join('\n'));
           return 0;
         }
         default:
-          throw new UsageError(`ce agent ${sub ?? ''}: use start, list, stop or clients`);
+          throw new UsageError(`ce agent ${sub ?? ''}: use start, list, stop, watch, limit, defaults or clients`);
       }
     },
   },

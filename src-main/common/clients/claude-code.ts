@@ -19,6 +19,9 @@ export const CLAUDE_CODE = {
     prompt: (text) => ['--', text],
     // -c/--continue: the most recent conversation in the current directory (a prompt after it is its next turn)
     resume: (args) => ['--continue', ...args],
+    // Esc interrupts it (its status line: "esc to interrupt"); after a limit, a new turn goes on
+    interrupt: '\x1b',
+    continueText: 'continue',
   },
   snippet: (url, token) => ({
     id: 'claude-code',
@@ -35,5 +38,8 @@ export const CLAUDE_CODE = {
       /Press Enter to (continue|retry)/,
     ],
     working: [/esc to interrupt/i],
+    // its plan's limit ("You've hit your session limit · resets 3am (Europe/London)", from its bundled source),
+    // out of credits, and an API key's 429 ("API Error: Request rejected (429) · …", its real screen)
+    limited: [/You[’']ve hit your .*\blimit\b/, /You[’']re out of usage credits/, /\bClaude (AI )?usage limit reached\b/, /API Error: .*\(429\)/],
   },
 } as const satisfies ClientProfile;

@@ -19,6 +19,9 @@ export const CODEX = {
     // `codex resume --last [OPTIONS]`: the most recent session in this folder; its one positional is a session id
     // before a prompt, so a run with a first prompt starts anew
     resume: (args, withPrompt) => (withPrompt ? null : ['resume', '--last', ...args]),
+    // Esc interrupts the turn (its status line: "esc to interrupt")
+    interrupt: '\x1b',
+    continueText: 'continue',
   },
   snippet: (url, token) => ({
     id: 'codex',
@@ -37,5 +40,8 @@ export const CODEX = {
       /^\s*[›>▌]\s*1\.\s*Yes\b/,
     ],
     working: [/esc to interrupt/i],
+    // its ChatGPT plan's limit ("You’ve hit your usage limit. … try again at 9:31 AM.") and a 429 it gave up
+    // retrying ("exceeded retry limit, last status: 429 Too Many Requests"), both its real screens
+    limited: [/You[’']ve hit your usage limit\b/, /exceeded retry limit, last status: 429\b/],
   },
 } as const satisfies ClientProfile;

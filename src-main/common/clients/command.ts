@@ -9,6 +9,9 @@ export const COMMAND = {
     participant: 'agent',
     install: null,
     versionArgs: [],
+    // any program: Ctrl-C, as a terminal interrupts one
+    interrupt: '\x03',
+    continueText: 'continue',
     // the endpoint and token in the environment, and a config file in the common mcpServers shape whose header
     // names the variable (most clients expand ${VAR})
     plan: (url, file) => ({

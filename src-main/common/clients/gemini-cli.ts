@@ -20,6 +20,9 @@ export const GEMINI_CLI = {
     prompt: (text) => [`--prompt-interactive=${text}`],
     // -r/--resume latest: the project's most recent session
     resume: (args) => ['--resume=latest', ...args],
+    // Esc cancels the request (its status line: "esc to cancel")
+    interrupt: '\x1b',
+    continueText: 'continue',
   },
   snippet: (url, token) => ({
     id: 'gemini-cli',
@@ -38,5 +41,8 @@ export const GEMINI_CLI = {
       /^\s*●\s*1\.\s*(Yes|Allow)\b/,
     ],
     working: [/esc to cancel/i],
+    // its quota messages ("Usage limit reached for gemini-2.5-pro." then "Access resets at 3:00 AM UTC.", "You have
+    // exhausted your daily quota on this model.", "Rate limit exceeded. Try again later.", from its bundled source)
+    limited: [/Usage limit reached for\b/, /exhausted your daily quota\b/, /Rate limit exceeded\. Try again later/, /Please wait and try again later\. To increase your limits/],
   },
 } as const satisfies ClientProfile;

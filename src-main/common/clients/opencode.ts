@@ -18,6 +18,9 @@ export const OPENCODE = {
     prompt: (text) => [`--prompt=${text}`],
     // -c/--continue: the last session
     resume: (args) => ['--continue', ...args],
+    // its session_interrupt key is Esc
+    interrupt: '\x1b',
+    continueText: 'continue',
   },
   snippet: (url, token) => ({
     id: 'opencode',

@@ -13,6 +13,12 @@ export interface ShellStatusRules {
   working?: readonly RegExp[];
   /** How long without output reads as quiet (default 1.5 s). */
   quietMs?: number;
+  /**
+   * Lines that mean it stopped at a usage or rate limit (from its real screens: test/fixtures/limit-screens/).
+   * The reset time, when the client shows one, is read from the words after "resets", "try again at|in" or
+   * "retry in" on that line or the two below it (a long message wraps).
+   */
+  limited?: readonly RegExp[];
 }
 
 /** The MCP server's name in each client's configuration. */
@@ -59,6 +65,10 @@ export interface StartPlan {
    * `withPrompt`: whether `args` end with a first prompt (a client that cannot take both starts anew then).
    */
   resume?(args: string[], withPrompt: boolean): string[] | null;
+  /** The key its docs give to interrupt what it is doing (Esc for the agent CLIs; Ctrl-C for a command). */
+  interrupt: string;
+  /** What is typed to go on after a usage limit reset (then Enter). */
+  continueText: string;
 }
 
 /** Copy-ready configuration for a client a person runs themselves, with a participant's own token. */

@@ -19,6 +19,26 @@ export interface AgentClientView {
   install: string | null;
 }
 
+/** What the room does when an agent stalls: tell the person, interrupt it (its client's key), or restart it resuming its conversation. */
+export const STALL_POLICIES = ['tell', 'interrupt', 'restart'] as const;
+export type StallPolicy = (typeof STALL_POLICIES)[number];
+/** What the room does when an agent's client stops at its usage limit: type its continue at the reset, ask the person, or leave it. */
+export const LIMIT_POLICIES = ['resume', 'ask', 'leave'] as const;
+export type LimitPolicy = (typeof LIMIT_POLICIES)[number];
+
+/** An agent's watch: its policies, how long quiet reads stalled, and whether it is stalled or limited now. */
+export interface AgentWatchView {
+  onStall: StallPolicy;
+  stallMs: number;
+  onLimit: LimitPolicy;
+  /** Stalled now: since when it reads stalled, and since when it was quiet. */
+  stalled: { since: string; quietSince: string } | null;
+  /** Limited now: the client's words, its reset time (null: it showed none), and when the room types its continue (null: it will not). */
+  limited: { since: string; text: string; until: string | null; resumeAt: string | null } | null;
+  /** The reset time while limited (the countdown), else null. */
+  limitedUntil: string | null;
+}
+
 /** An agent the room started: its terminal (with its status) and its participant. */
 export interface AgentRunView {
   shellId: string;
@@ -36,6 +56,8 @@ export interface AgentRunView {
    * past the base: "ready for review?" (the person may complete it for the agent: agent_complete). Null otherwise.
    */
   review: { handoffId: string; commits: number; head: string } | null;
+  /** Stalled or limited, and the person's policies for each. */
+  watch: AgentWatchView;
 }
 
 /**
@@ -84,6 +106,7 @@ export const AGENT_METHODS = {
         base: z.string().min(1).max(256).optional().describe("with task and a repository: the branch, tag or commit the work starts from (default: the branch checked out there)"),
         continues: z.string().min(1).max(64).optional().describe("with task: a rejected handoff whose worktree the task goes on in (a follow-up: its agent, participant defaults to the one that did it, in the same worktree)"),
         resume: z.boolean().optional().describe("go on with the client's most recent conversation in that folder where the client can (Claude Code --continue, Codex resume --last, Gemini CLI --resume latest, opencode --continue)"),
+        ...watchInput(),
       })
       .strict()),
     mcpTool: false,
@@ -102,6 +125,27 @@ export const AGENT_METHODS = {
     input: lazily(() => z.object({ handoffId: z.string().min(1).max(64), result: z.string().min(1).max(LIMITS.maxHandoffResultBytes) }).strict()),
     mcpTool: false,
   },
+  agent_watch: {
+    description:
+      "Change a running agent's watch: how long its terminal, CPU and process tree may be quiet while it works before it reads stalled (stallMinutes), what the room does then " +
+      '(onStall: tell, interrupt, restart), and what it does when its client stops at a usage limit (onLimit: resume at the reset, ask, leave).',
+    capability: 'operate',
+    input: lazily(() => z.object({ shellId: z.string().min(1).max(64), ...watchInput() }).strict()),
+    mcpTool: false,
+  },
+  agent_watch_defaults: {
+    description: "The room's defaults for agents started from now on (each agent_start may override them): stallMinutes (default 10), onStall (default tell), onLimit (default ask). With none given, answers them.",
+    capability: 'operate',
+    input: lazily(() => z.object(watchInput()).strict()),
+    mcpTool: false,
+  },
+  agent_limit: {
+    description:
+      "An agent stopped at its usage limit: resume it at the reset (the room types its client's continue then), resume it now, or cancel the resume the room was counting down to (it is left as it is).",
+    capability: 'operate',
+    input: lazily(() => z.object({ shellId: z.string().min(1).max(64), action: z.enum(['resume_at_reset', 'resume_now', 'cancel']) }).strict()),
+    mcpTool: false,
+  },
   agent_stop: {
     description: "Stop an agent the room started: its terminal's process tree ends (SIGHUP, SIGTERM, SIGKILL); with revoke, its token stops too.",
     capability: 'operate',
@@ -110,11 +154,23 @@ export const AGENT_METHODS = {
   },
 } satisfies Record<string, MethodSpec>;
 
+/** The watch settings agent_start, agent_watch and agent_watch_defaults take. */
+function watchInput() {
+  return {
+    stallMinutes: z.number().min(0.01).max(24 * 60).optional().describe('how long quiet (terminal, CPU, process tree) while it works reads stalled, in minutes (default: the room\'s, 10)'),
+    onStall: z.enum(STALL_POLICIES).optional().describe('when it stalls: tell (the default: a notification), interrupt (its client\'s key: Esc), restart (resuming its conversation)'),
+    onLimit: z.enum(LIMIT_POLICIES).optional().describe('when its client stops at a usage limit: resume (type its continue at the reset), ask (the default: a notification, the person decides), leave'),
+  };
+}
+
 export interface AgentOutputs {
   agent_clients: { clients: AgentClientView[] };
   agent_start: { agent: AgentRunView };
   agent_list: { agents: AgentRunView[]; earlier: EarlierAgentRun[] };
   agent_stop: { agent: AgentRunView; revoked: boolean };
+  agent_watch: { agent: AgentRunView };
+  agent_watch_defaults: { stallMs: number; onStall: StallPolicy; onLimit: LimitPolicy };
+  agent_limit: { agent: AgentRunView };
   agent_complete: { handoff: HandoffView };
 }
 

@@ -66,6 +66,16 @@ export interface ShellAgent {
   version: string | null;
 }
 
+/**
+ * What the room's watch of an agent adds to its status (engine/agents/agent-watch.ts): its terminal, CPU and
+ * process tree quiet too long while it reads working (`stalled`), or its client stopped at a usage or rate limit
+ * (`limited`, with the reset time when the client showed one, and when the room will type its continue).
+ */
+export interface ShellCondition {
+  stalled?: { since: string; quietSince: string };
+  limited?: { since: string; text: string; until: string | null; resumeAt: string | null };
+}
+
 export interface ShellView {
   id: string;
   name: string;
@@ -91,6 +101,8 @@ export interface ShellView {
   status: ShellStatus;
   /** The agent it was started for, if the room started one in it. */
   agent: ShellAgent | null;
+  /** Stalled or limited (an agent the room started); absent: neither. */
+  condition?: ShellCondition;
   /** The room's host it runs on (an SSH alias: docs/hosts.md); absent: this machine. */
   host?: string;
   /** false: its host cannot be reached now (the shell goes on there; what it does is unknown until it is back). */

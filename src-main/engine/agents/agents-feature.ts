@@ -1,8 +1,7 @@
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { AGENT_CLIENTS, AGENT_ENV, AGENT_UNSET_ENV, uniqueParticipantName, type AgentClient, type AgentClientId } from '../../common/agent-clients';
+import { AGENT_CLIENTS, AGENT_ENV, AGENT_UNSET_ENV, uniqueParticipantName, type AgentClientId } from '../../common/agent-clients';
 import type { MethodInput, MethodOutputs } from '../../common/contract';
 import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
@@ -15,35 +14,13 @@ import { viewOf } from '../shells/index';
 import { agentRunsFolder } from '../core/room-paths';
 import { assigneeOf, handTask, reviewOf, type Invoke } from './agent-task';
 import { toCaller } from '../store/participants';
+import { againInput, versionOf, watchRuns, type AgentRun } from './agent-run';
+import { policyFrom, watchDefaults, watchMethods } from './watch-methods';
+import { SHELL_STATUS_RULES } from '../../common/shell-status-rules';
 export type { Invoke } from './agent-task';
 
-type AgentMethods = 'agent_clients' | 'agent_start' | 'agent_list' | 'agent_stop' | 'agent_complete';
+type AgentMethods = 'agent_clients' | 'agent_start' | 'agent_list' | 'agent_stop' | 'agent_complete' | 'agent_watch' | 'agent_watch_defaults' | 'agent_limit';
 
-
-interface AgentRun {
-  shellId: string;
-  client: AgentClient;
-  participant: string;
-  version: string | null;
-  cwd: string;
-  startedAt: string;
-  runDir: string;
-  /** The handoff it was started on (agent_start with task), or null. */
-  handoffId: string | null;
-  /** Who stopped it (agent_stop), for the agent.ended event; null while it runs or when it ended by itself. */
-  stoppedBy: string | null;
-}
-
-/** The first line a client prints for `versionArgs` (10 s at most), or null. */
-function versionOf(file: string, args: string[]): Promise<string | null> {
-  if (args.length === 0) return Promise.resolve(null);
-  return new Promise((resolve) => {
-    execFile(file, args, { timeout: 10_000, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } }, (error, stdout) => {
-      const line = (stdout ?? '').split('\n').find((l) => l.trim() !== '')?.trim() ?? null;
-      resolve(error && !line ? null : (line?.slice(0, 120) ?? null));
-    });
-  });
-}
 
 /**
  * Agents started in the room. Each run: the client found on the PATH, a participant of its own (or the one
@@ -55,6 +32,9 @@ function versionOf(file: string, args: string[]): Promise<string | null> {
 export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke: Invoke, authenticate: (token: string) => Caller | null): Feature<AgentMethods> {
   const runs = new Map<string, AgentRun>();
   const runsRoot = agentRunsFolder(ctx.room.paths.dataDir);
+  const defaults = watchDefaults(ctx);
+  // stalls and usage limits of the runs (agent-watch.ts), and the person's policy for each
+  const watch = watchRuns(ctx, runs, shells, (id) => restart(id));
 
   const viewOfRun = (run: AgentRun, caller: Caller): AgentRunView => ({
     shellId: run.shellId,
@@ -67,6 +47,7 @@ export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke:
     shell: viewOf(shells.get(caller, run.shellId)),
     handoffId: run.handoffId,
     review: null,
+    watch: watch.view(run.shellId, defaults()),
   });
 
   // a client's version, asked once per install (its path and modification time): these CLIs take seconds to
@@ -180,6 +161,7 @@ export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke:
       shellId = session.id;
       const id = session.id;
       void session.waitExit().then((exit) => {
+        watch.remove(id);
         fs.rmSync(runDir, { recursive: true, force: true });
         ended(id, name, client.id, exit);
       });
@@ -188,13 +170,32 @@ export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke:
       if (task) await invoke(operator, 'handoff_cancel', { handoffId: task.handoffId, reason: `its agent could not start: ${(error as Error).message}` }).catch(() => undefined);
       throw error;
     }
-    const run: AgentRun = { shellId, client, participant: name, version, cwd, startedAt: ctx.now(), runDir, handoffId: task?.handoffId ?? null, stoppedBy: null };
+    const run: AgentRun = { shellId, client, participant: name, version, cwd, startedAt: ctx.now(), runDir, handoffId: task?.handoffId ?? null, stoppedBy: null, startedBy: operator, input };
     runs.set(shellId, run);
+    const screen = SHELL_STATUS_RULES[client.id];
+    watch.add({ shellId, participant: name, interrupt: client.interrupt, continueText: client.continueText, limitRules: screen?.limited ?? [] }, policyFrom(defaults(), input));
     ctx.commit(() => ({
       value: undefined,
       events: [{ kind: 'agent.started', actor: operator.name, subject: name, data: { client: client.id, shellId, cwd, version, ...(task ? { handoffId: task.handoffId } : {}) } }],
     }));
     return { agent: viewOfRun(run, operator) };
+  }
+
+  /**
+   * A stalled run started again as it was started, going on with its conversation (its client's resume
+   * arguments), as the same participant, on the same handoff, in the same folder; its old terminal ends first.
+   */
+  async function restart(shellId: string): Promise<string> {
+    const run = runs.get(shellId);
+    if (!run) throw new RoomError('NOT_FOUND', `no agent the room started runs in shell ${shellId}`);
+    const again = againInput(run, watch.policyOf(shellId) ?? defaults(), viewOfRun(run, run.startedBy).shell);
+    run.stoppedBy = 'commonroom';
+    await invoke(run.startedBy, 'shell_close', { shellId });
+    runs.delete(shellId);
+    const { agent } = await start(run.startedBy, again);
+    const next = runs.get(agent.shellId);
+    if (next) next.handoffId = run.handoffId;
+    return agent.shellId;
   }
 
   /** Activity's record of the run's end: by itself (its exit), or stopped by someone (agent_stop). */
@@ -243,6 +244,11 @@ export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke:
   return {
     name: 'agents',
     handlers: {
+      ...watchMethods(ctx, watch, (caller, shellId) => {
+        const run = runs.get(shellId);
+        if (!run) throw new RoomError('NOT_FOUND', `no agent the room started runs in shell ${shellId}: see "ce agent list"`);
+        return viewOfRun(run, caller);
+      }),
       agent_clients: async () => ({ clients: await clients() }),
       agent_start: start,
       agent_list: async (caller) => {
@@ -272,6 +278,7 @@ export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke:
       },
     },
     close() {
+      watch.close();
       for (const run of runs.values()) fs.rmSync(run.runDir, { recursive: true, force: true });
       runs.clear();
     },

@@ -4,7 +4,7 @@
  */
 
 export { type ShellAttachment, ShellRegistry, SHELLS_CHANGED } from './shell-registry';
-export { type ShellExit, type ShellViewer } from './pty-shell';
+export { type PtyShell, type ShellExit, type ShellViewer } from './pty-shell';
 export { viewOf } from './shell-view';
 export { shellsFeature, type RemoteShellPort } from './shells-feature';
 export { SHELL_EVENTS } from './shell-events';

@@ -5,7 +5,7 @@ import { ScreenMirror } from '../terminal/screen-mirror';
 import { ShellMarks } from './shell-marks';
 import { rulesFor, ShellStatusTracker } from './shell-status';
 import { waitsForKeys } from './waits-for-keys';
-import type { ShellAgent, ShellStatus } from '../../common/methods/shells';
+import type { ShellAgent, ShellCondition, ShellStatus } from '../../common/methods/shells';
 import type { SentinelFamily } from './shell-integration';
 import { ShellViewers, type ShellViewer, type ViewerState } from './shell-viewers';
 
@@ -84,6 +84,8 @@ export class PtyShell {
   lastInputAt = 0;
   /** What the program in it is doing, from its terminal (shell-status.ts). */
   readonly status: ShellStatusTracker;
+  /** Stalled or limited, as the room's watch of the agent in it says (engine/agents/agent-watch.ts); null: neither. */
+  condition: ShellCondition | null = null;
   private readonly statusListeners = new Set<(status: ShellStatus) => void>();
   private readonly resizeListeners = new Set<() => void>();
   /**
@@ -225,7 +227,7 @@ export class PtyShell {
     if (changed) for (const listener of [...this.resizeListeners]) listener();
   }
 
-  /** Called after the shell's size changed (a resize by its owner or by the person who took it over). */
+  /** Called after the shell's size changed (a resize by its owner or by the person who took it over), or its condition. */
   onResize(listener: () => void): () => void {
     this.resizeListeners.add(listener);
     return () => this.resizeListeners.delete(listener);
@@ -244,6 +246,13 @@ export class PtyShell {
   onChange(listener: () => void): () => void {
     this.changeListeners.add(listener);
     return () => this.changeListeners.delete(listener);
+  }
+
+  /** The agent watch's verdict (its listeners: the lists that show it, as they show a change of status). */
+  setCondition(condition: ShellCondition | null): void {
+    if (JSON.stringify(condition) === JSON.stringify(this.condition)) return;
+    this.condition = condition;
+    for (const listener of [...this.resizeListeners]) listener();
   }
 
   /** Hears each change of the status; returns an unsubscribe. */

@@ -22,5 +22,6 @@ export function viewOf(s: PtyShell): ShellView {
     sandbox: s.spec.sandbox ?? null,
     status: s.status.status,
     agent: s.spec.agent ?? null,
+    ...(s.condition ? { condition: s.condition } : {}),
   };
 }

@@ -128,3 +128,33 @@ export function notifyReadyForReview(run: { shellId: string; participant: string
     // refused by the environment: the Terminals screen still offers it
   }
 }
+
+/**
+ * One notification when an agent the room started stalls or stops at its usage limit (the caller keys it by the
+ * condition's `since`: once each time); its words say what the room will do. A click brings its terminal up.
+ */
+export function notifyAgentCondition(shell: ShellView, onOpen: (shellId: string) => void): void {
+  const c = shell.condition;
+  if (!shell.agent || !c || mutedAgents().has(shell.agent.participant)) return;
+  const who = `${shell.agent.label} (${shell.agent.participant})`;
+  const title = c.limited ? `${who} hit a usage limit` : `${who} has stalled`;
+  const until = c.limited?.until ? new Date(c.limited.until).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }) : null;
+  const body = c.limited
+    ? `${c.limited.text.slice(0, 150)}${c.limited.resumeAt ? ` · the room resumes it at ${until}` : until ? ` · resets ${until}: resume it from its terminal` : ''}`
+    : 'It reads busy, but its terminal, CPU and processes have been still.';
+  if (desktop) {
+    desktop.notify({ title, body, shellId: shell.id });
+    return;
+  }
+  if (!notificationsAvailable() || Notification.permission !== 'granted') return;
+  try {
+    const note = new Notification(title, { body, tag: `condition-${shell.id}` });
+    note.onclick = () => {
+      window.focus();
+      onOpen(shell.id);
+      note.close();
+    };
+  } catch {
+    // refused by the environment: its terminal's badge still says it
+  }
+}

@@ -2,6 +2,7 @@ import type { ShellView } from '../../../../src-main/common/methods/shells';
 import { useConnection, useRoom, useShells } from '../../room-context';
 import { useState } from 'react';
 import { statusBadge, statusText } from '../../shared/shell-status-text';
+import { useNow } from '../../shared/use-now';
 import { NewAgent } from './NewAgent';
 import { NewTask } from './NewTask';
 import { ReadyForReview } from './ReadyForReview';
@@ -27,6 +28,8 @@ export function ShellList(): React.JSX.Element {
   const [newAgent, setNewAgent] = useState(false);
   const [newTask, setNewTask] = useState(false);
   // shells whose owner's token was revoked: still shown (they may still run), and marked so
+  // "stalled 12 min" counts on while one is stalled or limited
+  const now = useNow(10_000, shells.some((s) => s.condition));
   const revoked = new Set(useParticipants((s) => s.participants).filter((p) => p.revokedAt !== null).map((p) => p.name));
   return (
     <aside className="shell-list" aria-label="Shells">
@@ -78,7 +81,7 @@ export function ShellList(): React.JSX.Element {
                     <ShellName shell={shell} />
                   </span>
                   <span className={`badge small ${shell.hostReachable === false ? 'badge-warn' : statusBadge(shell)}`} data-testid="shell-list-status" title={shell.status.reason ?? undefined}>
-                    {shell.hostReachable === false ? 'unknown' : statusText(shell)}
+                    {shell.hostReachable === false ? 'unknown' : statusText(shell, now)}
                   </span>
                   {revoked.has(shell.owner) && (
                     <span className="badge small badge-muted" data-testid="owner-revoked" title={`${shell.owner}'s token was revoked: it can no longer reach this shell; close it if it should not run on`}>

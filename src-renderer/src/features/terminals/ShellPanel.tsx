@@ -3,6 +3,8 @@ import { flushSync } from 'react-dom';
 import { mutedAgents, setAgentMuted } from '../../stores/notify';
 import { AgentCalls } from './AgentCalls';
 import { statusBadge, statusText } from '../../shared/shell-status-text';
+import { AgentCondition } from './AgentCondition';
+import './new-task.css';
 import type { ShellView } from '../../../../src-main/common/methods/shells';
 import { useConnection, useRoom, useShells } from '../../room-context';
 import { SearchBar } from './SearchBar';
@@ -157,6 +159,7 @@ export function ShellPanel({ shell, onOpenGraph }: { shell: ShellView; onOpenGra
           </button>
         </div>
       </header>
+      {shell.agent && <AgentCondition shell={shell} />}
       {searching && session && <SearchBar session={session} onClose={() => setSearching(false)} />}
       {problem && (
         <div className="inline-error" role="alert">

@@ -1,0 +1,74 @@
+import { execFile } from 'node:child_process';
+import type { AgentClient } from '../../common/agent-clients';
+import type { MethodInput } from '../../common/contract';
+import type { Caller } from '../../common/dto';
+import type { ShellView } from '../../common/methods/shells';
+import type { EngineContext } from '../room/index';
+import type { ShellRegistry } from '../shells/index';
+import { AgentWatch, type WatchPolicy } from './agent-watch';
+
+/** One agent the room started, while its terminal lives. */
+export interface AgentRun {
+  shellId: string;
+  client: AgentClient;
+  participant: string;
+  version: string | null;
+  cwd: string;
+  startedAt: string;
+  runDir: string;
+  /** The handoff it was started on (agent_start with task), or null. */
+  handoffId: string | null;
+  /** Who stopped it (agent_stop), for the agent.ended event; null while it runs or when it ended by itself. */
+  stoppedBy: string | null;
+  /** Who started it and how: a stalled run restarted (its watch's policy) starts again the same way, resuming. */
+  startedBy: Caller;
+  input: MethodInput<'agent_start'>;
+}
+
+/** The first line a client prints for `versionArgs` (10 s at most), or null. */
+export function versionOf(file: string, args: string[]): Promise<string | null> {
+  if (args.length === 0) return Promise.resolve(null);
+  return new Promise((resolve) => {
+    execFile(file, args, { timeout: 10_000, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } }, (error, stdout) => {
+      const line = (stdout ?? '').split('\n').find((l) => l.trim() !== '')?.trim() ?? null;
+      resolve(error && !line ? null : (line?.slice(0, 120) ?? null));
+    });
+  });
+}
+
+/** The watch of the room's runs (agent-watch.ts): their terminals, the room's clocks, its events, and `restart`. */
+export function watchRuns(ctx: EngineContext, runs: Map<string, AgentRun>, shells: ShellRegistry, restart: (shellId: string) => Promise<string>): AgentWatch {
+  return new AgentWatch(
+    {
+      shell: (id) => {
+        const run = runs.get(id);
+        try {
+          return run ? shells.get(run.startedBy, id) : null;
+        } catch {
+          return null; // closed and let go
+        }
+      },
+      now: () => new Date(ctx.now()),
+      elapsed: () => ctx.elapsedMs(),
+      record: (kind, participant, data) => {
+        try {
+          ctx.commit(() => ({ value: undefined, events: [{ kind, actor: typeof data.by === 'string' ? data.by : null, subject: participant, data }] }));
+        } catch {
+          // the room closed meanwhile: nothing is left to record into
+        }
+      },
+      restart,
+    },
+    ctx.limits.agentWatchTickMs,
+  );
+}
+
+/**
+ * How a stalled run starts again: as it was started, going on with its conversation (its client's resume
+ * arguments), as the same participant, in the same folder (a task's worktree: its handoff is not handed
+ * again), at its terminal's size, with its watch's policy.
+ */
+export function againInput(run: AgentRun, policy: WatchPolicy, shell: Pick<ShellView, 'cols' | 'rows'>): MethodInput<'agent_start'> {
+  const { task: _task, repo: _repo, base: _base, continues: _continues, ...again } = run.input;
+  return { ...again, cwd: run.cwd, participant: run.participant, resume: true, cols: shell.cols, rows: shell.rows, onStall: policy.onStall, onLimit: policy.onLimit, stallMinutes: policy.stallMs / 60_000 };
+}
