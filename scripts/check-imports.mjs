@@ -31,12 +31,13 @@ export const LAYERS = {
  *  - engine/: plain helpers (platform, store, terminal) < core < process < room (opening a room, and the
  *    feature context every feature is handed) < people < the features that stand alone (tasks, shells,
  *    workspaces) < those that use them (handoffs, graphs) < agents, the one feature that calls other features,
- *    through Engine.call (a closure engine.ts hands it), never by import.
+ *    through Engine.call (a closure engine.ts hands it), never by import < spend (envelopes stop agents and
+ *    graphs the same way; it knows the agents' live runs through a closure engine.ts hands it).
  *  - mcp/: transport < splices < tasks (both dialects) < surface (what the server offers: tools, resources,
  *    answers) < eras (each protocol era's handler) < endpoint.ts.
  */
 export const INNER_LAYERS = {
-  engine: { platform: 0, store: 0, terminal: 0, core: 1, process: 2, room: 3, people: 4, tasks: 5, shells: 5, workspaces: 5, handoffs: 6, graphs: 6, hosts: 6, agents: 7 },
+  engine: { platform: 0, store: 0, terminal: 0, core: 1, process: 2, room: 3, people: 4, tasks: 5, shells: 5, workspaces: 5, handoffs: 6, graphs: 6, hosts: 6, agents: 7, spend: 8 },
   mcp: { transport: 0, splices: 1, tasks: 2, surface: 3, eras: 4 },
 };
 
@@ -51,7 +52,7 @@ export const ROOT_FILES = {
  * in it (the face says what the feature owns and what its siblings may use).
  */
 export const FACES = {
-  engine: ['people', 'room', 'tasks', 'shells', 'workspaces', 'handoffs', 'graphs', 'hosts', 'agents'],
+  engine: ['people', 'room', 'tasks', 'shells', 'workspaces', 'handoffs', 'graphs', 'hosts', 'agents', 'spend'],
 };
 
 const IMPORT = /(?:^|[;\s])(?:import|export)\s+(?:type\s+)?(?:[^'";]*?\sfrom\s*)?['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;

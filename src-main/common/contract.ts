@@ -8,6 +8,7 @@ import { GRAPH_METHODS, type GraphOutputs } from './methods/graphs';
 import { PARTICIPANT_METHODS, type ParticipantOutputs } from './methods/participants';
 import { ROOM_METHODS, type RoomOutputs } from './methods/room';
 import { SHELL_METHODS, type ShellOutputs } from './methods/shells';
+import { SPEND_METHODS, type SpendOutputs } from './methods/spend';
 import { TASK_METHODS, type TaskOutputs } from './methods/tasks';
 import { UI_METHODS, type UiOutputs } from './methods/ui';
 
@@ -30,10 +31,11 @@ export const CONTRACT = {
   ...UI_METHODS,
   ...AGENT_METHODS,
   ...HOST_METHODS,
+  ...SPEND_METHODS,
 };
 
 /** What each method answers; the engine implements exactly this. */
-export interface MethodOutputs extends RoomOutputs, ParticipantOutputs, ShellOutputs, HandoffOutputs, TaskOutputs, HandoffHistoryOutputs, GraphOutputs, AuditOutputs, UiOutputs, AgentOutputs, HostOutputs {}
+export interface MethodOutputs extends RoomOutputs, ParticipantOutputs, ShellOutputs, HandoffOutputs, TaskOutputs, HandoffHistoryOutputs, GraphOutputs, AuditOutputs, UiOutputs, AgentOutputs, HostOutputs, SpendOutputs {}
 
 export type Contract = typeof CONTRACT;
 export type MethodName = keyof Contract;

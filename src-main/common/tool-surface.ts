@@ -195,6 +195,17 @@ function buildToolSurface() {
     host_add: { hints: { ...ADD, idempotent: true }, output: z.object({ host: view('the host'), changed: z.boolean() }) },
     host_check: { hints: { ...READ, readOnly: false, openWorld: true }, output: z.object({ host: view('the host'), check: view('what the check found: {reachable, ready, error, os, arch, path, tools, missing}') }) },
     host_remove: { hints: { ...ADD, destructive: true, idempotent: true }, output: z.object({ removed: z.boolean() }) },
+    spend_record: { hints: ADD, output: z.object({ recorded: z.number().describe('data points that counted') }) },
+    spend_report: {
+      hints: READ,
+      output: z.object({
+        rows: views('per UTC day, participant, agent run and handoff: {day, participant, run, handoffId, client, inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, costMicroUsd}'),
+        totals: views('per participant: {participant, inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, costMicroUsd}'),
+        envelopes: views('each envelope: {id, scope, target, maxWallMs, maxIdleMs, maxTokens, maxCostMicroUsd, state, stopped}'),
+      }),
+    },
+    envelope_set: { hints: { ...ADD, idempotent: true }, output: z.object({ envelope: view('the envelope') }) },
+    envelope_clear: { hints: { ...ADD, idempotent: true }, output: z.object({ removed: z.boolean() }) },
   } satisfies Record<MethodName, Surface>;
 }
 

@@ -15,6 +15,7 @@ import { graphRunReads, graphsFeature } from './graphs/index';
 import { participantsFeature } from './people/index';
 import { Presence } from './people/index';
 import { agentsFeature } from './agents/index';
+import { SPEND_EVENTS, spendFeature } from './spend/index';
 import { uiFeature } from './people/index';
 import { WorkspaceService } from './workspaces/index';
 import { BrowserSignIns } from './people/index';
@@ -50,9 +51,11 @@ function buildFeatures(engine: Engine): Feature[] {
   // one resolver of a handoff's workspace for the features that work in one (shells, graph stages)
   const workspaces = handoffWorkspaces(ctx, engine.workspaces);
   const remoteShells = ctx.room.readOnly ? undefined : new RemoteShells(ctx);
+  const invoke = <M extends MethodName>(caller: Caller, method: M, input: unknown) => engine.call(caller, method, input);
+  const agents = agentsFeature(ctx, engine.shells, invoke, (token) => engine.authenticate(token));
   return [
     // the room's history shows each feature's events to whom that feature says
-    roomFeature(ctx, [HANDOFF_EVENTS, GRAPH_EVENTS, TASK_EVENTS, PARTICIPANT_EVENTS, SHELL_EVENTS, HOST_EVENTS]),
+    roomFeature(ctx, [HANDOFF_EVENTS, GRAPH_EVENTS, TASK_EVENTS, PARTICIPANT_EVENTS, SHELL_EVENTS, HOST_EVENTS, SPEND_EVENTS]),
     participantsFeature(ctx, engine.presence),
     tasksFeature(ctx, engine.tasks),
     shellsFeature(ctx, engine.shells, limits, (caller, handoffId, cwd) => workspaces.folderFor(caller, handoffId, cwd), remoteShells),
@@ -72,8 +75,10 @@ function buildFeatures(engine: Engine): Feature[] {
     graphsFeature(ctx, engine.tasks, workspaces, engine.shells.stageTerminalHost(), engine.taskLogs),
     auditFeature(engine.audit),
     uiFeature(engine.uiSessions),
-    agentsFeature(ctx, engine.shells, (caller, method, input) => engine.call(caller, method, input), (token) => engine.authenticate(token)),
+    agents,
     hostsFeature(ctx, remoteShells),
+    // spend and envelopes: which runs are live, the agents feature says (its runs are volatile, its own)
+    spendFeature(ctx, engine.shells, invoke, () => agents.liveRuns()),
   ] as unknown as Feature[];
 }
 

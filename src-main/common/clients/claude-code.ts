@@ -1,4 +1,5 @@
 import { AGENT_ENV, AGENT_SERVER_NAME, bearer, json, type ClientProfile } from './types';
+import { claudeCodeTelemetry } from './telemetry';
 
 export const CLAUDE_CODE = {
   id: 'claude-code',
@@ -16,6 +17,7 @@ export const CLAUDE_CODE = {
       files: [{ name: 'mcp.json', content: json({ mcpServers: { [AGENT_SERVER_NAME]: { type: 'http', url, headers: bearer(`\${${AGENT_ENV.token}}`) } } }) }],
     }),
     // `claude [options] [prompt]`: after `--`, a prompt that starts with a dash is still the prompt
+    telemetry: claudeCodeTelemetry,
     prompt: (text) => ['--', text],
     // -c/--continue: the most recent conversation in the current directory (a prompt after it is its next turn)
     resume: (args) => ['--continue', ...args],

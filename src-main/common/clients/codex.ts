@@ -1,4 +1,5 @@
 import { AGENT_ENV, AGENT_SERVER_NAME, toml, type ClientProfile } from './types';
+import { codexTelemetry } from './telemetry';
 
 export const CODEX = {
   id: 'codex',
@@ -15,6 +16,7 @@ export const CODEX = {
       files: [],
     }),
     // `codex [OPTIONS] [PROMPT]`: the session's first prompt
+    telemetry: codexTelemetry,
     prompt: (text) => ['--', text],
     // `codex resume --last [OPTIONS]`: the most recent session in this folder; its one positional is a session id
     // before a prompt, so a run with a first prompt starts anew

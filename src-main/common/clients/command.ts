@@ -1,4 +1,5 @@
 import { AGENT_ENV, AGENT_SERVER_NAME, bearer, json, type ClientProfile } from './types';
+import { commandTelemetry } from './telemetry';
 
 /** Any other client: the room starts the command given; a person connects it over plain Streamable HTTP. */
 export const COMMAND = {
@@ -11,6 +12,7 @@ export const COMMAND = {
     versionArgs: [],
     // the endpoint and token in the environment, and a config file in the common mcpServers shape whose header
     // names the variable (most clients expand ${VAR})
+    telemetry: commandTelemetry,
     plan: (url, file) => ({
       args: [],
       env: { [AGENT_ENV.config]: file('mcp.json') },

@@ -1,4 +1,5 @@
 import { AGENT_ENV, AGENT_SERVER_NAME, bearer, json, type ClientProfile } from './types';
+import { geminiTelemetry } from './telemetry';
 
 export const GEMINI_CLI = {
   id: 'gemini-cli',
@@ -17,6 +18,7 @@ export const GEMINI_CLI = {
       files: [{ name: 'settings.json', content: json({ mcpServers: { [AGENT_SERVER_NAME]: { httpUrl: url, headers: bearer(`\${${AGENT_ENV.token}}`) } } }) }],
     }),
     // -i/--prompt-interactive: runs the prompt and stays interactive
+    telemetry: geminiTelemetry,
     prompt: (text) => [`--prompt-interactive=${text}`],
     // -r/--resume latest: the project's most recent session
     resume: (args) => ['--resume=latest', ...args],

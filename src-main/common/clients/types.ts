@@ -3,6 +3,7 @@
  * starts it already connected (its run plan), how a person connects the copy they run themselves (its snippet),
  * and how to read its screen (its status rules). Adding a client is one new file and a line in the index.
  */
+import type { TelemetryPlan } from './telemetry';
 
 /**
  * How to read a client's screen when its terminal goes quiet: lines that mean it asks the person (`waiting`) and
@@ -48,6 +49,11 @@ export interface StartPlan {
    * token is never on a command line: it is in the run's environment, and every per-run file names the variable.
    */
   plan(url: string, file: (name: string) => string): RunPlan;
+  /**
+   * How one run sends its usage metrics (OpenTelemetry) to the room's OTLP endpoint `otlp`, the way the client
+   * documents it (clients/telemetry.ts); absent: it reports none.
+   */
+  telemetry?(otlp: string): TelemetryPlan;
   /**
    * The arguments that give it `text` as its first prompt in an interactive session, the way its --help says
    * (after the others; absent: it reads COMMONROOM_TASK from its environment, as any command can).
