@@ -52,7 +52,7 @@ function buildFeatures(engine: Engine): Feature[] {
   const workspaces = handoffWorkspaces(ctx, engine.workspaces);
   const remoteShells = ctx.room.readOnly ? undefined : new RemoteShells(ctx);
   const invoke = <M extends MethodName>(caller: Caller, method: M, input: unknown) => engine.call(caller, method, input);
-  const agents = agentsFeature(ctx, engine.shells, invoke, (token) => engine.authenticate(token));
+  let agents: ReturnType<typeof agentsFeature> | undefined;
   return [
     // the room's history shows each feature's events to whom that feature says
     roomFeature(ctx, [HANDOFF_EVENTS, GRAPH_EVENTS, TASK_EVENTS, PARTICIPANT_EVENTS, SHELL_EVENTS, HOST_EVENTS, SPEND_EVENTS]),
@@ -75,10 +75,10 @@ function buildFeatures(engine: Engine): Feature[] {
     graphsFeature(ctx, engine.tasks, workspaces, engine.shells.stageTerminalHost(), engine.taskLogs),
     auditFeature(engine.audit),
     uiFeature(engine.uiSessions),
-    agents,
+    (agents = agentsFeature(ctx, engine.shells, invoke, (token) => engine.authenticate(token))),
     hostsFeature(ctx, remoteShells),
     // spend and envelopes: which runs are live, the agents feature says (its runs are volatile, its own)
-    spendFeature(ctx, engine.shells, invoke, () => agents.liveRuns()),
+    spendFeature(ctx, engine.shells, invoke, () => agents?.liveRuns() ?? []),
   ] as unknown as Feature[];
 }
 

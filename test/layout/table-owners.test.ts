@@ -39,6 +39,8 @@ const WRITTEN_IN: Record<string, string> = {
   workspace_intents: 'engine/store/workspaces.ts',
   workspace_files: 'engine/store/workspaces.ts',
   hosts: 'engine/store/hosts.ts',
+  spend: 'engine/store/spend.ts',
+  envelopes: 'engine/store/spend.ts',
   runner: 'engine/room/room.ts',
   meta: 'engine/room/room.ts',
 };
@@ -54,6 +56,7 @@ const BUILT_BY: Record<string, string> = {
   WorkspaceRepo: 'engine/workspaces',
   IntentRepo: 'engine/workspaces',
   HostRepo: 'engine/hosts',
+  SpendRepo: 'engine/spend',
 };
 
 describe('one owner per table', () => {

@@ -1,5 +1,4 @@
-import { AGENT_ENV, AGENT_SERVER_NAME, toml, type ClientProfile } from './types';
-import { codexTelemetry } from './telemetry';
+import { AGENT_ENV, AGENT_SERVER_NAME, OTLP_METRICS_HEADERS, toml, type ClientProfile } from './types';
 
 export const CODEX = {
   id: 'codex',
@@ -16,7 +15,14 @@ export const CODEX = {
       files: [],
     }),
     // `codex [OPTIONS] [PROMPT]`: the session's first prompt
-    telemetry: codexTelemetry,
+    // the [otel] table's metrics exporter for this run (-c; its events and traces stay as the person set them): it
+    // exports codex.turn.token_usage (attribute token_type); its OTLP exporter (the Rust SDK's) reads the header
+    // variable. Only a URL is in the arguments
+    telemetry: (otlp) => ({
+      args: ['-c', `otel.metrics_exporter={ otlp-http = { endpoint = ${toml(`${otlp}/v1/metrics`)}, protocol = "binary" } }`],
+      env: {},
+      headers: [OTLP_METRICS_HEADERS],
+    }),
     prompt: (text) => ['--', text],
     // `codex resume --last [OPTIONS]`: the most recent session in this folder; its one positional is a session id
     // before a prompt, so a run with a first prompt starts anew
