@@ -1,4 +1,4 @@
-import { AGENT_ENV, AGENT_SERVER_NAME, OTLP_METRICS_HEADERS, toml, type ClientProfile } from './types';
+import { AGENT_ENV, AGENT_SERVER_NAME, OTLP_EXPORT_INTERVAL_MS, OTLP_METRICS_HEADERS, toml, type ClientProfile } from './types';
 
 export const CODEX = {
   id: 'codex',
@@ -20,7 +20,7 @@ export const CODEX = {
     // variable. Only a URL is in the arguments
     telemetry: (otlp) => ({
       args: ['-c', `otel.metrics_exporter={ otlp-http = { endpoint = ${toml(`${otlp}/v1/metrics`)}, protocol = "binary" } }`],
-      env: {},
+      env: { OTEL_METRIC_EXPORT_INTERVAL: String(OTLP_EXPORT_INTERVAL_MS) },
       headers: [OTLP_METRICS_HEADERS],
     }),
     prompt: (text) => ['--', text],
