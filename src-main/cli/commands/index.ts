@@ -15,6 +15,7 @@ import { ROOM_COMMANDS } from './room';
 import { RUN_COMMAND } from './run';
 import { SHELL_ATTACH_COMMAND } from './shell-attach';
 import { SHELL_COMMANDS } from './shells';
+import { SPEND_COMMANDS } from './spend';
 import { UI_COMMANDS } from './ui';
 
 /** Every `ce` command, in the order `ce --help` lists them; a feature adds its own here. */
@@ -27,6 +28,7 @@ export const CE_COMMANDS: CeCommand[] = [
   SHELL_ATTACH_COMMAND,
   ...AGENT_COMMANDS,
   ...HOST_COMMANDS,
+  ...SPEND_COMMANDS,
   ...HANDOFF_COMMANDS,
   ...REVIEW_COMMANDS,
   HISTORY_COMMAND,
