@@ -32,13 +32,14 @@ export const LAYERS = {
  *    feature context every feature is handed) < people < the features that stand alone (tasks, shells,
  *    workspaces) < those that use them (handoffs, graphs) < agents, the one feature that calls other features,
  *    through Engine.call (a closure engine.ts hands it), never by import < schedules, which starts graphs and
- *    agents on their due times (through Engine.call too) < summary, which reads every feature the same way
+ *    agents on their due times (through Engine.call too), and spend (envelopes stop agents and graphs the same way;
+ *    it knows the agents' live runs through a closure engine.ts hands it) < summary, which reads every feature the same way
  *    (Engine.readInside).
  *  - mcp/: transport < splices < tasks (both dialects) < surface (what the server offers: tools, resources,
  *    answers) < eras (each protocol era's handler) < endpoint.ts.
  */
 export const INNER_LAYERS = {
-  engine: { platform: 0, store: 0, terminal: 0, core: 1, process: 2, room: 3, people: 4, tasks: 5, shells: 5, workspaces: 5, handoffs: 6, graphs: 6, hosts: 6, agents: 7, schedules: 8, summary: 9 },
+  engine: { platform: 0, store: 0, terminal: 0, core: 1, process: 2, room: 3, people: 4, tasks: 5, shells: 5, workspaces: 5, handoffs: 6, graphs: 6, hosts: 6, agents: 7, schedules: 8, spend: 8, summary: 9 },
   mcp: { transport: 0, splices: 1, tasks: 2, surface: 3, eras: 4 },
 };
 
@@ -53,7 +54,7 @@ export const ROOT_FILES = {
  * in it (the face says what the feature owns and what its siblings may use).
  */
 export const FACES = {
-  engine: ['people', 'room', 'tasks', 'shells', 'workspaces', 'handoffs', 'graphs', 'hosts', 'agents', 'schedules', 'summary'],
+  engine: ['people', 'room', 'tasks', 'shells', 'workspaces', 'handoffs', 'graphs', 'hosts', 'agents', 'schedules', 'spend', 'summary'],
 };
 
 const IMPORT = /(?:^|[;\s])(?:import|export)\s+(?:type\s+)?(?:[^'";]*?\sfrom\s*)?['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;

@@ -9,6 +9,7 @@ import { PARTICIPANT_METHODS, type ParticipantOutputs } from './methods/particip
 import { ROOM_METHODS, type RoomOutputs } from './methods/room';
 import { SCHEDULE_METHODS, type ScheduleOutputs } from './methods/schedules';
 import { SHELL_METHODS, type ShellOutputs } from './methods/shells';
+import { SPEND_METHODS, type SpendOutputs } from './methods/spend';
 import { TASK_METHODS, type TaskOutputs } from './methods/tasks';
 import { SUMMARY_METHODS, type SummaryOutputs } from './methods/summary';
 import { UI_METHODS, type UiOutputs } from './methods/ui';
@@ -34,10 +35,11 @@ export const CONTRACT = {
   ...HOST_METHODS,
   ...SCHEDULE_METHODS,
   ...SUMMARY_METHODS,
+  ...SPEND_METHODS,
 };
 
 /** What each method answers; the engine implements exactly this. */
-export interface MethodOutputs extends RoomOutputs, ParticipantOutputs, ShellOutputs, HandoffOutputs, TaskOutputs, HandoffHistoryOutputs, GraphOutputs, AuditOutputs, UiOutputs, AgentOutputs, HostOutputs, ScheduleOutputs, SummaryOutputs {}
+export interface MethodOutputs extends RoomOutputs, ParticipantOutputs, ShellOutputs, HandoffOutputs, TaskOutputs, HandoffHistoryOutputs, GraphOutputs, AuditOutputs, UiOutputs, AgentOutputs, HostOutputs, ScheduleOutputs, SummaryOutputs, SpendOutputs {}
 
 export type Contract = typeof CONTRACT;
 export type MethodName = keyof Contract;

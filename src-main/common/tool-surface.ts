@@ -212,6 +212,17 @@ function buildToolSurface() {
         partial: z.boolean().describe('the room no longer keeps events from the start of the window: some may be missing'),
       }),
     },
+    spend_record: { hints: ADD, output: z.object({ recorded: z.number().describe('data points that counted') }) },
+    spend_report: {
+      hints: READ,
+      output: z.object({
+        rows: views('per UTC day, participant, agent run and handoff: {day, participant, run, handoffId, client, inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, costMicroUsd}'),
+        totals: views('per participant: {participant, inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, costMicroUsd}'),
+        envelopes: views('each envelope: {id, scope, target, maxWallMs, maxIdleMs, maxTokens, maxCostMicroUsd, state, stopped}'),
+      }),
+    },
+    envelope_set: { hints: { ...ADD, idempotent: true }, output: z.object({ envelope: view('the envelope') }) },
+    envelope_clear: { hints: { ...ADD, idempotent: true }, output: z.object({ removed: z.boolean() }) },
   } satisfies Record<MethodName, Surface>;
 }
 

@@ -16,6 +16,7 @@ import { participantsFeature } from './people/index';
 import { Presence } from './people/index';
 import { agentsFeature } from './agents/index';
 import { SCHEDULE_EVENTS, schedulesFeature } from './schedules/index';
+import { SPEND_EVENTS, spendFeature } from './spend/index';
 import { uiFeature } from './people/index';
 import { WorkspaceService } from './workspaces/index';
 import { BrowserSignIns } from './people/index';
@@ -55,9 +56,11 @@ function buildFeatures(engine: Engine): Feature[] {
   const links = ctx.room.readOnly ? undefined : new NodeLinks(ctx);
   const remoteShells = links ? new RemoteShells(links) : undefined;
   const remoteStages = links ? new RemoteStages(links) : undefined;
+  const invoke = <M extends MethodName>(caller: Caller, method: M, input: unknown) => engine.call(caller, method, input);
+  let agents: ReturnType<typeof agentsFeature> | undefined;
   return [
     // the room's history shows each feature's events to whom that feature says
-    roomFeature(ctx, [HANDOFF_EVENTS, GRAPH_EVENTS, TASK_EVENTS, PARTICIPANT_EVENTS, SHELL_EVENTS, HOST_EVENTS, SCHEDULE_EVENTS]),
+    roomFeature(ctx, [HANDOFF_EVENTS, GRAPH_EVENTS, TASK_EVENTS, PARTICIPANT_EVENTS, SHELL_EVENTS, HOST_EVENTS, SCHEDULE_EVENTS, SPEND_EVENTS]),
     participantsFeature(ctx, engine.presence),
     tasksFeature(ctx, engine.tasks),
     shellsFeature(ctx, engine.shells, limits, (caller, handoffId, cwd) => workspaces.folderFor(caller, handoffId, cwd), remoteShells),
@@ -77,8 +80,10 @@ function buildFeatures(engine: Engine): Feature[] {
     graphsFeature(ctx, engine.tasks, workspaces, engine.shells.stageTerminalHost(), engine.taskLogs, remoteStages),
     auditFeature(engine.audit),
     uiFeature(engine.uiSessions),
-    agentsFeature(ctx, engine.shells, (caller, method, input) => engine.call(caller, method, input), (token) => engine.authenticate(token)),
+    (agents = agentsFeature(ctx, engine.shells, invoke, (token) => engine.authenticate(token))),
     hostsFeature(ctx, remoteShells),
+    // spend and envelopes: which runs are live, the agents feature says (its runs are volatile, its own)
+    spendFeature(ctx, engine.shells, invoke, () => agents?.liveRuns() ?? []),
     // last: it starts graphs and agents (through Engine.call, as each schedule's owner) once they are all up
     schedulesFeature(ctx, (caller, method, input) => engine.call(caller, method, input)),
     // the morning summary reads the others as its caller, inside its own audited call; a feature's live part

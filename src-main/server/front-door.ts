@@ -8,6 +8,7 @@ import type { ApiRoute } from '../api/http-api';
 import { RPC } from '../mcp/transport/rpc-errors';
 import { apiErrorBody, HTTP_STATUS } from '../api/http-status';
 import { WORKSPACE_TASK_PATH } from '../api/workspace-task';
+import { OtlpDoor } from '../api/otlp-door';
 import { bearerToken } from '../net/bearer';
 import { BodyTooLarge, BodyTooSlow, ConnectionBudget, lingerBeforeClose, nestsDeeperThan, readBody } from './request-guards';
 import type { Duplex } from 'node:stream';
@@ -61,6 +62,8 @@ export class FrontDoor {
   readonly budget: ConnectionBudget;
   private allowedHosts = new Set<string>();
   private allowedOrigins = new Set<string>();
+  /** The room's OTLP receiver: the usage metrics of the agent clients it starts (docs/spend.md). */
+  private readonly otlp: OtlpDoor;
 
   constructor(
     private readonly engine: DoorEngine,
@@ -69,6 +72,7 @@ export class FrontDoor {
     private readonly options: FrontDoorOptions,
     private readonly ui?: UiDoors,
   ) {
+    this.otlp = new OtlpDoor(engine, options.maxBodyBytes);
     this.server = http.createServer((req, res) => {
       this.route(req, res).catch((error: unknown) => {
         // one line, never a stack: a client must not be able to write stack traces to the log
@@ -217,7 +221,8 @@ export class FrontDoor {
     const isMcp = pathname === '/mcp';
     const isApi = pathname.startsWith('/api/');
     const isWorkspaceTask = pathname === WORKSPACE_TASK_PATH;
-    if (!isMcp && !isApi && !isWorkspaceTask) {
+    const isOtlp = OtlpDoor.handles(pathname);
+    if (!isMcp && !isApi && !isWorkspaceTask && !isOtlp) {
       // a person's browser gets words (or the UI), never a JSON body; programs get JSON as before
       if (wantsHtml(req)) {
         if (pathname === '/' && this.ui?.files) {
@@ -269,6 +274,9 @@ export class FrontDoor {
         if (isMcp) return sendRpcError(res, 413, RPC.invalidRequest, message, { Connection: 'close' });
         return sendJson(res, 413, apiErrorBody('LIMIT_EXCEEDED', message), { Connection: 'close' });
       }
+      // OTLP bodies are protobuf (or OTLP JSON, decoded by its own door): never parsed as a call's JSON
+      const otlpJson = isOtlp && String(req.headers['content-type'] ?? '').toLowerCase().startsWith('application/json');
+      if (isOtlp && !(otlpJson && nestsDeeperThan(raw.toString('utf8'), this.options.maxJsonDepth))) return this.otlp.handle(req, res, caller, pathname, raw);
       const text = raw.toString('utf8');
       if (nestsDeeperThan(text, this.options.maxJsonDepth)) {
         const message = `the request body is JSON nested deeper than ${this.options.maxJsonDepth} levels: flatten it`;
@@ -283,6 +291,7 @@ export class FrontDoor {
       }
     }
     if (isMcp) return this.mcp.handle(req, res, caller, body);
+    if (isOtlp) return this.otlp.handle(req, res, caller, pathname, Buffer.alloc(0));
     return this.api.handle(req, res, caller, pathname.slice('/api/'.length), body);
   }
 }

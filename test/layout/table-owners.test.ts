@@ -41,6 +41,8 @@ const WRITTEN_IN: Record<string, string> = {
   hosts: 'engine/store/hosts.ts',
   schedules: 'engine/store/schedules.ts',
   schedule_runs: 'engine/store/schedules.ts',
+  spend: 'engine/store/spend.ts',
+  envelopes: 'engine/store/spend.ts',
   runner: 'engine/room/room.ts',
   meta: 'engine/room/room.ts',
 };
@@ -57,6 +59,7 @@ const BUILT_BY: Record<string, string> = {
   IntentRepo: 'engine/workspaces',
   HostRepo: 'engine/hosts',
   ScheduleRepo: 'engine/schedules',
+  SpendRepo: 'engine/spend',
 };
 
 describe('one owner per table', () => {

@@ -16,6 +16,7 @@ import { RUN_COMMAND } from './run';
 import { SCHEDULE_COMMANDS } from './schedules';
 import { SHELL_ATTACH_COMMAND } from './shell-attach';
 import { SHELL_COMMANDS } from './shells';
+import { SPEND_COMMANDS } from './spend';
 import { SUMMARY_COMMAND } from './summary';
 import { UI_COMMANDS } from './ui';
 
@@ -30,6 +31,7 @@ export const CE_COMMANDS: CeCommand[] = [
   SHELL_ATTACH_COMMAND,
   ...AGENT_COMMANDS,
   ...HOST_COMMANDS,
+  ...SPEND_COMMANDS,
   ...HANDOFF_COMMANDS,
   ...REVIEW_COMMANDS,
   HISTORY_COMMAND,

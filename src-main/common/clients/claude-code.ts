@@ -1,4 +1,4 @@
-import { AGENT_ENV, AGENT_SERVER_NAME, bearer, json, type ClientProfile } from './types';
+import { AGENT_ENV, AGENT_SERVER_NAME, otelMetricsEnv, OTLP_METRICS_HEADERS, bearer, json, type ClientProfile } from './types';
 
 export const CLAUDE_CODE = {
   id: 'claude-code',
@@ -16,6 +16,10 @@ export const CLAUDE_CODE = {
       files: [{ name: 'mcp.json', content: json({ mcpServers: { [AGENT_SERVER_NAME]: { type: 'http', url, headers: bearer(`\${${AGENT_ENV.token}}`) } } }) }],
     }),
     // `claude [options] [prompt]`: after `--`, a prompt that starts with a dash is still the prompt
+    // CLAUDE_CODE_ENABLE_TELEMETRY=1 and the standard OTel variables (its monitoring docs): it exports
+    // claude_code.token.usage (attribute type) and claude_code.cost.usage (USD), delta temporality; its events
+    // (the logs signal) stay off
+    telemetry: (otlp) => ({ args: [], env: { CLAUDE_CODE_ENABLE_TELEMETRY: '1', ...otelMetricsEnv(otlp), OTEL_LOGS_EXPORTER: 'none' }, headers: [OTLP_METRICS_HEADERS] }),
     prompt: (text) => ['--', text],
     // -c/--continue: the most recent conversation in the current directory (a prompt after it is its next turn)
     resume: (args) => ['--continue', ...args],

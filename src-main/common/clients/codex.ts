@@ -1,4 +1,4 @@
-import { AGENT_ENV, AGENT_SERVER_NAME, toml, type ClientProfile } from './types';
+import { AGENT_ENV, AGENT_SERVER_NAME, OTLP_EXPORT_INTERVAL_MS, OTLP_METRICS_HEADERS, toml, type ClientProfile } from './types';
 
 export const CODEX = {
   id: 'codex',
@@ -15,6 +15,14 @@ export const CODEX = {
       files: [],
     }),
     // `codex [OPTIONS] [PROMPT]`: the session's first prompt
+    // the [otel] table's metrics exporter for this run (-c; its events and traces stay as the person set them): it
+    // exports codex.turn.token_usage (attribute token_type); its OTLP exporter (the Rust SDK's) reads the header
+    // variable. Only a URL is in the arguments
+    telemetry: (otlp) => ({
+      args: ['-c', `otel.metrics_exporter={ otlp-http = { endpoint = ${toml(`${otlp}/v1/metrics`)}, protocol = "binary" } }`],
+      env: { OTEL_METRIC_EXPORT_INTERVAL: String(OTLP_EXPORT_INTERVAL_MS) },
+      headers: [OTLP_METRICS_HEADERS],
+    }),
     prompt: (text) => ['--', text],
     // `codex resume --last [OPTIONS]`: the most recent session in this folder; its one positional is a session id
     // before a prompt, so a run with a first prompt starts anew

@@ -1,4 +1,4 @@
-import { AGENT_ENV, AGENT_SERVER_NAME, bearer, json, type ClientProfile } from './types';
+import { AGENT_ENV, AGENT_SERVER_NAME, otelMetricsEnv, OTLP_METRICS_HEADERS, bearer, json, type ClientProfile } from './types';
 
 /** Any other client: the room starts the command given; a person connects it over plain Streamable HTTP. */
 export const COMMAND = {
@@ -14,6 +14,8 @@ export const COMMAND = {
     continueText: 'continue',
     // the endpoint and token in the environment, and a config file in the common mcpServers shape whose header
     // names the variable (most clients expand ${VAR})
+    // the standard OTel variables, for a program that exports with an OpenTelemetry SDK
+    telemetry: (otlp) => ({ args: [], env: otelMetricsEnv(otlp), headers: [OTLP_METRICS_HEADERS] }),
     plan: (url, file) => ({
       args: [],
       env: { [AGENT_ENV.config]: file('mcp.json') },

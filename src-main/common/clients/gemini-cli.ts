@@ -1,4 +1,4 @@
-import { AGENT_ENV, AGENT_SERVER_NAME, bearer, json, type ClientProfile } from './types';
+import { AGENT_ENV, AGENT_SERVER_NAME, OTLP_METRICS_HEADERS, bearer, json, type ClientProfile } from './types';
 
 export const GEMINI_CLI = {
   id: 'gemini-cli',
@@ -17,6 +17,14 @@ export const GEMINI_CLI = {
       files: [{ name: 'settings.json', content: json({ mcpServers: { [AGENT_SERVER_NAME]: { httpUrl: url, headers: bearer(`\${${AGENT_ENV.token}}`) } } }) }],
     }),
     // -i/--prompt-interactive: runs the prompt and stays interactive
+    // its GEMINI_TELEMETRY_* variables (they override the telemetry settings: enabled, target local, otlpEndpoint,
+    // otlpProtocol http): it sends metrics (gemini_cli.token.usage, attribute type), logs and traces to the one
+    // endpoint, so each signal's header variable carries the token (the room keeps the metrics only); no prompts
+    telemetry: (otlp) => ({
+      args: [],
+      env: { GEMINI_TELEMETRY_ENABLED: 'true', GEMINI_TELEMETRY_TARGET: 'local', GEMINI_TELEMETRY_OTLP_ENDPOINT: otlp, GEMINI_TELEMETRY_OTLP_PROTOCOL: 'http', GEMINI_TELEMETRY_LOG_PROMPTS: 'false', GEMINI_TELEMETRY_USE_COLLECTOR: 'false' },
+      headers: [OTLP_METRICS_HEADERS, 'OTEL_EXPORTER_OTLP_LOGS_HEADERS', 'OTEL_EXPORTER_OTLP_TRACES_HEADERS'],
+    }),
     prompt: (text) => [`--prompt-interactive=${text}`],
     // -r/--resume latest: the project's most recent session
     resume: (args) => ['--resume=latest', ...args],

@@ -55,6 +55,11 @@ export interface StartPlan {
    */
   plan(url: string, file: (name: string) => string): RunPlan;
   /**
+   * How one run sends its usage metrics (OpenTelemetry) to the room's OTLP endpoint `otlp`, the way the client
+   * documents it (TelemetryPlan, below); absent: it reports none.
+   */
+  telemetry?(otlp: string): TelemetryPlan;
+  /**
    * The arguments that give it `text` as its first prompt in an interactive session, the way its --help says
    * (after the others; absent: it reads COMMONROOM_TASK from its environment, as any command can).
    */
@@ -95,3 +100,34 @@ export const bearer = (reference: string) => ({ Authorization: `Bearer ${referen
 export const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 /** A TOML basic string. */
 export const toml = (text: string) => JSON.stringify(text);
+
+/**
+ * How one run of a client is told to send its usage metrics to the room (OpenTelemetry over OTLP/HTTP), the way
+ * that client documents it, for that run only: environment variables and per-run overrides, never the person's
+ * own settings files (docs/spend.md). The token is never in it: the room sets each variable named in `headers` to
+ * "Authorization=Bearer <the run's token>" in the run's environment (the OTel header variables' format). Only the
+ * metrics signal's variable carries it, so a logs or traces exporter a person set up in their own environment
+ * never gets the room's token.
+ */
+export interface TelemetryPlan {
+  args: string[];
+  env: Record<string, string>;
+  /** Variables the room sets to "Authorization=Bearer <token>". */
+  headers: string[];
+}
+
+/** How often the room asks a client to export (ms): the default 60 s would let an envelope overrun by a minute. */
+export const OTLP_EXPORT_INTERVAL_MS = 5000;
+
+/** The OpenTelemetry SDK's own variables for metrics over OTLP/HTTP with protobuf (the JS and Rust SDKs read them); `otlp` is the room's OTLP base. */
+export function otelMetricsEnv(otlp: string): Record<string, string> {
+  return {
+    OTEL_METRICS_EXPORTER: 'otlp',
+    OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: 'http/protobuf',
+    OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: `${otlp}/v1/metrics`,
+    OTEL_METRIC_EXPORT_INTERVAL: String(OTLP_EXPORT_INTERVAL_MS),
+  };
+}
+
+/** The metrics signal's header variable, which carries the run's token. */
+export const OTLP_METRICS_HEADERS = 'OTEL_EXPORTER_OTLP_METRICS_HEADERS';

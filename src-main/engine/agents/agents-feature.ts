@@ -22,6 +22,15 @@ export type { Invoke } from './agent-task';
 type AgentMethods = 'agent_clients' | 'agent_start' | 'agent_list' | 'agent_stop' | 'agent_complete' | 'agent_watch' | 'agent_watch_defaults' | 'agent_limit';
 
 
+/** A live run the room started, as other features may know it (the spend feature's envelopes, through engine.ts). */
+export interface AgentRunRef {
+  shellId: string;
+  participant: string;
+  client: AgentClientId;
+  handoffId: string | null;
+  startedAt: string;
+}
+
 /**
  * Agents started in the room. Each run: the client found on the PATH, a participant of its own (or the one
  * named, with a new token), a folder of run files (0600, in the runner's data folder, removed when the
@@ -29,7 +38,7 @@ type AgentMethods = 'agent_clients' | 'agent_start' | 'agent_list' | 'agent_stop
  * sandbox, and its calls are its own) with the client's per-run configuration and the token in its
  * environment only. Everything that changes the room goes through Engine.call (`invoke`).
  */
-export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke: Invoke, authenticate: (token: string) => Caller | null): Feature<AgentMethods> {
+export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke: Invoke, authenticate: (token: string) => Caller | null): Feature<AgentMethods> & { liveRuns(): AgentRunRef[] } {
   const runs = new Map<string, AgentRun>();
   const runsRoot = agentRunsFolder(ctx.room.paths.dataDir);
   const defaults = watchDefaults(ctx);
@@ -139,9 +148,12 @@ export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke:
       fs.rmSync(runDir, { recursive: true, force: true });
       throw error;
     }
-    const env = { ...plan.env, [AGENT_ENV.url]: url, [AGENT_ENV.token]: token, [AGENT_ENV.name]: name, ...(task ? { ...task.env, [AGENT_ENV.task]: task.prompt, [AGENT_ENV.handoff]: task.handoffId } : {}) };
+    // its usage metrics to the room's OTLP door, the way the client documents it; the token in the environment only
+    const telemetry = client.telemetry?.(new URL('/otlp', url).toString()) ?? { args: [], env: {}, headers: [] };
+    const otlpHeaders = Object.fromEntries(telemetry.headers.map((name) => [name, `Authorization=Bearer ${token}`]));
+    const env = { ...plan.env, ...telemetry.env, ...otlpHeaders, [AGENT_ENV.url]: url, [AGENT_ENV.token]: token, [AGENT_ENV.name]: name, ...(task ? { ...task.env, [AGENT_ENV.task]: task.prompt, [AGENT_ENV.handoff]: task.handoffId } : {}) };
     const prompted = task !== null && client.prompt !== undefined;
-    let args = [...plan.args, ...(client.id === 'command' ? (input.command ?? []).slice(1) : []), ...(input.args ?? []), ...(task && client.prompt ? client.prompt(task.prompt) : [])];
+    let args = [...plan.args, ...telemetry.args, ...(client.id === 'command' ? (input.command ?? []).slice(1) : []), ...(input.args ?? []), ...(task && client.prompt ? client.prompt(task.prompt) : [])];
     // its most recent conversation in that folder, where the client can go on with one (with a prompt too)
     if (input.resume && client.resume) args = client.resume(args, prompted) ?? args;
     let shellId: string;
@@ -243,6 +255,7 @@ export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke:
 
   return {
     name: 'agents',
+    liveRuns: () => [...runs.values()].map((r) => ({ shellId: r.shellId, participant: r.participant, client: r.client.id, handoffId: r.handoffId, startedAt: r.startedAt })),
     handlers: {
       ...watchMethods(ctx, watch, (caller, shellId) => {
         const run = runs.get(shellId);

@@ -3,4 +3,4 @@
  * through `Engine.call` (a closure engine.ts hands it), never by import. Owns no table.
  */
 
-export { agentsFeature } from './agents-feature';
+export { agentsFeature, type AgentRunRef, type Invoke } from './agents-feature';

@@ -8,6 +8,7 @@ import { TokenOnce } from './TokenOnce';
 import { ParticipantsTable } from './ParticipantsTable';
 import { UiSessionsCard } from './UiSessionsCard';
 import { HostsCard } from './HostsCard';
+import { SpendCard } from './SpendCard';
 import { SandboxNote } from './SandboxNote';
 import { WritableFoldersCard } from './WritableFoldersCard';
 import { ConfirmDialog } from '../../shared/ConfirmDialog';
@@ -126,6 +127,7 @@ export function AgentsScreen(props: { onOpenTerminal(shellId: string): void }): 
           <ParticipantsTable participants={participants} presence={presence} terminals={terminals} onOpenTerminal={props.onOpenTerminal} onRevoke={revoke} onRotate={rotate} onCloseSession={(who, id) => void closeSession(who, id)} />
         )}
       </section>
+      <SpendCard agents={shells.filter((s) => s.agent)} />
       {loaded && (
         <WritableFoldersCard
           participants={participants}
