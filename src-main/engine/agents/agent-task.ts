@@ -1,7 +1,7 @@
 import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
 import type { MethodInput, MethodName, MethodOutputs } from '../../common/contract';
-import { git } from '../workspaces/index';
+import { gitRead } from '../workspaces/index';
 import { worktreeEnv, worktreeEnvText } from '../../common/worktree-env';
 
 /** A call through Engine.call (authorised, validated, audited) as `caller`. */
@@ -20,7 +20,7 @@ export interface AgentTask {
 
 /** Whether `folder` is inside a git repository's working tree (asked with the room's own git, which runs nothing of the repository's). */
 async function inRepository(folder: string): Promise<boolean> {
-  const out = await git(folder, ['rev-parse', '--is-inside-work-tree']).catch(() => null);
+  const out = await gitRead(folder, ['rev-parse', '--is-inside-work-tree']).catch(() => null);
   return out?.status === 0 && out.stdout.trim() === 'true';
 }
 
@@ -80,11 +80,11 @@ export async function reviewOf(invoke: Invoke, operator: Caller, handoffId: stri
   const handoff = await invoke(operator, 'handoff_get', { handoffId }).then((r) => r.handoff, () => null);
   const w = handoff?.workspace;
   if (handoff?.status !== 'accepted' || handoff.task?.status !== 'working' || !w?.path || w.state !== 'ready') return null;
-  const head = await git(w.path, ['rev-parse', '--verify', '--quiet', 'HEAD^{commit}']).catch(() => null);
+  const head = await gitRead(w.path, ['rev-parse', '--verify', '--quiet', 'HEAD^{commit}']).catch(() => null);
   if (head?.status !== 0) return null;
   // a follow-up counts from where the rejected work ended, not from the base (its earlier commits were reviewed)
   const prior = w.continues ? await invoke(operator, 'handoff_get', { handoffId: w.continues.handoffId }).then((r) => r.handoff.workspace?.evidence?.head ?? null, () => null) : null;
-  const count = await git(w.path, ['rev-list', '--count', `${prior ?? w.baseCommit}..HEAD`]).catch(() => null);
+  const count = await gitRead(w.path, ['rev-list', '--count', `${prior ?? w.baseCommit}..HEAD`]).catch(() => null);
   const commits = count?.status === 0 ? Number(count.stdout.trim()) : 0;
   return commits > 0 ? { handoffId, commits, head: head.stdout.trim() } : null;
 }

@@ -6,7 +6,7 @@ import type { LineComment } from '../../common/handoff-dto';
 import type { EngineContext } from '../room/index';
 import { decodeCursor, encodeCursor, numberAt } from '../core/paging';
 import type { WorkspaceRecord } from '../store/workspaces';
-import { git } from '../workspaces/index';
+import { git, gitRead } from '../workspaces/index';
 import { clearLeftovers } from '../workspaces/index';
 import { WorkspaceService, workspaceBranch } from '../workspaces/index';
 import type { HandoffActions } from './handoff-actions';
@@ -256,7 +256,7 @@ export function workspaceSteps(ctx: EngineContext, actions: HandoffActions, clos
 
 /** The commit a branch is at, or null when there is no such branch. */
 async function gitRev(repo: string, branch: string): Promise<string | null> {
-  const out = await git(repo, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`]);
+  const out = await gitRead(repo, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`]);
   return out.status === 0 ? out.stdout.trim() : null;
 }
 
