@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
 import type { MethodInput, MethodName, MethodOutputs } from '../../common/contract';
@@ -18,10 +20,21 @@ export interface AgentTask {
   env: Record<string, string>;
 }
 
-/** Whether `folder` is inside a git repository's working tree (asked with the room's own git, which runs nothing of the repository's). */
-async function inRepository(folder: string): Promise<boolean> {
-  const out = await gitRead(folder, ['rev-parse', '--is-inside-work-tree']).catch(() => null);
-  return out?.status === 0 && out.stdout.trim() === 'true';
+/**
+ * Whether `folder` is in a git repository's working tree: a `.git` (a folder, or a linked worktree's file) in it
+ * or in a folder above, read from the file system (no git process on a task's start; nothing of the
+ * repository's is run). handoff_create's own git then checks that it is a repository git works in.
+ */
+function inRepository(folder: string): boolean {
+  for (let dir = path.resolve(folder); ; dir = path.dirname(dir)) {
+    try {
+      const st = fs.lstatSync(path.join(dir, '.git'));
+      if (st.isDirectory() || st.isFile()) return true;
+    } catch {
+      // not here
+    }
+    if (path.dirname(dir) === dir) return false;
+  }
 }
 
 /**
@@ -34,7 +47,7 @@ export async function handTask(invoke: Invoke, operator: Caller, agent: Caller, 
   if (input.continues !== undefined && (input.repo !== undefined || input.base !== undefined)) {
     throw new RoomError('INVALID_INPUT', `continues goes on in handoff ${input.continues}'s own worktree: leave repo and base out`);
   }
-  const cwdInRepo = input.continues === undefined && input.repo === undefined && (await inRepository(cwd));
+  const cwdInRepo = input.continues === undefined && input.repo === undefined && inRepository(cwd);
   if (input.base !== undefined && input.repo === undefined && !cwdInRepo) {
     throw new RoomError('INVALID_INPUT', `base is for a task in a repository: give repo, or a cwd inside a git repository (${cwd} is not in one)`);
   }

@@ -7,7 +7,7 @@ import type { EngineContext } from '../room/index';
 import { decodeCursor, encodeCursor, numberAt } from '../core/paging';
 import type { WorkspaceRecord } from '../store/workspaces';
 import { git, gitRead } from '../workspaces/index';
-import { clearLeftovers } from '../workspaces/index';
+import { branchMayExist, clearLeftovers } from '../workspaces/index';
 import { WorkspaceService, workspaceBranch } from '../workspaces/index';
 import type { HandoffActions } from './handoff-actions';
 import { mustBeOwnerOrApprover } from './handoff-roles';
@@ -101,7 +101,7 @@ export function workspaceSteps(ctx: EngineContext, actions: HandoffActions, clos
         actions.checkAccept(caller, id);
         const folder = service.folderFor(w, h.id);
         const earlier = service.intents.of(h.id, 'accept');
-        const at = (await gitRev(w.repo, w.branch)) ?? null;
+        const at = branchMayExist(w.repo, w.branch) ? await gitRev(w.repo, w.branch) : null;
         if (earlier.length > 0 || (at === w.baseCommit && (await leftover(w.repo, folder)))) {
           const cleared = await clearLeftovers(w.repo, folder, w.branch, w.baseCommit);
           ctx.commit(() => {

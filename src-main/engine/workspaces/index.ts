@@ -9,4 +9,4 @@ export { diffBetween } from './evidence';
 export { commitOf, previewMerge, refsNow, type Neighbour } from './preview';
 export { git, gitRead } from './git';
 export { gitTagPrefix, workspaceBranch, WorkspaceService } from './workspace-service';
-export { clearLeftovers } from './worktrees';
+export { branchMayExist, clearLeftovers } from './worktrees';

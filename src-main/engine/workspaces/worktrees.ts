@@ -71,6 +71,25 @@ export function worktreeFolder(plan: WorkspacePlan, markdownPath: string, dataDi
   return worktreeInDataDir(dataDir, roomId, handoffId);
 }
 
+/**
+ * Whether `branch` may exist in `repo`, read from its own `.git` folder without running git: false only when
+ * that folder (files refs, not a linked worktree's) holds neither a loose ref of that name nor a packed one.
+ * An accept asks git about the branch only then (a new handoff's branch is not there: one git process less).
+ */
+export function branchMayExist(repo: string, branch: string): boolean {
+  const dotGit = path.join(repo, '.git');
+  try {
+    if (!fs.lstatSync(dotGit).isDirectory() || ['commondir', 'reftable', path.join('refs', 'heads', branch)].some((p) => fs.existsSync(path.join(dotGit, p)))) return true;
+  } catch {
+    return true;
+  }
+  try {
+    return fs.readFileSync(path.join(dotGit, 'packed-refs'), 'utf8').includes(` refs/heads/${branch}\n`);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ENOENT';
+  }
+}
+
 /** Makes the worktree on its new branch at the base commit. */
 export async function addWorktree(plan: WorkspacePlan, branch: string, folder: string, env: Record<string, string> = {}): Promise<void> {
   if (fs.existsSync(folder)) throw new RoomError('CONFLICT', `the workspace folder ${folder} already exists: remove it, or continue the handoff that made it`);
