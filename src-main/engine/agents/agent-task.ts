@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Caller } from '../../common/dto';
+import type { HandoffView } from '../../common/handoff-dto';
 import { RoomError } from '../../common/errors';
 import type { MethodInput, MethodName, MethodOutputs } from '../../common/contract';
 import { gitRead } from '../workspaces/index';
@@ -53,12 +54,16 @@ export async function handTask(invoke: Invoke, operator: Caller, agent: Caller, 
   }
   // a relative or otherwise unusable repo is refused by handoff_create's own workspace check, before anything is made
   const repo = input.repo ?? (cwdInRepo ? cwd : undefined);
-  const { handoff } = await invoke(operator, 'handoff_create', {
-    summary: input.task,
-    to: name,
-    ...(input.continues !== undefined ? { continues: input.continues } : {}),
-    ...(repo !== undefined ? { workspace: { repo, ...(input.base !== undefined ? { base: input.base } : {}) } } : {}),
-  });
+  // a follow-up "Request changes" already made for this agent (not yet taken on) is the one it goes on with
+  const waiting = input.continues !== undefined ? await openFollowUp(invoke, operator, input.continues, name) : null;
+  const { handoff } = waiting
+    ? { handoff: waiting }
+    : await invoke(operator, 'handoff_create', {
+        summary: input.task,
+        to: name,
+        ...(input.continues !== undefined ? { continues: input.continues } : {}),
+        ...(repo !== undefined ? { workspace: { repo, ...(input.base !== undefined ? { base: input.base } : {}) } } : {}),
+      });
   try {
     const accepted = (await invoke(agent, 'handoff_accept', { handoffId: handoff.id })).handoff;
     const w = accepted.workspace;
@@ -72,9 +77,16 @@ export async function handTask(invoke: Invoke, operator: Caller, agent: Caller, 
       `When it is done, call the commonroom tool handoff_complete with handoffId "${handoff.id}" and a short summary as result; the person reviews it${w?.path ? ' and the commits' : ''}.)`;
     return { handoffId: handoff.id, cwd: w?.path ?? cwd, prompt, env: w?.path ? worktreeEnv(handoff.id) : {} };
   } catch (error) {
-    await invoke(operator, 'handoff_cancel', { handoffId: handoff.id, reason: `the agent could not take it: ${(error as Error).message}` }).catch(() => undefined);
+    // (a follow-up the rejection made stays, for the agent to take on itself)
+    if (!waiting) await invoke(operator, 'handoff_cancel', { handoffId: handoff.id, reason: `the agent could not take it: ${(error as Error).message}` }).catch(() => undefined);
     throw error;
   }
+}
+
+/** The follow-up of `rejected` that waits for `name` to take it on (handoff_reject with again made it), or null. */
+async function openFollowUp(invoke: Invoke, operator: Caller, rejected: string, name: string): Promise<HandoffView | null> {
+  const { handoffs } = await invoke(operator, 'handoff_list', { status: 'open', limit: 200 });
+  return handoffs.find((h) => h.workspace?.continues?.handoffId === rejected && h.to === name) ?? null;
 }
 
 /** The participant that did a rejected handoff's work: a follow-up goes to it by default (agent_start with continues). */
