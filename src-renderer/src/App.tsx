@@ -34,6 +34,8 @@ export function App(): React.JSX.Element {
     setScreen(next);
   };
   const firstRun = useFirstRun();
+  // New task asked for on the first screen: the Terminals screen with its form open
+  const [taskAsked, setTaskAsked] = useState(false);
   // an Activity entry opens what it is about: a waiting handoff in the inbox, an ended one in History, the shell in terminals
   const open = (target: Screen, subject: string | null, stageId?: string | null) => {
     if (subject && target === 'inbox') inboxStoreOf(room.client).getState().open(subject);
@@ -119,10 +121,10 @@ export function App(): React.JSX.Element {
       <main className="screen" aria-label={screen}>
         <ConnectionBanner />
         <ErrorBoundary resetKey={screen}>
-          {screen === 'terminals' && firstRun ? (
-            <FirstRun onAddAgent={() => setScreen('agents')} onOpenShell={() => void room.shells.getState().openShell()} />
+          {screen === 'terminals' && firstRun && !taskAsked ? (
+            <FirstRun onAddAgent={() => setScreen('agents')} onOpenShell={() => void room.shells.getState().openShell()} onNewTask={() => setTaskAsked(true)} />
           ) : screen === 'terminals' ? (
-            <TerminalsScreen onOpenGraph={(graphId, stageId) => open('graphs', graphId, stageId)} />
+            <TerminalsScreen onOpenGraph={(graphId, stageId) => open('graphs', graphId, stageId)} newTask={taskAsked && firstRun} />
           ) : screen === 'graphs' ? (
             <GraphsScreen key={openedGraph ? `${openedGraph.graphId}/${openedGraph.stageId ?? ''}` : 'newest'} opened={openedGraph} onOpenTerminal={() => setScreen('terminals')} />
           ) : screen === 'summary' ? (

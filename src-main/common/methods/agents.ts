@@ -71,6 +71,8 @@ export interface EarlierAgentRun {
   version: string | null;
   startedAt: string;
   again: string;
+  /** A "command" run's program and arguments, while this room process runs (to start it again the same way). */
+  command?: string[];
 }
 
 /**

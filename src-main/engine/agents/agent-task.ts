@@ -1,7 +1,10 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Caller } from '../../common/dto';
+import type { HandoffView } from '../../common/handoff-dto';
 import { RoomError } from '../../common/errors';
 import type { MethodInput, MethodName, MethodOutputs } from '../../common/contract';
-import { git } from '../workspaces/index';
+import { gitRead } from '../workspaces/index';
 import { worktreeEnv, worktreeEnvText } from '../../common/worktree-env';
 
 /** A call through Engine.call (authorised, validated, audited) as `caller`. */
@@ -18,10 +21,21 @@ export interface AgentTask {
   env: Record<string, string>;
 }
 
-/** Whether `folder` is inside a git repository's working tree (asked with the room's own git, which runs nothing of the repository's). */
-async function inRepository(folder: string): Promise<boolean> {
-  const out = await git(folder, ['rev-parse', '--is-inside-work-tree']).catch(() => null);
-  return out?.status === 0 && out.stdout.trim() === 'true';
+/**
+ * Whether `folder` is in a git repository's working tree: a `.git` (a folder, or a linked worktree's file) in it
+ * or in a folder above, read from the file system (no git process on a task's start; nothing of the
+ * repository's is run). handoff_create's own git then checks that it is a repository git works in.
+ */
+function inRepository(folder: string): boolean {
+  for (let dir = path.resolve(folder); ; dir = path.dirname(dir)) {
+    try {
+      const st = fs.lstatSync(path.join(dir, '.git'));
+      if (st.isDirectory() || st.isFile()) return true;
+    } catch {
+      // not here
+    }
+    if (path.dirname(dir) === dir) return false;
+  }
 }
 
 /**
@@ -34,18 +48,22 @@ export async function handTask(invoke: Invoke, operator: Caller, agent: Caller, 
   if (input.continues !== undefined && (input.repo !== undefined || input.base !== undefined)) {
     throw new RoomError('INVALID_INPUT', `continues goes on in handoff ${input.continues}'s own worktree: leave repo and base out`);
   }
-  const cwdInRepo = input.continues === undefined && input.repo === undefined && (await inRepository(cwd));
+  const cwdInRepo = input.continues === undefined && input.repo === undefined && inRepository(cwd);
   if (input.base !== undefined && input.repo === undefined && !cwdInRepo) {
     throw new RoomError('INVALID_INPUT', `base is for a task in a repository: give repo, or a cwd inside a git repository (${cwd} is not in one)`);
   }
   // a relative or otherwise unusable repo is refused by handoff_create's own workspace check, before anything is made
   const repo = input.repo ?? (cwdInRepo ? cwd : undefined);
-  const { handoff } = await invoke(operator, 'handoff_create', {
-    summary: input.task,
-    to: name,
-    ...(input.continues !== undefined ? { continues: input.continues } : {}),
-    ...(repo !== undefined ? { workspace: { repo, ...(input.base !== undefined ? { base: input.base } : {}) } } : {}),
-  });
+  // a follow-up "Request changes" already made for this agent (not yet taken on) is the one it goes on with
+  const waiting = input.continues !== undefined ? await openFollowUp(invoke, operator, input.continues, name) : null;
+  const { handoff } = waiting
+    ? { handoff: waiting }
+    : await invoke(operator, 'handoff_create', {
+        summary: input.task,
+        to: name,
+        ...(input.continues !== undefined ? { continues: input.continues } : {}),
+        ...(repo !== undefined ? { workspace: { repo, ...(input.base !== undefined ? { base: input.base } : {}) } } : {}),
+      });
   try {
     const accepted = (await invoke(agent, 'handoff_accept', { handoffId: handoff.id })).handoff;
     const w = accepted.workspace;
@@ -59,9 +77,16 @@ export async function handTask(invoke: Invoke, operator: Caller, agent: Caller, 
       `When it is done, call the commonroom tool handoff_complete with handoffId "${handoff.id}" and a short summary as result; the person reviews it${w?.path ? ' and the commits' : ''}.)`;
     return { handoffId: handoff.id, cwd: w?.path ?? cwd, prompt, env: w?.path ? worktreeEnv(handoff.id) : {} };
   } catch (error) {
-    await invoke(operator, 'handoff_cancel', { handoffId: handoff.id, reason: `the agent could not take it: ${(error as Error).message}` }).catch(() => undefined);
+    // (a follow-up the rejection made stays, for the agent to take on itself)
+    if (!waiting) await invoke(operator, 'handoff_cancel', { handoffId: handoff.id, reason: `the agent could not take it: ${(error as Error).message}` }).catch(() => undefined);
     throw error;
   }
+}
+
+/** The follow-up of `rejected` that waits for `name` to take it on (handoff_reject with again made it), or null. */
+async function openFollowUp(invoke: Invoke, operator: Caller, rejected: string, name: string): Promise<HandoffView | null> {
+  const { handoffs } = await invoke(operator, 'handoff_list', { status: 'open', limit: 200 });
+  return handoffs.find((h) => h.workspace?.continues?.handoffId === rejected && h.to === name) ?? null;
 }
 
 /** The participant that did a rejected handoff's work: a follow-up goes to it by default (agent_start with continues). */
@@ -80,11 +105,11 @@ export async function reviewOf(invoke: Invoke, operator: Caller, handoffId: stri
   const handoff = await invoke(operator, 'handoff_get', { handoffId }).then((r) => r.handoff, () => null);
   const w = handoff?.workspace;
   if (handoff?.status !== 'accepted' || handoff.task?.status !== 'working' || !w?.path || w.state !== 'ready') return null;
-  const head = await git(w.path, ['rev-parse', '--verify', '--quiet', 'HEAD^{commit}']).catch(() => null);
+  const head = await gitRead(w.path, ['rev-parse', '--verify', '--quiet', 'HEAD^{commit}']).catch(() => null);
   if (head?.status !== 0) return null;
   // a follow-up counts from where the rejected work ended, not from the base (its earlier commits were reviewed)
   const prior = w.continues ? await invoke(operator, 'handoff_get', { handoffId: w.continues.handoffId }).then((r) => r.handoff.workspace?.evidence?.head ?? null, () => null) : null;
-  const count = await git(w.path, ['rev-list', '--count', `${prior ?? w.baseCommit}..HEAD`]).catch(() => null);
+  const count = await gitRead(w.path, ['rev-list', '--count', `${prior ?? w.baseCommit}..HEAD`]).catch(() => null);
   const commits = count?.status === 0 ? Number(count.stdout.trim()) : 0;
   return commits > 0 ? { handoffId, commits, head: head.stdout.trim() } : null;
 }

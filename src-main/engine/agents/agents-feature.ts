@@ -40,6 +40,8 @@ export interface AgentRunRef {
  */
 export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke: Invoke, authenticate: (token: string) => Caller | null): Feature<AgentMethods> & { liveRuns(): AgentRunRef[] } {
   const runs = new Map<string, AgentRun>();
+  /** Each "command" participant's last program and arguments (kept in memory only: they are the person's own). */
+  const commands = new Map<string, string[]>();
   const runsRoot = agentRunsFolder(ctx.room.paths.dataDir);
   const defaults = watchDefaults(ctx);
   // stalls and usage limits of the runs (agent-watch.ts), and the person's policy for each
@@ -182,6 +184,7 @@ export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke:
       if (task) await invoke(operator, 'handoff_cancel', { handoffId: task.handoffId, reason: `its agent could not start: ${(error as Error).message}` }).catch(() => undefined);
       throw error;
     }
+    if (client.id === 'command' && input.command) commands.set(name, [...input.command]);
     const run: AgentRun = { shellId, client, participant: name, version, cwd, startedAt: ctx.now(), runDir, handoffId: task?.handoffId ?? null, stoppedBy: null, startedBy: operator, input };
     runs.set(shellId, run);
     const screen = SHELL_STATUS_RULES[client.id];
@@ -247,7 +250,8 @@ export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke:
       const record = ctx.room.participants.byName(participant);
       if (!record || record.revokedAt !== null) continue; // stopped with its token revoked: nothing to start again as
       const again = d.client === 'command' ? `ce agent start command --cwd ${d.cwd} --as ${participant} -- …` : `ce agent start ${d.client} --cwd ${d.cwd} --as ${participant}${AGENT_CLIENTS[d.client].resume ? ' --resume' : ''}`;
-      out.push({ participant, client: d.client, cwd: d.cwd, version: d.version ?? null, startedAt: e.at, again });
+      const command = d.client === 'command' ? commands.get(participant) : undefined;
+      out.push({ participant, client: d.client, cwd: d.cwd, version: d.version ?? null, startedAt: e.at, again, ...(command ? { command } : {}) });
       if (out.length >= 20) break;
     }
     return out;

@@ -6,8 +6,8 @@ import type { LineComment } from '../../common/handoff-dto';
 import type { EngineContext } from '../room/index';
 import { decodeCursor, encodeCursor, numberAt } from '../core/paging';
 import type { WorkspaceRecord } from '../store/workspaces';
-import { git } from '../workspaces/index';
-import { clearLeftovers } from '../workspaces/index';
+import { git, gitRead } from '../workspaces/index';
+import { branchMayExist, clearLeftovers } from '../workspaces/index';
 import { WorkspaceService, workspaceBranch } from '../workspaces/index';
 import type { HandoffActions } from './handoff-actions';
 import { mustBeOwnerOrApprover } from './handoff-roles';
@@ -101,7 +101,7 @@ export function workspaceSteps(ctx: EngineContext, actions: HandoffActions, clos
         actions.checkAccept(caller, id);
         const folder = service.folderFor(w, h.id);
         const earlier = service.intents.of(h.id, 'accept');
-        const at = (await gitRev(w.repo, w.branch)) ?? null;
+        const at = branchMayExist(w.repo, w.branch) ? await gitRev(w.repo, w.branch) : null;
         if (earlier.length > 0 || (at === w.baseCommit && (await leftover(w.repo, folder)))) {
           const cleared = await clearLeftovers(w.repo, folder, w.branch, w.baseCommit);
           ctx.commit(() => {
@@ -256,7 +256,7 @@ export function workspaceSteps(ctx: EngineContext, actions: HandoffActions, clos
 
 /** The commit a branch is at, or null when there is no such branch. */
 async function gitRev(repo: string, branch: string): Promise<string | null> {
-  const out = await git(repo, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`]);
+  const out = await gitRead(repo, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`]);
   return out.status === 0 ? out.stdout.trim() : null;
 }
 

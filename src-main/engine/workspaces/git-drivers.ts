@@ -15,6 +15,8 @@ export interface Drivers {
   diff: Set<string>;
   /** `core.worktree` when it moves the working tree of the repository the room runs in away from it (movedTree). */
   movedTree: string | null;
+  /** The files the answer came from, or were looked for (an include of a file that does not exist), by path; and whether worktree configuration is on (then every worktree's own config counts). */
+  read: { files: Set<string>; worktreeConfig: boolean };
 }
 
 /** How deep conditional includes are followed, and how many files: a config with more is refused rather than half read. */
@@ -29,7 +31,7 @@ interface GitOutput {
 }
 
 /** Runs `git <args>` in `cwd` in the room's fixed environment, with `config` added on its command line. */
-type Runner = (cwd: string, args: readonly string[], config?: readonly [string, string][]) => Promise<GitOutput>;
+export type Runner = (cwd: string, args: readonly string[], config?: readonly [string, string][]) => Promise<GitOutput>;
 
 interface Entry {
   scope: string | null;
@@ -112,12 +114,13 @@ function movedTree(entries: Entry[], localFile: string | null, cwd: string): str
  * runs `git status` in the worktree it removes). A failed read is answered as is, so that the caller does not run
  * its command unguarded.
  *
- * The names are read just before each command, so a driver added between the read and the command (a few
- * milliseconds) is not emptied: that window is closed where no agent can write the repository's config (the
- * sandbox keeps `.git/config` read-only) and no agent works on at that moment (completion ends its writing).
+ * The names are read just before each command (or reused while nothing they came from changed: driver-cache.ts,
+ * from `read`), so a driver added between the read and the command (a few milliseconds) is not emptied: that
+ * window is closed where no agent can write the repository's config (the sandbox keeps `.git/config` read-only)
+ * and no agent works on at that moment (completion ends its writing).
  */
 export async function readDrivers(cwd: string, runGit: Runner): Promise<Drivers | GitOutput> {
-  const drivers: Drivers = { filter: new Set(), merge: new Set(), diff: new Set(), movedTree: null };
+  const drivers: Drivers = { filter: new Set(), merge: new Set(), diff: new Set(), movedTree: null, read: { files: new Set(), worktreeConfig: false } };
   const seen = new Set<string>();
   let pending: string[] = [];
   const take = (entries: Entry[]) => {
@@ -126,7 +129,16 @@ export async function readDrivers(cwd: string, runGit: Runner): Promise<Drivers 
       const last = key.lastIndexOf('.');
       const section = key.slice(0, first);
       if (last > first && (section === 'filter' || section === 'merge' || section === 'diff')) drivers[section].add(key.slice(first + 1, last));
+      const file = originFile(origin, cwd);
+      if (file) drivers.read.files.add(file);
+      if (key === 'extensions.worktreeconfig') drivers.read.worktreeConfig = true; // any value: counted as on
+      // a plain include git followed itself (or found missing: a file made there later would be read)
+      if (key === 'include.path' && value !== null) {
+        const included = includeTarget(value, origin, cwd);
+        if (included) drivers.read.files.add(included);
+      }
       const target = section === 'includeif' && key.endsWith('.path') && value !== null ? includeTarget(value, origin, cwd) : null;
+      if (target) drivers.read.files.add(target);
       if (target && !seen.has(target)) {
         seen.add(target);
         pending.push(target);

@@ -3,7 +3,8 @@ import { launchRoomProcess } from '../process/launcher';
 import fs from 'node:fs';
 import path from 'node:path';
 import { RoomError } from '../../common/errors';
-import { driverOverrides, readDrivers } from './git-drivers';
+import { driverOverrides } from './git-drivers';
+import { driversOf } from './driver-cache';
 
 /** What one git command printed and how it ended (a non-zero status is an answer too: `merge-tree` reports conflicts so). */
 export interface GitOutput {
@@ -199,19 +200,37 @@ function run(cwd: string, args: readonly string[], env: NodeJS.ProcessEnv, timeo
  * arguments, not syntax), in the C locale (messages the room parses), with no terminal prompt, no pager and no
  * editor, in the fixed environment above, with the person's own data settings (personSettings), and with nothing
  * it could run turned on: FIXED_CONFIG, and every filter, merge and diff driver the repository's config names
- * (read just before, see git-drivers.ts) emptied. If that read fails, its answer is the answer: the command does
- * not run unguarded. A repository whose config moves its working tree elsewhere (core.worktree) is refused.
+ * (read just before, see git-drivers.ts; or the last read's answer while none of its inputs changed, see
+ * driver-cache.ts) emptied. If that read fails, its answer is the answer: the command does not run unguarded.
+ * A repository whose config moves its working tree elsewhere (core.worktree) is refused.
  */
 export async function git(cwd: string, args: readonly string[], options: { timeoutMs?: number; env?: Record<string, string>; personConfig?: boolean } = {}): Promise<GitOutput> {
   if ([cwd, ...args].some((a) => a.includes('\0'))) throw new RoomError('INVALID_INPUT', `a path or name given to git ${args[0] ?? ''} holds a NUL character: give it without one`);
   const timeoutMs = options.timeoutMs ?? 60_000;
   const fixed = [...(await personSettings()), ...FIXED_CONFIG];
-  const drivers = await readDrivers(cwd, (dir, list, more = []) => run(dir, list, gitEnv([...fixed, ...more], {}), timeoutMs));
+  const drivers = await driversOf(cwd, (dir, list, more = []) => run(dir, list, gitEnv([...fixed, ...more], {}), timeoutMs));
   if ('status' in drivers) return drivers;
   if (drivers.movedTree !== null) {
     throw new RoomError('CONFLICT', `the repository in ${cwd} has its working tree moved by its config (core.worktree = ${JSON.stringify(drivers.movedTree)}): the room does not run git there. If you did not set it, remove it: git config --unset core.worktree`);
   }
   return run(cwd, args, gitEnv([...fixed, ...driverOverrides(drivers)], options), timeoutMs);
+}
+
+/** The commands `gitRead` runs: they read refs and objects, never a file's content through a driver. */
+const READS = new Set(['rev-parse', 'symbolic-ref', 'show-ref', 'rev-list', 'merge-base']);
+
+/**
+ * A read of refs and commits (`rev-parse`, `symbolic-ref`, `show-ref`, `rev-list`, `merge-base`) in the room's
+ * fixed environment (FIXED_CONFIG: no hooks, no fsmonitor, no pager), without git()'s read of the repository's
+ * drivers first: these commands run no filter, diff or merge driver (they never convert, diff or merge a file's
+ * content), so that read would change nothing but their time (one git process more before each: a task's start
+ * asks several such questions). Not for `--show-toplevel` where a moved working tree (core.worktree) must be
+ * refused: git() refuses it, this does not look.
+ */
+export async function gitRead(cwd: string, args: readonly string[]): Promise<GitOutput> {
+  if (!READS.has(args[0] ?? '')) throw new RoomError('INTERNAL', `git ${args[0] ?? ''} is not a read of refs: run it with git()`);
+  if ([cwd, ...args].some((a) => a.includes('\0'))) throw new RoomError('INVALID_INPUT', `a path or name given to git ${args[0] ?? ''} holds a NUL character: give it without one`);
+  return run(cwd, args, gitEnv([...(await personSettings()), ...FIXED_CONFIG], {}), 60_000);
 }
 
 /**

@@ -7,6 +7,6 @@
 export { lockSince, restorePaths } from './checkout';
 export { diffBetween } from './evidence';
 export { commitOf, previewMerge, refsNow, type Neighbour } from './preview';
-export { git } from './git';
+export { git, gitRead } from './git';
 export { gitTagPrefix, workspaceBranch, WorkspaceService } from './workspace-service';
-export { clearLeftovers } from './worktrees';
+export { branchMayExist, clearLeftovers } from './worktrees';

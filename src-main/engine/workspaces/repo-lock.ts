@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { RoomError } from '../../common/errors';
 import { isAlive, processStartTime } from '../process/process-tree';
-import { git } from './git';
+import { gitRead } from './git';
 
 /** Who holds a repository's lock file: a runner process (its start time tells a recycled pid apart). */
 interface Holder {
@@ -19,7 +19,14 @@ const lockFolder = (dataDir: string) => path.join(dataDir, 'repo-locks');
 
 /** The repository's git folder every worktree shares: two rooms merging into one repository meet there. */
 async function commonDir(repo: string): Promise<string> {
-  const out = await git(repo, ['rev-parse', '--git-common-dir']);
+  // a repository's top with its own .git folder (not a linked worktree's pointer): that folder, without asking git
+  const own = path.join(repo, '.git');
+  try {
+    if (fs.lstatSync(own).isDirectory() && !fs.existsSync(path.join(own, 'commondir'))) return fs.realpathSync(own);
+  } catch {
+    // not that: git says
+  }
+  const out = await gitRead(repo, ['rev-parse', '--git-common-dir']);
   const dir = out.status === 0 ? path.resolve(repo, out.stdout.trim()) : repo;
   try {
     return fs.realpathSync(dir);

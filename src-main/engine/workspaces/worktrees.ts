@@ -3,7 +3,7 @@ import path from 'node:path';
 import { RoomError } from '../../common/errors';
 import { isInside } from '../core/fs-safe';
 import { changedPaths, type MergePath } from './checkout';
-import { git, gitOk, gitProblem, identity } from './git';
+import { git, gitOk, gitProblem, gitRead, identity } from './git';
 import { worktreeBesideRoom, worktreeInDataDir } from '../core/room-paths';
 
 /** The repository and base a handoff's workspace starts from, as resolved when the handoff is created. */
@@ -39,22 +39,22 @@ export async function planWorkspace(repoPath: string, base: string | undefined):
     isDir = false;
   }
   if (!isDir) throw new RoomError('INVALID_INPUT', `workspace.repo ${where} is not a folder on this machine: give the path of a git repository`);
-  const top = await git(where, ['rev-parse', '--show-toplevel']);
-  if (top.status !== 0) throw new RoomError('INVALID_INPUT', `workspace.repo ${where} is not in a git repository (${gitProblem(top)}): run "git init" there, or give another folder`);
-  const repo = top.stdout.trim();
-  // read-only questions asked side by side (each git call reads the repository's config first): a task's start waits on them
-  const [bare, head, branch] = await Promise.all([
-    git(repo, ['rev-parse', '--is-bare-repository']),
-    git(repo, ['rev-parse', '--verify', '--quiet', 'HEAD^{commit}']),
-    base === undefined ? git(repo, ['symbolic-ref', '--quiet', '--short', 'HEAD']) : null,
-  ]);
-  if (bare.stdout.trim() === 'true') throw new RoomError('INVALID_INPUT', `workspace.repo ${repo} is a bare repository: give a repository with a working tree`);
-  if (head.status !== 0) throw new RoomError('INVALID_INPUT', `the repository ${repo} has no commits yet: commit something first, so the work has a base`);
-  const wanted = base ?? (branch?.status === 0 ? branch.stdout.trim() : head.stdout.trim());
+  // one git for the repository's top, whether it is bare, its HEAD commit and the branch checked out (git()
+  // refuses a working tree moved by config first); each line printed before a failure is still printed
+  const asked = await git(where, ['rev-parse', '--show-toplevel', '--is-bare-repository', 'HEAD^{commit}', '--symbolic-full-name', 'HEAD', '--']);
+  const [top, bare, head, symbolic] = asked.stdout.split('\n').map((l) => l.trim());
+  if (!top) throw new RoomError('INVALID_INPUT', `workspace.repo ${where} is not in a git repository (${gitProblem(asked)}): run "git init" there, or give another folder`);
+  const repo = top;
+  if (bare === 'true') throw new RoomError('INVALID_INPUT', `workspace.repo ${repo} is a bare repository: give a repository with a working tree`);
+  if (asked.status !== 0 || !head || !/^[0-9a-f]{40,64}$/.test(head)) throw new RoomError('INVALID_INPUT', `the repository ${repo} has no commits yet: commit something first, so the work has a base`);
+  const branch = symbolic?.startsWith('refs/heads/') ? symbolic.slice('refs/heads/'.length) : null;
+  const wanted = base ?? branch ?? head;
   if (!REF.test(wanted) || wanted.startsWith('-')) throw new RoomError('INVALID_INPUT', `workspace.base ${JSON.stringify(wanted)} is not a branch, tag or commit name (such as main, v1.2, HEAD~1 or a commit id)`);
+  // the branch checked out is HEAD's commit; another base is resolved (reads of refs: no driver can run)
+  if (base === undefined) return { repo, base: wanted, baseBranch: branch, baseCommit: head };
   const [commit, ref] = await Promise.all([
-    git(repo, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${wanted}^{commit}`]),
-    git(repo, ['show-ref', '--verify', '--quiet', `refs/heads/${wanted}`]),
+    gitRead(repo, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${wanted}^{commit}`]),
+    gitRead(repo, ['show-ref', '--verify', '--quiet', `refs/heads/${wanted}`]),
   ]);
   if (commit.status !== 0) throw new RoomError('INVALID_INPUT', `workspace.base "${wanted}" does not name a commit in ${repo}: give a branch (e.g. main), a tag or a commit`);
   const isBranch = ref.status === 0;
@@ -69,6 +69,25 @@ export function worktreeFolder(plan: WorkspacePlan, markdownPath: string, dataDi
   const beside = worktreeBesideRoom(markdownPath, handoffId);
   if (!isInside(plan.repo, beside)) return beside;
   return worktreeInDataDir(dataDir, roomId, handoffId);
+}
+
+/**
+ * Whether `branch` may exist in `repo`, read from its own `.git` folder without running git: false only when
+ * that folder (files refs, not a linked worktree's) holds neither a loose ref of that name nor a packed one.
+ * An accept asks git about the branch only then (a new handoff's branch is not there: one git process less).
+ */
+export function branchMayExist(repo: string, branch: string): boolean {
+  const dotGit = path.join(repo, '.git');
+  try {
+    if (!fs.lstatSync(dotGit).isDirectory() || ['commondir', 'reftable', path.join('refs', 'heads', branch)].some((p) => fs.existsSync(path.join(dotGit, p)))) return true;
+  } catch {
+    return true;
+  }
+  try {
+    return fs.readFileSync(path.join(dotGit, 'packed-refs'), 'utf8').includes(` refs/heads/${branch}\n`);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ENOENT';
+  }
 }
 
 /** Makes the worktree on its new branch at the base commit. */

@@ -64,6 +64,32 @@ describe('an agent on a task, after it started', () => {
     expect(fs.existsSync(agent.cwd)).toBe(false);
   });
 
+  it('Request changes after its terminal ended: started again, it takes on the follow-up the rejection made, with the comments as its first prompt', { timeout: 90_000 }, async () => {
+    const repo = makeRepo(path.join(runner.home.root, 'ended'), { 'README.md': '# ended\n' });
+    const { agent } = await call('agent_start', { client: 'command', command: [script], cwd: repo, task: 'Add a work file' });
+    const handoffId = agent.handoffId as string;
+    await expect.poll(() => reviewOf(agent.shellId), { timeout: 30_000, interval: 200 }).toMatchObject({ handoffId, commits: 1 });
+    await call('agent_complete', { handoffId, result: 'Added' }); // its terminal in the worktree ends with its work
+
+    // Request changes as the review sends it (comments, and a follow-up in the same worktree): no terminal to type into
+    const comments = [{ path: 'README.md', line: 1, text: 'call it the ended app' }];
+    const rejected = await call('handoff_reject', { handoffId, reason: 'a better title', comments, again: true });
+    expect(rejected.typedInto).toBe(0);
+    const followUp = rejected.followUp?.id as string;
+    expect(followUp).toMatch(/^hf_/);
+
+    // started again as the Follow up button does (the run's program, kept by the room): it goes on with that follow-up
+    const earlier = (await call('agent_list', {})).earlier.find((r) => r.participant === agent.participant);
+    expect(earlier).toMatchObject({ client: 'command', command: [script] });
+    const { agent: again } = await call('agent_start', { client: 'command', command: earlier?.command, cwd: repo, task: 'Retitle it', continues: handoffId });
+    expect(again).toMatchObject({ participant: agent.participant, cwd: agent.cwd, handoffId: followUp });
+    expect((await call('handoff_get', { handoffId: followUp })).handoff).toMatchObject({ status: 'accepted', assignee: agent.participant });
+    const open = (await call('handoff_list', {})).handoffs.filter((h) => h.workspace?.continues?.handoffId === handoffId && !['cancelled', 'rejected'].includes(h.status));
+    expect(open.map((h) => h.id)).toEqual([followUp]);
+    await expect.poll(async () => (await call('shell_io', { shellId: again.shellId, cursor: 'start' })).output.replace(/\s+/g, ' '), { timeout: 15_000 }).toContain("The person's comments on lines: README.md:1 call it the ended app");
+    await call('agent_stop', { shellId: again.shellId, revoke: true });
+  });
+
   it('refuses a follow-up with repo or base, and one on a handoff that is not rejected', async () => {
     const repo = makeRepo(path.join(runner.home.root, 'other'), { 'README.md': '# other\n' });
     const { agent } = await call('agent_start', { client: 'command', command: [script], cwd: repo, task: 'Work' });

@@ -13,9 +13,10 @@ function cliAdd(roomFile: string | undefined): string {
 
 /**
  * What a new room shows first (no agent added yet, nothing running): where agents connect and the three steps
- * to connect one, so the person is never left looking at empty lists.
+ * to connect one, so the person is never left looking at empty lists; or an agent started on a task at once
+ * (`onNewTask`: the Terminals screen with its New task form open).
  */
-export function FirstRun(props: { onAddAgent(): void; onOpenShell(): void }): React.JSX.Element {
+export function FirstRun(props: { onAddAgent(): void; onOpenShell(): void; onNewTask(): void }): React.JSX.Element {
   const hello = useConnection((s) => s.hello);
   const [copied, setCopied] = useState(false);
   const url = hello?.mcpUrl ?? '';
@@ -53,6 +54,9 @@ export function FirstRun(props: { onAddAgent(): void; onOpenShell(): void }): Re
       <div className="first-run-actions">
         <button type="button" className="primary" onClick={props.onAddAgent}>
           Add an agent
+        </button>
+        <button type="button" onClick={props.onNewTask} disabled={!url} data-testid="first-run-task">
+          Start an agent on a task
         </button>
         <button type="button" onClick={props.onOpenShell} disabled={!url}>
           Open a shell myself

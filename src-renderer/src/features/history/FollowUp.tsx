@@ -5,7 +5,8 @@ import { useRoom } from '../../room-context';
 /**
  * "Follow up" on a rejected handoff: the same participant goes on in the same worktree (handoff_create with
  * continues). When the room started that agent (a client it can start again), the client is started again there on
- * the follow-up (agent_start with continues, going on with its own conversation where it can); otherwise the
+ * the follow-up (agent_start with continues, going on with its own conversation where it can, the rejection's
+ * line comments in its first prompt; on the follow-up Request changes made, when there is one); otherwise the
  * follow-up handoff waits for the agent to accept it.
  */
 export function FollowUp(props: { handoff: HandoffView; onDone(text: string): void }): React.JSX.Element | null {
@@ -28,8 +29,10 @@ export function FollowUp(props: { handoff: HandoffView; onDone(text: string): vo
     try {
       const { agents, earlier } = await client.call('agent_list', {});
       const run = earlier.find((r) => r.participant === assignee) ?? agents.find((a) => a.participant === assignee);
-      if (run && run.client !== 'command') {
-        const { agent } = await client.call('agent_start', { client: run.client, cwd: path, task, continues: h.id, resume: true });
+      // a "command" run starts again only with its program (the room keeps it while it runs)
+      const command = run && 'command' in run ? run.command : undefined;
+      if (run && (run.client !== 'command' || command)) {
+        const { agent } = await client.call('agent_start', { client: run.client, cwd: path, task, continues: h.id, ...(run.client === 'command' ? { command } : { resume: true }) });
         props.onDone(`${agent.participant} goes on in ${agent.cwd} (handoff ${agent.handoffId ?? ''}), in terminal ${agent.shellId}.`);
       } else {
         const { handoff } = await client.call('handoff_create', { summary: task, to: assignee, continues: h.id });

@@ -105,10 +105,14 @@ export const HandoffDetail = forwardRef<DecisionHandle, { handoff: HandoffView; 
       step(approved ? 'could not approve' : 'could not reject', () =>
         approved
           ? client.call('handoff_approve', { handoffId: h.id, ...(text ? { reason: text } : {}), ...(merge && merging ? { merge: true, commit: merging.commit } : {}) })
-          : client.call('handoff_reject', { handoffId: h.id, reason: text, ...(extras.comments?.length ? { comments: extras.comments } : {}), ...(extras.again ? { again: true } : {}) }),
+          : client.call('handoff_reject', { handoffId: h.id, reason: text, ...(extras.comments?.length ? { comments: extras.comments } : {}), ...(extras.again ? { again: true } : {}) }).then((r) => {
+              // nobody read it in a terminal (the agent's ended with its work): say where it is started again
+              if (r.followUp && r.typedInto === 0) after = `${r.followUp.to ?? 'Its agent'} is not running: Follow up on it in History starts it again in the same worktree, your comments its first prompt.`;
+            }),
       );
+    let after: string | null = null;
     // in the inbox a decision waits out a short undo window first (pending-decision.tsx)
-    if (queue) queue.schedule({ handoffId: h.id, summary: h.summary, approved, send });
+    if (queue) queue.schedule({ handoffId: h.id, summary: h.summary, approved, send, after: () => after });
     else await send();
   };
   const answer = async (key: string, action: 'accept' | 'decline' | 'cancel', content?: Record<string, unknown>) => {

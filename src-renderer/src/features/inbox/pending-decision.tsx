@@ -13,6 +13,8 @@ export interface Decision {
   approved: boolean;
   /** Sends the decision; answers a problem in words, or null once the room took it. */
   send(): Promise<string | null>;
+  /** Once sent: what the person should know next (the agent that will not read the comments until started again), or null. */
+  after?: () => string | null;
 }
 
 type Phase = 'waiting' | 'sending' | 'sent' | 'failed' | 'undone' | 'told';
@@ -122,7 +124,7 @@ export function DecisionToast(props: { queue: PendingDecisions }): React.JSX.Ele
       : phase === 'sending'
         ? `${verb(d)}ing ${what}…`
         : phase === 'sent'
-          ? `${verb(d)}ed ${what}.`
+          ? `${verb(d)}ed ${what}.${d.after?.() ? ` ${d.after()}` : ''}`
           : phase === 'failed'
             ? `Not ${d.approved ? 'approved' : 'rejected'}: ${note.problem ?? 'the room refused it'}`
             : phase === 'told'

@@ -20,13 +20,14 @@ export function ShellName(props: { shell: ShellView }): React.JSX.Element {
   return <>{name}</>;
 }
 
-export function ShellList(): React.JSX.Element {
+/** `newTask`: opened with the New task form showing (asked for on the room's first screen). */
+export function ShellList(props: { newTask?: boolean }): React.JSX.Element {
   const { shells: store } = useRoom();
   const shells = useShells((s) => s.shells);
   const selectedId = useShells((s) => s.selectedId);
   const linkOpen = useConnection((s) => s.state === 'open');
   const [newAgent, setNewAgent] = useState(false);
-  const [newTask, setNewTask] = useState(false);
+  const [newTask, setNewTask] = useState(props.newTask ?? false);
   // shells whose owner's token was revoked: still shown (they may still run), and marked so
   // "stalled 12 min" counts on while one is stalled or limited
   const now = useNow(10_000, shells.some((s) => s.condition));

@@ -5,7 +5,7 @@ import { ShellPanel } from './ShellPanel';
 import { RemoteShellPanel } from './RemoteShellPanel';
 
 /** Every shell in the room (an agent's, a tty graph stage's, the person's): a list, and the chosen one live. */
-export function TerminalsScreen(props: { onOpenGraph?(graphId: string, stageId: string): void }): React.JSX.Element {
+export function TerminalsScreen(props: { onOpenGraph?(graphId: string, stageId: string): void; newTask?: boolean }): React.JSX.Element {
   const { shells: store } = useRoom();
   const shells = useShells((s) => s.shells);
   const loaded = useShells((s) => s.loaded);
@@ -16,7 +16,7 @@ export function TerminalsScreen(props: { onOpenGraph?(graphId: string, stageId: 
 
   return (
     <div className="terminals">
-      <ShellList />
+      <ShellList newTask={props.newTask ?? false} />
       <section className="terminal-area">
         {error && (
           <div className="inline-error" role="alert">
