@@ -58,7 +58,10 @@ export class RelaySession implements WindowSession {
       said = true;
       this.lost(why, greeted);
     };
-    ws.on('unexpected-response', (_req, res) => end(`the room process refused the window's connection (HTTP ${res.statusCode})`));
+    ws.on('unexpected-response', (_req, res) => {
+      end(`the room process refused the window's connection (HTTP ${res.statusCode})`);
+      ws.terminate(); // with this listener, ws leaves ending the refused request to us
+    });
     ws.on('error', (error) => end(`the connection to the room process failed: ${error.message}`));
     ws.on('close', (code) => end(`the room process closed the window's connection (${code})`));
   }
