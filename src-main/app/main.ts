@@ -48,7 +48,7 @@ let win: BrowserWindow | null = null;
 /** Shown notifications, kept referenced until closed: a collected Notification loses its click handler. */
 const shownNotes = new Set<Notification>();
 
-const uiIpc = new UiIpc(() => running ?? attached, isTrustedUrl, LIMITS.maxBodyBytes, () => unavailable, (why) => roomLost(why));
+const uiIpc = new UiIpc(() => running ?? attached, isTrustedUrl, LIMITS.maxBodyBytes, () => unavailable, (why, greeted) => roomLost(why, greeted));
 const tray = new RoomTray(process.platform, { open: () => showWindow(), quit: () => app.quit() });
 let quitting = false;
 
@@ -125,16 +125,24 @@ let reattaching: Promise<void> | undefined;
  * for it to come back (a service manager restarts it within seconds), else open the room here; then the
  * windows start over on whichever it is.
  */
-function roomLost(why: string): void {
+function roomLost(why: string, greeted: boolean): void {
   if (!attached || reattaching || quitting) return;
   console.error(`commonroom: ${why}`);
   attached = undefined;
   uiIpc.close();
+  const reload = () => {
+    for (const each of BrowserWindow.getAllWindows()) if (!each.isDestroyed()) each.webContents.reload();
+  };
+  if (!greeted) {
+    // it never served this window (it refused the connection): said in the window, not tried again and again
+    unavailable = { t: 'desktop.unavailable', room: roomArg ?? 'the default room', message: `the room process serving this room could not be reached: ${why}`, holderPid: null };
+    return reload();
+  }
   reattaching = (async () => {
     await servedSoon(roomArg, 20);
     if (quitting) return;
     await openRoom(roomArg);
-    for (const each of BrowserWindow.getAllWindows()) if (!each.isDestroyed()) each.webContents.reload();
+    reload();
   })().finally(() => (reattaching = undefined));
 }
 

@@ -22,7 +22,7 @@ export interface WindowSession {
  * uses), authenticated with the operator's bearer token. The window's messages go there as they are (that door
  * checks them as it checks a browser's); its answers come back as the window's own (shell output arrives as
  * binary frames and is handed on as `shell.data`). Messages the window sends before the socket opens wait for it.
- * When the connection ends without close() (the room process stopped), `lost` is called once.
+ * When the connection ends without close() (the room process stopped, or refused it), `lost` is called once.
  */
 export class RelaySession implements WindowSession {
   private ws: WebSocket | undefined;
@@ -32,7 +32,8 @@ export class RelaySession implements WindowSession {
   constructor(
     private readonly room: RemoteRoom,
     private readonly toWindow: (message: ServerMessage) => void,
-    private readonly lost: (why: string) => void,
+    /** `greeted`: the room process had said hello on this connection (it served, then went). */
+    private readonly lost: (why: string, greeted: boolean) => void,
     private readonly maxMessageBytes: number,
   ) {}
 
@@ -44,17 +45,23 @@ export class RelaySession implements WindowSession {
     ws.on('open', () => {
       for (const text of this.waiting.splice(0)) ws.send(text);
     });
+    let greeted = false;
     ws.on('message', (data: Buffer, isBinary) => {
       const message = readServerMessage(isBinary ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : data.toString());
-      if (message) this.toWindow(message);
+      if (!message) return;
+      greeted = true;
+      this.toWindow(message);
     });
     let said = false;
     const end = (why: string) => {
       if (said || this.closed) return;
       said = true;
-      this.lost(why);
+      this.lost(why, greeted);
     };
-    ws.on('unexpected-response', (_req, res) => end(`the room process refused the window's connection (HTTP ${res.statusCode})`));
+    ws.on('unexpected-response', (_req, res) => {
+      end(`the room process refused the window's connection (HTTP ${res.statusCode})`);
+      ws.terminate(); // with this listener, ws leaves ending the refused request to us
+    });
     ws.on('error', (error) => end(`the connection to the room process failed: ${error.message}`));
     ws.on('close', (code) => end(`the room process closed the window's connection (${code})`));
   }

@@ -60,7 +60,7 @@ export class UiIpc {
     /** Why there is no room, when it could not open: said to a window instead of hello. */
     private readonly unavailable: () => DesktopMessage | undefined = () => undefined,
     /** The room process a window was shown through went away (RemoteRoom only). */
-    private readonly lost: (why: string) => void = () => undefined,
+    private readonly lost: (why: string, greeted: boolean) => void = () => undefined,
   ) {}
 
   register(ipcMain: IpcMainLike): void {
@@ -124,7 +124,7 @@ export class UiIpc {
       sent?.(); // the bytes were copied (ownBytes, then structured clone)
     };
     const session: WindowSession = isRemote(room)
-      ? new RelaySession(room, toWindow, (why) => this.lost(why), this.maxMessageBytes)
+      ? new RelaySession(room, toWindow, (why, greeted) => this.lost(why, greeted), this.maxMessageBytes)
       : new UiSession(room.engine, toWindow, { mcpUrl: room.mcpUrl.toString() });
     this.sessions.set(sender.id, session);
     if (!this.watched.has(sender.id)) {

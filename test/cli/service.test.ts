@@ -163,7 +163,7 @@ describe('commonroom service on Linux, through a systemctl stand-in (the real sy
     expect(findRunningRoom(room, t.home.paths)).toBeNull();
     expect(commonroom(t.env, ['service', 'status']).stdout).toMatch(/^not installed \(a systemd user unit would be /);
     expect(commonroom(t.env, ['service', 'uninstall']).stdout).toContain('not installed: nothing to do');
-  });
+  }, 120_000);
 
   it('install refuses while another process holds the room, and writes nothing', async () => {
     const t = standinHome();
@@ -178,7 +178,7 @@ describe('commonroom service on Linux, through a systemctl stand-in (the real sy
     expect(r.stderr).toMatch(/the room is open in another process now .*quit it first, then install/);
     expect(fs.existsSync(t.unit)).toBe(false);
     expect(t.calls().some((c) => c.includes('enable'))).toBe(false);
-  });
+  }, 120_000);
 
   it('without a reachable user manager it says so, with what to do, and writes nothing', () => {
     const t = standinHome();
@@ -205,7 +205,7 @@ describe('commonroom service on Linux, through a systemctl stand-in (the real sy
       expect(commonroom(env, ['service', 'uninstall']).status).toBe(0);
       home.cleanup();
     }
-  });
+  }, 120_000);
 });
 
 describe('commonroom service elsewhere', () => {

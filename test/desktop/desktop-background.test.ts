@@ -105,7 +105,7 @@ describe('the room outlives its window', () => {
       await desktop.quit();
       where.home.cleanup();
     }
-  });
+  }, 120_000);
 
   it('quitting with live work says what ends and asks: cancel keeps everything, confirm ends it and frees the room', async () => {
     const where = desktopRoom();
@@ -148,7 +148,7 @@ describe('the room outlives its window', () => {
       await desktop.quit();
       where.home.cleanup();
     }
-  });
+  }, 120_000);
 
   it('started while a room process serves the room, the app shows that room through its UI door and starts none; quitting it ends nothing', async () => {
     const where = desktopRoom();
@@ -215,7 +215,7 @@ describe('the room outlives its window', () => {
       if (restarted) await stopServe(restarted);
       where.home.cleanup();
     }
-  });
+  }, 120_000);
 
   it('with the room installed as the login service (commonroom service install, systemctl stand-in), the app shows the service\'s room; quitting the app ends nothing, uninstalling ends the room', async () => {
     const t = standinHome();
@@ -244,5 +244,28 @@ describe('the room outlives its window', () => {
       commonroom(t.env, ['service', 'uninstall']);
       t.home.cleanup();
     }
-  });
+  }, 120_000);
+
+  it('a serving room process that refuses the window (our operator token is not its own) is said in the window, not retried', async () => {
+    const where = desktopRoom();
+    const serve = await startServe({ ...where.home, env: where.env }, ['--room', where.room]);
+    // a token file that is not the room's token (as after the room rotated it while this account's copy lagged)
+    fs.writeFileSync(serve.tokenFile, 'cr_not-the-operator-token\n', { mode: 0o600 });
+    const desktop = launchDesktop(browser, where);
+    try {
+      const win = await desktop.firstWindow();
+      const notice = win.page.getByTestId('room-unavailable');
+      await expect.poll(() => notice.innerText().catch(() => ''), { timeout: 20_000 }).toMatch(/\S/);
+      await notice.getByText('What the room said').click();
+      expect(await notice.innerText()).toMatch(/could not be reached: the room process refused the window's connection \(HTTP 401\)/);
+      expect(desktop.exitCode).toBeNull();
+      expect(serve.proc.exitCode).toBeNull();
+      // once: the reloaded window is told why, and no new connection is tried
+      expect(desktop.stderr.match(/refused the window's connection/g)).toHaveLength(1);
+    } finally {
+      await desktop.quit();
+      await stopServe(serve);
+      where.home.cleanup();
+    }
+  }, 120_000);
 });
