@@ -2,7 +2,7 @@ import zlib from 'node:zlib';
 import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
 import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import otlpRoot from '@opentelemetry/otlp-transformer/build/src/generated/root';
+import otlpRoot from '@opentelemetry/otlp-transformer/build/src/generated/root.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestRunner, type TestRunner } from '../helpers/runner';
 

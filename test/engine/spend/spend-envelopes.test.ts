@@ -110,6 +110,30 @@ describe('a scripted client exporting OTLP metrics as Claude Code does', () => {
     expect(participants.find((p) => p.name === agent.participant)?.revokedAt ?? null).toBeNull();
   });
 
+  it("a handoff's envelope on tokens stops the agent working on it, counting what every run on it reported", { timeout: 90_000 }, async () => {
+    const { agent } = await call('agent_start', { client: 'command', command: [process.execPath, SCRIPT, '--export-ms', '300', '--turn-ms', '150'], cwd: dir, task: 'work until stopped' });
+    const handoffId = agent.handoffId as string;
+    expect(handoffId).toMatch(/^hf_/);
+    await callTool(person, 'envelope_set', { scope: 'handoff', target: handoffId, maxTokens: 6000 });
+    await expect.poll(async () => (await report()).envelopes.find((e) => e.target === handoffId)?.stopped?.limit, { timeout: 60_000, interval: 250 }).toBe('tokens');
+    const text = (await report()).envelopes.find((e) => e.target === handoffId)?.stopped?.text;
+    expect(text).toMatch(new RegExp(`^the work on handoff ${handoffId} used [\\d,]+ tokens of its 6,000$`));
+    // recorded against the handoff, and its agent stopped
+    const { rows } = await report({ handoffId });
+    expect(rows.map((r) => [r.run, r.handoffId])).toEqual([[agent.shellId, handoffId]]);
+    expect(rows[0]!.inputTokens + rows[0]!.outputTokens).toBeGreaterThanOrEqual(6000);
+    await expect.poll(async () => (await call('agent_list', {})).agents.some((a) => a.shellId === agent.shellId && a.shell.alive), { timeout: 20_000 }).toBe(false);
+    await expect.poll(() => stoppedEvents(handoffId), { timeout: 10_000 }).toEqual([expect.objectContaining({ scope: 'handoff', limit: 'tokens', text })]);
+  });
+
+  it('an envelope on idle time stops an agent run that sits at its prompt', { timeout: 60_000 }, async () => {
+    const agent = await startScripted(['--export-ms', '300', '--turns', '2']);
+    await callTool(person, 'envelope_set', { scope: 'agent', target: agent.shellId, maxIdleMs: 1500 });
+    await expect.poll(async () => (await report()).envelopes.find((e) => e.target === agent.shellId)?.stopped?.limit, { timeout: 40_000, interval: 250 }).toBe('idle');
+    expect((await report()).envelopes.find((e) => e.target === agent.shellId)?.stopped?.text).toMatch(new RegExp(`^${agent.participant} \\(terminal ${agent.shellId}\\) sat idle \\d+ s \\(its limit: 2 s\\)$`));
+    await expect.poll(async () => (await call('agent_list', {})).agents.some((a) => a.shellId === agent.shellId && a.shell.alive), { timeout: 20_000 }).toBe(false);
+  });
+
   it("a graph's envelope on wall-clock cancels its stages through the graph cancel path", { timeout: 60_000 }, async () => {
     const run = await callTool<MethodOutputs['tasks_run']>(person, 'tasks_run', {
       name: 'overnight',
