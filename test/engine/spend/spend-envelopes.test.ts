@@ -154,6 +154,18 @@ describe('a scripted client exporting OTLP metrics as Claude Code does', () => {
     expect(await inboxNotes(), JSON.stringify(events)).toContainEqual({ summary: `stopped by its envelope: wall — ${events[0]?.text}`, owner: 'room-envelopes', to: 'operator', status: 'open' });
   });
 
+  it("watching a graph's wall-clock reads the graph once, not every second; the graph ending by itself ends its envelope", { timeout: 60_000 }, async () => {
+    const run = await callTool<MethodOutputs['tasks_run']>(person, 'tasks_run', { name: 'quiet', stages: [{ id: 'wait', command: 'sleep 30' }] });
+    await callTool(person, 'envelope_set', { scope: 'graph', target: run.graphId, maxWallMs: 3_600_000 });
+    const reads = async () => (await call('audit_list', { limit: 200 })).entries.filter((e) => e.method === 'tasks_status' && e.target === run.graphId).length;
+    const before = await reads();
+    await new Promise((r) => setTimeout(r, 3_500)); // three ticks and more
+    expect(await reads()).toBe(before);
+    await call('tasks_cancel', { graphId: run.graphId });
+    await expect.poll(async () => (await report()).envelopes.find((e) => e.target === run.graphId)?.state, { timeout: 10_000 }).toBe('ended');
+    expect(await stoppedEvents(run.graphId)).toEqual([]);
+  });
+
   it('refuses an envelope on work that is not going, and a graph envelope on cost', async () => {
     await expect(callTool(person, 'envelope_set', { scope: 'agent', target: 'sh_nothing', maxCostUsd: 1 })).rejects.toThrow(/no agent the room started runs in terminal sh_nothing/);
     const run = await callTool<MethodOutputs['tasks_run']>(person, 'tasks_run', { stages: [{ id: 's', command: 'sleep 30' }] });
