@@ -68,6 +68,9 @@ describe('the OTLP door', () => {
     // a participant the room did not start has no run: its row names none, and it lands on no agent's run
     const { rows } = await runner.running.engine.call(op(), 'spend_report', { participant: 'reporter' });
     expect(rows.map((r) => [r.participant, r.run, r.client])).toEqual([['reporter', '', 'claude-code']]);
+    // an export every few seconds per agent stays out of the audit ring (the people's calls stay in it)
+    const { entries } = await runner.running.engine.call(op(), 'audit_list', { limit: 200 });
+    expect(entries.filter((e) => e.method === 'spend_record')).toEqual([]);
   });
 
   it("takes OTLP JSON from the real OpenTelemetry JS exporter (Gemini CLI's), gzip too", async () => {

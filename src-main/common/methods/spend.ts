@@ -85,6 +85,7 @@ export const SPEND_METHODS = {
         .strict(),
     ),
     mcpTool: false,
+    unaudited: true,
   },
   spend_report: {
     description:
