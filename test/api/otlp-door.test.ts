@@ -108,6 +108,18 @@ describe('the OTLP door', () => {
     expect(await totalsOf('revoked-reporter')).toBeNull();
   });
 
+  it("only adds: a negative amount, or a cumulative series going down, never takes from what a participant spent (an agent cannot talk its envelope down)", async () => {
+    const token = await addParticipant('shrinker');
+    const caller = runner.running.engine.authenticate(token);
+    if (!caller) throw new Error('no caller');
+    const point = (value: number, temporality: 'delta' | 'cumulative') => ({ metric: 'claude_code.cost.usage', value, temporality, series: 's1', attributes: {} });
+    await runner.running.engine.call(caller, 'spend_record', { client: 'x', points: [point(1, 'delta'), point(-5, 'delta')] });
+    expect(await totalsOf('shrinker')).toMatchObject({ costMicroUsd: 1_000_000 });
+    await runner.running.engine.call(caller, 'spend_record', { client: 'x', points: [point(3, 'cumulative')] });
+    await runner.running.engine.call(caller, 'spend_record', { client: 'x', points: [point(0.5, 'cumulative')] }); // a restart of the series: counted from zero
+    expect(await totalsOf('shrinker')).toMatchObject({ costMicroUsd: 4_500_000 });
+  });
+
   it('takes logs and traces (Gemini CLI sends all three to one endpoint) and keeps nothing of them', async () => {
     const token = await addParticipant('logger');
     const res = await post('/otlp/v1/logs', JSON.stringify({ resourceLogs: [] }), { 'content-type': 'application/json', authorization: `Bearer ${token}` });
