@@ -58,6 +58,9 @@ const usageLimits = {
   maxCostUsd: z.number().positive().max(1e6).optional().describe('cost in US dollars the clients report'),
 };
 
+const envelopeScope = () => z.enum(['agent', 'handoff', 'graph']).describe('what it bounds: an agent run, every agent run on a handoff, or a graph');
+const envelopeTarget = () => z.string().min(1).max(64).describe("the agent run's terminal id (sh_…), the handoff id (hf_…) or the graph id (gr_…)");
+
 export const SPEND_METHODS = {
   spend_record: {
     description:
@@ -95,8 +98,8 @@ export const SPEND_METHODS = {
       z
         .object({
           days: z.number().int().min(1).max(366).optional().describe('how many days back, today included (default 7)'),
-          participant: z.string().min(1).max(128).optional(),
-          handoffId: z.string().min(1).max(64).optional(),
+          participant: z.string().min(1).max(128).optional().describe("only this participant's spend"),
+          handoffId: z.string().min(1).max(64).optional().describe('only the work on this handoff'),
         })
         .strict(),
     ),
@@ -109,13 +112,13 @@ export const SPEND_METHODS = {
       'At the limit the room stops the work at a safe point (the agent interrupted with its client\'s key, then stopped; the graph cancelled) and puts "stopped by its envelope" in the inbox. ' +
       'Setting one again on the same target replaces it.',
     capability: 'operate',
-    input: lazily(() => z.object({ scope: z.enum(['agent', 'handoff', 'graph']), target: z.string().min(1).max(64), ...usageLimits }).strict()),
+    input: lazily(() => z.object({ scope: envelopeScope(), target: envelopeTarget(), ...usageLimits }).strict()),
     mcpTool: true,
   },
   envelope_clear: {
     description: 'Take an envelope off its target: the work goes on unbounded.',
     capability: 'operate',
-    input: lazily(() => z.object({ scope: z.enum(['agent', 'handoff', 'graph']), target: z.string().min(1).max(64) }).strict()),
+    input: lazily(() => z.object({ scope: envelopeScope(), target: envelopeTarget() }).strict()),
     mcpTool: true,
   },
 } satisfies Record<string, MethodSpec>;
