@@ -16,6 +16,11 @@ export interface MethodSpec<I extends z.ZodType = z.ZodType> {
    */
   readOnly?: true;
   /**
+   * Not kept in the audit log: a call a machine makes every few seconds (the OTLP door's spend_record, per agent
+   * run), which would push the people's and agents' own calls out of the audit ring. Its effect is in its table.
+   */
+  unaudited?: true;
+  /**
    * The method creates a task (a graph run, a handoff's execution): MCP clients that speak Tasks may get the
    * task back instead of the ordinary result. `taskIdOf` finds the task id in the method's output.
    */

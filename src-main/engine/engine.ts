@@ -218,12 +218,12 @@ export class Engine implements DoorEngine {
     const started = performance.now();
     try {
       const output = await this.dispatch(caller, method, rawInput, call);
-      if (!this.room.readOnly) recordCall(this.audit, at, caller, method, started, undefined, rawInput);
+      if (!this.room.readOnly && !(CONTRACT[method] as MethodSpec).unaudited) recordCall(this.audit, at, caller, method, started, undefined, rawInput);
       return output;
     } catch (thrown) {
       // a full disk is a clear refusal naming the folder, never an internal error with a stack
       const error = diskFullRefusal(thrown, path.dirname(this.room.location.markdownPath));
-      if (!this.room.readOnly) recordCall(this.audit, at, caller, method, started, error, rawInput);
+      if (!this.room.readOnly && !(CONTRACT[method] as MethodSpec).unaudited) recordCall(this.audit, at, caller, method, started, error, rawInput);
       throw error;
     }
   }

@@ -2,7 +2,7 @@ import zlib from 'node:zlib';
 import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
 import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import otlpRoot from '@opentelemetry/otlp-transformer/build/src/generated/root';
+import otlpRoot from '@opentelemetry/otlp-transformer/build/src/generated/root.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestRunner, type TestRunner } from '../helpers/runner';
 
@@ -68,6 +68,9 @@ describe('the OTLP door', () => {
     // a participant the room did not start has no run: its row names none, and it lands on no agent's run
     const { rows } = await runner.running.engine.call(op(), 'spend_report', { participant: 'reporter' });
     expect(rows.map((r) => [r.participant, r.run, r.client])).toEqual([['reporter', '', 'claude-code']]);
+    // an export every few seconds per agent stays out of the audit ring (the people's calls stay in it)
+    const { entries } = await runner.running.engine.call(op(), 'audit_list', { limit: 200 });
+    expect(entries.filter((e) => e.method === 'spend_record')).toEqual([]);
   });
 
   it("takes OTLP JSON from the real OpenTelemetry JS exporter (Gemini CLI's), gzip too", async () => {
@@ -103,6 +106,18 @@ describe('the OTLP door', () => {
     expect((await post('/otlp/v1/other', body, { 'content-type': 'application/x-protobuf', ...auth })).status).toBe(404);
     expect(await totalsOf('careful-reporter')).toBeNull();
     expect(await totalsOf('revoked-reporter')).toBeNull();
+  });
+
+  it("only adds: a negative amount, or a cumulative series going down, never takes from what a participant spent (an agent cannot talk its envelope down)", async () => {
+    const token = await addParticipant('shrinker');
+    const caller = runner.running.engine.authenticate(token);
+    if (!caller) throw new Error('no caller');
+    const point = (value: number, temporality: 'delta' | 'cumulative') => ({ metric: 'claude_code.cost.usage', value, temporality, series: 's1', attributes: {} });
+    await runner.running.engine.call(caller, 'spend_record', { client: 'x', points: [point(1, 'delta'), point(-5, 'delta')] });
+    expect(await totalsOf('shrinker')).toMatchObject({ costMicroUsd: 1_000_000 });
+    await runner.running.engine.call(caller, 'spend_record', { client: 'x', points: [point(3, 'cumulative')] });
+    await runner.running.engine.call(caller, 'spend_record', { client: 'x', points: [point(0.5, 'cumulative')] }); // a restart of the series: counted from zero
+    expect(await totalsOf('shrinker')).toMatchObject({ costMicroUsd: 4_500_000 });
   });
 
   it('takes logs and traces (Gemini CLI sends all three to one endpoint) and keeps nothing of them', async () => {

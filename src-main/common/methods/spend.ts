@@ -58,6 +58,9 @@ const usageLimits = {
   maxCostUsd: z.number().positive().max(1e6).optional().describe('cost in US dollars the clients report'),
 };
 
+const envelopeScope = () => z.enum(['agent', 'handoff', 'graph']).describe('what it bounds: an agent run, every agent run on a handoff, or a graph');
+const envelopeTarget = () => z.string().min(1).max(64).describe("the agent run's terminal id (sh_…), the handoff id (hf_…) or the graph id (gr_…)");
+
 export const SPEND_METHODS = {
   spend_record: {
     description:
@@ -85,6 +88,7 @@ export const SPEND_METHODS = {
         .strict(),
     ),
     mcpTool: false,
+    unaudited: true,
   },
   spend_report: {
     description:
@@ -94,8 +98,8 @@ export const SPEND_METHODS = {
       z
         .object({
           days: z.number().int().min(1).max(366).optional().describe('how many days back, today included (default 7)'),
-          participant: z.string().min(1).max(128).optional(),
-          handoffId: z.string().min(1).max(64).optional(),
+          participant: z.string().min(1).max(128).optional().describe("only this participant's spend"),
+          handoffId: z.string().min(1).max(64).optional().describe('only the work on this handoff'),
         })
         .strict(),
     ),
@@ -108,13 +112,13 @@ export const SPEND_METHODS = {
       'At the limit the room stops the work at a safe point (the agent interrupted with its client\'s key, then stopped; the graph cancelled) and puts "stopped by its envelope" in the inbox. ' +
       'Setting one again on the same target replaces it.',
     capability: 'operate',
-    input: lazily(() => z.object({ scope: z.enum(['agent', 'handoff', 'graph']), target: z.string().min(1).max(64), ...usageLimits }).strict()),
+    input: lazily(() => z.object({ scope: envelopeScope(), target: envelopeTarget(), ...usageLimits }).strict()),
     mcpTool: true,
   },
   envelope_clear: {
     description: 'Take an envelope off its target: the work goes on unbounded.',
     capability: 'operate',
-    input: lazily(() => z.object({ scope: z.enum(['agent', 'handoff', 'graph']), target: z.string().min(1).max(64) }).strict()),
+    input: lazily(() => z.object({ scope: envelopeScope(), target: envelopeTarget() }).strict()),
     mcpTool: true,
   },
 } satisfies Record<string, MethodSpec>;
@@ -135,4 +139,25 @@ export interface SpendOutputs {
 export function dollars(micro: number): string {
   const usd = micro / 1e6;
   return `$${usd === 0 || usd >= 0.01 ? usd.toFixed(2) : usd.toFixed(4)}`;
+}
+
+/**
+ * One readable line for a spend event, for where events are described for people (Activity, the summary):
+ * "stopped by its envelope: cost — claude-code (terminal sh-…) spent $0.52 of its $0.50". Null: not one of these.
+ */
+export function describeSpendEvent(event: { kind: string; actor: string | null; subject: string | null; data?: unknown }): string | null {
+  const d = (event.data ?? {}) as { scope?: string; limit?: string; text?: string; maxWallMs?: number; maxIdleMs?: number; maxTokens?: number; maxCostUsd?: number };
+  const target = `${d.scope ?? ''} ${event.subject ?? ''}`.trim();
+  if (event.kind === 'envelope.stopped') return `stopped by its envelope: ${d.limit ?? '?'} — ${d.text ?? target}`;
+  if (event.kind === 'envelope.set') {
+    const limits = [
+      d.maxCostUsd !== undefined ? `$${d.maxCostUsd}` : null,
+      d.maxTokens !== undefined ? `${d.maxTokens} tokens` : null,
+      d.maxWallMs !== undefined ? `${Math.round(d.maxWallMs / 1000)} s wall-clock` : null,
+      d.maxIdleMs !== undefined ? `${Math.round(d.maxIdleMs / 1000)} s idle` : null,
+    ].filter(Boolean);
+    return `${event.actor ?? 'someone'} put an envelope on ${target}: ${limits.join(', ')}`;
+  }
+  if (event.kind === 'envelope.cleared') return `${event.actor ?? 'someone'} took the envelope off ${target}`;
+  return null;
 }

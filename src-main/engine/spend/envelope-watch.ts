@@ -1,6 +1,6 @@
 import type { Caller } from '../../common/dto';
 import { dollars, type EnvelopeLimit, type EnvelopeView, type SpendUsage } from '../../common/methods/spend';
-import { countedTokens } from '../../common/otlp-usage';
+import { countedTokens, NO_USAGE } from '../../common/otlp-usage';
 import type { EngineContext } from '../room/index';
 import { viewOf, type ShellRegistry } from '../shells/index';
 import type { SpendRepo } from '../store/spend';
@@ -57,7 +57,17 @@ export function envelopeWatch(ctx: EngineContext, repo: SpendRepo, shells: Shell
   let timer: ReturnType<typeof setInterval> | undefined;
   let checking: Promise<void> | null = null;
   let again = false;
+  let againFull = false;
   let closed = false;
+  let stopListening: (() => void) | undefined;
+  /**
+   * When each handoff's or graph's envelope started counting (ms), read once: a tick reads no other feature (a
+   * call a second would fill the audit log), it asks again only when an event names the target (full check).
+   */
+  const startOf = new Map<string, number>();
+  const graphNames = new Map<string, string>();
+  /** The handoffs and graphs bounded now: an event naming one of them asks for a full check. */
+  let watched = new Set<string>();
 
   const operator = (): Caller | null => {
     const record = ctx.room.participants.operator();
@@ -83,8 +93,8 @@ export function envelopeWatch(ctx: EngineContext, repo: SpendRepo, shells: Shell
     }
   };
 
-  /** What the envelope reads now: over a limit, its target ended, or neither (null). */
-  async function reading(op: Caller, e: EnvelopeView, runs: AgentRunRef[]): Promise<Over | 'ended' | null> {
+  /** What the envelope reads now: over a limit, its target ended, or neither (null). `full`: read the handoff or graph again. */
+  async function reading(op: Caller, e: EnvelopeView, runs: AgentRunRef[], full: boolean): Promise<Over | 'ended' | null> {
     if (e.scope === 'agent') {
       const run = runs.find((r) => r.shellId === e.target);
       if (!run || !alive(op, run)) return 'ended';
@@ -92,17 +102,24 @@ export function envelopeWatch(ctx: EngineContext, repo: SpendRepo, shells: Shell
       return over && { ...over, runs: [run] };
     }
     if (e.scope === 'handoff') {
-      const handoff = await invoke(op, 'handoff_get', { handoffId: e.target }).then((r) => r.handoff, () => null);
-      if (!handoff || !['open', 'accepted'].includes(handoff.status)) return 'ended';
+      if (full || !startOf.has(e.id)) {
+        const handoff = await invoke(op, 'handoff_get', { handoffId: e.target }).then((r) => r.handoff, () => null);
+        if (!handoff || !['open', 'accepted'].includes(handoff.status)) return 'ended';
+        startOf.set(e.id, Date.parse(handoff.createdAt));
+      }
       const mine = runs.filter((r) => r.handoffId === e.target && alive(op, r));
       const idles = mine.map((r) => idleOf(op, r));
       const idle = mine.length > 0 && idles.every((i) => i !== null) ? Math.min(...(idles as number[])) : null;
-      const over = overOf(e, `the work on handoff ${e.target}`, repo.ofHandoff(e.target), nowMs() - Date.parse(handoff.createdAt), idle);
+      const over = overOf(e, `the work on handoff ${e.target}`, repo.ofHandoff(e.target), nowMs() - (startOf.get(e.id) ?? nowMs()), idle);
       return over && { ...over, runs: mine };
     }
-    const graph = await invoke(op, 'tasks_status', { graphId: e.target }).then((r) => r.graph, () => null);
-    if (!graph || (graph.state !== 'pending' && graph.state !== 'running')) return 'ended';
-    const over = overOf(e, `graph ${graph.name ?? e.target}`, { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costMicroUsd: 0 }, nowMs() - Date.parse(graph.startedAt ?? graph.createdAt), null);
+    if (full || !startOf.has(e.id)) {
+      const graph = await invoke(op, 'tasks_status', { graphId: e.target }).then((r) => r.graph, () => null);
+      if (!graph || (graph.state !== 'pending' && graph.state !== 'running')) return 'ended';
+      startOf.set(e.id, Date.parse(graph.startedAt ?? graph.createdAt));
+      graphNames.set(e.id, graph.name ?? e.target);
+    }
+    const over = overOf(e, `graph ${graphNames.get(e.id) ?? e.target}`, NO_USAGE, nowMs() - (startOf.get(e.id) ?? nowMs()), null);
     return over && { ...over, runs: [] };
   }
 
@@ -154,32 +171,42 @@ export function envelopeWatch(ctx: EngineContext, repo: SpendRepo, shells: Shell
     }));
   }
 
-  async function checkOnce(): Promise<void> {
+  async function checkOnce(full: boolean): Promise<void> {
     const active = repo.activeEnvelopes();
+    watched = new Set(active.filter((e) => e.scope !== 'agent').map((e) => e.target));
+    for (const id of startOf.keys()) {
+      if (active.some((e) => e.id === id)) continue;
+      startOf.delete(id);
+      graphNames.delete(id);
+    }
     if (active.length === 0) return;
     const op = operator();
     if (!op) return;
     const runs = liveRuns();
     for (const e of active) {
       if (closed) return;
-      const found = await reading(op, e, runs);
+      const found = await reading(op, e, runs, full);
       if (found === 'ended') ctx.commit(() => ({ value: repo.markEnded(e.id), events: [] }));
       else if (found) await stop(op, e, found);
     }
   }
 
   /** One check at a time; a call while one runs asks for another after it. */
-  function check(): Promise<void> {
+  function check(full: boolean): Promise<void> {
     if (closed) return Promise.resolve();
     if (checking) {
       again = true;
+      againFull ||= full;
       return checking;
     }
     checking = (async () => {
       try {
+        let thisFull = full;
         do {
           again = false;
-          await checkOnce();
+          await checkOnce(thisFull);
+          thisFull = againFull;
+          againFull = false;
         } while (again && !closed);
       } catch (error) {
         if (!closed) console.error(`[spend] an envelope check failed: ${error instanceof Error ? error.message : 'unknown'}`);
@@ -192,18 +219,24 @@ export function envelopeWatch(ctx: EngineContext, repo: SpendRepo, shells: Shell
 
   return {
     start(tickMs: number): void {
-      timer = setInterval(() => void check(), tickMs);
+      timer = setInterval(() => void check(false), tickMs);
       timer.unref();
+      // a bounded handoff or graph that changes (ended, cancelled, approved) is read again at once
+      stopListening = ctx.bus.subscribe((event) => {
+        const graphId = (event.data as { graphId?: unknown } | null)?.graphId;
+        if ((event.subject && watched.has(event.subject)) || (typeof graphId === 'string' && watched.has(graphId))) void check(true);
+      });
     },
     usageArrived(_run: AgentRunRef): void {
-      void check();
+      void check(false);
     },
     kick(): void {
-      void check();
+      void check(true);
     },
     close(): void {
       closed = true;
       if (timer) clearInterval(timer);
+      stopListening?.();
     },
   };
 }

@@ -35,7 +35,8 @@ export function spendFeature(ctx: EngineContext, shells: ShellRegistry, invoke: 
   const watch = envelopeWatch(ctx, repo, shells, invoke, liveRuns);
 
   function record(caller: Caller, input: MethodInput<'spend_record'>): MethodOutputs['spend_record'] {
-    const run = liveRuns().find((r) => r.participant === caller.name) ?? null;
+    // its newest run (a participant started again has a new token: an older run's no longer reports)
+    const run = liveRuns().filter((r) => r.participant === caller.name).at(-1) ?? null;
     let usage: SpendUsage = NO_USAGE;
     let recorded = 0;
     for (const point of input.points) {

@@ -110,6 +110,30 @@ describe('a scripted client exporting OTLP metrics as Claude Code does', () => {
     expect(participants.find((p) => p.name === agent.participant)?.revokedAt ?? null).toBeNull();
   });
 
+  it("a handoff's envelope on tokens stops the agent working on it, counting what every run on it reported", { timeout: 90_000 }, async () => {
+    const { agent } = await call('agent_start', { client: 'command', command: [process.execPath, SCRIPT, '--export-ms', '300', '--turn-ms', '150'], cwd: dir, task: 'work until stopped' });
+    const handoffId = agent.handoffId as string;
+    expect(handoffId).toMatch(/^hf_/);
+    await callTool(person, 'envelope_set', { scope: 'handoff', target: handoffId, maxTokens: 6000 });
+    await expect.poll(async () => (await report()).envelopes.find((e) => e.target === handoffId)?.stopped?.limit, { timeout: 60_000, interval: 250 }).toBe('tokens');
+    const text = (await report()).envelopes.find((e) => e.target === handoffId)?.stopped?.text;
+    expect(text).toMatch(new RegExp(`^the work on handoff ${handoffId} used [\\d,]+ tokens of its 6,000$`));
+    // recorded against the handoff, and its agent stopped
+    const { rows } = await report({ handoffId });
+    expect(rows.map((r) => [r.run, r.handoffId])).toEqual([[agent.shellId, handoffId]]);
+    expect(rows[0]!.inputTokens + rows[0]!.outputTokens).toBeGreaterThanOrEqual(6000);
+    await expect.poll(async () => (await call('agent_list', {})).agents.some((a) => a.shellId === agent.shellId && a.shell.alive), { timeout: 20_000 }).toBe(false);
+    await expect.poll(() => stoppedEvents(handoffId), { timeout: 10_000 }).toEqual([expect.objectContaining({ scope: 'handoff', limit: 'tokens', text })]);
+  });
+
+  it('an envelope on idle time stops an agent run that sits at its prompt', { timeout: 60_000 }, async () => {
+    const agent = await startScripted(['--export-ms', '300', '--turns', '2']);
+    await callTool(person, 'envelope_set', { scope: 'agent', target: agent.shellId, maxIdleMs: 1500 });
+    await expect.poll(async () => (await report()).envelopes.find((e) => e.target === agent.shellId)?.stopped?.limit, { timeout: 40_000, interval: 250 }).toBe('idle');
+    expect((await report()).envelopes.find((e) => e.target === agent.shellId)?.stopped?.text).toMatch(new RegExp(`^${agent.participant} \\(terminal ${agent.shellId}\\) sat idle \\d+ s \\(its limit: 2 s\\)$`));
+    await expect.poll(async () => (await call('agent_list', {})).agents.some((a) => a.shellId === agent.shellId && a.shell.alive), { timeout: 20_000 }).toBe(false);
+  });
+
   it("a graph's envelope on wall-clock cancels its stages through the graph cancel path", { timeout: 60_000 }, async () => {
     const run = await callTool<MethodOutputs['tasks_run']>(person, 'tasks_run', {
       name: 'overnight',
@@ -128,6 +152,18 @@ describe('a scripted client exporting OTLP metrics as Claude Code does', () => {
     await expect.poll(() => stoppedEvents(run.graphId), { timeout: 10_000 }).toEqual([expect.objectContaining({ scope: 'graph', limit: 'wall', text: expect.stringMatching(/^graph overnight ran \d+ s of its 2 s$/) })]);
     const events = await stoppedEvents(run.graphId);
     expect(await inboxNotes(), JSON.stringify(events)).toContainEqual({ summary: `stopped by its envelope: wall — ${events[0]?.text}`, owner: 'room-envelopes', to: 'operator', status: 'open' });
+  });
+
+  it("watching a graph's wall-clock reads the graph once, not every second; the graph ending by itself ends its envelope", { timeout: 60_000 }, async () => {
+    const run = await callTool<MethodOutputs['tasks_run']>(person, 'tasks_run', { name: 'quiet', stages: [{ id: 'wait', command: 'sleep 30' }] });
+    await callTool(person, 'envelope_set', { scope: 'graph', target: run.graphId, maxWallMs: 3_600_000 });
+    const reads = async () => (await call('audit_list', { limit: 200 })).entries.filter((e) => e.method === 'tasks_status' && e.target === run.graphId).length;
+    const before = await reads();
+    await new Promise((r) => setTimeout(r, 3_500)); // three ticks and more
+    expect(await reads()).toBe(before);
+    await call('tasks_cancel', { graphId: run.graphId });
+    await expect.poll(async () => (await report()).envelopes.find((e) => e.target === run.graphId)?.state, { timeout: 10_000 }).toBe('ended');
+    expect(await stoppedEvents(run.graphId)).toEqual([]);
   });
 
   it('refuses an envelope on work that is not going, and a graph envelope on cost', async () => {
