@@ -3,7 +3,7 @@ import type { ShellCondition } from '../../common/methods/shells';
 import { RoomError } from '../../common/errors';
 import type { PtyShell } from '../shells/index';
 import { limitKey, limitLines, LimitWatch } from './limit-watch';
-import { sampleTree, screenWords, StallWatch } from './stall-watch';
+import { sampleTrees, screenWords, StallWatch, type TreeSample } from './stall-watch';
 
 /** An agent's watch settings: how long quiet reads stalled, and the person's policies. */
 export interface WatchPolicy {
@@ -131,17 +131,19 @@ export class AgentWatch {
     if (this.busy) return;
     this.busy = true;
     try {
-      for (const e of [...this.entries.values()]) {
+      const live = [...this.entries.values()].flatMap((e) => {
         const shell = this.hooks.shell(e.shellId);
-        if (!shell || !shell.alive) continue;
-        await this.lookAt(e, shell);
-      }
+        return shell && shell.alive ? [{ e, shell }] : [];
+      });
+      // one look at the process table for every run (a /proc scan costs ~25 ms on a busy machine)
+      const trees = sampleTrees(live.map(({ shell }) => shell.spec.tag));
+      for (const { e, shell } of live) await this.lookAt(e, shell, trees.get(shell.spec.tag) ?? null);
     } finally {
       this.busy = false;
     }
   }
 
-  private async lookAt(e: Entry, shell: PtyShell): Promise<void> {
+  private async lookAt(e: Entry, shell: PtyShell, tree: TreeSample | null): Promise<void> {
     const now = this.hooks.now();
     const lines = e.limit.reads ? shell.screen.visibleLines() : [];
     const seen = e.limit.look(lines, now);
@@ -171,11 +173,11 @@ export class AgentWatch {
         }
       }
     }
-    if (!e.limited) await this.lookForStall(e, shell, lines, now);
+    if (!e.limited) await this.lookForStall(e, shell, lines, now, tree);
     this.show(e);
   }
 
-  private async lookForStall(e: Entry, shell: PtyShell, lines: string[], now: Date): Promise<void> {
+  private async lookForStall(e: Entry, shell: PtyShell, lines: string[], now: Date, tree: TreeSample | null): Promise<void> {
     const working = shell.status.status.state === 'working';
     if (!working) e.interrupted = false;
     const quietMs = e.stall.look({
@@ -183,7 +185,7 @@ export class AgentWatch {
       working,
       screen: lines.length > 0 ? screenWords(lines) : String(shell.ring.end),
       inputAt: shell.lastInputAt,
-      tree: sampleTree(shell.spec.tag),
+      tree,
     });
     if (e.stalled && quietMs === 0) {
       this.hooks.record('agent.stall_ended', e.participant, { shellId: e.shellId, stalledMs: now.getTime() - Date.parse(e.stalled.since), after: e.stalled.acted ? e.policy.onStall : 'movement' });
