@@ -39,6 +39,7 @@ const WRITTEN_IN: Record<string, string> = {
   workspace_intents: 'engine/store/workspaces.ts',
   workspace_files: 'engine/store/workspaces.ts',
   hosts: 'engine/store/hosts.ts',
+  agent_watch_defaults: 'engine/store/agent-watch.ts',
   runner: 'engine/room/room.ts',
   meta: 'engine/room/room.ts',
 };
@@ -54,6 +55,7 @@ const BUILT_BY: Record<string, string> = {
   WorkspaceRepo: 'engine/workspaces',
   IntentRepo: 'engine/workspaces',
   HostRepo: 'engine/hosts',
+  AgentWatchRepo: 'engine/agents',
 };
 
 describe('one owner per table', () => {
