@@ -3,7 +3,7 @@ import type { ShellCondition } from '../../common/methods/shells';
 import { RoomError } from '../../common/errors';
 import type { PtyShell } from '../shells/index';
 import { limitKey, limitLines, LimitWatch } from './limit-watch';
-import { sampleTree, screenWords, StallWatch } from './stall-watch';
+import { sampleTrees, screenWords, StallWatch, type TreeSample } from './stall-watch';
 
 /** An agent's watch settings: how long quiet reads stalled, and the person's policies. */
 export interface WatchPolicy {
@@ -41,8 +41,11 @@ interface Entry extends WatchedAgent {
   stall: StallWatch;
   limit: LimitWatch;
   stalled: { since: string; quietSince: string; acted: boolean } | null;
-  /** The room interrupted it and it has not read other than working since: a new stall is told, not interrupted again. */
-  interrupted: boolean;
+  /**
+   * The room interrupted it, or started it again on a stall, and it has not read other than working since: a new
+   * stall is told, not acted on again (no Esc again and again, no restart after restart).
+   */
+  acted: boolean;
   limited: { since: string; text: string; until: Date | null; resumeAt: Date | null; inputAt: number; told: boolean } | null;
 }
 
@@ -68,7 +71,7 @@ export class AgentWatch {
   ) {}
 
   add(agent: WatchedAgent, policy: WatchPolicy): void {
-    this.entries.set(agent.shellId, { ...agent, policy, stall: new StallWatch(), limit: new LimitWatch(agent.limitRules), stalled: null, limited: null, interrupted: false });
+    this.entries.set(agent.shellId, { ...agent, policy, stall: new StallWatch(), limit: new LimitWatch(agent.limitRules), stalled: null, limited: null, acted: false });
     if (!this.timer) {
       this.timer = setInterval(() => void this.tick(), this.tickMs);
       this.timer.unref();
@@ -131,17 +134,19 @@ export class AgentWatch {
     if (this.busy) return;
     this.busy = true;
     try {
-      for (const e of [...this.entries.values()]) {
+      const live = [...this.entries.values()].flatMap((e) => {
         const shell = this.hooks.shell(e.shellId);
-        if (!shell || !shell.alive) continue;
-        await this.lookAt(e, shell);
-      }
+        return shell && shell.alive ? [{ e, shell }] : [];
+      });
+      // one look at the process table for every run (a /proc scan costs ~25 ms on a busy machine)
+      const trees = sampleTrees(live.map(({ shell }) => shell.spec.tag));
+      for (const { e, shell } of live) await this.lookAt(e, shell, trees.get(shell.spec.tag) ?? null);
     } finally {
       this.busy = false;
     }
   }
 
-  private async lookAt(e: Entry, shell: PtyShell): Promise<void> {
+  private async lookAt(e: Entry, shell: PtyShell, tree: TreeSample | null): Promise<void> {
     const now = this.hooks.now();
     const lines = e.limit.reads ? shell.screen.visibleLines() : [];
     const seen = e.limit.look(lines, now);
@@ -171,19 +176,19 @@ export class AgentWatch {
         }
       }
     }
-    if (!e.limited) await this.lookForStall(e, shell, lines, now);
+    if (!e.limited) await this.lookForStall(e, shell, lines, now, tree);
     this.show(e);
   }
 
-  private async lookForStall(e: Entry, shell: PtyShell, lines: string[], now: Date): Promise<void> {
+  private async lookForStall(e: Entry, shell: PtyShell, lines: string[], now: Date, tree: TreeSample | null): Promise<void> {
     const working = shell.status.status.state === 'working';
-    if (!working) e.interrupted = false;
+    if (!working) e.acted = false;
     const quietMs = e.stall.look({
       at: this.hooks.elapsed(),
       working,
       screen: lines.length > 0 ? screenWords(lines) : String(shell.ring.end),
       inputAt: shell.lastInputAt,
-      tree: sampleTree(shell.spec.tag),
+      tree,
     });
     if (e.stalled && quietMs === 0) {
       this.hooks.record('agent.stall_ended', e.participant, { shellId: e.shellId, stalledMs: now.getTime() - Date.parse(e.stalled.since), after: e.stalled.acted ? e.policy.onStall : 'movement' });
@@ -193,22 +198,24 @@ export class AgentWatch {
     if (quietMs < e.policy.stallMs) return;
     if (!e.stalled) {
       e.stalled = { since: now.toISOString(), quietSince: new Date(now.getTime() - quietMs).toISOString(), acted: false };
-      // interrupted once already and never at rest since: told this time (the key is not sent again and again)
-      const again = e.policy.onStall === 'interrupt' && e.interrupted;
+      // acted on once already (interrupted, or this run is the restart) and never at rest since: told this time
+      const again = e.policy.onStall !== 'tell' && e.acted;
       if (again) e.stalled.acted = true;
-      this.hooks.record('agent.stalled', e.participant, { shellId: e.shellId, quietMs, policy: again ? 'tell' : e.policy.onStall, ...(again ? { interruptedBefore: true } : {}) });
+      this.hooks.record('agent.stalled', e.participant, { shellId: e.shellId, quietMs, policy: again ? 'tell' : e.policy.onStall, ...(again ? { actedBefore: true } : {}) });
       return; // its policy acts on the next look, if it is still stalled then
     }
     if (e.stalled.acted || e.policy.onStall === 'tell') return;
     e.stalled.acted = true;
     if (e.policy.onStall === 'interrupt') {
-      e.interrupted = true;
+      e.acted = true;
       shell.write(e.interrupt, ROOM, now.toISOString());
       this.hooks.record('agent.stall_interrupted', e.participant, { shellId: e.shellId, quietMs, key: keyName(e.interrupt) });
       return;
     }
     try {
       const next = await this.hooks.restart(e.shellId);
+      const started = this.entries.get(next);
+      if (started) started.acted = true; // the new run is not restarted again before it has rested once
       this.hooks.record('agent.stall_restarted', e.participant, { shellId: e.shellId, newShellId: next, quietMs });
     } catch (error) {
       this.hooks.record('agent.stall_restart_failed', e.participant, { shellId: e.shellId, error: (error as Error).message });

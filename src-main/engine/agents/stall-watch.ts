@@ -26,44 +26,44 @@ export interface TreeSample {
 }
 
 /**
- * A CPU share under this, between two looks, is quiet (a TUI at rest redraws a little); and never less than
- * QUIET_CPU_MS, the grain Linux counts CPU time in being 10 ms (one tick in a short look is no work).
+ * A CPU share under this, over the quiet so far, is quiet (a TUI at rest redraws a little); and never less than
+ * QUIET_CPU_MS, the grain Linux counts CPU time in being 10 ms (a tick or two in a short quiet is no work).
  */
 const QUIET_CPU_SHARE = 0.05;
 const QUIET_CPU_MS = 30;
 
 export class StallWatch {
-  private last: StallLook | null = null;
-  private quietFrom: number | null = null;
+  /** The look the quiet began at (null: it moves, or it is not working). */
+  private anchor: StallLook | null = null;
 
   /** Where the quiet began (monotonic ms), or null: it moves, or it is not working. */
   get quietSince(): number | null {
-    return this.quietFrom;
+    return this.anchor?.at ?? null;
   }
 
-  /** One look: how long it has been quiet while working (0: not quiet). */
+  /**
+   * One look: how long it has been quiet while working (0: not quiet). Compared with the look the quiet began at,
+   * so a little CPU now and then (a TUI at rest) adds up against the whole quiet, not against one short look.
+   */
   look(now: StallLook): number {
-    const before = this.last;
-    this.last = now;
     if (!now.working) {
-      this.quietFrom = null;
+      this.anchor = null;
       return 0;
     }
-    if (!before || !before.working || moved(before, now)) {
-      this.quietFrom = now.at;
+    if (!this.anchor || moved(this.anchor, now)) {
+      this.anchor = now;
       return 0;
     }
-    this.quietFrom ??= before.at;
-    return now.at - this.quietFrom;
+    return now.at - this.anchor.at;
   }
 
-  /** Forget the quiet so far (the room just acted on it: an interrupt is movement of its own). */
+  /** Forget the quiet so far. */
   reset(): void {
-    this.last = null;
-    this.quietFrom = null;
+    this.anchor = null;
   }
 }
 
+/** Whether anything moved between the quiet's first look `a` and this one `b`. */
 function moved(a: StallLook, b: StallLook): boolean {
   if (a.screen !== b.screen || a.inputAt !== b.inputAt) return true;
   if (!a.tree || !b.tree) return false; // where the tree cannot be read, the terminal alone says
@@ -79,25 +79,30 @@ export function screenWords(lines: readonly string[]): string {
 const TICK_MS = 1000 / 100; // USER_HZ: Linux reports CPU time in 1/100 s
 
 /**
- * The processes carrying a shell's tag and the CPU time they used, from Linux's /proc; null where there is
- * none (the terminal alone then says whether it is quiet).
+ * The processes carrying each of `tags` (shells' tags) and the CPU time they used, from Linux's /proc, in one
+ * look at the process table for all of them; none where there is no /proc (the terminal alone then says
+ * whether an agent is quiet).
  */
-export function sampleTree(tag: string): TreeSample | null {
-  if (process.platform !== 'linux') return null;
+export function sampleTrees(tags: readonly string[]): Map<string, TreeSample> {
+  const out = new Map<string, TreeSample>();
+  if (process.platform !== 'linux' || tags.length === 0) return out;
+  const wanted = new Set(tags);
   try {
-    const found = findTagged(tag).sort((a, b) => a.pid - b.pid);
-    let ticks = 0;
+    const found = findTagged('', { prefix: true }).filter((p) => wanted.has(p.tag)).sort((a, b) => a.pid - b.pid);
+    for (const tag of tags) out.set(tag, { processes: '', cpuMs: 0 });
     for (const p of found) {
+      const sample = out.get(p.tag) as TreeSample;
+      sample.processes += `${p.pid}:${p.startTime},`;
       try {
         const stat = fs.readFileSync(`/proc/${p.pid}/stat`, 'utf8');
         const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        ticks += Number(fields[11]) + Number(fields[12]); // utime, stime
+        sample.cpuMs += (Number(fields[11]) + Number(fields[12])) * TICK_MS; // utime, stime
       } catch {
         // gone meanwhile: the process list changed, which the next look sees
       }
     }
-    return { processes: found.map((p) => `${p.pid}:${p.startTime}`).join(','), cpuMs: ticks * TICK_MS };
   } catch {
-    return null;
+    out.clear();
   }
+  return out;
 }

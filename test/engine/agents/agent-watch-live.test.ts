@@ -111,6 +111,17 @@ describe('an agent that stalls', () => {
     await expect.poll(() => screen(next), { timeout: 10_000 }).toContain('resumed its conversation');
     expect(await screen(next)).toMatch(/args: --continue --mcp-config=/);
   });
+
+  it('is restarted once: the run started again, stalled again before it ever rested, is told about, not restarted again', { timeout: 30_000 }, async () => {
+    const agent = await start('stall-always', { stallMinutes: 0.01, onStall: 'restart' });
+    await expect.poll(() => kinds(agent.shellId), { timeout: 20_000 }).toEqual(['agent.stalled', 'agent.stall_restarted']);
+    const next = (await events(agent.shellId))[1]?.data.newShellId as string;
+    await expect.poll(() => events(next), { timeout: 20_000 }).toEqual([{ kind: 'agent.stalled', data: expect.objectContaining({ policy: 'tell', actedBefore: true }) }]);
+    await someLooks();
+    expect(await kinds(next)).toEqual(['agent.stalled']);
+    expect((await shellOf(next))?.alive).toBe(true);
+    await call('agent_stop', { shellId: next });
+  });
 });
 
 describe('an agent at its usage limit', () => {
