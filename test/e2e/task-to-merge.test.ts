@@ -28,15 +28,24 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => room?.close());
 
-/** The step's screen, saved as `walk-<n>-<name>-<width>.png` at a laptop's and a phone's size (and 1024×768 with `tablet`). */
-async function shot(page: Page, name: string, tablet = false): Promise<void> {
-  const sizes: [number, number][] = tablet ? [[1440, 900], [1024, 768], [390, 844]] : [[1440, 900], [390, 844]];
+/**
+ * The step's screen, saved as `walk-<n>-<name>-<width>.png` at a laptop's and a phone's size (and 1024×768 with
+ * `tablet`); with `dark`, at 1440 in the dark scheme too (`…-1440-dark.png`).
+ */
+async function shot(page: Page, name: string, options: { tablet?: boolean; dark?: boolean } = {}): Promise<void> {
+  const sizes: [number, number][] = options.tablet ? [[1440, 900], [1024, 768], [390, 844]] : [[1440, 900], [390, 844]];
   for (const [width, height] of sizes) {
     await page.setViewportSize({ width, height });
     await page.waitForTimeout(150); // a layout pass after the resize
     await page.screenshot({ path: path.join(SHOTS, `walk-${name}-${width}.png`) });
   }
   await page.setViewportSize({ width: 1440, height: 900 });
+  if (options.dark) {
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.waitForTimeout(150);
+    await page.screenshot({ path: path.join(SHOTS, `walk-${name}-1440-dark.png`) });
+    await page.emulateMedia({ colorScheme: 'light' });
+  }
 }
 
 /** The parser: eight lines of header, then the function whose one line the agent and main both change. */
@@ -88,7 +97,7 @@ describe('a task, from the New task form to its merge, in one walk', () => {
     // 1. New task, from the room's first screen (nothing added yet): the task, the repository, the client
     await page.getByRole('button', { name: 'Terminals' }).click();
     await page.getByTestId('first-run').waitFor();
-    await shot(page, '0-first-screen');
+    await shot(page, '0-first-screen', { dark: true });
     await page.getByTestId('first-run-task').click();
     const form = page.getByRole('dialog', { name: 'New task' });
     await form.getByLabel('Task').fill('Trim the fields the parser returns');
@@ -134,7 +143,7 @@ describe('a task, from the New task form to its merge, in one walk', () => {
     const bar = page.getByRole('group', { name: 'Decision' });
     await expect.poll(() => bar.getByTestId('preview-merge').innerText(), { timeout: 20_000 }).toBe('main moved 1 commit since; conflicts in src/parser.ts');
     expect(await bar.getByTestId('approve').getAttribute('class')).not.toContain('primary');
-    await shot(page, '4-review-conflict', true);
+    await shot(page, '4-review-conflict', { tablet: true });
 
     // 5. a comment on the changed line, and Request changes with a reason
     const row = page.locator('.diff-file[data-path="src/parser.ts"] tr', { hasText: 'field.trim()' }).first();
@@ -149,8 +158,8 @@ describe('a task, from the New task form to its merge, in one walk', () => {
     await bar.getByRole('button', { name: 'Request changes (1)' }).click();
     await expect.poll(async () => (await engine.call(op(), 'handoff_get', { handoffId })).handoff.status, { timeout: 20_000 }).toBe('rejected');
     // its terminal ended with its work: the room says so, and where it is started again
-    await expect.poll(() => page.getByTestId('decision-toast').innerText(), { timeout: 15_000 }).toMatch(/is not running: Follow up on it in History starts it again/);
-    await shot(page, '6-changes-requested');
+    await expect.poll(() => page.getByTestId('decision-toast').innerText(), { timeout: 15_000 }).toMatch(/Its agent, agent, is not running: Follow up on it in History starts it again/);
+    await shot(page, '6-changes-requested', { dark: true });
 
     // 6. Follow up (History): the agent starts again in the same worktree, the comment on its terminal's first screen
     await page.getByRole('button', { name: 'History' }).click();
@@ -184,7 +193,7 @@ describe('a task, from the New task form to its merge, in one walk', () => {
     await expect.poll(() => bar.getByTestId('preview-merge').innerText(), { timeout: 20_000 }).toBe('main has not moved; merges as a fast-forward');
     // no check ran in the workspace (the stand-in runs none): said beside the decision, which stays held back
     expect(await bar.getByTestId('preview-checks').innerText()).toMatch(/no checks ran/);
-    await shot(page, '8-changed-since-last-review', true);
+    await shot(page, '8-changed-since-last-review', { tablet: true });
 
     // 8. approve and merge; History shows the merge, by commit, and keeps the change
     await bar.getByRole('button', { name: /Approve and merge/ }).click();

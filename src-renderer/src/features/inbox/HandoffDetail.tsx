@@ -107,7 +107,7 @@ export const HandoffDetail = forwardRef<DecisionHandle, { handoff: HandoffView; 
           ? client.call('handoff_approve', { handoffId: h.id, ...(text ? { reason: text } : {}), ...(merge && merging ? { merge: true, commit: merging.commit } : {}) })
           : client.call('handoff_reject', { handoffId: h.id, reason: text, ...(extras.comments?.length ? { comments: extras.comments } : {}), ...(extras.again ? { again: true } : {}) }).then((r) => {
               // nobody read it in a terminal (the agent's ended with its work): say where it is started again
-              if (r.followUp && r.typedInto === 0) after = `${r.followUp.to ?? 'Its agent'} is not running: Follow up on it in History starts it again in the same worktree, your comments its first prompt.`;
+              if (r.followUp && r.typedInto === 0) after = `Its agent${r.followUp.to ? `, ${r.followUp.to},` : ''} is not running: Follow up on it in History starts it again in the same worktree, with your comments as its first prompt.`;
             }),
       );
     let after: string | null = null;
