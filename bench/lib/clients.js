@@ -4,6 +4,7 @@ import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextproto
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
 import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
+import { Agent } from 'undici';
 
 const auth = (token) => ({ requestInit: { headers: { Authorization: `Bearer ${token}` } } });
 
@@ -17,32 +18,51 @@ const fetchWithoutLimit = (input, init) => {
   return globalThis.fetch(input, init);
 };
 
-/** era "2025": the 2025 SDK (@modelcontextprotocol/sdk, initialize + session); "2026": the v2 client, negotiated to 2026-07-28. */
-export async function connect(era, url, token, name = 'bench') {
+/**
+ * A fetch with a connection pool of its own (an undici Agent), as an agent's process has. The room counts a socket
+ * as held by the last participant whose request it carried; with this process's one pool a socket served
+ * whichever participant asked next, and on a loaded machine one participant's 8 clients came to be the last on
+ * 32 sockets of the pool (the 2025 rounds leave up to 64 there) and were refused: its share is 32.
+ */
+function pooledFetch() {
+  const dispatcher = new Agent();
+  return (input, init) => fetchWithoutLimit(input, { ...init, dispatcher });
+}
+
+/**
+ * era "2025": the 2025 SDK (@modelcontextprotocol/sdk, initialize + session); "2026": the v2 client, negotiated to
+ * 2026-07-28. `fetch`: the connection pool it uses (this process's by default).
+ */
+export async function connect(era, url, token, name = 'bench', fetch = undefined) {
   if (era === '2025') {
     const client = new ClientV1({ name, version: '1' });
-    const transport = new TransportV1(url, { ...auth(token), fetch: fetchWithoutLimit });
+    const transport = new TransportV1(url, { ...auth(token), fetch: fetch ?? fetchWithoutLimit });
     await client.connect(transport);
     // a 2025 session lives on in the server until it is ended (DELETE) or idles out: end it on close
     client.endSession = () => transport.terminateSession();
     return client;
   }
   const client = new ClientV2({ name, version: '1' }, { versionNegotiation: { mode: 'auto' } });
-  await client.connect(new TransportV2(url, auth(token)));
+  await client.connect(new TransportV2(url, fetch ? { ...auth(token), fetch } : auth(token)));
   return client;
 }
 
 /**
  * `n` clients; given several tokens, client i uses tokens[floor(i / perToken)]. 8 a participant by default: the
  * room lets a participant hold 32 connections, and a 2025 client holds two while it calls (its standalone GET
- * stream and the POST of its call), so 16 of them sat at the cap and were refused.
+ * stream and the POST of its call), so 16 of them sat at the cap and were refused. Each participant's clients
+ * share a connection pool of their own (`pooledFetch`).
  */
 export async function connectMany(era, url, tokens, n, perToken = 8) {
   const list = Array.isArray(tokens) ? tokens : [tokens];
+  const pools = list.map(() => pooledFetch());
   const clients = [];
   // a few at a time: 32 handshakes at once on a loaded 2-core machine only measure the handshake
   for (let i = 0; i < n; i += 8) {
-    const batch = Array.from({ length: Math.min(8, n - i) }, (_, j) => connect(era, url, list[Math.floor((i + j) / perToken) % list.length], `bench-${i + j}`));
+    const batch = Array.from({ length: Math.min(8, n - i) }, (_, j) => {
+      const at = Math.floor((i + j) / perToken) % list.length;
+      return connect(era, url, list[at], `bench-${i + j}`, pools[at]);
+    });
     clients.push(...(await Promise.all(batch)));
   }
   return clients;

@@ -53,6 +53,9 @@ export function replaceTable(text, ran, when, failed = []) {
   const end = text.indexOf(END);
   if (begin < 0 || end < begin) throw new Error(`no ${BEGIN} … ${END} markers`);
   const fresh = new Map(ran.map((b) => [b.name, b.rows.map((r) => `${printedRow(r).slice(0, -2)} | ${when} |`)]));
+  // a row named as one this run measured is that benchmark's, whatever its name starts with ('task start …' of
+  // task-start was otherwise kept beside its new figures)
+  const measuredBy = new Map(ran.flatMap((b) => b.rows.map((r) => [r.name, b.name])));
   const failures = new Map(failed.map((b) => [b.name, b.error]));
   const kept = text
     .slice(begin + BEGIN.length, end)
@@ -62,7 +65,7 @@ export function replaceTable(text, ran, when, failed = []) {
   const placed = new Set();
   for (const line of kept) {
     const rowName = line.slice(2, line.indexOf(' |'));
-    const name = benchmarkOf(rowName);
+    const name = measuredBy.get(rowName) ?? benchmarkOf(rowName);
     if (failures.has(name)) {
       placed.add(name);
       lines.push(failedLine(rowName, cellsOf(line)[4] ?? '', failures.get(name), when));

@@ -35,6 +35,12 @@ describe('the latest table between the markers', () => {
     expect(text).toBe(file(['| mcp-call 2026 room_info ×1 | 421/s | b | 1.00× | g | yes | 2026-12-04T05:00Z |', OLD[2] as string, OLD[3] as string]));
   });
 
+  it('replaces a row named as one the run measured, though its name does not start with its benchmark name', () => {
+    const stale = '| task start (agent_start) | 153.1 ms | 41.3 ms | 3.71× | ≤ 1.3× | no | 2026-12-05T05:18Z |';
+    const text = replaceTable(file([...OLD, stale]), [{ name: 'task-start', rows: [row('task start (agent_start)', '1317.8 ms')] }], '2026-12-05T06:52Z');
+    expect(text).toBe(file([...OLD, '| task start (agent_start) | 1317.8 ms | b | 1.00× | g | yes | 2026-12-05T06:52Z |']));
+  });
+
   it('adds a benchmark it has not seen after the others, and says where a row is short of its goal and floor', () => {
     const ran = [{ name: 'lockout', rows: [row('lockout other-agent call', '1.28 ms | p99 8 ms', { met: false, floor: 1.5 }), row('lockout n/a row', '-', { met: null })] }];
     const text = replaceTable(file(OLD), ran, '2026-12-04T05:00Z');
