@@ -198,11 +198,15 @@ describe.skipIf(unavailable !== null)(`a 50-stage graph across hosts survives dr
     sshExit('devbox');
     const away = await until(graphId, (stages) => stages.some((s) => s.host === 'gpubox' && s.state === 'running' && s.hostReachable === false));
     for (const s of away.filter((x) => x.id.startsWith('b-gpubox'))) expect(s).toMatchObject({ state: 'running', hostReachable: false });
+    const listed = JSON.parse(runCe(home, ['host', 'list', '--json']).stdout) as { hosts: { alias: string; link?: { reachable: boolean; error: string | null } }[] };
+    expect(listed.hosts.find((h) => h.alias === 'gpubox')?.link).toMatchObject({ reachable: false });
     openGate('gpubox');
     while (gatedRunning('gpubox')) await new Promise((r) => setTimeout(r, 100));
     await hosts.restart();
 
     const final = await until(graphId, (stages) => stages.every(ended));
+    const back = JSON.parse(runCe(home, ['host', 'list', '--json']).stdout) as { hosts: { alias: string; link?: { reachable: boolean } }[] };
+    expect(back.hosts.find((h) => h.alias === 'gpubox')?.link).toMatchObject({ reachable: true });
     const byId = new Map(final.map((s) => [s.id, s]));
     for (const p of planned) {
       const s = byId.get(p.id) as Stage;
