@@ -93,6 +93,13 @@ describe.skipIf(unavailable !== null)(`shells on a host in the Terminals screen$
     await expect.poll(() => item.getByTestId('shell-host').innerText(), { timeout: 15_000 }).toBe(`${ALIAS} · unreachable`);
     expect(await panel.getByTestId('shell-status').innerText()).toBe('unknown');
     await shots('remote-shell-unreachable', [[1440, 900], [1024, 768], [390, 844]], true);
+    // the Agents screen's Hosts part says so too (its last check stays what it was)
+    await page.getByRole('navigation', { name: 'Screens' }).getByRole('button', { name: /Agents/ }).click();
+    const hostItem = page.getByRole('region', { name: 'Hosts' }).locator(`[data-host="${ALIAS}"]`);
+    await expect.poll(() => hostItem.getByTestId('host-link').innerText(), { timeout: 15_000 }).toBe('unreachable now');
+    await hostItem.scrollIntoViewIfNeeded();
+    await page.getByRole('region', { name: 'Hosts' }).screenshot({ path: path.join(SHOTS, 'hosts-card-unreachable-1440.png') });
+    await page.getByRole('navigation', { name: 'Screens' }).getByRole('button', { name: /Terminals/ }).click();
 
     // back: the same shell reads again
     await hosts.restart();
