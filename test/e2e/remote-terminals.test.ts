@@ -93,6 +93,13 @@ describe.skipIf(unavailable !== null)(`shells on a host in the Terminals screen$
     await expect.poll(() => item.getByTestId('shell-host').innerText(), { timeout: 15_000 }).toBe(`${ALIAS} · unreachable`);
     expect(await panel.getByTestId('shell-status').innerText()).toBe('unknown');
     await shots('remote-shell-unreachable', [[1440, 900], [1024, 768], [390, 844]], true);
+    // the Agents screen's Hosts part says so too (its last check stays what it was)
+    await page.getByRole('navigation', { name: 'Screens' }).getByRole('button', { name: /Agents/ }).click();
+    const hostItem = page.getByRole('region', { name: 'Hosts' }).locator(`[data-host="${ALIAS}"]`);
+    await expect.poll(() => hostItem.getByTestId('host-link').innerText(), { timeout: 15_000 }).toBe('unreachable now');
+    await hostItem.scrollIntoViewIfNeeded();
+    await page.getByRole('region', { name: 'Hosts' }).screenshot({ path: path.join(SHOTS, 'hosts-card-unreachable-1440.png') });
+    await page.getByRole('navigation', { name: 'Screens' }).getByRole('button', { name: /Terminals/ }).click();
 
     // back: the same shell reads again
     await hosts.restart();
@@ -102,4 +109,29 @@ describe.skipIf(unavailable !== null)(`shells on a host in the Terminals screen$
     expect(await panel.getByTestId('remote-output').innerText()).toContain('tests passed');
     expect(pageErrors).toEqual([]);
   }, 120_000);
+
+  it("a graph's stage on a host shows its host in the stage panel, its log read here", async () => {
+    const run = await tool<{ graphId: string }>('tasks_run', {
+      name: 'build on the basement server',
+      stages: [
+        { id: 'compile', host: ALIAS, command: 'echo "compiled on $(whoami)"' },
+        { id: 'report', dependsOn: ['compile'], command: 'echo reported here' },
+      ],
+    });
+    for (;;) {
+      const s = await tool<{ graph: { state: string } }>('tasks_status', { graphId: run.graphId, waitMs: 10_000, until: 'ended' });
+      if (s.graph.state !== 'running' && s.graph.state !== 'pending') break;
+    }
+    await page.getByRole('navigation', { name: 'Screens' }).getByRole('button', { name: /Graphs/ }).click();
+    await page.locator(`.graph-row[data-graph-id="${run.graphId}"]`).click();
+    await page.locator('.react-flow__node[data-id="compile"] .stage-node').click();
+    await expect.poll(() => page.getByTestId('stage-host').innerText()).toBe(ALIAS);
+    await expect.poll(() => page.getByTestId('stage-log').innerText()).toContain(`compiled on ${USER}`);
+    await page.locator('.react-flow__node[data-id="report"] .stage-node').click();
+    await expect.poll(() => page.getByTestId('stage-log').innerText()).toContain('reported here');
+    expect(await page.getByTestId('stage-host').count()).toBe(0);
+    await page.locator('.react-flow__node[data-id="compile"] .stage-node').click();
+    await shots('remote-stage', [[1440, 900], [390, 844]], true);
+    expect(pageErrors).toEqual([]);
+  }, 60_000);
 });

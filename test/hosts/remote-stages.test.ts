@@ -21,6 +21,8 @@ let sshDir: string;
 let runner: TestRunner;
 let agent: Client;
 const savedConfig = process.env.COMMONROOM_SSH_CONFIG;
+/** This run's own sleep lengths: processes of the test accounts are found by them (another run may share the accounts). */
+const RUN = 1000 + Math.floor(Math.random() * 8000);
 
 interface Stage {
   id: string;
@@ -129,13 +131,13 @@ describe.skipIf(unavailable !== null)(`graph stages on hosts, through the MCP do
   it("a graph's host is its stages' host; cancelling reaches the host and ends the stage's process tree there", async () => {
     const run = await tool<{ graphId: string }>(agent, 'tasks_run', {
       host: 'devbox',
-      stages: [{ id: 'long', command: 'echo started; sleep 313 & sleep 314; wait' }],
+      stages: [{ id: 'long', command: `echo started; sleep ${RUN}1 & sleep ${RUN}2; wait` }],
     });
     for (;;) {
       const s = await tool<{ stage: { state: string }; log: { records: { text: string }[] } }>(agent, 'tasks_status', { graphId: run.graphId, stageId: 'long', cursor: 'start', waitMs: 10_000 });
       if (s.log.records.some((r) => r.text.includes('started'))) break;
     }
-    const running = () => spawnSync('pgrep', ['-u', USER, '-f', 'sleep 31[34]'], { encoding: 'utf8' }).stdout.trim();
+    const running = () => spawnSync('pgrep', ['-u', USER, '-f', `sleep ${RUN}[12]`], { encoding: 'utf8' }).stdout.trim();
     expect(running()).not.toBe('');
     const cancelled = await tool<{ changed: { id: string; to: string }[] }>(agent, 'tasks_cancel', { graphId: run.graphId });
     expect(cancelled.changed).toEqual([{ id: 'long', from: 'running', to: 'cancelled' }]);
@@ -149,7 +151,7 @@ describe.skipIf(unavailable !== null)(`graph stages on hosts, through the MCP do
       host: 'devbox',
       stages: [
         { id: 'flaky', command: 'echo "try $(date +%N)"; exit 1', retries: 2, retryBackoffMs: 0 },
-        { id: 'slow', command: 'echo begun; sleep 341', timeoutMs: 1500, killGraceMs: 100 },
+        { id: 'slow', command: `echo begun; sleep ${RUN}3`, timeoutMs: 1500, killGraceMs: 100 },
       ],
     });
     const done = await ended(run.graphId);
@@ -157,22 +159,22 @@ describe.skipIf(unavailable !== null)(`graph stages on hosts, through the MCP do
     expect(byId.get('flaky')).toMatchObject({ state: 'failed', errorCode: 'EXIT_NONZERO', exitCode: 1, host: 'devbox' });
     expect(byId.get('slow')).toMatchObject({ state: 'failed', errorCode: 'TIMEOUT', host: 'devbox' });
     expect((await logOf(run.graphId, 'flaky')).match(/^try /gm)).toHaveLength(3);
-    expect(spawnSync('pgrep', ['-u', USER, '-f', 'sleep 341']).status).toBe(1);
+    expect(spawnSync('pgrep', ['-u', USER, '-f', `sleep ${RUN}3`]).status).toBe(1);
   }, 90_000);
 
   it("a node that itself restarted (SIGKILLed there) reports the stage it ran as RUNNER_RESTARTED, as the local runner does, and ends its processes", async () => {
-    const run = await tool<{ graphId: string }>(agent, 'tasks_run', { stages: [{ id: 'held', host: 'gpubox', command: 'echo started; sleep 327' }] });
+    const run = await tool<{ graphId: string }>(agent, 'tasks_run', { stages: [{ id: 'held', host: 'gpubox', command: `echo started; sleep ${RUN}4` }] });
     for (;;) {
       const s = await tool<{ log: { records: { text: string }[] } }>(agent, 'tasks_status', { graphId: run.graphId, stageId: 'held', cursor: 'start', waitMs: 10_000 });
       if (s.log.records.some((r) => r.text.includes('started'))) break;
     }
-    const node = spawnSync('pgrep', ['-u', `${USER}-g`, '-f', 'node --daemon'], { encoding: 'utf8' }).stdout.trim().split('\n');
+    const node = spawnSync('pgrep', ['-u', `${USER}-g`, '-f', `node --daemon --for ${runner.running.engine.room.id}`], { encoding: 'utf8' }).stdout.trim().split('\n');
     expect(node).toHaveLength(1);
     process.kill(Number(node[0]), 'SIGKILL');
     // the room's next call starts a new node there, which reconciles its journal
     const done = await ended(run.graphId);
     expect(done.stages[0]).toMatchObject({ state: 'failed', errorCode: 'RUNNER_RESTARTED', host: 'gpubox' });
-    expect(spawnSync('pgrep', ['-u', `${USER}-g`, '-f', 'sleep 327']).status).toBe(1);
+    expect(spawnSync('pgrep', ['-u', `${USER}-g`, '-f', `sleep ${RUN}4`]).status).toBe(1);
   }, 90_000);
 
   it('a host the person takes back before a stage starts there: the stage does not start there, and says why', async () => {

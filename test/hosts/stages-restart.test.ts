@@ -27,6 +27,8 @@ let serve: ServeProcess;
 let agent: Client;
 let token: string;
 let localWork: string;
+/** This run's own folder and gates on the hosts (another run may share the test accounts). */
+const RUN = `${process.pid}-${Date.now().toString(36)}`;
 
 interface Stage {
   id: string;
@@ -48,7 +50,7 @@ interface Planned {
 }
 
 const homeOf = (alias: keyof typeof HOSTS) => `/home/${HOSTS[alias]}`;
-const workOf = (where: Alias) => (where === 'here' ? localWork : path.join(homeOf(where), 'work'));
+const workOf = (where: Alias) => (where === 'here' ? localWork : path.join(homeOf(where), `work-${RUN}`));
 
 /** A stage's command: its numbered lines (half before its gate, if it has one), its id appended to `runs` where it ran, its exit code. */
 function commandOf(p: Planned): string {
@@ -69,7 +71,7 @@ function plan(): Planned[] {
   for (let i = 1; i <= 9; i++) stages.push({ id: `m-${i}`, where: 'here', dependsOn: [`a-devbox-${(i % 7) + 1}`, `a-gpubox-${(i % 7) + 1}`], lines: 50, exit: 0 });
   for (const [alias, other] of [['devbox', 'gpubox'], ['gpubox', 'devbox']] as const) {
     for (let i = 1; i <= 4; i++) {
-      stages.push({ id: `b-${alias}-${i}`, where: alias, dependsOn: [`a-${other}-${i}`], lines: 400, exit: i === 4 ? 5 : 0, gate: `gate-${alias}` });
+      stages.push({ id: `b-${alias}-${i}`, where: alias, dependsOn: [`a-${other}-${i}`], lines: 400, exit: i === 4 ? 5 : 0, gate: `gate-${alias}-${RUN}` });
     }
   }
   const wheres: Alias[] = ['here', 'devbox', 'gpubox'];
@@ -114,11 +116,11 @@ async function logOf(graphId: string, stageId: string): Promise<string> {
 
 const sshExit = (alias: string) =>
   spawnSync('ssh', ['-F', hosts.configFile, '-o', `ControlPath=${path.join(home.paths.configDir, 'ssh', '%C')}`, '-O', 'exit', alias], { encoding: 'utf8' });
-const gatedRunning = (alias: keyof typeof HOSTS) => spawnSync('pgrep', ['-u', HOSTS[alias], '-f', `gate-${alias}`], { encoding: 'utf8' }).stdout.trim() !== '';
+const gatedRunning = (alias: keyof typeof HOSTS) => spawnSync('pgrep', ['-u', HOSTS[alias], '-f', `gate-${alias}-${RUN}`], { encoding: 'utf8' }).stdout.trim() !== '';
 const ended = (s: Stage) => !['pending', 'running'].includes(s.state);
 
 function openGate(alias: keyof typeof HOSTS): void {
-  const gate = path.join(workOf(alias), `gate-${alias}`);
+  const gate = path.join(workOf(alias), `gate-${alias}-${RUN}`);
   fs.writeFileSync(gate, '');
   spawnSync('chown', [`${HOSTS[alias]}:`, gate]);
 }
@@ -153,6 +155,7 @@ describe.skipIf(unavailable !== null)(`a 50-stage graph across hosts survives dr
       await hosts.stop();
       // the nodes (and anything left of their stages) run as the test accounts
       for (const user of Object.values(HOSTS)) spawnSync('pkill', ['-u', user]);
+      for (const alias of Object.keys(HOSTS) as (keyof typeof HOSTS)[]) fs.rmSync(workOf(alias), { recursive: true, force: true });
     }
     home?.cleanup();
     fs.rmSync(sshDir, { recursive: true, force: true });
@@ -168,7 +171,7 @@ describe.skipIf(unavailable !== null)(`a 50-stage graph across hosts survives dr
         id: p.id,
         command: commandOf(p),
         dependsOn: p.dependsOn,
-        ...(p.where === 'here' ? { cwd: localWork } : { host: p.where, cwd: 'work' }),
+        ...(p.where === 'here' ? { cwd: localWork } : { host: p.where, cwd: `work-${RUN}` }),
       })),
     });
     const { graphId } = run;
@@ -198,11 +201,15 @@ describe.skipIf(unavailable !== null)(`a 50-stage graph across hosts survives dr
     sshExit('devbox');
     const away = await until(graphId, (stages) => stages.some((s) => s.host === 'gpubox' && s.state === 'running' && s.hostReachable === false));
     for (const s of away.filter((x) => x.id.startsWith('b-gpubox'))) expect(s).toMatchObject({ state: 'running', hostReachable: false });
+    const listed = JSON.parse(runCe(home, ['host', 'list', '--json']).stdout) as { hosts: { alias: string; link?: { reachable: boolean; error: string | null } }[] };
+    expect(listed.hosts.find((h) => h.alias === 'gpubox')?.link).toMatchObject({ reachable: false });
     openGate('gpubox');
     while (gatedRunning('gpubox')) await new Promise((r) => setTimeout(r, 100));
     await hosts.restart();
 
     const final = await until(graphId, (stages) => stages.every(ended));
+    const back = JSON.parse(runCe(home, ['host', 'list', '--json']).stdout) as { hosts: { alias: string; link?: { reachable: boolean } }[] };
+    expect(back.hosts.find((h) => h.alias === 'gpubox')?.link).toMatchObject({ reachable: true });
     const byId = new Map(final.map((s) => [s.id, s]));
     for (const p of planned) {
       const s = byId.get(p.id) as Stage;

@@ -17,7 +17,9 @@ function hostLine(h: HostView): string {
   const check = h.lastCheck ? (h.lastCheck.reachable ? (h.lastCheck.ready ? 'ready' : `not ready (${h.lastCheck.missing.length} missing)`) : 'not reachable') : 'not checked';
   const agents = h.agents ? 'agents may use it' : 'the person only';
   const gone = h.configured ? '' : '  (no longer in your SSH configuration)';
-  return `${h.alias.padEnd(24)} ${agents.padEnd(18)} ${check}${h.lastCheck ? ` at ${h.lastCheck.at}` : ''}${gone}`;
+  // the room's link to it, when it is down: its shells and stages go on there, unknown here until it is back
+  const away = h.link?.reachable === false ? `  (unreachable since ${h.link.since}: its work is unknown here until it is back)` : '';
+  return `${h.alias.padEnd(24)} ${agents.padEnd(18)} ${check}${h.lastCheck ? ` at ${h.lastCheck.at}` : ''}${gone}${away}`;
 }
 
 export const HOST_COMMANDS: CeCommand[] = [

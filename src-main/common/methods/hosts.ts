@@ -88,6 +88,11 @@ export interface HostView {
   /** The alias is still a `Host` entry of the SSH configuration. */
   configured: boolean;
   lastCheck: HostCheck | null;
+  /**
+   * The room's link to the host's node, when the room used it since it started: reachable or not, since when,
+   * and why not (ssh's last line). Unreachable: its shells and stages go on there, unknown here until it is back.
+   */
+  link?: { reachable: boolean; since: string; error: string | null };
 }
 
 export interface HostOutputs {

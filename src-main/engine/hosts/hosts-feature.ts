@@ -24,7 +24,11 @@ export function hostsFeature(ctx: EngineContext, remote?: RemoteShells, env: Nod
   /** Checks running now, by alias: a second check of the same host waits for the first's answer. */
   const running = new Map<string, Promise<MethodOutputs['host_check']>>();
 
-  const view = (record: HostRecord, aliases: readonly string[]): HostView => ({ ...record, configured: aliases.includes(record.alias) });
+  const view = (record: HostRecord, aliases: readonly string[]): HostView => {
+    const link = remote?.linkState(record.alias);
+    const known = link && (link.state === 'connected' || link.state === 'unreachable');
+    return { ...record, configured: aliases.includes(record.alias), ...(known ? { link: { reachable: link.state === 'connected', since: link.since, error: link.error } } : {}) };
+  };
 
   function operatorOnly(caller: Caller, what: string): void {
     if (caller.role !== 'operator') {

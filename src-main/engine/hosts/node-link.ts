@@ -2,7 +2,7 @@ import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { RoomError, ERROR_CODES, type ErrorCode } from '../../common/errors';
 import { childProcess } from '../platform/child-process';
 import { ensureOwnDir } from '../core/fs-safe';
-import { sshArgs, type SshTarget } from './ssh';
+import { sshArgs, sshEnv, type SshTarget } from './ssh';
 
 /**
  * The person's room's side of one host's room node: `ssh HOST` running the node relay in the host's login shell
@@ -77,7 +77,8 @@ export class NodeLink {
     this.setState({ state: 'connecting', error: null, node: this.linkState.node });
     ensureOwnDir(this.target.controlDir);
     const remote = `exec $SHELL -l -c 'exec commonroom node --stdio --for ${this.roomKey}'`;
-    const child = childProcess().spawn('ssh', sshArgs(this.target, remote), { stdio: ['pipe', 'pipe', 'pipe'] });
+    // the person's environment without the room's own variables: nothing of the room's reaches ssh (SendEnv)
+    const child = childProcess().spawn('ssh', sshArgs(this.target, remote), { env: sshEnv(process.env), stdio: ['pipe', 'pipe', 'pipe'] });
     this.child = child;
     this.buffered = '';
     this.stderr = '';

@@ -64,7 +64,7 @@ export interface SshResult {
 const MAX_CAPTURE = 256 * 1024;
 
 /** The environment ssh runs with: the person's, without the room's own variables (tokens, agent names). */
-function sshEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+export function sshEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(env)) if (!k.startsWith('COMMONROOM_')) out[k] = v;
   return out;

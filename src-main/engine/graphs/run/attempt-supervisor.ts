@@ -12,7 +12,7 @@ import { HelperSpawner, type StageSpawner } from '../../process/stage-spawner';
 import { isDiskFullError } from '../../../common/errors';
 import { compileAgentPattern } from '../../../common/safe-pattern';
 import type { RemoteStageHandle, RemoteStagePort } from '../../process/remote-stage';
-import { ensurePrivateDir } from '../../core/fs-safe';
+import { startRemote } from './remote-attempt';
 
 export interface SupervisorOptions {
   roomId: string;
@@ -232,15 +232,9 @@ export class AttemptSupervisor {
     const k = stageKey(s.graphId, s.stageId);
     const port = this.options.remote;
     if (!port) return this.notStarted(s, 'log-failed', 'this room places no stage on a host', `no host can run stage ${s.stageId} here (the room was opened without hosts)`);
-    const { command, cwd, env, timeoutMs, retries, retryBackoffMs, killGraceMs } = s.spec;
-    ensurePrivateDir(path.dirname(s.logPath));
-    const handle = port.start({
-      host,
+    const handle = startRemote(port, s, owner, host, {
       key: this.tagFor(s.graphId, s.stageId, s.attempt),
-      owner,
-      ownerRole: this.options.roleOf?.(owner),
-      spec: { command, cwd, env, timeoutMs, retries, retryBackoffMs, killGraceMs },
-      logPath: s.logPath,
+      role: this.options.roleOf?.(owner),
       grew: () => this.options.logGrew?.(s.graphId, s.stageId),
     });
     const live: Live = {

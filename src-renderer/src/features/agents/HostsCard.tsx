@@ -97,6 +97,11 @@ export function HostsCard(): React.JSX.Element {
                   {h.alias}
                 </strong>
                 <span className={`badge ${stateClass(h.lastCheck)}`}>{stateText(h.lastCheck)}</span>
+                {h.link?.reachable === false && (
+                  <span className="badge badge-warn" data-testid="host-link" title={`${h.link.error ?? 'the connection closed'}: its shells and stages go on there, unknown here until it is back`}>
+                    unreachable now
+                  </span>
+                )}
                 <span className="muted small">{h.agents ? 'agents may use it' : 'you only'}</span>
                 {!h.configured && <span className="form-problem small">no longer in your SSH configuration</span>}
                 <span className="host-actions">

@@ -35,6 +35,15 @@ export function StagePanel(props: {
       <dl className="stage-facts">
         <dt>Command</dt>
         <dd className="mono command" data-testid="stage-command">{command}</dd>
+        {stage?.host !== undefined && (
+          <>
+            <dt>Host</dt>
+            <dd data-testid="stage-host" className={stage.hostReachable === false ? 'error-text' : undefined}>
+              {stage.host}
+              {stage.hostReachable === false ? ': unreachable now; the stage goes on there, its state unknown here until it is back' : ''}
+            </dd>
+          </>
+        )}
         {waiting && (
           <>
             <dt>Blocked</dt>
