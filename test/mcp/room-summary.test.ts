@@ -6,6 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
 import type { HandoffView } from '../../src-main/common/handoff-dto';
 import type { RoomSummary } from '../../src-main/common/methods/summary';
@@ -125,6 +126,22 @@ describe('room_summary after a night of work', () => {
     expect(readySection?.counts).toBe('1 ready: 1 checks passed');
     expect(readySection?.items[0]).toMatchObject({ subject: ready, tone: 'good', text: 'handoff “Fix the parser” by dev into main' });
     expect(readySection?.items[0]?.detail).toEqual(['main has not moved; merges as a fast-forward', 'checks passed']);
+
+    // a client that hands the model only the text reads the same summary: sections, sentences, ids to call with
+    const texter = new Client({ name: 'text-only', version: '1' }, { versionNegotiation: { mode: 'auto' } });
+    const token = fs.readFileSync(room.running.tokenFile, 'utf8').trim();
+    await texter.connect(new StreamableHTTPClientTransport(room.running.mcpUrl, { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    const answer = (await texter.callTool({ name: 'room_summary', arguments: {} })) as { content: { text: string }[] };
+    const historyText = ((await texter.callTool({ name: 'workspace_history', arguments: { limit: 200 } })) as { content: { text: string }[] }).content[0]?.text ?? '';
+    await texter.close();
+    const text = answer.content[0]?.text ?? '';
+    expect(text).toContain('Waiting for you (1 to review, 1 question, 1 for you, 1 agent asking)');
+    expect(text).toContain(`handoff “Fix the parser” from dev waits for your review (${ready})`);
+    expect(text).toContain('graph “nightly lint” failed: lint failed');
+    expect(text.indexOf('Waiting for you')).toBeLessThan(text.indexOf('Finished, failed'));
+    expect(text.indexOf('Finished, failed')).toBeLessThan(text.indexOf('Ready to merge'));
+    // and the room's history reads as sentences there too, each with its kind and ids for the next call
+    expect(historyText).toMatch(new RegExp(`operator approved handoff “Write the release notes”: “reads well” \\[handoff\\.approved ${approved}`));
 
     // a later window: what ended before it is left out; what waits and what is ready stay
     const later = await call<RoomSummary>('operator', 'room_summary', { since: new Date(Date.parse(summary.until) + 1000).toISOString() });

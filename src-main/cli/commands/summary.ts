@@ -1,6 +1,7 @@
-import type { RoomSummary, SummaryItem } from '../../common/methods/summary';
+import type { RoomSummary } from '../../common/methods/summary';
+import { summaryLines } from '../../common/summary-text';
 import { UsageError } from '../args';
-import { oneLine, print, type CeCommand } from '../command';
+import { print, type CeCommand } from '../command';
 import { readAs } from '../room-client';
 import { sinceFlag } from './history';
 
@@ -13,24 +14,9 @@ function clock(at: string, now: Date | null): string {
   return now && t.toDateString() === now.toDateString() ? hm : `${t.toLocaleString('en', { month: 'short' })} ${t.getDate()} ${hm}`;
 }
 
-const MARK = { good: '✓', bad: '✗', plain: '·' } as const;
-
-function itemLines(i: SummaryItem, now: Date): string[] {
-  const host = i.host && !i.text.includes(`on ${i.host}`) ? ` [on ${i.host}]` : '';
-  return [`  ${MARK[i.tone]} ${clock(i.at, now).padStart(12)}  ${oneLine(i.text, 140)}${host}`, ...(i.detail ?? []).map((d) => `${' '.repeat(18)}${oneLine(d, 120)}`)];
-}
-
 /** The summary as text: each section's title and counts, then its items (what waits: oldest first). */
 export function summaryText(s: RoomSummary, now: Date = new Date()): string {
-  const head = `Since ${clock(s.since, null)}${s.partial ? ' (the room no longer keeps all of it: older events were dropped)' : ''}`;
-  if (s.sections.length === 0) return `${head}: nothing waits for you and nothing ended.`;
-  const out = [`${head}:`];
-  for (const section of s.sections) {
-    out.push('', `${section.title} (${section.counts})`);
-    for (const item of section.items) out.push(...itemLines(item, now));
-    if (section.more > 0) out.push(`  … and ${section.more} more`);
-  }
-  return out.join('\n');
+  return summaryLines(s, (iso) => clock(iso, iso === s.since ? null : now)).join('\n');
 }
 
 export const SUMMARY_COMMAND: CeCommand = {

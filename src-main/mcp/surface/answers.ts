@@ -1,6 +1,10 @@
 import type { MethodName } from '../../common/contract';
 import type { LineComment, MergePreview } from '../../common/handoff-dto';
+import { describeEvent, namesFromEvents } from '../../common/event-text';
+import type { EventView } from '../../common/handoff-dto';
 import { commentLines, previewLines, wholePreview } from '../../common/merge-preview-text';
+import type { RoomSummary } from '../../common/methods/summary';
+import { summaryLines } from '../../common/summary-text';
 
 /**
  * What a tool call answers, shaped for the model that pays for every byte of it.
@@ -161,9 +165,15 @@ const words = (data: Row): string =>
     .map(([k, v]) => `${k}=${Array.isArray(v) && v.every((x) => typeof x !== 'object') ? v.join(',') : str(v)}`)
     .join(' ');
 
+/** Each event as its sentence (common/event-text.ts), then its kind, subject and data for the next call. */
 function eventsText(r: Row): string {
-  const events = rowsOf(r.events).map((e) => `#${str(e.id)} ${str(e.at)} ${str(e.kind)} ${str(e.actor) || 'room'} ${str(e.subject)}${e.data ? ` ${words(obj(e.data))}` : ''}`);
-  return [`${events.length} event(s) (#id at kind actor subject data)${r.more ? ', more already there' : ''}; read on with cursor ${str(r.nextCursor)}`, ...events].join('\n');
+  const rows = rowsOf(r.events);
+  const names = namesFromEvents(rows.map((e) => ({ ...e, data: e.data ?? {} }) as unknown as EventView));
+  const events = rows.map((e) => {
+    const sentence = describeEvent({ ...e, actor: e.actor ?? null, subject: e.subject ?? null, data: e.data ?? {} } as unknown as EventView, (id) => names.get(id));
+    return `#${str(e.id)} ${str(e.at)} ${sentence} [${str(e.kind)} ${str(e.subject)}${e.data ? ` ${words(obj(e.data))}` : ''}]`;
+  });
+  return [`${events.length} event(s) (#id at what happened [kind subject data])${r.more ? ', more already there' : ''}; read on with cursor ${str(r.nextCursor)}`, ...events].join('\n');
 }
 
 type Summary = (r: Row) => string;
@@ -235,6 +245,7 @@ const SUMMARIES: Partial<Record<MethodName, Summary>> = {
   },
   handoff_events: eventsText,
   workspace_history: eventsText,
+  room_summary: (r) => summaryLines(r as unknown as RoomSummary, (iso) => iso.slice(0, 19).replace('T', ' '), { ids: true }).join('\n'),
   handoff_preview: (r) => {
     const p = wholePreview(r.preview as Partial<MergePreview> | null | undefined); // compact answers leave out empty lists
     return p ? [`merge preview of ${str(p.head).slice(0, 12)} into ${str(p.into) || 'no branch'} (at ${str(p.baseTip).slice(0, 12)}):`, ...previewLines(p).map((l) => `  ${l}`)].join('\n') : 'no merge preview: the handoff has no live worktree with work in it';
