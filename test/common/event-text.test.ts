@@ -12,7 +12,7 @@ import type { EventView } from '../../src-main/common/handoff-dto';
 import { TASK_STATUSES } from '../../src-main/common/task-machine';
 
 /** Literals that look like kinds but are not events: task operations, and the summary's own item kinds. */
-const NOT_EVENTS = new Set(['graph.run', 'handoff.execute', 'handoff.ready', 'handoff.result_ready', 'handoff.input_required', 'handoff.open', 'shell.waiting']);
+const NOT_EVENTS = new Set(['graph.run', 'handoff.execute', 'handoff.ready', 'handoff.result_ready', 'handoff.input_required', 'handoff.open', 'shell.waiting', 'spend.envelope', 'spend.agent', 'schedule.next']);
 
 function recordedKinds(): string[] {
   const root = path.resolve(__dirname, '../../src-main/engine');
