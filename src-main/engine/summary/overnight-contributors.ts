@@ -30,9 +30,11 @@ const tokens = (n: number) => `${n.toLocaleString('en')} token${n === 1 ? '' : '
 const duration = (ms: number) => (ms < 120_000 ? `${Math.round(ms / 1000)} s` : ms < 7_200_000 ? `${Math.round(ms / 60_000)} min` : `${Math.round(ms / 360_000) / 10} h`);
 
 /** An envelope's target as a sentence names it, and where it opens. */
-function targetOf(e: EnvelopeView, rows: readonly SpendRow[]): { name: string; open: SummaryOpen } {
+function targetOf(e: EnvelopeView, rows: readonly SpendRow[], events: SummaryWindow['events']): { name: string; open: SummaryOpen } {
   if (e.scope === 'agent') {
-    const who = rows.find((r) => r.run === e.target)?.participant;
+    // who runs in that terminal: what it reported, else its start (an agent that reported nothing yet)
+    const started = events.find((v) => v.kind === 'agent.started' && (v.data as { shellId?: unknown } | null)?.shellId === e.target);
+    const who = rows.find((r) => r.run === e.target)?.participant ?? started?.subject;
     return { name: `the agent run in terminal ${e.target}${who ? ` (${who})` : ''}`, open: { screen: 'terminals', id: e.target } };
   }
   if (e.scope === 'handoff') return { name: `the agents on handoff ${e.target}`, open: { screen: 'inbox', id: e.target } };
@@ -40,9 +42,9 @@ function targetOf(e: EnvelopeView, rows: readonly SpendRow[]): { name: string; o
 }
 
 /** "the agent run in terminal sh_… (claude-code-2): $0.31 of $0.50, 12,000 of 100,000 tokens, wall-clock limit 2 h". */
-function envelopeItem(e: EnvelopeView, rows: readonly SpendRow[], at: string): SummaryItem {
+function envelopeItem(e: EnvelopeView, rows: readonly SpendRow[], events: SummaryWindow['events'], at: string): SummaryItem {
   const used = sum(e.scope === 'agent' ? rows.filter((r) => r.run === e.target) : e.scope === 'handoff' ? rows.filter((r) => r.handoffId === e.target) : []);
-  const { name, open } = targetOf(e, rows);
+  const { name, open } = targetOf(e, rows, events);
   const parts = [
     e.maxCostMicroUsd !== null ? `${dollars(used.costMicroUsd)} of ${dollars(e.maxCostMicroUsd)}` : null,
     e.maxTokens !== null ? `${countedTokens(used).toLocaleString('en')} of ${tokens(e.maxTokens)}` : null,
@@ -62,7 +64,7 @@ export const spendContributor: SummaryContributor = {
     const report = await mayRead(w.read(w.caller, 'spend_report', { days: Math.max(days, 7) }));
     if (!report) return { items: [] };
     const live = report.envelopes.filter((e) => e.state === 'active');
-    const items = live.map((e) => envelopeItem(e, report.rows, w.until));
+    const items = live.map((e) => envelopeItem(e, report.rows, w.events, w.until));
     const inWindow = report.rows.filter((r) => r.day >= firstDay);
     const byAgent = new Map<string, SpendRow[]>();
     for (const r of inWindow) byAgent.set(r.participant, [...(byAgent.get(r.participant) ?? []), r]);
