@@ -43,6 +43,7 @@ const WRITTEN_IN: Record<string, string> = {
   schedule_runs: 'engine/store/schedules.ts',
   spend: 'engine/store/spend.ts',
   envelopes: 'engine/store/spend.ts',
+  agent_watch_defaults: 'engine/store/agent-watch.ts',
   runner: 'engine/room/room.ts',
   meta: 'engine/room/room.ts',
 };
@@ -60,6 +61,7 @@ const BUILT_BY: Record<string, string> = {
   HostRepo: 'engine/hosts',
   ScheduleRepo: 'engine/schedules',
   SpendRepo: 'engine/spend',
+  AgentWatchRepo: 'engine/agents',
 };
 
 describe('one owner per table', () => {
