@@ -1,4 +1,5 @@
 import type { EventView } from './handoff-dto';
+import { OVERNIGHT_KINDS } from './overnight-event-kinds';
 
 /**
  * Events as people read them: one sentence per event ("claude-code-2 approved handoff “fix the parser”"), not a
@@ -134,7 +135,7 @@ const GRAPH_KINDS: Record<string, EventKind> = {
       const state = str(e.data, 'state') ?? 'changed';
       const code = str(e.data, 'errorCode');
       const attempt = num(e.data, 'attempt');
-      return `${stageOf(e, n)} ${state}${attempt && attempt > 1 ? ` (attempt ${attempt})` : ''}${code && state !== 'cancelled' ? ` (${code})` : ''}`;
+      return `${stageOf(e, n)}${onHost(e.data)} ${state}${attempt && attempt > 1 ? ` (attempt ${attempt})` : ''}${code && state !== 'cancelled' ? ` (${code})` : ''}`;
     },
     tally: (e) => (str(e.data, 'state') === 'failed' ? bad('stage failed', 'stages failed') : null),
   },
@@ -151,9 +152,6 @@ const AGENT_KINDS: Record<string, EventKind> = {
     section: () => 'ended',
   },
   'agent.completed_for': { text: (e, n) => `${who(e)} marked agent ${e.subject ?? '?'} done with ${handoffName(str(e.data, 'handoffId'), n)}` },
-  // recorded by the stalls and limits feature (issue 43): its own describe replaces these sentences when it lands
-  'agent.stalled': { text: (e) => `agent ${e.subject ?? '?'}${onHost(e.data)} stalled`, tally: () => bad('stalled', 'stalled'), section: () => 'ended' },
-  'agent.limited': { text: (e) => `agent ${e.subject ?? '?'}${onHost(e.data)} hit its usage limit${str(e.data, 'until') ? ` until ${str(e.data, 'until')}` : ''}`, tally: () => bad('hit a limit', 'hit a limit'), section: () => 'ended' },
 };
 
 const SHELL_KINDS: Record<string, EventKind> = {
@@ -185,28 +183,6 @@ const PEOPLE_KINDS: Record<string, EventKind> = {
   'participant.token_rotated': { text: (e) => `${who(e)} gave ${e.subject ?? '?'} a new token (the old one stopped working)` },
   'participant.token_reissued': { text: (e) => `the room gave ${e.subject ?? '?'} a new token` },
   'participant.folders_changed': { text: (e) => `${who(e)} changed the folders ${e.subject ?? '?'} may write` },
-  'host.added': { text: (e) => `${who(e)} added host ${e.subject ?? '?'}` },
-  'host.changed': { text: (e) => `${who(e)} changed which agents host ${e.subject ?? '?'} runs` },
-  'host.removed': { text: (e) => `${who(e)} removed host ${e.subject ?? '?'}` },
-  'host.checked': {
-    text: (e) => {
-      const d = e.data as { reachable?: unknown; ready?: unknown; missing?: unknown } | null;
-      const state = !d?.reachable ? `cannot be reached${because(e.data, 'error')}` : d.ready ? 'is ready' : `is missing ${typeof d.missing === 'number' ? d.missing : 'some'} client(s)`;
-      return `${who(e)} checked host ${e.subject ?? '?'}: it ${state}`;
-    },
-    tally: (e) => ((e.data as { reachable?: unknown } | null)?.reachable ? null : bad('host unreachable', 'hosts unreachable')),
-  },
-};
-
-/**
- * Kinds the overnight features record (envelopes, schedules; issue 43). Their own describe functions replace
- * these sentences when they land; the sections they fall in are fixed here so the summary lists them.
- */
-const OVERNIGHT_KINDS: Record<string, EventKind> = {
-  'envelope.stopped': { text: (e) => `${e.subject ?? 'a run'} was stopped by its envelope${str(e.data, 'limit') ? `: ${str(e.data, 'limit')}` : ''}`, tally: () => bad('stopped by its envelope', 'stopped by their envelopes'), section: () => 'spend' },
-  'schedule.ran': { text: (e) => `schedule ${e.subject ?? '?'} ran`, tally: () => ({ one: 'schedule ran', many: 'schedules ran' }), section: () => 'schedules' },
-  'schedule.skipped': { text: (e) => `schedule ${e.subject ?? '?'} was skipped: its previous run was still going`, tally: () => same('skipped'), section: () => 'schedules' },
-  'schedule.missed': { text: (e) => `schedule ${e.subject ?? '?'} was missed: the room was not running`, tally: () => bad('missed', 'missed'), section: () => 'schedules' },
 };
 
 /** Every kind the room records, described. Add a feature's kinds by spreading its table in here. */
@@ -217,6 +193,7 @@ export const EVENT_KINDS: Readonly<Record<string, EventKind>> = {
   ...SHELL_KINDS,
   ...TASK_KINDS,
   ...PEOPLE_KINDS,
+  // stalls and limits, envelopes, schedules, hosts (issue 43): their features' own sentences
   ...OVERNIGHT_KINDS,
 };
 

@@ -29,7 +29,7 @@ import { JOB_OPERATION } from './tasks/index';
 import { TaskService } from './tasks/index';
 import { TaskLogs, tasksFeature } from './tasks/index';
 import { HOST_EVENTS, hostsFeature, NodeLinks, RemoteShells, RemoteStages } from './hosts/index';
-import { summaryFeature } from './summary/index';
+import { schedulesContributor, spendContributor, summaryFeature } from './summary/index';
 import { HANDOFF_EVENTS } from './handoffs/index';
 import { GRAPH_EVENTS } from './graphs/index';
 import { TASK_EVENTS } from './tasks/index';
@@ -88,7 +88,7 @@ function buildFeatures(engine: Engine): Feature[] {
     schedulesFeature(ctx, (caller, method, input) => engine.call(caller, method, input)),
     // the morning summary reads the others as its caller, inside its own audited call; a feature's live part
     // of it (spend against envelopes, schedules) is a SummaryContributor passed here
-    summaryFeature(ctx, (caller, method, input) => engine.readInside(caller, method, input)),
+    summaryFeature(ctx, (caller, method, input) => engine.readInside(caller, method, input), [spendContributor, schedulesContributor]),
   ] as unknown as Feature[];
 }
 

@@ -7,12 +7,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { countsText, countTallies, groupEvents } from '../../src-main/common/event-groups';
-import { describeEvent, EVENT_KINDS, fallbackText } from '../../src-main/common/event-text';
+import { describeEvent, EVENT_KINDS, fallbackText, sectionOf, tallyOf } from '../../src-main/common/event-text';
 import type { EventView } from '../../src-main/common/handoff-dto';
 import { TASK_STATUSES } from '../../src-main/common/task-machine';
 
 /** Literals that look like kinds but are not events: task operations, and the summary's own item kinds. */
-const NOT_EVENTS = new Set(['graph.run', 'handoff.execute', 'handoff.ready', 'handoff.result_ready', 'handoff.input_required', 'handoff.open', 'shell.waiting']);
+const NOT_EVENTS = new Set(['graph.run', 'handoff.execute', 'handoff.ready', 'handoff.result_ready', 'handoff.input_required', 'handoff.open', 'shell.waiting', 'spend.envelope', 'spend.agent', 'schedule.next']);
 
 function recordedKinds(): string[] {
   const root = path.resolve(__dirname, '../../src-main/engine');
@@ -62,6 +62,25 @@ describe('readable event text', () => {
     const long = describeEvent(ev('handoff.created', { data: { summary: 'x'.repeat(300) } }), () => 'a\nvery long '.repeat(30));
     expect(long.length).toBeLessThan(140);
     expect(long).not.toContain('\n');
+  });
+
+  it("reads the overnight features' events in their own sentences, with their tallies and sections", () => {
+    const stalled = ev('agent.stalled', { actor: null, subject: 'claude-code-2', data: { shellId: 'sh_3', quietMs: 720_000, policy: 'interrupt' } });
+    expect(describeEvent(stalled)).toBe('claude-code-2 stalled (quiet 12 min): it is interrupted');
+    expect([tallyOf(stalled)?.one, sectionOf(stalled)]).toEqual(['stalled', 'ended']);
+    const limited = ev('agent.limited', { actor: null, subject: 'codex-1', data: { shellId: 'sh_4', text: "You've hit your usage limit", until: null, policy: 'ask' } });
+    expect(describeEvent(limited)).toBe('codex-1 hit a usage limit (“You\'ve hit your usage limit”): you are asked');
+    expect([tallyOf(limited)?.bad, sectionOf(limited)]).toEqual([true, 'ended']);
+    const stopped = ev('envelope.stopped', { actor: null, subject: 'sh_3', data: { scope: 'agent', limit: 'cost', text: 'claude-code-2 (terminal sh_3) spent $0.52 of its $0.50' } });
+    expect(describeEvent(stopped)).toBe('stopped by its envelope: cost — claude-code-2 (terminal sh_3) spent $0.52 of its $0.50');
+    expect(sectionOf(stopped)).toBe('spend');
+    const ran = ev('schedule.ran', { actor: 'operator', subject: 'sc_1', data: { name: 'nightly', timeZone: 'UTC', dueAt: '2026-12-05T03:00:00.000Z', late: false, graphId: 'gr_9' } });
+    expect(describeEvent(ran)).toBe('schedule "nightly" ran for Sat, 5 Dec 2026, 03:00 (UTC): graph gr_9');
+    expect([tallyOf(ran)?.one, sectionOf(ran)]).toEqual(['schedule ran', 'schedules']);
+    expect(sectionOf(ev('schedule.added'))).toBeNull();
+    expect(describeEvent(ev('host.unreachable', { actor: null, subject: 'gpu-box', data: { error: 'ssh: connect timed out' } }))).toBe('host gpu-box is unreachable (ssh: connect timed out): its shells and stages go on there, unknown here until it is back');
+    // a stage on a host says which
+    expect(describeEvent(ev('graph.stage', { actor: null, subject: 'gr_1/unit', data: { graphId: 'gr_1', stageId: 'unit', state: 'failed', attempt: 1, host: 'gpu-box', errorCode: 'EXIT_NONZERO' } }))).toBe('stage unit of graph gr_1 on gpu-box failed (EXIT_NONZERO)');
   });
 
   it('reads a kind it does not know as words, and survives data of another shape', () => {

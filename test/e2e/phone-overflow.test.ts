@@ -18,7 +18,7 @@ import { BASH } from '../engine/shells/helpers';
 import { outputFile } from './helpers/open-ui';
 import { callTool, connectAgent, startUiRoom, type UiRoom } from './helpers/ui-room';
 
-const SHOTS = '/work/shots/wt-screens';
+const SHOTS = process.env.SHOTS_DIR ?? '/work/shots/wt-screens';
 const shot = (name: string) => (fs.existsSync(SHOTS) ? path.join(SHOTS, name) : outputFile(name));
 const LONG_AGENT = 'claude-code-on-the-build-machine-in-the-basement-with-long-name';
 const LONG_GRAPH = 'nightly: build every package, run the unit and integration suites, then package the installers for all platforms';
@@ -84,6 +84,10 @@ function overflow(): Promise<{ page: number; areas: string[] }> {
 }
 
 const SCREENS: [string, () => Promise<void>][] = [
+  ['summary', async () => {
+    await go('Summary');
+    await page.locator('.summary-screen').waitFor();
+  }],
   ['terminals', async () => {
     await go('Terminals');
     await page.locator('.shell-item').first().click();
@@ -117,6 +121,10 @@ const SCREENS: [string, () => Promise<void>][] = [
     await go('Agents');
     await page.locator(`tr[data-participant="${LONG_AGENT}"]`).waitFor();
   }],
+  ['schedules', async () => {
+    await go('Schedules');
+    await page.locator('main.screen[aria-label="schedules"]').waitFor();
+  }],
   ['activity', async () => {
     await go('Activity');
     await page.locator('.activity, [data-testid="activity"]').first().waitFor();
@@ -142,13 +150,17 @@ describe('on a phone, 360 to 430 px wide', () => {
         }
       }
       expect(found).toEqual({});
+      // the screens bar: all eight names, none cut off by its cell
+      const cut = await page.locator('.sidebar .nav-item').evaluateAll((items) => items.filter((el) => el.scrollWidth > el.clientWidth + 1).map((el) => el.textContent));
+      expect(cut).toEqual([]);
+      expect(await page.locator('.sidebar .nav-item').count()).toBe(8);
       expect(pageErrors).toEqual([]);
     });
   }
 
   it('the review keeps Approve and Reject on screen; the Agents table shows agents as cards; no F6 hint', { timeout: 60_000 }, async () => {
     await page.setViewportSize({ width: 390, height: 844 });
-    await SCREENS[2]?.[1]();
+    await SCREENS.find(([name]) => name === 'inbox-review')?.[1]();
     // by what they do, not their look: Approve is not the primary button while the merge preview holds it back
     for (const button of ['.decision-panel [data-testid="approve"]', '.decision-panel [data-testid="reject"]']) {
       const box = await page.locator(button).first().boundingBox();

@@ -52,7 +52,15 @@ describe('on a phone', () => {
     await page.locator(`.handoff-detail[data-handoff-id="${handoff.id}"]`).waitFor();
     expect(await pageWidth()).toBeLessThanOrEqual(WIDTH);
     // the screens bar runs across the top, every screen in it reachable
-    for (const name of ['Terminals', 'Graphs', 'Inbox', 'Agents', 'Activity']) expect(await onScreen(`.sidebar li:has(.nav-item:text("${name}"))`), name).toBe(true);
+    const NAMES = ['Summary', 'Terminals', 'Graphs', 'Inbox', 'History', 'Agents', 'Schedules', 'Activity'];
+    for (const name of NAMES) expect(await onScreen(`.sidebar li:has(.nav-item:text("${name}"))`), name).toBe(true);
+    // every name reads whole: none cut off by its cell (the text no wider than the box it sits in)
+    const cut = await page.locator('.sidebar .nav-item').evaluateAll((items) =>
+      items.filter((el) => el.scrollWidth > el.clientWidth + 1 || Array.from(el.querySelectorAll('*')).some((c) => c.scrollWidth > (c as HTMLElement).clientWidth + 1 && getComputedStyle(c).overflow !== 'visible')).map((el) => el.textContent),
+    );
+    expect(cut).toEqual([]);
+    expect(await page.locator('.sidebar .nav-item').allTextContents()).toHaveLength(NAMES.length);
+    await page.screenshot({ path: outputFile('phone-topbar-390.png'), clip: { x: 0, y: 0, width: WIDTH, height: 120 } });
     // scrolled into the middle of the long result, Approve is still on screen
     await page.locator('.markdown li').nth(30).scrollIntoViewIfNeeded();
     expect(await onScreen('.decision-panel button.primary')).toBe(true);

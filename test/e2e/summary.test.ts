@@ -146,10 +146,13 @@ describe('the Summary screen', () => {
     await agentThatExits(0);
     await agentThatExits(2);
     ids.asking = await agentThatAsks('Allow edits to src/parser.ts and its tests?');
+    // spend and schedules: an envelope on the asking agent's run, a schedule due at 03:00
+    await runner.engine.call(op(), 'envelope_set', { scope: 'agent', target: ids.asking, maxCostUsd: 2, maxWallMs: 4 * 3_600_000 });
+    ids.schedule = (await runner.engine.call(op(), 'schedule_add', { name: 'nightly build', cron: '0 3 * * *', timeZone: 'UTC', catchUp: 'skip', graph: { stages: [{ id: 'build', command: 'true' }] } })).schedule.id;
 
     await go('Summary');
     const sections = page.locator('.summary-section');
-    await expect.poll(async () => (await sections.evaluateAll((els) => els.map((e) => e.getAttribute('data-section')))).join(','), { timeout: 20_000 }).toBe('waiting,ended,ready');
+    await expect.poll(async () => (await sections.evaluateAll((els) => els.map((e) => e.getAttribute('data-section')))).join(','), { timeout: 20_000 }).toBe('waiting,ended,ready,spend,schedules');
     const waiting = page.locator('.summary-waiting .summary-text');
     expect(await waiting.allInnerTexts()).toEqual([
       'handoff “Fix the parser so a quoted comma no longer splits a field” from release-engineering-agent-on-the-build-machine-with-a-long-name waits for your review',
@@ -165,8 +168,11 @@ describe('the Summary screen', () => {
     const ready = page.locator('.summary-ready .summary-item');
     expect(await ready.count()).toBe(1);
     expect(await ready.locator('.summary-detail').allInnerTexts()).toEqual(['main has not moved; merges as a fast-forward', 'checks passed']);
+    expect(await page.locator('.summary-spend .summary-text').allInnerTexts()).toEqual([`envelope on the agent run in terminal ${ids.asking} (agent-3): $0.00 of $2.00, wall-clock limit 4 h`]);
+    expect(await page.locator('.summary-schedules .summary-text').innerText()).toMatch(/^schedule "nightly build" \(0 3 \* \* \*\): nothing due in this window; next due \w{3}, \d+ \w{3} \d{4}, 03:00 \(UTC\)$/);
     await accessible('summary');
     await shoot('night');
+    await shoot('night-spend-schedules', () => page.locator('.summary-schedules').scrollIntoViewIfNeeded());
 
     // a line opens what it is about: the question waiting, in the inbox
     await page.locator('.summary-waiting .summary-text', { hasText: 'Pick the log format' }).click();
@@ -176,6 +182,10 @@ describe('the Summary screen', () => {
     await go('Summary');
     await page.locator('.summary-ended .summary-text', { hasText: 'failed' }).filter({ hasText: 'graph' }).first().click();
     await expect.poll(() => page.locator('.graph-row.active').getAttribute('data-graph-id')).toBe(ids.failed);
+    // a schedule, in Schedules
+    await go('Summary');
+    await page.locator('.summary-schedules .summary-text').first().click();
+    await expect.poll(() => page.locator('main.screen').getAttribute('aria-label')).toBe('schedules');
     // the agent asking, in Terminals
     await go('Summary');
     await page.locator('.summary-waiting .summary-text', { hasText: 'waits on a question' }).click();

@@ -39,6 +39,13 @@ describe('Activity event text', () => {
     for (const ending of ['handoff.approved', 'handoff.rejected', 'handoff.cancelled', 'handoff.expired']) expect(targetOf(ev(ending, 'operator', 'hf_1'))).toEqual({ screen: 'history', id: 'hf_1', stageId: null });
     expect(targetOf(started)).toEqual({ screen: 'terminals', id: 'sh_2', stageId: null });
     expect(targetOf(ev('room.created', null, null))).toBeNull();
+    // the overnight features' events: a schedule's on the Schedules screen, a stall or limit on the agent's terminal, an envelope's on its target
+    expect(targetOf(ev('schedule.missed', null, 'sc_nightly01', { name: 'nightly', count: 1 }))).toEqual({ screen: 'schedules', id: 'sc_nightly01', stageId: null });
+    expect(targetOf(ev('agent.stalled', null, 'agent-a', { shellId: 'sh_2', quietMs: 600_000, policy: 'tell' }))).toEqual({ screen: 'terminals', id: 'sh_2', stageId: null });
+    expect(targetOf(ev('agent.limited', null, 'agent-a', { shellId: 'sh_2', text: 'limit reached', until: null, policy: 'ask' }))).toEqual({ screen: 'terminals', id: 'sh_2', stageId: null });
+    expect(targetOf(ev('envelope.stopped', null, 'sh_2', { scope: 'agent', limit: 'cost' }))).toEqual({ screen: 'terminals', id: 'sh_2', stageId: null });
+    expect(targetOf(ev('envelope.stopped', null, 'g_1', { scope: 'graph', limit: 'wall' }))).toEqual({ screen: 'graphs', id: 'g_1', stageId: null });
+    expect(targetOf(ev('agent.watch_defaults_changed', 'operator', null, { stallMs: 600_000 }))).toBeNull();
   });
 
   it('matches the sentence a row reads, as the person reads it (not only its fields)', () => {

@@ -19,7 +19,7 @@ export type SummarySectionId = (typeof SUMMARY_SECTIONS)[number]['id'];
 
 /** Where an item opens in the window (the screens of its sidebar). */
 export interface SummaryOpen {
-  screen: 'inbox' | 'history' | 'graphs' | 'terminals' | 'agents';
+  screen: 'inbox' | 'history' | 'graphs' | 'terminals' | 'agents' | 'schedules';
   id: string;
 }
 

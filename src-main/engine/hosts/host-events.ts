@@ -3,28 +3,4 @@ import type { EventRule } from '../room/index';
 /** The room's hosts (the person's machines) are read about by those who operate the room. */
 export const HOST_EVENTS: EventRule = { prefix: 'host.', visible: '@operate = 1' };
 
-/**
- * A host event in a person's words, one line (for the room's history and summaries; null: not a host event).
- * The summary seam, when it lands, calls this for the `host.` prefix.
- */
-export function describeHostEvent(event: { kind: string; subject: string | null; data?: unknown }): string | null {
-  const alias = event.subject ?? 'a host';
-  const data = (event.data ?? {}) as { agents?: boolean; reachable?: boolean; ready?: boolean; missing?: number; error?: string | null };
-  switch (event.kind) {
-    case 'host.added':
-      return `host ${alias} added${data.agents === false ? ' (for the person only)' : ''}`;
-    case 'host.changed':
-      return `host ${alias}: agents ${data.agents ? 'may' : 'may not'} place work on it now`;
-    case 'host.removed':
-      return `host ${alias} removed`;
-    case 'host.checked':
-      if (!data.reachable) return `host ${alias} checked: not reachable${data.error ? ` (${data.error})` : ''}`;
-      return `host ${alias} checked: ${data.ready ? 'ready' : `${data.missing ?? 0} thing(s) missing`}`;
-    case 'host.unreachable':
-      return `host ${alias} is unreachable${data.error ? ` (${data.error})` : ''}: its shells and stages go on there, unknown here until it is back`;
-    case 'host.reachable':
-      return `host ${alias} is reachable again: its shells and stages are followed again`;
-    default:
-      return null;
-  }
-}
+export { describeHostEvent } from '../../common/host-event-text';

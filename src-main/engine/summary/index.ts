@@ -6,3 +6,4 @@
  */
 export { summaryFeature, type SummaryContributor, type SummaryRead, type SummaryWindow } from './summary-feature';
 export { type SectionContent } from './summary-sections';
+export { spendContributor, schedulesContributor } from './overnight-contributors';

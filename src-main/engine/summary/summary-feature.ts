@@ -5,7 +5,7 @@ import { namesFromEvents } from '../../common/event-text';
 import { SUMMARY_SECTIONS, type RoomSummary, type SummarySection, type SummarySectionId } from '../../common/methods/summary';
 import type { ShellView } from '../../common/methods/shells';
 import type { EngineContext, Feature } from '../room/index';
-import { eventItems, readyCounts, readyItem, SECTION_LIMIT, waitingCounts, waitingItems, type SectionContent } from './summary-sections';
+import { eventItems, readyCounts, readyItem, SECTION_LIMIT, stageHostsOf, waitingCounts, waitingItems, type SectionContent } from './summary-sections';
 
 /**
  * A read the summary makes as its caller (the same capability checks and visibility as the caller's own call),
@@ -86,7 +86,9 @@ export function summaryFeature(ctx: EngineContext, read: SummaryRead, contributo
         const reader = { name: caller.name, approves: caller.capabilities.includes('approve') };
         const waiting = waitingItems(handoffs, shells, reader);
         add('waiting', { items: waiting, counts: waitingCounts(waiting) });
-        for (const id of ['ended', 'spend', 'schedules'] as const) add(id, eventItems(events, id, nameMap, hostOf));
+        // a graph's stages on hosts: from its stages' events, which may be older than the window
+        const stageHosts = stageHostsOf(all);
+        for (const id of ['ended', 'spend', 'schedules'] as const) add(id, eventItems(events, id, nameMap, hostOf, stageHosts));
         // ready to merge: for who approves (the merge is theirs to make)
         const ready = handoffs.filter((h) => reader.approves && h.status === 'result_ready' && h.workspace !== null).sort((a, b) => a.updatedAt.localeCompare(b.updatedAt));
         const readyItems = await Promise.all(

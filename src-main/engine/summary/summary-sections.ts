@@ -104,24 +104,54 @@ function openOf(e: EventView): SummaryOpen | null {
   return null;
 }
 
+/** The hosts a graph's stages ran on: graph id → stage id → SSH alias (stages on this machine are not listed). */
+export type StageHosts = Map<string, Map<string, string>>;
+
+/** Where each stage on a host ran, from the stages' own events (a stage on a host names it). */
+export function stageHostsOf(events: Iterable<EventView>): StageHosts {
+  const out: StageHosts = new Map();
+  for (const e of events) {
+    if (e.kind !== 'graph.stage') continue;
+    const graphId = str(e.data, 'graphId');
+    const stageId = str(e.data, 'stageId');
+    const host = str(e.data, 'host');
+    if (!graphId || !stageId || !host) continue;
+    out.set(graphId, (out.get(graphId) ?? new Map<string, string>()).set(stageId, host));
+  }
+  return out;
+}
+
+/**
+ * A graph that ended with stages on hosts: the hosts (its failed stages' when it failed, else all its stages'),
+ * and a line per failed stage that ran on one ("unit failed on gpu-box"). Null: all of it ran on this machine.
+ */
+function graphHosts(e: EventView, stages: Map<string, string> | undefined): { host: string; detail: string[] } | null {
+  if (!stages || stages.size === 0) return null;
+  const raw = (e.data as { failed?: unknown } | null)?.failed;
+  const failed = (Array.isArray(raw) ? raw : []).filter((id): id is string => typeof id === 'string' && stages.has(id));
+  const hosts = new Set(failed.length > 0 ? failed.map((id) => stages.get(id) as string) : stages.values());
+  return { host: [...hosts].join(', '), detail: failed.map((id) => `${id} failed on ${stages.get(id) ?? '?'}`) };
+}
+
 /**
  * The events of the window that fall in a section (each kind says which: common/event-text.ts), newest first,
  * as sentences; the host is the event's own, else the live shell's it names.
  */
-export function eventItems(events: readonly EventView[], section: SummarySectionId, nameMap: Map<string, string>, hostOf: (shellId: string) => string | null): SectionContent {
+export function eventItems(events: readonly EventView[], section: SummarySectionId, nameMap: Map<string, string>, hostOf: (shellId: string) => string | null, stageHosts: StageHosts = new Map()): SectionContent {
   const mine = events.filter((e) => sectionOf(e) === section);
   const items = mine
     .map((e): SummaryItem => {
       const tally = tallyOf(e);
       const shellId = str(e.data, 'shellId');
+      const onHosts = e.kind === 'graph.ended' && e.subject ? graphHosts(e, stageHosts.get(e.subject)) : null;
       return {
         at: e.at,
         text: describeEvent(e, names(nameMap)),
         kind: e.kind,
         subject: e.subject,
         tone: tally?.bad ? 'bad' : tally ? 'good' : 'plain',
-        host: str(e.data, 'host') ?? (shellId ? hostOf(shellId) : null),
-        detail: [],
+        host: str(e.data, 'host') ?? onHosts?.host ?? (shellId ? hostOf(shellId) : null),
+        detail: onHosts?.detail ?? [],
         open: openOf(e),
       };
     })

@@ -28,13 +28,19 @@ function summarize(events: EventView[], contributors: SummaryContributor[] = [],
 
 describe('the summary seam', () => {
   it('lists a section only with content, in the fixed order, whichever order its parts arrive in', async () => {
+    const nightly = { scheduleId: 'sc_nightly01', name: 'nightly', owner: 'operator', timeZone: 'UTC', kind: 'graph', catchUp: 'skip' };
+    // the events as the features record them (schedules, spend, the agent watch, agents, graphs on a host)
     const events = [
-      ev(1, '2026-12-05T01:00:00.000Z', 'schedule.missed', 'nightly'),
-      ev(2, '2026-12-05T02:00:00.000Z', 'envelope.stopped', 'claude-code-2', { limit: 'cost' }),
-      ev(3, '2026-12-05T03:00:00.000Z', 'agent.stalled', 'claude-code-2', { host: 'gpu-box' }),
-      ev(4, '2026-12-04T20:00:00.000Z', 'agent.limited', 'codex-1'), // before the window
+      ev(1, '2026-12-05T01:00:00.000Z', 'schedule.missed', 'sc_nightly01', { ...nightly, count: 2, atLeast: false, first: '2026-12-04T23:00:00.000Z', last: '2026-12-05T00:00:00.000Z', whileDown: true, caughtUp: false }),
+      ev(2, '2026-12-05T02:00:00.000Z', 'envelope.stopped', 'sh_3', { scope: 'agent', limit: 'cost', text: 'claude-code-2 (terminal sh_3) spent $0.52 of its $0.50', participants: ['claude-code-2'] }),
+      ev(3, '2026-12-05T03:00:00.000Z', 'agent.stalled', 'claude-code-2', { shellId: 'sh_3', quietMs: 600_000, policy: 'tell' }),
+      ev(4, '2026-12-04T20:00:00.000Z', 'agent.limited', 'codex-1', { shellId: 'sh_9', text: 'usage limit reached', until: null, policy: 'ask' }), // before the window
       ev(5, '2026-12-04T21:00:00.000Z', 'agent.started', 'codex-1', { shellId: 'sh_9', host: 'build-box' }),
       ev(6, '2026-12-05T04:00:00.000Z', 'agent.ended', 'codex-1', { shellId: 'sh_9', exitCode: 1 }),
+      // a graph whose stage ran on a host: the stage's event names it, the graph's ending does not
+      ev(7, '2026-12-04T23:30:00.000Z', 'graph.stage', 'gr_1/unit', { graphId: 'gr_1', stageId: 'unit', state: 'running', attempt: 1, host: 'gpu-box' }),
+      ev(8, '2026-12-05T05:00:00.000Z', 'graph.stage', 'gr_1/unit', { graphId: 'gr_1', stageId: 'unit', state: 'failed', attempt: 1, host: 'gpu-box', errorCode: 'EXIT_NONZERO' }),
+      ev(9, '2026-12-05T05:00:01.000Z', 'graph.ended', 'gr_1', { state: 'failed', failed: ['unit'] }),
     ];
     const spend: SummaryContributor = {
       section: 'spend',
@@ -45,14 +51,17 @@ describe('the summary seam', () => {
     expect(summary.sections.map((s) => s.id)).toEqual(['ended', 'spend', 'schedules']);
     const [ended, spent, schedules] = summary.sections;
     // an ended agent's host: what its start recorded, its shell being gone
-    expect(ended?.items.map((i) => [i.text, i.host, i.tone])).toEqual([
-      ['agent codex-1 ended (exit 1)', 'build-box', 'bad'],
-      ['agent claude-code-2 on gpu-box stalled', 'gpu-box', 'bad'],
+    // an ended agent's host: what its start recorded, its shell being gone; a graph's: its failed stage's
+    expect(ended?.items.map((i) => [i.text, i.host, i.tone, i.detail])).toEqual([
+      ['graph gr_1 failed: unit failed', 'gpu-box', 'bad', ['unit failed on gpu-box']],
+      ['agent codex-1 ended (exit 1)', 'build-box', 'bad', []],
+      ['claude-code-2 stalled (quiet 10 min): you are told', null, 'bad', []],
     ]);
-    expect(ended?.counts).toBe('1 stalled, 1 agent failed');
-    expect(spent?.items.map((i) => i.text)).toEqual(['claude-code-2 spent $4.10 of its $5.00 envelope', 'claude-code-2 was stopped by its envelope: cost']);
+    expect(ended?.counts).toBe('1 stalled, 1 agent failed, 1 graph failed');
+    expect(spent?.items.map((i) => i.text)).toEqual(['claude-code-2 spent $4.10 of its $5.00 envelope', 'stopped by its envelope: cost — claude-code-2 (terminal sh_3) spent $0.52 of its $0.50']);
     expect(spent?.counts).toBe('1 stopped by its envelope, 1 envelope near its limit');
-    expect(schedules?.items.map((i) => i.text)).toEqual(['schedule nightly was missed: the room was not running']);
+    expect(schedules?.items.map((i) => i.text)).toEqual(['schedule "nightly" missed 2 due times while the room was not running (from Fri, 4 Dec 2026, 23:00 (UTC) to Sat, 5 Dec 2026, 00:00 (UTC)); not run: its catch-up policy is skip']);
+    expect(schedules?.counts).toBe('1 missed');
   });
 
   it('says nothing when nothing happened, and leaves out a contributor with nothing to add', async () => {

@@ -173,8 +173,9 @@ export class GraphRuntime {
       const at = this.ctx.now();
       const events: EventInput[] = [];
       this.recordPids(pids);
+      // a stage on a host says which (the summary and Activity say where it ran)
       const stageEvent = (s: StageRecord, state: StageState, data: Record<string, unknown> = {}) =>
-        events.push({ kind: 'graph.stage', actor: null, subject: stageTaskId(s.graphId, s.stageId), data: { graphId: s.graphId, stageId: s.stageId, state, attempt: s.attempt, ...data } });
+        events.push({ kind: 'graph.stage', actor: null, subject: stageTaskId(s.graphId, s.stageId), data: { graphId: s.graphId, stageId: s.stageId, state, attempt: s.attempt, ...(s.spec.host !== undefined ? { host: s.spec.host } : {}), ...data } });
       const end = (s: StageRecord, expect: { state: StageState; attempt?: number }, state: StageState, errorCode: StageErrorCode | null, extra: StageChange = {}) => {
         const ok = this.cache.update(s, expect, { state, errorCode, endedAt: at, pid: null, pidStart: null, ...extra });
         if (ok) {

@@ -2,10 +2,17 @@ import type { EventView } from '../../../../src-main/common/handoff-dto';
 import { describeEvent } from '../../../../src-main/common/event-text';
 
 /** The screens an event can open (a subset of the sidebar's Screen; kept here so this module stays plain TypeScript). */
-export type Screen = 'inbox' | 'history' | 'graphs' | 'terminals' | 'agents';
+export type Screen = 'inbox' | 'history' | 'graphs' | 'terminals' | 'agents' | 'schedules';
 
 /** How a handoff ends: its event opens History, where the decision and its reason stay readable. */
 const HANDOFF_ENDINGS = new Set(['handoff.approved', 'handoff.rejected', 'handoff.cancelled', 'handoff.expired']);
+
+const field = (data: unknown, key: string): string | null => {
+  const v = (data as Record<string, unknown> | null)?.[key];
+  return typeof v === 'string' && v.length > 0 ? v : null;
+};
+
+const ENVELOPE_SCREENS: Record<string, Screen> = { agent: 'terminals', handoff: 'inbox', graph: 'graphs' };
 
 /** Where an event's subject lives in this window, by the family of its kind. */
 export function screenOf(event: EventView): Screen | null {
@@ -20,6 +27,11 @@ export function screenOf(event: EventView): Screen | null {
       return 'terminals';
     case 'participant':
       return 'agents';
+    case 'schedule':
+      return 'schedules';
+    case 'envelope':
+      // an envelope's target: an agent run's terminal, a handoff, a graph
+      return ENVELOPE_SCREENS[field(event.data, 'scope') ?? ''] ?? null;
     default:
       return null;
   }
@@ -32,10 +44,6 @@ export interface EventTarget {
   stageId: string | null;
 }
 
-const field = (data: unknown, key: string): string | null => {
-  const v = (data as Record<string, unknown> | null)?.[key];
-  return typeof v === 'string' && v.length > 0 ? v : null;
-};
 
 /** The object an event opens: a stage's graph (not the subject, which is the stage's task), an agent's terminal. */
 export function targetOf(event: EventView): EventTarget | null {
