@@ -32,7 +32,7 @@ function findDotGit(cwd: string): { top: string; dotGit: string; isFile: boolean
 }
 
 /** A pointer file's target (`gitdir: X`, or a bare path in `commondir`), resolved against `base`. */
-function readPointer(file: string, base: string, prefix: string): string | null {
+export function readPointer(file: string, base: string, prefix: string): string | null {
   try {
     const text = fs.readFileSync(file, 'utf8').trim();
     const target = prefix ? (text.startsWith(prefix) ? text.slice(prefix.length).trim() : null) : text;

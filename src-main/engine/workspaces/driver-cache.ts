@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { readDrivers, type Drivers, type Runner } from './git-drivers';
+import { readPointer } from '../process/sandbox-git';
 
 /**
  * The drivers a repository's config names (git-drivers.ts), read again only when what the last read came from
@@ -42,17 +43,6 @@ function stampOf(place: string, kind: Kind): { stamp: string; changedAt: number 
   }
 }
 
-/** A pointer file's target (`gitdir: X`, or a bare path in `commondir`), resolved against `base`. */
-function pointer(file: string, base: string, prefix: string): string | null {
-  try {
-    const text = fs.readFileSync(file, 'utf8').trim();
-    const target = prefix ? (text.startsWith(prefix) ? text.slice(prefix.length).trim() : null) : text;
-    return target ? path.resolve(base, target) : null;
-  } catch {
-    return null;
-  }
-}
-
 /**
  * What says which config git reads in `cwd`: its `.git` (a folder, or a file naming the worktree's git folder),
  * the `commondir` pointer in the git folder, the common folder's `config` (made later, it would be read), and
@@ -69,10 +59,10 @@ function gitPlaces(cwd: string, worktreeConfig: boolean): [string, Kind][] | nul
   }
   if (!st.isDirectory() && !st.isFile()) return null;
   const out: [string, Kind][] = [[dotGit, st.isFile() ? 'file' : 'folder']];
-  const gitDir = st.isFile() ? pointer(dotGit, cwd, 'gitdir:') : dotGit;
+  const gitDir = st.isFile() ? readPointer(dotGit, cwd, 'gitdir:') : dotGit;
   if (!gitDir) return null;
   out.push([gitDir, 'folder'], [path.join(gitDir, 'commondir'), 'file']);
-  const common = pointer(path.join(gitDir, 'commondir'), gitDir, '') ?? gitDir;
+  const common = readPointer(path.join(gitDir, 'commondir'), gitDir, '') ?? gitDir;
   out.push([common, 'folder'], [path.join(common, 'config'), 'file']);
   if (worktreeConfig) {
     const worktrees = path.join(common, 'worktrees');
