@@ -17,7 +17,11 @@ export function sshRigUnavailable() {
   if (process.getuid?.() !== 0) return 'needs root (a private sshd and a test account)';
   if (!fs.existsSync(SSHD)) return 'openssh-server is not installed (apt-get install -y openssh-server)';
   if (spawnSync('ssh', ['-V']).error) return 'the OpenSSH client is not installed';
-  return null;
+  // the host's account runs the checkout's bin/commonroom.js as itself: every folder above it must let it in
+  for (let d = REPO; ; d = path.dirname(d)) {
+    if ((fs.statSync(d).mode & 0o001) === 0) return `the checkout is inside ${d}, which other users cannot enter (chmod o+x it, or clone elsewhere)`;
+    if (path.dirname(d) === d) return null;
+  }
 }
 
 async function freePort() {

@@ -22,7 +22,17 @@ export function sshHostsUnavailable(): string | null {
   if (!fs.existsSync(SSHD)) return 'openssh-server is not installed (apt-get install -y openssh-server; .ci/run does)';
   if (spawnSync('ssh', ['-V']).error) return 'the OpenSSH client (ssh) is not installed';
   if (spawnSync('useradd', ['--help']).error) return 'useradd is not available to make the test accounts';
+  const closed = privateFolderAbove(REPO);
+  if (closed) return `the checkout is inside ${closed}, which other users cannot enter: the stand-in hosts' accounts run its bin/commonroom.js as themselves (chmod o+x ${closed}, or clone it elsewhere)`;
   return null;
+}
+
+/** The first folder from `dir` up that other users cannot enter (no o+x), or null when every one is open. */
+export function privateFolderAbove(dir: string): string | null {
+  for (let d = dir; ; d = path.dirname(d)) {
+    if ((fs.statSync(d).mode & 0o001) === 0) return d;
+    if (path.dirname(d) === d) return null;
+  }
 }
 
 /** One stand-in machine: an account on the private sshd, reached by `alias`. */
