@@ -84,8 +84,8 @@ function buildFeatures(engine: Engine): Feature[] {
     hostsFeature(ctx, remoteShells),
     // spend and envelopes: which runs are live, the agents feature says (its runs are volatile, its own)
     spendFeature(ctx, engine.shells, invoke, () => agents?.liveRuns() ?? []),
-    // last: it starts graphs and agents (through Engine.call, as each schedule's owner) once they are all up
-    schedulesFeature(ctx, (caller, method, input) => engine.call(caller, method, input)),
+    // after graphs and agents: it starts them (through Engine.call, as each schedule's owner) once they are all up
+    schedulesFeature(ctx, invoke),
     // the morning summary reads the others as its caller, inside its own audited call; a feature's live part
     // of it (spend against envelopes, schedules) is a SummaryContributor passed here
     summaryFeature(ctx, (caller, method, input) => engine.readInside(caller, method, input), [spendContributor, schedulesContributor]),
