@@ -24,7 +24,7 @@ export function makeHome(base: string = os.tmpdir()): TestHome {
     root,
     paths,
     env: { ...process.env, COMMONROOM_DATA_DIR: paths.dataDir, COMMONROOM_CONFIG_DIR: paths.configDir, COMMONROOM_ROOM: '' },
-    cleanup: () => fs.rmSync(root, { recursive: true, force: true }),
+    cleanup: () => fs.rmSync(root, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }),
   };
 }
 
