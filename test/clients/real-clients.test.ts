@@ -43,6 +43,20 @@ async function mcpList(client: 'claude' | 'gemini' | 'opencode'): Promise<string
   return stdout + stderr;
 }
 
+/** The agent's presence as the room reports it: its connections and open sessions. */
+function presenceOf(): { name: string; connections: number; sessions: unknown[] } | undefined {
+  const list = runCe(home, ['participant', 'list', '--json']);
+  return (JSON.parse(list.stdout) as { activity: { name: string; connections: number; sessions: unknown[] }[] }).activity.find((p) => p.name === 'agent');
+}
+
+/** The end of a client's own log of its last run, where it keeps one (opencode: ~/.local/share/opencode/log). */
+function clientLogTail(client: string): string {
+  const dir = path.join(String(env.HOME), '.local', 'share', client, 'log');
+  const files = fs.existsSync(dir) ? fs.readdirSync(dir).map((f) => path.join(dir, f)) : [];
+  const newest = files.sort((a, b) => fs.statSync(b).mtimeMs - fs.statSync(a).mtimeMs)[0];
+  return newest ? fs.readFileSync(newest, 'utf8').split('\n').filter((l) => !l.includes('service=bus')).slice(-40).join('\n') : '(none kept)';
+}
+
 /** What each client prints for a server it reached (colours stripped). */
 const CONNECTED: Record<'claude' | 'gemini' | 'opencode', RegExp> = {
   claude: /commonroom: \S+ \(HTTP\) - ✔ Connected/,
@@ -65,7 +79,17 @@ beforeAll(async () => {
   // Gemini CLI connects only in folders the person trusted (it asks on its first interactive start)
   fs.mkdirSync(path.join(clientHome, '.gemini'), { recursive: true });
   fs.writeFileSync(path.join(clientHome, '.gemini', 'trustedFolders.json'), JSON.stringify({ [project]: 'TRUST_FOLDER' }));
-  env = { ...home.env, HOME: clientHome, XDG_CONFIG_HOME: path.join(clientHome, '.config'), PATH: `${BIN}:${process.env.PATH ?? ''}`, NO_COLOR: '1', CI: '1' };
+  env = {
+    ...home.env,
+    HOME: clientHome,
+    XDG_CONFIG_HOME: path.join(clientHome, '.config'),
+    PATH: `${BIN}:${process.env.PATH ?? ''}`,
+    NO_COLOR: '1',
+    CI: '1',
+    // opencode fetches its model list from the internet on every start (unreachable here; as in prompts-live)
+    OPENCODE_DISABLE_MODELS_FETCH: '1',
+    OPENCODE_DISABLE_AUTOUPDATE: '1',
+  };
 }, 60_000);
 
 afterAll(async () => {
@@ -75,25 +99,31 @@ afterAll(async () => {
 
 describe.skipIf(reason !== '')(`real MCP clients against one participant${reason ? ` (skipped: ${reason})` : ''}`, () => {
   // one client at a time: side by side on a 2-core box (with another test file beside them) a client's own
-  // connect timeout (opencode's is 5 s) was once passed by its start-up alone. 40 runs each, well past the ~16
+  // connect timeout (opencode's was 5 s then) was once passed by its start-up alone. 40 runs each, well past the ~16
   // connections at which a token used to lock itself out (each run leaves its session open: none sends DELETE)
   for (const client of ['claude', 'gemini', 'opencode'] as const) {
     it(`${client}: the room's snippet adds the server, and mcp list connects 40 times in a row`, { timeout: 600_000 }, async () => {
       await paste(client === 'claude' ? 'claude-code' : client === 'gemini' ? 'gemini-cli' : 'opencode');
       const outcomes: string[] = [];
       for (let i = 0; i < 40; i++) {
-        const out = plain(await mcpList(client));
-        outcomes.push(CONNECTED[client].test(out) ? 'connected' : `run ${i + 1}: ${out.trim()}`);
+        let out = plain(await mcpList(client));
+        let retried = false;
+        // a lockout (the room refusing the token) answers at once and stays; a run that waited out the client's own
+        // connect timeout (once in CI: opencode's 30 s, on a 2-core machine under the whole suite) is tried once
+        // more, and what both sides saw is printed, so a room that really stalls still fails here, and says how
+        if (!CONNECTED[client].test(out) && /timed? ?out/i.test(out)) {
+          console.log(`[real-clients] ${client} run ${i + 1} timed out; the room then: ${JSON.stringify(presenceOf())}; its output's tail:\n${serve.output().slice(-2000)}\n${client}'s own log's tail:\n${clientLogTail(client)}`);
+          out = plain(await mcpList(client));
+          retried = true;
+        }
+        outcomes.push(!CONNECTED[client].test(out) ? `run ${i + 1}: ${out.trim()}` : retried ? 'retried' : 'connected');
       }
-      expect(outcomes.filter((o) => o !== 'connected'), 'runs that did not connect').toEqual([]);
+      expect(outcomes.filter((o) => o !== 'connected' && o !== 'retried'), 'runs that did not connect').toEqual([]);
+      expect(outcomes.filter((o) => o === 'retried').length, 'runs that timed out and connected only when tried again').toBeLessThanOrEqual(1);
       // every run exited (its GET stream dropped): none reads connected, though each left its session open (those
       // wait in the room's table, within the participant's cap, until they idle out or a later run takes their place)
       // (the last run's stream may still be closing as it exits: the room sees it go within moments)
-      const presence = () => {
-        const list = runCe(home, ['participant', 'list', '--json']);
-        return (JSON.parse(list.stdout) as { activity: { name: string; connections: number; sessions: unknown[] }[] }).activity.find((p) => p.name === 'agent');
-      };
-      await expect.poll(presence, { timeout: 10_000, interval: 500 }).toMatchObject({ connections: 0, sessions: [] });
+      await expect.poll(presenceOf, { timeout: 10_000, interval: 500 }).toMatchObject({ connections: 0, sessions: [] });
     });
   }
 
