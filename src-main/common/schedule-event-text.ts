@@ -41,8 +41,8 @@ export function describeScheduleEvent(event: { kind: string; data: unknown }): s
     case 'schedule.missed': {
       const n = `${d.atLeast ? 'at least ' : ''}${d.count ?? 1} due time${d.count === 1 ? '' : 's'}`;
       const span = d.first && d.last && d.first !== d.last ? `from ${due(d.first)} to ${due(d.last)}` : `at ${due(d.first)}`;
-      const why = d.whileDown ? 'while the room was not running' : 'the room reached them late';
-      return `${name} missed ${n} ${why} (${span})${d.caughtUp ? '; caught up once now' : d.catchUp === 'skip' && d.whileDown ? '; not run: its catch-up policy is skip' : ''}`;
+      const why = d.whileDown ? ' while the room was not running' : `: the room reached ${d.count === 1 || d.count === undefined ? 'it' : 'them'} late`;
+      return `${name} missed ${n}${why} (${span})${d.caughtUp ? '; caught up once now' : d.catchUp === 'skip' && d.whileDown ? '; not run: its catch-up policy is skip' : ''}`;
     }
     default:
       return null;

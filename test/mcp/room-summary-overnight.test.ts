@@ -89,7 +89,7 @@ describe('room_summary: spend against envelopes, schedules run and missed', () =
     const scheduleTexts = schedules?.items.map((i) => i.text) ?? [];
     expect(scheduleTexts).toContain('schedule "nightly" (0 1 * * *): ran once, missed once in this window; next due Wed, 9 Jan 2030, 01:00 (UTC)');
     expect(scheduleTexts.some((t) => /^schedule "nightly" ran for Mon, 7 Jan 2030, 01:00 \(UTC\): graph gr_/.test(t))).toBe(true);
-    expect(scheduleTexts).toContain('schedule "nightly" missed 1 due time the room reached them late (at Tue, 8 Jan 2030, 01:00 (UTC))');
+    expect(scheduleTexts).toContain('schedule "nightly" missed 1 due time: the room reached it late (at Tue, 8 Jan 2030, 01:00 (UTC))');
     expect(schedules?.items.find((i) => i.kind === 'schedule.next')?.open).toEqual({ screen: 'schedules', id: schedule.id });
     expect(schedules?.counts).toBe('1 missed, 1 schedule ran, 1 schedule live');
 
