@@ -97,7 +97,9 @@ async function openHome(): Promise<void> {
 }
 
 async function closeHome(): Promise<void> {
-  if (room) await stopServe(room, 'SIGKILL');
+  // stopped as a person stops it, so it ends the stages it runs (a SIGKILLed room's stages would go on writing
+  // into the home while it is removed)
+  if (room) await stopServe(room);
   home?.cleanup();
 }
 
