@@ -49,12 +49,16 @@ export interface SshHosts {
   /** The person's SSH config file (for COMMONROOM_SSH_CONFIG). */
   configFile: string;
   port: number;
+  /** Where each host runs: its own network namespace at its own address, or this machine's loopback (and why). */
+  placement: string;
   /** ssh's arguments to reach `alias` as the person would (for tests that compare with plain ssh). */
   sshArgs(alias: string): string[];
   /** Stops listening (connections already open stay, as sshd's do). */
   stop(): Promise<void>;
   /** Listens again on the same port, with the same keys. */
   restart(): Promise<void>;
+  /** Stops, and removes the hosts' network namespaces (if they have them). */
+  dispose(): Promise<void>;
 }
 
 async function freePort(): Promise<number> {
@@ -90,15 +94,16 @@ function ensureAccount(account: HostAccount): string {
   return home;
 }
 
-/** Runs sshd in the foreground on `port`; resolves once it accepts a connection. */
-async function launchSshd(config: string, port: number): Promise<ChildProcess> {
-  const child: ChildProcess = spawn(SSHD, ['-D', '-e', '-f', config], { stdio: ['ignore', 'ignore', 'pipe'] });
+/** Runs sshd in the foreground on `address`:`port` (inside network namespace `netns`, if given); resolves once it accepts a connection. */
+async function launchSshd(config: string, port: number, address = '127.0.0.1', netns?: string): Promise<ChildProcess> {
+  const argv = [SSHD, '-D', '-e', '-f', config];
+  const child: ChildProcess = netns ? spawn('ip', ['netns', 'exec', netns, ...argv], { stdio: ['ignore', 'ignore', 'pipe'] }) : spawn(argv[0] as string, argv.slice(1), { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (b: Buffer) => (stderr += b.toString()));
   const deadline = Date.now() + 10_000;
   for (;;) {
     const up = await new Promise<boolean>((resolve) => {
-      const s = net.connect(port, '127.0.0.1', () => {
+      const s = net.connect(port, address, () => {
         s.destroy();
         resolve(true);
       });
@@ -110,8 +115,69 @@ async function launchSshd(config: string, port: number): Promise<ChildProcess> {
   }
 }
 
-/** Starts the private sshd with these accounts, and writes the person's SSH config naming each by alias. */
-export async function startSshHosts(dir: string, accounts: HostAccount[], extraConfig: string[] = []): Promise<SshHosts> {
+/** Why the hosts cannot each have a network namespace of their own here, or null when they can. */
+export function netnsUnavailable(): string | null {
+  if (typeof process.getuid !== 'function' || process.getuid() !== 0) return 'network namespaces need root';
+  const listed = spawnSync('ip', ['netns', 'list'], { encoding: 'utf8' });
+  if (listed.error || listed.status !== 0) return `\`ip netns\` does not work here (${listed.error?.message ?? listed.stderr.trim()})`;
+  return null;
+}
+
+/** A host's own network: a namespace joined to this machine by a veth pair, with an address on each end. */
+interface HostNet {
+  netns: string;
+  outside: string;
+  inside: string;
+}
+
+const NETNS_PREFIX = 'crhost-';
+
+/** Removes the namespaces of earlier runs whose process is gone (a run killed before its exit hook). */
+function removeStaleNetns(): void {
+  const listed = spawnSync('ip', ['netns', 'list'], { encoding: 'utf8' }).stdout ?? '';
+  for (const name of listed.split('\n').map((l) => l.split(' ')[0] ?? '')) {
+    const pid = Number(/^crhost-(\d+)-\d+$/.exec(name)?.[1]);
+    if (!pid) continue;
+    try {
+      process.kill(pid, 0);
+    } catch {
+      spawnSync('ip', ['netns', 'delete', name]);
+    }
+  }
+}
+
+/** Makes a namespace per host, each a /30 of 10.213.X.0/24 (X free on this machine), ended when this process exits. */
+function makeHostNets(count: number): HostNet[] {
+  removeStaleNetns();
+  const used = spawnSync('ip', ['-4', '-o', 'addr', 'show'], { encoding: 'utf8' }).stdout ?? '';
+  let x = process.pid % 256;
+  while (used.includes(`10.213.${x}.`)) x = (x + 1) % 256;
+  const nets: HostNet[] = [];
+  const run = (args: string[]) => execFileSync('ip', args, { stdio: 'pipe' });
+  for (let i = 0; i < count; i++) {
+    const net: HostNet = { netns: `${NETNS_PREFIX}${process.pid}-${i}`, outside: `10.213.${x}.${i * 4 + 1}`, inside: `10.213.${x}.${i * 4 + 2}` };
+    const veth = `crv${process.pid % 100000}${String.fromCharCode(97 + i)}`;
+    run(['netns', 'add', net.netns]);
+    nets.push(net);
+    run(['link', 'add', `${veth}o`, 'type', 'veth', 'peer', 'name', `${veth}i`]);
+    run(['link', 'set', `${veth}i`, 'netns', net.netns]);
+    run(['addr', 'add', `${net.outside}/30`, 'dev', `${veth}o`]);
+    run(['link', 'set', `${veth}o`, 'up']);
+    run(['netns', 'exec', net.netns, 'ip', 'addr', 'add', `${net.inside}/30`, 'dev', `${veth}i`]);
+    run(['netns', 'exec', net.netns, 'ip', 'link', 'set', `${veth}i`, 'up']);
+    run(['netns', 'exec', net.netns, 'ip', 'link', 'set', 'lo', 'up']);
+  }
+  return nets;
+}
+
+/**
+ * Starts the private sshd with these accounts, and writes the person's SSH config naming each by alias. With
+ * `netns` each account is a host of its own: its own network namespace (made here; root and `ip netns`), its
+ * own sshd on its own address, and from there this machine's loopback (the room's endpoint) is out of reach,
+ * as it is from a real other machine. Without it, or where namespaces cannot be made, every host is an account
+ * on one sshd on 127.0.0.1 (`placement` says which, and why).
+ */
+export async function startSshHosts(dir: string, accounts: HostAccount[], extraConfig: string[] = [], options: { netns?: boolean } = {}): Promise<SshHosts> {
   fs.mkdirSync(dir, { recursive: true });
   fs.chmodSync(dir, 0o755); // the test accounts' sshd reads their authorized keys in it as them
   const hostKey = path.join(dir, 'host_ed25519');
@@ -127,38 +193,50 @@ export async function startSshHosts(dir: string, accounts: HostAccount[], extraC
     ensureAccount(a);
     fs.writeFileSync(path.join(keysDir, a.user), fs.readFileSync(`${clientKey}.pub`));
   }
-  const port = await freePort();
+  const noNetns = options.netns ? netnsUnavailable() : 'not asked for';
+  const nets = noNetns === null ? makeHostNets(accounts.length) : null;
+  // in a namespace of its own a host's sshd has the port to itself
+  const port = nets ? 22 : await freePort();
   fs.mkdirSync('/run/sshd', { recursive: true, mode: 0o755 }); // privilege separation's empty folder
-  const sshdConfig = path.join(dir, 'sshd_config');
-  fs.writeFileSync(
-    sshdConfig,
-    [
-      `Port ${port}`,
-      'ListenAddress 127.0.0.1',
-      `HostKey ${hostKey}`,
-      `PidFile ${path.join(dir, 'sshd.pid')}`,
-      `AuthorizedKeysFile ${keysDir}/%u`,
-      'StrictModes no',
-      'PubkeyAuthentication yes',
-      'PasswordAuthentication no',
-      'KbdInteractiveAuthentication no',
-      'UsePAM no',
-      'PermitRootLogin no',
-      `AllowUsers ${accounts.map((a) => a.user).join(' ')}`,
-      'PrintMotd no',
-      'MaxSessions 64',
-      'MaxStartups 64',
-      'LogLevel ERROR',
-      '',
-    ].join('\n'),
-  );
+  const sshdConfigOf = (name: string, address: string, users: string[]) => {
+    const file = path.join(dir, `sshd_config${name}`);
+    fs.writeFileSync(
+      file,
+      [
+        `Port ${port}`,
+        `ListenAddress ${address}`,
+        `HostKey ${hostKey}`,
+        `PidFile ${path.join(dir, `sshd${name}.pid`)}`,
+        `AuthorizedKeysFile ${keysDir}/%u`,
+        'StrictModes no',
+        'PubkeyAuthentication yes',
+        'PasswordAuthentication no',
+        'KbdInteractiveAuthentication no',
+        'UsePAM no',
+        'PermitRootLogin no',
+        `AllowUsers ${users.join(' ')}`,
+        'PrintMotd no',
+        'MaxSessions 64',
+        'MaxStartups 64',
+        'LogLevel ERROR',
+        '',
+      ].join('\n'),
+    );
+    return file;
+  };
+  /** Each sshd to run: its config, the address it listens on, its namespace. */
+  const daemons = nets
+    ? accounts.map((a, i) => ({ config: sshdConfigOf(`-${i}`, (nets[i] as HostNet).inside, [a.user]), address: (nets[i] as HostNet).inside, netns: (nets[i] as HostNet).netns }))
+    : [{ config: sshdConfigOf('', '127.0.0.1', accounts.map((a) => a.user)), address: '127.0.0.1', netns: undefined }];
+  const addressOf = (i: number) => (nets ? (nets[i] as HostNet).inside : '127.0.0.1');
+  const hostKeyLine = fs.readFileSync(`${hostKey}.pub`, 'utf8').split(' ').slice(0, 2).join(' ');
   const knownHosts = path.join(dir, 'known_hosts');
-  fs.writeFileSync(knownHosts, `[127.0.0.1]:${port} ${fs.readFileSync(`${hostKey}.pub`, 'utf8').split(' ').slice(0, 2).join(' ')}\n`);
+  fs.writeFileSync(knownHosts, daemons.map((d) => `${port === 22 ? d.address : `[${d.address}]:${port}`} ${hostKeyLine}\n`).join(''));
   const configFile = path.join(dir, 'ssh_config');
-  const hostBlock = (alias: string, user: string, p: number) => [
+  const hostBlock = (alias: string, user: string, address: string) => [
     `Host ${alias}`,
-    '  HostName 127.0.0.1',
-    `  Port ${p}`,
+    `  HostName ${address}`,
+    `  Port ${port}`,
     `  User ${user}`,
     `  IdentityFile ${clientKey}`,
     '  IdentitiesOnly yes',
@@ -166,21 +244,33 @@ export async function startSshHosts(dir: string, accounts: HostAccount[], extraC
     '  StrictHostKeyChecking yes',
     '  LogLevel ERROR',
   ];
-  fs.writeFileSync(configFile, [...accounts.flatMap((a) => hostBlock(a.alias, a.user, port)), ...extraConfig, ''].join('\n'));
-  let child = await launchSshd(sshdConfig, port);
-  return {
-    configFile,
-    port,
-    sshArgs: (alias) => ['-F', configFile, '-o', 'BatchMode=yes', alias],
-    stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) {
+  fs.writeFileSync(configFile, [...accounts.flatMap((a, i) => hostBlock(a.alias, a.user, addressOf(i))), ...extraConfig, ''].join('\n'));
+  const launchAll = () => Promise.all(daemons.map((d) => launchSshd(d.config, port, d.address, d.netns)));
+  let children = await launchAll();
+  const stop = async () => {
+    await Promise.all(
+      children.map(async (child) => {
+        if (child.exitCode !== null || child.signalCode !== null) return;
         const gone = new Promise((r) => child.once('exit', r));
         child.kill('SIGTERM');
         await gone;
-      }
-    },
+      }),
+    );
+  };
+  return {
+    configFile,
+    port,
+    placement: nets ? `each host in a network namespace of its own (${nets.map((n) => n.inside).join(', ')})` : `every host an account on one sshd on 127.0.0.1 (network namespaces: ${noNetns})`,
+    sshArgs: (alias) => ['-F', configFile, '-o', 'BatchMode=yes', alias],
+    stop,
     restart: async () => {
-      child = await launchSshd(sshdConfig, port);
+      children = await launchAll();
+    },
+    dispose: async () => {
+      await stop();
+      // deleting a namespace takes its end of the veth pair, and with it this machine's end (a run killed before
+      // this leaves them to the next start's removeStaleNetns)
+      for (const n of nets ?? []) spawnSync('ip', ['netns', 'delete', n.netns]);
     },
   };
 }

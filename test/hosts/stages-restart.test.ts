@@ -129,7 +129,15 @@ describe.skipIf(unavailable !== null)(`a 50-stage graph across hosts survives dr
   beforeAll(async () => {
     sshDir = fs.mkdtempSync(path.join(os.tmpdir(), 'commonroom-ssh-restart-'));
     const profile = ['export PATH="$HOME/tools/bin:$PATH"'];
-    hosts = await startSshHosts(sshDir, Object.entries(HOSTS).map(([alias, user]) => ({ alias, user, profile, tools: { commonroom: COMMONROOM_BIN } })));
+    // as root each host is a network namespace of its own, from which this machine's loopback (the room's
+    // endpoint) cannot be reached: the hosts' work goes on over the room's SSH links alone
+    hosts = await startSshHosts(
+      sshDir,
+      Object.entries(HOSTS).map(([alias, user]) => ({ alias, user, profile, tools: { commonroom: COMMONROOM_BIN } })),
+      [],
+      { netns: true },
+    );
+    console.log(`[stages-restart] hosts: ${hosts.placement}`);
     for (const alias of Object.keys(HOSTS) as (keyof typeof HOSTS)[]) {
       const work = workOf(alias);
       fs.rmSync(work, { recursive: true, force: true });
@@ -142,6 +150,11 @@ describe.skipIf(unavailable !== null)(`a 50-stage graph across hosts survives dr
     fs.mkdirSync(localWork);
     serve = await startServe(home);
     for (const alias of Object.keys(HOSTS)) expect(runCe(home, ['host', 'add', alias]).status).toBe(0);
+    if (hosts.placement.startsWith('each host')) {
+      // as from another machine: the room's endpoint on this machine's loopback cannot be reached from a host
+      const probe = spawnSync('ssh', [...hosts.sshArgs('devbox'), `exec 3<>/dev/tcp/127.0.0.1/${new URL(serve.mcpUrl).port}`]);
+      expect(probe.status, "the room's endpoint, tried from devbox").not.toBe(0);
+    }
     const added = runCe(home, ['participant', 'add', 'builder', '--can', 'read,write', '--json']);
     token = (JSON.parse(added.stdout) as { token: string }).token;
     await connect();
@@ -152,9 +165,9 @@ describe.skipIf(unavailable !== null)(`a 50-stage graph across hosts survives dr
     if (serve) await stopServe(serve);
     if (hosts) {
       for (const alias of Object.keys(HOSTS)) sshExit(alias);
-      await hosts.stop();
       // the nodes (and anything left of their stages) run as the test accounts
       for (const user of Object.values(HOSTS)) spawnSync('pkill', ['-u', user]);
+      await hosts.dispose();
       for (const alias of Object.keys(HOSTS) as (keyof typeof HOSTS)[]) fs.rmSync(workOf(alias), { recursive: true, force: true });
     }
     home?.cleanup();
