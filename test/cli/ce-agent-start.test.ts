@@ -38,4 +38,19 @@ describe('ce agent start', () => {
     expect(sub.cwd).toBe(path.join(project, 'sub'));
     for (const a of [here, sub]) expect(runCe(home, ['agent', 'stop', a.shellId, '--revoke']).status).toBe(0);
   });
+
+  it('--max-cost, --max-tokens, --max-wall and --max-idle start it inside an envelope; a bad limit starts nothing', () => {
+    const before = runCe(home, ['participant', 'list', '--json']).stdout;
+    const bad = spawnSync(process.execPath, [BIN_CE, 'agent', 'start', 'command', '--max-cost', 'lots', '--', '/bin/sh', '-c', 'sleep 30'], { env: home.env, cwd: project, encoding: 'utf8' });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('--max-cost takes a positive number, not "lots"');
+    expect(runCe(home, ['participant', 'list', '--json']).stdout).toBe(before);
+
+    const agent = start(project, ['--max-cost', '0.5', '--max-tokens', '20000', '--max-wall', '3600', '--max-idle', '600']);
+    const { envelopes } = JSON.parse(runCe(home, ['spend', '--json']).stdout) as { envelopes: { scope: string; target: string; maxCostMicroUsd: number; maxTokens: number; maxWallMs: number; maxIdleMs: number; state: string }[] };
+    expect(envelopes.filter((e) => e.target === agent.shellId)).toEqual([
+      expect.objectContaining({ scope: 'agent', target: agent.shellId, maxCostMicroUsd: 500_000, maxTokens: 20_000, maxWallMs: 3_600_000, maxIdleMs: 600_000, state: 'active' }),
+    ]);
+    expect(runCe(home, ['agent', 'stop', agent.shellId, '--revoke']).status).toBe(0);
+  });
 });

@@ -56,6 +56,13 @@ describe('from a task to a merged change, in the UI', () => {
     await form.getByLabel('Repository').fill(repo);
     await form.getByLabel('Client').selectOption('command');
     await form.getByLabel('Command').fill(script);
+    // a ceiling that is not an amount is refused in the form, saying what it takes; nothing starts
+    await form.getByLabel('Cost ceiling, US$').fill('-1');
+    await form.getByTestId('start-task').click();
+    await expect.poll(() => form.innerText()).toContain('the cost ceiling is an amount in US dollars above 0');
+    expect((await runner.engine.call(runner.engine.operator(), 'agent_list', {})).agents).toEqual([]);
+    await form.getByLabel('Cost ceiling, US$').fill('2.5');
+    await form.getByLabel('Time limit, hours').fill('8');
     await shots(page, 'new-task-form');
     await form.getByTestId('start-task').click();
     await form.waitFor({ state: 'detached' });
@@ -64,6 +71,9 @@ describe('from a task to a merged change, in the UI', () => {
     const agent = (await runner.engine.call(runner.engine.operator(), 'agent_list', {})).agents[0];
     expect(agent?.handoffId).toMatch(/^hf_/);
     const handoffId = agent?.handoffId as string;
+    // the run has its envelope from its start
+    const { envelopes } = await runner.engine.call(runner.engine.operator(), 'spend_report', {});
+    expect(envelopes.filter((e) => e.target === agent?.shellId)).toEqual([expect.objectContaining({ scope: 'agent', maxCostMicroUsd: 2_500_000, maxWallMs: 8 * 3_600_000, state: 'active' })]);
     await expect.poll(() => page.locator('.shell-item.selected').getAttribute('data-shell-id')).toBe(agent?.shellId);
     await expect.poll(() => page.locator('.terminal-host').innerText(), { timeout: 20_000 }).toContain('committed: Say hello');
     expect(await page.locator('.terminal-host').innerText()).toContain(`pwd: ${agent?.cwd}`);

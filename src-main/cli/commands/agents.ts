@@ -7,9 +7,10 @@ import { print, type CeCommand } from '../command';
 import { callRunningRoomAsOperator } from '../room-client';
 import { visible } from '../visible-text';
 import { runWatchCommand, WATCH_OPTIONS, watchFlags, watchWords } from './agent-watch';
+import { ENVELOPE_LIMIT_OPTIONS, envelopeLimitFlags } from './spend';
 
 const USAGE =
-  'ce agent start CLIENT [--cwd DIR] [--task TEXT [--repo DIR] [--base REF] [--continues HANDOFF]] [--resume] [--can read,write] [--as NAME] [--on-stall tell|interrupt|restart] [--stall-minutes N] [--on-limit resume|ask|leave] [-- ARGS…] | ' +
+  'ce agent start CLIENT [--cwd DIR] [--task TEXT [--repo DIR] [--base REF] [--continues HANDOFF]] [--resume] [--can read,write] [--as NAME] [--on-stall tell|interrupt|restart] [--stall-minutes N] [--on-limit resume|ask|leave] [--max-cost USD] [--max-tokens N] [--max-wall S] [--max-idle S] [-- ARGS…] | ' +
   'ce agent list | ce agent stop SHELL [--revoke] | ce agent watch SHELL [--on-stall …] [--stall-minutes N] [--on-limit …] | ce agent limit SHELL now|at-reset|cancel | ce agent defaults [--on-stall …] [--stall-minutes N] [--on-limit …] | ce agent clients';
 
 function agentLine(a: AgentRunView): string {
@@ -41,6 +42,7 @@ export const AGENT_COMMANDS: CeCommand[] = [
       resume: { type: 'boolean', help: "go on with the client's most recent conversation in that folder (Claude Code --continue, Codex resume --last, Gemini CLI --resume latest, opencode --continue)" },
       revoke: { type: 'boolean', help: 'with stop: also revoke its token' },
       ...WATCH_OPTIONS,
+      ...ENVELOPE_LIMIT_OPTIONS,
     },
     details: [
       `CLIENT is one of ${AGENT_CLIENT_IDS.join(', ')} ("command" runs the program after --, which gets the endpoint and token in COMMONROOM_MCP_URL and COMMONROOM_TOKEN, and a config file in COMMONROOM_MCP_CONFIG).`,
@@ -49,8 +51,9 @@ export const AGENT_COMMANDS: CeCommand[] = [
       'Watch and type into it with "ce shell attach SHELL" or on the Terminals screen.',
       'The room watches each: one working whose terminal, CPU and process tree stay quiet reads stalled (tell, interrupt or restart: --on-stall),',
       'and one whose client stops at a usage limit reads limited until its reset (resume at the reset, ask or leave: --on-limit); "ce agent limit" resumes or cancels.',
+      'With --max-cost, --max-tokens, --max-wall or --max-idle the run has an envelope from its first moment (as "ce envelope set --agent"): at a limit it is stopped at a safe point.',
     ],
-    examples: ['ce agent start claude-code --cwd ~/src/app', 'ce agent start codex --task "make the login test pass" --repo ~/src/app', 'ce agent start codex -- --model o4-mini', 'ce agent start command -- ./my-agent --verbose', 'ce agent list', 'ce agent stop sh_… --revoke', 'ce agent start claude-code --on-stall interrupt --on-limit resume', 'ce agent limit sh_… cancel'],
+    examples: ['ce agent start claude-code --cwd ~/src/app', 'ce agent start codex --task "make the login test pass" --repo ~/src/app', 'ce agent start codex -- --model o4-mini', 'ce agent start command -- ./my-agent --verbose', 'ce agent list', 'ce agent stop sh_… --revoke', 'ce agent start claude-code --on-stall interrupt --on-limit resume', 'ce agent limit sh_… cancel', 'ce agent start codex --task "tidy the README" --max-cost 2 --max-wall 3600'],
     async run(args, room) {
       const [, sub, target, ...rest] = args.positional;
       switch (sub) {
@@ -67,6 +70,7 @@ export const AGENT_COMMANDS: CeCommand[] = [
           const continues = stringFlag(args, 'continues');
           if (task === undefined && (repo !== undefined || base !== undefined || continues !== undefined)) throw new UsageError('ce agent start: --repo, --base and --continues are for a task: give --task TEXT too');
           const client = target as AgentClientId;
+          const envelope = envelopeLimitFlags(args);
           const out = await call(room, 'agent_start', {
             client,
             ...(client === 'command' ? { command: rest } : rest.length > 0 ? { args: rest } : {}),
@@ -81,10 +85,12 @@ export const AGENT_COMMANDS: CeCommand[] = [
             ...(continues !== undefined ? { continues } : {}),
             ...(args.flags.resume ? { resume: true } : {}),
             ...watchFlags(args),
+            ...(Object.keys(envelope).length > 0 ? { envelope } : {}),
           });
           print(args, out, () =>
             [
               `started ${out.agent.label}${out.agent.version ? ` ${out.agent.version}` : ''} as ${out.agent.participant} in shell ${out.agent.shellId} (${out.agent.cwd})`,
+              ...(envelope.maxCostUsd || envelope.maxTokens || envelope.maxWallMs || envelope.maxIdleMs ? ['with an envelope: see "ce spend"'] : []),
               ...(out.agent.handoffId ? [`on handoff ${out.agent.handoffId}: review it with "ce handoff ${out.agent.handoffId}" once it is completed`] : []),
               `watch and type: ce shell attach ${out.agent.shellId}`,
             ].join('\n'),

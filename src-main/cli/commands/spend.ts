@@ -35,6 +35,25 @@ function numberFlag(args: ParsedArgs, name: string, scale = 1): number | undefin
   return Math.round(n * scale * 1e6) / 1e6;
 }
 
+/** The limit options of an envelope (ce envelope set, ce agent start). */
+export const ENVELOPE_LIMIT_OPTIONS = {
+  'max-cost': { type: 'string', help: 'US dollars the clients report' },
+  'max-tokens': { type: 'string', help: 'input plus output tokens' },
+  'max-wall': { type: 'string', help: 'seconds of wall-clock time from its start' },
+  'max-idle': { type: 'string', help: "seconds an agent's client may sit idle at its prompt" },
+} as const;
+
+/** The envelope limits given as --max-cost, --max-tokens, --max-wall and --max-idle (the method's units). */
+export function envelopeLimitFlags(args: ParsedArgs): { maxCostUsd?: number; maxTokens?: number; maxWallMs?: number; maxIdleMs?: number } {
+  const limits = {
+    maxCostUsd: numberFlag(args, 'max-cost'),
+    maxTokens: numberFlag(args, 'max-tokens'),
+    maxWallMs: numberFlag(args, 'max-wall', 1000),
+    maxIdleMs: numberFlag(args, 'max-idle', 1000),
+  };
+  return Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined).map(([k, v]) => [k, k === 'maxCostUsd' ? v : Math.round(v as number)]));
+}
+
 /** The envelope's target from --agent TERMINAL, --handoff ID or --graph ID (exactly one). */
 function targetOf(args: ParsedArgs): { scope: 'agent' | 'handoff' | 'graph'; target: string } {
   const given = (['agent', 'handoff', 'graph'] as const).flatMap((scope) => {
@@ -87,10 +106,7 @@ export const SPEND_COMMANDS: CeCommand[] = [
       agent: { type: 'string', help: "an agent run, by its terminal's id (ce agent list)" },
       handoff: { type: 'string', help: 'every agent run on this handoff' },
       graph: { type: 'string', help: 'a graph run' },
-      'max-cost': { type: 'string', help: 'US dollars the clients report' },
-      'max-tokens': { type: 'string', help: 'input plus output tokens' },
-      'max-wall': { type: 'string', help: 'seconds of wall-clock time from its start' },
-      'max-idle': { type: 'string', help: "seconds an agent's client may sit idle at its prompt" },
+      ...ENVELOPE_LIMIT_OPTIONS,
     },
     details: [
       'At a limit the room stops the work at a safe point: each agent is interrupted with its client\'s key (Esc),',
@@ -104,14 +120,7 @@ export const SPEND_COMMANDS: CeCommand[] = [
       if (extra !== undefined) throw new UsageError(`unexpected argument ${JSON.stringify(extra)}`);
       const { scope, target } = targetOf(args);
       if (sub === 'set') {
-        const limits = {
-          maxCostUsd: numberFlag(args, 'max-cost'),
-          maxTokens: numberFlag(args, 'max-tokens'),
-          maxWallMs: numberFlag(args, 'max-wall', 1000),
-          maxIdleMs: numberFlag(args, 'max-idle', 1000),
-        };
-        const input = Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined).map(([k, v]) => [k, k === 'maxCostUsd' ? v : Math.round(v as number)]));
-        const out = await callAsOperator(room, 'envelope_set', { scope, target, ...input });
+        const out = await callAsOperator(room, 'envelope_set', { scope, target, ...envelopeLimitFlags(args) });
         print(args, out, () => `envelope set: ${envelopeLine(out.envelope)}`);
         return 0;
       }

@@ -7,6 +7,7 @@ import { lazily } from '../lazily';
 import type { ShellView } from './shells';
 import type { HandoffView } from '../handoff-dto';
 import { participantName } from './participants';
+import { usageLimits } from './spend';
 
 
 /** One client as this machine has it: found on the PATH (with its version), or not, with how to install it. */
@@ -108,6 +109,12 @@ export const AGENT_METHODS = {
         base: z.string().min(1).max(256).optional().describe("with task and a repository: the branch, tag or commit the work starts from (default: the branch checked out there)"),
         continues: z.string().min(1).max(64).optional().describe("with task: a rejected handoff whose worktree the task goes on in (a follow-up: its agent, participant defaults to the one that did it, in the same worktree)"),
         resume: z.boolean().optional().describe("go on with the client's most recent conversation in that folder where the client can (Claude Code --continue, Codex resume --last, Gemini CLI --resume latest, opencode --continue)"),
+        envelope: z
+          .object(usageLimits)
+          .strict()
+          .refine((e) => Object.keys(e).length > 0, 'an envelope needs at least one limit: maxWallMs, maxIdleMs, maxTokens or maxCostUsd')
+          .optional()
+          .describe('a ceiling on this run from its first moment (as envelope_set with scope agent on its terminal): at a limit it is interrupted, stopped, and the inbox says so'),
         ...watchInput(),
       })
       .strict()),

@@ -51,7 +51,8 @@ export interface EnvelopeView {
   createdBy: string;
 }
 
-const usageLimits = {
+/** The limits an envelope takes (envelope_set; agent_start's envelope). */
+export const usageLimits = {
   maxWallMs: z.number().int().min(1).max(30 * 24 * 3600_000).optional().describe('wall-clock time from the start of the run, handoff or graph, in ms'),
   maxIdleMs: z.number().int().min(1).max(30 * 24 * 3600_000).optional().describe("agent runs: how long its client may sit idle or waiting at its prompt, in ms"),
   maxTokens: z.number().int().min(1).max(1e12).optional().describe('input plus output tokens the clients report'),

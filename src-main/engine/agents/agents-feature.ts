@@ -187,6 +187,16 @@ export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke:
     if (client.id === 'command' && input.command) commands.set(name, [...input.command]);
     const run: AgentRun = { shellId, client, participant: name, version, cwd, startedAt: ctx.now(), runDir, handoffId: task?.handoffId ?? null, stoppedBy: null, startedBy: operator, input };
     runs.set(shellId, run);
+    if (input.envelope) {
+      try {
+        await invoke(operator, 'envelope_set', { scope: 'agent', target: shellId, ...input.envelope });
+      } catch (error) {
+        // a run asked for with a ceiling never goes on without one
+        run.stoppedBy = operator.name;
+        await invoke(operator, 'shell_close', { shellId }).catch(() => undefined);
+        throw error;
+      }
+    }
     const screen = SHELL_STATUS_RULES[client.id];
     watch.add({ shellId, participant: name, interrupt: client.interrupt, continueText: client.continueText, limitRules: screen?.limited ?? [] }, policyFrom(defaults(), input));
     ctx.commit(() => ({

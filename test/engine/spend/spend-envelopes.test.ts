@@ -110,6 +110,16 @@ describe('a scripted client exporting OTLP metrics as Claude Code does', () => {
     expect(participants.find((p) => p.name === agent.participant)?.revokedAt ?? null).toBeNull();
   });
 
+  it('an agent started with an envelope is bounded from its first moment, and stopped at it', { timeout: 90_000 }, async () => {
+    const { agent } = await call('agent_start', { client: 'command', command: [process.execPath, SCRIPT, '--export-ms', '300', '--cost', '0.01', '--turn-ms', '150'], cwd: dir, envelope: { maxCostUsd: 0.05 } });
+    // set before agent_start answered: no moment of the run went unbounded
+    expect((await report()).envelopes.filter((e) => e.target === agent.shellId)).toEqual([expect.objectContaining({ scope: 'agent', maxCostMicroUsd: 50_000, createdBy: 'operator' })]);
+    await expect.poll(async () => (await report()).envelopes.find((e) => e.target === agent.shellId)?.stopped?.limit, { timeout: 60_000, interval: 250 }).toBe('cost');
+    await expect.poll(async () => (await call('agent_list', {})).agents.some((a) => a.shellId === agent.shellId && a.shell.alive), { timeout: 20_000 }).toBe(false);
+    // an envelope with no limit in it is refused before anything starts
+    await expect(call('agent_start', { client: 'command', command: ['true'], cwd: dir, envelope: {} })).rejects.toThrow(/at least one limit/);
+  });
+
   it("a handoff's envelope on tokens stops the agent working on it, counting what every run on it reported", { timeout: 90_000 }, async () => {
     const { agent } = await call('agent_start', { client: 'command', command: [process.execPath, SCRIPT, '--export-ms', '300', '--turn-ms', '150'], cwd: dir, task: 'work until stopped' });
     const handoffId = agent.handoffId as string;

@@ -16,6 +16,8 @@ export function NewTask(props: { onClose(): void; onStarted(shellId: string): vo
   const [base, setBase] = useState('');
   const [command, setCommand] = useState('');
   const [write, setWrite] = useState(true);
+  const [maxCost, setMaxCost] = useState('');
+  const [maxHours, setMaxHours] = useState('');
   const [problem, setProblem] = useState<string | null>(null);
   const [starting, setStarting] = useState(false);
 
@@ -28,6 +30,11 @@ export function NewTask(props: { onClose(): void; onStarted(shellId: string): vo
     if (!repo.trim()) return setProblem('name the repository the task is done in (its folder): the agent gets a worktree of its own there');
     const words = commandWords(picked, command);
     if (!words) return setProblem(NO_COMMAND);
+    const cost = maxCost.trim() ? Number(maxCost) : undefined;
+    const hours = maxHours.trim() ? Number(maxHours) : undefined;
+    if (cost !== undefined && !(cost > 0)) return setProblem('the cost ceiling is an amount in US dollars above 0 (or leave it empty)');
+    if (hours !== undefined && !(hours > 0)) return setProblem('the time limit is a number of hours above 0 (or leave it empty)');
+    const envelope = { ...(cost !== undefined ? { maxCostUsd: cost } : {}), ...(hours !== undefined ? { maxWallMs: Math.round(hours * 3_600_000) } : {}) };
     setStarting(true);
     setProblem(null);
     try {
@@ -39,6 +46,7 @@ export function NewTask(props: { onClose(): void; onStarted(shellId: string): vo
         repo: repo.trim(),
         ...(base.trim() ? { base: base.trim() } : {}),
         capabilities: write ? ['read', 'write'] : ['read'],
+        ...(Object.keys(envelope).length > 0 ? { envelope } : {}),
       });
       props.onStarted(agent.shellId);
       props.onClose();
@@ -89,6 +97,17 @@ export function NewTask(props: { onClose(): void; onStarted(shellId: string): vo
             <input id="task-command" type="text" value={command} placeholder="e.g. ./my-agent (the task is in COMMONROOM_TASK)" onChange={(e) => setCommand(e.target.value)} />
           </div>
         )}
+        <div className="field-row field-row-even">
+          <div className="field">
+            <label htmlFor="task-max-cost">Cost ceiling, US$</label>
+            <input id="task-max-cost" type="number" step="any" inputMode="decimal" value={maxCost} placeholder="none" onChange={(e) => (setMaxCost(e.target.value), setProblem(null))} />
+          </div>
+          <div className="field">
+            <label htmlFor="task-max-hours">Time limit, hours</label>
+            <input id="task-max-hours" type="number" step="any" inputMode="decimal" value={maxHours} placeholder="none" onChange={(e) => (setMaxHours(e.target.value), setProblem(null))} />
+          </div>
+        </div>
+        <p className="muted small task-envelope-note">At either limit the agent is stopped at a safe point and your inbox says so (its client must report its spend: Claude Code, Codex and Gemini CLI do).</p>
         <AgentFormEnd kind="task" write={write} setWrite={setWrite} problem={problem} ready={picked !== null} starting={starting} startLabel="Start on the task" onClose={props.onClose} />
       </form>
     </div>
