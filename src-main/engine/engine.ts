@@ -70,7 +70,8 @@ function buildFeatures(engine: Engine): Feature[] {
       ctx,
       engine.tasks,
       engine.workspaces,
-      (owner, folder, why) => engine.shells.closeIn(owner, folder, why),
+      // the shells there end with the work: this machine's, and those on the room's hosts (a host's worktree)
+      async (owner, folder, why) => (await engine.shells.closeIn(owner, folder, why)) + ((await remoteShells?.closeIn(owner, folder)) ?? 0),
       // a rejection's reason and comments, typed into the terminals the room started for the agent (its client's prompt)
       (participant, bytes) => {
         const op = engine.operator();

@@ -130,6 +130,9 @@ describe.skipIf(unavailable !== null)(`a handoff's worktree on a host, through t
 
     // completed: the work is fetched here and captured from the fetched commit
     const { handoff: done } = await tool<{ handoff: HandoffView }>(agent, 'handoff_complete', { handoffId: created.id, result: 'done on the host' });
+    // completing ended the agent's work in the worktree there: its shell is closed, and no new one is opened
+    await expect(tool(agent, 'shell_io', { shellId: shell.id })).rejects.toThrow(/unknown shell/);
+    await expect(tool(agent, 'shell_open', { handoffId: created.id })).rejects.toThrow(/its assignee's work in the worktree ended/);
     expect(done.workspace?.evidence?.head).toBe(reviewed);
     expect(done.workspace?.evidence?.commits.map((c) => c.subject)).toEqual(['Work done on the host']);
     const page = await engine.call(operator, 'handoff_evidence', { handoffId: created.id });
@@ -164,4 +167,27 @@ describe.skipIf(unavailable !== null)(`a handoff's worktree on a host, through t
     expect(after.handoff.workspace?.state).toBe('merged');
     expect(onHost('workbox', `git -C ${HOST_REPO} rev-parse refs/heads/commonroom/${created.id}`)).toBe(late);
   }, 180_000);
+
+  it('refuses a host the person keeps, a clone path that is not absolute, and a clone without the base commit, saying what to do', async () => {
+    await expect(tool(lead, 'handoff_create', { summary: 'x', to: 'builder', workspace: { repo: laptopRepo, host: 'keptbox', hostRepo: HOST_REPO } })).rejects.toThrow(/host keptbox is for the person's own work/);
+    await expect(tool(lead, 'handoff_create', { summary: 'x', to: 'builder', workspace: { repo: laptopRepo, host: 'workbox', hostRepo: 'project' } })).rejects.toThrow(/not an absolute path/);
+    await expect(tool(lead, 'handoff_create', { summary: 'x', to: 'builder', workspace: { repo: laptopRepo, host: 'workbox' } })).rejects.toThrow(/host and hostRepo together/);
+    // a commit the host's clone never got: the accept says to bring the clone up to date, and nothing is made
+    fs.writeFileSync(path.join(laptopRepo, 'only-here.txt'), 'x\n');
+    git(laptopRepo, 'add', 'only-here.txt');
+    git(laptopRepo, 'commit', '-q', '-m', 'Only on the laptop');
+    const { handoff } = await tool<{ handoff: HandoffView }>(lead, 'handoff_create', { summary: 'Needs the new base', to: 'builder', workspace: { repo: laptopRepo, host: 'workbox', hostRepo: HOST_REPO } });
+    await expect(tool(agent, 'handoff_accept', { handoffId: handoff.id })).rejects.toThrow(/does not have the base commit .*git fetch or git pull/);
+    const { handoff: still } = await runner.running.engine.call(runner.running.engine.operator(), 'handoff_get', { handoffId: handoff.id });
+    expect(still.status).toBe('open');
+    expect(still.workspace?.state).toBe('planned');
+    // brought up to date there, the same handoff is accepted
+    git(HOST_REPO, '-c', 'safe.directory=*', 'pull', '-q', '--ff-only', laptopRepo, 'main');
+    execFileSync('chown', ['-R', `${USER}:`, HOST_REPO]);
+    const { handoff: accepted } = await tool<{ handoff: HandoffView }>(agent, 'handoff_accept', { handoffId: handoff.id });
+    expect(onHost('workbox', `git -C ${accepted.workspace?.path} rev-parse HEAD`)).toBe(git(laptopRepo, 'rev-parse', 'main'));
+    // cancelled: the worktree there goes (nothing in it would be lost)
+    await runner.running.engine.call(runner.running.engine.operator(), 'handoff_cancel', { handoffId: handoff.id, reason: 'not needed' });
+    expect(onHost('workbox', `test -e ${accepted.workspace?.path} && echo there || echo gone`)).toBe('gone');
+  }, 120_000);
 });
