@@ -85,6 +85,9 @@ describe.skipIf(unavailable !== null)(`a handoff on a host, reviewed in the UI${
     const id = `-c user.name=${GIT_IDENTITY.GIT_AUTHOR_NAME} -c user.email=${GIT_IDENTITY.GIT_AUTHOR_EMAIL}`;
     const edit = `sed -i "s/text.split(',')/text.split(',').map((field) => field.trim())/" src/parser.ts && git ${id} commit -qam "Trim parsed fields" && echo "committed-on-$(whoami)"\n`;
     await callTool(agent, 'shell_io', { shellId: shell.id, text: edit, wait: { until: 'match', pattern: `^committed-on-${USER}`, timeoutMs: 20_000 } });
+    // its check runs on the host too, in the worktree (tasks_run with handoffId: the graph inherits the host)
+    const { graphId } = await callTool<{ graphId: string }>(agent, 'tasks_run', { name: 'unit tests', handoffId: handoff.id, stages: [{ id: 'unit', command: 'grep -q trim src/parser.ts' }] });
+    await expect.poll(async () => (await engine.call(op, 'tasks_status', { graphId, stages: false })).graph.state, { timeout: 30_000 }).toBe('completed');
     const { handoff: done } = await callTool<{ handoff: HandoffView }>(agent, 'handoff_complete', { handoffId: handoff.id, result: 'Fields are trimmed.' });
     const reviewed = done.workspace?.evidence?.head ?? '';
 
@@ -94,6 +97,8 @@ describe.skipIf(unavailable !== null)(`a handoff on a host, reviewed in the UI${
     const bar = page.getByRole('group', { name: 'Decision' });
     await expect.poll(() => bar.getByTestId('preview-merge').innerText(), { timeout: 20_000 }).toBe('main has not moved; merges as a fast-forward');
     expect(await page.getByTestId('workspace-host').innerText()).toBe(ALIAS);
+    expect(await bar.getByTestId('preview-checks').innerText()).toBe('checks passed');
+    expect(await bar.getByTestId('approve').getAttribute('class')).toContain('primary');
     await expect.poll(() => page.locator('.diff-file[data-path="src/parser.ts"]').innerText()).toContain('field.trim()');
     await shoot(page, 'host-review');
 

@@ -122,6 +122,14 @@ describe.skipIf(unavailable !== null)(`a handoff's worktree on a host, through t
     expect(ran.output).toContain(`committed-${USER}`);
     const reviewed = onHost('workbox', `git -C ${folder} rev-parse HEAD`);
     expect(reviewed).not.toBe(base);
+    // its tested-by run goes to the host too, in the worktree (inherited), and is the review's check
+    const { graphId } = await tool<{ graphId: string }>(agent, 'tasks_run', { name: 'unit tests', handoffId: created.id, stages: [{ id: 'unit', command: `grep -q two src/app.txt && test "$(pwd)" = ${folder} && whoami` }] });
+    type Status = { graph: { state: string }; stages: { id: string; state: string; host?: string }[] };
+    let ended = await tool<Status>(agent, 'tasks_status', { graphId, until: 'ended', waitMs: 20_000 });
+    for (let i = 0; i < 5 && !['completed', 'failed', 'cancelled'].includes(ended.graph.state); i++) ended = await tool<Status>(agent, 'tasks_status', { graphId, until: 'ended', waitMs: 20_000 });
+    expect(ended.graph.state).toBe('completed');
+    expect(ended.stages[0]).toMatchObject({ id: 'unit', state: 'completed', host: 'workbox' });
+    await expect(tool(agent, 'tasks_run', { handoffId: created.id, host: 'keptbox', stages: [{ id: 'x', command: 'true' }] })).rejects.toThrow(/on host workbox, not on keptbox/);
     // a shell for that handoff cannot be sent elsewhere
     await expect(tool(agent, 'shell_open', { handoffId: created.id, host: 'keptbox' })).rejects.toThrow(/on host workbox, not on keptbox/);
 
@@ -140,7 +148,8 @@ describe.skipIf(unavailable !== null)(`a handoff's worktree on a host, through t
     expect(git(laptopRepo, 'rev-parse', `refs/commonroom/fetched/${created.id}`)).toBe(reviewed);
     expect(git(laptopRepo, 'for-each-ref', '--format=%(refname)', 'refs/heads/')).toBe('refs/heads/main');
     const { preview } = (await engine.call(operator, 'handoff_preview', { handoffId: created.id })) as { preview: MergePreview };
-    expect(preview).toMatchObject({ head: reviewed, into: 'main', merge: 'fast-forward', conflicts: [] });
+    expect(preview).toMatchObject({ head: reviewed, into: 'main', merge: 'fast-forward', conflicts: [], checks: { state: 'passed', failed: [] } });
+    expect(done.workspace?.evidence?.runs.map((r) => [r.graphId, r.state])).toEqual([[graphId, 'completed']]);
     const shown = await engine.call(operator, 'handoff_file', { handoffId: created.id, at: 'head', path: 'src/new.txt' });
     expect(shown.content).toBe('new\n');
 
