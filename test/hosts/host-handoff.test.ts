@@ -177,6 +177,7 @@ describe.skipIf(unavailable !== null)(`a handoff's worktree on a host, through t
   it('refuses a host the person keeps, a clone path that is not absolute, and a clone without the base commit, saying what to do', async () => {
     await expect(tool(lead, 'handoff_create', { summary: 'x', to: 'builder', workspace: { repo: laptopRepo, host: 'keptbox', hostRepo: HOST_REPO } })).rejects.toThrow(/host keptbox is for the person's own work/);
     await expect(tool(lead, 'handoff_create', { summary: 'x', to: 'builder', workspace: { repo: laptopRepo, host: 'workbox', hostRepo: 'project' } })).rejects.toThrow(/not an absolute path/);
+    await expect(tool(lead, 'handoff_create', { summary: 'x', to: 'builder', workspace: { repo: laptopRepo, host: 'workbox', hostRepo: `${HOST_REPO}\n` } })).rejects.toThrow(/without control characters/);
     await expect(tool(lead, 'handoff_create', { summary: 'x', to: 'builder', workspace: { repo: laptopRepo, host: 'workbox' } })).rejects.toThrow(/host and hostRepo together/);
     // a commit the host's clone never got: the accept says to bring the clone up to date, and nothing is made
     fs.writeFileSync(path.join(laptopRepo, 'only-here.txt'), 'x\n');

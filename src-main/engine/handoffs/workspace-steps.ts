@@ -87,7 +87,8 @@ export function workspaceSteps(ctx: EngineContext, actions: HandoffActions, clos
         // work is reviewed and merged in (the host's clone must have that commit: its node says so at accept)
         if (host !== undefined) {
           service.hostPort(host, caller);
-          if (!hostRepo || !hostRepo.startsWith('/')) throw new RoomError('INVALID_INPUT', `workspace.hostRepo ${JSON.stringify(hostRepo ?? '')} is not an absolute path: give the path of the repository's clone on ${host}`);
+          // eslint-disable-next-line no-control-regex -- refusing control characters is the point
+          if (!hostRepo || !hostRepo.startsWith('/') || /[\u0000-\u001f\u007f]/.test(hostRepo)) throw new RoomError('INVALID_INPUT', `workspace.hostRepo ${JSON.stringify(hostRepo ?? '')} is not an absolute path (without control characters): give the path of the repository's clone on ${host}`);
         }
         const plan = await service.plan(input.workspace.repo, input.workspace.base);
         const onHost = host !== undefined ? { host, hostRepo: hostRepo as string } : {};
