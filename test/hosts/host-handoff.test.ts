@@ -117,7 +117,7 @@ describe.skipIf(unavailable !== null)(`a handoff's worktree on a host, through t
     expect(shell.host).toBe('workbox');
     expect(shell.cwd).toBe(folder);
     const id = `-c user.name=${GIT_IDENTITY.GIT_AUTHOR_NAME} -c user.email=${GIT_IDENTITY.GIT_AUTHOR_EMAIL}`;
-    const script = `echo two >> src/app.txt && echo new > src/new.txt && git add -A && git ${id} commit -q -m "Work done on the host" && echo "committed-$(whoami)"\n`;
+    const script = `echo two >> src/app.txt && echo new > src/new.txt && git add -A && git ${id} commit -q -m "Work done on the host" && echo scratch > scratch.txt && echo "committed-$(whoami)"\n`;
     const ran = await tool<{ output: string }>(agent, 'shell_io', { shellId: shell.id, text: script, wait: { until: 'match', pattern: `^committed-${USER}`, timeoutMs: 20_000 } });
     expect(ran.output).toContain(`committed-${USER}`);
     const reviewed = onHost('workbox', `git -C ${folder} rev-parse HEAD`);
@@ -140,6 +140,8 @@ describe.skipIf(unavailable !== null)(`a handoff's worktree on a host, through t
     await expect(tool(agent, 'shell_open', { handoffId: created.id })).rejects.toThrow(/its assignee's work in the worktree ended/);
     expect(done.workspace?.evidence?.head).toBe(reviewed);
     expect(done.workspace?.evidence?.commits.map((c) => c.subject)).toEqual(['Work done on the host']);
+    // what is not committed there is listed by the host's node, and is not part of the change
+    expect(done.workspace?.evidence?.uncommitted).toEqual([{ path: 'scratch.txt', status: 'untracked' }]);
     const page = await engine.call(operator, 'handoff_evidence', { handoffId: created.id });
     const files = page.files as EvidenceFile[];
     expect(files.map((f) => f.path).sort()).toEqual(['src/app.txt', 'src/new.txt']);
@@ -171,6 +173,8 @@ describe.skipIf(unavailable !== null)(`a handoff's worktree on a host, through t
     const after = await engine.call(operator, 'handoff_get', { handoffId: created.id });
     expect(after.handoff.status).toBe('approved');
     expect(after.handoff.workspace?.state).toBe('merged');
+    // the worktree there holds an uncommitted file: kept, and said
+    expect(after.handoff.workspace?.note).toMatch(/on workbox: kept: 1 uncommitted change/);
     expect(onHost('workbox', `git -C ${HOST_REPO} rev-parse refs/heads/commonroom/${created.id}`)).toBe(late);
   }, 180_000);
 
