@@ -108,6 +108,13 @@ export interface WorkspaceView {
   evidence: EvidenceSummary | null;
   merge: { into: string; commit: string; fastForward: boolean; by: string; at: string } | null;
   /**
+   * The room's host the worktree lives on (an SSH alias: docs/hosts.md), and the host's own clone of the
+   * repository it is made in; absent: this machine. `path` is then a folder on that host; `repo` stays the
+   * repository here, which the work is fetched into for review (refs/commonroom/…) and merged into.
+   */
+  host?: string;
+  hostRepo?: string;
+  /**
    * What programs in its worktree get so parallel copies do not collide (the agent started on it, shells opened
    * with its handoffId): PORT and COMMONROOM_PORT_BASE (a block of COMMONROOM_PORT_COUNT ports of its own), and
    * COMMONROOM_WORKTREE (its handoff's id).

@@ -28,7 +28,7 @@ import { TaskJobs } from './tasks/index';
 import { JOB_OPERATION } from './tasks/index';
 import { TaskService } from './tasks/index';
 import { TaskLogs, tasksFeature } from './tasks/index';
-import { HOST_EVENTS, hostsFeature, NodeLinks, RemoteShells, RemoteStages } from './hosts/index';
+import { HOST_EVENTS, HostWorkspaces, hostsFeature, NodeLinks, RemoteShells, RemoteStages } from './hosts/index';
 import { schedulesContributor, spendContributor, summaryFeature } from './summary/index';
 import { HANDOFF_EVENTS } from './handoffs/index';
 import { GRAPH_EVENTS } from './graphs/index';
@@ -56,6 +56,8 @@ function buildFeatures(engine: Engine): Feature[] {
   const links = ctx.room.readOnly ? undefined : new NodeLinks(ctx);
   const remoteShells = links ? new RemoteShells(links) : undefined;
   const remoteStages = links ? new RemoteStages(links) : undefined;
+  // a handoff's worktree on a host: made there by its node, fetched back here for the review and the merge
+  if (links) engine.workspaces.useHosts(new HostWorkspaces(links));
   const invoke = <M extends MethodName>(caller: Caller, method: M, input: unknown) => engine.call(caller, method, input);
   let agents: ReturnType<typeof agentsFeature> | undefined;
   return [
@@ -63,12 +65,13 @@ function buildFeatures(engine: Engine): Feature[] {
     roomFeature(ctx, [HANDOFF_EVENTS, GRAPH_EVENTS, TASK_EVENTS, PARTICIPANT_EVENTS, SHELL_EVENTS, HOST_EVENTS, SCHEDULE_EVENTS, SPEND_EVENTS]),
     participantsFeature(ctx, engine.presence),
     tasksFeature(ctx, engine.tasks),
-    shellsFeature(ctx, engine.shells, limits, (caller, handoffId, cwd) => workspaces.folderFor(caller, handoffId, cwd), remoteShells),
+    shellsFeature(ctx, engine.shells, limits, (caller, handoffId, cwd) => workspaces.placeFor(caller, handoffId, cwd), remoteShells),
     handoffsFeature(
       ctx,
       engine.tasks,
       engine.workspaces,
-      (owner, folder, why) => engine.shells.closeIn(owner, folder, why),
+      // the shells there end with the work: this machine's, and those on the room's hosts (a host's worktree)
+      async (owner, folder, why) => (await engine.shells.closeIn(owner, folder, why)) + ((await remoteShells?.closeIn(owner, folder)) ?? 0),
       // a rejection's reason and comments, typed into the terminals the room started for the agent (its client's prompt)
       (participant, bytes) => {
         const op = engine.operator();

@@ -21,3 +21,6 @@ export { hashToken, looksLikeToken, mintToken, sameHash } from './core/tokens';
 export { GRAPH_OPERATION, HANDOFF_OPERATION } from './tasks/index';
 /** A room node's reads of its own graphs (server/room-node.ts: a stage placed on it by name runs once). */
 export { nodeGraphReads, type NodeGraphReads } from './graphs/index';
+/** A room node's side of a handoff's worktree placed on it (server/node-worktrees.ts): the room's own git there. */
+export { addWorktree, git, gitProblem, removeWorktree, uncommittedIn } from './workspaces/index';
+export { worktreeInDataDir } from './core/room-paths';

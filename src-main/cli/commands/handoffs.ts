@@ -97,17 +97,19 @@ export const HANDOFF_COMMANDS: CeCommand[] = [
   },
   {
     name: 'handoff',
-    synopsis: ['ce handoff ID', 'ce handoff create --summary TEXT [--to NAME] [--repo DIR [--base REF]] [--constraints TEXT]'],
+    synopsis: ['ce handoff ID', 'ce handoff create --summary TEXT [--to NAME] [--repo DIR [--base REF] [--host ALIAS --host-repo PATH]] [--constraints TEXT]'],
     summary: 'one handoff: its result, its workspace (branch, worktree, the reviewed commit, files, test runs), its task and the input it asks for; or hand work to an agent (create)',
     options: {
       summary: { type: 'string', value: 'TEXT', help: 'create: what the work is (the agent reads it first)' },
       to: { type: 'string', value: 'NAME', help: 'create: the participant who should take it (default: anyone who can accept it)' },
       repo: { type: 'string', value: 'DIR', help: 'create: a git repository: the work gets a worktree of its own there when accepted' },
       base: { type: 'string', value: 'REF', help: 'create: the branch, tag or commit the work starts from (default: the branch checked out in DIR)' },
+      host: { type: 'string', value: 'ALIAS', help: "create: make the worktree on this host of the room (docs/hosts.md); the work is fetched into DIR for review and merged there" },
+      'host-repo': { type: 'string', value: 'PATH', help: "create, with --host: the absolute path of the repository's clone on that host" },
       constraints: { type: 'string', value: 'TEXT', help: 'create: what the work must respect' },
     },
     details: ['"ce diff ID" prints the change itself; "ce approve ID --merge" merges exactly the commit shown under reviewed.'],
-    examples: ['ce handoff h_0123', 'ce handoff h_0123 --json', 'ce handoff create --to claude --summary "fix the flaky login test" --repo ~/src/app'],
+    examples: ['ce handoff h_0123', 'ce handoff h_0123 --json', 'ce handoff create --to claude --summary "fix the flaky login test" --repo ~/src/app', 'ce handoff create --to builder --summary "train the small model" --repo ~/src/app --host gpu-box --host-repo /srv/me/app'],
     async run(args, room) {
       if (args.positional[1] === 'create') return createHandoffCommand(args, room);
       const id = idArg(args, 'ce handoff ID');

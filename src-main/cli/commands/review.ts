@@ -22,7 +22,8 @@ export function workspaceLines(id: string, w: WorkspaceView, files: EvidenceFile
     `branch:      ${w.branch}   base: ${w.base}${w.baseBranch === null ? ' (not a branch: approve without merge)' : ''} at ${short(w.baseCommit)}`,
     `repository:  ${w.repo}`,
   ];
-  if (w.path) lines.push(`worktree:    ${w.path}`);
+  if (w.host) lines.push(`host:        ${w.host} (its clone ${w.hostRepo ?? ''}; the work is fetched here for review)`);
+  if (w.path) lines.push(`worktree:    ${w.path}${w.host ? ` (on ${w.host})` : ''}`);
   if (w.continues) lines.push(`continues:   ${w.continues.handoffId}${w.continues.reason ? ` (rejected: ${w.continues.reason})` : ''}`);
   for (const c of commentLines(w.continues?.comments ?? [])) lines.push(`  comment    ${c}`);
   const e = w.evidence;
@@ -110,6 +111,12 @@ function createHandoff(args: ParsedArgs, room: string | undefined): Promise<numb
   const repo = stringFlag(args, 'repo');
   const base = stringFlag(args, 'base');
   if (base !== undefined && repo === undefined) throw new UsageError('ce handoff create: --base needs --repo (the repository the base is in)');
+  const host = stringFlag(args, 'host');
+  const hostRepo = stringFlag(args, 'host-repo');
+  if ((host !== undefined || hostRepo !== undefined) && (host === undefined || hostRepo === undefined || repo === undefined)) {
+    throw new UsageError('ce handoff create: a worktree on a host takes --repo DIR (here), --host ALIAS and --host-repo PATH (its clone there) together');
+  }
+  const onHost = host !== undefined ? { host, hostRepo } : {};
   const to = stringFlag(args, 'to');
   const constraints = stringFlag(args, 'constraints');
   const input = {
@@ -117,14 +124,14 @@ function createHandoff(args: ParsedArgs, room: string | undefined): Promise<numb
     ...(to ? { to } : {}),
     ...(constraints ? { constraints } : {}),
     // a relative folder is the person's: resolved against where they ran ce, never the room's folder
-    ...(repo !== undefined ? { workspace: { repo: path.resolve(repo), ...(base !== undefined ? { base } : {}) } } : {}),
+    ...(repo !== undefined ? { workspace: { repo: path.resolve(repo), ...(base !== undefined ? { base } : {}), ...onHost } } : {}),
   };
   return callAsOperator(room, 'handoff_create', input).then((out) => {
     const w = out.handoff.workspace;
     print(args, out, () =>
       [
         `created ${out.handoff.id} for ${out.handoff.to ?? 'anyone who can accept it'}: ${summary}`,
-        ...(w ? [`its worktree is made on branch ${w.branch} from ${w.base} (${short(w.baseCommit)}) when it is accepted`] : []),
+        ...(w ? [`its worktree is made${w.host ? ` on ${w.host} (in ${w.hostRepo ?? ''})` : ''} on branch ${w.branch} from ${w.base} (${short(w.baseCommit)}) when it is accepted`] : []),
       ].join('\n'),
     );
     return 0;

@@ -7,6 +7,7 @@ import { lazily } from '../lazily';
 import { cursorParam, limitParam } from '../paging';
 import { utf8ByteLength } from '../text-size';
 import { waitMsParam } from '../wait-param';
+import { hostAlias } from './hosts';
 import { participantName } from './participants';
 import { HANDOFF_REVIEW_METHODS, handoffId, type HandoffReviewOutputs } from './handoff-review';
 
@@ -84,8 +85,13 @@ export const HANDOFF_METHODS = {
           .object({
             repo: z.string().min(1).max(4096).describe('a git repository on this machine (a folder in it): the work gets a worktree of its own'),
             base: z.string().min(1).max(255).optional().describe('the branch, tag or commit the work starts from (default: the branch checked out there); approval can merge into it when it is a branch'),
+            host: hostAlias()
+              .optional()
+              .describe("make the worktree on this host of the room (an SSH alias the person added), in its own clone hostRepo; the review fetches the work into repo here, and approval merges it here"),
+            hostRepo: z.string().min(1).max(4096).optional().describe("with host: the absolute path of the host's own clone of the repository, which has the base commit"),
           })
           .strict()
+          .refine((w) => (w.host === undefined) === (w.hostRepo === undefined), { message: "give host and hostRepo together: the host, and the path of the repository's clone on it", path: ['hostRepo'] })
           .optional()
           .describe('a git worktree for the work, made when the handoff is accepted (branch commonroom/<handoff id>); its diff and test runs are captured when it is completed'),
         continues: handoffId()

@@ -15,7 +15,7 @@ export function placeStage(caller: Caller, graph: GraphSpec, s: StageSpec, remot
   if (!remote) throw new RoomError('UNAVAILABLE', `stage "${s.id}": this room places no stage on a host (it was opened read-only or without hosts): leave out host`);
   remote.check(caller, host);
   if (graph.handoffId !== undefined) {
-    throw new RoomError('INVALID_INPUT', `stage "${s.id}": a handoff's workspace is not yet placed on a host: run handoff ${graph.handoffId}'s graph here (without host)`);
+    throw new RoomError('INVALID_INPUT', `stage "${s.id}": handoff ${graph.handoffId}'s worktree is on this machine: run its graph here (without host)`);
   }
   if (s.tty === true) throw new RoomError('INVALID_INPUT', `stage "${s.id}": a terminal stage (tty) runs on this machine only for now: leave out tty or host`);
   if (s.readiness !== undefined) {

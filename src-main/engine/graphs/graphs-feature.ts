@@ -30,6 +30,8 @@ type GraphMethods = 'tasks_run' | 'tasks_status' | 'tasks_list' | 'tasks_cancel'
 /** A handoff's workspace as graphs use it: the folder its stages start in, and its list of runs (engine.ts builds it). */
 export interface GraphWorkspaces {
   folderFor(caller: Caller, handoffId: string, cwd?: string): string;
+  /** The same, with the host the worktree is on (null: this machine): a stage of its graph runs there. */
+  placeFor(caller: Caller, handoffId: string, cwd?: string): { folder: string; host: string | null };
   addRun(handoffId: string, runId: string, at: string): void;
 }
 
@@ -86,6 +88,16 @@ export function graphsFeature(ctx: EngineContext, tasks: TaskService, workspaces
     const stages = input.stages.map((s) => {
       if (Array.isArray(s.command) && (s.command[0] ?? '') === '') {
         throw new RoomError('INVALID_INPUT', `stage "${s.id}": command[0] must name the program to run`);
+      }
+      // a handoff's worktree on a host: its tested-by stages run there, in it (the handoff's host is inherited)
+      const there = input.handoffId === undefined ? null : workspaces.placeFor(caller, input.handoffId, s.cwd);
+      if (there?.host) {
+        const asked = s.host ?? input.host;
+        if (asked !== undefined && asked !== there.host) {
+          throw new RoomError('INVALID_INPUT', `stage "${s.id}": handoff ${input.handoffId}'s worktree is on host ${there.host}, not on ${asked}: leave out host (its stages run where the worktree is)`);
+        }
+        const { handoffId: _onHost, ...graph } = input;
+        return placeStage(caller, { ...graph, host: there.host }, { ...s, cwd: there.folder }, remote) as typeof s;
       }
       // a stage on a host: its folder is the host's (from its account's home), checked there
       const placed = placeStage(caller, input, s, remote);

@@ -62,13 +62,37 @@ export function workspaceSteps(ctx: EngineContext, actions: HandoffActions, clos
     return tidying;
   }
 
+  /**
+   * A planned workspace on a host: its node makes the worktree in the host's clone (a second ask answers with
+   * the one it made, so an accept cut short is simply asked again), then the accept is committed; if that
+   * fails, the worktree there is removed.
+   */
+  async function acceptOnHost(caller: Caller, id: string, w: WorkspaceRecord): Promise<MethodOutputs['handoff_accept']> {
+    const made = await service.open(w);
+    try {
+      return { handoff: ctx.commit(() => ({ value: actions.accept(caller, id, made.path), events: [] })) };
+    } catch (error) {
+      await made.undo();
+      throw error;
+    }
+  }
+
   return {
     service,
 
     async create(caller: Caller, input: MethodInput<'handoff_create'>): Promise<MethodOutputs['handoff_create']> {
       if (input.workspace) {
+        const { host, hostRepo } = input.workspace;
+        // on a host: its clone there is named by the handoff; the base is resolved here, in the repository the
+        // work is reviewed and merged in (the host's clone must have that commit: its node says so at accept)
+        if (host !== undefined) {
+          service.hostPort(host, caller);
+          // eslint-disable-next-line no-control-regex -- refusing control characters is the point
+          if (!hostRepo || !hostRepo.startsWith('/') || /[\u0000-\u001f\u007f]/.test(hostRepo)) throw new RoomError('INVALID_INPUT', `workspace.hostRepo ${JSON.stringify(hostRepo ?? '')} is not an absolute path (without control characters): give the path of the repository's clone on ${host}`);
+        }
         const plan = await service.plan(input.workspace.repo, input.workspace.base);
-        return actions.create(caller, input, (id) => ({ handoffId: id, ...plan, branch: workspaceBranch(id), path: null, state: 'planned', continues: null, at: ctx.now() }));
+        const onHost = host !== undefined ? { host, hostRepo: hostRepo as string } : {};
+        return actions.create(caller, input, (id) => ({ handoffId: id, ...plan, ...onHost, branch: workspaceBranch(id), path: null, state: 'planned', continues: null, at: ctx.now() }));
       }
       if (input.continues) {
         const prior = q.visibleRecord(caller, input.continues);
@@ -97,6 +121,7 @@ export function workspaceSteps(ctx: EngineContext, actions: HandoffActions, clos
       const h = actions.checkAccept(caller, id);
       const w = q.workspaces.get(h.id);
       if (w?.state !== 'planned') return { handoff: actions.accept(caller, id) };
+      if (w.host) return acceptOnHost(caller, id, w);
       return service.locks.with(w.repo, `accepting handoff ${h.id}`, async () => {
         actions.checkAccept(caller, id);
         const folder = service.folderFor(w, h.id);

@@ -8,4 +8,5 @@ export { hostsFeature } from './hosts-feature';
 export { RemoteShells } from './remote-shells';
 export { RemoteStages } from './remote-stages';
 export { NodeLinks } from './node-links';
+export { HostWorkspaces } from './host-workspaces';
 export { HOST_EVENTS, describeHostEvent } from './host-events';

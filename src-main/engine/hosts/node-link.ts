@@ -46,6 +46,11 @@ export class NodeLink {
     this.linkState = { state: 'idle', since: now(), error: null, node: null };
   }
 
+  /** How ssh reaches the host (for a `git fetch` over the same shared connection). */
+  get sshTarget(): SshTarget {
+    return this.target;
+  }
+
   get state(): LinkState {
     return this.linkState;
   }

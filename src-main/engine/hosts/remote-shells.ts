@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { MethodInput, MethodOutputs } from '../../common/contract';
 import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
@@ -90,6 +91,32 @@ export class RemoteShells implements RemoteShellPort {
     const out = await this.link(shell.host).call<MethodOutputs['shell_close']>('shell_close', input, shell.nodeAs ?? undefined);
     this.shells.delete(input.shellId);
     return out;
+  }
+
+  /**
+   * Ends `owner`'s shells (null: everyone's) on the hosts opened in `folder` or below it (a handoff's worktree
+   * there: completing ends its assignee's work in it, as here); how many. A host that cannot be reached keeps
+   * its shells (they are ended when asked again, at the next step that ends the work).
+   */
+  async closeIn(owner: string | null, folder: string): Promise<number> {
+    const within = (cwd: string) => {
+      const rel = path.posix.relative(folder, cwd);
+      return rel === '' || (!rel.startsWith('..') && !path.posix.isAbsolute(rel));
+    };
+    const mine = [...this.shells.entries()].filter(([, s]) => (owner === null || s.owner === owner) && within(s.view.cwd));
+    const closed = await Promise.all(
+      mine.map(async ([id, s]) => {
+        try {
+          await this.link(s.host).call('shell_close', { shellId: id }, s.nodeAs ?? undefined);
+        } catch (error) {
+          // gone there already: nothing to end; unreachable: kept, to be ended next time
+          if (!(error instanceof RoomError) || error.code !== 'NOT_FOUND') return 0;
+        }
+        this.shells.delete(id);
+        return 1;
+      }),
+    );
+    return closed.reduce<number>((a, b) => a + b, 0);
   }
 
   /** The caller's remote shells, as each host's node has them now; a host that cannot be reached keeps the last view, marked. */

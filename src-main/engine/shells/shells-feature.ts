@@ -30,8 +30,11 @@ export interface RemoteShellPort {
 }
 
 /** shell_open / shell_io / shell_close / shell_list over the room's shell registry. */
-/** The folder a shell naming a handoff starts in (its worktree, or `cwd` inside it): engine.ts builds it once. */
-export type HandoffFolder = (caller: Caller, handoffId: string, cwd?: string) => string;
+/**
+ * The folder a shell naming a handoff starts in (its worktree, or `cwd` inside it) and the host it is on (null:
+ * this machine; a shell for a handoff on a host is opened there): engine.ts builds it once.
+ */
+export type HandoffFolder = (caller: Caller, handoffId: string, cwd?: string) => { folder: string; host: string | null };
 
 export function shellsFeature(ctx: EngineContext, shells: ShellRegistry, limits: Limits, handoffFolder: HandoffFolder, remote?: RemoteShellPort): Feature<ShellMethods> {
   const isRemote = (id: string) => remote?.owns(id) === true;
@@ -117,6 +120,17 @@ export function shellsFeature(ctx: EngineContext, shells: ShellRegistry, limits:
     name: 'shells',
     handlers: {
       shell_open: (caller, input) => {
+        const place = input.handoffId === undefined ? null : handoffFolder(caller, input.handoffId, input.cwd);
+        if (place && (place.host !== null || input.host !== undefined)) {
+          // a shell for a handoff runs where its worktree is: it inherits the handoff's host
+          if (place.host !== (input.host ?? place.host)) {
+            throw new RoomError('INVALID_INPUT', `handoff ${input.handoffId}'s worktree is ${place.host ? `on host ${place.host}` : 'on this machine'}, not on ${input.host}: open its shell without host (it goes where the worktree is)`);
+          }
+          if (!remote || place.host === null) throw new RoomError('UNAVAILABLE', 'this room process places no work on hosts');
+          const { handoffId, ...open } = input;
+          const there = { ...open, host: place.host, cwd: place.folder, env: { ...worktreeEnv(handoffId as string), ...open.env } };
+          return remote.open(caller, there).then((out) => (shells.changes.fire(SHELLS_CHANGED), out));
+        }
         if (input.host !== undefined) {
           if (!remote) throw new RoomError('UNAVAILABLE', 'this room process places no work on hosts');
           // the room's views re-read the list on this hint, as for a shell opened here
@@ -124,7 +138,7 @@ export function shellsFeature(ctx: EngineContext, shells: ShellRegistry, limits:
         }
         const { handoffId, host: _here, ...open } = input;
         // a shell in a worktree gets that worktree's own ports and name (what the shell is given explicitly wins)
-        return { shell: viewOf(shells.open(caller, handoffId === undefined ? open : { ...open, cwd: handoffFolder(caller, handoffId, open.cwd), env: { ...worktreeEnv(handoffId), ...open.env } })) };
+        return { shell: viewOf(shells.open(caller, handoffId === undefined || !place ? open : { ...open, cwd: place.folder, env: { ...worktreeEnv(handoffId), ...open.env } })) };
       },
       shell_io: (caller, input, call) => (remote && isRemote(input.shellId) ? remote.io(caller, input) : io(caller, input, call)),
       shell_run: (caller, input, call) =>

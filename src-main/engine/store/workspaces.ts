@@ -22,6 +22,8 @@ interface Row {
   continues: string | null;
   evidence: string | null;
   merge: string | null;
+  host: string | null;
+  host_repo: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -54,6 +56,7 @@ function toRecord(row: Row): WorkspaceRecord {
     continues: parse<WorkspaceView['continues']>(row.continues),
     evidence: parse<EvidenceSummary>(row.evidence),
     merge: parse<WorkspaceView['merge']>(row.merge),
+    ...(row.host !== null ? { host: row.host, hostRepo: row.host_repo ?? '' } : {}),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -65,7 +68,7 @@ export function workspaceView(w: WorkspaceRecord): WorkspaceView {
   return { ...view, env: worktreeEnv(w.handoffId) };
 }
 
-export type NewWorkspace = Pick<WorkspaceRecord, 'handoffId' | 'repo' | 'base' | 'baseBranch' | 'baseCommit' | 'branch' | 'path' | 'state' | 'continues'> & { at: string };
+export type NewWorkspace = Pick<WorkspaceRecord, 'handoffId' | 'repo' | 'base' | 'baseBranch' | 'baseCommit' | 'branch' | 'path' | 'state' | 'continues' | 'host' | 'hostRepo'> & { at: string };
 export type WorkspaceChange = Partial<Pick<WorkspaceRecord, 'path' | 'state' | 'note' | 'runs' | 'evidence' | 'merge' | 'baseCommit'>>;
 
 /** Workspace rows and their captured files. Callers own the transaction. */
@@ -75,10 +78,10 @@ export class WorkspaceRepo {
   insert(w: NewWorkspace): void {
     this.db
       .prepare(
-        `INSERT INTO workspaces (handoff_id, repo, base, base_branch, base_commit, branch, path, state, continues, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO workspaces (handoff_id, repo, base, base_branch, base_commit, branch, path, state, continues, host, host_repo, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(w.handoffId, w.repo, w.base, w.baseBranch, w.baseCommit, w.branch, w.path, w.state, w.continues === null ? null : JSON.stringify(w.continues), w.at, w.at);
+      .run(w.handoffId, w.repo, w.base, w.baseBranch, w.baseCommit, w.branch, w.path, w.state, w.continues === null ? null : JSON.stringify(w.continues), w.host ?? null, w.host ? (w.hostRepo ?? null) : null, w.at, w.at);
   }
 
   get(handoffId: string): WorkspaceRecord | null {
@@ -86,7 +89,7 @@ export class WorkspaceRepo {
     return row ? toRecord(row) : null;
   }
 
-  /** Workspaces whose worktree should be on disk (for a restart to look for). */
+  /** Workspaces whose worktree should be on disk, here or on a host (for a restart to look for). */
   withWorktree(): WorkspaceRecord[] {
     return (this.db.prepare("SELECT * FROM workspaces WHERE state IN ('ready', 'kept') AND path IS NOT NULL").all() as Row[]).map(toRecord);
   }
@@ -94,7 +97,7 @@ export class WorkspaceRepo {
   /** Every worktree folder a handoff has or had, with its handoff's status and assignee (who may still write there). */
   folders(): { path: string; status: string; assignee: string | null }[] {
     return this.db
-      .prepare("SELECT w.path AS path, h.status AS status, h.assignee AS assignee FROM workspaces w JOIN handoffs h ON h.id = w.handoff_id WHERE w.path IS NOT NULL AND w.state IN ('ready', 'kept')")
+      .prepare("SELECT w.path AS path, h.status AS status, h.assignee AS assignee FROM workspaces w JOIN handoffs h ON h.id = w.handoff_id WHERE w.path IS NOT NULL AND w.host IS NULL AND w.state IN ('ready', 'kept')")
       .all() as { path: string; status: string; assignee: string | null }[];
   }
 

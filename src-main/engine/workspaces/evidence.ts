@@ -149,6 +149,35 @@ export async function captureChange(worktree: string, baseCommit: string, caps: 
   return { head, commits, commitCount, files, uncommitted, uncommittedCount };
 }
 
+/** The files a worktree holds that are not committed (a host's node reads them there: the fetch cannot bring them). */
+export async function uncommittedIn(worktree: string): Promise<{ path: string; status: string }[]> {
+  const out = await gitOk(worktree, ['status', '--porcelain=v2', '--branch', '-z', '--untracked-files=all', '--ignore-submodules=dirty']);
+  return parseStatus(out).files;
+}
+
+/**
+ * The change of a commit fetched into `repo` (a host's work: refs/commonroom/fetched/…) since `baseCommit`, as
+ * captureChange reads a worktree's: its commits, files and patches (capped), with the worktree's uncommitted
+ * files as its host's node listed them.
+ */
+export async function captureCommits(repo: string, baseCommit: string, head: string, uncommittedFiles: readonly { path: string; status: string }[], caps: PatchCaps = PATCH_CAPS): Promise<CapturedChange> {
+  const [diffText, log] = await Promise.all([
+    gitOk(repo, ['diff', '--no-color', '--no-ext-diff', '--no-textconv', '--submodule=short', '-M', '--raw', '-z', '-p', baseCommit, head]),
+    gitOk(repo, ['log', '--no-show-signature', `--max-count=${MAX_COMMITS + 1}`, '--format=%H%x1f%an%x1f%aI%x1f%s%x1e', `${baseCommit}..${head}`]),
+  ]);
+  let commits = log
+    .split('\x1e')
+    .map((r) => r.trim())
+    .filter((r) => r !== '')
+    .map((r) => {
+      const [sha = '', author = '', at = '', subject = ''] = r.split('\x1f');
+      return { sha, author, at, subject };
+    });
+  const commitCount = commits.length > MAX_COMMITS ? Number((await gitOk(repo, ['rev-list', '--count', `${baseCommit}..${head}`])).trim()) : commits.length;
+  commits = commits.slice(0, MAX_COMMITS);
+  return { head, commits, commitCount, files: filesOfDiff(diffText, caps), uncommitted: uncommittedFiles.slice(0, MAX_UNCOMMITTED), uncommittedCount: uncommittedFiles.length };
+}
+
 /** The files of `git diff --raw -z -p` output, each with its counts and its patch (capped per file and in total). */
 function filesOfDiff(diffText: string, caps: PatchCaps): EvidenceFile[] {
   const { entries, patchText } = parseRawAndPatch(diffText);

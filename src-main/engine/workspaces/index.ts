@@ -7,6 +7,8 @@
 export { lockSince, restorePaths } from './checkout';
 export { diffBetween } from './evidence';
 export { commitOf, previewMerge, refsNow, type Neighbour } from './preview';
-export { git, gitRead } from './git';
+export { git, gitProblem, gitRead } from './git';
 export { gitTagPrefix, workspaceBranch, WorkspaceService } from './workspace-service';
-export { branchMayExist, clearLeftovers } from './worktrees';
+export { addWorktree, branchMayExist, clearLeftovers, removeWorktree } from './worktrees';
+export { fetchedRef, type HostWorkspacePort } from './host-port';
+export { uncommittedIn } from './evidence';

@@ -10,7 +10,8 @@ import { IntentRepo, WorkspaceRepo, type WorkspaceRecord } from '../store/worksp
 import { PROC_TAG_ENV } from '../process/process-tree';
 import { procTags } from '../core/ids';
 import { inTheWay, nameFew, restorePaths } from './checkout';
-import { captureChange, PATCH_CAPS, type PatchCaps } from './evidence';
+import { captureChange, captureCommits, PATCH_CAPS, type CapturedChange, type PatchCaps } from './evidence';
+import { fetchedRef, type HostWorkspacePort } from './host-port';
 import { git, gitProblem } from './git';
 import { RepoLocks } from './repo-lock';
 import { addWorktree, planMerge, planWorkspace, removeWorktree, worktreeFolder, type MergePlan, type WorkspacePlan } from './worktrees';
@@ -42,6 +43,8 @@ export class WorkspaceService {
   readonly repo: WorkspaceRepo;
   readonly intents: IntentRepo;
   readonly locks: RepoLocks;
+  /** Worktrees on the room's hosts (engine/hosts, handed in by engine.ts); none: a workspace on a host is refused. */
+  private hosts: HostWorkspacePort | undefined;
   /** `runOf`: the graph runs started in a workspace, read from graphs/ (the engine's service has it). */
   constructor(
     private readonly ctx: EngineContext,
@@ -51,6 +54,18 @@ export class WorkspaceService {
     this.repo = new WorkspaceRepo(ctx.room.db);
     this.intents = new IntentRepo(ctx.room.db);
     this.locks = new RepoLocks(ctx.room.paths.dataDir, ctx.room.location.markdownPath);
+  }
+
+  /** The hosts feature's side of worktrees on hosts (engine.ts hands it in once the links are built). */
+  useHosts(port: HostWorkspacePort): void {
+    this.hosts = port;
+  }
+
+  /** The port to a workspace's host, for a caller who may place work there. */
+  hostPort(host: string, caller?: { role: string }): HostWorkspacePort {
+    if (!this.hosts) throw new RoomError('UNAVAILABLE', `this room process places no work on hosts: make the worktree on this machine (without workspace.host)`);
+    if (caller) this.hosts.allowed(caller, host);
+    return this.hosts;
   }
 
   plan(repoPath: string, base: string | undefined): Promise<WorkspacePlan> {
@@ -69,6 +84,14 @@ export class WorkspaceService {
 
   /** Makes the worktree of a planned workspace (before the accept is committed; `undo` if that fails). */
   async open(w: WorkspaceRecord, env: Record<string, string> = {}): Promise<{ path: string; undo(): Promise<void> }> {
+    if (w.host) {
+      // on the host: its node makes it in the host's clone (asked again, it answers with the one it made)
+      const host = w.host;
+      const port = this.hostPort(host);
+      const work = { hostRepo: w.hostRepo ?? '', handoffId: w.handoffId, branch: w.branch, baseCommit: w.baseCommit };
+      const made = await port.add(host, work);
+      return { path: made, undo: async () => void (await port.remove(host, { ...work, keepBranch: false, mergedHead: null }).catch(() => undefined)) };
+    }
     const folder = this.folderFor(w, w.handoffId);
     await addWorktree(w, w.branch, folder, env);
     return { path: folder, undo: async () => void (await removeWorktree(w.repo, folder, w.branch, { keepBranch: false, baseCommit: w.baseCommit })) };
@@ -76,10 +99,28 @@ export class WorkspaceService {
 
   /** The change in a ready workspace and the graph runs started in it. */
   async capture(w: WorkspaceRecord): Promise<Captured> {
+    if (w.host) return this.summarize(w, await this.fetchChange(w));
     if (!w.path || !fs.existsSync(w.path)) {
       throw new RoomError('CONFLICT', `the workspace of handoff ${w.handoffId} (${w.path ?? 'never made'}) is gone: its change cannot be captured. Cancel the handoff, or make the folder again with "git worktree add"`);
     }
-    const change = await captureChange(w.path, w.baseCommit, this.caps);
+    return this.summarize(w, await captureChange(w.path, w.baseCommit, this.caps));
+  }
+
+  /**
+   * A host's work brought here: its branch fetched from the host's clone into the room's own ref in the
+   * person's repository (refs/commonroom/fetched/<handoff>), read from there; what is not committed there is
+   * listed by the host's node (it is not part of the change, as here).
+   */
+  private async fetchChange(w: WorkspaceRecord): Promise<CapturedChange> {
+    const host = w.host as string;
+    const port = this.hostPort(host);
+    const hostRepo = w.hostRepo ?? '';
+    const head = await port.fetch(host, { hostRepo, branch: w.branch, repo: w.repo, ref: fetchedRef(w.handoffId) });
+    const uncommitted = await port.uncommitted(host, { hostRepo, handoffId: w.handoffId });
+    return captureCommits(w.repo, w.baseCommit, head, uncommitted, this.caps);
+  }
+
+  private summarize(w: WorkspaceRecord, change: CapturedChange): Captured {
     const totals = change.files.reduce(
       (t, f) => ({ additions: t.additions + (f.additions ?? 0), deletions: t.deletions + (f.deletions ?? 0), binary: t.binary + (f.binary ? 1 : 0), cut: t.cut || f.cut }),
       { additions: 0, deletions: 0, binary: 0, cut: false },
@@ -122,7 +163,8 @@ export class WorkspaceService {
     if (!w.evidence) throw new RoomError('CONFLICT', `handoff ${h.id}'s change was never captured: there is no reviewed commit to merge (approve without merge)`);
     const summary = h.summary.length > 72 ? `${h.summary.slice(0, 69)}…` : h.summary;
     const message = `Merge ${w.branch}: ${summary}\n\nApproved in Commonroom (handoff ${h.id}).`;
-    const plan = await planMerge(w.repo, w.baseBranch, w.branch, w.evidence.head, message);
+    // a host's work is merged from the room's ref it was fetched into (it moves only when the work is captured)
+    const plan = await planMerge(w.repo, w.baseBranch, w.branch, w.evidence.head, message, w.host ? fetchedRef(w.handoffId) : undefined);
     const checkout = plan.worktree;
     if (checkout) {
       await git(checkout, ['update-index', '-q', '--refresh']);
@@ -189,10 +231,27 @@ export class WorkspaceService {
   /** Removes a finished workspace's worktree when nothing in it would be lost; says what was kept otherwise. */
   async tidy(w: WorkspaceRecord, options: { keepBranch: boolean; merged?: boolean }): Promise<{ removed: boolean; note: string | null }> {
     if (!w.path) return { removed: true, note: null };
+    if (w.host) return this.tidyOnHost(w, options);
     try {
       return await removeWorktree(w.repo, w.path, w.branch, { keepBranch: options.keepBranch, baseCommit: w.baseCommit, merged: options.merged ?? false });
     } catch (error) {
       return { removed: false, note: `kept: ${(error as Error).message}` };
+    }
+  }
+
+  /**
+   * A host's worktree removed there by its node (when nothing in it would be lost); once merged, the room's
+   * fetched ref here goes too (the base branch holds the commit). A host that cannot be reached keeps it, said.
+   */
+  private async tidyOnHost(w: WorkspaceRecord, options: { keepBranch: boolean; merged?: boolean }): Promise<{ removed: boolean; note: string | null }> {
+    const host = w.host as string;
+    if (options.merged) await git(w.repo, ['update-ref', '-d', fetchedRef(w.handoffId)]);
+    try {
+      const mergedHead = options.merged ? (w.evidence?.head ?? null) : null;
+      const out = await this.hostPort(host).remove(host, { hostRepo: w.hostRepo ?? '', handoffId: w.handoffId, branch: w.branch, baseCommit: w.baseCommit, keepBranch: options.keepBranch, mergedHead });
+      return { removed: out.removed, note: out.note === null ? null : `on ${host}: ${out.note}` };
+    } catch (error) {
+      return { removed: false, note: `kept on ${host}: ${(error as Error).message}` };
     }
   }
 
@@ -208,14 +267,15 @@ export class WorkspaceService {
     }
     if (w.state === 'planned' || !w.path) throw new RoomError('CONFLICT', `handoff ${h.id}'s workspace is made when it is accepted: accept it first (handoff_accept)`);
     if (w.state !== 'ready' && w.state !== 'kept') throw new RoomError('CONFLICT', `handoff ${h.id}'s workspace is ${w.state}${w.note ? ` (${w.note})` : ''}: there is no worktree to work in`);
-    if (!fs.existsSync(w.path)) throw new RoomError('CONFLICT', `handoff ${h.id}'s worktree ${w.path} is gone (deleted by hand?): make it again with "git worktree add", or cancel the handoff`);
+    if (!w.host && !fs.existsSync(w.path)) throw new RoomError('CONFLICT', `handoff ${h.id}'s worktree ${w.path} is gone (deleted by hand?): make it again with "git worktree add", or cancel the handoff`);
     return { ...w, path: w.path };
   }
 
   /** At start: worktrees that should be on disk and are not are marked missing (reported, never fatal). */
   reconcile(): void {
     for (const w of this.repo.withWorktree()) {
-      if (w.path && fs.existsSync(w.path)) continue;
+      // a worktree on a host is its node's to keep: not looked for here
+      if (w.host || (w.path && fs.existsSync(w.path))) continue;
       this.ctx.commit(() => {
         this.repo.update(w.handoffId, { state: 'missing', note: `its folder ${w.path ?? ''} was not found when the room started (deleted by hand?); the branch ${w.branch} may still hold the work` }, this.ctx.now());
         return { value: undefined, events: [{ kind: 'workspace.missing', actor: null, subject: w.handoffId, data: { path: w.path, branch: w.branch } }] };

@@ -164,12 +164,13 @@ const short = (sha: string) => sha.slice(0, 7);
  * more than was reviewed) into `into`: a fast-forward when the base has not moved, else a merge commit made
  * without touching any working tree (git merge-tree), whose message names the handoff. Nothing but git's object
  * store is written. Refuses, changing nothing, when the work's branch moved since the review (saying to
- * re-capture), when there is nothing to merge, or on a conflict (naming the files).
+ * re-capture), when there is nothing to merge, or on a conflict (naming the files). `ref`: where the work's
+ * branch is read (a host's work: the room's ref it was fetched into).
  */
-export async function planMerge(repo: string, into: string, branch: string, head: string, message: string): Promise<MergePlan> {
+export async function planMerge(repo: string, into: string, branch: string, head: string, message: string, ref = `refs/heads/${branch}`): Promise<MergePlan> {
   const tip = (await git(repo, ['rev-parse', '--verify', '--quiet', `refs/heads/${into}^{commit}`])).stdout.trim();
   if (!tip) throw new RoomError('CONFLICT', `the base branch ${into} no longer exists in ${repo}: approve without merging, or recreate it`);
-  const now = (await git(repo, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`])).stdout.trim();
+  const now = (await git(repo, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`])).stdout.trim();
   if (!now) throw new RoomError('CONFLICT', `the work's branch ${branch} is gone from ${repo}: nothing to merge (approve without merging)`);
   if (now !== head) {
     const after = (await git(repo, ['rev-list', '--count', `${head}..${now}`])).stdout.trim();

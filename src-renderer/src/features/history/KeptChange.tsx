@@ -7,7 +7,7 @@ export function mergeText(h: HandoffView): string | null {
   const w = h.workspace;
   if (!w) return null;
   if (w.merge) return `merged into ${w.merge.into} at ${w.merge.commit.slice(0, 7)}, ${w.merge.fastForward ? 'fast-forward' : 'a merge commit'}`;
-  if (h.status === 'approved') return `approved without merging: the work stays on branch ${w.branch}`;
+  if (h.status === 'approved') return `approved without merging: the work stays on branch ${w.branch}${w.host ? ` on ${w.host}` : ''}`;
   // a rejected one's worktree stays for a follow-up (the Follow up beside it says so)
   return h.status === 'rejected' ? null : w.note;
 }

@@ -56,7 +56,17 @@ export function WorkspaceLine(props: { w: WorkspaceView }): React.JSX.Element {
   return (
     <>
     <p className="muted small workspace-line">
-      <code>{w.branch}</code> from <code>{w.base}</code> at <code>{w.baseCommit.slice(0, 12)}</code> in <span className="truncate" title={w.repo}>{w.repo}</span> · workspace{' '}
+      <code>{w.branch}</code>
+      {w.host && (
+        <>
+          {' '}
+          on host{' '}
+          <span className="badge small badge-host host-mark" data-testid="workspace-host" title={`Its worktree is on ${w.host}, in its clone ${w.hostRepo ?? ''}; the work was fetched into ${w.repo} for this review`}>
+            {w.host}
+          </span>
+        </>
+      )}{' '}
+      from <code>{w.base}</code> at <code>{w.baseCommit.slice(0, 12)}</code> in <span className="truncate" title={w.repo}>{w.repo}</span> · workspace{' '}
       <strong data-testid="workspace-state">{w.state}</strong>
       {w.merge && (
         <>
