@@ -28,7 +28,7 @@ import { TaskJobs } from './tasks/index';
 import { JOB_OPERATION } from './tasks/index';
 import { TaskService } from './tasks/index';
 import { TaskLogs, tasksFeature } from './tasks/index';
-import { HOST_EVENTS, HostWorkspaces, hostsFeature, NodeLinks, RemoteShells, RemoteStages } from './hosts/index';
+import { HOST_EVENTS, HostWorkspaces, hostsFeature, NodeLinks, RemoteAgents, RemoteShells, RemoteStages } from './hosts/index';
 import { schedulesContributor, spendContributor, summaryFeature } from './summary/index';
 import { HANDOFF_EVENTS } from './handoffs/index';
 import { GRAPH_EVENTS } from './graphs/index';
@@ -56,6 +56,9 @@ function buildFeatures(engine: Engine): Feature[] {
   const links = ctx.room.readOnly ? undefined : new NodeLinks(ctx);
   const remoteShells = links ? new RemoteShells(links) : undefined;
   const remoteStages = links ? new RemoteStages(links) : undefined;
+  // agents started on a host: the room's endpoint forwarded there per run, its Host header accepted for that run
+  const remoteAgents = links && remoteShells ? new RemoteAgents(links, remoteShells) : undefined;
+  engine.forwardedHost = (host) => remoteAgents?.participantFor(host) ?? null;
   // a handoff's worktree on a host: made there by its node, fetched back here for the review and the merge
   if (links) engine.workspaces.useHosts(new HostWorkspaces(links));
   const invoke = <M extends MethodName>(caller: Caller, method: M, input: unknown) => engine.call(caller, method, input);
@@ -83,7 +86,7 @@ function buildFeatures(engine: Engine): Feature[] {
     graphsFeature(ctx, engine.tasks, workspaces, engine.shells.stageTerminalHost(), engine.taskLogs, remoteStages),
     auditFeature(engine.audit),
     uiFeature(engine.uiSessions),
-    (agents = agentsFeature(ctx, engine.shells, invoke, (token) => engine.authenticate(token))),
+    (agents = agentsFeature(ctx, engine.shells, invoke, (token) => engine.authenticate(token), remoteAgents)),
     hostsFeature(ctx, remoteShells),
     // spend and envelopes: which runs are live, the agents feature says (its runs are volatile, its own)
     spendFeature(ctx, engine.shells, invoke, () => agents?.liveRuns() ?? []),
@@ -129,6 +132,11 @@ export class Engine implements DoorEngine {
   readonly presence: Presence;
   /** The browser UI's sign-ins (volatile; the bridge checks its sockets against them). */
   readonly uiSessions: BrowserSignIns;
+  /**
+   * The participant a forwarded Host header (`127.0.0.1:PORT` of a host's loopback, forwarded to this room's
+   * endpoint for an agent started there) was made for, or null: the front door accepts it for that run only.
+   */
+  forwardedHost: (host: string) => string | null = () => null;
 
   constructor(
     readonly room: Room,

@@ -24,3 +24,7 @@ export { nodeGraphReads, type NodeGraphReads } from './graphs/index';
 /** A room node's side of a handoff's worktree placed on it (server/node-worktrees.ts): the room's own git there. */
 export { addWorktree, git, gitProblem, removeWorktree, uncommittedIn } from './workspaces/index';
 export { worktreeInDataDir } from './core/room-paths';
+/** A room node's side of an agent started on its host (server/node-agents.ts): its private run folder, its shell's view. */
+export { agentRunsFolder } from './core/room-paths';
+export { createPrivateFile, ensureOwnDir } from './core/fs-safe';
+export { viewOf } from './shells/index';

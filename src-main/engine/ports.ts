@@ -65,6 +65,8 @@ export interface DoorEngine {
    */
   attachShell(caller: Caller, shellId: string, viewer: ShellViewer, from: number): ShellAttachment;
   authenticate(token: string): Caller | null;
+  /** The participant a forwarded Host header was made for (an agent started on a host), or null; absent: none. */
+  forwardedHost?(host: string): string | null;
   operator(): Caller;
   participantAs(actor: Caller, name: string): Caller;
   can(caller: Caller, capability: Capability): boolean;

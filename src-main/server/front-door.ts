@@ -203,7 +203,10 @@ export class FrontDoor {
 
   private async route(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const host = req.headers.host;
-    if (typeof host !== 'string' || !this.allowedHosts.has(host.toLowerCase())) {
+    // an agent started on a host reaches this endpoint through a forward of the person's SSH connection, from
+    // 127.0.0.1:PORT there: that Host is accepted while the forward stands, for that run's participant only
+    const forwardedFor = typeof host === 'string' && !this.allowedHosts.has(host.toLowerCase()) ? (this.engine.forwardedHost?.(host.toLowerCase()) ?? null) : null;
+    if (typeof host !== 'string' || (!this.allowedHosts.has(host.toLowerCase()) && forwardedFor === null)) {
       return sendRpcError(res, 403, RPC.transportRefused, `forbidden Host header ${JSON.stringify(host ?? '')}: connect to ${[...this.allowedHosts][0] ?? ''}`);
     }
     const origin = req.headers.origin;
@@ -246,6 +249,11 @@ export class FrontDoor {
     }
     const caller = this.authenticate(req, res, isMcp);
     if (!caller) return;
+    if (forwardedFor !== null && caller.name !== forwardedFor) {
+      const message = `forbidden Host header ${JSON.stringify(host)}: that forward is for ${forwardedFor}'s run only`;
+      if (isMcp) return sendRpcError(res, 403, RPC.transportRefused, message);
+      return sendJson(res, 403, apiErrorBody('FORBIDDEN', message));
+    }
     const refused = this.budget.claim(req.socket, caller.name, caller.role === 'operator');
     if (refused) {
       // its body is still coming: drain it and close only once it is read, or the close resets the answer away

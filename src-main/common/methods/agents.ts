@@ -8,6 +8,7 @@ import type { ShellView } from './shells';
 import type { HandoffView } from '../handoff-dto';
 import { participantName } from './participants';
 import { usageLimits } from './spend';
+import { hostAlias } from './hosts';
 
 
 /** One client as this machine has it: found on the PATH (with its version), or not, with how to install it. */
@@ -52,6 +53,8 @@ export interface AgentRunView {
   shell: ShellView;
   /** The handoff it was started on (agent_start with task), or null. */
   handoffId: string | null;
+  /** The host it runs on (agent_start with host: docs/hosts.md); absent: this machine. */
+  host?: string;
   /**
    * Its handoff is still being worked on, its client sits idle at its prompt, and its worktree's branch has commits
    * past the base: "ready for review?" (the person may complete it for the agent: agent_complete). Null otherwise.
@@ -108,6 +111,8 @@ export const AGENT_METHODS = {
         repo: z.string().min(1).max(4096).optional().describe('with task: the git repository the task gets a worktree of its own in (default: cwd, when cwd is in one); the agent starts in that worktree'),
         base: z.string().min(1).max(256).optional().describe("with task and a repository: the branch, tag or commit the work starts from (default: the branch checked out there)"),
         continues: z.string().min(1).max(64).optional().describe("with task: a rejected handoff whose worktree the task goes on in (a follow-up: its agent, participant defaults to the one that did it, in the same worktree)"),
+        host: hostAlias().optional().describe("start it on this host of the room (an SSH alias the person added): its client runs there, found on the host's login PATH, reaching the room through a forward of the person's SSH connection; cwd is then a folder on the host (default: its account's home)"),
+        hostRepo: z.string().min(1).max(4096).optional().describe("with task, repo and host: the absolute path of the host's own clone of repo, where the task's worktree is made (the review fetches the work into repo here)"),
         resume: z.boolean().optional().describe("go on with the client's most recent conversation in that folder where the client can (Claude Code --continue, Codex resume --last, Gemini CLI --resume latest, opencode --continue)"),
         envelope: z
           .object(usageLimits)

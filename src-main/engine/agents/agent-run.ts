@@ -23,6 +23,8 @@ export interface AgentRun {
   /** Who started it and how: a stalled run restarted (its watch's policy) starts again the same way, resuming. */
   startedBy: Caller;
   input: MethodInput<'agent_start'>;
+  /** The host its terminal is on (agent_start with host: remote-start.ts); absent or null: this machine. */
+  host?: string | null;
 }
 
 /** The first line a client prints for `versionArgs` (10 s at most), or null. */
@@ -69,6 +71,6 @@ export function watchRuns(ctx: EngineContext, runs: Map<string, AgentRun>, shell
  * again), at its terminal's size, with its watch's policy.
  */
 export function againInput(run: AgentRun, policy: WatchPolicy, shell: Pick<ShellView, 'cols' | 'rows'>): MethodInput<'agent_start'> {
-  const { task: _task, repo: _repo, base: _base, continues: _continues, ...again } = run.input;
+  const { task: _task, repo: _repo, base: _base, continues: _continues, hostRepo: _hostRepo, ...again } = run.input;
   return { ...again, cwd: run.cwd, participant: run.participant, resume: true, cols: shell.cols, rows: shell.rows, onStall: policy.onStall, onLimit: policy.onLimit, stallMinutes: policy.stallMs / 60_000 };
 }

@@ -19,6 +19,8 @@ export interface AgentTask {
   prompt: string;
   /** Its worktree's own values (ports, name), for its environment; empty without a worktree. */
   env: Record<string, string>;
+  /** The host its worktree is on (docs/hosts.md), null: this machine; undefined: it has no worktree. */
+  host: string | null | undefined;
 }
 
 /**
@@ -48,7 +50,8 @@ export async function handTask(invoke: Invoke, operator: Caller, agent: Caller, 
   if (input.continues !== undefined && (input.repo !== undefined || input.base !== undefined)) {
     throw new RoomError('INVALID_INPUT', `continues goes on in handoff ${input.continues}'s own worktree: leave repo and base out`);
   }
-  const cwdInRepo = input.continues === undefined && input.repo === undefined && inRepository(cwd);
+  // on a host, cwd is a folder there: the repository is named (repo here, hostRepo there), never looked for
+  const cwdInRepo = input.continues === undefined && input.repo === undefined && input.host === undefined && inRepository(cwd);
   if (input.base !== undefined && input.repo === undefined && !cwdInRepo) {
     throw new RoomError('INVALID_INPUT', `base is for a task in a repository: give repo, or a cwd inside a git repository (${cwd} is not in one)`);
   }
@@ -62,7 +65,7 @@ export async function handTask(invoke: Invoke, operator: Caller, agent: Caller, 
         summary: input.task,
         to: name,
         ...(input.continues !== undefined ? { continues: input.continues } : {}),
-        ...(repo !== undefined ? { workspace: { repo, ...(input.base !== undefined ? { base: input.base } : {}) } } : {}),
+        ...(repo !== undefined ? { workspace: { repo, ...(input.base !== undefined ? { base: input.base } : {}), ...(input.host !== undefined && input.hostRepo !== undefined ? { host: input.host, hostRepo: input.hostRepo } : {}) } } : {}),
       });
   try {
     const accepted = (await invoke(agent, 'handoff_accept', { handoffId: handoff.id })).handoff;
@@ -75,7 +78,7 @@ export async function handTask(invoke: Invoke, operator: Caller, agent: Caller, 
       `${input.task}\n\n` +
       `(From the room: this is handoff ${handoff.id}. You work in ${where}.${earlier}${w?.path ? ` Commit your work there; ${worktreeEnvText(handoff.id)}.` : ''} ` +
       `When it is done, call the commonroom tool handoff_complete with handoffId "${handoff.id}" and a short summary as result; the person reviews it${w?.path ? ' and the commits' : ''}.)`;
-    return { handoffId: handoff.id, cwd: w?.path ?? cwd, prompt, env: w?.path ? worktreeEnv(handoff.id) : {} };
+    return { handoffId: handoff.id, cwd: w?.path ?? cwd, prompt, env: w?.path ? worktreeEnv(handoff.id) : {}, host: w?.path ? (w.host ?? null) : undefined };
   } catch (error) {
     // (a follow-up the rejection made stays, for the agent to take on itself)
     if (!waiting) await invoke(operator, 'handoff_cancel', { handoffId: handoff.id, reason: `the agent could not take it: ${(error as Error).message}` }).catch(() => undefined);

@@ -10,13 +10,15 @@ import type { EngineContext, Feature } from '../room/index';
 import { createPrivateFile, ensureOwnDir, isInside } from '../core/fs-safe';
 import { findOnPath } from '../process/find-on-path';
 import type { ShellRegistry } from '../shells/index';
-import { viewOf } from '../shells/index';
+import { SHELLS_CHANGED, viewOf } from '../shells/index';
 import { agentRunsFolder } from '../core/room-paths';
 import { assigneeOf, handTask, reviewOf, type Invoke } from './agent-task';
 import { toCaller } from '../store/participants';
 import { againInput, versionOf, watchRuns, type AgentRun } from './agent-run';
 import { policyFrom, watchDefaults, watchMethods } from './watch-methods';
 import { SHELL_STATUS_RULES } from '../../common/shell-status-rules';
+import type { RemoteAgentPort } from '../hosts/index';
+import { startOnHost } from './remote-start';
 export type { Invoke } from './agent-task';
 
 type AgentMethods = 'agent_clients' | 'agent_start' | 'agent_list' | 'agent_stop' | 'agent_complete' | 'agent_watch' | 'agent_watch_defaults' | 'agent_limit';
@@ -38,7 +40,7 @@ export interface AgentRunRef {
  * sandbox, and its calls are its own) with the client's per-run configuration and the token in its
  * environment only. Everything that changes the room goes through Engine.call (`invoke`).
  */
-export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke: Invoke, authenticate: (token: string) => Caller | null): Feature<AgentMethods> & { liveRuns(): AgentRunRef[] } {
+export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke: Invoke, authenticate: (token: string) => Caller | null, remote?: RemoteAgentPort): Feature<AgentMethods> & { liveRuns(): AgentRunRef[] } {
   const runs = new Map<string, AgentRun>();
   /** Each "command" participant's last program and arguments (kept in memory only: they are the person's own). */
   const commands = new Map<string, string[]>();
@@ -55,7 +57,9 @@ export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke:
     version: run.version,
     cwd: run.cwd,
     startedAt: run.startedAt,
-    shell: viewOf(shells.get(caller, run.shellId)),
+    // a run on a host: its shell there as last seen (shell_list reads it afresh)
+    shell: run.host ? (remote?.view(run.shellId) ?? viewOf(shells.get(caller, run.shellId))) : viewOf(shells.get(caller, run.shellId)),
+    ...(run.host ? { host: run.host } : {}),
     handoffId: run.handoffId,
     review: null,
     watch: watch.view(run.shellId, defaults()),
@@ -83,33 +87,12 @@ export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke:
     return out;
   }
 
-  async function start(operator: Caller, input: MethodInput<'agent_start'>): Promise<MethodOutputs['agent_start']> {
-    const client = AGENT_CLIENTS[input.client as AgentClientId];
-    // this process's own endpoint, once it serves (commonroom serve, the app)
-    const runner = ctx.room.runningProcess();
-    const url = runner && runner.pid === process.pid && runner.endpoint ? new URL('/mcp', runner.endpoint).toString() : null;
-    if (!url) throw new RoomError('CONFLICT', 'this room is not serving MCP (start it with "commonroom serve" or the app): an agent would have nothing to connect to');
-    if (client.id === 'command' && !input.command) throw new RoomError('INVALID_INPUT', 'client "command" needs command: the program and its arguments');
-    if (client.id !== 'command' && input.command) throw new RoomError('INVALID_INPUT', `command is for client "command"; ${client.label} is found on the PATH as ${client.program}`);
-    const program = client.program ?? (input.command?.[0] as string);
-    const file = findOnPath(program, process.env.PATH ?? '');
-    if (!file) {
-      throw new RoomError('NOT_FOUND', `${client.label} (${program}) is not on the PATH of the room process${client.install ? `: install it with "${client.install}", then start the room again` : ': give its full path'}`);
-    }
-    const roomFolder = path.dirname(ctx.room.location.markdownPath);
-    const dataDir = path.resolve(ctx.room.paths.dataDir);
-    if (input.cwd === undefined && isInside(dataDir, roomFolder)) {
-      // the default room lives in Commonroom's data folder, which agents cannot write: an agent started there could do nothing
-      throw new RoomError('INVALID_INPUT', `say which folder the agent works in (cwd): this room's own folder, ${roomFolder}, is in Commonroom's data folder, which agents cannot write`);
-    }
-    if (input.task === undefined && (input.repo !== undefined || input.base !== undefined || input.continues !== undefined)) {
-      throw new RoomError('INVALID_INPUT', 'repo, base and continues are for a task: give task too, or leave them out');
-    }
-    let cwd = path.resolve(roomFolder, input.cwd ?? '.');
-    if (!fs.existsSync(cwd) || !fs.statSync(cwd).isDirectory()) throw new RoomError('INVALID_INPUT', `cwd ${cwd} is not an existing folder`);
-    const version = await cachedVersion(file, client.versionArgs);
-
-    // its participant: a new one named after the client, or the one asked for with a new token
+  /**
+   * The run's participant (a new one named after the client, or the one asked for with a new token) and, with a
+   * task, the person's handoff to it, accepted for it (its worktree made, here or on its host). A start that
+   * fails here leaves no participant with a live token behind.
+   */
+  async function enlist(operator: Caller, input: MethodInput<'agent_start'>, client: (typeof AGENT_CLIENTS)[AgentClientId], cwd: string): Promise<{ name: string; token: string; agentCaller: Caller; task: Awaited<ReturnType<typeof handTask>> | null }> {
     let name: string;
     let token: string;
     // a follow-up goes to the agent that did the rejected work, unless another is named
@@ -136,6 +119,43 @@ export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke:
       if (!reuse) await invoke(operator, 'participant_revoke', { name }).catch(() => undefined);
       throw error;
     }
+    return { name, token, agentCaller, task };
+  }
+
+  async function start(operator: Caller, input: MethodInput<'agent_start'>): Promise<MethodOutputs['agent_start']> {
+    const client = AGENT_CLIENTS[input.client as AgentClientId];
+    // this process's own endpoint, once it serves (commonroom serve, the app)
+    const runner = ctx.room.runningProcess();
+    const url = runner && runner.pid === process.pid && runner.endpoint ? new URL('/mcp', runner.endpoint).toString() : null;
+    if (!url) throw new RoomError('CONFLICT', 'this room is not serving MCP (start it with "commonroom serve" or the app): an agent would have nothing to connect to');
+    if (client.id === 'command' && !input.command) throw new RoomError('INVALID_INPUT', 'client "command" needs command: the program and its arguments');
+    if (client.id !== 'command' && input.command) throw new RoomError('INVALID_INPUT', `command is for client "command"; ${client.label} is found on the PATH as ${client.program}`);
+    if (input.task === undefined && (input.repo !== undefined || input.base !== undefined || input.continues !== undefined)) {
+      throw new RoomError('INVALID_INPUT', 'repo, base and continues are for a task: give task too, or leave them out');
+    }
+    if (input.hostRepo !== undefined && (input.host === undefined || input.task === undefined || input.repo === undefined)) {
+      throw new RoomError('INVALID_INPUT', "hostRepo is the host's clone for a task's worktree there: give task, repo and host with it");
+    }
+    // on a host: one the person allowed, and a follow-up goes on where the rejected work is
+    const continuedOn = input.continues !== undefined && input.host === undefined ? ((await invoke(operator, 'handoff_get', { handoffId: input.continues })).handoff.workspace?.host ?? null) : null;
+    const host = input.host ?? continuedOn;
+    if (host !== null) return startThere(operator, input, client, url, host);
+    const program = client.program ?? (input.command?.[0] as string);
+    const file = findOnPath(program, process.env.PATH ?? '');
+    if (!file) {
+      throw new RoomError('NOT_FOUND', `${client.label} (${program}) is not on the PATH of the room process${client.install ? `: install it with "${client.install}", then start the room again` : ': give its full path'}`);
+    }
+    const roomFolder = path.dirname(ctx.room.location.markdownPath);
+    const dataDir = path.resolve(ctx.room.paths.dataDir);
+    if (input.cwd === undefined && isInside(dataDir, roomFolder)) {
+      // the default room lives in Commonroom's data folder, which agents cannot write: an agent started there could do nothing
+      throw new RoomError('INVALID_INPUT', `say which folder the agent works in (cwd): this room's own folder, ${roomFolder}, is in Commonroom's data folder, which agents cannot write`);
+    }
+    let cwd = path.resolve(roomFolder, input.cwd ?? '.');
+    if (!fs.existsSync(cwd) || !fs.statSync(cwd).isDirectory()) throw new RoomError('INVALID_INPUT', `cwd ${cwd} is not an existing folder`);
+    const version = await cachedVersion(file, client.versionArgs);
+
+    const { name, token, agentCaller, task } = await enlist(operator, input, client, cwd);
     if (task) cwd = task.cwd;
 
     // its run files: 0600 in a 0700 folder of the runner's; they name the token's variable, never the token
@@ -202,6 +222,46 @@ export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke:
     ctx.commit(() => ({
       value: undefined,
       events: [{ kind: 'agent.started', actor: operator.name, subject: name, data: { client: client.id, shellId, cwd, version, ...(task ? { handoffId: task.handoffId } : {}) } }],
+    }));
+    return { agent: viewOfRun(run, operator) };
+  }
+
+  /**
+   * agent_start on a host (remote-start.ts): a run of the room's like any other (its participant, its handoff,
+   * its events, agent_stop), whose terminal is on the host. It ends when its terminal there ends: the forward goes.
+   */
+  async function startThere(operator: Caller, input: MethodInput<'agent_start'>, client: (typeof AGENT_CLIENTS)[AgentClientId], url: string, host: string): Promise<MethodOutputs['agent_start']> {
+    if (!remote) throw new RoomError('UNAVAILABLE', 'this room process places no work on hosts');
+    remote.allowed(operator, host);
+    if (input.task !== undefined && input.repo !== undefined && input.hostRepo === undefined) {
+      throw new RoomError('INVALID_INPUT', `a task in a repository on host ${host} needs hostRepo: the absolute path of ${host}'s own clone of ${input.repo}`);
+    }
+    // not yet for a run on a host: its watch and its envelope read the terminal here (docs/hosts.md)
+    if (input.envelope) throw new RoomError('INVALID_INPUT', `an envelope is not yet kept for an agent on a host: start it on ${host} without one, or here`);
+    const { name, token, task } = await enlist(operator, input, client, input.cwd ?? '.');
+    let started: Awaited<ReturnType<typeof startOnHost>>;
+    try {
+      if (task && task.host !== undefined && task.host !== host) throw new RoomError('INVALID_INPUT', `handoff ${task.handoffId}'s worktree is ${task.host ? `on host ${task.host}` : 'on this machine'}, not on ${host}: start its agent there`);
+      started = await startOnHost(remote, { host, client, input, roomUrl: url, token, name, task, cwd: task?.cwd ?? input.cwd ?? '.' });
+    } catch (error) {
+      if (task) await invoke(operator, 'handoff_cancel', { handoffId: task.handoffId, reason: `its agent could not start on ${host}: ${(error as Error).message}` }).catch(() => undefined);
+      if (input.participant === undefined && input.continues === undefined) await invoke(operator, 'participant_revoke', { name }).catch(() => undefined);
+      throw error;
+    }
+    const { shell, forward } = started;
+    shells.changes.fire(SHELLS_CHANGED);
+    if (client.id === 'command' && input.command) commands.set(name, [...input.command]);
+    const run: AgentRun = { shellId: shell.id, client, participant: name, version: null, cwd: shell.cwd, startedAt: ctx.now(), runDir: '', handoffId: task?.handoffId ?? null, stoppedBy: null, startedBy: operator, input, host };
+    runs.set(shell.id, run);
+    void remote.waitEnd(host, shell.id, name).then(async (exit) => {
+      await forward.cancel();
+      ended(shell.id, name, client.id, exit);
+      runs.delete(shell.id);
+      shells.changes.fire(SHELLS_CHANGED);
+    });
+    ctx.commit(() => ({
+      value: undefined,
+      events: [{ kind: 'agent.started', actor: operator.name, subject: name, data: { client: client.id, shellId: shell.id, cwd: shell.cwd, version: null, host, ...(task ? { handoffId: task.handoffId } : {}) } }],
     }));
     return { agent: viewOfRun(run, operator) };
   }
@@ -306,7 +366,7 @@ export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke:
     },
     close() {
       watch.close();
-      for (const run of runs.values()) fs.rmSync(run.runDir, { recursive: true, force: true });
+      for (const run of runs.values()) if (run.runDir) fs.rmSync(run.runDir, { recursive: true, force: true });
       runs.clear();
     },
   };

@@ -4,3 +4,4 @@
  */
 
 export { agentsFeature, type AgentRunRef, type Invoke } from './agents-feature';
+

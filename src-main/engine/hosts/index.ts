@@ -7,6 +7,8 @@
 export { hostsFeature } from './hosts-feature';
 export { RemoteShells } from './remote-shells';
 export { RemoteStages } from './remote-stages';
+export { RemoteAgents } from './remote-agents';
 export { NodeLinks } from './node-links';
 export { HostWorkspaces } from './host-workspaces';
 export { HOST_EVENTS, describeHostEvent } from './host-events';
+export type { RemoteAgentOpen, RemoteAgentPort, RoomForward } from './remote-agent-port';

@@ -64,6 +64,27 @@ export class RemoteShells implements RemoteShellPort {
     return { shell: view };
   }
 
+  /**
+   * A shell the host's node opened for an agent the room started there (remote-agents.ts): known here from now on,
+   * like one opened with shell_open, as `owner`'s, run there as `nodeAs`.
+   */
+  adopt(host: string, owner: string, nodeAs: string, shell: ShellView): ShellView {
+    const view = { ...shell, owner, host };
+    this.shells.set(shell.id, { host, owner, nodeAs, view });
+    return view;
+  }
+
+  /** The last view of a remote shell (kept fresh by shell_list and the run's watch), or null. */
+  lastView(id: string): ShellView | null {
+    return this.shells.get(id)?.view ?? null;
+  }
+
+  /** Marks what the run's watch learned: the shell ended there, or its host is (un)reachable. */
+  note(id: string, change: Partial<ShellView>): void {
+    const known = this.shells.get(id);
+    if (known) known.view = { ...known.view, ...change };
+  }
+
   async io(caller: Caller, input: MethodInput<'shell_io'>): Promise<MethodOutputs['shell_io']> {
     const shell = this.record(caller, input.shellId);
     // a read changes nothing: when the link dropped under it, it is asked again over a new connection (input

@@ -1,0 +1,45 @@
+import type { AgentClientId } from '../../common/agent-clients';
+import type { ShellView } from '../../common/methods/shells';
+
+/** The room's endpoint forwarded to a host's loopback for one run (engine/hosts/remote-agents.ts). */
+export interface RoomForward {
+  /** The endpoint as the run reaches it there: http://127.0.0.1:PORT/mcp on the host. */
+  url: string;
+  /** Ends the forward (the room refuses its Host header again); never throws. */
+  cancel(): Promise<void>;
+}
+
+/** What the host's node needs to start the client there (server/node-agents.ts). */
+export interface RemoteAgentOpen {
+  client: AgentClientId;
+  /** The program of a "command" client (found on the host's login PATH, or a full path there). */
+  program?: string;
+  url: string;
+  /** The room's arguments after the client's own per-run ones (telemetry, the command's, the person's, the prompt). */
+  args: string[];
+  /** The run's variables (the token among them): into the terminal's environment there, nowhere else. */
+  env: Record<string, string>;
+  cwd: string;
+  name: string;
+  cols?: number;
+  rows?: number;
+  resume?: boolean;
+  prompted?: boolean;
+}
+
+/**
+ * Agents started on the room's hosts (agent_start with host): the hosts feature implements it over the host's
+ * link and node; engine.ts hands it to the agents feature.
+ */
+export interface RemoteAgentPort {
+  /** Refuses a host this caller may not place work on. */
+  allowed(caller: { role: string }, host: string): void;
+  /** Forwards the room's endpoint (`roomUrl`, on this machine's loopback) to the host's loopback for `participant`'s run. */
+  forward(host: string, roomUrl: string, participant: string): Promise<RoomForward>;
+  /** Starts the client on the host as `participant` (its shell there, known to the room as that participant's). */
+  open(host: string, participant: string, open: RemoteAgentOpen): Promise<ShellView>;
+  /** The run's shell as last seen (null: not a shell on a host). */
+  view(shellId: string): ShellView | null;
+  /** Resolves when the run's shell ended on the host (or was closed); a host out of reach is waited for. */
+  waitEnd(host: string, shellId: string, participant: string): Promise<{ exitCode: number | null; signal: string | null }>;
+}

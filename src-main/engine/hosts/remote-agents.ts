@@ -1,0 +1,118 @@
+import { RoomError } from '../../common/errors';
+import type { MethodOutputs } from '../../common/contract';
+import type { ShellView } from '../../common/methods/shells';
+import type { RemoteAgentOpen, RemoteAgentPort, RoomForward } from './remote-agent-port';
+import { childProcess } from '../platform/child-process';
+import type { NodeLinks } from './node-links';
+import type { RemoteShells } from './remote-shells';
+import { sshEnv, type SshTarget } from './ssh';
+
+/** How long one wait for a run's end asks the node (it answers sooner when the shell ends). */
+const WAIT_MS = 60_000;
+
+/**
+ * Agents started on the room's hosts (docs/hosts.md, "An agent on a host"). The room's MCP endpoint listens on
+ * this machine's loopback only; for each run, the room asks the link's own ControlMaster for a reverse forward
+ * (`ssh -O forward -R 127.0.0.1:PORT:127.0.0.1:ROOM`) from a port of the host's loopback to the endpoint, and
+ * accepts the Host header `127.0.0.1:PORT` for that run's participant only, until the run ends and the forward
+ * is cancelled (`ssh -O cancel`). No port opens on this machine; the connection is the person's own.
+ */
+export class RemoteAgents implements RemoteAgentPort {
+  /** The forwarded Host headers the front door accepts, each for one run's participant. */
+  private readonly forwarded = new Map<string, string>();
+
+  constructor(
+    private readonly links: NodeLinks,
+    private readonly shells: RemoteShells,
+    private readonly env: NodeJS.ProcessEnv = process.env,
+  ) {}
+
+  /** The participant a forwarded Host header was made for, or null (not one of the room's forwards). */
+  participantFor(host: string): string | null {
+    return this.forwarded.get(host) ?? null;
+  }
+
+  allowed(caller: { role: string }, host: string): void {
+    this.links.allowed(caller, host);
+  }
+
+  async forward(host: string, roomUrl: string, participant: string): Promise<RoomForward> {
+    const link = this.links.get(host);
+    const roomPort = Number(new URL(roomUrl).port);
+    // the link's connection first: the forward is asked of its ControlMaster
+    // a free port of the host's loopback, chosen by its node; a forward names its port, so cancelling it ends
+    // that one (ssh's "-R 0" reports the port it chose, but its cancel matches the first forward asked with 0)
+    for (let attempt = 0; ; attempt++) {
+      const { port } = await link.call<{ port: number }>('node_free_port', {});
+      const spec = `127.0.0.1:${port}:127.0.0.1:${roomPort}`;
+      const out = await control(link.sshTarget, ['-O', 'forward', '-R', spec], this.env);
+      if (out.code !== 0) {
+        if (attempt < 2 && /forwarding failed|Address already in use/i.test(out.stderr)) continue; // taken meanwhile
+        throw new RoomError('UNAVAILABLE', `the room's endpoint could not be forwarded to ${host} (${out.stderr.trim().split('\n').slice(-1)[0] ?? `exit ${out.code}`}): check that its sshd allows forwarding (AllowTcpForwarding), then start the agent again`);
+      }
+      const hostHeader = `127.0.0.1:${port}`;
+      this.forwarded.set(hostHeader, participant);
+      let cancelled = false;
+      return {
+        url: `http://${hostHeader}/mcp`,
+        cancel: async () => {
+          if (cancelled) return;
+          cancelled = true;
+          this.forwarded.delete(hostHeader);
+          await control(link.sshTarget, ['-O', 'cancel', '-R', spec], this.env);
+        },
+      };
+    }
+  }
+
+  async open(host: string, participant: string, open: RemoteAgentOpen): Promise<ShellView> {
+    const { shell } = await this.links.get(host).call<{ shell: ShellView }>('node_agent_open', open, participant);
+    return this.shells.adopt(host, participant, participant, shell);
+  }
+
+  view(shellId: string): ShellView | null {
+    return this.shells.lastView(shellId);
+  }
+
+  async waitEnd(host: string, shellId: string, participant: string): Promise<{ exitCode: number | null; signal: string | null }> {
+    let pause = 500;
+    for (;;) {
+      if (this.links.closed) return { exitCode: null, signal: null };
+      try {
+        const out = await this.links.get(host).call<MethodOutputs['shell_io']>('shell_io', { shellId, maxBytes: 1, cursor: 'start', wait: { until: 'exit', timeoutMs: WAIT_MS } }, participant);
+        pause = 500;
+        this.shells.note(shellId, { hostReachable: true, alive: out.alive, ...(out.exit ? { exitCode: out.exit.exitCode, signal: out.exit.signal } : {}) });
+        if (!out.alive) return out.exit ?? { exitCode: null, signal: null };
+      } catch (error) {
+        // closed there (agent_stop, a completed handoff), or gone with the node: the run is over
+        if (error instanceof RoomError && error.code === 'NOT_FOUND') return { exitCode: null, signal: null };
+        if (this.links.closed) return { exitCode: null, signal: null };
+        // out of reach: the run goes on there and is unknown here until the host is back
+        this.shells.note(shellId, { hostReachable: false });
+        await new Promise((r) => setTimeout(r, pause));
+        pause = Math.min(pause * 2, 10_000);
+      }
+    }
+  }
+}
+
+/** `ssh -O …` to the host's ControlMaster (the link's own connection): its exit code and what it printed. */
+function control(target: SshTarget, op: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const args = [...(target.config.explicit ? ['-F', target.config.path] : []), '-o', 'BatchMode=yes', '-o', `ControlPath=${target.controlDir}/%C`, ...op, '--', target.alias];
+  return new Promise((resolve) => {
+    const child = childProcess().spawn('ssh', args, { env: sshEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
+    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      resolve({ code: null, stdout, stderr: e.message });
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
