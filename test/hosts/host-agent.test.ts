@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EvidenceFile, HandoffView, MergePreview } from '../../src-main/common/handoff-dto';
 import { GIT_IDENTITY, git, makeRepo } from '../helpers/git-repo';
 import { startTestRunner, type TestRunner } from '../helpers/runner';
+import { BIN_CE } from '../helpers/env';
 import { COMMONROOM_BIN, sshHostsUnavailable, startSshHosts, type SshHosts } from '../helpers/ssh-hosts';
 
 /**
@@ -49,6 +50,15 @@ function rawMcp(hostHeader: string, token: string): Promise<{ status: number; bo
     );
     req.on('error', reject);
     req.end(body);
+  });
+}
+
+/** `ce` against the room this test process serves (it answers while ce waits: never a synchronous spawn). */
+function runCe(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN_CE, ...args], { env: runner.home.env, encoding: 'utf8', timeout: 60_000 }, (error, stdout, stderr) => {
+      resolve({ status: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+    });
   });
 }
 
@@ -235,5 +245,21 @@ describe.skipIf(unavailable !== null)(`an agent started on a host, through its f
     await expect(call('agent_start', { client: 'command', command: ['no-such-agent-cli'], task: 'Nothing', host: 'agentbox', cwd: HOME })).rejects.toThrow(/not on this host's login PATH/);
     expect(await liveAgents()).toEqual(before);
     expect((await call('handoff_list', { status: 'open', limit: 200 })).handoffs.length).toBe(handoffsBefore);
+  }, 60_000);
+
+  it('ce agent start --host starts it there, in a folder of the host; --host-repo alone is a usage error', async () => {
+    const bad = await runCe(['agent', 'start', 'command', '--host-repo', HOST_REPO, '--', 'true']);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('--host-repo is the host\'s clone for a task\'s worktree there');
+    const started = await runCe(['agent', 'start', 'command', '--host', 'agentbox', '--cwd', 'project', '--json', '--', '/bin/sh', '-c', 'echo "at $(pwd) as $(whoami)"; exec sleep 60']);
+    expect(started.status, started.stderr).toBe(0);
+    const { agent } = JSON.parse(started.stdout) as { agent: { shellId: string; host: string; cwd: string } };
+    expect(agent).toMatchObject({ host: 'agentbox', cwd: HOST_REPO });
+    await expect.poll(async () => (await call('shell_io', { shellId: agent.shellId, cursor: 'start' })).output, { timeout: 20_000, interval: 250 }).toContain(`at ${HOST_REPO} as ${USER}`);
+    const listed = await runCe(['agent', 'list', '--json']);
+    expect((JSON.parse(listed.stdout) as { agents: { shellId: string; host?: string }[] }).agents.find((a) => a.shellId === agent.shellId)?.host).toBe('agentbox');
+    // stopped: its terminal there ends, and the run with it
+    expect((await runCe(['agent', 'stop', agent.shellId, '--revoke'])).status).toBe(0);
+    await expect.poll(async () => (await call('agent_list', {})).agents.some((a) => a.shellId === agent.shellId), { timeout: 20_000, interval: 250 }).toBe(false);
   }, 60_000);
 });

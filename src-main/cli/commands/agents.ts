@@ -10,7 +10,7 @@ import { runWatchCommand, WATCH_OPTIONS, watchFlags, watchWords } from './agent-
 import { ENVELOPE_LIMIT_OPTIONS, envelopeLimitFlags } from './spend';
 
 const USAGE =
-  'ce agent start CLIENT [--cwd DIR] [--task TEXT [--repo DIR] [--base REF] [--continues HANDOFF]] [--resume] [--can read,write] [--as NAME] [--on-stall tell|interrupt|restart] [--stall-minutes N] [--on-limit resume|ask|leave] [--max-cost USD] [--max-tokens N] [--max-wall S] [--max-idle S] [-- ARGS…] | ' +
+  'ce agent start CLIENT [--cwd DIR] [--task TEXT [--repo DIR] [--base REF] [--continues HANDOFF]] [--host ALIAS [--host-repo PATH]] [--resume] [--can read,write] [--as NAME] [--on-stall tell|interrupt|restart] [--stall-minutes N] [--on-limit resume|ask|leave] [--max-cost USD] [--max-tokens N] [--max-wall S] [--max-idle S] [-- ARGS…] | ' +
   'ce agent list | ce agent stop SHELL [--revoke] | ce agent watch SHELL [--on-stall …] [--stall-minutes N] [--on-limit …] | ce agent limit SHELL now|at-reset|cancel | ce agent defaults [--on-stall …] [--stall-minutes N] [--on-limit …] | ce agent clients';
 
 function agentLine(a: AgentRunView): string {
@@ -38,6 +38,8 @@ export const AGENT_COMMANDS: CeCommand[] = [
       base: { type: 'string', value: 'REF', help: 'with --task: the branch, tag or commit the work starts from (default: the branch checked out there)' },
       can: { type: 'string', value: 'CAPS', help: 'what it may do (default read,write)' },
       as: { type: 'string', value: 'NAME', help: 'reuse this participant (it gets a new token; its old one stops)' },
+      host: { type: 'string', value: 'ALIAS', help: "start it on this host of the room (docs/hosts.md): found on the host's login PATH, reaching the room through your SSH connection; --cwd is then a folder there (default: the account's home)" },
+      'host-repo': { type: 'string', value: 'PATH', help: "with --task, --repo and --host: the absolute path of the host's clone of DIR, where the task's worktree is made" },
       continues: { type: 'string', value: 'HANDOFF', help: 'with --task: follow up on this rejected handoff, with the agent that did it, in the same worktree' },
       resume: { type: 'boolean', help: "go on with the client's most recent conversation in that folder (Claude Code --continue, Codex resume --last, Gemini CLI --resume latest, opencode --continue)" },
       revoke: { type: 'boolean', help: 'with stop: also revoke its token' },
@@ -53,7 +55,7 @@ export const AGENT_COMMANDS: CeCommand[] = [
       'and one whose client stops at a usage limit reads limited until its reset (resume at the reset, ask or leave: --on-limit); "ce agent limit" resumes or cancels.',
       'With --max-cost, --max-tokens, --max-wall or --max-idle the run has an envelope from its first moment (as "ce envelope set --agent"): at a limit it is stopped at a safe point.',
     ],
-    examples: ['ce agent start claude-code --cwd ~/src/app', 'ce agent start codex --task "make the login test pass" --repo ~/src/app', 'ce agent start codex -- --model o4-mini', 'ce agent start command -- ./my-agent --verbose', 'ce agent list', 'ce agent stop sh_… --revoke', 'ce agent start claude-code --on-stall interrupt --on-limit resume', 'ce agent limit sh_… cancel', 'ce agent start codex --task "tidy the README" --max-cost 2 --max-wall 3600'],
+    examples: ['ce agent start claude-code --cwd ~/src/app', 'ce agent start codex --task "make the login test pass" --repo ~/src/app', 'ce agent start codex -- --model o4-mini', 'ce agent start command -- ./my-agent --verbose', 'ce agent list', 'ce agent stop sh_… --revoke', 'ce agent start claude-code --on-stall interrupt --on-limit resume', 'ce agent limit sh_… cancel', 'ce agent start codex --task "tidy the README" --max-cost 2 --max-wall 3600', 'ce agent start claude-code --host gpu-box --task "train the small model" --repo ~/src/app --host-repo /srv/me/app'],
     async run(args, room) {
       const [, sub, target, ...rest] = args.positional;
       switch (sub) {
@@ -68,6 +70,9 @@ export const AGENT_COMMANDS: CeCommand[] = [
           const repo = stringFlag(args, 'repo');
           const base = stringFlag(args, 'base');
           const continues = stringFlag(args, 'continues');
+          const host = stringFlag(args, 'host');
+          const hostRepo = stringFlag(args, 'host-repo');
+          if (hostRepo !== undefined && (host === undefined || task === undefined || repo === undefined)) throw new UsageError('ce agent start: --host-repo is the host\'s clone for a task\'s worktree there: give --task, --repo and --host with it');
           if (task === undefined && (repo !== undefined || base !== undefined || continues !== undefined)) throw new UsageError('ce agent start: --repo, --base and --continues are for a task: give --task TEXT too');
           const client = target as AgentClientId;
           const envelope = envelopeLimitFlags(args);
@@ -76,7 +81,8 @@ export const AGENT_COMMANDS: CeCommand[] = [
             ...(client === 'command' ? { command: rest } : rest.length > 0 ? { args: rest } : {}),
             // the person's folder: where they ran ce, or --cwd taken from there (never the room's own folder, which is
             // read-only to agents for the default room, where a mistaken run would leave an agent with nowhere to write)
-            cwd: path.resolve((cwd ?? '.').replace(/^~(?=\/|$)/, process.env.HOME ?? '~')),
+            // on a host, --cwd is a folder there, as given (default: the host account's home)
+            ...(host !== undefined ? { host, ...(cwd !== undefined ? { cwd } : {}), ...(hostRepo !== undefined ? { hostRepo } : {}) } : { cwd: path.resolve((cwd ?? '.').replace(/^~(?=\/|$)/, process.env.HOME ?? '~')) }),
             ...(can ? { capabilities: parseCapabilities(can) } : {}),
             ...(as ? { participant: as } : {}),
             ...(task !== undefined ? { task } : {}),
@@ -89,7 +95,7 @@ export const AGENT_COMMANDS: CeCommand[] = [
           });
           print(args, out, () =>
             [
-              `started ${out.agent.label}${out.agent.version ? ` ${out.agent.version}` : ''} as ${out.agent.participant} in shell ${out.agent.shellId} (${out.agent.cwd})`,
+              `started ${out.agent.label}${out.agent.version ? ` ${out.agent.version}` : ''} as ${out.agent.participant} in shell ${out.agent.shellId} (${out.agent.host ? `on ${out.agent.host}, ` : ''}${out.agent.cwd})`,
               ...(envelope.maxCostUsd || envelope.maxTokens || envelope.maxWallMs || envelope.maxIdleMs ? ['with an envelope: see "ce spend"'] : []),
               ...(out.agent.handoffId ? [`on handoff ${out.agent.handoffId}: review it with "ce handoff ${out.agent.handoffId}" once it is completed`] : []),
               `watch and type: ce shell attach ${out.agent.shellId}`,
