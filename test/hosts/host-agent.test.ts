@@ -251,13 +251,27 @@ describe.skipIf(unavailable !== null)(`an agent started on a host, through its f
     const bad = await runCe(['agent', 'start', 'command', '--host-repo', HOST_REPO, '--', 'true']);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain('--host-repo is the host\'s clone for a task\'s worktree there');
-    const started = await runCe(['agent', 'start', 'command', '--host', 'agentbox', '--cwd', 'project', '--json', '--', '/bin/sh', '-c', 'echo "at $(pwd) as $(whoami)"; exec sleep 60']);
+    const started = await runCe(['agent', 'start', 'command', '--host', 'agentbox', '--cwd', 'project', '--json', '--', '/bin/sh', '-c', 'echo "at $(pwd) as $(whoami) via $COMMONROOM_MCP_URL"; exec sleep 120']);
     expect(started.status, started.stderr).toBe(0);
     const { agent } = JSON.parse(started.stdout) as { agent: { shellId: string; host: string; cwd: string } };
     expect(agent).toMatchObject({ host: 'agentbox', cwd: HOST_REPO });
     await expect.poll(async () => (await call('shell_io', { shellId: agent.shellId, cursor: 'start' })).output, { timeout: 20_000, interval: 250 }).toContain(`at ${HOST_REPO} as ${USER}`);
     const listed = await runCe(['agent', 'list', '--json']);
     expect((JSON.parse(listed.stdout) as { agents: { shellId: string; host?: string }[] }).agents.find((a) => a.shellId === agent.shellId)?.host).toBe('agentbox');
+    // the link's connection killed (ssh -O exit) while it runs: the forward went with it, and is made again on the
+    // new connection, on the same port (the run's configuration names it)
+    const seen = (await call('shell_io', { shellId: agent.shellId, cursor: 'start' })).output;
+    const port = new URL(/via (\S+)/.exec(seen)?.[1] as string).port;
+    // (asked asynchronously: the room answering through the forward is this very process)
+    const viaForward = () =>
+      new Promise<string>((resolve) => {
+        const probe = `node -e 'fetch("http://127.0.0.1:${port}/").then((r) => r.json()).then((j) => console.log(j.name), () => console.log("unreachable"))'`;
+        execFile('ssh', [...hosts.sshArgs('agentbox'), probe], { encoding: 'utf8', timeout: 20_000 }, (_error, stdout) => resolve(stdout.trim()));
+      });
+    expect(await viaForward()).toBe('commonroom');
+    spawnSync('ssh', ['-F', hosts.configFile, '-o', `ControlPath=${controlPath()}`, '-O', 'exit', 'agentbox'], { stdio: 'ignore' });
+    await expect.poll(viaForward, { timeout: 45_000, interval: 500 }).toBe('commonroom');
+    expect((await call('agent_list', {})).agents.find((a) => a.shellId === agent.shellId)?.shell.alive).toBe(true);
     // stopped: its terminal there ends, and the run with it
     expect((await runCe(['agent', 'stop', agent.shellId, '--revoke'])).status).toBe(0);
     await expect.poll(async () => (await call('agent_list', {})).agents.some((a) => a.shellId === agent.shellId), { timeout: 20_000, interval: 250 }).toBe(false);

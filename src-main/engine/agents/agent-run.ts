@@ -6,6 +6,7 @@ import type { ShellView } from '../../common/methods/shells';
 import type { EngineContext } from '../room/index';
 import type { ShellRegistry } from '../shells/index';
 import { AgentWatch, type WatchPolicy } from './agent-watch';
+import type { RoomForward } from '../hosts/index';
 
 /** One agent the room started, while its terminal lives. */
 export interface AgentRun {
@@ -25,6 +26,8 @@ export interface AgentRun {
   input: MethodInput<'agent_start'>;
   /** The host its terminal is on (agent_start with host: remote-start.ts); absent or null: this machine. */
   host?: string | null;
+  /** On a host: the room's endpoint forwarded there for this run. */
+  forward?: RoomForward;
 }
 
 /** The first line a client prints for `versionArgs` (10 s at most), or null. */

@@ -251,9 +251,9 @@ export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke:
     const { shell, forward } = started;
     shells.changes.fire(SHELLS_CHANGED);
     if (client.id === 'command' && input.command) commands.set(name, [...input.command]);
-    const run: AgentRun = { shellId: shell.id, client, participant: name, version: null, cwd: shell.cwd, startedAt: ctx.now(), runDir: '', handoffId: task?.handoffId ?? null, stoppedBy: null, startedBy: operator, input, host };
+    const run: AgentRun = { shellId: shell.id, client, participant: name, version: null, cwd: shell.cwd, startedAt: ctx.now(), runDir: '', handoffId: task?.handoffId ?? null, stoppedBy: null, startedBy: operator, input, host, forward };
     runs.set(shell.id, run);
-    void remote.waitEnd(host, shell.id, name).then(async (exit) => {
+    void remote.waitEnd(host, shell.id, name, forward).then(async (exit) => {
       await forward.cancel();
       ended(shell.id, name, client.id, exit);
       runs.delete(shell.id);
@@ -364,10 +364,13 @@ export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke:
         return { agent: { ...before, shell: { ...before.shell, alive: false } }, revoked };
       },
     },
-    close() {
+    async close() {
       watch.close();
       for (const run of runs.values()) if (run.runDir) fs.rmSync(run.runDir, { recursive: true, force: true });
+      // a run on a host: its terminal goes on there (the node keeps it), but the room it reached is gone
+      const forwards = [...runs.values()].flatMap((r) => (r.forward ? [r.forward.cancel()] : []));
       runs.clear();
+      await Promise.all(forwards);
     },
   };
 }

@@ -7,6 +7,11 @@ export interface RoomForward {
   url: string;
   /** Ends the forward (the room refuses its Host header again); never throws. */
   cancel(): Promise<void>;
+  /**
+   * Asks for the same forward again (the link's connection was replaced: `ssh -O exit`, a dropped network, and
+   * the forward went with the old one); whether it stands now. Never throws.
+   */
+  renew(): Promise<boolean>;
 }
 
 /** What the host's node needs to start the client there (server/node-agents.ts). */
@@ -40,6 +45,9 @@ export interface RemoteAgentPort {
   open(host: string, participant: string, open: RemoteAgentOpen): Promise<ShellView>;
   /** The run's shell as last seen (null: not a shell on a host). */
   view(shellId: string): ShellView | null;
-  /** Resolves when the run's shell ended on the host (or was closed); a host out of reach is waited for. */
-  waitEnd(host: string, shellId: string, participant: string): Promise<{ exitCode: number | null; signal: string | null }>;
+  /**
+   * Resolves when the run's shell ended on the host (or was closed); a host out of reach is waited for, and when
+   * it is back the run's forward is asked for again.
+   */
+  waitEnd(host: string, shellId: string, participant: string, forward: RoomForward): Promise<{ exitCode: number | null; signal: string | null }>;
 }

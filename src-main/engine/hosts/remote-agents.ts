@@ -61,6 +61,9 @@ export class RemoteAgents implements RemoteAgentPort {
           this.forwarded.delete(hostHeader);
           await control(link.sshTarget, ['-O', 'cancel', '-R', spec], this.env);
         },
+        // the same port: the run's configuration names it. A forward still standing is not made twice (ssh
+        // answers the same); one whose port was taken meanwhile fails, and is asked for again next time
+        renew: async () => !cancelled && (await control(link.sshTarget, ['-O', 'forward', '-R', spec], this.env)).code === 0,
       };
     }
   }
@@ -74,12 +77,21 @@ export class RemoteAgents implements RemoteAgentPort {
     return this.shells.lastView(shellId);
   }
 
-  async waitEnd(host: string, shellId: string, participant: string): Promise<{ exitCode: number | null; signal: string | null }> {
+  async waitEnd(host: string, shellId: string, participant: string, forward: RoomForward): Promise<{ exitCode: number | null; signal: string | null }> {
     let pause = 500;
+    let renew = false;
     for (;;) {
       if (this.links.closed) return { exitCode: null, signal: null };
       try {
-        const out = await this.links.get(host).call<MethodOutputs['shell_io']>('shell_io', { shellId, maxBytes: 1, cursor: 'start', wait: { until: 'exit', timeoutMs: WAIT_MS } }, participant);
+        // back after the link dropped: its connection is a new one, without the run's forward (asked for at once,
+        // then the wait goes on)
+        const wait = renew ? 0 : WAIT_MS;
+        const out = await this.links.get(host).call<MethodOutputs['shell_io']>('shell_io', { shellId, maxBytes: 1, cursor: 'start', wait: { until: 'exit', timeoutMs: wait } }, participant);
+        if (renew) {
+          renew = !(await forward.renew());
+          // its port not free there yet (the old connection's listener lingers): asked again in a moment
+          if (renew) await new Promise((r) => setTimeout(r, 1_000));
+        }
         pause = 500;
         this.shells.note(shellId, { hostReachable: true, alive: out.alive, ...(out.exit ? { exitCode: out.exit.exitCode, signal: out.exit.signal } : {}) });
         if (!out.alive) return out.exit ?? { exitCode: null, signal: null };
@@ -89,6 +101,7 @@ export class RemoteAgents implements RemoteAgentPort {
         if (this.links.closed) return { exitCode: null, signal: null };
         // out of reach: the run goes on there and is unknown here until the host is back
         this.shells.note(shellId, { hostReachable: false });
+        renew = true;
         await new Promise((r) => setTimeout(r, pause));
         pause = Math.min(pause * 2, 10_000);
       }
