@@ -39,9 +39,10 @@ export class RemoteAgents implements RemoteAgentPort {
   async forward(host: string, roomUrl: string, participant: string): Promise<RoomForward> {
     const link = this.links.get(host);
     const roomPort = Number(new URL(roomUrl).port);
-    // the link's connection first: the forward is asked of its ControlMaster
-    // a free port of the host's loopback, chosen by its node; a forward names its port, so cancelling it ends
-    // that one (ssh's "-R 0" reports the port it chose, but its cancel matches the first forward asked with 0)
+    // a free port of the host's loopback, chosen by its node (which connects the link, so the forward is asked of
+    // its ControlMaster), named in the forward: cancelling that spec ends that run's forward alone. (ssh's own
+    // "-R 0:…" prints the port it chose, but a second run asking the same gets the same forward back, and it is
+    // cancelled only as "-R 0:…", by whichever run ends first: tried on OpenSSH 9.2)
     for (let attempt = 0; ; attempt++) {
       const { port } = await link.call<{ port: number }>('node_free_port', {});
       const spec = `127.0.0.1:${port}:127.0.0.1:${roomPort}`;
