@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import type { AgentClient } from '../../common/agent-clients';
+import { AGENT_CLIENTS, type AgentClient, type AgentClientId } from '../../common/agent-clients';
+import type { EarlierAgentRun } from '../../common/methods/agents';
 import type { MethodInput } from '../../common/contract';
 import type { Caller } from '../../common/dto';
 import type { ShellView } from '../../common/methods/shells';
@@ -76,4 +77,24 @@ export function watchRuns(ctx: EngineContext, runs: Map<string, AgentRun>, shell
 export function againInput(run: AgentRun, policy: WatchPolicy, shell: Pick<ShellView, 'cols' | 'rows'>): MethodInput<'agent_start'> {
   const { task: _task, repo: _repo, base: _base, continues: _continues, hostRepo: _hostRepo, ...again } = run.input;
   return { ...again, cwd: run.cwd, participant: run.participant, resume: true, cols: shell.cols, rows: shell.rows, onStall: policy.onStall, onLimit: policy.onLimit, stallMinutes: policy.stallMs / 60_000 };
+}
+
+/** The newest start of each participant that has no terminal now, from the room's events (they outlive runners). */
+export function earlierRuns(ctx: EngineContext, running: Set<string>, commands: Map<string, string[]>): EarlierAgentRun[] {
+  const seen = new Set<string>(running);
+  const out: EarlierAgentRun[] = [];
+  for (const e of ctx.room.events.latestOfKind('agent.started', 200)) {
+    const d = e.data as { client?: AgentClientId; cwd?: string; version?: string | null; host?: string };
+    const participant = e.subject;
+    if (!participant || seen.has(participant) || !d.client || !d.cwd || !(d.client in AGENT_CLIENTS)) continue;
+    seen.add(participant);
+    const record = ctx.room.participants.byName(participant);
+    if (!record || record.revokedAt !== null) continue; // stopped with its token revoked: nothing to start again as
+    const where = `${d.host ? `--host ${d.host} ` : ''}--cwd ${d.cwd}`;
+    const again = d.client === 'command' ? `ce agent start command ${where} --as ${participant} -- …` : `ce agent start ${d.client} ${where} --as ${participant}${AGENT_CLIENTS[d.client].resume ? ' --resume' : ''}`;
+    const command = d.client === 'command' ? commands.get(participant) : undefined;
+    out.push({ participant, client: d.client, cwd: d.cwd, version: d.version ?? null, startedAt: e.at, again, ...(command ? { command } : {}) });
+    if (out.length >= 20) break;
+  }
+  return out;
 }

@@ -6,6 +6,8 @@ import { RoomError } from '../../common/errors';
 import type { MethodInput, MethodName, MethodOutputs } from '../../common/contract';
 import { gitRead } from '../workspaces/index';
 import { worktreeEnv, worktreeEnvText } from '../../common/worktree-env';
+import { uniqueParticipantName, type AgentClient } from '../../common/agent-clients';
+import type { EngineContext } from '../room/index';
 
 /** A call through Engine.call (authorised, validated, audited) as `caller`. */
 export type Invoke = <M extends MethodName>(caller: Caller, method: M, input: MethodInput<M>) => Promise<MethodOutputs[M]>;
@@ -115,4 +117,39 @@ export async function reviewOf(invoke: Invoke, operator: Caller, handoffId: stri
   const count = await gitRead(w.path, ['rev-list', '--count', `${prior ?? w.baseCommit}..HEAD`]).catch(() => null);
   const commits = count?.status === 0 ? Number(count.stdout.trim()) : 0;
   return commits > 0 ? { handoffId, commits, head: head.stdout.trim() } : null;
+}
+
+/**
+ * The run's participant (a new one named after the client, or the one asked for with a new token) and, with a
+ * task, the person's handoff to it, accepted for it (its worktree made, here or on its host). A start that
+ * fails here leaves no participant with a live token behind.
+ */
+export async function enlistAgent(ctx: EngineContext, invoke: Invoke, authenticate: (token: string) => Caller | null, operator: Caller, input: MethodInput<'agent_start'>, client: AgentClient, cwd: string): Promise<{ name: string; token: string; agentCaller: Caller; task: AgentTask | null }> {
+  let name: string;
+  let token: string;
+  // a follow-up goes to the agent that did the rejected work, unless another is named
+  const reuse = input.participant ?? (input.continues !== undefined ? await assigneeOf(invoke, operator, input.continues) : undefined);
+  if (reuse) {
+    const record = ctx.room.participants.byName(reuse);
+    if (!record || record.revokedAt !== null || record.role !== 'agent') {
+      throw new RoomError('NOT_FOUND', `no active agent named "${reuse}": ${input.participant ? 'leave participant out for a new one' : 'name another agent with participant'}, or see "ce participant list"`);
+    }
+    name = record.name;
+    token = (await invoke(operator, 'participant_rotate', { name })).token;
+  } else {
+    name = uniqueParticipantName(client.participant, (n) => ctx.room.participants.byName(n) !== null);
+    token = (await invoke(operator, 'participant_add', { name, capabilities: input.capabilities ?? ['read', 'write'] })).token;
+  }
+  const agentCaller = authenticate(token);
+  if (!agentCaller) throw new RoomError('INTERNAL', 'the new token did not authenticate');
+  // a task: the person's handoff to it, accepted for it (its worktree made), and where it starts
+  let task: AgentTask | null = null;
+  try {
+    task = input.task !== undefined ? await handTask(invoke, operator, agentCaller, name, { ...input, task: input.task }, cwd) : null;
+  } catch (error) {
+    // a run that never started leaves no participant with a live token behind
+    if (!reuse) await invoke(operator, 'participant_revoke', { name }).catch(() => undefined);
+    throw error;
+  }
+  return { name, token, agentCaller, task };
 }

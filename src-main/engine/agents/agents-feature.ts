@@ -1,20 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { AGENT_CLIENTS, AGENT_ENV, AGENT_UNSET_ENV, uniqueParticipantName, type AgentClientId } from '../../common/agent-clients';
+import { AGENT_CLIENTS, AGENT_ENV, AGENT_UNSET_ENV, type AgentClient, type AgentClientId } from '../../common/agent-clients';
 import type { MethodInput, MethodOutputs } from '../../common/contract';
 import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
-import type { AgentClientView, AgentRunView, EarlierAgentRun } from '../../common/methods/agents';
+import type { AgentClientView, AgentRunView } from '../../common/methods/agents';
 import type { EngineContext, Feature } from '../room/index';
 import { createPrivateFile, ensureOwnDir, isInside } from '../core/fs-safe';
 import { findOnPath } from '../process/find-on-path';
 import type { ShellRegistry } from '../shells/index';
 import { SHELLS_CHANGED, viewOf } from '../shells/index';
 import { agentRunsFolder } from '../core/room-paths';
-import { assigneeOf, handTask, reviewOf, type Invoke } from './agent-task';
+import { enlistAgent, reviewOf, type Invoke } from './agent-task';
 import { toCaller } from '../store/participants';
-import { againInput, versionOf, watchRuns, type AgentRun } from './agent-run';
+import { againInput, earlierRuns, versionOf, watchRuns, type AgentRun } from './agent-run';
 import { policyFrom, watchDefaults, watchMethods } from './watch-methods';
 import { SHELL_STATUS_RULES } from '../../common/shell-status-rules';
 import type { RemoteAgentPort } from '../hosts/index';
@@ -87,40 +87,7 @@ export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke:
     return out;
   }
 
-  /**
-   * The run's participant (a new one named after the client, or the one asked for with a new token) and, with a
-   * task, the person's handoff to it, accepted for it (its worktree made, here or on its host). A start that
-   * fails here leaves no participant with a live token behind.
-   */
-  async function enlist(operator: Caller, input: MethodInput<'agent_start'>, client: (typeof AGENT_CLIENTS)[AgentClientId], cwd: string): Promise<{ name: string; token: string; agentCaller: Caller; task: Awaited<ReturnType<typeof handTask>> | null }> {
-    let name: string;
-    let token: string;
-    // a follow-up goes to the agent that did the rejected work, unless another is named
-    const reuse = input.participant ?? (input.continues !== undefined ? await assigneeOf(invoke, operator, input.continues) : undefined);
-    if (reuse) {
-      const record = ctx.room.participants.byName(reuse);
-      if (!record || record.revokedAt !== null || record.role !== 'agent') {
-        throw new RoomError('NOT_FOUND', `no active agent named "${reuse}": ${input.participant ? 'leave participant out for a new one' : 'name another agent with participant'}, or see "ce participant list"`);
-      }
-      name = record.name;
-      token = (await invoke(operator, 'participant_rotate', { name })).token;
-    } else {
-      name = uniqueParticipantName(client.participant, (n) => ctx.room.participants.byName(n) !== null);
-      token = (await invoke(operator, 'participant_add', { name, capabilities: input.capabilities ?? ['read', 'write'] })).token;
-    }
-    const agentCaller = authenticate(token);
-    if (!agentCaller) throw new RoomError('INTERNAL', 'the new token did not authenticate');
-    // a task: the person's handoff to it, accepted for it (its worktree made), and where it starts
-    let task: Awaited<ReturnType<typeof handTask>> | null = null;
-    try {
-      task = input.task !== undefined ? await handTask(invoke, operator, agentCaller, name, { ...input, task: input.task }, cwd) : null;
-    } catch (error) {
-      // a run that never started leaves no participant with a live token behind
-      if (!reuse) await invoke(operator, 'participant_revoke', { name }).catch(() => undefined);
-      throw error;
-    }
-    return { name, token, agentCaller, task };
-  }
+  const enlist = (operator: Caller, input: MethodInput<'agent_start'>, client: AgentClient, cwd: string) => enlistAgent(ctx, invoke, authenticate, operator, input, client, cwd);
 
   async function start(operator: Caller, input: MethodInput<'agent_start'>): Promise<MethodOutputs['agent_start']> {
     const client = AGENT_CLIENTS[input.client as AgentClientId];
@@ -230,7 +197,7 @@ export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke:
    * agent_start on a host (remote-start.ts): a run of the room's like any other (its participant, its handoff,
    * its events, agent_stop), whose terminal is on the host. It ends when its terminal there ends: the forward goes.
    */
-  async function startThere(operator: Caller, input: MethodInput<'agent_start'>, client: (typeof AGENT_CLIENTS)[AgentClientId], url: string, host: string): Promise<MethodOutputs['agent_start']> {
+  async function startThere(operator: Caller, input: MethodInput<'agent_start'>, client: AgentClient, url: string, host: string): Promise<MethodOutputs['agent_start']> {
     if (!remote) throw new RoomError('UNAVAILABLE', 'this room process places no work on hosts');
     remote.allowed(operator, host);
     if (input.task !== undefined && input.repo !== undefined && input.hostRepo === undefined) {
@@ -255,7 +222,7 @@ export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke:
     runs.set(shell.id, run);
     void remote.waitEnd(host, shell.id, name, forward).then(async (exit) => {
       await forward.cancel();
-      ended(shell.id, name, client.id, exit);
+      ended(shell.id, name, client.id, exit, host);
       runs.delete(shell.id);
       shells.changes.fire(SHELLS_CHANGED);
     });
@@ -284,12 +251,12 @@ export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke:
   }
 
   /** Activity's record of the run's end: by itself (its exit), or stopped by someone (agent_stop). */
-  function ended(shellId: string, participant: string, client: AgentClientId, exit: { exitCode: number | null; signal: string | null }): void {
+  function ended(shellId: string, participant: string, client: AgentClientId, exit: { exitCode: number | null; signal: string | null }, host?: string): void {
     const stoppedBy = runs.get(shellId)?.stoppedBy ?? null;
     try {
       ctx.commit(() => ({
         value: undefined,
-        events: [{ kind: 'agent.ended', actor: stoppedBy ?? participant, subject: participant, data: { client, shellId, exitCode: exit.exitCode, signal: exit.signal, stopped: stoppedBy !== null } }],
+        events: [{ kind: 'agent.ended', actor: stoppedBy ?? participant, subject: participant, data: { client, shellId, exitCode: exit.exitCode, signal: exit.signal, stopped: stoppedBy !== null, ...(host ? { host } : {}) } }],
       }));
     } catch {
       // the room closed with its runner (shells end with it): nothing is left to record into
@@ -308,25 +275,6 @@ export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke:
     return out;
   }
 
-  /** The newest start of each participant that has no terminal now, from the room's events (they outlive runners). */
-  function earlier(running: Set<string>): EarlierAgentRun[] {
-    const seen = new Set<string>(running);
-    const out: EarlierAgentRun[] = [];
-    for (const e of ctx.room.events.latestOfKind('agent.started', 200)) {
-      const d = e.data as { client?: AgentClientId; cwd?: string; version?: string | null };
-      const participant = e.subject;
-      if (!participant || seen.has(participant) || !d.client || !d.cwd || !(d.client in AGENT_CLIENTS)) continue;
-      seen.add(participant);
-      const record = ctx.room.participants.byName(participant);
-      if (!record || record.revokedAt !== null) continue; // stopped with its token revoked: nothing to start again as
-      const again = d.client === 'command' ? `ce agent start command --cwd ${d.cwd} --as ${participant} -- …` : `ce agent start ${d.client} --cwd ${d.cwd} --as ${participant}${AGENT_CLIENTS[d.client].resume ? ' --resume' : ''}`;
-      const command = d.client === 'command' ? commands.get(participant) : undefined;
-      out.push({ participant, client: d.client, cwd: d.cwd, version: d.version ?? null, startedAt: e.at, again, ...(command ? { command } : {}) });
-      if (out.length >= 20) break;
-    }
-    return out;
-  }
-
   return {
     name: 'agents',
     liveRuns: () => [...runs.values()].map((r) => ({ shellId: r.shellId, participant: r.participant, client: r.client.id, handoffId: r.handoffId, startedAt: r.startedAt })),
@@ -340,7 +288,7 @@ export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke:
       agent_start: start,
       agent_list: async (caller) => {
         const agents = await Promise.all(live(caller).map(async (a) => (a.handoffId && a.shell.alive ? { ...a, review: await reviewOf(invoke, caller, a.handoffId, a.shell.status.state === 'idle') } : a)));
-        return { agents, earlier: earlier(new Set(agents.map((a) => a.participant))) };
+        return { agents, earlier: earlierRuns(ctx, new Set(agents.map((a) => a.participant)), commands) };
       },
       agent_complete: async (caller, input) => {
         // a live run the room started on this handoff: the person completes it for the agent ("ready for review?")

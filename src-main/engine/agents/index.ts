@@ -4,4 +4,3 @@
  */
 
 export { agentsFeature, type AgentRunRef, type Invoke } from './agents-feature';
-
