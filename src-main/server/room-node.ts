@@ -5,6 +5,7 @@ import { lineSplitter, serveLines, type LineStream } from '../api/line-door';
 import { RoomError } from '../common/errors';
 import { Engine, nodeGraphReads, Room, type Paths } from '../engine/index';
 import { nodeStageMethods } from './node-stages';
+import { nodeStreamMethods } from './node-streams';
 
 /**
  * A room node: this machine serving a room on another machine (docs/hosts.md). The engine over the node's own
@@ -54,7 +55,7 @@ export async function runNode(key: string, paths: Paths): Promise<number> {
   let connections = 0;
   let idleSince = Date.now();
   const graphs = nodeGraphReads(engine.room);
-  const extras = nodeStageMethods(engine, graphs);
+  const extras = { ...nodeStageMethods(engine, graphs), ...nodeStreamMethods(engine) };
   const server = net.createServer((socket) => {
     connections++;
     const stop = serveLines(engine, streamOf(socket), extras);

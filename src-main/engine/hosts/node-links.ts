@@ -31,6 +31,20 @@ export class NodeLinks {
     return this.ctx.now();
   }
 
+  /** The room's limits (a remote shell's copy here keeps a scrollback like a local shell's). */
+  get limits(): EngineContext['limits'] {
+    return this.ctx.limits;
+  }
+
+  /** Output of a shell on `alias` lost before it reached the room (the node's scrollback moved on while the link was down): said as an event. */
+  lost(alias: string, shellId: string, bytes: number): void {
+    try {
+      this.ctx.commit(() => ({ value: undefined, events: [{ kind: 'host.output_lost', actor: null, subject: alias, data: { shellId, bytes } }] }));
+    } catch {
+      // the room is closing: the readers are still told (truncated)
+    }
+  }
+
   get(alias: string): NodeLink {
     if (this.closed) throw new RoomError('UNAVAILABLE', `the room is closing: host ${alias} is not reached any more`);
     let link = this.links.get(alias);

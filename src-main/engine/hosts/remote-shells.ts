@@ -2,9 +2,11 @@ import type { MethodInput, MethodOutputs } from '../../common/contract';
 import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
 import type { ShellView } from '../../common/methods/shells';
-import type { RemoteShellPort } from '../shells/index';
+import type { PtyShell, RemoteShellPort } from '../shells/index';
+import { decodeCursor, numberAt } from '../core/paging';
 import type { LinkState, NodeLink } from './node-link';
 import type { NodeLinks } from './node-links';
+import { RemoteMirror } from './remote-mirror';
 
 interface RemoteShell {
   host: string;
@@ -13,13 +15,20 @@ interface RemoteShell {
   /** The participant of the node's room it runs as (an agent's name, so the host's sandbox applies); null: the node's operator. */
   nodeAs: string | null;
   view: ShellView;
+  /** Its output, streamed here (remote-mirror.ts): reads and waits are served from this copy. */
+  mirror: RemoteMirror;
 }
+
+type IoOutput = MethodOutputs['shell_io'];
+/** The offset inside a shell cursor (the node's and the copy's are the same offsets). */
+const offsetOf = (cursor: string, shellId: string) => numberAt(decodeCursor(cursor, 'shell', shellId, 'read on'), 0, 'read on');
 
 /**
  * Shells on the room's hosts: each opened through the host's room node (node-link.ts) and known here by the
  * node's own id, so an agent's shell_io, shell_run and shell_close reach it like any shell of the room (same
- * tools, same ids, audited here). The node keeps them running while the link is down; a call then says the host
- * is unreachable and the work unknown until it is back.
+ * tools, same ids, audited here). Its output is streamed into a copy here (remote-mirror.ts): shell_io sends
+ * input to the node, and reads and waits from the copy. The node keeps them running while the link is down; a
+ * call then says the host is unreachable and the work unknown until it is back.
  */
 export class RemoteShells implements RemoteShellPort {
   private readonly shells = new Map<string, RemoteShell>();
@@ -59,16 +68,41 @@ export class RemoteShells implements RemoteShellPort {
     const nodeAs = caller.role === 'operator' ? null : caller.name;
     const { shell } = await this.link(host).call<MethodOutputs['shell_open']>('shell_open', rest, nodeAs ?? undefined);
     const view = { ...shell, owner: caller.name, host };
-    this.shells.set(shell.id, { host, owner: caller.name, nodeAs, view });
+    const mirror = this.mirror(host, view, nodeAs);
+    this.shells.set(shell.id, { host, owner: caller.name, nodeAs, view, mirror });
+    await mirror.follow().catch(() => undefined); // retried on its own, and by the first read
     return { shell: view };
   }
 
-  async io(caller: Caller, input: MethodInput<'shell_io'>): Promise<MethodOutputs['shell_io']> {
+  private mirror(host: string, view: ShellView, nodeAs: string | null): RemoteMirror {
+    const limits = this.links.limits;
+    return new RemoteMirror(view, {
+      link: () => this.link(host),
+      nodeAs: nodeAs ?? undefined,
+      scrollbackBytes: limits.shellScrollbackBytes,
+      stallMs: limits.viewerStallMs,
+      now: () => this.links.now(),
+      onGap: (bytes) => this.links.lost(host, view.id, bytes),
+    });
+  }
+
+  /**
+   * Input goes to the node (and is never sent twice: whether a copy arrived over a link that dropped cannot be
+   * known); the read and the wait are `local`'s, over the shell's copy here, from where the node said the output
+   * stood before the input.
+   */
+  async io(caller: Caller, input: MethodInput<'shell_io'>, local: (session: PtyShell, input: MethodInput<'shell_io'>) => Promise<IoOutput>): Promise<IoOutput> {
     const shell = this.record(caller, input.shellId);
-    // a read changes nothing: when the link dropped under it, it is asked again over a new connection (input
-    // is never sent twice: whether the first copy arrived cannot be known)
-    const read = input.text === undefined && input.input === undefined && input.resize === undefined;
-    return this.call(shell.host, 'shell_io', input, shell.nodeAs, read);
+    await shell.mirror.follow();
+    const { text, input: keys, resize, ...read } = input;
+    let cursor = input.cursor;
+    if (text !== undefined || keys !== undefined || resize !== undefined) {
+      const sent = await this.link(shell.host).call<IoOutput>('shell_io', { shellId: input.shellId, text, input: keys, resize, maxBytes: 1 }, shell.nodeAs ?? undefined);
+      cursor ??= sent.cursor;
+    }
+    const out = await local(shell.mirror.session, { ...read, ...(cursor !== undefined ? { cursor } : {}) });
+    if (input.format !== 'screen') shell.mirror.readTo(offsetOf(out.nextCursor, input.shellId));
+    return out;
   }
 
   private async call<T>(host: string, method: string, params: unknown, nodeAs: string | null, again: boolean): Promise<T> {
@@ -89,6 +123,7 @@ export class RemoteShells implements RemoteShellPort {
     const shell = this.record(caller, input.shellId);
     const out = await this.link(shell.host).call<MethodOutputs['shell_close']>('shell_close', input, shell.nodeAs ?? undefined);
     this.shells.delete(input.shellId);
+    shell.mirror.dispose();
     return out;
   }
 
@@ -113,6 +148,7 @@ export class RemoteShells implements RemoteShellPort {
   }
 
   closeLinks(): void {
+    for (const shell of this.shells.values()) shell.mirror.dispose();
     this.links.close();
   }
 }

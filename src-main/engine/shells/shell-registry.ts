@@ -15,11 +15,11 @@ import { recordShellLife } from './shell-events';
 import { integrationPlan } from './shell-integration';
 import { writeIntegrationFiles } from './integration-files';
 import { shellIntegrationFolder } from '../core/room-paths';
-import { attachViewer, type ShellAttachment } from './live-attachment';
+import { attachViewer, type ShellAttachment, type Watermarks } from './live-attachment';
 import { logLines, type LogLines } from './shell-log-lines';
 import { viewOf } from './shell-view';
 
-export type { ShellAttachment } from './live-attachment';
+export type { ShellAttachment, Watermarks } from './live-attachment';
 
 export interface OpenShell {
   name?: string | undefined;
@@ -277,8 +277,8 @@ export class ShellRegistry {
   }
 
   /** A person watching a shell live, from a cursor, paced by acknowledgements. */
-  attach(caller: Caller, id: string, viewer: ShellViewer, from: number): ShellAttachment {
-    return attachViewer(this.get(caller, id), caller, viewer, from, this.limits, () => this.now());
+  attach(caller: Caller, id: string, viewer: ShellViewer, from: number, watermarks?: Watermarks): ShellAttachment {
+    return attachViewer(this.get(caller, id), caller, viewer, from, this.limits, () => this.now(), watermarks);
   }
 
   /**
