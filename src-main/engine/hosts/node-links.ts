@@ -1,6 +1,6 @@
 import { RoomError } from '../../common/errors';
 import type { EngineContext } from '../room/index';
-import { HostRepo } from '../store/hosts';
+import { HostRepo, type HostShellRecord } from '../store/hosts';
 import { NodeLink, type LinkState } from './node-link';
 import { controlDirFor } from './ssh';
 import { sshConfigFile } from './ssh-config';
@@ -42,6 +42,23 @@ export class NodeLinks {
       this.ctx.commit(() => ({ value: undefined, events: [{ kind: 'host.output_lost', actor: null, subject: alias, data: { shellId, bytes } }] }));
     } catch {
       // the room is closing: the readers are still told (truncated)
+    }
+  }
+
+  /** The shells the room placed on its hosts (kept across restarts, to be adopted again). */
+  placedShells(): HostShellRecord[] {
+    return this.repo.shells();
+  }
+
+  placeShell(shell: HostShellRecord): void {
+    this.ctx.commit(() => ({ value: this.repo.placeShell(shell), events: [] }));
+  }
+
+  unplaceShell(id: string): void {
+    try {
+      this.ctx.commit(() => ({ value: this.repo.unplaceShell(id), events: [] }));
+    } catch {
+      // the room is closing: adopted again at the next start, and let go then
     }
   }
 

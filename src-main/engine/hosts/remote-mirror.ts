@@ -1,3 +1,4 @@
+import { RoomError } from '../../common/errors';
 import type { ShellView } from '../../common/methods/shells';
 import { NODE_STREAM_HIGH } from '../../common/node-stream';
 import { PtyShell } from '../shells/index';
@@ -19,6 +20,8 @@ export interface MirrorOptions {
   now(): string;
   /** Output lost before it reached here (the node's own scrollback had moved on): `bytes` of it. */
   onGap(bytes: number): void;
+  /** The node does not have the shell (any more): nothing is retried. */
+  onGone(): void;
 }
 
 /**
@@ -53,6 +56,8 @@ export class RemoteMirror implements Terminal {
   private retryMs = RETRY_FIRST_MS;
   /** Bytes lost to gaps so far. */
   lost = 0;
+  /** Whether any output arrived yet (a copy adopted after a restart starts at the node's oldest byte, silently). */
+  private receivedAny = false;
 
   constructor(
     view: ShellView,
@@ -149,11 +154,20 @@ export class RemoteMirror implements Terminal {
     this.retryMs = RETRY_FIRST_MS;
   }
 
+  /** Follows from now on, in the background (retried while the host cannot be reached): a copy adopted after a restart. */
+  followSoon(): void {
+    this.follow().catch((error: unknown) => {
+      if (error instanceof RoomError && error.code === 'NOT_FOUND') this.options.onGone();
+      else this.retry();
+    });
+  }
+
   private retry(): void {
     if (this.disposed || this.ended || this.retryTimer) return;
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;
-      this.follow().catch(() => {
+      this.follow().catch((error: unknown) => {
+        if (error instanceof RoomError && error.code === 'NOT_FOUND') return this.options.onGone();
         this.retryMs = Math.min(this.retryMs * 2, RETRY_MOST_MS);
         this.retry();
       });
@@ -165,13 +179,17 @@ export class RemoteMirror implements Terminal {
     if (this.disposed) return;
     const end = this.session.ring.end;
     let bytes = chunk;
-    if (offset > end) {
+    if (offset > end && end === 0 && !this.receivedAny) {
+      // a copy made after the room restarted: it starts where the node's scrollback does, as a new reader would
+      this.session.ring.skip(offset);
+    } else if (offset > end) {
       // the node's scrollback no longer held it: said, never silently
       this.session.ring.skip(offset);
       this.lost += offset - end;
       this.options.onGap(offset - end);
     } else if (offset < end) bytes = chunk.subarray(Math.min(chunk.length, end - offset));
     void gap;
+    this.receivedAny = true;
     if (bytes.length > 0) for (const listener of [...this.dataListeners]) listener(bytes);
     this.checkReader();
     if (this.held) this.owed += chunk.length;

@@ -33,8 +33,44 @@ const offsetOf = (cursor: string, shellId: string) => numberAt(decodeCursor(curs
 export class RemoteShells implements RemoteShellPort {
   private readonly shells = new Map<string, RemoteShell>();
 
-  /** `links`: the room's links to its hosts' nodes, shared with the stages placed there. */
-  constructor(private readonly links: NodeLinks) {}
+  /**
+   * `links`: the room's links to its hosts' nodes, shared with the stages placed there. The shells placed before
+   * the room (re)started are adopted again: same ids, same owners, followed from the node, which kept them.
+   */
+  constructor(private readonly links: NodeLinks) {
+    for (const row of links.placedShells()) {
+      let view: ShellView;
+      try {
+        view = JSON.parse(row.view) as ShellView;
+      } catch {
+        links.unplaceShell(row.id);
+        continue;
+      }
+      const mirror = this.mirror(row.host, view, row.nodeAs);
+      this.shells.set(row.id, { host: row.host, owner: row.owner, nodeAs: row.nodeAs, view, mirror });
+      mirror.followSoon();
+    }
+  }
+
+  /** The node no longer has the shell (it restarted, or let an ended shell go): the room lets it go too. */
+  private forget(id: string): void {
+    const shell = this.shells.get(id);
+    if (!shell) return;
+    this.shells.delete(id);
+    shell.mirror.dispose();
+    this.links.unplaceShell(id);
+  }
+
+  /** The shell's output followed (its stream restarted if it dropped); a node that no longer has it is said so. */
+  private async follow(id: string, shell: RemoteShell): Promise<void> {
+    try {
+      await shell.mirror.follow();
+    } catch (error) {
+      if (!(error instanceof RoomError) || error.code !== 'NOT_FOUND') throw error;
+      this.forget(id);
+      throw new RoomError('NOT_FOUND', `unknown shell ${id}: host ${shell.host}'s node no longer has it (the node restarted, or the shell ended and was let go); open a new one with shell_open`);
+    }
+  }
 
   /** Each host's link as it stands (for host_list). */
   linkState(alias: string): LinkState | null {
@@ -70,6 +106,7 @@ export class RemoteShells implements RemoteShellPort {
     const view = { ...shell, owner: caller.name, host };
     const mirror = this.mirror(host, view, nodeAs);
     this.shells.set(shell.id, { host, owner: caller.name, nodeAs, view, mirror });
+    this.links.placeShell({ id: shell.id, host, owner: caller.name, nodeAs, view: JSON.stringify(view), openedAt: this.links.now() });
     await mirror.follow().catch(() => undefined); // retried on its own, and by the first read
     return { shell: view };
   }
@@ -83,6 +120,7 @@ export class RemoteShells implements RemoteShellPort {
       stallMs: limits.viewerStallMs,
       now: () => this.links.now(),
       onGap: (bytes) => this.links.lost(host, view.id, bytes),
+      onGone: () => this.forget(view.id),
     });
   }
 
@@ -93,7 +131,7 @@ export class RemoteShells implements RemoteShellPort {
    */
   async io(caller: Caller, input: MethodInput<'shell_io'>, local: (session: PtyShell, input: MethodInput<'shell_io'>) => Promise<IoOutput>): Promise<IoOutput> {
     const shell = this.record(caller, input.shellId);
-    await shell.mirror.follow();
+    await this.follow(input.shellId, shell);
     const { text, input: keys, resize, ...read } = input;
     let cursor = input.cursor;
     if (text !== undefined || keys !== undefined || resize !== undefined) {
@@ -101,7 +139,8 @@ export class RemoteShells implements RemoteShellPort {
       cursor ??= sent.cursor;
     }
     const out = await local(shell.mirror.session, { ...read, ...(cursor !== undefined ? { cursor } : {}) });
-    if (input.format !== 'screen') shell.mirror.readTo(offsetOf(out.nextCursor, input.shellId));
+    // a reader paging by cursor holds the stream while it keeps reading (not a call that only waits for the end)
+    if (input.cursor !== undefined && input.format !== 'screen') shell.mirror.readTo(offsetOf(out.nextCursor, input.shellId));
     return out;
   }
 
@@ -121,9 +160,15 @@ export class RemoteShells implements RemoteShellPort {
 
   async close(caller: Caller, input: MethodInput<'shell_close'>): Promise<MethodOutputs['shell_close']> {
     const shell = this.record(caller, input.shellId);
-    const out = await this.link(shell.host).call<MethodOutputs['shell_close']>('shell_close', input, shell.nodeAs ?? undefined);
-    this.shells.delete(input.shellId);
-    shell.mirror.dispose();
+    let out: MethodOutputs['shell_close'];
+    try {
+      out = await this.link(shell.host).call<MethodOutputs['shell_close']>('shell_close', input, shell.nodeAs ?? undefined);
+    } catch (error) {
+      // the node has no such shell (any more): the room lets it go as well
+      if (error instanceof RoomError && error.code === 'NOT_FOUND') this.forget(input.shellId);
+      throw error;
+    }
+    this.forget(input.shellId);
     return out;
   }
 
