@@ -83,12 +83,20 @@ export class NodeLinks {
     return this.said.get(alias) ?? null;
   }
 
+  private readonly reachabilityListeners = new Set<(alias: string) => void>();
+
+  /** Hears each host that became unreachable or reachable again (the views that list its shells read them again). */
+  onReachability(listener: (alias: string) => void): void {
+    this.reachabilityListeners.add(listener);
+  }
+
   private changed(alias: string, state: LinkState): void {
     if (state.state !== 'connected' && state.state !== 'unreachable') return;
     const reachable = state.state === 'connected';
     const before = this.said.get(alias);
     this.said.set(alias, reachable);
     if (before === reachable || (before === undefined && reachable)) return;
+    for (const listener of this.reachabilityListeners) listener(alias);
     const data = reachable ? {} : { error: state.error };
     try {
       this.ctx.commit(() => ({ value: undefined, events: [{ kind: reachable ? 'host.reachable' : 'host.unreachable', actor: null, subject: alias, data }] }));

@@ -7,7 +7,7 @@ import type { NodeLink, StreamListener } from './node-link';
 
 /** Retries of a dropped stream: from this, doubling, up to the most. */
 const RETRY_FIRST_MS = 500;
-const RETRY_MOST_MS = 30_000;
+const RETRY_MOST_MS = 10_000;
 
 export interface MirrorOptions {
   /** The host's link (got again each time: the room may have closed its links). */

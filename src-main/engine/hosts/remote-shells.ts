@@ -2,7 +2,7 @@ import type { MethodInput, MethodOutputs } from '../../common/contract';
 import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
 import type { ShellView } from '../../common/methods/shells';
-import type { PtyShell, RemoteShellPort } from '../shells/index';
+import { attachViewer, checkInputSize, exitedRefusal, type PtyShell, type RemoteShellPort, type ShellAttachment, type ShellViewer, type Watermarks } from '../shells/index';
 import { decodeCursor, numberAt } from '../core/paging';
 import type { LinkState, NodeLink } from './node-link';
 import type { NodeLinks } from './node-links';
@@ -17,6 +17,8 @@ interface RemoteShell {
   view: ShellView;
   /** Its output, streamed here (remote-mirror.ts): reads and waits are served from this copy. */
   mirror: RemoteMirror;
+  /** What a live view typed, sent to the host one after another (in order). */
+  typing: Promise<void>;
 }
 
 type IoOutput = MethodOutputs['shell_io'];
@@ -47,9 +49,21 @@ export class RemoteShells implements RemoteShellPort {
         continue;
       }
       const mirror = this.mirror(row.host, view, row.nodeAs);
-      this.shells.set(row.id, { host: row.host, owner: row.owner, nodeAs: row.nodeAs, view, mirror });
+      this.shells.set(row.id, { host: row.host, owner: row.owner, nodeAs: row.nodeAs, view, mirror, typing: Promise.resolve() });
       mirror.followSoon();
     }
+  }
+
+  /** The room's copy of a shell on a host (what a live view and shell-log:// read), if the caller may see it. */
+  session(caller: Caller, id: string): PtyShell {
+    return this.record(caller, id).mirror.session;
+  }
+
+  /** Hears a change the shell list shows (a host with shells on it became unreachable, or reachable again). */
+  onChange(listener: () => void): void {
+    this.links.onReachability((alias) => {
+      if ([...this.shells.values()].some((s) => s.host === alias)) listener();
+    });
   }
 
   /** The node no longer has the shell (it restarted, or let an ended shell go): the room lets it go too. */
@@ -105,7 +119,7 @@ export class RemoteShells implements RemoteShellPort {
     const { shell } = await this.link(host).call<MethodOutputs['shell_open']>('shell_open', rest, nodeAs ?? undefined);
     const view = { ...shell, owner: caller.name, host };
     const mirror = this.mirror(host, view, nodeAs);
-    this.shells.set(shell.id, { host, owner: caller.name, nodeAs, view, mirror });
+    this.shells.set(shell.id, { host, owner: caller.name, nodeAs, view, mirror, typing: Promise.resolve() });
     this.links.placeShell({ id: shell.id, host, owner: caller.name, nodeAs, view: JSON.stringify(view), openedAt: this.links.now() });
     await mirror.follow().catch(() => undefined); // retried on its own, and by the first read
     return { shell: view };
@@ -151,6 +165,34 @@ export class RemoteShells implements RemoteShellPort {
       if (!again || !(error instanceof RoomError) || error.code !== 'UNAVAILABLE') throw error;
       return this.link(host).call<T>(method, params, nodeAs ?? undefined);
     }
+  }
+
+  /**
+   * A person's live view of a remote shell: the copy's output (paced by their acknowledgements, which hold the
+   * host's PTY as a local one's), their size sent to the host when they drive it, and what they type sent to the
+   * host in order (checked as shell_io checks it; a keystroke to a host that cannot be reached is lost, and said).
+   */
+  attach(caller: Caller, id: string, viewer: ShellViewer, from: number, watermarks?: Watermarks): ShellAttachment {
+    const shell = this.record(caller, id);
+    shell.mirror.followSoon();
+    const limits = this.links.limits;
+    const session = shell.mirror.session;
+    const base = attachViewer(session, caller, viewer, from, limits, () => this.links.now(), watermarks);
+    return {
+      ...base,
+      write: (text) => {
+        checkInputSize(text, limits);
+        if (!session.alive) throw exitedRefusal(session);
+        if (text.length === 0) return;
+        session.lastInputAt = Date.now();
+        shell.typing = shell.typing
+          .then(() => this.link(shell.host).call('shell_io', { shellId: id, text, maxBytes: 1 }, shell.nodeAs ?? undefined))
+          .then(
+            () => undefined,
+            (error: unknown) => console.error(`[hosts] typing into shell ${id} on ${shell.host} failed: ${error instanceof Error ? error.message : String(error)}`),
+          );
+      },
+    };
   }
 
   async run(caller: Caller, input: MethodInput<'shell_run'>): Promise<MethodOutputs['shell_run']> {

@@ -8,3 +8,4 @@ export { PtyShell, type ShellExit, type ShellViewer } from './pty-shell';
 export { viewOf } from './shell-view';
 export { shellsFeature, type RemoteShellPort } from './shells-feature';
 export { SHELL_EVENTS } from './shell-events';
+export { attachViewer, checkInputSize, exitedRefusal } from './live-attachment';

@@ -8,7 +8,9 @@ import { keyBytes } from '../../common/shell-keys';
 import { PatternError } from '../../common/safe-pattern';
 import type { CallContext, EngineContext, Feature } from '../room/index';
 import { compilePatterns, waitForOutput, type CompiledPatterns } from './output-wait';
-import { SHELLS_CHANGED, type ShellRegistry } from './shell-registry';
+import { SHELLS_CHANGED, type ShellAttachment, type ShellRegistry } from './shell-registry';
+import type { ShellViewer } from './shell-viewers';
+import type { Watermarks } from './live-attachment';
 import type { ShellView } from '../../common/methods/shells';
 import type { PtyShell } from './pty-shell';
 import { runInShell } from './shell-run';
@@ -28,6 +30,12 @@ export interface RemoteShellPort {
   run(caller: Caller, input: MethodInput<'shell_run'>): Promise<MethodOutputs['shell_run']>;
   close(caller: Caller, input: MethodInput<'shell_close'>): Promise<MethodOutputs['shell_close']>;
   list(caller: Caller): Promise<ShellView[]>;
+  /** The room's copy of a remote shell (its output, status and screen here), if the caller may see it. */
+  session(caller: Caller, id: string): PtyShell;
+  /** Hears a change the list of remote shells shows (a host became unreachable or reachable). */
+  onChange(listener: () => void): void;
+  /** A person's live view of a remote shell (its copy here): what they type goes to the host. */
+  attach(caller: Caller, id: string, viewer: ShellViewer, from: number, watermarks?: Watermarks): ShellAttachment;
 }
 
 /** shell_open / shell_io / shell_close / shell_list over the room's shell registry. */
@@ -36,6 +44,9 @@ export type HandoffFolder = (caller: Caller, handoffId: string, cwd?: string) =>
 
 export function shellsFeature(ctx: EngineContext, shells: ShellRegistry, limits: Limits, handoffFolder: HandoffFolder, remote?: RemoteShellPort): Feature<ShellMethods> {
   const isRemote = (id: string) => remote?.owns(id) === true;
+  remote?.onChange(() => shells.changes.fire(SHELLS_CHANGED));
+  if (remote) shells.remoteSession = (caller, id) => (remote.owns(id) ? remote.session(caller, id) : null);
+  if (remote) shells.remoteAttach = (caller, id, viewer, from, watermarks) => (remote.owns(id) ? remote.attach(caller, id, viewer, from, watermarks) : null);
   /** `mirror`: a remote shell's copy here (engine/hosts), its input already sent to the host. */
   async function io(caller: Caller, input: MethodInput<'shell_io'>, call: CallContext, mirror?: PtyShell): Promise<MethodOutputs['shell_io']> {
     // a wait on the status of another participant's terminal, and nothing else: allowed, and answered with its state only
