@@ -168,6 +168,44 @@ describe.skipIf(unavailable !== null)(`shells on a host, through the MCP door${u
     await tool(agent, 'shell_close', { shellId: shell.id });
   }, 120_000);
 
+  it("output the host's own scrollback let go of while the room was away is a gap, said with its size, never silently", async () => {
+    const { shell } = await tool<{ shell: { id: string } }>(agent, 'shell_open', { host: 'devbox', name: 'long outage' });
+    const n = 1_000_000; // ≈ 7.9 MB through the terminal: far more than the node's 2 MiB scrollback
+    const typed = await tool<Page>(agent, 'shell_io', { shellId: shell.id, text: `sleep 2; seq 1 ${n}; printf 'SEQ%s\\n' END\n`, format: 'raw', maxBytes: 1 });
+    // the host goes away before the output starts, and stays away until the writer there ran to its end (the
+    // node holds it a while for the room, then lets it run: the program is not kept waiting for a room that may
+    // not come back)
+    await hosts.stop();
+    sshControl('exit');
+    const seqRuns = () => spawnSync('pgrep', ['-u', USER, '-x', 'seq']).status === 0;
+    await expect.poll(seqRuns, { timeout: 30_000, interval: 100 }).toBe(true);
+    await expect.poll(seqRuns, { timeout: 90_000, interval: 250 }).toBe(false);
+    await hosts.restart();
+
+    const at = (cursor: string) => JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))[2] as number;
+    let cursor = typed.cursor;
+    let jumped = 0;
+    let text = '';
+    for (;;) {
+      const r = await tool<Page>(agent, 'shell_io', { shellId: shell.id, cursor, format: 'raw', maxBytes: 1024 * 1024 });
+      if (r.truncated) jumped += at(r.cursor) - at(cursor);
+      text += r.output;
+      cursor = r.nextCursor;
+      if (text.includes('SEQEND')) break;
+    }
+    // the reader is told where output is missing and how much, and the room says it as an event with its size
+    expect(jumped).toBeGreaterThan(0);
+    const db = runner.running.engine.room.db;
+    const said = (db.prepare("SELECT data FROM events WHERE kind = 'host.output_lost' AND subject = 'devbox'").all() as { data: string }[]).map((e) => JSON.parse(e.data) as { shellId: string; bytes: number });
+    const mine = said.filter((e) => e.shellId === shell.id);
+    expect(mine.length).toBe(1);
+    expect(mine[0]?.bytes).toBeGreaterThan(0);
+    expect(mine[0]?.bytes).toBeLessThanOrEqual(jumped);
+    // what the node still held arrived whole, to the last number
+    expect(text).toContain(`\n${n}\r\n`);
+    await tool(agent, 'shell_close', { shellId: shell.id });
+  }, 150_000);
+
   it('a host the person keeps for themselves, or one not in the room, is refused to an agent with the reason', async () => {
     await expect(tool(agent, 'shell_open', { host: 'private' })).rejects.toThrow(/host private is for the person's own work/);
     await expect(tool(agent, 'shell_open', { host: 'elsewhere' })).rejects.toThrow(/no host named "elsewhere" in this room/);
