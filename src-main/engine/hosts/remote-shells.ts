@@ -59,8 +59,14 @@ export class RemoteShells implements RemoteShellPort {
     return this.record(caller, id).mirror.session;
   }
 
-  /** Hears a change the shell list shows (a host with shells on it became unreachable, or reachable again). */
+  private readonly changeListeners = new Set<() => void>();
+
+  /**
+   * Hears a change the shell list shows: a host with shells on it became unreachable or reachable again, or a
+   * shell's status changed as its copy here sees it (the list then reads the node's view again).
+   */
   onChange(listener: () => void): void {
+    this.changeListeners.add(listener);
     this.links.onReachability((alias) => {
       if ([...this.shells.values()].some((s) => s.host === alias)) listener();
     });
@@ -127,7 +133,7 @@ export class RemoteShells implements RemoteShellPort {
 
   private mirror(host: string, view: ShellView, nodeAs: string | null): RemoteMirror {
     const limits = this.links.limits;
-    return new RemoteMirror(view, {
+    const mirror = new RemoteMirror(view, {
       link: () => this.link(host),
       nodeAs: nodeAs ?? undefined,
       scrollbackBytes: limits.shellScrollbackBytes,
@@ -136,6 +142,10 @@ export class RemoteShells implements RemoteShellPort {
       onGap: (bytes) => this.links.lost(host, view.id, bytes),
       onGone: () => this.forget(view.id),
     });
+    mirror.session.onStatusChange(() => {
+      for (const listener of this.changeListeners) listener();
+    });
+    return mirror;
   }
 
   /**

@@ -110,17 +110,18 @@ export function ShellPanel({ shell, onOpenGraph }: { shell: ShellView; onOpenGra
           )}
         </div>
         <div className="shell-facts">
-          {shell.host !== undefined && (
-            <span className="truncate" title={`host: ${shell.host} (its room node runs the shell; its output is streamed here)`} data-testid="shell-host-fact">
-              <span className="fact-label">host</span> {shell.host}
-            </span>
-          )}
           <span className="truncate" title={`owner: ${shell.owner}`}>
             <span className="fact-label">owner</span> {shell.owner}
           </span>
           <span className="truncate" title={shell.cwd}>
             <span className="fact-label">cwd</span> {shell.cwd}
           </span>
+          {/* after owner and cwd: the narrow layouts size those two first */}
+          {shell.host !== undefined && (
+            <span className="truncate" title={`host: ${shell.host} (its room node runs the shell; its output is streamed here)`} data-testid="shell-host-fact">
+              <span className="fact-label">host</span> {shell.host}
+            </span>
+          )}
           <span className="nowrap" data-testid="shell-size" title={sized ? 'This shell follows the size of this panel' : 'Another view (or its owner) sets this size; watching does not change it'}>
             <span className="fact-label">size</span> {shell.cols}×{shell.rows}
           </span>
