@@ -6,6 +6,7 @@ import { RoomError } from '../common/errors';
 import { Engine, nodeGraphReads, Room, type Paths } from '../engine/index';
 import { nodeStageMethods } from './node-stages';
 import { nodeWorktreeMethods } from './node-worktrees';
+import { nodeStreamMethods } from './node-streams';
 
 /**
  * A room node: this machine serving a room on another machine (docs/hosts.md). The engine over the node's own
@@ -55,7 +56,7 @@ export async function runNode(key: string, paths: Paths): Promise<number> {
   let connections = 0;
   let idleSince = Date.now();
   const graphs = nodeGraphReads(engine.room);
-  const extras = { ...nodeStageMethods(engine, graphs), ...nodeWorktreeMethods(paths.dataDir, key) };
+  const extras = { ...nodeStageMethods(engine, graphs), ...nodeWorktreeMethods(paths.dataDir, key), ...nodeStreamMethods(engine) };
   const server = net.createServer((socket) => {
     connections++;
     const stop = serveLines(engine, streamOf(socket), extras);
