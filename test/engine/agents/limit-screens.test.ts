@@ -73,6 +73,8 @@ describe("the CLIs' limit screens", () => {
     expect(read('opencode', '  ┃  Quota exceeded. Check your plan and billing details.')).not.toBeNull();
     expect(read('opencode', '   ■■⬝⬝⬝⬝⬝⬝ Too Many Requests [retrying in 45s attempt #2]')?.until).toBe('2026-12-05T06:50:45.000Z');
     expect(read('opencode', '   ■■⬝⬝⬝⬝⬝⬝ Provider is overloaded [retrying in 4s attempt #2]        esc interrupt')).toBeNull();
+    // its first frame, before its countdown starts: read a second later, with the wait
+    expect(read('opencode', '   ■■⬝⬝⬝⬝⬝⬝ Claude AI usage limit reached [retrying attempt #1]        esc interrupt')).toBeNull();
     // the model's own words about limits are not a limit
     expect(read('opencode', '  ┃  I kept the batch small so the API rate limit is not reached.')).toBeNull();
   });
