@@ -20,7 +20,9 @@ export const OPENCODE = {
     resume: (args) => ['--continue', ...args],
     // its session_interrupt key is Esc
     interrupt: '\x1b',
-    continueText: 'continue',
+    // it retries a limit by itself at the provider's retry-after ("[retrying in 2h 59m attempt #1]"): a typed
+    // continue would only be queued as its next prompt
+    continueText: null,
   },
   snippet: (url, token) => ({
     id: 'opencode',
