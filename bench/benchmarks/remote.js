@@ -2,8 +2,11 @@
 // commonroom node --stdio`) against the same work over plain `ssh` in the same run: (1) a shell round trip,
 // shell_io `echo tok` waited for on a remote shell, against `ssh host 'echo tok'` with a ControlMaster already
 // running (a new channel on the open connection: the cheapest way plain ssh runs a command); (2) 64 MiB of remote
-// output read by an agent by cursor, against `ssh host CMD` with its stdout read here. The host is a private sshd
-// on 127.0.0.1 with an account of its own (bench/lib/ssh-rig.js), so the network is loopback for both sides.
+// output read by an agent by cursor, against `ssh host CMD` with its stdout read here (and, as a figure, the same
+// output only waited for: the stream into the room's copy of the shell without the pages); (3) a graph stage
+// `true` placed on the host (tasks_run with `host`, followed with tasks_status to its end), against `ssh host true`
+// with the same ControlMaster. The host is a private sshd on 127.0.0.1 with an account of its own
+// (bench/lib/ssh-rig.js), so the network is loopback for both sides.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -44,9 +47,34 @@ async function oursRoundtrips(client, shellId, n) {
   return times;
 }
 
-async function sshRoundtrips(args, n) {
+async function sshRoundtrips(args, n, command = 'echo tok') {
   const times = [];
-  for (let i = 0; i < n; i++) times.push((await ssh([...args, 'echo tok'])).ms);
+  for (let i = 0; i < n; i++) times.push((await ssh([...args, command])).ms);
+  return times;
+}
+
+/** The output typed and waited for to its end marker, no page read: the stream into the room's copy alone. */
+async function streamOnly(client, shellId, bytes) {
+  const t = performance.now();
+  const r = await callTool(client, 'shell_io', { shellId, text: `${produce(bytes)}\n`, maxBytes: 1, wait: { until: 'match', pattern: 'BENCHEND', timeoutMs: 300_000 } });
+  if (r.wait?.reason !== 'matched') throw new Error(`the stream's wait ended ${r.wait?.reason}`);
+  return { ms: performance.now() - t };
+}
+
+/** Graphs of one stage `true` placed on the host, each followed to its end: the time from tasks_run to the end. */
+async function oursStages(client, alias, n) {
+  const times = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    const { graphId } = await callTool(client, 'tasks_run', { name: `remote true ${i}`, stages: [{ id: 'run', command: ['true'], host: alias }] });
+    for (;;) {
+      const status = await callTool(client, 'tasks_status', { graphId, stages: false, waitMs: 20_000, until: 'ended' });
+      if (!status.graph.endedAt) continue;
+      if (status.graph.state !== 'completed') throw new Error(`remote stage graph ended ${status.graph.state}`);
+      break;
+    }
+    times.push(performance.now() - t);
+  }
   return times;
 }
 
@@ -56,7 +84,7 @@ export default {
     const why = sshRigUnavailable();
     if (why) {
       log(`remote: not run: ${why}`);
-      return [{ name: 'remote shell round trip / 64 MiB stream over SSH', ours: `not run: ${why}`, baseline: '', ratio: '', goal: '≤ 1.5× ssh; ≥ 0.8× ssh cat', met: null, figures: { skipped: why } }];
+      return [{ name: 'remote shell round trip / 64 MiB stream / stage spawn over SSH', ours: `not run: ${why}`, baseline: '', ratio: '', goal: '≤ 1.5× ssh; ≥ 0.8× ssh cat', met: null, figures: { skipped: why } }];
     }
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'commonroom-bench-ssh-'));
     fs.chmodSync(dir, 0o755); // the host account's sshd reads its authorized key below it
@@ -90,11 +118,28 @@ export default {
         () => readFlood(client, shell.id, bytes),
         () => ssh([...master, produce(bytes)]),
       );
+      const streamed = [];
+      for (let i = 0; i < streamRounds; i++) streamed.push(await streamOnly(client, shell.id, bytes));
+      // the same output through a terminal on the host (ssh -tt), as the shell's own goes: what a PTY costs there
+      const ttyRuns = [];
+      for (let i = 0; i < streamRounds; i++) ttyRuns.push(await ssh(['-tt', ...master, produce(bytes)]));
+      const ttyMiBps = median(ttyRuns.map((x) => bytes / MiB / (x.ms / 1000)));
+      const streamMiBps = median(streamed.map((x) => bytes / MiB / (x.ms / 1000)));
       const oursMiBps = median(st.ours.map((x) => (bytes - x.dropped) / MiB / (x.ms / 1000)));
       const sshMiBps = median(st.baseline.map((x) => x.bytes / MiB / (x.ms / 1000)));
       const dropped = Math.max(...st.ours.map((x) => x.dropped));
-      log(`remote ${bytes / MiB} MiB: ${fmt(oursMiBps, 0)} MiB/s read by cursor (${dropped} bytes missed); ssh ${fmt(sshMiBps, 0)} MiB/s`);
+      log(`remote ${bytes / MiB} MiB: ${fmt(oursMiBps, 0)} MiB/s read by cursor (${dropped} bytes missed); streamed into the room, waited for: ${fmt(streamMiBps, 0)} MiB/s; ssh ${fmt(sshMiBps, 0)} MiB/s, ssh -tt ${fmt(ttyMiBps, 0)} MiB/s`);
       await callTool(client, 'shell_close', { shellId: shell.id });
+
+      const stageN = smoke ? 2 : 10;
+      const stageRounds = smoke ? 1 : 3;
+      await oursStages(client, rig.alias, smoke ? 1 : 3); // warm-up
+      const sp = await alternate(stageRounds, () => oursStages(client, rig.alias, stageN), () => sshRoundtrips(master, stageN, 'true'));
+      const stageOurs = sp.ours.flat();
+      const stageBase = sp.baseline.flat();
+      const s50 = percentile(stageOurs, 50);
+      const sb50 = percentile(stageBase, 50);
+      log(`remote stage true: p50 ${fmtMs(s50)} p99 ${fmtMs(percentile(stageOurs, 99))}; ssh host true with ControlMaster p50 ${fmtMs(sb50)}`);
       return [
         {
           name: 'remote shell round trip (shell_io echo tok on a host)',
@@ -107,12 +152,21 @@ export default {
         },
         {
           name: `remote shell output, ${bytes / MiB} MiB read by an agent by cursor`,
-          ours: `${fmt(oursMiBps, 0)} MiB/s, ${dropped === 0 ? 'nothing missed' : `${dropped} bytes missed`}`,
-          baseline: `${fmt(sshMiBps, 0)} MiB/s ssh host CMD, stdout read here`,
+          ours: `${fmt(oursMiBps, 0)} MiB/s, ${dropped === 0 ? 'nothing missed' : `${dropped} bytes missed`} (streamed into the room, waited for with no page read: ${fmt(streamMiBps, 0)} MiB/s, ${fmt(streamMiBps / sshMiBps, 2)}×)`,
+          baseline: `${fmt(sshMiBps, 0)} MiB/s ssh host CMD, stdout read here (through a terminal there, ssh -tt: ${fmt(ttyMiBps, 0)} MiB/s)`,
           ratio: `${fmt(oursMiBps / sshMiBps, 2)}×`,
           goal: '≥ 0.8× ssh',
           met: oursMiBps / sshMiBps >= 0.8,
-          figures: { bytes, rounds: st },
+          figures: { bytes, rounds: st, streamed, ttyRuns },
+        },
+        {
+          name: 'remote stage spawn overhead (a graph stage `true` placed on a host, tasks_run to its end)',
+          ours: `p50 ${fmtMs(s50)} p99 ${fmtMs(percentile(stageOurs, 99))}`,
+          baseline: `p50 ${fmtMs(sb50)} p99 ${fmtMs(percentile(stageBase, 99))} ssh host true with a ControlMaster running`,
+          ratio: `p50 ${fmt(s50 / sb50, 2)}× ±${fmt(spreadPct(sp.ours.map((x) => median(x))), 0)}%`,
+          goal: 'reported (issue 42 names no goal)',
+          met: null,
+          figures: { samples: stageOurs.length, rounds: sp },
         },
       ];
     } finally {

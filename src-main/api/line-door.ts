@@ -73,13 +73,24 @@ async function callerFor(engine: DoorEngine, operator: Caller, as: unknown): Pro
  * Methods only a node's line door answers (not the contract's: no other door has them), e.g. `stage_place`
  * (server/node-stages.ts). Called as the request's caller, like a contract method.
  */
-export type LineExtras = Record<string, (caller: Caller, params: unknown) => Promise<unknown>>;
+export type LineExtras = Record<string, (caller: Caller, params: unknown, connection: LineConnection) => Promise<unknown>>;
+
+/**
+ * The connection a request came on, for an extra that pushes lines of its own (a shell's output stream:
+ * server/node-streams.ts) and lets go of what it holds when the connection ends.
+ */
+export interface LineConnection {
+  send(value: unknown): void;
+  onEnd(listener: () => void): void;
+}
 
 /** Serves one connection until it ends; returns the function that stops it (unsubscribes). */
 export function serveLines(engine: DoorEngine, stream: LineStream, extras: LineExtras = {}): () => void {
   const operator = engine.operator();
   let unsubscribe: (() => void) | null = null;
   const send = (value: unknown) => stream.write(`${JSON.stringify(value)}\n`);
+  const endListeners: (() => void)[] = [];
+  const connection: LineConnection = { send, onEnd: (listener) => endListeners.push(listener) };
   send({ hello: { protocol: LINE_PROTOCOL, version: RUNNER_VERSION, room: engine.room.id, pid: process.pid } });
 
   stream.onLine((line) => {
@@ -99,8 +110,10 @@ export function serveLines(engine: DoorEngine, stream: LineStream, extras: LineE
     }
     const extra = Object.hasOwn(extras, method) ? extras[method] : undefined;
     if (extra) {
-      callerFor(engine, operator, request.as).then((caller) => extra(caller, request.params ?? {})).then(
-        (result) => send({ id, result }),
+      // a request without an id is a notice (a stream's acknowledgement): no answer, unless it failed
+      const quiet = request.id === undefined;
+      callerFor(engine, operator, request.as).then((caller) => extra(caller, request.params ?? {}, connection)).then(
+        (result) => quiet || send({ id, result }),
         (error: unknown) => send({ id, error: toPublicError(error) }),
       );
       return;
@@ -121,5 +134,6 @@ export function serveLines(engine: DoorEngine, stream: LineStream, extras: LineE
   return () => {
     unsubscribe?.();
     unsubscribe = null;
+    for (const listener of endListeners.splice(0)) listener();
   };
 }

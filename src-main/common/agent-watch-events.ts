@@ -44,8 +44,9 @@ export function describeAgentWatchEvent(event: { kind: string; subject: string |
     case 'agent.limited':
       return `${who} hit a usage limit${at(d.until) ? ` until ${at(d.until)}` : ''}${typeof d.text === 'string' ? ` (“${d.text}”)` : ''}: ${policy(d.policy)}`;
     case 'agent.limit_reset':
-      return `${who}'s usage limit reset at ${at(d.until) ?? '?'}: it waits for you to resume it`;
+      return `${who}'s usage limit reset at ${at(d.until) ?? '?'}: ${d.retriesItself ? 'its client retries by itself' : 'it waits for you to resume it'}`;
     case 'agent.limit_resumed':
+      if (d.typed === null) return `${who} goes on after its usage limit: its client retries by itself at the reset (nothing typed)`;
       return `${who} was resumed after its usage limit (${d.by === 'commonroom' ? 'by the room, at the reset' : `by ${said(d.by, 'someone')}`})`;
     case 'agent.limit_resume_cancelled':
       return `${said(d.by, event.actor ?? 'someone')} cancelled ${who}'s resume${at(d.resumeAt) ? ` at ${at(d.resumeAt)}` : ''}`;

@@ -4,7 +4,7 @@
  */
 export function describeHostEvent(event: { kind: string; subject: string | null; data?: unknown }): string | null {
   const alias = event.subject ?? 'a host';
-  const data = (event.data ?? {}) as { agents?: boolean; reachable?: boolean; ready?: boolean; missing?: number; error?: string | null };
+  const data = (event.data ?? {}) as { agents?: boolean; reachable?: boolean; ready?: boolean; missing?: number; error?: string | null; shellId?: string; bytes?: number };
   switch (event.kind) {
     case 'host.added':
       return `host ${alias} added${data.agents === false ? ' (for the person only)' : ''}`;
@@ -19,6 +19,8 @@ export function describeHostEvent(event: { kind: string; subject: string | null;
       return `host ${alias} is unreachable${data.error ? ` (${data.error})` : ''}: its shells and stages go on there, unknown here until it is back`;
     case 'host.reachable':
       return `host ${alias} is reachable again: its shells and stages are followed again`;
+    case 'host.output_lost':
+      return `host ${alias}: ${data.bytes ?? 0} bytes of shell ${data.shellId ?? '?'}'s output were lost before they reached the room (the host's scrollback moved on while it was away); readers are told where`;
     default:
       return null;
   }

@@ -74,6 +74,7 @@ const HOST_KINDS: Record<string, EventKind> = {
   // a host lost overnight: its stages went on there unseen (the summary lists it with what ended)
   'host.unreachable': { text: by(describeHostEvent), tally: () => bad('host unreachable', 'hosts unreachable'), section: () => 'ended' },
   'host.reachable': { text: by(describeHostEvent) },
+  'host.output_lost': { text: by(describeHostEvent), tally: () => bad('output lost on a host', 'outputs lost on hosts'), section: () => 'ended' },
 };
 
 export const OVERNIGHT_KINDS: Record<string, EventKind> = { ...WATCH_KINDS, ...SPEND_KINDS, ...SCHEDULE_KINDS, ...HOST_KINDS };

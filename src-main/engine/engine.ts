@@ -44,7 +44,7 @@ import { findTagged } from './process/process-tree';
 import { diskFullRefusal } from './core/runner-health';
 import type { DoorEngine } from './ports';
 import type { ShellAttachment } from './shells/index';
-import type { ShellViewer } from './shells/index';
+import type { ShellViewer, Watermarks } from './shells/index';
 
 
 /** Every feature of the runner, in start order. A new capability adds itself here. */
@@ -274,8 +274,8 @@ export class Engine implements DoorEngine {
     return this.ctx.sandbox;
   }
 
-  attachShell(caller: Caller, shellId: string, viewer: ShellViewer, from: number): ShellAttachment {
-    const attachment = this.shells.attach(caller, shellId, viewer, from);
+  attachShell(caller: Caller, shellId: string, viewer: ShellViewer, from: number, watermarks?: Watermarks): ShellAttachment {
+    const attachment = this.shells.attach(caller, shellId, viewer, from, watermarks);
     // one audit row per attachment that typed or resized (as shell_io, its call's equivalent), not per keystroke
     let recorded = false;
     const record = (): void => {

@@ -16,7 +16,7 @@ import type { TaskLogs } from './tasks/index';
 import type { Presence } from './people/index';
 import type { BrowserSignIns } from './people/index';
 import type { EventBus } from './core/event-bus';
-import type { ShellRegistry, ShellAttachment } from './shells/index';
+import type { ShellRegistry, ShellAttachment, Watermarks } from './shells/index';
 import type { ShellExit, ShellViewer } from './shells/index';
 import type { GrowthSignal } from './core/growth-signal';
 import type { Room } from './room/index';
@@ -63,7 +63,7 @@ export interface DoorEngine {
    * A person's live view of a shell: output from `from`, paced by acknowledgements; what they type and resize
    * goes to the PTY through it (checked as shell_io checks it; recorded in the audit log once per attachment).
    */
-  attachShell(caller: Caller, shellId: string, viewer: ShellViewer, from: number): ShellAttachment;
+  attachShell(caller: Caller, shellId: string, viewer: ShellViewer, from: number, watermarks?: Watermarks): ShellAttachment;
   authenticate(token: string): Caller | null;
   /** The participant a forwarded Host header was made for (an agent started on a host), or null; absent: none. */
   forwardedHost?(host: string): string | null;

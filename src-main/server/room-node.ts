@@ -7,6 +7,7 @@ import { Engine, nodeGraphReads, Room, type Paths } from '../engine/index';
 import { nodeStageMethods } from './node-stages';
 import { nodeWorktreeMethods } from './node-worktrees';
 import { nodeAgentMethods } from './node-agents';
+import { nodeStreamMethods } from './node-streams';
 
 /**
  * A room node: this machine serving a room on another machine (docs/hosts.md). The engine over the node's own
@@ -56,7 +57,7 @@ export async function runNode(key: string, paths: Paths): Promise<number> {
   let connections = 0;
   let idleSince = Date.now();
   const graphs = nodeGraphReads(engine.room);
-  const extras = { ...nodeStageMethods(engine, graphs), ...nodeWorktreeMethods(paths.dataDir, key), ...nodeAgentMethods(engine, paths.dataDir) };
+  const extras = { ...nodeStageMethods(engine, graphs), ...nodeWorktreeMethods(paths.dataDir, key), ...nodeStreamMethods(engine), ...nodeAgentMethods(engine, paths.dataDir) };
   const server = net.createServer((socket) => {
     connections++;
     const stop = serveLines(engine, streamOf(socket), extras);

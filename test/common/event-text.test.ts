@@ -79,6 +79,7 @@ describe('readable event text', () => {
     expect([tallyOf(ran)?.one, sectionOf(ran)]).toEqual(['schedule ran', 'schedules']);
     expect(sectionOf(ev('schedule.added'))).toBeNull();
     expect(describeEvent(ev('host.unreachable', { actor: null, subject: 'gpu-box', data: { error: 'ssh: connect timed out' } }))).toBe('host gpu-box is unreachable (ssh: connect timed out): its shells and stages go on there, unknown here until it is back');
+    expect(describeEvent(ev('host.output_lost', { actor: null, subject: 'gpu-box', data: { shellId: 'sh_1', bytes: 4096 } }))).toBe("host gpu-box: 4096 bytes of shell sh_1's output were lost before they reached the room (the host's scrollback moved on while it was away); readers are told where");
     // a stage on a host says which
     expect(describeEvent(ev('graph.stage', { actor: null, subject: 'gr_1/unit', data: { graphId: 'gr_1', stageId: 'unit', state: 'failed', attempt: 1, host: 'gpu-box', errorCode: 'EXIT_NONZERO' } }))).toBe('stage unit of graph gr_1 on gpu-box failed (EXIT_NONZERO)');
   });

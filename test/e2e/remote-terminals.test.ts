@@ -1,9 +1,10 @@
 /**
  * Shells on a host in the Terminals screen (issue 42), in real Chromium: an agent opens a shell on a host
- * through the MCP door and types into it; the person sees it in the list marked with its host, and its output
- * in the panel (read through the host's node: a live view of a remote terminal comes later); the host made
- * unreachable (its sshd stopped, the connection dropped) marks the shell unreachable, not ended, and it reads
- * again when the host is back. Needs root for the sshd (skipped with the reason otherwise) and `npm run build`.
+ * through the MCP door and types into it; the person sees it in the list marked with its host, and live in its
+ * terminal (its output streamed into the room), and types into it as into a local shell — the agent reads what
+ * they typed; the host made unreachable (its sshd stopped, the connection dropped) marks the shell unreachable,
+ * not ended, and it is live again when the host is back. Needs root for the sshd (skipped with the reason
+ * otherwise) and `npm run build`.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -13,12 +14,13 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningRoom } from '../../src-main/server/runner';
 import { COMMONROOM_BIN, sshHostsUnavailable, startSshHosts, type SshHosts } from '../helpers/ssh-hosts';
+import { terminalText } from './helpers/page-terminal';
 import { startUiRoom, type UiRoom } from './helpers/ui-room';
 
 const unavailable = sshHostsUnavailable();
 const USER = 'crhost-term';
 const ALIAS = 'basement-build-server';
-const SHOTS = '/work/shots/wt-hosts';
+const SHOTS = '/work/shots/wt-mirror';
 let room: UiRoom;
 let runner: RunningRoom;
 let page: Page;
@@ -70,7 +72,7 @@ describe.skipIf(unavailable !== null)(`shells on a host in the Terminals screen$
     fs.rmSync(sshDir, { recursive: true, force: true });
   });
 
-  it('lists a shell on a host marked with its host, shows its output, and marks it unreachable while its host is away', async () => {
+  it('lists a shell on a host marked with its host, shows it live and takes typing, and marks it unreachable while its host is away', async () => {
     const { shell } = await tool<{ shell: { id: string } }>('shell_open', { host: ALIAS, name: 'nightly build of the whole monorepo on the basement server' });
     await tool('shell_io', { shellId: shell.id, text: 'echo "built on $(hostname -s) as $(whoami): all 1,204 tests passed"\n', wait: { until: 'match', pattern: 'tests passed$', timeoutMs: 10_000 } });
 
@@ -80,18 +82,30 @@ describe.skipIf(unavailable !== null)(`shells on a host in the Terminals screen$
     await expect.poll(() => item.count(), { timeout: 15_000 }).toBe(1);
     expect(await item.getByTestId('shell-host').innerText()).toBe(ALIAS);
     await item.click();
-    const panel = page.getByTestId('remote-shell-panel');
-    await expect.poll(() => panel.getByTestId('remote-output').innerText(), { timeout: 15_000 }).toContain(`as ${USER}: all 1,204 tests passed`);
-    expect(await panel.locator('.shell-facts').innerText()).toContain(ALIAS);
-    await shots('remote-shell', [[1440, 900], [1024, 768], [390, 844]], true);
+    // live, as a local shell is: its terminal, fed from the room's copy of the host's shell
+    await expect.poll(() => page.getByTestId('terminal').getAttribute('data-shell-id'), { timeout: 15_000 }).toBe(shell.id);
+    await expect.poll(() => terminalText(page, shell.id), { timeout: 15_000 }).toContain(`as ${USER}: all 1,204 tests passed`);
+    expect(await page.getByTestId('shell-host-fact').innerText()).toContain(ALIAS);
 
-    // the host goes away: the shell is unknown, not ended
+    // the person types into it; it runs on the host, and the agent reads it there
+    await page.getByTestId('terminal').click();
+    await page.keyboard.type('echo "typed here, run by $(whoami): $((6*7))"');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => terminalText(page, shell.id), { timeout: 15_000 }).toContain(`typed here, run by ${USER}: 42`);
+    const read = await tool<{ output: string }>('shell_io', { shellId: shell.id, cursor: 'start' });
+    expect(read.output).toContain(`typed here, run by ${USER}: 42`);
+    await shots('remote-shell-live', [[1440, 900], [1024, 768], [390, 844]], true);
+
+    // the host goes away: the shell is unknown, not ended (the list is told when the link drops); what reached
+    // the room stays on screen
     await hosts.stop();
     sshExit();
-    await panel.getByTestId('remote-read').click();
-    await expect.poll(() => panel.getByTestId('remote-problem').innerText(), { timeout: 15_000 }).toMatch(new RegExp(`host ${ALIAS} is unreachable`));
+    await expect.poll(() => page.getByTestId('host-unreachable').count(), { timeout: 15_000 }).toBe(1);
+    expect(await page.getByTestId('host-unreachable').innerText()).toContain(`${ALIAS} cannot be reached now`);
+    expect(await terminalText(page, shell.id)).toContain(`typed here, run by ${USER}: 42`);
+    await expect(tool('shell_io', { shellId: shell.id })).rejects.toThrow(new RegExp(`host ${ALIAS} is unreachable`));
     await expect.poll(() => item.getByTestId('shell-host').innerText(), { timeout: 15_000 }).toBe(`${ALIAS} · unreachable`);
-    expect(await panel.getByTestId('shell-status').innerText()).toBe('unknown');
+    expect(await page.getByTestId('shell-status').innerText()).toBe('unknown');
     await shots('remote-shell-unreachable', [[1440, 900], [1024, 768], [390, 844]], true);
     // the Agents screen's Hosts part says so too (its last check stays what it was)
     await page.getByRole('navigation', { name: 'Screens' }).getByRole('button', { name: /Agents/ }).click();
@@ -101,12 +115,13 @@ describe.skipIf(unavailable !== null)(`shells on a host in the Terminals screen$
     await page.getByRole('region', { name: 'Hosts' }).screenshot({ path: path.join(SHOTS, 'hosts-card-unreachable-1440.png') });
     await page.getByRole('navigation', { name: 'Screens' }).getByRole('button', { name: /Terminals/ }).click();
 
-    // back: the same shell reads again
+    // back: the room follows it again by itself, and the same view goes on with what it did meanwhile
     await hosts.restart();
-    await panel.getByTestId('remote-read').click();
     await expect.poll(() => item.getByTestId('shell-host').innerText(), { timeout: 30_000 }).toBe(ALIAS);
-    await expect.poll(() => panel.getByTestId('remote-problem').count()).toBe(0);
-    expect(await panel.getByTestId('remote-output').innerText()).toContain('tests passed');
+    await expect.poll(() => page.getByTestId('host-unreachable').count()).toBe(0);
+    await tool('shell_io', { shellId: shell.id, text: 'echo "back on $(whoami)"\n', wait: { until: 'match', pattern: `^back on ${USER}`, timeoutMs: 15_000 } });
+    await expect.poll(() => terminalText(page, shell.id), { timeout: 15_000 }).toContain(`back on ${USER}`);
+    expect(await terminalText(page, shell.id)).toContain('tests passed');
     expect(pageErrors).toEqual([]);
   }, 120_000);
 

@@ -39,6 +39,7 @@ const WRITTEN_IN: Record<string, string> = {
   workspace_intents: 'engine/store/workspaces.ts',
   workspace_files: 'engine/store/workspaces.ts',
   hosts: 'engine/store/hosts.ts',
+  host_shells: 'engine/store/hosts.ts',
   schedules: 'engine/store/schedules.ts',
   schedule_runs: 'engine/store/schedules.ts',
   spend: 'engine/store/spend.ts',

@@ -20,7 +20,9 @@ export const OPENCODE = {
     resume: (args) => ['--continue', ...args],
     // its session_interrupt key is Esc
     interrupt: '\x1b',
-    continueText: 'continue',
+    // it retries a limit by itself at the provider's retry-after ("[retrying in 2h 59m attempt #1]"): a typed
+    // continue would only be queued as its next prompt
+    continueText: null,
   },
   snippet: (url, token) => ({
     id: 'opencode',
@@ -31,5 +33,13 @@ export const OPENCODE = {
   screen: {
     waiting: [/Permission required/i, /\bAllow (once|always)\b/, /Select (a )?provider/i, /API key/i],
     working: [/esc (to )?interrupt/i],
+    // it retries a limit by itself, at the provider's retry-after (its status line counts down to it): the
+    // provider's words, then "[retrying in 2h 59m attempt #1]" (a long line loses the wait where it wraps). Its
+    // first frame, before the countdown starts, says "[retrying attempt #1]": read a second later, with the wait.
+    // Its own plans: "Free usage exceeded, subscribe to Go", "… usage limit reached. It will reset in 2 hours 5
+    // minutes." An overload it retries too ("Provider is overloaded") is not a limit.
+    // Out of retries (5), or at an error it does not retry, the provider's words stay in its transcript: only
+    // OpenAI's quota words (and opencode's own for them) say a limit there; others could be the model's prose.
+    limited: [/\b(?:usage limit|rate[ _-]?limit|quota|too many requests|rate increased too quickly|free usage exceeded)\b.*\[retrying in\b/i, /\busage limit reached\. It will reset in\b/, /exceeded your current quota, please check your plan and billing details|Quota exceeded\. Check your plan and billing details/],
   },
 } as const satisfies ClientProfile;

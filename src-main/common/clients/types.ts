@@ -72,8 +72,11 @@ export interface StartPlan {
   resume?(args: string[], withPrompt: boolean): string[] | null;
   /** The key its docs give to interrupt what it is doing (Esc for the agent CLIs; Ctrl-C for a command). */
   interrupt: string;
-  /** What is typed to go on after a usage limit reset (then Enter). */
-  continueText: string;
+  /**
+   * What is typed to go on after a usage limit reset (then Enter); null for a client that retries by itself at
+   * the reset (opencode counts down to it): the room then types nothing, ever.
+   */
+  continueText: string | null;
 }
 
 /** Copy-ready configuration for a client a person runs themselves, with a participant's own token. */

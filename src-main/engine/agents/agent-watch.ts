@@ -32,7 +32,7 @@ export interface WatchedAgent {
   participant: string;
   /** Its client's interrupt key and continue, and its limit lines. */
   interrupt: string;
-  continueText: string;
+  continueText: string | null;
   limitRules: readonly RegExp[];
 }
 
@@ -172,7 +172,7 @@ export class AgentWatch {
           }
         } else if (!e.limited.told) {
           e.limited.told = true;
-          this.hooks.record('agent.limit_reset', e.participant, { shellId: e.shellId, text: e.limited.text, until: e.limited.until.toISOString(), policy: e.policy.onLimit });
+          this.hooks.record('agent.limit_reset', e.participant, { shellId: e.shellId, text: e.limited.text, until: e.limited.until.toISOString(), policy: e.policy.onLimit, ...(e.continueText === null ? { retriesItself: true } : {}) });
         }
       }
     }
@@ -226,7 +226,12 @@ export class AgentWatch {
     const shell = this.hooks.shell(e.shellId);
     if (!shell || !shell.alive) throw new RoomError('CONFLICT', `${e.participant}'s terminal has ended: start it again instead`);
     const text = e.limited?.text ?? '';
-    shell.write(`${e.continueText}\r`, by, this.hooks.now().toISOString());
+    if (e.continueText === null) {
+      // its client retries by itself at the reset: nothing is typed, by the room or for the person
+      if (by !== ROOM) throw new RoomError('CONFLICT', `${e.participant}'s client retries by itself at its reset (it counts down on its status line): to go on sooner, interrupt it (Esc) in its terminal and send your prompt again`);
+    } else {
+      shell.write(`${e.continueText}\r`, by, this.hooks.now().toISOString());
+    }
     this.hooks.record('agent.limit_resumed', e.participant, { shellId: e.shellId, text, by, typed: e.continueText });
     e.limited = null;
     e.limit = new LimitWatch(e.limitRules);

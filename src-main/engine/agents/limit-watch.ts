@@ -20,7 +20,7 @@ export interface LimitSeen {
 export const limitKey = (text: string) => text.slice(0, 24);
 
 /** The words after which a client gives its reset time, on the limit's line or the two below it (a long message wraps). */
-const RESET_WORDS = /\b(?:will reset at|resets?(?: at| in)?|try again (?:at|in)|retry (?:in|after)|available again (?:at|in))\s+(.+?)(?=\s+·|\.(?:\s|$)|$)/i;
+const RESET_WORDS = /\b(?:will reset at|resets?(?: at| in)?|try again (?:at|in)|retry(?:ing)? (?:in|after)|available again (?:at|in))\s+(.+?)(?=\s+·|\.(?:\s|$)|$)/i;
 
 export class LimitWatch {
   /** The limit lines on screen at the last look, with how many times each was there. */
@@ -50,11 +50,17 @@ export class LimitWatch {
   }
 }
 
-/** The lines a rule reads as a limit, as words (without the box a TUI draws around them). */
+/**
+ * The lines a rule reads as a limit, as words: without the box a TUI draws around them, opencode's spinner
+ * (its ⬝ and ■ cells, drawn before the words and, a frame at a time, over a space between them) and what the TUI
+ * shows further along the row after a wide gap (opencode's "esc interrupt").
+ */
 export function limitLines(rules: readonly RegExp[], lines: readonly string[]): { index: number; text: string }[] {
   const out: { index: number; text: string }[] = [];
   lines.forEach((line, index) => {
-    if (rules.some((r) => r.test(line))) out.push({ index, text: line.replace(/^[\s│┃║|■●✕×!]+|[\s│┃║|]+$/g, '').slice(0, 200) });
+    if (!rules.some((r) => r.test(line))) return;
+    const words = line.replace(/[⬝■]+/g, ' ').replace(/^[\s│┃║|●✕×!]+|[\s│┃║|]+$/g, '').split(/\s{6,}/)[0] as string;
+    out.push({ index, text: words.slice(0, 200) });
   });
   return out;
 }

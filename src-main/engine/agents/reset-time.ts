@@ -2,10 +2,10 @@
  * When a client's usage limit resets, from the words its screen gives: a clock time ("3am", "3:15pm",
  * "03:00", "3:00 AM", with an IANA zone in brackets as Claude Code adds: "3am (Europe/London)"), a date and a
  * time ("Dec 6, 3am", "Dec 6 at 3:00 PM"), or a wait ("in 2h 30m", "in 21.5s", "in 5 days 2 hours",
- * "21s"). A bare clock time is the next one after `now` (today, or tomorrow when it has passed). Null when the
+ * "21s", opencode's "~2 days"). A bare clock time is the next one after `now` (today, or tomorrow when it has passed). Null when the
  * words give no time the room can be sure of.
  */
-const UNIT_MS: Record<string, number> = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1_000 };
+const UNIT_MS: Record<string, number> = { w: 604_800_000, d: 86_400_000, h: 3_600_000, m: 60_000, s: 1_000 };
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
 
 export function parseResetTime(words: string, now: Date): Date | null {
@@ -44,9 +44,9 @@ export function parseResetTime(words: string, now: Date): Date | null {
   return when;
 }
 
-/** "in 2h 30m", "in 5 days 2 hours 3 minutes", "retry in 21.5s", "21s": milliseconds, or null. */
+/** "in 2h 30m", "in 5 days 2 hours 3 minutes", "retry in 21.5s", "21s", "~2 days" (opencode's, whole days and weeks): milliseconds, or null. */
 function waitOf(text: string): number | null {
-  const m = /(?:^|\bin\s+)((?:\d+(?:\.\d+)?\s*(?:d|days?|h|hrs?|hours?|m|mins?|minutes?|s|secs?|seconds?)\b[\s,]*(?:and\s+)?)+)/.exec(text);
+  const m = /(?:^|\bin\s+)~?((?:\d+(?:\.\d+)?\s*(?:w|weeks?|d|days?|h|hrs?|hours?|m|mins?|minutes?|s|secs?|seconds?)\b[\s,]*(?:and\s+)?)+)/.exec(text);
   if (!m) return null;
   let total = 0;
   for (const part of (m[1] as string).matchAll(/(\d+(?:\.\d+)?)\s*([a-z]+)/g)) {

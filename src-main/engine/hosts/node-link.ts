@@ -19,6 +19,14 @@ export interface LinkState {
   node: { pid: number; room: string; version: string } | null;
 }
 
+/** What a shell's output stream (server/node-streams.ts) hands its listener here, line by line. */
+export interface StreamListener {
+  data(offset: number, bytes: Buffer, gap: boolean): void;
+  exit(exit: { exitCode: number | null; signal: string | null }, end: number): void;
+  /** The connection dropped: the stream is gone (restart it from the last offset received). */
+  dropped(): void;
+}
+
 interface Pending {
   resolve(value: unknown): void;
   reject(error: Error): void;
@@ -32,6 +40,8 @@ export class NodeLink {
   private ready: Promise<void> | null = null;
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
+  /** Shell output streams on this connection, by shell id. */
+  private readonly streams = new Map<string, StreamListener>();
   private buffered = '';
   private stderr = '';
   private linkState: LinkState;
@@ -70,6 +80,31 @@ export class NodeLink {
     const answer = new Promise<unknown>((resolve, reject) => this.pending.set(id, { resolve, reject }));
     child.stdin.write(`${JSON.stringify({ id, method, params, ...(as ? { as } : {}) })}\n`);
     return answer as Promise<T>;
+  }
+
+  /** Sends a notice (no answer): a stream's acknowledgement. Dropped when not connected (the stream is gone then too). */
+  notify(method: string, params: unknown): void {
+    if (this.child && this.linkState.state === 'connected') this.child.stdin.write(`${JSON.stringify({ method, params })}\n`);
+  }
+
+  /**
+   * Starts a shell's output stream from `from` (as `as`), its lines handed to `listener` until the connection
+   * drops (`dropped`) or it is started again. What the node answers: its scrollback's range now.
+   */
+  async stream(shellId: string, from: number, listener: StreamListener, as?: string): Promise<{ start: number; end: number }> {
+    await this.connect();
+    this.streams.set(shellId, listener);
+    try {
+      return await this.call<{ start: number; end: number }>('shell_stream', { shellId, from }, as);
+    } catch (error) {
+      if (this.streams.get(shellId) === listener) this.streams.delete(shellId);
+      throw error;
+    }
+  }
+
+  /** Stops handing a shell's stream to its listener (a closed shell). */
+  unstream(shellId: string): void {
+    this.streams.delete(shellId);
   }
 
   private unreachable(): RoomError {
@@ -114,6 +149,9 @@ export class NodeLink {
         const error = this.unreachable();
         for (const p of this.pending.values()) p.reject(error);
         this.pending.clear();
+        const streams = [...this.streams.values()];
+        this.streams.clear();
+        for (const s of streams) s.dropped();
         reject(error);
       });
     });
@@ -130,13 +168,25 @@ export class NodeLink {
     for (let i = this.buffered.indexOf('\n'); i !== -1; i = this.buffered.indexOf('\n')) {
       const line = this.buffered.slice(0, i);
       this.buffered = this.buffered.slice(i + 1);
-      let msg: { hello?: { pid: number; room: string; version: string }; id?: number; result?: unknown; error?: { code: string; message: string } };
+      let msg: {
+        hello?: { pid: number; room: string; version: string };
+        id?: number;
+        result?: unknown;
+        error?: { code: string; message: string };
+        stream?: { shellId: string; offset?: number; data?: string; gap?: boolean; exit?: { exitCode: number | null; signal: string | null }; end?: number };
+      };
       try {
         msg = JSON.parse(line) as typeof msg;
       } catch {
         continue; // a line that is not ours (a profile that prints to standard output): not the protocol
       }
-      if (msg.hello) onHello(msg.hello);
+      if (msg.stream) {
+        const s = msg.stream;
+        const listener = this.streams.get(s.shellId);
+        if (!listener) continue;
+        if (s.exit && typeof s.end === 'number') listener.exit(s.exit, s.end);
+        else if (typeof s.offset === 'number' && typeof s.data === 'string') listener.data(s.offset, Buffer.from(s.data, 'base64'), s.gap === true);
+      } else if (msg.hello) onHello(msg.hello);
       else if (typeof msg.id === 'number') {
         const p = this.pending.get(msg.id);
         if (!p) continue;

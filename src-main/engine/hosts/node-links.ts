@@ -1,6 +1,6 @@
 import { RoomError } from '../../common/errors';
 import type { EngineContext } from '../room/index';
-import { HostRepo } from '../store/hosts';
+import { HostRepo, type HostShellRecord } from '../store/hosts';
 import { NodeLink, type LinkState } from './node-link';
 import { controlDirFor } from './ssh';
 import { sshConfigFile } from './ssh-config';
@@ -31,6 +31,37 @@ export class NodeLinks {
     return this.ctx.now();
   }
 
+  /** The room's limits (a remote shell's copy here keeps a scrollback like a local shell's). */
+  get limits(): EngineContext['limits'] {
+    return this.ctx.limits;
+  }
+
+  /** Output of a shell on `alias` lost before it reached the room (the node's scrollback moved on while the link was down): said as an event. */
+  lost(alias: string, shellId: string, bytes: number): void {
+    try {
+      this.ctx.commit(() => ({ value: undefined, events: [{ kind: 'host.output_lost', actor: null, subject: alias, data: { shellId, bytes } }] }));
+    } catch {
+      // the room is closing: the readers are still told (truncated)
+    }
+  }
+
+  /** The shells the room placed on its hosts (kept across restarts, to be adopted again). */
+  placedShells(): HostShellRecord[] {
+    return this.repo.shells();
+  }
+
+  placeShell(shell: HostShellRecord): void {
+    this.ctx.commit(() => ({ value: this.repo.placeShell(shell), events: [] }));
+  }
+
+  unplaceShell(id: string): void {
+    try {
+      this.ctx.commit(() => ({ value: this.repo.unplaceShell(id), events: [] }));
+    } catch {
+      // the room is closing: adopted again at the next start, and let go then
+    }
+  }
+
   get(alias: string): NodeLink {
     if (this.closed) throw new RoomError('UNAVAILABLE', `the room is closing: host ${alias} is not reached any more`);
     let link = this.links.get(alias);
@@ -52,12 +83,20 @@ export class NodeLinks {
     return this.said.get(alias) ?? null;
   }
 
+  private readonly reachabilityListeners = new Set<(alias: string) => void>();
+
+  /** Hears each host that became unreachable or reachable again (the views that list its shells read them again). */
+  onReachability(listener: (alias: string) => void): void {
+    this.reachabilityListeners.add(listener);
+  }
+
   private changed(alias: string, state: LinkState): void {
     if (state.state !== 'connected' && state.state !== 'unreachable') return;
     const reachable = state.state === 'connected';
     const before = this.said.get(alias);
     this.said.set(alias, reachable);
     if (before === reachable || (before === undefined && reachable)) return;
+    for (const listener of this.reachabilityListeners) listener(alias);
     const data = reachable ? {} : { error: state.error };
     try {
       this.ctx.commit(() => ({ value: undefined, events: [{ kind: reachable ? 'host.reachable' : 'host.unreachable', actor: null, subject: alias, data }] }));

@@ -4,6 +4,15 @@ import type { Limits } from '../../common/limits';
 import { TERMINAL_BOUNDS } from '../../common/methods/shells';
 import type { PtyShell, ShellViewer } from './pty-shell';
 
+/**
+ * A viewer's own watermarks (bytes sent and not yet acknowledged), instead of the app's: a room node's stream
+ * to the room that mirrors its shell keeps less in flight than the room's hold margin (server/node-streams.ts).
+ */
+export interface Watermarks {
+  high: number;
+  low: number;
+}
+
 /** A person's live view of a shell, independent of transport (IPC or WebSocket). */
 export interface ShellAttachment {
   /** The viewer processed this many bytes: lets the stream go on past the high watermark. */
@@ -45,8 +54,8 @@ function checkSize(cols: number, rows: number): void {
 }
 
 /** Attaches a viewer to one session: output paced by acks, typing and resizing checked before they reach the PTY. */
-export function attachViewer(session: PtyShell, caller: Caller, viewer: ShellViewer, from: number, limits: Limits, now: () => string): ShellAttachment {
-  const state = session.attach(viewer, from, limits.viewerHighWatermark, limits.viewerLowWatermark);
+export function attachViewer(session: PtyShell, caller: Caller, viewer: ShellViewer, from: number, limits: Limits, now: () => string, watermarks?: Watermarks): ShellAttachment {
+  const state = session.attach(viewer, from, watermarks?.high ?? limits.viewerHighWatermark, watermarks?.low ?? limits.viewerLowWatermark);
   return {
     ack: (bytes) => session.ack(state, bytes),
     write: (text) => {

@@ -98,6 +98,19 @@ export class ScrollbackRing {
     this.trim();
   }
 
+  /**
+   * Output up to `offset` is known to be lost (a copy of another machine's shell whose own scrollback moved on
+   * before it was sent here): the ring lets go of what it holds and goes on at `offset`, so offsets stay the
+   * other side's and a reader from before it is told `truncated`.
+   */
+  skip(offset: number): void {
+    if (offset <= this.total) return;
+    this.chunks = [];
+    this.total = offset;
+    this.oldest = offset;
+    this.lines = 0;
+  }
+
   /** Reads up to `maxBytes` from `cursor`, aligned to UTF-8 character boundaries. */
   read(cursor: number, maxBytes: number): RingRead {
     const range = this.range(cursor, maxBytes);

@@ -15,11 +15,11 @@ import { recordShellLife } from './shell-events';
 import { integrationPlan } from './shell-integration';
 import { writeIntegrationFiles } from './integration-files';
 import { shellIntegrationFolder } from '../core/room-paths';
-import { attachViewer, type ShellAttachment } from './live-attachment';
+import { attachViewer, type ShellAttachment, type Watermarks } from './live-attachment';
 import { logLines, type LogLines } from './shell-log-lines';
 import { viewOf } from './shell-view';
 
-export type { ShellAttachment } from './live-attachment';
+export type { ShellAttachment, Watermarks } from './live-attachment';
 
 export interface OpenShell {
   name?: string | undefined;
@@ -207,6 +207,8 @@ export class ShellRegistry {
   get(caller: Caller, id: string): PtyShell {
     const session = this.shells.get(id);
     if (session && (session.spec.owner === caller.name || caller.capabilities.includes('operate'))) return session;
+    const remote = session ? null : this.remoteSession?.(caller, id);
+    if (remote) return remote;
     const closedOwner = this.closed.get(id);
     if (closedOwner !== undefined && (closedOwner === caller.name || caller.capabilities.includes('operate'))) {
       throw new RoomError('NOT_FOUND', `unknown shell ${id}: it was closed; open a new one with shell_open`);
@@ -276,9 +278,16 @@ export class ShellRegistry {
     return mine.length;
   }
 
+  /** The room's copy of a shell on one of its hosts (shells-feature.ts sets it, from the hosts feature), or null: not one. */
+  remoteSession: ((caller: Caller, id: string) => PtyShell | null) | null = null;
+  /** A shell on one of the room's hosts watched live (its copy here; typing goes to the host), or null: not one. */
+  remoteAttach: ((caller: Caller, id: string, viewer: ShellViewer, from: number, watermarks?: Watermarks) => ShellAttachment | null) | null = null;
+
   /** A person watching a shell live, from a cursor, paced by acknowledgements. */
-  attach(caller: Caller, id: string, viewer: ShellViewer, from: number): ShellAttachment {
-    return attachViewer(this.get(caller, id), caller, viewer, from, this.limits, () => this.now());
+  attach(caller: Caller, id: string, viewer: ShellViewer, from: number, watermarks?: Watermarks): ShellAttachment {
+    const remote = this.shells.has(id) ? null : this.remoteAttach?.(caller, id, viewer, from, watermarks);
+    if (remote) return remote;
+    return attachViewer(this.get(caller, id), caller, viewer, from, this.limits, () => this.now(), watermarks);
   }
 
   /**

@@ -56,10 +56,13 @@ export class ShellViewers {
     return Math.min(256 * 1024, Math.floor(this.ring.capacity / 4));
   }
 
-  /** The oldest output a viewer that keeps acknowledging has yet to be sent (Infinity: none). */
+  /**
+   * The oldest output a viewer that keeps acknowledging has not acknowledged yet (Infinity: none): what was sent
+   * but not acknowledged may not have arrived (a room node's stream whose link dropped sends it again).
+   */
   oldestCursor(): number {
     let oldest = Infinity;
-    for (const v of this.viewers) if (!v.stalled && v.cursor < oldest) oldest = v.cursor;
+    for (const v of this.viewers) if (!v.stalled && v.cursor - v.unacked < oldest) oldest = v.cursor - v.unacked;
     return oldest;
   }
 

@@ -8,7 +8,9 @@ import { keyBytes } from '../../common/shell-keys';
 import { PatternError } from '../../common/safe-pattern';
 import type { CallContext, EngineContext, Feature } from '../room/index';
 import { compilePatterns, waitForOutput, type CompiledPatterns } from './output-wait';
-import { SHELLS_CHANGED, type ShellRegistry } from './shell-registry';
+import { SHELLS_CHANGED, type ShellAttachment, type ShellRegistry } from './shell-registry';
+import type { ShellViewer } from './shell-viewers';
+import type { Watermarks } from './live-attachment';
 import type { ShellView } from '../../common/methods/shells';
 import type { PtyShell } from './pty-shell';
 import { runInShell } from './shell-run';
@@ -23,10 +25,17 @@ type ShellMethods = 'shell_open' | 'shell_io' | 'shell_run' | 'shell_close' | 's
 export interface RemoteShellPort {
   owns(id: string): boolean;
   open(caller: Caller, input: MethodInput<'shell_open'>): Promise<MethodOutputs['shell_open']>;
-  io(caller: Caller, input: MethodInput<'shell_io'>): Promise<MethodOutputs['shell_io']>;
+  /** Sends the input to the host; `local` reads and waits on the shell's copy here (fed by its stream). */
+  io(caller: Caller, input: MethodInput<'shell_io'>, local: (session: PtyShell, input: MethodInput<'shell_io'>) => Promise<MethodOutputs['shell_io']>): Promise<MethodOutputs['shell_io']>;
   run(caller: Caller, input: MethodInput<'shell_run'>): Promise<MethodOutputs['shell_run']>;
   close(caller: Caller, input: MethodInput<'shell_close'>): Promise<MethodOutputs['shell_close']>;
   list(caller: Caller): Promise<ShellView[]>;
+  /** The room's copy of a remote shell (its output, status and screen here), if the caller may see it. */
+  session(caller: Caller, id: string): PtyShell;
+  /** Hears a change the list of remote shells shows (a host became unreachable or reachable). */
+  onChange(listener: () => void): void;
+  /** A person's live view of a remote shell (its copy here): what they type goes to the host. */
+  attach(caller: Caller, id: string, viewer: ShellViewer, from: number, watermarks?: Watermarks): ShellAttachment;
 }
 
 /** shell_open / shell_io / shell_close / shell_list over the room's shell registry. */
@@ -38,10 +47,14 @@ export type HandoffFolder = (caller: Caller, handoffId: string, cwd?: string) =>
 
 export function shellsFeature(ctx: EngineContext, shells: ShellRegistry, limits: Limits, handoffFolder: HandoffFolder, remote?: RemoteShellPort): Feature<ShellMethods> {
   const isRemote = (id: string) => remote?.owns(id) === true;
-  async function io(caller: Caller, input: MethodInput<'shell_io'>, call: CallContext): Promise<MethodOutputs['shell_io']> {
+  remote?.onChange(() => shells.changes.fire(SHELLS_CHANGED));
+  if (remote) shells.remoteSession = (caller, id) => (remote.owns(id) ? remote.session(caller, id) : null);
+  if (remote) shells.remoteAttach = (caller, id, viewer, from, watermarks) => (remote.owns(id) ? remote.attach(caller, id, viewer, from, watermarks) : null);
+  /** `mirror`: a remote shell's copy here (engine/hosts), its input already sent to the host. */
+  async function io(caller: Caller, input: MethodInput<'shell_io'>, call: CallContext, mirror?: PtyShell): Promise<MethodOutputs['shell_io']> {
     // a wait on the status of another participant's terminal, and nothing else: allowed, and answered with its state only
     const statusOnly = input.wait?.until === 'status' && input.text === undefined && input.input === undefined && input.resize === undefined && input.cursor === undefined && input.format !== 'screen';
-    const session = statusOnly ? shells.watch(caller, input.shellId) : shells.get(caller, input.shellId);
+    const session = mirror ?? (statusOnly ? shells.watch(caller, input.shellId) : shells.get(caller, input.shellId));
     if (session.spec.owner !== caller.name && !caller.capabilities.includes('operate')) return watchStatus(session, input, call);
     // everything is checked before any byte is sent: a refused call changes nothing
     const parts: string[] = [];
@@ -140,7 +153,7 @@ export function shellsFeature(ctx: EngineContext, shells: ShellRegistry, limits:
         // a shell in a worktree gets that worktree's own ports and name (what the shell is given explicitly wins)
         return { shell: viewOf(shells.open(caller, handoffId === undefined || !place ? open : { ...open, cwd: place.folder, env: { ...worktreeEnv(handoffId), ...open.env } })) };
       },
-      shell_io: (caller, input, call) => (remote && isRemote(input.shellId) ? remote.io(caller, input) : io(caller, input, call)),
+      shell_io: (caller, input, call) => (remote && isRemote(input.shellId) ? remote.io(caller, input, (mirror, read) => io(caller, read, call, mirror)) : io(caller, input, call)),
       shell_run: (caller, input, call) =>
         remote && isRemote(input.shellId) ? remote.run(caller, input) : runInShell(shells.get(caller, input.shellId), input, {
           timeoutMs: Math.min(input.timeoutMs ?? limits.shellDefaultWaitMs, limits.shellMaxWaitMs),

@@ -26,7 +26,27 @@ function toRecord(row: Row): HostRecord {
   return { alias: row.alias, agents: row.agents === 1, addedAt: row.added_at, addedBy: row.added_by, lastCheck: checkOf(row.last_check) };
 }
 
-/** Host rows (the hosts feature is their one owner and writer). Callers own the transaction. */
+/** A shell the room placed on a host (host_shells). */
+export interface HostShellRecord {
+  id: string;
+  host: string;
+  owner: string;
+  nodeAs: string | null;
+  /** The shell as the node described it when it opened (JSON). */
+  view: string;
+  openedAt: string;
+}
+
+interface ShellRow {
+  id: string;
+  host: string;
+  owner: string;
+  node_as: string | null;
+  view: string;
+  opened_at: string;
+}
+
+/** Host rows and the shells placed on hosts (the hosts feature is their one owner and writer). Callers own the transaction. */
 export class HostRepo {
   constructor(private readonly db: Database.Database) {}
 
@@ -53,6 +73,18 @@ export class HostRepo {
 
   setCheck(alias: string, check: HostCheck): void {
     this.db.prepare('UPDATE hosts SET last_check = ? WHERE alias = ?').run(JSON.stringify(check), alias);
+  }
+
+  shells(): HostShellRecord[] {
+    return (this.db.prepare('SELECT * FROM host_shells ORDER BY opened_at, id').all() as ShellRow[]).map((r) => ({ id: r.id, host: r.host, owner: r.owner, nodeAs: r.node_as, view: r.view, openedAt: r.opened_at }));
+  }
+
+  placeShell(shell: HostShellRecord): void {
+    this.db.prepare('INSERT OR REPLACE INTO host_shells (id, host, owner, node_as, view, opened_at) VALUES (?, ?, ?, ?, ?, ?)').run(shell.id, shell.host, shell.owner, shell.nodeAs, shell.view, shell.openedAt);
+  }
+
+  unplaceShell(id: string): void {
+    this.db.prepare('DELETE FROM host_shells WHERE id = ?').run(id);
   }
 
   remove(alias: string): boolean {

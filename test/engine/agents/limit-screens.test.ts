@@ -55,6 +55,38 @@ describe("the CLIs' limit screens", () => {
     expect(read('gemini-cli', 'Rate limit exceeded. Try again later.')).not.toBeNull();
   });
 
+  it('opencode 1.18.33: a limit it retries by itself at the provider’s retry-after, its wait counting down, and a quota it gave up on (its real screens)', () => {
+    const screen = (name: string) => fs.readFileSync(path.join(LIMITS, `opencode.${name}.txt`), 'utf8');
+    // Anthropic's 429 with retry-after: 10800: the room's until is when opencode itself retries
+    expect(read('opencode', screen('usage-limit'))).toEqual({ text: 'Claude AI usage limit reached [retrying in 2h 59m attempt #1]', until: '2026-12-05T09:49:00.000Z' });
+    // a long message it cuts short (the row then loses its wait where it wraps): a limit without a time
+    expect(read('opencode', screen('rate-limit'))).toEqual({ text: 'Number of request tokens has exceeded your per-minute rate limit (https://docs.c… (click to expand) [retrying in', until: null });
+    // an OpenAI-compatible provider's insufficient_quota, retried with backoff (its spinner drawn over a space)
+    expect(read('opencode', screen('quota-limit'))).toEqual({ text: 'You exceeded your current quota, please check your plan and billing details. For… (click to expand) [retrying in 7s', until: '2026-12-05T06:50:07.000Z' });
+    // and once it stopped retrying it (5 times): the provider's words in its transcript
+    expect(read('opencode', screen('quota-gave-up'))?.text).toMatch(/^You exceeded your current quota, please check your plan and billing details\./);
+  });
+
+  it('opencode: its own plans’ limits and quota words, as its bundled code words them; an overload it retries is no limit', () => {
+    expect(read('opencode', '   ⬝⬝■■■⬝⬝⬝ Free usage exceeded, subscribe to Go [retrying in ~2 days attempt #1]        esc interrupt')).toEqual({ text: 'Free usage exceeded, subscribe to Go [retrying in ~2 days attempt #1]', until: '2026-12-07T06:50:00.000Z' });
+    expect(read('opencode', '  Weekly usage limit reached. It will reset in 2 hours 5 minutes. To continue using this model now, enable usage from your available balance')?.until).toBe('2026-12-05T08:55:00.000Z');
+    expect(read('opencode', '  ┃  Quota exceeded. Check your plan and billing details.')).not.toBeNull();
+    expect(read('opencode', '   ■■⬝⬝⬝⬝⬝⬝ Too Many Requests [retrying in 45s attempt #2]')?.until).toBe('2026-12-05T06:50:45.000Z');
+    expect(read('opencode', '   ■■⬝⬝⬝⬝⬝⬝ Provider is overloaded [retrying in 4s attempt #2]        esc interrupt')).toBeNull();
+    // its first frame, before its countdown starts: read a second later, with the wait
+    expect(read('opencode', '   ■■⬝⬝⬝⬝⬝⬝ Claude AI usage limit reached [retrying attempt #1]        esc interrupt')).toBeNull();
+    // the model's own words about limits are not a limit
+    expect(read('opencode', '  ┃  I kept the batch small so the API rate limit is not reached.')).toBeNull();
+  });
+
+  it('opencode: its countdown and spinner redraw the same limit line, which is one limit', () => {
+    const watch = new LimitWatch(SHELL_STATUS_RULES.opencode?.limited ?? []);
+    expect(watch.look(['  ┃  Say hello', '   ⬝⬝⬝⬝⬝■■■ Claude AI usage limit reached [retrying in 2h 59m attempt #1]'], now)).not.toBeNull();
+    expect(watch.look(['  ┃  Say hello', '   ■■■⬝⬝⬝⬝⬝ Claude AI usage limit reached [retrying in 2h 58m attempt #1]'], now)).toBeNull();
+    expect(watch.look(['  ┃  Say hello', '   ■You⬝exceeded your current quota, please check your plan and billing details. For… (click to expand) [retrying in 7s'], now)).not.toBeNull();
+    expect(watch.look(['  ┃  Say hello', '   ⬝You exceeded your current quota, please check your plan and billing details. For… (click to expand) [retrying in 6s'], now)).toBeNull();
+  });
+
   it('reads no ordinary screen of theirs as limited', () => {
     for (const file of fs.readdirSync(SCREENS)) {
       const client = file.split('.')[0] as string;

@@ -17,6 +17,10 @@ describe('a limit message’s reset time', () => {
     expect(at('in 2h 30m')).toBe('2026-12-05T09:20:00.000Z');
     expect(at('21.5s')).toBe('2026-12-05T06:50:21.500Z');
     expect(at('in 5 days 2 hours 3 minutes')).toBe('2026-12-10T08:53:00.000Z');
+    // opencode's countdown to its own retry: "2h 59m", "1m 5s", and whole days or weeks past one day
+    expect(at('2h 59m attempt #1]')).toBe('2026-12-05T09:49:00.000Z');
+    expect(at('~2 days attempt #1]')).toBe('2026-12-07T06:50:00.000Z');
+    expect(at('~1 week attempt #1]')).toBe('2026-12-12T06:50:00.000Z');
   });
 
   it('reads a bare clock time in the room’s own zone', () => {

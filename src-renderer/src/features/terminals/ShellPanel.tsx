@@ -88,7 +88,9 @@ export function ShellPanel({ shell, onOpenGraph }: { shell: ShellView; onOpenGra
   useEffect(() => session?.setAlive(shell.alive), [session, shell.alive]);
   useEffect(() => session?.setShellSize(shell.cols, shell.rows), [session, shell.cols, shell.rows]);
 
-  const status = shell.alive ? statusText(shell) : describeExit(shell);
+  // a shell on a host that cannot be reached now: it goes on there, what it does is unknown here until it is back
+  const unreachable = shell.hostReachable === false;
+  const status = unreachable ? 'unknown' : shell.alive ? statusText(shell) : describeExit(shell);
   return (
     <div className="shell-panel" ref={panel}>
       <header className="shell-header">
@@ -97,7 +99,7 @@ export function ShellPanel({ shell, onOpenGraph }: { shell: ShellView; onOpenGra
           <h3 className="truncate" title={shell.name}>
             <ShellName shell={shell} />
           </h3>
-          <span className={`badge ${statusBadge(shell)}`} data-testid="shell-status" title={shell.status.reason ?? undefined}>
+          <span className={`badge ${unreachable ? 'badge-warn' : statusBadge(shell)}`} data-testid="shell-status" title={shell.status.reason ?? undefined}>
             {status}
           </span>
           {shell.agent && <NotifyToggle participant={shell.agent.participant} />}
@@ -114,6 +116,12 @@ export function ShellPanel({ shell, onOpenGraph }: { shell: ShellView; onOpenGra
           <span className="truncate" title={shell.cwd}>
             <span className="fact-label">cwd</span> {shell.cwd}
           </span>
+          {/* after owner and cwd: the narrow layouts size those two first */}
+          {shell.host !== undefined && (
+            <span className="truncate" title={`host: ${shell.host} (its room node runs the shell; its output is streamed here)`} data-testid="shell-host-fact">
+              <span className="fact-label">host</span> {shell.host}
+            </span>
+          )}
           <span className="nowrap" data-testid="shell-size" title={sized ? 'This shell follows the size of this panel' : 'Another view (or its owner) sets this size; watching does not change it'}>
             <span className="fact-label">size</span> {shell.cols}×{shell.rows}
           </span>
@@ -159,6 +167,14 @@ export function ShellPanel({ shell, onOpenGraph }: { shell: ShellView; onOpenGra
           </button>
         </div>
       </header>
+      {unreachable && (
+        <div className="inline-error" role="alert" data-testid="host-unreachable">
+          <span>
+            {shell.host} cannot be reached now: the shell goes on there, and what it does is unknown here until it is back. Below is its output as it last
+            reached the room; it follows on by itself when the host answers again.
+          </span>
+        </div>
+      )}
       {shell.agent && <AgentCondition shell={shell} />}
       {searching && session && <SearchBar session={session} onClose={() => setSearching(false)} />}
       {problem && (

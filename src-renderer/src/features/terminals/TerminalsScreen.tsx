@@ -2,7 +2,6 @@ import { EmptyState } from '../../app/EmptyState';
 import { useConnection, useRoom, useShells } from '../../room-context';
 import { ShellList } from './ShellList';
 import { ShellPanel } from './ShellPanel';
-import { RemoteShellPanel } from './RemoteShellPanel';
 
 /** Every shell in the room (an agent's, a tty graph stage's, the person's): a list, and the chosen one live. */
 export function TerminalsScreen(props: { onOpenGraph?(graphId: string, stageId: string): void; newTask?: boolean }): React.JSX.Element {
@@ -26,9 +25,8 @@ export function TerminalsScreen(props: { onOpenGraph?(graphId: string, stageId: 
             </button>
           </div>
         )}
-        {selected?.host !== undefined ? (
-          <RemoteShellPanel key={selected.id} shell={selected} />
-        ) : selected ? (
+        {/* a shell on a host is live here like a local one: its output is streamed into the room */}
+        {selected ? (
           <ShellPanel key={selected.id} shell={selected} {...(props.onOpenGraph ? { onOpenGraph: props.onOpenGraph } : {})} />
         ) : !loaded ? (
           <EmptyState title="Loading shells…" text="Reading the room’s shells." />
