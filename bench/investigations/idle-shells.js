@@ -54,7 +54,7 @@ async function inspector(output) {
       const sums = new Map();
       for (let i = 0; i < snap.nodes.length; i += fields.length) {
         const type = types[snap.nodes[i + ti]];
-        const name = type === 'string' || type === 'concatenated string' || type === 'sliced string' ? '(string)' : type === 'code' ? '(code)' : snap.strings[snap.nodes[i + ni]].slice(0, 60);
+        const name = type === 'string' || type === 'concatenated string' || type === 'sliced string' ? '(string)' : type === 'code' && !process.env.CODE_NAMES ? '(code)' : snap.strings[snap.nodes[i + ni]].slice(0, 60);
         const key = `${type} ${name}`;
         const s = sums.get(key) ?? { count: 0, size: 0 };
         s.count++;
