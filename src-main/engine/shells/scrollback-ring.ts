@@ -3,7 +3,7 @@ import { StringDecoder } from 'node:string_decoder';
 /**
  * A shell's scrollback: the newest output, addressed by absolute offsets (bytes since the shell started), kept
  * up to a cap in lines (as a terminal's history is) and in bytes (a line can be any length). Memory grows with the
- * output in CHUNK-sized pieces (the newest one itself growing from a few hundred bytes), so a shell at its prompt
+ * output in CHUNK-sized pieces (the first one itself growing from a few hundred bytes), so a shell at its prompt
  * holds its prompt, not the cap; chunks the cap has passed are let go (the newest one reused). A reader whose
  * cursor fell out is told (`truncated`) and resumes at the oldest byte still held. Reads start and end on UTF-8 character boundaries, so decoding a read never yields a replacement
  * character for a character split across PTY chunks, and the next cursor is always a boundary too.
@@ -37,7 +37,7 @@ function sequenceLength(lead: number): number {
 /** The unit the ring grows and shrinks by: a shell that printed a prompt holds one. */
 const CHUNK = 16 * 1024;
 const NEWLINE = 0x0a;
-/** The smallest buffer the newest chunk starts with (a prompt fits); it doubles as output comes, up to CHUNK. */
+/** The smallest buffer a shell's first chunk starts with (a prompt fits); it doubles as output comes, up to CHUNK. */
 const MIN_PIECE = 512;
 
 /** The buffer for a chunk that must hold `bytes` now: the next power of two from MIN_PIECE, at most CHUNK. */
@@ -155,9 +155,10 @@ export class ScrollbackRing {
       const n = Math.min(CHUNK - pos, data.length - from);
       let chunk = this.chunks[index];
       if (!chunk) {
-        // every byte is written before it is read: no need to zero it. A chunk filled at once (a flood) is made
-        // whole; one written a line at a time starts small, so a shell at its prompt holds its prompt, not CHUNK
-        chunk = this.spare ?? Buffer.allocUnsafeSlow(sizeFor(pos + n));
+        // every byte is written before it is read: no need to zero it. The shell's first chunk starts small, so a
+        // shell at its prompt holds its prompt, not CHUNK; once it has printed more, its chunks are made whole
+        // (growing each one in steps would leave the steps behind in the allocator: +10 % resident when full)
+        chunk = this.spare ?? Buffer.allocUnsafeSlow(this.total < CHUNK ? sizeFor(pos + n) : CHUNK);
         this.spare = undefined;
         this.chunks.push(chunk);
       } else if (chunk.length < pos + n) {
