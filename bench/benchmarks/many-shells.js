@@ -89,7 +89,7 @@ const api = (room, method, input) => callApi(room, room.token, method, input);
  * terminal and tmux has made one window before each is measured: the costs of a first shell (code paths run once,
  * a native module loaded) are the process's, not each shell's. Returns the room and its memory then.
  */
-async function roomWithFirstShell(label, n, nodeArgs) {
+async function roomWithFirstShell(label, n, nodeArgs, restMs = 500) {
   const home = makeHome(label);
   home.env.COMMONROOM_LIMITS = JSON.stringify({ maxShells: Math.max(n + 1, 32) });
   home.nodeArgs = nodeArgs;
@@ -97,7 +97,7 @@ async function roomWithFirstShell(label, n, nodeArgs) {
   try {
     const first = (await api(room, 'shell_open', { name: 'first', shell: SHELL, args: ['--noprofile', '--norc'], cols: COLS, rows: ROWS })).shell.id;
     await api(room, 'shell_io', { shellId: first, wait: { until: 'idle', idleMs: 300, timeoutMs: 10_000 } });
-    await sleep(500);
+    await sleep(restMs);
     if (nodeArgs.includes(PROFILED[1])) await collectGarbage(room);
   } catch (error) {
     await room.stop();
@@ -192,10 +192,12 @@ function ptyFloorKiB(n, args, ms) {
 }
 
 /**
- * How long shells sit at their prompt before an idle round reads them: past the room's quiet period (30 s, after
- * which it lets go of what a shell needs only while something reads its screen) and V8's own (its memory reducer
- * gives back the young generation a burst of calls grew once allocation has been low for a while). An idle shell
- * is one that has been idle: a few seconds after 100 shell_open calls the figure is mostly those calls' garbage.
+ * How long shells sit at their prompt before an idle round reads them, and how long each side rests before its
+ * first reading: past the room's quiet period (30 s, after which it lets go of what a shell needs only while
+ * something reads its screen) and, often, V8's memory reducer (it gives back the young generation a burst of
+ * calls grew once allocation has been low for a while; not always: it did at 100 shells and not at 200). An
+ * idle shell is one that has been idle: a few seconds after 100 shell_open calls the figure is mostly those
+ * calls' garbage.
  */
 const IDLE_QUIET_MS = 35_000;
 
@@ -204,7 +206,8 @@ const IDLE_QUIET_MS = 35_000;
  * per shell `settleMs` after their prompts (`soon`) and once they have sat there `quietMs` (`idle`).
  */
 async function roomIdleRound(n, settleMs, quietMs, nodeArgs = []) {
-  const { home, room, before } = await roomWithFirstShell('many-shells-idle', n, nodeArgs);
+  // read at rest before as after: its start-up's garbage is not the shells' (V8 may give it back meanwhile)
+  const { home, room, before } = await roomWithFirstShell('many-shells-idle', n, nodeArgs, quietMs);
   try {
     for (let i = 0; i < n; i++) await api(room, 'shell_open', { name: `idle-${i}`, shell: SHELL, args: ['--noprofile', '--norc'], cols: COLS, rows: ROWS });
     await filled(async () => (await api(room, 'shell_list', {})).shells.every((s) => s.outputBytes > 0));
@@ -219,9 +222,10 @@ async function roomIdleRound(n, settleMs, quietMs, nodeArgs = []) {
 }
 
 /**
- * The floor of an idle shell, measured as the room is: a bare Node process (as shipped: no flags, no forced
- * collection) that has spawned one node-pty terminal, then `n` interactive bash in node-pty terminals, their
- * output read and dropped; its memory per terminal `settleMs` after they printed their prompt and `quietMs` after.
+ * The floor of an idle shell, measured as the room is (as shipped, no flags, read at rest before as after): a
+ * bare Node process that has spawned one node-pty terminal, then `n` interactive bash in node-pty terminals,
+ * their output read and dropped; its memory per terminal `settleMs` after they printed their prompt (`soon`) and
+ * `quietMs` after (`idle`).
  */
 function ptyIdleRound(n, settleMs, quietMs) {
   const script = `(async () => {
@@ -236,7 +240,7 @@ function ptyIdleRound(n, settleMs, quietMs) {
     };
     const terms = [spawn()];
     while (!terms[0].printed) await new Promise((r) => setTimeout(r, 100));
-    await new Promise((r) => setTimeout(r, 500));
+    await new Promise((r) => setTimeout(r, ${quietMs}));
     const before = rss();
     for (let i = 0; i < ${n}; i++) terms.push(spawn());
     while (!terms.every((t) => t.printed)) await new Promise((r) => setTimeout(r, 500));
@@ -251,7 +255,7 @@ function ptyIdleRound(n, settleMs, quietMs) {
     const proc = spawn(process.execPath, ['-e', script], { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     proc.stdout.on('data', (d) => (out += d));
-    const timer = setTimeout(() => proc.kill('SIGKILL'), quietMs + 120_000);
+    const timer = setTimeout(() => proc.kill('SIGKILL'), 2 * quietMs + 120_000);
     proc.on('exit', () => {
       clearTimeout(timer);
       try {
@@ -309,7 +313,9 @@ async function tmuxRound(n, warmMs, ms, round) {
 async function tmuxIdleRound(n, settleMs, quietMs, round) {
   const socket = `commonroom-bench-idle-${process.pid}-${round}`;
   try {
-    const { server, before } = tmuxServer(socket);
+    const { server } = tmuxServer(socket);
+    await sleep(quietMs);
+    const before = memoryOf(server).anonKiB;
     for (let i = 0; i < n; i++) {
       const w = tmux(socket, ['new-window', '-t', 'bench', '-d', SHELL, '--noprofile', '--norc']);
       if (w.status !== 0) throw new Error(`tmux new-window failed: ${w.stderr}`);
