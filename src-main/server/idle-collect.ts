@@ -77,9 +77,12 @@ export function reduceMemory(): Promise<void> {
   session.connect();
   return new Promise<void>((resolve, reject) => {
     session.post('HeapProfiler.collectGarbage', (error) => {
-      session.disconnect();
-      if (error) reject(error);
-      else resolve();
+      // never from inside the session's own callback: disconnecting there blocks the thread for good
+      setImmediate(() => {
+        session.disconnect();
+        if (error) reject(error);
+        else resolve();
+      });
     });
   });
 }

@@ -32,8 +32,8 @@ export interface RunnerOptions {
   rendererDir?: string;
   /**
    * Hand back the memory a burst of work left in V8's heap once the process goes quiet (idle-collect.ts): set by
-   * `commonroom serve`, whose process is the room's alone; off by default, as in a process shared with others
-   * (the tests run rooms inside vitest's workers, where V8's collection through the inspector was seen to hang).
+   * `commonroom serve`, whose process is the room's alone; off by default (a process shared with others, as the
+   * tests' vitest workers are, has its own idea of when to collect).
    */
   idleCollect?: boolean;
 }
