@@ -194,10 +194,10 @@ function ptyFloorKiB(n, args, ms) {
 /**
  * How long shells sit at their prompt before an idle round reads them, and how long each side rests before its
  * first reading: past the room's quiet period (30 s, after which it lets go of what a shell needs only while
- * something reads its screen) and, often, V8's memory reducer (it gives back the young generation a burst of
- * calls grew once allocation has been low for a while; not always: it did at 100 shells and not at 200). An
- * idle shell is one that has been idle: a few seconds after 100 shell_open calls the figure is mostly those
- * calls' garbage.
+ * something reads its screen) and the ~15 s after which a quiet `commonroom serve` hands back what a burst of
+ * calls left in V8's heap (src-main/server/idle-collect.ts; the floor's process has only V8's own memory reducer,
+ * which may or may not have run). An idle shell is one that has been idle: a few seconds after 100 shell_open
+ * calls the figure is mostly those calls' garbage.
  */
 const IDLE_QUIET_MS = 35_000;
 
@@ -206,7 +206,7 @@ const IDLE_QUIET_MS = 35_000;
  * per shell `settleMs` after their prompts (`soon`) and once they have sat there `quietMs` (`idle`).
  */
 async function roomIdleRound(n, settleMs, quietMs, nodeArgs = []) {
-  // read at rest before as after: its start-up's garbage is not the shells' (V8 may give it back meanwhile)
+  // read at rest before as after: its start-up's garbage is not the shells' (it is handed back meanwhile)
   const { home, room, before } = await roomWithFirstShell('many-shells-idle', n, nodeArgs, quietMs);
   try {
     for (let i = 0; i < n; i++) await api(room, 'shell_open', { name: `idle-${i}`, shell: SHELL, args: ['--noprofile', '--norc'], cols: COLS, rows: ROWS });
