@@ -6,7 +6,8 @@
 // Only the multiplexer is measured on each side (the room process; the tmux server and its client): the 100
 // shells and their sleeps are the same processes on both. Memory is measured three ways: early (13 s in), with
 // every shell's scrollback full (each prints a 12,000-line file once: more than the room's 10,000 lines and
-// tmux's 2,000), and for shells idle at a prompt (a fresh room or server of 100 interactive bash). Memory is the
+// tmux's 2,000), and for shells idle at a prompt (a fresh room or server of 100 interactive bash, read once they
+// have sat there past the room's 30 s quiet period, beside a bare process of node-pty terminals). Memory is the
 // growth of the process's anonymous resident pages (RssAnon: heap, stacks, buffers), not of the file-backed pages
 // of its program's code, which a process pages in once as code first runs (a fresh bare process running V8's
 // optimizing compiler for the first time pages in ~4 MiB of node's binary) and shares with every other process.
@@ -14,10 +15,11 @@
 // resident as allocation walks through them: a cost of the process, bounded, that lands on whichever shells are
 // being measured. So the early and idle rounds of the room run twice, as shipped and with the young generation
 // held at 1 MiB (--max-semi-space-size=1), and the floor (a bare process of node-pty terminals) is measured beside.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import path from 'node:path';
+import { clearTimeout, setTimeout } from 'node:timers';
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as pty from 'node-pty';
 import WebSocket from 'ws';
@@ -87,7 +89,7 @@ const api = (room, method, input) => callApi(room, room.token, method, input);
  * terminal and tmux has made one window before each is measured: the costs of a first shell (code paths run once,
  * a native module loaded) are the process's, not each shell's. Returns the room and its memory then.
  */
-async function roomWithFirstShell(label, n, nodeArgs) {
+async function roomWithFirstShell(label, n, nodeArgs, restMs = 500) {
   const home = makeHome(label);
   home.env.COMMONROOM_LIMITS = JSON.stringify({ maxShells: Math.max(n + 1, 32) });
   home.nodeArgs = nodeArgs;
@@ -95,7 +97,7 @@ async function roomWithFirstShell(label, n, nodeArgs) {
   try {
     const first = (await api(room, 'shell_open', { name: 'first', shell: SHELL, args: ['--noprofile', '--norc'], cols: COLS, rows: ROWS })).shell.id;
     await api(room, 'shell_io', { shellId: first, wait: { until: 'idle', idleMs: 300, timeoutMs: 10_000 } });
-    await sleep(500);
+    await sleep(restMs);
     if (nodeArgs.includes(PROFILED[1])) await collectGarbage(room);
   } catch (error) {
     await room.stop();
@@ -189,19 +191,80 @@ function ptyFloorKiB(n, args, ms) {
   return Number(out.stdout.trim());
 }
 
-/** A fresh room (run with `nodeArgs`) with `n` interactive bash shells at their prompt, doing nothing: its memory per shell. */
-async function roomIdleRound(n, settleMs, nodeArgs = []) {
-  const { home, room, before } = await roomWithFirstShell('many-shells-idle', n, nodeArgs);
+/**
+ * How long shells sit at their prompt before an idle round reads them, and how long each side rests before its
+ * first reading: past the room's quiet period (30 s, after which it lets go of what a shell needs only while
+ * something reads its screen) and the ~15 s after which a quiet `commonroom serve` hands back what a burst of
+ * calls left in V8's heap (src-main/server/idle-collect.ts; the floor's process has only V8's own memory reducer,
+ * which may or may not have run). An idle shell is one that has been idle: a few seconds after 100 shell_open
+ * calls the figure is mostly those calls' garbage.
+ */
+const IDLE_QUIET_MS = 35_000;
+
+/**
+ * A fresh room (run with `nodeArgs`) with `n` interactive bash shells at their prompt, doing nothing: its memory
+ * per shell `settleMs` after their prompts (`soon`) and once they have sat there `quietMs` (`idle`).
+ */
+async function roomIdleRound(n, settleMs, quietMs, nodeArgs = []) {
+  // read at rest before as after: its start-up's garbage is not the shells' (it is handed back meanwhile)
+  const { home, room, before } = await roomWithFirstShell('many-shells-idle', n, nodeArgs, quietMs);
   try {
     for (let i = 0; i < n; i++) await api(room, 'shell_open', { name: `idle-${i}`, shell: SHELL, args: ['--noprofile', '--norc'], cols: COLS, rows: ROWS });
     await filled(async () => (await api(room, 'shell_list', {})).shells.every((s) => s.outputBytes > 0));
     await sleep(settleMs);
-    if (nodeArgs.includes(PROFILED[1])) await collectGarbage(room);
-    return (memoryOf(room.pid).anonKiB - before) / n;
+    const soon = (memoryOf(room.pid).anonKiB - before) / n;
+    await sleep(quietMs - settleMs);
+    return { soon, idle: (memoryOf(room.pid).anonKiB - before) / n };
   } finally {
     await room.stop();
     home.cleanup();
   }
+}
+
+/**
+ * The floor of an idle shell, measured as the room is (as shipped, no flags, read at rest before as after): a
+ * bare Node process that has spawned one node-pty terminal, then `n` interactive bash in node-pty terminals,
+ * their output read and dropped; its memory per terminal `settleMs` after they printed their prompt (`soon`) and
+ * `quietMs` after (`idle`).
+ */
+function ptyIdleRound(n, settleMs, quietMs) {
+  const script = `(async () => {
+    const pty = require('node-pty');
+    const fs = require('node:fs');
+    const rss = () => Number(/RssAnon:\\s+(\\d+)/.exec(fs.readFileSync('/proc/self/status', 'utf8'))[1]);
+    const spawn = () => {
+      const t = pty.spawn(${JSON.stringify(SHELL)}, ['--noprofile', '--norc'], { cols: ${COLS}, rows: ${ROWS}, env: process.env });
+      t.printed = false;
+      t.onData(() => (t.printed = true));
+      return t;
+    };
+    const terms = [spawn()];
+    while (!terms[0].printed) await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, ${quietMs}));
+    const before = rss();
+    for (let i = 0; i < ${n}; i++) terms.push(spawn());
+    while (!terms.every((t) => t.printed)) await new Promise((r) => setTimeout(r, 500));
+    await new Promise((r) => setTimeout(r, 2000 + ${settleMs}));
+    const soon = (rss() - before) / ${n};
+    await new Promise((r) => setTimeout(r, ${quietMs - settleMs}));
+    console.log(JSON.stringify({ soon, idle: (rss() - before) / ${n} }));
+    for (const t of terms) t.kill();
+    process.exit(0);
+  })();`;
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, ['-e', script], { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    proc.stdout.on('data', (d) => (out += d));
+    const timer = setTimeout(() => proc.kill('SIGKILL'), 2 * quietMs + 120_000);
+    proc.on('exit', () => {
+      clearTimeout(timer);
+      try {
+        resolve(JSON.parse(out));
+      } catch {
+        reject(new Error(`the node-pty floor printed no figures: ${out.slice(0, 200)}`));
+      }
+    });
+  });
 }
 
 const tmux = (socket, args) => spawnSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], { encoding: 'utf8', timeout: 30_000 });
@@ -246,17 +309,21 @@ async function tmuxRound(n, warmMs, ms, round) {
   }
 }
 
-/** A fresh tmux server with `n` windows of interactive bash at their prompt: its resident memory per window. */
-async function tmuxIdleRound(n, settleMs, round) {
+/** A fresh tmux server with `n` windows of interactive bash at their prompt: its memory per window, as the room's is read. */
+async function tmuxIdleRound(n, settleMs, quietMs, round) {
   const socket = `commonroom-bench-idle-${process.pid}-${round}`;
   try {
-    const { server, before } = tmuxServer(socket);
+    const { server } = tmuxServer(socket);
+    await sleep(quietMs);
+    const before = memoryOf(server).anonKiB;
     for (let i = 0; i < n; i++) {
       const w = tmux(socket, ['new-window', '-t', 'bench', '-d', SHELL, '--noprofile', '--norc']);
       if (w.status !== 0) throw new Error(`tmux new-window failed: ${w.stderr}`);
     }
     await sleep(1000 + settleMs);
-    return (memoryOf(server).anonKiB - before) / n;
+    const soon = (memoryOf(server).anonKiB - before) / n;
+    await sleep(quietMs - settleMs);
+    return { soon, idle: (memoryOf(server).anonKiB - before) / n };
   } finally {
     tmux(socket, ['kill-server']);
   }
@@ -292,43 +359,38 @@ export default {
     const cpuOurs = median(r.ours.map((x) => x.cpu));
     const cpuBase = median(r.baseline.map((x) => x.cpu));
     const tracked = Math.min(...extra.tracked);
-    let idleRound = 0;
-    const idle = await alternate(
-      rounds,
-      async () => {
-        const kib = await roomIdleRound(n, warmMs);
-        log(`room: ${fmt(kib)} KiB per idle shell`);
-        return kib;
-      },
-      async () => {
-        const kib = await tmuxIdleRound(n, warmMs, idleRound++);
-        log(`tmux: ${fmt(kib)} KiB per idle window`);
-        return kib;
-      },
-    );
-    // the profile: the same rooms with V8's young generation held at 1 MiB a semi-space, measured after a full
+    // idle: the room, tmux and the node-pty floor side by side, at the same time (memory, not CPU, is read; the
+    // three wait out the same quiet period together)
+    const quietMs = smoke ? 5000 : IDLE_QUIET_MS;
+    const idle = { room: [], tmux: [], floor: [] };
+    for (let i = 0; i < rounds; i++) {
+      const [room, tmuxIdle, floor] = await Promise.all([roomIdleRound(n, warmMs, quietMs), tmuxIdleRound(n, warmMs, quietMs, i), ptyIdleRound(n, warmMs, quietMs)]);
+      idle.room.push(room);
+      idle.tmux.push(tmuxIdle);
+      idle.floor.push(floor);
+      log(`idle shells, ${fmt(quietMs / 1000, 0)} s at their prompt (${fmt(warmMs / 1000, 0)} s): room ${fmt(room.idle)} KiB (${fmt(room.soon)}), tmux ${fmt(tmuxIdle.idle)} (${fmt(tmuxIdle.soon)}), node-pty ${fmt(floor.idle)} (${fmt(floor.soon)})`);
+    }
+    // the profile: the same room with V8's young generation held at 1 MiB a semi-space, measured after a full
     // collection (before and after the shells): what the shells hold alive
-    const held = { early: [], idle: [] };
+    const held = { early: [] };
     for (let i = 0; i < rounds; i++) {
       held.early.push((await roomRound(n, watched, warmMs, ms, { nodeArgs: PROFILED, fill: false })).perShellKiB);
-      held.idle.push(await roomIdleRound(n, warmMs, PROFILED));
-      log(`room, alive after a full collection, young generation held at 1 MiB: ${fmt(held.early.at(-1))} KiB/shell early, ${fmt(held.idle.at(-1))} KiB per idle shell`);
+      log(`room, alive after a full collection, young generation held at 1 MiB: ${fmt(held.early.at(-1))} KiB/shell early`);
     }
     const earlyFloorKiB = ptyFloorKiB(n, ['--noprofile', '--norc', '-c', loop()], warmMs + ms);
-    const idleFloorKiB = ptyFloorKiB(n, ['--noprofile', '--norc'], warmMs + 1000);
-    log(`floor: ${fmt(earlyFloorKiB)} KiB per node-pty terminal running the loop, ${fmt(idleFloorKiB)} at a prompt (${n} in a bare process)`);
+    log(`floor: ${fmt(earlyFloorKiB)} KiB per node-pty terminal running the loop (${n} in a bare process)`);
     fs.rmSync(FILL_DIR, { recursive: true, force: true });
-    const memory = (label, ours, base, goal, notes, against) => {
+    const memory = (label, ours, base, goal, notes, against, floorKiB) => {
       const [o, b] = [median(ours), median(base)];
       const h = against && median(against.held);
       return {
         name: `many-shells memory per shell, ${label}`,
         ours: `${fmt(o)} KiB ±${fmt(spreadPct(ours), 0)}%${against ? ` (alive after a full collection, V8's young generation held at 1 MiB: ${fmt(h)} KiB; a bare node-pty terminal alone: ${fmt(against.floor)} KiB)` : notes.ours}`,
         baseline: `tmux ${fmt(b)} KiB${notes.baseline}`,
-        ratio: `${fmt(o / b, 2)}×${against ? ` (alive: ${fmt(h / b, 2)}×, ${fmt(h / against.floor, 2)}× the floor)` : ''}`,
+        ratio: `${fmt(o / b, 2)}×${against ? ` (alive: ${fmt(h / b, 2)}×, ${fmt(h / against.floor, 2)}× the floor)` : ''}${floorKiB ? ` (${fmt(o / floorKiB, 2)}× node-pty's ${fmt(floorKiB)} KiB)` : ''}`,
         goal: `≤ ${goal}× tmux`,
         met: o / b <= goal,
-        ...(against ? { floor: against.floor / b } : {}),
+        ...(against ? { floor: against.floor / b } : floorKiB ? { floor: floorKiB / b } : {}),
       };
     };
     return [
@@ -345,7 +407,18 @@ export default {
         ours: ' (keeps 10,000 lines)',
         baseline: ' (history-limit 2,000 lines)',
       }),
-      memory(`idle at a prompt (${n} interactive bash)`, idle.ours, idle.baseline, 3, { baseline: '' }, { held: held.idle, floor: idleFloorKiB }),
+      memory(`idle at a prompt (${n} interactive bash, ${fmt(quietMs / 1000, 0)} s)`, idle.room.map((x) => x.idle), idle.tmux.map((x) => x.idle), 3, {
+        ours: ` (${fmt(warmMs / 1000, 0)} s after their prompts: ${fmt(median(idle.room.map((x) => x.soon)))} KiB)`,
+        baseline: ` (${fmt(warmMs / 1000, 0)} s after: ${fmt(median(idle.tmux.map((x) => x.soon)))} KiB)`,
+      }, null, median(idle.floor.map((x) => x.idle))),
+      {
+        name: `many-shells memory per shell, idle at a prompt, against its floor (node-pty)`,
+        ours: `${fmt(median(idle.room.map((x) => x.idle)))} KiB ±${fmt(spreadPct(idle.room.map((x) => x.idle)), 0)}%`,
+        baseline: `a bare Node process of node-pty terminals, side by side: ${fmt(median(idle.floor.map((x) => x.idle)))} KiB ±${fmt(spreadPct(idle.floor.map((x) => x.idle)), 0)}% (${fmt(warmMs / 1000, 0)} s after their prompts: room ${fmt(median(idle.room.map((x) => x.soon)))}, node-pty ${fmt(median(idle.floor.map((x) => x.soon)))} KiB)`,
+        ratio: `${fmt(median(idle.room.map((x) => x.idle)) / median(idle.floor.map((x) => x.idle)), 2)}×`,
+        goal: '≤ 1.2× the floor',
+        met: median(idle.room.map((x) => x.idle)) / median(idle.floor.map((x) => x.idle)) <= 1.2,
+      },
     ];
   },
 };

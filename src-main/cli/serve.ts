@@ -65,6 +65,8 @@ export async function serve(argv: readonly string[]): Promise<number> {
     room: roomArg,
     host,
     port,
+    // the process is the room's alone: it hands back what a burst of work left in the heap once quiet
+    idleCollect: true,
     ...(args.flags['test-fixtures'] ? { extraTools: await loadTestFixtures() } : {}),
   });
   if (args.flags['test-fixtures']) console.log('test fixtures are ON: the conformance fixture tools are served (never use this for real work)');

@@ -6,6 +6,7 @@ import { McpEndpoint } from '../mcp/endpoint';
 import type { ExtraTool } from '../mcp/surface/extra-tools';
 import { endListensOf } from '../mcp/eras/listen-2026';
 import { FrontDoor, isLoopbackHost, refuseHostMessage } from './front-door';
+import { startIdleCollect } from './idle-collect';
 import { UiSocketDoor } from '../bridge/ui-socket';
 import { UiStatic, defaultRendererDir } from '../bridge/ui-static';
 
@@ -29,6 +30,12 @@ export interface RunnerOptions {
   browserUi?: boolean;
   /** The built renderer (default: out/renderer of this package). */
   rendererDir?: string;
+  /**
+   * Hand back the memory a burst of work left in V8's heap once the process goes quiet (idle-collect.ts): set by
+   * `commonroom serve`, whose process is the room's alone; off by default (a process shared with others, as the
+   * tests' vitest workers are, has its own idea of when to collect).
+   */
+  idleCollect?: boolean;
 }
 
 export interface RunningRoom {
@@ -141,6 +148,8 @@ export async function startRunner(options: RunnerOptions = {}): Promise<RunningR
   // the browser UI's first one-time sign-in link, for the banner (more: ui_link_create, "ce ui-link")
   if (browserUi) engine.uiSessions.serveAt(baseUrl);
   const uiUrl = browserUi ? engine.uiSessions.mintLink() : undefined;
+  // a quiet room hands back what its last burst of work left in V8's heap (idle-collect.ts)
+  const stopIdleCollect = options.idleCollect ? startIdleCollect() : () => undefined;
   const unsubscribe = engine.bus.subscribe((event) => {
     if ((event.kind === 'participant.revoked' || event.kind === 'participant.token_rotated') && event.subject) {
       void mcp.legacy.closeFor(event.subject);
@@ -158,6 +167,7 @@ export async function startRunner(options: RunnerOptions = {}): Promise<RunningR
     close() {
       closing ??= (async () => {
         unsubscribe();
+        stopIdleCollect();
         await mcp.close();
         await door.close();
         await engine.close();

@@ -61,6 +61,11 @@ export interface InputRecord {
  * consumer never makes the runner hold more than the ring.
  */
 export class PtyShell {
+  /**
+   * What it runs and who and what it is, without the environment it was spawned with: that is the child's (~40
+   * variables, its integration's prompt strings among them) and nothing reads it after the spawn.
+   */
+  readonly spec: Omit<ShellSpawn, 'env'>;
   readonly ring: ScrollbackRing;
   readonly startedAt: string;
   readonly process: ProcessIdentity;
@@ -95,11 +100,13 @@ export class PtyShell {
   private driver: ViewerState | null = null;
 
   constructor(
-    readonly spec: ShellSpawn,
+    spec: ShellSpawn,
     now: string,
     /** A terminal someone else owns (a tty graph stage's); by default the session spawns its own. */
     adopted?: Terminal,
   ) {
+    const { env: _spawnedWith, ...kept } = spec;
+    this.spec = kept;
     // the line cap never drops output a live viewer has yet to read (the byte cap holds the PTY before it)
     this.ring = new ScrollbackRing(spec.scrollbackBytes, spec.scrollbackLines ?? Infinity, () => this.viewers.oldestCursor());
     this.cols = spec.cols;

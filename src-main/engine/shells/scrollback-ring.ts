@@ -3,9 +3,9 @@ import { StringDecoder } from 'node:string_decoder';
 /**
  * A shell's scrollback: the newest output, addressed by absolute offsets (bytes since the shell started), kept
  * up to a cap in lines (as a terminal's history is) and in bytes (a line can be any length). Memory grows with the
- * output in CHUNK-sized pieces, so a quiet shell holds a few KiB, not the cap; chunks the cap has passed are let go
- * (the newest one reused). A reader whose cursor fell out is told (`truncated`) and resumes at the oldest byte
- * still held. Reads start and end on UTF-8 character boundaries, so decoding a read never yields a replacement
+ * output in CHUNK-sized pieces (the first one itself growing from a few hundred bytes), so a shell at its prompt
+ * holds its prompt, not the cap; chunks the cap has passed are let go (the newest one reused). A reader whose
+ * cursor fell out is told (`truncated`) and resumes at the oldest byte still held. Reads start and end on UTF-8 character boundaries, so decoding a read never yields a replacement
  * character for a character split across PTY chunks, and the next cursor is always a boundary too.
  */
 export interface RingRead {
@@ -37,6 +37,15 @@ function sequenceLength(lead: number): number {
 /** The unit the ring grows and shrinks by: a shell that printed a prompt holds one. */
 const CHUNK = 16 * 1024;
 const NEWLINE = 0x0a;
+/** The smallest buffer a shell's first chunk starts with (a prompt fits); it doubles as output comes, up to CHUNK. */
+const MIN_PIECE = 512;
+
+/** The buffer for a chunk that must hold `bytes` now: the next power of two from MIN_PIECE, at most CHUNK. */
+function sizeFor(bytes: number): number {
+  let size = MIN_PIECE;
+  while (size < bytes && size < CHUNK) size *= 2;
+  return size;
+}
 
 function newlinesIn(bytes: Uint8Array): number {
   let n = 0;
@@ -80,7 +89,7 @@ export class ScrollbackRing {
 
   /** Bytes of memory the ring holds now. */
   get allocated(): number {
-    return (this.chunks.length + (this.spare ? 1 : 0)) * CHUNK;
+    return this.chunks.reduce((a, c) => a + c.length, this.spare?.length ?? 0);
   }
 
   append(chunk: Buffer): void {
@@ -155,15 +164,22 @@ export class ScrollbackRing {
     let from = 0;
     while (from < data.length) {
       const index = Math.floor(this.total / CHUNK) - this.first;
-      let chunk = this.chunks[index];
-      if (!chunk) {
-        // every byte is written before it is read: no need to zero it
-        chunk = this.spare ?? Buffer.allocUnsafeSlow(CHUNK);
-        this.spare = undefined;
-        this.chunks.push(chunk);
-      }
       const pos = this.total % CHUNK;
       const n = Math.min(CHUNK - pos, data.length - from);
+      let chunk = this.chunks[index];
+      if (!chunk) {
+        // every byte is written before it is read: no need to zero it. The shell's first chunk starts small, so a
+        // shell at its prompt holds its prompt, not CHUNK; once it has printed more, its chunks are made whole
+        // (growing each one in steps would leave the steps behind in the allocator: +10 % resident when full)
+        chunk = this.spare ?? Buffer.allocUnsafeSlow(this.total < CHUNK ? sizeFor(pos + n) : CHUNK);
+        this.spare = undefined;
+        this.chunks.push(chunk);
+      } else if (chunk.length < pos + n) {
+        // the newest chunk outgrew its buffer: a bigger one (the old one may still back a view handed out)
+        const bigger = Buffer.allocUnsafeSlow(sizeFor(pos + n));
+        chunk.copy(bigger, 0, 0, pos);
+        chunk = this.chunks[index] = bigger;
+      }
       data.copy(chunk, pos, from, from + n);
       from += n;
       this.total += n;
@@ -197,7 +213,9 @@ export class ScrollbackRing {
     }
     const unused = Math.min(this.chunks.length, Math.floor(this.oldest / CHUNK) - this.first);
     if (unused > 0) {
-      this.spare = this.chunks[unused - 1];
+      // only a whole chunk is kept for reuse (the chunks let go were filled, so they are whole)
+      const last = this.chunks[unused - 1];
+      if (last && last.length === CHUNK) this.spare = last;
       this.chunks.splice(0, unused);
       this.first += unused;
     }

@@ -134,9 +134,32 @@ describe('ScrollbackRing', () => {
     const ring = new ScrollbackRing(2 * 1024 * 1024, 10_000);
     expect(ring.allocated).toBe(0);
     ring.append(Buffer.from('$ '));
-    expect(ring.allocated).toBeLessThanOrEqual(16 * 1024);
-    for (let i = 0; i < 1000; i++) ring.append(Buffer.from(`line ${i} of some output\n`));
+    // a shell at its prompt holds its prompt (tmux holds ~5 KiB a window), not a whole chunk
+    expect(ring.allocated).toBeLessThanOrEqual(1024);
+    const lines: string[] = [];
+    for (let i = 0; i < 1000; i++) {
+      lines.push(`line ${i} of some output\n`);
+      ring.append(Buffer.from(lines.at(-1) as string));
+      // a view handed out before the newest chunk grows keeps its bytes
+      const view = ring.readView(ring.end - 10, 10);
+      expect(view.bytes.toString()).toBe(lines.at(-1)?.slice(-10));
+    }
     expect(ring.allocated).toBeLessThanOrEqual(48 * 1024);
+    expect(ring.readText(0, 1024 * 1024).text).toBe(`$ ${lines.join('')}`);
+  });
+
+  it('starts its newest chunk mid-way after an append larger than its capacity, and grows it as it fills', () => {
+    const ring = new ScrollbackRing(20_000);
+    const big = Buffer.from('y'.repeat(50_001));
+    ring.append(big);
+    expect(ring.start).toBe(30_001);
+    let all = big.toString().slice(30_001);
+    for (let i = 0; i < 300; i++) {
+      const line = `more ${i}\n`;
+      ring.append(Buffer.from(line));
+      all = (all + line).slice(-20_000);
+    }
+    expect(ring.readText(ring.start, 1024 * 1024).text).toBe(all);
   });
 
   it('keeps the newest `maxLines` lines (and the line being written), and says a cursor before them fell out', () => {
