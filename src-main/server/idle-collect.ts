@@ -1,4 +1,3 @@
-import inspector from 'node:inspector';
 import v8 from 'node:v8';
 
 /**
@@ -72,8 +71,11 @@ const CHECK_MS = 5_000;
  * V8's memory-reducing collection (as on a low-memory signal), through an in-process inspector session (no port).
  * V8 runs it as a task of its own (with no stack to scan), so it is done when the promise settles.
  */
-export function reduceMemory(): Promise<void> {
-  const session = new inspector.Session();
+export async function reduceMemory(): Promise<void> {
+  // loaded here, not at start: a Node built without the inspector throws on loading it (and on connecting), which
+  // is then a rejection (the checks stop), never a room that cannot start or a throw from the timer
+  const { Session } = await import('node:inspector');
+  const session = new Session();
   session.connect();
   return new Promise<void>((resolve, reject) => {
     session.post('HeapProfiler.collectGarbage', (error) => {
