@@ -28,3 +28,4 @@ export { worktreeInDataDir } from './core/room-paths';
 export { agentRunsFolder } from './core/room-paths';
 export { createPrivateFile, ensureOwnDir } from './core/fs-safe';
 export { viewOf } from './shells/index';
+export type { RemoteAgentOpen } from './hosts/index';

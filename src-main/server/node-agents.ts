@@ -4,10 +4,10 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { LineExtras } from '../api/line-door';
-import { AGENT_CLIENTS, AGENT_UNSET_ENV, type AgentClientId } from '../common/agent-clients';
+import { AGENT_CLIENTS, AGENT_UNSET_ENV } from '../common/agent-clients';
 import type { Caller } from '../common/dto';
 import { RoomError } from '../common/errors';
-import { agentRunsFolder, createPrivateFile, ensureOwnDir, findOnPath, viewOf, type Engine } from '../engine/index';
+import { agentRunsFolder, createPrivateFile, ensureOwnDir, findOnPath, viewOf, type Engine, type RemoteAgentOpen } from '../engine/index';
 
 /**
  * What a room node answers for an agent the placing room starts on its host (docs/hosts.md, "Agents on a host"):
@@ -20,19 +20,8 @@ import { agentRunsFolder, createPrivateFile, ensureOwnDir, findOnPath, viewOf, t
  */
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-interface AgentOpen {
-  client: AgentClientId;
-  program?: string;
-  url: string;
-  args: string[];
-  env: Record<string, string>;
-  cwd: string;
-  name: string;
-  cols?: number;
-  rows?: number;
-  resume?: boolean;
-  prompted?: boolean;
-}
+/** What the room sends to start an agent's client here (engine/hosts/remote-agent-port.ts). */
+type AgentOpen = RemoteAgentOpen;
 
 function openOf(params: unknown): AgentOpen {
   const p = (params ?? {}) as Record<string, unknown>;

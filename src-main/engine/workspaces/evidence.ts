@@ -125,15 +125,6 @@ export async function captureChange(worktree: string, baseCommit: string, caps: 
   const [statusText, [first, firstLog]] = await Promise.all([gitOk(worktree, ['status', '--porcelain=v2', '--branch', '-z', '--untracked-files=all', '--ignore-submodules=dirty']), read('HEAD')]);
   const status = parseStatus(statusText);
   const head = status.head ?? (await gitOk(worktree, ['rev-parse', 'HEAD'])).trim();
-  const commitsOf = (log: string) =>
-    log
-      .split('\x1e')
-      .map((r) => r.trim())
-      .filter((r) => r !== '')
-      .map((r) => {
-        const [sha = '', author = '', at = '', subject = ''] = r.split('\x1f');
-        return { sha, author, at, subject };
-      });
   let diffText = first;
   let commits = commitsOf(firstLog);
   if ((commits[0]?.sha ?? baseCommit) !== head) {
@@ -147,6 +138,18 @@ export async function captureChange(worktree: string, baseCommit: string, caps: 
   const uncommitted = status.files.slice(0, MAX_UNCOMMITTED);
   const uncommittedCount = status.files.length;
   return { head, commits, commitCount, files, uncommitted, uncommittedCount };
+}
+
+/** The commits of a `git log --format=%H%x1f%an%x1f%aI%x1f%s%x1e` read. */
+function commitsOf(log: string): { sha: string; author: string; at: string; subject: string }[] {
+  return log
+    .split('\x1e')
+    .map((r) => r.trim())
+    .filter((r) => r !== '')
+    .map((r) => {
+      const [sha = '', author = '', at = '', subject = ''] = r.split('\x1f');
+      return { sha, author, at, subject };
+    });
 }
 
 /** The files a worktree holds that are not committed (a host's node reads them there: the fetch cannot bring them). */
@@ -165,14 +168,7 @@ export async function captureCommits(repo: string, baseCommit: string, head: str
     gitOk(repo, ['diff', '--no-color', '--no-ext-diff', '--no-textconv', '--submodule=short', '-M', '--raw', '-z', '-p', baseCommit, head]),
     gitOk(repo, ['log', '--no-show-signature', `--max-count=${MAX_COMMITS + 1}`, '--format=%H%x1f%an%x1f%aI%x1f%s%x1e', `${baseCommit}..${head}`]),
   ]);
-  let commits = log
-    .split('\x1e')
-    .map((r) => r.trim())
-    .filter((r) => r !== '')
-    .map((r) => {
-      const [sha = '', author = '', at = '', subject = ''] = r.split('\x1f');
-      return { sha, author, at, subject };
-    });
+  let commits = commitsOf(log);
   const commitCount = commits.length > MAX_COMMITS ? Number((await gitOk(repo, ['rev-list', '--count', `${baseCommit}..${head}`])).trim()) : commits.length;
   commits = commits.slice(0, MAX_COMMITS);
   return { head, commits, commitCount, files: filesOfDiff(diffText, caps), uncommitted: uncommittedFiles.slice(0, MAX_UNCOMMITTED), uncommittedCount: uncommittedFiles.length };
