@@ -36,6 +36,7 @@ const ALLOWED: { file: string; code: string; why: string }[] = [
   { file: 'bridge/ui-shell-stream.ts', code: 'setTimeout(() => this.flush(), this.frameMs)', why: 'batches shell bytes into frames: armed by output, never reads state' },
   { file: 'server/room-node.ts', code: "setInterval(() => {\n    void engine.call(engine.operator(), 'shell_list', {})", why: "a room node's idle exit (no connection, no live shell for 10 minutes): housekeeping, never an update" },
   { file: 'bridge/ui-shell-stream.ts', code: 'setTimeout(() => this.dropIdleSpares(), ms)', why: "lets a quiet stream's spare frame buffers go: housekeeping, never reads state" },
+  { file: 'server/idle-collect.ts', code: 'setInterval(() => {\n      if (collecting || !decide.check(sample())) return;', why: "the room's idle collection: looks at its own CPU time and heap, never at the room's state" },
   { file: 'server/node-streams.ts', code: 'setTimeout(() => streams.get(shellId) === s && stop(shellId), KEEP_MS)', why: "how long a node keeps a stream whose link dropped, for the room to resume: a deadline" },
   { file: 'server/node-streams.ts', code: 'setInterval(() => (Date.now() - since < HOLD_MS ? s.attachment.ack(0) : clearInterval(s.holding)), 500)', why: "keeps the host's program held (nothing dropped) for HOLD_MS after the link drops: a keepalive of the hold, never reads state" },
 ];

@@ -97,8 +97,9 @@ describe('a scripted client exporting OTLP metrics as Claude Code does', () => {
     // stopped: its terminal ended; it spent what its client had reported by then, at or past the ceiling
     await expect.poll(async () => (await call('agent_list', {})).agents.some((a) => a.shellId === agent.shellId && a.shell.alive), { timeout: 20_000 }).toBe(false);
     expect((await ofRun(agent.shellId)).cost).toBeGreaterThanOrEqual(250_000);
-    // its client's interrupt key came first (the safe point), the hang-up of its terminal after
-    expect(fs.readFileSync(marks, 'utf8')).toBe('interrupted\nhangup\n');
+    // its client's interrupt key came first (the safe point), the hang-up of its terminal after (the client notes
+    // the hang-up when it gets to run its handler: ended by its sandbox as its terminal goes, it may not)
+    expect(['interrupted\n', 'interrupted\nhangup\n']).toContain(fs.readFileSync(marks, 'utf8'));
     // the person reads it in the inbox (an open handoff addressed to them) and in Activity
     await expect.poll(inboxNotes, { timeout: 10_000 }).toContainEqual({ summary: `stopped by its envelope: cost — ${stopped?.stopped?.text}`, owner: 'room-envelopes', to: 'operator', status: 'open' });
     await expect.poll(() => stoppedEvents(agent.shellId), { timeout: 10_000 }).toEqual([expect.objectContaining({ scope: 'agent', limit: 'cost', text: stopped?.stopped?.text })]);
