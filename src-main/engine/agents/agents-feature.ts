@@ -5,7 +5,7 @@ import { AGENT_CLIENTS, AGENT_ENV, AGENT_UNSET_ENV, type AgentClient, type Agent
 import type { MethodInput, MethodOutputs } from '../../common/contract';
 import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
-import type { AgentClientView, AgentRunView } from '../../common/methods/agents';
+import type { AgentRunView } from '../../common/methods/agents';
 import type { EngineContext, Feature } from '../room/index';
 import { createPrivateFile, ensureOwnDir, isInside } from '../core/fs-safe';
 import { findOnPath } from '../process/find-on-path';
@@ -14,7 +14,8 @@ import { SHELLS_CHANGED, viewOf } from '../shells/index';
 import { agentRunsFolder } from '../core/room-paths';
 import { enlistAgent, reviewOf, type Invoke } from './agent-task';
 import { toCaller } from '../store/participants';
-import { againInput, earlierRuns, versionOf, watchRuns, type AgentRun } from './agent-run';
+import { againInput, earlierRuns, watchRuns, type AgentRun } from './agent-run';
+import { clientVersions } from './client-versions';
 import { policyFrom, watchDefaults, watchMethods } from './watch-methods';
 import { SHELL_STATUS_RULES } from '../../common/shell-status-rules';
 import type { RemoteAgentPort } from '../hosts/index';
@@ -22,7 +23,6 @@ import { startOnHost } from './remote-start';
 export type { Invoke } from './agent-task';
 
 type AgentMethods = 'agent_clients' | 'agent_start' | 'agent_list' | 'agent_stop' | 'agent_complete' | 'agent_watch' | 'agent_watch_defaults' | 'agent_limit';
-
 
 /** A live run the room started, as other features may know it (the spend feature's envelopes, through engine.ts). */
 export interface AgentRunRef {
@@ -65,27 +65,8 @@ export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke:
     watch: watch.view(run.shellId, defaults()),
   });
 
-  // a client's version, asked once per install (its path and modification time): these CLIs take seconds to
-  // answer --version when several start at once (measured: 4 in parallel 15 s, one after another 3 s)
-  const versions = new Map<string, { mtimeMs: number; version: string | null }>();
-  async function cachedVersion(file: string, args: string[]): Promise<string | null> {
-    const mtimeMs = fs.statSync(file).mtimeMs;
-    const known = versions.get(file);
-    if (known && known.mtimeMs === mtimeMs) return known.version;
-    const version = await versionOf(file, args);
-    versions.set(file, { mtimeMs, version });
-    return version;
-  }
-
-  async function clients(): Promise<AgentClientView[]> {
-    const out: AgentClientView[] = [];
-    for (const c of Object.values(AGENT_CLIENTS)) {
-      if (c.program === null) continue;
-      const found = findOnPath(c.program, process.env.PATH ?? '');
-      out.push({ id: c.id, label: c.label, program: c.program, path: found, version: found ? await cachedVersion(found, c.versionArgs) : null, install: c.install });
-    }
-    return out;
-  }
+  // the agent CLIs on the PATH, each one's version asked once per install
+  const { cachedVersion, clients } = clientVersions();
 
   const enlist = (operator: Caller, input: MethodInput<'agent_start'>, client: AgentClient, cwd: string) => enlistAgent(ctx, invoke, authenticate, operator, input, client, cwd);
 
