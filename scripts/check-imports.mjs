@@ -45,7 +45,7 @@ export const INNER_LAYERS = {
 
 /** The loose files each layered folder may hold at its root (everything else lives in a sub-folder). */
 export const ROOT_FILES = {
-  engine: ['engine.ts', 'index.ts', 'ports.ts'],
+  engine: ['engine.ts', 'features.ts', 'index.ts', 'ports.ts'],
   mcp: ['endpoint.ts'],
 };
 

@@ -8,33 +8,17 @@ import { describeInvalidInput } from '../common/validation';
 import { LIMITS, type Limits } from '../common/limits';
 import { EventBus } from './core/event-bus';
 import { makeContext, readOnlyRefusal, type CallContext, type EngineContext, type Feature, type Handlers, type MethodHandler } from './room/index';
-import { auditFeature, openAuditLog, recordCall } from './people/index';
-import { handoffsFeature } from './handoffs/index';
-import { handoffWorkspaces } from './handoffs/index';
-import { graphRunReads, graphsFeature } from './graphs/index';
-import { participantsFeature } from './people/index';
+import { openAuditLog, recordCall } from './people/index';
+import { graphRunReads } from './graphs/index';
 import { Presence } from './people/index';
-import { agentsFeature } from './agents/index';
-import { SCHEDULE_EVENTS, schedulesFeature } from './schedules/index';
-import { SPEND_EVENTS, spendFeature } from './spend/index';
-import { uiFeature } from './people/index';
 import { WorkspaceService } from './workspaces/index';
 import { BrowserSignIns } from './people/index';
 import { Revocations } from './people/index';
-import { roomFeature } from './room/index';
 import { ShellRegistry } from './shells/index';
-import { shellsFeature } from './shells/index';
 import { TaskJobs } from './tasks/index';
 import { JOB_OPERATION } from './tasks/index';
 import { TaskService } from './tasks/index';
-import { TaskLogs, tasksFeature } from './tasks/index';
-import { HOST_EVENTS, HostWorkspaces, hostsFeature, NodeLinks, RemoteAgents, RemoteShells, RemoteStages } from './hosts/index';
-import { schedulesContributor, spendContributor, summaryFeature } from './summary/index';
-import { HANDOFF_EVENTS } from './handoffs/index';
-import { GRAPH_EVENTS } from './graphs/index';
-import { TASK_EVENTS } from './tasks/index';
-import { PARTICIPANT_EVENTS } from './people/index';
-import { SHELL_EVENTS } from './shells/index';
+import { TaskLogs } from './tasks/index';
 import { toCaller } from './store/participants';
 import type { AuditRepo } from './store/audit';
 import type { Room } from './room/index';
@@ -45,58 +29,8 @@ import { diskFullRefusal } from './core/runner-health';
 import type { DoorEngine } from './ports';
 import type { ShellAttachment } from './shells/index';
 import type { ShellViewer, Watermarks } from './shells/index';
+import { buildFeatures } from './features';
 
-
-/** Every feature of the runner, in start order. A new capability adds itself here. */
-function buildFeatures(engine: Engine): Feature[] {
-  const { ctx, limits } = engine;
-  // one resolver of a handoff's workspace for the features that work in one (shells, graph stages)
-  const workspaces = handoffWorkspaces(ctx, engine.workspaces);
-  // one link per host's node, shared by the shells and the graph stages placed there
-  const links = ctx.room.readOnly ? undefined : new NodeLinks(ctx);
-  const remoteShells = links ? new RemoteShells(links) : undefined;
-  const remoteStages = links ? new RemoteStages(links) : undefined;
-  // agents started on a host: the room's endpoint forwarded there per run, its Host header accepted for that run
-  const remoteAgents = links && remoteShells ? new RemoteAgents(links, remoteShells) : undefined;
-  engine.forwardedHost = (host) => remoteAgents?.participantFor(host) ?? null;
-  // a handoff's worktree on a host: made there by its node, fetched back here for the review and the merge
-  if (links) engine.workspaces.useHosts(new HostWorkspaces(links));
-  const invoke = <M extends MethodName>(caller: Caller, method: M, input: unknown) => engine.call(caller, method, input);
-  let agents: ReturnType<typeof agentsFeature> | undefined;
-  return [
-    // the room's history shows each feature's events to whom that feature says
-    roomFeature(ctx, [HANDOFF_EVENTS, GRAPH_EVENTS, TASK_EVENTS, PARTICIPANT_EVENTS, SHELL_EVENTS, HOST_EVENTS, SCHEDULE_EVENTS, SPEND_EVENTS]),
-    participantsFeature(ctx, engine.presence),
-    tasksFeature(ctx, engine.tasks),
-    shellsFeature(ctx, engine.shells, limits, (caller, handoffId, cwd) => workspaces.placeFor(caller, handoffId, cwd), remoteShells),
-    handoffsFeature(
-      ctx,
-      engine.tasks,
-      engine.workspaces,
-      // the shells there end with the work: this machine's, and those on the room's hosts (a host's worktree)
-      async (owner, folder, why) => (await engine.shells.closeIn(owner, folder, why)) + ((await remoteShells?.closeIn(owner, folder)) ?? 0),
-      // a rejection's reason and comments, typed into the terminals the room started for the agent (its client's prompt)
-      (participant, bytes) => {
-        const op = engine.operator();
-        const mine = engine.shells.list(op).filter((s) => s.alive && s.agent?.participant === participant);
-        for (const s of mine) engine.shells.get(op, s.id).write(bytes, 'commonroom', ctx.now());
-        return mine.length;
-      },
-    ),
-    graphsFeature(ctx, engine.tasks, workspaces, engine.shells.stageTerminalHost(), engine.taskLogs, remoteStages),
-    auditFeature(engine.audit),
-    uiFeature(engine.uiSessions),
-    (agents = agentsFeature(ctx, engine.shells, invoke, (token) => engine.authenticate(token), remoteAgents)),
-    hostsFeature(ctx, remoteShells),
-    // spend and envelopes: which runs are live, the agents feature says (its runs are volatile, its own)
-    spendFeature(ctx, engine.shells, invoke, () => agents?.liveRuns() ?? []),
-    // after graphs and agents: it starts them (through Engine.call, as each schedule's owner) once they are all up
-    schedulesFeature(ctx, invoke),
-    // the morning summary reads the others as its caller, inside its own audited call; a feature's live part
-    // of it (spend against envelopes, schedules) is a SummaryContributor passed here
-    summaryFeature(ctx, (caller, method, input) => engine.readInside(caller, method, input), [spendContributor, schedulesContributor]),
-  ] as unknown as Feature[];
-}
 
 export interface EngineOptions {
   /** Where the engine's ids come from (tests may make them predictable; formats must stay the same). */

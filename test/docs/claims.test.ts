@@ -81,7 +81,7 @@ describe('the docs say what the code does', () => {
   });
 
   it('the features listed in buildFeatures are the engine features architecture.md names', () => {
-    const engine = fs.readFileSync(path.join(REPO, 'src-main/engine/engine.ts'), 'utf8');
+    const engine = fs.readFileSync(path.join(REPO, 'src-main/engine/features.ts'), 'utf8');
     const built = /function buildFeatures[\s\S]*?return \[([\s\S]*?)\];/.exec(engine)?.[1] ?? '';
     const names = [...built.matchAll(/(\w+)Feature\(/g)].map((m) => m[1] as string);
     expect(names.length).toBeGreaterThan(5);
