@@ -7,15 +7,13 @@
  */
 import fs from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
-import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestRunner, type TestRunner } from '../helpers/runner';
 import { realClients } from '../helpers/real-clients';
+import { scriptedHome, signInOpencode } from '../helpers/scripted-homes';
 
 const { bin: BIN, reason } = realClients(['opencode']);
-const KEY = 'sk-ant-api03-scripted-model-key-for-the-room-tests-AAAA';
 const RESET_S = 3 * 3600;
 
 let runner: TestRunner;
@@ -47,21 +45,8 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const model = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const base = path.join(os.homedir(), '.cache', 'commonroom-test-homes');
-  fs.mkdirSync(base, { recursive: true });
-  home = fs.mkdtempSync(path.join(base, 'limit-'));
-  work = path.join(home, 'work');
-  fs.mkdirSync(work);
-  fs.mkdirSync(path.join(home, '.config', 'opencode'), { recursive: true });
-  fs.writeFileSync(
-    path.join(home, '.config', 'opencode', 'opencode.json'),
-    JSON.stringify({
-      model: 'scripted/claude-scripted',
-      autoupdate: false,
-      share: 'disabled',
-      provider: { scripted: { npm: '@ai-sdk/anthropic', name: 'scripted', options: { baseURL: `${model}/v1`, apiKey: KEY }, models: { 'claude-scripted': { name: 'claude-scripted', tool_call: true } } } },
-    }),
-  );
+  ({ home, work } = scriptedHome('limit'));
+  signInOpencode({ home, work }, model);
   Object.assign(process.env, { OPENCODE_DISABLE_AUTOUPDATE: '1', OPENCODE_DISABLE_MODELS_FETCH: '1', HOME: home, PATH: `${BIN}:${process.env.PATH ?? ''}`, TMPDIR: home });
   try {
     runner = await startTestRunner({ limits: { agentWatchTickMs: 100 } });

@@ -8,7 +8,6 @@
  * never waiting again, and the command or tool runs (through the room, for the tool).
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ShellView } from '../../src-main/common/methods/shells';
@@ -16,6 +15,7 @@ import { REPO } from '../helpers/env';
 import { makeRepo } from '../helpers/git-repo';
 import { startTestRunner, type TestRunner } from '../helpers/runner';
 import { startScriptedModel, type ScriptedModel } from '../helpers/scripted-model';
+import { SCRIPTED_KEY, scriptedHome, signInClaude, signInCodex, signInGemini, signInOpencode } from '../helpers/scripted-homes';
 import { realClients } from '../helpers/real-clients';
 
 const { bin: BIN, reason } = realClients(['claude', 'codex', 'gemini', 'opencode']);
@@ -24,43 +24,18 @@ let model: ScriptedModel;
 let runner: TestRunner;
 let work: string;
 let home: string;
-const KEY = 'sk-ant-api03-scripted-model-key-for-the-room-tests-AAAA';
 
 beforeAll(async () => {
   if (reason) return;
   model = await startScriptedModel();
   // in the user's home, the room's folder too: Gemini CLI reads no settings file under a folder anyone may write
-  // (/tmp), the room's per-run one included
-  const base = path.join(os.homedir(), '.cache', 'commonroom-test-homes');
-  fs.mkdirSync(base, { recursive: true });
-  home = fs.mkdtempSync(path.join(base, 'prompts-'));
-  work = path.join(home, 'work');
-  fs.mkdirSync(work);
-  // each CLI signed in with a key for the scripted model, its first-run questions answered, the folder trusted
-  fs.writeFileSync(
-    path.join(home, '.claude.json'),
-    JSON.stringify({ hasCompletedOnboarding: true, theme: 'dark', customApiKeyResponses: { approved: [KEY.slice(-20)], rejected: [] }, projects: { [work]: { hasTrustDialogAccepted: true, allowedTools: [] } } }),
-  );
-  fs.mkdirSync(path.join(home, '.claude')); // its state folder, writable in the agent sandbox when it is there
-  fs.mkdirSync(path.join(home, '.codex'));
-  fs.writeFileSync(
-    path.join(home, '.codex', 'config.toml'),
-    `approval_policy = "on-request"\nmodel_provider = "scripted"\nmodel = "gpt-scripted"\n[model_providers.scripted]\nname = "scripted"\nbase_url = "${model.url}/v1"\nwire_api = "responses"\nenv_key = "OPENAI_API_KEY"\n[projects."${work}"]\ntrust_level = "trusted"\n`,
-  );
-  fs.mkdirSync(path.join(home, '.gemini'));
-  fs.writeFileSync(path.join(home, '.gemini', 'settings.json'), JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } }, general: { disableAutoUpdate: true, disableUpdateNag: true } }));
-  // opencode: the scripted model as a provider of its own (Anthropic's API), asking before every tool
-  fs.mkdirSync(path.join(home, '.config', 'opencode'), { recursive: true });
-  fs.writeFileSync(
-    path.join(home, '.config', 'opencode', 'opencode.json'),
-    JSON.stringify({
-      model: 'scripted/claude-scripted',
-      autoupdate: false,
-      share: 'disabled',
-      permission: { '*': 'ask', bash: 'ask' },
-      provider: { scripted: { npm: '@ai-sdk/anthropic', name: 'scripted', options: { baseURL: `${model.url}/v1`, apiKey: KEY }, models: { 'claude-scripted': { name: 'claude-scripted', tool_call: true } } } },
-    }),
-  );
+  // (/tmp), the room's per-run one included; each CLI signed in, its first-run questions answered, the folder trusted
+  ({ home, work } = scriptedHome('prompts'));
+  signInClaude({ home, work });
+  signInCodex({ home, work }, model.url, { approvalPolicy: 'on-request' });
+  signInGemini({ home, work });
+  // opencode asking before every tool
+  signInOpencode({ home, work }, model.url, { '*': 'ask', bash: 'ask' });
   // the room process (this test's) finds the clients on its PATH, and its agents inherit its environment
   Object.assign(process.env, {
     OPENCODE_DISABLE_AUTOUPDATE: '1',
@@ -70,7 +45,7 @@ beforeAll(async () => {
     HOME: home,
     PATH: `${BIN}:${process.env.PATH ?? ''}`,
     ANTHROPIC_BASE_URL: model.url,
-    ANTHROPIC_API_KEY: KEY,
+    ANTHROPIC_API_KEY: SCRIPTED_KEY,
     OPENAI_API_KEY: 'sk-scripted',
     DISABLE_TELEMETRY: '1',
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',

@@ -1,9 +1,8 @@
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestRunner, type TestRunner } from '../helpers/runner';
 import { startScriptedModel, type ScriptedModel } from '../helpers/scripted-model';
+import { SCRIPTED_KEY, scriptedHome, signInClaude, signInCodex, signInGemini } from '../helpers/scripted-homes';
 import { realClients } from '../helpers/real-clients';
 
 /**
@@ -18,37 +17,23 @@ let model: ScriptedModel;
 let runner: TestRunner;
 let work: string;
 let home: string;
-const KEY = 'sk-ant-api03-scripted-model-key-for-the-room-tests-AAAA';
 const saved: Record<string, string | undefined> = {};
 
 beforeAll(async () => {
   if (reason) return;
   model = await startScriptedModel();
   // in the user's home: Gemini CLI reads no settings file under a folder anyone may write (/tmp)
-  const base = path.join(os.homedir(), '.cache', 'commonroom-test-homes');
-  fs.mkdirSync(base, { recursive: true });
-  home = fs.mkdtempSync(path.join(base, 'spend-'));
-  work = path.join(home, 'work');
-  fs.mkdirSync(work);
-  fs.writeFileSync(
-    path.join(home, '.claude.json'),
-    JSON.stringify({ hasCompletedOnboarding: true, theme: 'dark', customApiKeyResponses: { approved: [KEY.slice(-20)], rejected: [] }, projects: { [work]: { hasTrustDialogAccepted: true, allowedTools: [] } } }),
-  );
-  fs.mkdirSync(path.join(home, '.claude'));
-  fs.mkdirSync(path.join(home, '.codex'));
-  fs.writeFileSync(
-    path.join(home, '.codex', 'config.toml'),
-    `model_provider = "scripted"\nmodel = "gpt-scripted"\n[model_providers.scripted]\nname = "scripted"\nbase_url = "${model.url}/v1"\nwire_api = "responses"\nenv_key = "OPENAI_API_KEY"\n[projects."${work}"]\ntrust_level = "trusted"\n`,
-  );
-  fs.mkdirSync(path.join(home, '.gemini'));
-  fs.writeFileSync(path.join(home, '.gemini', 'settings.json'), JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } }, general: { disableAutoUpdate: true, disableUpdateNag: true } }));
+  ({ home, work } = scriptedHome('spend'));
+  signInClaude({ home, work });
+  signInCodex({ home, work }, model.url);
+  signInGemini({ home, work });
   const env = {
     GEMINI_API_KEY: 'scripted-gemini-key',
     GOOGLE_GEMINI_BASE_URL: model.url,
     HOME: home,
     PATH: `${BIN}:${process.env.PATH ?? ''}`,
     ANTHROPIC_BASE_URL: model.url,
-    ANTHROPIC_API_KEY: KEY,
+    ANTHROPIC_API_KEY: SCRIPTED_KEY,
     OPENAI_API_KEY: 'sk-scripted',
     TMPDIR: home,
   };

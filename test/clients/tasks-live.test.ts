@@ -6,12 +6,12 @@
  * shows the task all the same); opencode shows it in its prompt. Claude Code's is in prompts-live.test.ts.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeRepo } from '../helpers/git-repo';
 import { startTestRunner, type TestRunner } from '../helpers/runner';
 import { startScriptedModel, type ScriptedModel } from '../helpers/scripted-model';
+import { scriptedHome, signInCodex, signInGemini } from '../helpers/scripted-homes';
 
 const BIN = path.join(__dirname, 'node_modules', '.bin');
 const missing = ['codex', 'gemini', 'opencode'].filter((c) => !fs.existsSync(path.join(BIN, c)));
@@ -26,18 +26,9 @@ beforeAll(async () => {
   if (reason) return;
   model = await startScriptedModel();
   // in the user's home: Gemini CLI reads no settings file from under a folder anyone may write (/tmp)
-  const root = path.join(os.homedir(), '.cache', 'commonroom-test-homes');
-  fs.mkdirSync(root, { recursive: true });
-  home = fs.mkdtempSync(path.join(root, 'tasks-'));
-  work = path.join(home, 'work');
-  fs.mkdirSync(work);
-  fs.mkdirSync(path.join(home, '.codex'));
-  fs.writeFileSync(
-    path.join(home, '.codex', 'config.toml'),
-    `model_provider = "scripted"\nmodel = "gpt-scripted"\n[model_providers.scripted]\nname = "scripted"\nbase_url = "${model.url}/v1"\nwire_api = "responses"\nenv_key = "OPENAI_API_KEY"\n`,
-  );
-  fs.mkdirSync(path.join(home, '.gemini'));
-  fs.writeFileSync(path.join(home, '.gemini', 'settings.json'), JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' }, folderTrust: { enabled: false } }, ui: { theme: 'Default' } }));
+  ({ home, work } = scriptedHome('tasks'));
+  signInCodex({ home, work }, model.url, { trustWork: false });
+  signInGemini({ home, work }, { security: { auth: { selectedType: 'gemini-api-key' }, folderTrust: { enabled: false } }, ui: { theme: 'Default' } });
   Object.assign(process.env, {
     HOME: home,
     XDG_CONFIG_HOME: path.join(home, '.config'),
