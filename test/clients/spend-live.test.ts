@@ -60,7 +60,14 @@ describe.skipIf(reason !== '')(`a real CLI's OpenTelemetry metrics arrive at the
       try {
         await expect.poll(() => model.requests.length, { timeout: 60_000, interval: 250 }).toBeGreaterThan(0);
         const rowOf = async () => (await runner.running.engine.call(op(), 'spend_report', {})).rows.find((r) => r.run === agent.shellId);
-        await expect.poll(async () => (await rowOf())?.inputTokens ?? 0, { timeout: 60_000, interval: 500 }).toBeGreaterThan(0);
+        try {
+          await expect.poll(async () => (await rowOf())?.inputTokens ?? 0, { timeout: 60_000, interval: 500 }).toBeGreaterThan(0);
+        } catch (error) {
+          // what to look at when it did not come (seen once under load): the client's screen, what it asked the model, what the room recorded
+          const screen = (await runner.running.engine.call(op(), 'shell_io', { shellId: agent.shellId, format: 'screen' })).output;
+          console.error(`${client}: no tokens recorded\n--- its screen\n${screen}\n--- model requests ${JSON.stringify(model.requests.map((r) => [r.path, r.model, r.lastUser?.slice(0, 60)]))}\n--- spend rows ${JSON.stringify((await runner.running.engine.call(op(), 'spend_report', {})).rows)}`);
+          throw error;
+        }
         const row = await rowOf();
         console.log(`${client}: ${JSON.stringify(row)}`);
         expect(row).toMatchObject({ participant: agent.participant, handoffId: agent.handoffId });
