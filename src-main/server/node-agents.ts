@@ -7,7 +7,7 @@ import type { LineExtras } from '../api/line-door';
 import { AGENT_CLIENTS, AGENT_UNSET_ENV } from '../common/agent-clients';
 import type { Caller } from '../common/dto';
 import { RoomError } from '../common/errors';
-import { agentRunsFolder, createPrivateFile, ensureOwnDir, findOnPath, viewOf, type Engine, type RemoteAgentOpen } from '../engine/index';
+import { agentRunsFolder, createPrivateFile, ensureOwnDir, findOnPath, sampleTrees, viewOf, type Engine, type RemoteAgentOpen } from '../engine/index';
 
 /**
  * What a room node answers for an agent the placing room starts on its host (docs/hosts.md, "Agents on a host"):
@@ -51,6 +51,28 @@ export function nodeAgentMethods(engine: Engine, dataDir: string): LineExtras {
       const port = (server.address() as net.AddressInfo).port;
       await new Promise<void>((resolve) => server.close(() => resolve()));
       return { port };
+    },
+    // the process trees of the agents' terminals here (their processes and CPU time): the placing room's stall
+    // watch reads them as it reads a local run's (engine/agents/stall-watch.ts); a shell not here is left out
+    node_agent_trees: async (caller: Caller, params: unknown) => {
+      if (caller.role !== 'operator') throw new RoomError('FORBIDDEN', "node_agent_trees is the placing room's own call");
+      const ids = (params as { shellIds?: unknown } | null)?.shellIds;
+      if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string') || ids.length > 1000) throw new RoomError('INVALID_INPUT', 'node_agent_trees: shellIds is a list of shell ids');
+      const tags = new Map<string, string>();
+      for (const id of ids as string[]) {
+        try {
+          tags.set(id, engine.shells.get(caller, id).spec.tag);
+        } catch {
+          // ended and let go here
+        }
+      }
+      const samples = sampleTrees([...tags.values()]);
+      const trees: Record<string, { processes: string; cpuMs: number }> = {};
+      for (const [id, tag] of tags) {
+        const sample = samples.get(tag);
+        if (sample) trees[id] = sample;
+      }
+      return { trees };
     },
     node_agent_open: async (caller: Caller, params: unknown) => {
       if (caller.role !== 'agent') throw new RoomError('FORBIDDEN', 'node_agent_open starts an agent as that agent (the placing room\'s call with "as")');

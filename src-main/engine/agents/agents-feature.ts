@@ -47,7 +47,7 @@ export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke:
   const runsRoot = agentRunsFolder(ctx.room.paths.dataDir);
   const defaults = watchDefaults(ctx);
   // stalls and usage limits of the runs (agent-watch.ts), and the person's policy for each
-  const watch = watchRuns(ctx, runs, shells, (id) => restart(id));
+  const watch = watchRuns(ctx, runs, shells, (id) => restart(id), remote);
 
   const viewOfRun = (run: AgentRun, caller: Caller): AgentRunView => ({
     shellId: run.shellId,
@@ -165,8 +165,7 @@ export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke:
         throw error;
       }
     }
-    const screen = SHELL_STATUS_RULES[client.id];
-    watch.add({ shellId, participant: name, interrupt: client.interrupt, continueText: client.continueText, limitRules: screen?.limited ?? [] }, policyFrom(defaults(), input));
+    watchRun(shellId, name, client, input);
     ctx.commit(() => ({
       value: undefined,
       events: [{ kind: 'agent.started', actor: operator.name, subject: name, data: { client: client.id, shellId, cwd, version, ...(task ? { handoffId: task.handoffId } : {}) } }],
@@ -202,16 +201,24 @@ export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke:
     const run: AgentRun = { shellId: shell.id, client, participant: name, version: null, cwd: shell.cwd, startedAt: ctx.now(), runDir: '', handoffId: task?.handoffId ?? null, stoppedBy: null, startedBy: operator, input, host, forward };
     runs.set(shell.id, run);
     void remote.waitEnd(host, shell.id, name, forward).then(async (exit) => {
+      watch.remove(shell.id);
       await forward.cancel();
       ended(shell.id, name, client.id, exit, host);
       runs.delete(shell.id);
       shells.changes.fire(SHELLS_CHANGED);
     });
+    watchRun(shell.id, name, client, input);
     ctx.commit(() => ({
       value: undefined,
       events: [{ kind: 'agent.started', actor: operator.name, subject: name, data: { client: client.id, shellId: shell.id, cwd: shell.cwd, version: null, host, ...(task ? { handoffId: task.handoffId } : {}) } }],
     }));
     return { agent: viewOfRun(run, operator) };
+  }
+
+  /** Its stalls and usage limits watched, with its policies (agent-watch.ts): here, or on its host through the room's copy of its terminal. */
+  function watchRun(shellId: string, participant: string, client: AgentClient, input: MethodInput<'agent_start'>): void {
+    const screen = SHELL_STATUS_RULES[client.id];
+    watch.add({ shellId, participant, interrupt: client.interrupt, continueText: client.continueText, limitRules: screen?.limited ?? [] }, policyFrom(defaults(), input));
   }
 
   /**

@@ -4,3 +4,5 @@
  */
 
 export { agentsFeature, type AgentRunRef, type Invoke } from './agents-feature';
+/** One look at the process trees of tagged shells (a room node answers it for the runs on its host). */
+export { sampleTrees, type TreeSample } from './stall-watch';

@@ -1,5 +1,6 @@
 import type { AgentClientId } from '../../common/agent-clients';
 import type { ShellView } from '../../common/methods/shells';
+import type { PtyShell } from '../shells/index';
 
 /** The room's endpoint forwarded to a host's loopback for one run (engine/hosts/remote-agents.ts). */
 export interface RoomForward {
@@ -45,6 +46,15 @@ export interface RemoteAgentPort {
   open(host: string, participant: string, open: RemoteAgentOpen): Promise<ShellView>;
   /** The run's shell as last seen (null: not a shell on a host). */
   view(shellId: string): ShellView | null;
+  /** The room's copy of the run's terminal (its screen and status, read here), or null: not known (any more). */
+  copy(shellId: string): PtyShell | null;
+  /** Types keys into the run's terminal there, as the room (a watch's policy, an envelope's interrupt). */
+  type(shellId: string, text: string): Promise<void>;
+  /**
+   * One look at the process trees of runs' terminals on `host` (their processes and CPU time, read there by its
+   * node), by shell id; null: the host could not be asked now.
+   */
+  trees(host: string, shellIds: string[]): Promise<Map<string, { processes: string; cpuMs: number }> | null>;
   /**
    * Resolves when the run's shell ended on the host (or was closed); a host out of reach is waited for, and when
    * it is back the run's forward is asked for again.

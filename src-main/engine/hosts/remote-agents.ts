@@ -1,12 +1,15 @@
 import { RoomError } from '../../common/errors';
 import type { MethodOutputs } from '../../common/contract';
 import type { ShellView } from '../../common/methods/shells';
+import type { PtyShell } from '../shells/index';
 import type { RemoteAgentOpen, RemoteAgentPort, RoomForward } from './remote-agent-port';
 import { childProcess } from '../platform/child-process';
 import type { NodeLinks } from './node-links';
 import type { RemoteShells } from './remote-shells';
 import { sshEnv, type SshTarget } from './ssh';
 
+/** How long a look at a host's process trees may take before the watch goes on without it. */
+const TREES_MS = 5_000;
 /** How long one wait for a run's end asks the node (it answers sooner when the shell ends). */
 const WAIT_MS = 60_000;
 
@@ -76,6 +79,30 @@ export class RemoteAgents implements RemoteAgentPort {
 
   view(shellId: string): ShellView | null {
     return this.shells.lastView(shellId);
+  }
+
+  copy(shellId: string): PtyShell | null {
+    return this.shells.copy(shellId);
+  }
+
+  type(shellId: string, text: string): Promise<void> {
+    return this.shells.type(shellId, text);
+  }
+
+  async trees(host: string, shellIds: string[]): Promise<Map<string, { processes: string; cpuMs: number }> | null> {
+    if (this.links.closed) return null;
+    let timer: NodeJS.Timeout | undefined;
+    // a host slow to answer holds no look at the other runs for long: not known this time
+    const late = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), TREES_MS)));
+    try {
+      const asked = this.links
+        .get(host)
+        .call<{ trees: Record<string, { processes: string; cpuMs: number }> }>('node_agent_trees', { shellIds })
+        .then((out) => new Map(Object.entries(out.trees)));
+      return await Promise.race([asked.catch(() => null), late]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async waitEnd(host: string, shellId: string, participant: string, forward: RoomForward): Promise<{ exitCode: number | null; signal: string | null }> {

@@ -76,6 +76,8 @@ export class RemoteMirror implements Terminal {
         rows: view.rows,
         tag: '',
         sandbox: view.sandbox,
+        // an agent's terminal: its status read here with its client's rules, as the room's watch of it reads it
+        agent: view.agent ?? undefined,
         // room for what is in flight when it holds (ShellViewers holds at most a quarter of it before the end)
         scrollbackBytes: Math.max(options.scrollbackBytes, 4 * NODE_STREAM_HIGH),
         // no line cap: the node's ring has one, and here it would drop lines a reader by cursor has yet to read

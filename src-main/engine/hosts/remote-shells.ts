@@ -148,7 +148,29 @@ export class RemoteShells implements RemoteShellPort {
 
   /** The last view of a remote shell (kept fresh by shell_list and the run's watch), or null. */
   lastView(id: string): ShellView | null {
-    return this.shells.get(id)?.view ?? null;
+    const shell = this.shells.get(id);
+    return shell ? withCondition(shell) : null;
+  }
+
+  /** The room's copy of a shell on a host (its screen, status and input marks here), whoever asks: the agent watch's. */
+  copy(id: string): PtyShell | null {
+    return this.shells.get(id)?.mirror.session ?? null;
+  }
+
+  /**
+   * Types `text` into a shell on a host as the room's own keys (an agent's watch, its envelope): marked as input on
+   * the copy here at once (a watch's next look sees it), sent there after what was typed before it.
+   */
+  type(id: string, text: string): Promise<void> {
+    const shell = this.shells.get(id);
+    if (!shell) return Promise.reject(new RoomError('NOT_FOUND', `unknown shell ${id}: see shell_list`));
+    shell.mirror.session.lastInputAt = Date.now();
+    const sent = shell.typing.then(() => this.link(shell.host).call<IoOutput>('shell_io', { shellId: id, text, maxBytes: 1 }, shell.nodeAs ?? undefined));
+    shell.typing = sent.then(
+      () => undefined,
+      () => undefined,
+    );
+    return sent.then(() => undefined);
   }
 
   /** Marks what an agent run's watch learned: the shell ended there, or its host is (un)reachable. */
@@ -185,6 +207,7 @@ export class RemoteShells implements RemoteShellPort {
     const { text, input: keys, resize, ...read } = input;
     let cursor = input.cursor;
     if (text !== undefined || keys !== undefined || resize !== undefined) {
+      if (text !== undefined || keys !== undefined) shell.mirror.session.lastInputAt = Date.now();
       const sent = await this.link(shell.host).call<IoOutput>('shell_io', { shellId: input.shellId, text, input: keys, resize, maxBytes: 1 }, shell.nodeAs ?? undefined);
       cursor ??= sent.cursor;
     }
@@ -293,11 +316,18 @@ export class RemoteShells implements RemoteShellPort {
         }
       }),
     );
-    return mine.map((s) => s.view);
+    return mine.map(withCondition);
   }
 
   closeLinks(): void {
     for (const shell of this.shells.values()) shell.mirror.dispose();
     this.links.close();
   }
+}
+
+/** A remote shell's view with what the room's watch of the agent in it says now (stalled, limited: read here). */
+function withCondition(shell: RemoteShell): ShellView {
+  const { condition: _there, ...view } = shell.view;
+  const condition = shell.mirror.session.condition;
+  return condition ? { ...view, condition } : view;
 }
