@@ -6,6 +6,10 @@ import type { PtyShell } from '../shells/index';
 export interface RoomForward {
   /** The endpoint as the run reaches it there: http://127.0.0.1:PORT/mcp on the host. */
   url: string;
+  /** The port of the host's loopback it listens on (the run's configuration names it). */
+  port: number;
+  /** The room's port it leads to (changes when a room that restarted takes it up again). */
+  roomPort: number;
   /** Ends the forward (the room refuses its Host header again); never throws. */
   cancel(): Promise<void>;
   /**
@@ -42,6 +46,13 @@ export interface RemoteAgentPort {
   allowed(caller: { role: string }, host: string): void;
   /** Forwards the room's endpoint (`roomUrl`, on this machine's loopback) to the host's loopback for `participant`'s run. */
   forward(host: string, roomUrl: string, participant: string): Promise<RoomForward>;
+  /**
+   * A run's forward taken up again by a room that restarted: its Host accepted for `participant` from now on; the
+   * forward itself is asked for at the first renew (once the room serves: `roomUrl` reads null until then), the one
+   * the room before left on the link's connection (to `was.roomPort`) cancelled first. `stood`: it stands, now to
+   * `roomPort`.
+   */
+  forwardAgain(host: string, participant: string, was: { port: number; roomPort: number }, roomUrl: () => string | null, stood: (roomPort: number) => void): RoomForward;
   /** Starts the client on the host as `participant` (its shell there, known to the room as that participant's). */
   open(host: string, participant: string, open: RemoteAgentOpen): Promise<ShellView>;
   /** The run's shell as last seen (null: not a shell on a host). */
@@ -59,5 +70,5 @@ export interface RemoteAgentPort {
    * Resolves when the run's shell ended on the host (or was closed); a host out of reach is waited for, and when
    * it is back the run's forward is asked for again.
    */
-  waitEnd(host: string, shellId: string, participant: string, forward: RoomForward): Promise<{ exitCode: number | null; signal: string | null }>;
+  waitEnd(host: string, shellId: string, participant: string, forward: RoomForward, options?: { renewFirst?: boolean }): Promise<{ exitCode: number | null; signal: string | null }>;
 }

@@ -59,6 +59,8 @@ export class RemoteAgents implements RemoteAgentPort {
       let cancelled = false;
       return {
         url: `http://${hostHeader}/mcp`,
+        port,
+        roomPort,
         cancel: async () => {
           if (cancelled) return;
           cancelled = true;
@@ -70,6 +72,41 @@ export class RemoteAgents implements RemoteAgentPort {
         renew: async () => !cancelled && (await control(link.sshTarget, ['-O', 'forward', '-R', spec], this.env)).code === 0,
       };
     }
+  }
+
+  forwardAgain(host: string, participant: string, was: { port: number; roomPort: number }, roomUrl: () => string | null, stood: (roomPort: number) => void): RoomForward {
+    const hostHeader = `127.0.0.1:${was.port}`;
+    this.forwarded.set(hostHeader, participant);
+    const specTo = (roomPort: number) => `127.0.0.1:${was.port}:127.0.0.1:${roomPort}`;
+    const target = () => this.links.get(host).sshTarget;
+    let standing: number | null = null;
+    let cancelled = false;
+    const forward: RoomForward = {
+      url: `http://${hostHeader}/mcp`,
+      port: was.port,
+      roomPort: was.roomPort,
+      cancel: async () => {
+        if (cancelled) return;
+        cancelled = true;
+        this.forwarded.delete(hostHeader);
+        if (standing !== null && !this.links.closed) await control(target(), ['-O', 'cancel', '-R', specTo(standing)], this.env);
+      },
+      renew: async () => {
+        const url = roomUrl();
+        if (cancelled || !url || this.links.closed) return false;
+        const roomPort = Number(new URL(url).port);
+        // the room before this one left its forward on a connection that outlived it (ControlPersist): to its port
+        if (standing === null && was.roomPort !== roomPort) await control(target(), ['-O', 'cancel', '-R', specTo(was.roomPort)], this.env);
+        if ((await control(target(), ['-O', 'forward', '-R', specTo(roomPort)], this.env)).code !== 0) return false;
+        if (standing !== roomPort) {
+          standing = roomPort;
+          forward.roomPort = roomPort;
+          stood(roomPort);
+        }
+        return true;
+      },
+    };
+    return forward;
   }
 
   async open(host: string, participant: string, open: RemoteAgentOpen): Promise<ShellView> {
@@ -105,9 +142,9 @@ export class RemoteAgents implements RemoteAgentPort {
     }
   }
 
-  async waitEnd(host: string, shellId: string, participant: string, forward: RoomForward): Promise<{ exitCode: number | null; signal: string | null }> {
+  async waitEnd(host: string, shellId: string, participant: string, forward: RoomForward, options: { renewFirst?: boolean } = {}): Promise<{ exitCode: number | null; signal: string | null }> {
     let pause = 500;
-    let renew = false;
+    let renew = options.renewFirst === true;
     for (;;) {
       if (this.links.closed) return { exitCode: null, signal: null };
       try {
