@@ -140,4 +140,34 @@ describe.skipIf(unavailable !== null)(`an agent on a host is watched for stalls 
     offset = 0;
     await call('agent_stop', { shellId: agent.shellId });
   });
+
+  describe('bounded by its envelope', () => {
+    const SCRIPTED = path.resolve(__dirname, '../helpers/scripted-otel-client.mjs');
+    const envelopeOf = async (shellId: string) => (await call('spend_report', {})).envelopes.find((e) => e.target === shellId);
+
+    it('on cost: its client’s OTLP metrics reach the room through the run’s forward, and it is interrupted there and stopped at the ceiling', { timeout: 90_000 }, async () => {
+      // a folder the host's account (and its agents' sandbox there) may write
+      const marks = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'host-marks-')), 'marks');
+      fs.chmodSync(path.dirname(marks), 0o777);
+      const { agent } = await call('agent_start', { client: 'command', command: ['node', SCRIPTED, '--export-ms', '300', '--cost', '0.01', '--turn-ms', '150', '--mark', marks], host: 'watchbox', cwd: HOME, envelope: { maxCostUsd: 0.05 } });
+      expect((await call('spend_report', {})).envelopes.filter((e) => e.target === agent.shellId)).toEqual([expect.objectContaining({ scope: 'agent', maxCostMicroUsd: 50_000, state: 'active' })]);
+      await expect.poll(async () => (await envelopeOf(agent.shellId))?.stopped?.limit, { timeout: 60_000, interval: 250 }).toBe('cost');
+      // recorded per run: what its client on the host reported, at or past the ceiling
+      const { rows } = await call('spend_report', {});
+      const cost = rows.filter((r) => r.run === agent.shellId).reduce((n, r) => n + r.costMicroUsd, 0);
+      expect(cost).toBeGreaterThanOrEqual(50_000);
+      expect(rows.find((r) => r.run === agent.shellId)).toMatchObject({ participant: agent.participant });
+      // its client's interrupt key reached it on the host first (the safe point); then its run was stopped
+      await expect.poll(() => (fs.existsSync(marks) ? fs.readFileSync(marks, 'utf8') : ''), { timeout: 20_000 }).toMatch(/^interrupted\n/);
+      await expect.poll(async () => (await agentOf(agent.shellId)) ?? null, { timeout: 20_000 }).toBeNull();
+      fs.rmSync(path.dirname(marks), { recursive: true, force: true });
+    });
+
+    it('on idle time: read on the room’s copy of its terminal (its client at its prompt), stopped there', { timeout: 90_000 }, async () => {
+      const agent = await start('idle', { envelope: { maxIdleMs: 1500 } });
+      await expect.poll(async () => (await envelopeOf(agent.shellId))?.stopped?.limit, { timeout: 60_000, interval: 250 }).toBe('idle');
+      expect((await envelopeOf(agent.shellId))?.stopped?.text).toMatch(new RegExp(`^${agent.participant} \\(terminal ${agent.shellId}\\) sat idle \\d+ s`));
+      await expect.poll(async () => (await agentOf(agent.shellId)) ?? null, { timeout: 20_000 }).toBeNull();
+    });
+  });
 });

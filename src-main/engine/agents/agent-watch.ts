@@ -99,6 +99,17 @@ export class AgentWatch {
     this.timer = undefined;
   }
 
+  /** A run's terminal as the watch reads it (a run on a host: the room's copy of it), or null: gone. */
+  terminal(shellId: string): PtyShell | null {
+    return this.hooks.shell(shellId);
+  }
+
+  /** Types the room's keys into a run's terminal (a run on a host: sent there), as the room's policies do. */
+  typeInto(shellId: string, bytes: string): void {
+    const shell = this.hooks.shell(shellId);
+    if (shell) this.hooks.type(shellId, shell, bytes, ROOM);
+  }
+
   policyOf(shellId: string): WatchPolicy | null {
     return this.entries.get(shellId)?.policy ?? null;
   }

@@ -9,7 +9,7 @@ import type { AgentRunView } from '../../common/methods/agents';
 import type { EngineContext, Feature } from '../room/index';
 import { createPrivateFile, ensureOwnDir, isInside } from '../core/fs-safe';
 import { findOnPath } from '../process/find-on-path';
-import type { ShellRegistry } from '../shells/index';
+import type { PtyShell, ShellRegistry } from '../shells/index';
 import { viewOf } from '../shells/index';
 import { agentRunsFolder } from '../core/room-paths';
 import { enlistAgent, reviewOf, type Invoke } from './agent-task';
@@ -32,6 +32,10 @@ export interface AgentRunRef {
   client: AgentClientId;
   handoffId: string | null;
   startedAt: string;
+  /** Its terminal as the room reads it (a run on a host: the room's copy of it), or null once it is gone. */
+  terminal(): PtyShell | null;
+  /** Types the room's keys into it (a run on a host: sent there). */
+  type(bytes: string): void;
 }
 
 /**
@@ -238,7 +242,7 @@ export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke:
 
   return {
     name: 'agents',
-    liveRuns: () => [...runs.values()].map((r) => ({ shellId: r.shellId, participant: r.participant, client: r.client.id, handoffId: r.handoffId, startedAt: r.startedAt })),
+    liveRuns: () => [...runs.values()].map((r) => ({ shellId: r.shellId, participant: r.participant, client: r.client.id, handoffId: r.handoffId, startedAt: r.startedAt, terminal: () => watch.terminal(r.shellId), type: (bytes: string) => watch.typeInto(r.shellId, bytes) })),
     handlers: {
       ...watchHandlers,
       // a run on a host keeps its new policies for a room that restarts

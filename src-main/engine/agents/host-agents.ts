@@ -76,8 +76,6 @@ export function hostAgents(d: HostAgentDeps) {
     if (input.task !== undefined && input.repo !== undefined && input.hostRepo === undefined) {
       throw new RoomError('INVALID_INPUT', `a task in a repository on host ${host} needs hostRepo: the absolute path of ${host}'s own clone of ${input.repo}`);
     }
-    // not yet for a run on a host: its envelope reads the terminal here (docs/hosts.md)
-    if (input.envelope) throw new RoomError('INVALID_INPUT', `an envelope is not yet kept for an agent on a host: start it on ${host} without one, or here`);
     const { name, token, task } = await d.enlist(operator, input, client, input.cwd ?? '.');
     let started: Awaited<ReturnType<typeof startOnHost>>;
     try {
@@ -96,6 +94,18 @@ export function hostAgents(d: HostAgentDeps) {
     const policy = d.watchRun(shell.id, name, client, input);
     kept.add(run, forward, policy);
     follow(remote, run, forward, false);
+    // its envelope, from its first moment: wall-clock and idle read on the room's copy of its terminal, tokens and
+    // cost as its client reports them through the same forward
+    if (input.envelope) {
+      try {
+        await d.invoke(operator, 'envelope_set', { scope: 'agent', target: shell.id, ...input.envelope });
+      } catch (error) {
+        // a run asked for with a ceiling never goes on without one
+        run.stoppedBy = operator.name;
+        await d.invoke(operator, 'shell_close', { shellId: shell.id }).catch(() => undefined);
+        throw error;
+      }
+    }
     ctx.commit(() => ({
       value: undefined,
       events: [{ kind: 'agent.started', actor: operator.name, subject: name, data: { client: client.id, shellId: shell.id, cwd: shell.cwd, version: null, host, ...(task ? { handoffId: task.handoffId } : {}) } }],
