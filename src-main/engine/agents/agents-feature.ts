@@ -254,7 +254,7 @@ export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke:
       agent_clients: async () => ({ clients: await clients() }),
       agent_start: start,
       agent_list: async (caller) => {
-        const agents = await Promise.all(live(caller).map(async (a) => (a.handoffId && a.shell.alive ? { ...a, review: await reviewOf(invoke, caller, a.handoffId, a.shell.status.state === 'idle') } : a)));
+        const agents = await Promise.all(live(caller).map(async (a) => (a.handoffId && a.shell.alive ? { ...a, review: await reviewOf(invoke, caller, a.handoffId, a.shell.status.state === 'idle', remote) } : a)));
         return { agents, earlier: earlierRuns(ctx, new Set(agents.map((a) => a.participant)), commands) };
       },
       agent_complete: async (caller, input) => {

@@ -53,6 +53,8 @@ export interface RemoteAgentPort {
    * `roomPort`.
    */
   forwardAgain(host: string, participant: string, was: { port: number; roomPort: number }, roomUrl: () => string | null, stood: (roomPort: number) => void): RoomForward;
+  /** A handoff's worktree on the host: its HEAD and its commits past `since`, read there by its node (null: no HEAD, or not reached). */
+  commitsPast(host: string, work: { hostRepo: string; handoffId: string; since: string }): Promise<{ head: string; commits: number } | null>;
   /** Starts the client on the host as `participant` (its shell there, known to the room as that participant's). */
   open(host: string, participant: string, open: RemoteAgentOpen): Promise<ShellView>;
   /** The run's shell as last seen (null: not a shell on a host). */

@@ -109,6 +109,11 @@ export class RemoteAgents implements RemoteAgentPort {
     return forward;
   }
 
+  async commitsPast(host: string, work: { hostRepo: string; handoffId: string; since: string }): Promise<{ head: string; commits: number } | null> {
+    const out = await this.links.get(host).call<{ head: string | null; commits: number }>('node_worktree_commits', work);
+    return out.head ? { head: out.head, commits: out.commits } : null;
+  }
+
   async open(host: string, participant: string, open: RemoteAgentOpen): Promise<ShellView> {
     const { shell } = await this.links.get(host).call<{ shell: ShellView }>('node_agent_open', open, participant);
     return this.shells.adopt(host, participant, participant, shell);

@@ -128,6 +128,17 @@ export class RemoteMirror implements Terminal {
     this.checkReader();
   }
 
+  /**
+   * `view` (the node's, as last listed) with what is read here now: the room's watch's condition of the agent in
+   * it (stalled, limited), and with `agentStatus` an agent's status (its client's rules, on the output so far).
+   */
+  shown(view: ShellView, agentStatus = false): ShellView {
+    const { condition: _there, ...rest } = view;
+    const condition = this.session.condition;
+    const status = agentStatus && view.agent && this.session.alive ? { status: this.session.status.status } : {};
+    return { ...rest, ...status, ...(condition ? { condition } : {}) };
+  }
+
   /** The stream runs (started again from the last offset received when it dropped); throws when the host cannot be reached. */
   async follow(): Promise<void> {
     if (this.live || this.ended || this.disposed) return;

@@ -149,7 +149,7 @@ export class RemoteShells implements RemoteShellPort {
   /** The last view of a remote shell (kept fresh by shell_list and the run's watch), or null. */
   lastView(id: string): ShellView | null {
     const shell = this.shells.get(id);
-    return shell ? withCondition(shell) : null;
+    return shell ? shell.mirror.shown(shell.view, true) : null;
   }
 
   /** The room's copy of a shell on a host (its screen, status and input marks here), whoever asks: the agent watch's. */
@@ -165,12 +165,9 @@ export class RemoteShells implements RemoteShellPort {
     const shell = this.shells.get(id);
     if (!shell) return Promise.reject(new RoomError('NOT_FOUND', `unknown shell ${id}: see shell_list`));
     shell.mirror.session.lastInputAt = Date.now();
-    const sent = shell.typing.then(() => this.link(shell.host).call<IoOutput>('shell_io', { shellId: id, text, maxBytes: 1 }, shell.nodeAs ?? undefined));
-    shell.typing = sent.then(
-      () => undefined,
-      () => undefined,
-    );
-    return sent.then(() => undefined);
+    const sent = shell.typing.then(() => this.link(shell.host).call<IoOutput>('shell_io', { shellId: id, text, maxBytes: 1 }, shell.nodeAs ?? undefined)).then(() => undefined);
+    shell.typing = sent.catch(() => undefined);
+    return sent;
   }
 
   /** Marks what an agent run's watch learned: the shell ended there, or its host is (un)reachable. */
@@ -316,18 +313,11 @@ export class RemoteShells implements RemoteShellPort {
         }
       }),
     );
-    return mine.map(withCondition);
+    return mine.map((s) => s.mirror.shown(s.view));
   }
 
   closeLinks(): void {
     for (const shell of this.shells.values()) shell.mirror.dispose();
     this.links.close();
   }
-}
-
-/** A remote shell's view with what the room's watch of the agent in it says now (stalled, limited: read here). */
-function withCondition(shell: RemoteShell): ShellView {
-  const { condition: _there, ...view } = shell.view;
-  const condition = shell.mirror.session.condition;
-  return condition ? { ...view, condition } : view;
 }
