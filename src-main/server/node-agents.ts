@@ -7,7 +7,7 @@ import type { LineExtras } from '../api/line-door';
 import { AGENT_CLIENTS, AGENT_UNSET_ENV } from '../common/agent-clients';
 import type { Caller } from '../common/dto';
 import { RoomError } from '../common/errors';
-import { agentRunsFolder, createPrivateFile, ensureOwnDir, findOnPath, sampleTrees, viewOf, type Engine, type RemoteAgentOpen } from '../engine/index';
+import { agentRunsFolder, clientVersions, createPrivateFile, ensureOwnDir, findOnPath, sampleTrees, viewOf, type Engine, type RemoteAgentOpen } from '../engine/index';
 
 /**
  * What a room node answers for an agent the placing room starts on its host (docs/hosts.md, "Agents on a host"):
@@ -38,6 +38,8 @@ function openOf(params: unknown): AgentOpen {
 
 export function nodeAgentMethods(engine: Engine, dataDir: string): LineExtras {
   const runsRoot = agentRunsFolder(dataDir);
+  // each client's version, asked here (the host's login PATH) once per install, as a local run's is
+  const { cachedVersion } = clientVersions();
   return {
     // a port of this host's loopback free now, for the placing room's reverse forward to its endpoint (the
     // forward is asked for it by name; one taken meanwhile makes that fail, and the room asks again)
@@ -86,6 +88,7 @@ export function nodeAgentMethods(engine: Engine, dataDir: string): LineExtras {
       }
       const cwd = path.resolve(os.homedir(), open.cwd);
       if (!fs.existsSync(cwd) || !fs.statSync(cwd).isDirectory()) throw new RoomError('INVALID_INPUT', `cwd ${cwd} is not an existing folder on this host`);
+      const version = await cachedVersion(file, client.versionArgs);
       ensureOwnDir(runsRoot);
       const runDir = path.join(runsRoot, randomBytes(8).toString('hex'));
       fs.mkdirSync(runDir, { mode: 0o700 });
@@ -103,7 +106,7 @@ export function nodeAgentMethods(engine: Engine, dataDir: string): LineExtras {
           unsetEnv: AGENT_UNSET_ENV,
           ...(open.cols ? { cols: open.cols } : {}),
           ...(open.rows ? { rows: open.rows } : {}),
-          agent: { client: client.id, label: client.label, participant: caller.name, version: null },
+          agent: { client: client.id, label: client.label, participant: caller.name, version },
           runFolder: runDir,
         });
         void session.waitExit().then(() => fs.rmSync(runDir, { recursive: true, force: true }));

@@ -84,7 +84,8 @@ describe.skipIf(unavailable !== null)(`an agent on a host is watched for stalls 
   it('reads stalled once, terminal, CPU and process tree quiet there; one busy on the host’s CPU does not; typing into it ends the stall (policy tell)', { timeout: 90_000 }, async () => {
     const stuck = await start('stall', { stallMinutes: 0.02 });
     const busy = await start('cpu', { stallMinutes: 0.02 });
-    expect(stuck).toMatchObject({ host: 'watchbox', watch: { onStall: 'tell', stallMs: 1200, stalled: null } });
+    // its client's version, asked on the host (the stand-in answers --version as the CLIs do)
+    expect(stuck).toMatchObject({ host: 'watchbox', version: '0.0.1 (stand-in)', shell: { agent: { version: '0.0.1 (stand-in)' } }, watch: { onStall: 'tell', stallMs: 1200, stalled: null } });
     await expect.poll(async () => (await agentOf(stuck.shellId))?.watch.stalled, { timeout: 30_000 }).not.toBeNull();
     const listed = await agentOf(stuck.shellId);
     expect(listed?.shell.status.state).toBe('working');

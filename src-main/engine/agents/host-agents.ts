@@ -89,7 +89,9 @@ export function hostAgents(d: HostAgentDeps) {
     const { shell, forward } = started;
     d.shells.changes.fire(SHELLS_CHANGED);
     if (client.id === 'command' && input.command) d.commands.set(name, [...input.command]);
-    const run: AgentRun = { shellId: shell.id, client, participant: name, version: null, cwd: shell.cwd, startedAt: ctx.now(), runDir: '', handoffId: task?.handoffId ?? null, stoppedBy: null, startedBy: operator, input, host, forward };
+    // its client's version, as the host's node asked it there
+    const version = shell.agent?.version ?? null;
+    const run: AgentRun = { shellId: shell.id, client, participant: name, version, cwd: shell.cwd, startedAt: ctx.now(), runDir: '', handoffId: task?.handoffId ?? null, stoppedBy: null, startedBy: operator, input, host, forward };
     runs.set(shell.id, run);
     const policy = d.watchRun(shell.id, name, client, input);
     kept.add(run, forward, policy);
@@ -108,7 +110,7 @@ export function hostAgents(d: HostAgentDeps) {
     }
     ctx.commit(() => ({
       value: undefined,
-      events: [{ kind: 'agent.started', actor: operator.name, subject: name, data: { client: client.id, shellId: shell.id, cwd: shell.cwd, version: null, host, ...(task ? { handoffId: task.handoffId } : {}) } }],
+      events: [{ kind: 'agent.started', actor: operator.name, subject: name, data: { client: client.id, shellId: shell.id, cwd: shell.cwd, version, host, ...(task ? { handoffId: task.handoffId } : {}) } }],
     }));
     return { agent: d.view(run, operator) };
   }
