@@ -199,6 +199,8 @@ export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke:
   async function restart(shellId: string): Promise<string> {
     const run = runs.get(shellId);
     if (!run) throw new RoomError('NOT_FOUND', `no agent the room started runs in shell ${shellId}`);
+    // a command run on a host taken up again after a restart: its program was not kept (it is the person's own)
+    if (run.client.id === 'command' && !run.input.command) throw new RoomError('CONFLICT', `${run.participant}'s program was not kept when the room restarted: it is left running; stop it and start it again yourself`);
     const again = againInput(run, watch.policyOf(shellId) ?? defaults(), viewOfRun(run, run.startedBy).shell);
     run.stoppedBy = 'commonroom';
     await invoke(run.startedBy, 'shell_close', { shellId });
