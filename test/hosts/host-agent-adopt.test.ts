@@ -121,6 +121,9 @@ describe.skipIf(unavailable !== null)(`an agent run on a host is taken up again 
     expect(await ask('one')).toBe(`ASKED one ROOM=${roomId}`);
     const port = new URL(/READY (\S+)/.exec((await tool<{ output: string }>(me, 'shell_io', { shellId: agent.shellId, cursor: 'start' })).output)?.[1] as string).port;
 
+    // its policies changed while it runs are the ones a restarted room keeps
+    expect(runCe(home, ['agent', 'watch', agent.shellId, '--stall-minutes', '20']).status).toBe(0);
+
     for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
       const before = new URL(serve.mcpUrl).port;
       await stopServe(serve, signal);
@@ -128,7 +131,7 @@ describe.skipIf(unavailable !== null)(`an agent run on a host is taken up again 
       me = await person();
       expect(new URL(serve.mcpUrl).port, 'a new room port (serve --port 0)').not.toBe(before);
       // the same run: its terminal, participant and host, alive, with its policies
-      expect(runOf(agent.shellId)).toMatchObject({ participant: agent.participant, host: 'adoptbox', shell: { alive: true, host: 'adoptbox' }, watch: { onStall: 'interrupt', stallMs: 1_800_000 } });
+      expect(runOf(agent.shellId)).toMatchObject({ participant: agent.participant, host: 'adoptbox', shell: { alive: true, host: 'adoptbox' }, watch: { onStall: 'interrupt', stallMs: 1_200_000 } });
       // its client, with the URL and token it was started with, reaches this room (the forward asked for again)
       expect(await ask(`after-${signal}`)).toBe(`ASKED after-${signal} ROOM=${roomId}`);
       const { events } = await tool<{ events: { kind: string; subject: string | null; data: { shellId?: string; host?: string } }[] }>(me, 'workspace_history', { limit: 200 });
