@@ -146,6 +146,9 @@ const AGENT_KINDS: Record<string, EventKind> = {
   'agent.started': {
     text: (e, n) => `${who(e)} started agent ${e.subject ?? '?'} (${str(e.data, 'client') ?? 'a client'})${onHost(e.data)}${str(e.data, 'handoffId') ? ` on ${handoffName(str(e.data, 'handoffId'), n)}` : ''}`,
   },
+  'agent.adopted': {
+    text: (e) => `agent ${e.subject ?? '?'}${onHost(e.data)} was taken up again by the room after it restarted (the same run: its terminal went on there)`,
+  },
   'agent.ended': {
     text: (e) => `agent ${e.subject ?? '?'}${onHost(e.data)} ${e.data && (e.data as { stopped?: unknown }).stopped ? `was stopped by ${who(e)}` : 'ended'} (${exitText(e.data)})`,
     tally: (e) => (num(e.data, 'exitCode') === 0 || (e.data as { stopped?: unknown } | null)?.stopped ? { one: 'agent ended', many: 'agents ended' } : bad('agent failed', 'agents failed')),

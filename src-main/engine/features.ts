@@ -80,7 +80,7 @@ export function buildFeatures(engine: FeatureHost): Feature[] {
     (agents = agentsFeature(ctx, engine.shells, invoke, (token) => engine.authenticate(token), remoteAgents)),
     hostsFeature(ctx, remoteShells),
     // spend and envelopes: which runs are live, the agents feature says (its runs are volatile, its own)
-    spendFeature(ctx, engine.shells, invoke, () => agents?.liveRuns() ?? []),
+    spendFeature(ctx, invoke, () => agents?.liveRuns() ?? []),
     // after graphs and agents: it starts them (through Engine.call, as each schedule's owner) once they are all up
     schedulesFeature(ctx, invoke),
     // the morning summary reads the others as its caller, inside its own audited call; a feature's live part

@@ -7,7 +7,7 @@ import type { LineExtras } from '../api/line-door';
 import { AGENT_CLIENTS, AGENT_UNSET_ENV } from '../common/agent-clients';
 import type { Caller } from '../common/dto';
 import { RoomError } from '../common/errors';
-import { agentRunsFolder, createPrivateFile, ensureOwnDir, findOnPath, viewOf, type Engine, type RemoteAgentOpen } from '../engine/index';
+import { agentRunsFolder, clientVersions, createPrivateFile, ensureOwnDir, findOnPath, sampleTrees, viewOf, type Engine, type RemoteAgentOpen } from '../engine/index';
 
 /**
  * What a room node answers for an agent the placing room starts on its host (docs/hosts.md, "Agents on a host"):
@@ -38,6 +38,8 @@ function openOf(params: unknown): AgentOpen {
 
 export function nodeAgentMethods(engine: Engine, dataDir: string): LineExtras {
   const runsRoot = agentRunsFolder(dataDir);
+  // each client's version, asked here (the host's login PATH) once per install, as a local run's is
+  const { cachedVersion } = clientVersions();
   return {
     // a port of this host's loopback free now, for the placing room's reverse forward to its endpoint (the
     // forward is asked for it by name; one taken meanwhile makes that fail, and the room asks again)
@@ -52,6 +54,28 @@ export function nodeAgentMethods(engine: Engine, dataDir: string): LineExtras {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       return { port };
     },
+    // the process trees of the agents' terminals here (their processes and CPU time): the placing room's stall
+    // watch reads them as it reads a local run's (engine/agents/stall-watch.ts); a shell not here is left out
+    node_agent_trees: async (caller: Caller, params: unknown) => {
+      if (caller.role !== 'operator') throw new RoomError('FORBIDDEN', "node_agent_trees is the placing room's own call");
+      const ids = (params as { shellIds?: unknown } | null)?.shellIds;
+      if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string') || ids.length > 1000) throw new RoomError('INVALID_INPUT', 'node_agent_trees: shellIds is a list of shell ids');
+      const tags = new Map<string, string>();
+      for (const id of ids as string[]) {
+        try {
+          tags.set(id, engine.shells.get(caller, id).spec.tag);
+        } catch {
+          // ended and let go here
+        }
+      }
+      const samples = sampleTrees([...tags.values()]);
+      const trees: Record<string, { processes: string; cpuMs: number }> = {};
+      for (const [id, tag] of tags) {
+        const sample = samples.get(tag);
+        if (sample) trees[id] = sample;
+      }
+      return { trees };
+    },
     node_agent_open: async (caller: Caller, params: unknown) => {
       if (caller.role !== 'agent') throw new RoomError('FORBIDDEN', 'node_agent_open starts an agent as that agent (the placing room\'s call with "as")');
       const open = openOf(params);
@@ -64,6 +88,7 @@ export function nodeAgentMethods(engine: Engine, dataDir: string): LineExtras {
       }
       const cwd = path.resolve(os.homedir(), open.cwd);
       if (!fs.existsSync(cwd) || !fs.statSync(cwd).isDirectory()) throw new RoomError('INVALID_INPUT', `cwd ${cwd} is not an existing folder on this host`);
+      const version = await cachedVersion(file, client.versionArgs);
       ensureOwnDir(runsRoot);
       const runDir = path.join(runsRoot, randomBytes(8).toString('hex'));
       fs.mkdirSync(runDir, { mode: 0o700 });
@@ -81,7 +106,7 @@ export function nodeAgentMethods(engine: Engine, dataDir: string): LineExtras {
           unsetEnv: AGENT_UNSET_ENV,
           ...(open.cols ? { cols: open.cols } : {}),
           ...(open.rows ? { rows: open.rows } : {}),
-          agent: { client: client.id, label: client.label, participant: caller.name, version: null },
+          agent: { client: client.id, label: client.label, participant: caller.name, version },
           runFolder: runDir,
         });
         void session.waitExit().then(() => fs.rmSync(runDir, { recursive: true, force: true }));

@@ -59,6 +59,18 @@ export function nodeWorktreeMethods(dataDir: string, key: string): LineExtras {
       if (!fs.existsSync(folder)) throw new RoomError('CONFLICT', `the worktree ${folder} of handoff ${work.handoffId} is gone from this host`);
       return { files: await uncommittedIn(folder) };
     },
+    // "ready for review?" of an agent working in it: its HEAD and how many commits it has past `since` (the base,
+    // or a rejected work's head), read with the room's own git here
+    node_worktree_commits: async (caller: Caller, params: unknown) => {
+      const work = workOf(caller, params, 'node_worktree_commits');
+      if (typeof work.since !== 'string' || !COMMIT.test(work.since)) throw new RoomError('INVALID_INPUT', 'node_worktree_commits: since is a commit id');
+      const folder = folderOf(work.handoffId);
+      if (!fs.existsSync(folder)) throw new RoomError('CONFLICT', `the worktree ${folder} of handoff ${work.handoffId} is gone from this host`);
+      const head = await git(folder, ['rev-parse', '--verify', '--quiet', 'HEAD^{commit}']);
+      if (head.status !== 0) return { head: null, commits: 0 };
+      const count = await git(folder, ['rev-list', '--count', `${work.since}..HEAD`]);
+      return { head: head.stdout.trim(), commits: count.status === 0 ? Number(count.stdout.trim()) : 0 };
+    },
     node_worktree_remove: async (caller: Caller, params: unknown) => {
       const work = workOf(caller, params, 'node_worktree_remove');
       const { branch, baseCommit } = work;

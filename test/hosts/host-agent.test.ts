@@ -166,6 +166,11 @@ describe.skipIf(unavailable !== null)(`an agent started on a host, through its f
     const forwarded = new URL(url).host;
     expect(forwarded).not.toBe(`127.0.0.1:${roomPort}`);
 
+    // ready for review? its client sits idle with a commit in its worktree: read on the host, by its node
+    const reviewOf = async () => (await call('agent_list', {})).agents.find((a) => a.shellId === agent.shellId)?.review ?? null;
+    await expect.poll(reviewOf, { timeout: 30_000, interval: 250 }).toMatchObject({ handoffId, commits: 1 });
+    const readyHead = (await reviewOf())?.head;
+
     // its terminal is a shell of the room on the host (shell_list, with its agent), listed among the room's agents
     const listed = (await call('shell_list', {})).shells.find((s) => s.id === agent.shellId);
     expect(listed).toMatchObject({ host: 'agentbox', owner: agent.participant, alive: true, agent: { client: 'command', participant: agent.participant } });
@@ -220,6 +225,7 @@ describe.skipIf(unavailable !== null)(`an agent started on a host, through its f
     const { handoff: done } = await call('handoff_get', { handoffId });
     const reviewed = done.workspace?.evidence?.head as string;
     expect(reviewed).not.toBe(base);
+    expect(readyHead).toBe(reviewed);
     expect(done.workspace?.evidence?.commits.map((c) => c.subject)).toEqual(['Work of the agent on the host']);
     const page = await call('handoff_evidence', { handoffId });
     const files = page.files as EvidenceFile[];

@@ -45,6 +45,7 @@ const WRITTEN_IN: Record<string, string> = {
   spend: 'engine/store/spend.ts',
   envelopes: 'engine/store/spend.ts',
   agent_watch_defaults: 'engine/store/agent-watch.ts',
+  host_agent_runs: 'engine/store/host-agent-runs.ts',
   runner: 'engine/room/room.ts',
   meta: 'engine/room/room.ts',
 };
@@ -63,6 +64,7 @@ const BUILT_BY: Record<string, string> = {
   ScheduleRepo: 'engine/schedules',
   SpendRepo: 'engine/spend',
   AgentWatchRepo: 'engine/agents',
+  HostAgentRunRepo: 'engine/agents',
 };
 
 describe('one owner per table', () => {

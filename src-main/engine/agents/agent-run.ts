@@ -7,7 +7,8 @@ import type { ShellView } from '../../common/methods/shells';
 import type { EngineContext } from '../room/index';
 import type { ShellRegistry } from '../shells/index';
 import { AgentWatch, type WatchPolicy } from './agent-watch';
-import type { RoomForward } from '../hosts/index';
+import type { RemoteAgentPort, RoomForward } from '../hosts/index';
+import { sampleTrees, type TreeSample } from './stall-watch';
 
 /** One agent the room started, while its terminal lives. */
 export interface AgentRun {
@@ -42,17 +43,45 @@ export function versionOf(file: string, args: string[]): Promise<string | null> 
   });
 }
 
-/** The watch of the room's runs (agent-watch.ts): their terminals, the room's clocks, its events, and `restart`. */
-export function watchRuns(ctx: EngineContext, runs: Map<string, AgentRun>, shells: ShellRegistry, restart: (shellId: string) => Promise<string>): AgentWatch {
+/**
+ * The watch of the room's runs (agent-watch.ts): their terminals, the room's clocks, its events, and `restart`. A
+ * run on a host is watched on the room's copy of its terminal (its screen and status, read here), its process
+ * tree as the host's node reads it, and the room's keys sent there.
+ */
+export function watchRuns(ctx: EngineContext, runs: Map<string, AgentRun>, shells: ShellRegistry, restart: (shellId: string) => Promise<string>, remote?: RemoteAgentPort): AgentWatch {
   return new AgentWatch(
     {
       shell: (id) => {
         const run = runs.get(id);
+        if (run?.host) return remote?.copy(id) ?? null;
         try {
           return run ? shells.get(run.startedBy, id) : null;
         } catch {
           return null; // closed and let go
         }
+      },
+      trees: async (live) => {
+        const out = new Map<string, TreeSample | null>();
+        const here = live.filter((l) => !runs.get(l.shellId)?.host);
+        const samples = sampleTrees(here.map((l) => l.shell.spec.tag));
+        for (const l of here) out.set(l.shellId, samples.get(l.shell.spec.tag) ?? null);
+        const byHost = new Map<string, string[]>();
+        for (const l of live) {
+          const host = runs.get(l.shellId)?.host;
+          if (host) byHost.set(host, [...(byHost.get(host) ?? []), l.shellId]);
+        }
+        await Promise.all(
+          [...byHost].map(async ([host, ids]) => {
+            const there = remote ? await remote.trees(host, ids) : null;
+            // a host that did not answer: its runs are left out (not looked at this time)
+            if (there) for (const id of ids) out.set(id, there.get(id) ?? null);
+          }),
+        );
+        return out;
+      },
+      type: (id, shell, bytes, by) => {
+        if (!runs.get(id)?.host) return shell.write(bytes, by, ctx.now());
+        remote?.type(id, bytes).catch((error: unknown) => console.error(`[agents] keys for the run in shell ${id} did not reach its host: ${error instanceof Error ? error.message : String(error)}`));
       },
       now: () => new Date(ctx.now()),
       elapsed: () => ctx.elapsedMs(),

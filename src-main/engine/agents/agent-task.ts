@@ -8,6 +8,7 @@ import { gitRead } from '../workspaces/index';
 import { worktreeEnv, worktreeEnvText } from '../../common/worktree-env';
 import { uniqueParticipantName, type AgentClient } from '../../common/agent-clients';
 import type { EngineContext } from '../room/index';
+import type { RemoteAgentPort } from '../hosts/index';
 
 /** A call through Engine.call (authorised, validated, audited) as `caller`. */
 export type Invoke = <M extends MethodName>(caller: Caller, method: M, input: MethodInput<M>) => Promise<MethodOutputs[M]>;
@@ -105,15 +106,21 @@ export async function assigneeOf(invoke: Invoke, operator: Caller, handoffId: st
  * "Ready for review?": the run's handoff is still worked on (accepted), its client is idle at its prompt, and
  * its worktree's branch has commits past the base (a follow-up: past the rejected work's head). Asked with the room's own git (runs nothing of the repository's).
  */
-export async function reviewOf(invoke: Invoke, operator: Caller, handoffId: string, idle: boolean): Promise<{ handoffId: string; commits: number; head: string } | null> {
+export async function reviewOf(invoke: Invoke, operator: Caller, handoffId: string, idle: boolean, remote?: RemoteAgentPort): Promise<{ handoffId: string; commits: number; head: string } | null> {
   if (!idle) return null;
   const handoff = await invoke(operator, 'handoff_get', { handoffId }).then((r) => r.handoff, () => null);
   const w = handoff?.workspace;
   if (handoff?.status !== 'accepted' || handoff.task?.status !== 'working' || !w?.path || w.state !== 'ready') return null;
-  const head = await gitRead(w.path, ['rev-parse', '--verify', '--quiet', 'HEAD^{commit}']).catch(() => null);
-  if (head?.status !== 0) return null;
   // a follow-up counts from where the rejected work ended, not from the base (its earlier commits were reviewed)
   const prior = w.continues ? await invoke(operator, 'handoff_get', { handoffId: w.continues.handoffId }).then((r) => r.handoff.workspace?.evidence?.head ?? null, () => null) : null;
+  if (w.host) {
+    // a worktree on a host: read there, by its node, over the link (null while the host is out of reach)
+    if (!remote || !w.hostRepo) return null;
+    const there = await remote.commitsPast(w.host, { hostRepo: w.hostRepo, handoffId, since: prior ?? w.baseCommit }).catch(() => null);
+    return there && there.commits > 0 ? { handoffId, ...there } : null;
+  }
+  const head = await gitRead(w.path, ['rev-parse', '--verify', '--quiet', 'HEAD^{commit}']).catch(() => null);
+  if (head?.status !== 0) return null;
   const count = await gitRead(w.path, ['rev-list', '--count', `${prior ?? w.baseCommit}..HEAD`]).catch(() => null);
   const commits = count?.status === 0 ? Number(count.stdout.trim()) : 0;
   return commits > 0 ? { handoffId, commits, head: head.stdout.trim() } : null;

@@ -3,7 +3,7 @@ import type { ShellCondition } from '../../common/methods/shells';
 import { RoomError } from '../../common/errors';
 import type { PtyShell } from '../shells/index';
 import { limitKey, limitLines, LimitWatch } from './limit-watch';
-import { sampleTrees, screenWords, StallWatch, type TreeSample } from './stall-watch';
+import { screenWords, StallWatch, type TreeSample } from './stall-watch';
 
 /** An agent's watch settings: how long quiet reads stalled, and the person's policies. */
 export interface WatchPolicy {
@@ -24,6 +24,13 @@ export interface WatchHooks {
   record(kind: string, participant: string, data: Record<string, unknown>): void;
   /** Ends the run and starts it again going on with its conversation; the new run's shell id. */
   restart(shellId: string): Promise<string>;
+  /**
+   * One look at the live runs' process trees, by shell id: a sample, or null where none can be read (the terminal
+   * alone says); a run left out is not known now (its host out of reach): it is not looked at this time.
+   */
+  trees(live: { shellId: string; shell: PtyShell }[]): Promise<Map<string, TreeSample | null>>;
+  /** Types the room's keys into a run's terminal (on a host: sent there). */
+  type(shellId: string, shell: PtyShell, bytes: string, by: string): void;
 }
 
 /** One run as the watch sees it. */
@@ -92,6 +99,17 @@ export class AgentWatch {
     this.timer = undefined;
   }
 
+  /** A run's terminal as the watch reads it (a run on a host: the room's copy of it), or null: gone. */
+  terminal(shellId: string): PtyShell | null {
+    return this.hooks.shell(shellId);
+  }
+
+  /** Types the room's keys into a run's terminal (a run on a host: sent there), as the room's policies do. */
+  typeInto(shellId: string, bytes: string): void {
+    const shell = this.hooks.shell(shellId);
+    if (shell) this.hooks.type(shellId, shell, bytes, ROOM);
+  }
+
   policyOf(shellId: string): WatchPolicy | null {
     return this.entries.get(shellId)?.policy ?? null;
   }
@@ -136,11 +154,16 @@ export class AgentWatch {
     try {
       const live = [...this.entries.values()].flatMap((e) => {
         const shell = this.hooks.shell(e.shellId);
-        return shell && shell.alive ? [{ e, shell }] : [];
+        return shell && shell.alive ? [{ e, shell, shellId: e.shellId }] : [];
       });
-      // one look at the process table for every run (a /proc scan costs ~25 ms on a busy machine)
-      const trees = sampleTrees(live.map(({ shell }) => shell.spec.tag));
-      for (const { e, shell } of live) await this.lookAt(e, shell, trees.get(shell.spec.tag) ?? null);
+      // one look at the process table for every run (a /proc scan costs ~25 ms on a busy machine; a host's, one call)
+      const trees = await this.hooks.trees(live);
+      for (const { e, shell } of live) {
+        if (!this.entries.has(e.shellId)) continue; // ended meanwhile
+        // its host out of reach: nothing is known of it now, and its quiet so far is not counted on
+        if (!trees.has(e.shellId)) e.stall.reset();
+        else await this.lookAt(e, shell, trees.get(e.shellId) ?? null);
+      }
     } finally {
       this.busy = false;
     }
@@ -208,7 +231,7 @@ export class AgentWatch {
     e.stalled.acted = true;
     if (e.policy.onStall === 'interrupt') {
       e.acted = true;
-      shell.write(e.interrupt, ROOM, now.toISOString());
+      this.hooks.type(e.shellId, shell, e.interrupt, ROOM);
       this.hooks.record('agent.stall_interrupted', e.participant, { shellId: e.shellId, quietMs, key: keyName(e.interrupt) });
       return;
     }
@@ -230,7 +253,7 @@ export class AgentWatch {
       // its client retries by itself at the reset: nothing is typed, by the room or for the person
       if (by !== ROOM) throw new RoomError('CONFLICT', `${e.participant}'s client retries by itself at its reset (it counts down on its status line): to go on sooner, interrupt it (Esc) in its terminal and send your prompt again`);
     } else {
-      shell.write(`${e.continueText}\r`, by, this.hooks.now().toISOString());
+      this.hooks.type(e.shellId, shell, `${e.continueText}\r`, by);
     }
     this.hooks.record('agent.limit_resumed', e.participant, { shellId: e.shellId, text, by, typed: e.continueText });
     e.limited = null;

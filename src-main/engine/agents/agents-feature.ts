@@ -9,17 +9,18 @@ import type { AgentRunView } from '../../common/methods/agents';
 import type { EngineContext, Feature } from '../room/index';
 import { createPrivateFile, ensureOwnDir, isInside } from '../core/fs-safe';
 import { findOnPath } from '../process/find-on-path';
-import type { ShellRegistry } from '../shells/index';
-import { SHELLS_CHANGED, viewOf } from '../shells/index';
+import type { PtyShell, ShellRegistry } from '../shells/index';
+import { viewOf } from '../shells/index';
 import { agentRunsFolder } from '../core/room-paths';
 import { enlistAgent, reviewOf, type Invoke } from './agent-task';
 import { toCaller } from '../store/participants';
 import { againInput, earlierRuns, watchRuns, type AgentRun } from './agent-run';
 import { clientVersions } from './client-versions';
 import { policyFrom, watchDefaults, watchMethods } from './watch-methods';
+import type { WatchPolicy } from './agent-watch';
 import { SHELL_STATUS_RULES } from '../../common/shell-status-rules';
 import type { RemoteAgentPort } from '../hosts/index';
-import { startOnHost } from './remote-start';
+import { hostAgents } from './host-agents';
 export type { Invoke } from './agent-task';
 
 type AgentMethods = 'agent_clients' | 'agent_start' | 'agent_list' | 'agent_stop' | 'agent_complete' | 'agent_watch' | 'agent_watch_defaults' | 'agent_limit';
@@ -31,6 +32,10 @@ export interface AgentRunRef {
   client: AgentClientId;
   handoffId: string | null;
   startedAt: string;
+  /** Its terminal as the room reads it (a run on a host: the room's copy of it), or null once it is gone. */
+  terminal(): PtyShell | null;
+  /** Types the room's keys into it (a run on a host: sent there). */
+  type(bytes: string): void;
 }
 
 /**
@@ -47,7 +52,12 @@ export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke:
   const runsRoot = agentRunsFolder(ctx.room.paths.dataDir);
   const defaults = watchDefaults(ctx);
   // stalls and usage limits of the runs (agent-watch.ts), and the person's policy for each
-  const watch = watchRuns(ctx, runs, shells, (id) => restart(id));
+  const watch = watchRuns(ctx, runs, shells, (id) => restart(id), remote);
+  /** This process's own endpoint, once it serves (commonroom serve, the app); null before. */
+  const roomUrl = (): string | null => {
+    const runner = ctx.room.runningProcess();
+    return runner && runner.pid === process.pid && runner.endpoint ? new URL('/mcp', runner.endpoint).toString() : null;
+  };
 
   const viewOfRun = (run: AgentRun, caller: Caller): AgentRunView => ({
     shellId: run.shellId,
@@ -72,9 +82,7 @@ export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke:
 
   async function start(operator: Caller, input: MethodInput<'agent_start'>): Promise<MethodOutputs['agent_start']> {
     const client = AGENT_CLIENTS[input.client as AgentClientId];
-    // this process's own endpoint, once it serves (commonroom serve, the app)
-    const runner = ctx.room.runningProcess();
-    const url = runner && runner.pid === process.pid && runner.endpoint ? new URL('/mcp', runner.endpoint).toString() : null;
+    const url = roomUrl();
     if (!url) throw new RoomError('CONFLICT', 'this room is not serving MCP (start it with "commonroom serve" or the app): an agent would have nothing to connect to');
     if (client.id === 'command' && !input.command) throw new RoomError('INVALID_INPUT', 'client "command" needs command: the program and its arguments');
     if (client.id !== 'command' && input.command) throw new RoomError('INVALID_INPUT', `command is for client "command"; ${client.label} is found on the PATH as ${client.program}`);
@@ -87,7 +95,7 @@ export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke:
     // on a host: one the person allowed, and a follow-up goes on where the rejected work is
     const continuedOn = input.continues !== undefined && input.host === undefined ? ((await invoke(operator, 'handoff_get', { handoffId: input.continues })).handoff.workspace?.host ?? null) : null;
     const host = input.host ?? continuedOn;
-    if (host !== null) return startThere(operator, input, client, url, host);
+    if (host !== null) return there.start(operator, input, client, url, host);
     const program = client.program ?? (input.command?.[0] as string);
     const file = findOnPath(program, process.env.PATH ?? '');
     if (!file) {
@@ -165,8 +173,7 @@ export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke:
         throw error;
       }
     }
-    const screen = SHELL_STATUS_RULES[client.id];
-    watch.add({ shellId, participant: name, interrupt: client.interrupt, continueText: client.continueText, limitRules: screen?.limited ?? [] }, policyFrom(defaults(), input));
+    watchRun(shellId, name, client, input);
     ctx.commit(() => ({
       value: undefined,
       events: [{ kind: 'agent.started', actor: operator.name, subject: name, data: { client: client.id, shellId, cwd, version, ...(task ? { handoffId: task.handoffId } : {}) } }],
@@ -174,45 +181,16 @@ export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke:
     return { agent: viewOfRun(run, operator) };
   }
 
-  /**
-   * agent_start on a host (remote-start.ts): a run of the room's like any other (its participant, its handoff,
-   * its events, agent_stop), whose terminal is on the host. It ends when its terminal there ends: the forward goes.
-   */
-  async function startThere(operator: Caller, input: MethodInput<'agent_start'>, client: AgentClient, url: string, host: string): Promise<MethodOutputs['agent_start']> {
-    if (!remote) throw new RoomError('UNAVAILABLE', 'this room process places no work on hosts');
-    remote.allowed(operator, host);
-    if (input.task !== undefined && input.repo !== undefined && input.hostRepo === undefined) {
-      throw new RoomError('INVALID_INPUT', `a task in a repository on host ${host} needs hostRepo: the absolute path of ${host}'s own clone of ${input.repo}`);
-    }
-    // not yet for a run on a host: its watch and its envelope read the terminal here (docs/hosts.md)
-    if (input.envelope) throw new RoomError('INVALID_INPUT', `an envelope is not yet kept for an agent on a host: start it on ${host} without one, or here`);
-    const { name, token, task } = await enlist(operator, input, client, input.cwd ?? '.');
-    let started: Awaited<ReturnType<typeof startOnHost>>;
-    try {
-      if (task && task.host !== undefined && task.host !== host) throw new RoomError('INVALID_INPUT', `handoff ${task.handoffId}'s worktree is ${task.host ? `on host ${task.host}` : 'on this machine'}, not on ${host}: start its agent there`);
-      started = await startOnHost(remote, { host, client, input, roomUrl: url, token, name, task, cwd: task?.cwd ?? input.cwd ?? '.' });
-    } catch (error) {
-      if (task) await invoke(operator, 'handoff_cancel', { handoffId: task.handoffId, reason: `its agent could not start on ${host}: ${(error as Error).message}` }).catch(() => undefined);
-      if (input.participant === undefined && input.continues === undefined) await invoke(operator, 'participant_revoke', { name }).catch(() => undefined);
-      throw error;
-    }
-    const { shell, forward } = started;
-    shells.changes.fire(SHELLS_CHANGED);
-    if (client.id === 'command' && input.command) commands.set(name, [...input.command]);
-    const run: AgentRun = { shellId: shell.id, client, participant: name, version: null, cwd: shell.cwd, startedAt: ctx.now(), runDir: '', handoffId: task?.handoffId ?? null, stoppedBy: null, startedBy: operator, input, host, forward };
-    runs.set(shell.id, run);
-    void remote.waitEnd(host, shell.id, name, forward).then(async (exit) => {
-      await forward.cancel();
-      ended(shell.id, name, client.id, exit, host);
-      runs.delete(shell.id);
-      shells.changes.fire(SHELLS_CHANGED);
-    });
-    ctx.commit(() => ({
-      value: undefined,
-      events: [{ kind: 'agent.started', actor: operator.name, subject: name, data: { client: client.id, shellId: shell.id, cwd: shell.cwd, version: null, host, ...(task ? { handoffId: task.handoffId } : {}) } }],
-    }));
-    return { agent: viewOfRun(run, operator) };
+  /** Its stalls and usage limits watched, with its policies (agent-watch.ts): here, or on its host through the room's copy of its terminal. */
+  function watchRun(shellId: string, participant: string, client: AgentClient, input: MethodInput<'agent_start'>, policy = policyFrom(defaults(), input)): WatchPolicy {
+    const screen = SHELL_STATUS_RULES[client.id];
+    watch.add({ shellId, participant, interrupt: client.interrupt, continueText: client.continueText, limitRules: screen?.limited ?? [] }, policy);
+    return policy;
   }
+
+  // agents on hosts (host-agents.ts): started there, followed to their end, kept for a room that restarts
+  const there = hostAgents({ ctx, remote, runs, shells, commands, invoke, enlist, watchRun, unwatch: (id) => watch.remove(id), ended, view: (run, caller) => viewOfRun(run, caller), roomUrl, defaults });
+  there.adoptKept();
 
   /**
    * A stalled run started again as it was started, going on with its conversation (its client's resume
@@ -221,6 +199,8 @@ export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke:
   async function restart(shellId: string): Promise<string> {
     const run = runs.get(shellId);
     if (!run) throw new RoomError('NOT_FOUND', `no agent the room started runs in shell ${shellId}`);
+    // a command run on a host taken up again after a restart: its program was not kept (it is the person's own)
+    if (run.client.id === 'command' && !run.input.command) throw new RoomError('CONFLICT', `${run.participant}'s program was not kept when the room restarted: it is left running; stop it and start it again yourself`);
     const again = againInput(run, watch.policyOf(shellId) ?? defaults(), viewOfRun(run, run.startedBy).shell);
     run.stoppedBy = 'commonroom';
     await invoke(run.startedBy, 'shell_close', { shellId });
@@ -256,19 +236,27 @@ export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke:
     return out;
   }
 
+  const watchHandlers = watchMethods(ctx, watch, (caller, shellId) => {
+    const run = runs.get(shellId);
+    if (!run) throw new RoomError('NOT_FOUND', `no agent the room started runs in shell ${shellId}: see "ce agent list"`);
+    return viewOfRun(run, caller);
+  });
+
   return {
     name: 'agents',
-    liveRuns: () => [...runs.values()].map((r) => ({ shellId: r.shellId, participant: r.participant, client: r.client.id, handoffId: r.handoffId, startedAt: r.startedAt })),
+    liveRuns: () => [...runs.values()].map((r) => ({ shellId: r.shellId, participant: r.participant, client: r.client.id, handoffId: r.handoffId, startedAt: r.startedAt, terminal: () => watch.terminal(r.shellId), type: (bytes: string) => watch.typeInto(r.shellId, bytes) })),
     handlers: {
-      ...watchMethods(ctx, watch, (caller, shellId) => {
-        const run = runs.get(shellId);
-        if (!run) throw new RoomError('NOT_FOUND', `no agent the room started runs in shell ${shellId}: see "ce agent list"`);
-        return viewOfRun(run, caller);
-      }),
+      ...watchHandlers,
+      // a run on a host keeps its new policies for a room that restarts
+      agent_watch: async (caller, input) => {
+        const out = await watchHandlers.agent_watch(caller, input);
+        if (runs.get(input.shellId)?.host) there.keepPolicy(input.shellId, { stallMs: out.agent.watch.stallMs, onStall: out.agent.watch.onStall, onLimit: out.agent.watch.onLimit });
+        return out;
+      },
       agent_clients: async () => ({ clients: await clients() }),
       agent_start: start,
       agent_list: async (caller) => {
-        const agents = await Promise.all(live(caller).map(async (a) => (a.handoffId && a.shell.alive ? { ...a, review: await reviewOf(invoke, caller, a.handoffId, a.shell.status.state === 'idle') } : a)));
+        const agents = await Promise.all(live(caller).map(async (a) => (a.handoffId && a.shell.alive ? { ...a, review: await reviewOf(invoke, caller, a.handoffId, a.shell.status.state === 'idle', remote) } : a)));
         return { agents, earlier: earlierRuns(ctx, new Set(agents.map((a) => a.participant)), commands) };
       },
       agent_complete: async (caller, input) => {
@@ -294,6 +282,7 @@ export function agentsFeature(ctx: EngineContext, shells: ShellRegistry, invoke:
       },
     },
     async close() {
+      there.close();
       watch.close();
       for (const run of runs.values()) if (run.runDir) fs.rmSync(run.runDir, { recursive: true, force: true });
       // a run on a host: its terminal goes on there (the node keeps it), but the room it reached is gone

@@ -4,3 +4,7 @@
  */
 
 export { agentsFeature, type AgentRunRef, type Invoke } from './agents-feature';
+/** One look at the process trees of tagged shells (a room node answers it for the runs on its host). */
+export { sampleTrees, type TreeSample } from './stall-watch';
+/** The agent CLIs' versions, asked once per install (a room node asks them on its host for the runs it starts). */
+export { clientVersions } from './client-versions';

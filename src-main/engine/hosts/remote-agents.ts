@@ -1,12 +1,15 @@
 import { RoomError } from '../../common/errors';
 import type { MethodOutputs } from '../../common/contract';
 import type { ShellView } from '../../common/methods/shells';
+import type { PtyShell } from '../shells/index';
 import type { RemoteAgentOpen, RemoteAgentPort, RoomForward } from './remote-agent-port';
 import { childProcess } from '../platform/child-process';
 import type { NodeLinks } from './node-links';
 import type { RemoteShells } from './remote-shells';
 import { sshEnv, type SshTarget } from './ssh';
 
+/** How long a look at a host's process trees may take before the watch goes on without it. */
+const TREES_MS = 5_000;
 /** How long one wait for a run's end asks the node (it answers sooner when the shell ends). */
 const WAIT_MS = 60_000;
 
@@ -56,6 +59,8 @@ export class RemoteAgents implements RemoteAgentPort {
       let cancelled = false;
       return {
         url: `http://${hostHeader}/mcp`,
+        port,
+        roomPort,
         cancel: async () => {
           if (cancelled) return;
           cancelled = true;
@@ -69,6 +74,46 @@ export class RemoteAgents implements RemoteAgentPort {
     }
   }
 
+  forwardAgain(host: string, participant: string, was: { port: number; roomPort: number }, roomUrl: () => string | null, stood: (roomPort: number) => void): RoomForward {
+    const hostHeader = `127.0.0.1:${was.port}`;
+    this.forwarded.set(hostHeader, participant);
+    const specTo = (roomPort: number) => `127.0.0.1:${was.port}:127.0.0.1:${roomPort}`;
+    const target = () => this.links.get(host).sshTarget;
+    let standing: number | null = null;
+    let cancelled = false;
+    const forward: RoomForward = {
+      url: `http://${hostHeader}/mcp`,
+      port: was.port,
+      roomPort: was.roomPort,
+      cancel: async () => {
+        if (cancelled) return;
+        cancelled = true;
+        this.forwarded.delete(hostHeader);
+        if (standing !== null && !this.links.closed) await control(target(), ['-O', 'cancel', '-R', specTo(standing)], this.env);
+      },
+      renew: async () => {
+        const url = roomUrl();
+        if (cancelled || !url || this.links.closed) return false;
+        const roomPort = Number(new URL(url).port);
+        // the room before this one left its forward on a connection that outlived it (ControlPersist): to its port
+        if (standing === null && was.roomPort !== roomPort) await control(target(), ['-O', 'cancel', '-R', specTo(was.roomPort)], this.env);
+        if ((await control(target(), ['-O', 'forward', '-R', specTo(roomPort)], this.env)).code !== 0) return false;
+        if (standing !== roomPort) {
+          standing = roomPort;
+          forward.roomPort = roomPort;
+          stood(roomPort);
+        }
+        return true;
+      },
+    };
+    return forward;
+  }
+
+  async commitsPast(host: string, work: { hostRepo: string; handoffId: string; since: string }): Promise<{ head: string; commits: number } | null> {
+    const out = await this.links.get(host).call<{ head: string | null; commits: number }>('node_worktree_commits', work);
+    return out.head ? { head: out.head, commits: out.commits } : null;
+  }
+
   async open(host: string, participant: string, open: RemoteAgentOpen): Promise<ShellView> {
     const { shell } = await this.links.get(host).call<{ shell: ShellView }>('node_agent_open', open, participant);
     return this.shells.adopt(host, participant, participant, shell);
@@ -78,9 +123,33 @@ export class RemoteAgents implements RemoteAgentPort {
     return this.shells.lastView(shellId);
   }
 
-  async waitEnd(host: string, shellId: string, participant: string, forward: RoomForward): Promise<{ exitCode: number | null; signal: string | null }> {
+  copy(shellId: string): PtyShell | null {
+    return this.shells.copy(shellId);
+  }
+
+  type(shellId: string, text: string): Promise<void> {
+    return this.shells.type(shellId, text);
+  }
+
+  async trees(host: string, shellIds: string[]): Promise<Map<string, { processes: string; cpuMs: number }> | null> {
+    if (this.links.closed) return null;
+    let timer: NodeJS.Timeout | undefined;
+    // a host slow to answer holds no look at the other runs for long: not known this time
+    const late = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), TREES_MS)));
+    try {
+      const asked = this.links
+        .get(host)
+        .call<{ trees: Record<string, { processes: string; cpuMs: number }> }>('node_agent_trees', { shellIds })
+        .then((out) => new Map(Object.entries(out.trees)));
+      return await Promise.race([asked.catch(() => null), late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async waitEnd(host: string, shellId: string, participant: string, forward: RoomForward, options: { renewFirst?: boolean } = {}): Promise<{ exitCode: number | null; signal: string | null }> {
     let pause = 500;
-    let renew = false;
+    let renew = options.renewFirst === true;
     for (;;) {
       if (this.links.closed) return { exitCode: null, signal: null };
       try {

@@ -76,6 +76,8 @@ export class RemoteMirror implements Terminal {
         rows: view.rows,
         tag: '',
         sandbox: view.sandbox,
+        // an agent's terminal: its status read here with its client's rules, as the room's watch of it reads it
+        agent: view.agent ?? undefined,
         // room for what is in flight when it holds (ShellViewers holds at most a quarter of it before the end)
         scrollbackBytes: Math.max(options.scrollbackBytes, 4 * NODE_STREAM_HIGH),
         // no line cap: the node's ring has one, and here it would drop lines a reader by cursor has yet to read
@@ -124,6 +126,17 @@ export class RemoteMirror implements Terminal {
   readTo(offset: number): void {
     this.reader = { cursor: offset, at: Date.now() };
     this.checkReader();
+  }
+
+  /**
+   * `view` (the node's, as last listed) with what is read here now: the room's watch's condition of the agent in
+   * it (stalled, limited), and with `agentStatus` an agent's status (its client's rules, on the output so far).
+   */
+  shown(view: ShellView, agentStatus = false): ShellView {
+    const { condition: _there, ...rest } = view;
+    const condition = this.session.condition;
+    const status = agentStatus && view.agent && this.session.alive ? { status: this.session.status.status } : {};
+    return { ...rest, ...status, ...(condition ? { condition } : {}) };
   }
 
   /** The stream runs (started again from the last offset received when it dropped); throws when the host cannot be reached. */

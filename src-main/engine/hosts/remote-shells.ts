@@ -148,7 +148,26 @@ export class RemoteShells implements RemoteShellPort {
 
   /** The last view of a remote shell (kept fresh by shell_list and the run's watch), or null. */
   lastView(id: string): ShellView | null {
-    return this.shells.get(id)?.view ?? null;
+    const shell = this.shells.get(id);
+    return shell ? shell.mirror.shown(shell.view, true) : null;
+  }
+
+  /** The room's copy of a shell on a host (its screen, status and input marks here), whoever asks: the agent watch's. */
+  copy(id: string): PtyShell | null {
+    return this.shells.get(id)?.mirror.session ?? null;
+  }
+
+  /**
+   * Types `text` into a shell on a host as the room's own keys (an agent's watch, its envelope): marked as input on
+   * the copy here at once (a watch's next look sees it), sent there after what was typed before it.
+   */
+  type(id: string, text: string): Promise<void> {
+    const shell = this.shells.get(id);
+    if (!shell) return Promise.reject(new RoomError('NOT_FOUND', `unknown shell ${id}: see shell_list`));
+    shell.mirror.session.lastInputAt = Date.now();
+    const sent = shell.typing.then(() => this.link(shell.host).call<IoOutput>('shell_io', { shellId: id, text, maxBytes: 1 }, shell.nodeAs ?? undefined)).then(() => undefined);
+    shell.typing = sent.catch(() => undefined);
+    return sent;
   }
 
   /** Marks what an agent run's watch learned: the shell ended there, or its host is (un)reachable. */
@@ -185,6 +204,7 @@ export class RemoteShells implements RemoteShellPort {
     const { text, input: keys, resize, ...read } = input;
     let cursor = input.cursor;
     if (text !== undefined || keys !== undefined || resize !== undefined) {
+      if (text !== undefined || keys !== undefined) shell.mirror.session.lastInputAt = Date.now();
       const sent = await this.link(shell.host).call<IoOutput>('shell_io', { shellId: input.shellId, text, input: keys, resize, maxBytes: 1 }, shell.nodeAs ?? undefined);
       cursor ??= sent.cursor;
     }
@@ -293,7 +313,7 @@ export class RemoteShells implements RemoteShellPort {
         }
       }),
     );
-    return mine.map((s) => s.view);
+    return mine.map((s) => s.mirror.shown(s.view));
   }
 
   closeLinks(): void {

@@ -2,7 +2,7 @@ import type { Caller } from '../../common/dto';
 import { dollars, type EnvelopeLimit, type EnvelopeView, type SpendUsage } from '../../common/methods/spend';
 import { countedTokens, NO_USAGE } from '../../common/otlp-usage';
 import type { EngineContext } from '../room/index';
-import { viewOf, type ShellRegistry } from '../shells/index';
+import { viewOf } from '../shells/index';
 import type { SpendRepo } from '../store/spend';
 import { toCaller } from '../store/participants';
 import type { AgentRunRef, Invoke } from '../agents/index';
@@ -53,7 +53,7 @@ function overOf(e: EnvelopeView, who: string, used: SpendUsage, wallMs: number, 
  * ("stopped by its envelope: cost — …", an open handoff addressed to them: the inbox's "for you"), then records
  * envelope.stopped. An envelope whose target ended by itself is marked ended.
  */
-export function envelopeWatch(ctx: EngineContext, repo: SpendRepo, shells: ShellRegistry, invoke: Invoke, liveRuns: () => AgentRunRef[]) {
+export function envelopeWatch(ctx: EngineContext, repo: SpendRepo, invoke: Invoke, liveRuns: () => AgentRunRef[]) {
   let timer: ReturnType<typeof setInterval> | undefined;
   let checking: Promise<void> | null = null;
   let again = false;
@@ -76,29 +76,25 @@ export function envelopeWatch(ctx: EngineContext, repo: SpendRepo, shells: Shell
   const nowMs = () => Date.parse(ctx.now());
 
   /** How long a run's client has sat idle or waiting at its prompt, or null while it works (or has no terminal). */
-  function idleOf(op: Caller, run: AgentRunRef): number | null {
+  function idleOf(run: AgentRunRef): number | null {
     try {
-      const status = viewOf(shells.get(op, run.shellId)).status;
+      const terminal = run.terminal();
+      if (!terminal) return null;
+      const status = viewOf(terminal).status;
       return status.state === 'idle' || status.state === 'waiting' ? nowMs() - Date.parse(status.since) : null;
     } catch {
       return null;
     }
   }
 
-  const alive = (op: Caller, run: AgentRunRef): boolean => {
-    try {
-      return shells.get(op, run.shellId).alive;
-    } catch {
-      return false;
-    }
-  };
+  const alive = (run: AgentRunRef): boolean => run.terminal()?.alive ?? false;
 
   /** What the envelope reads now: over a limit, its target ended, or neither (null). `full`: read the handoff or graph again. */
   async function reading(op: Caller, e: EnvelopeView, runs: AgentRunRef[], full: boolean): Promise<Over | 'ended' | null> {
     if (e.scope === 'agent') {
       const run = runs.find((r) => r.shellId === e.target);
-      if (!run || !alive(op, run)) return 'ended';
-      const over = overOf(e, `${run.participant} (terminal ${run.shellId})`, repo.ofRun(run.shellId), nowMs() - Date.parse(run.startedAt), idleOf(op, run));
+      if (!run || !alive(run)) return 'ended';
+      const over = overOf(e, `${run.participant} (terminal ${run.shellId})`, repo.ofRun(run.shellId), nowMs() - Date.parse(run.startedAt), idleOf(run));
       return over && { ...over, runs: [run] };
     }
     if (e.scope === 'handoff') {
@@ -107,8 +103,8 @@ export function envelopeWatch(ctx: EngineContext, repo: SpendRepo, shells: Shell
         if (!handoff || !['open', 'accepted'].includes(handoff.status)) return 'ended';
         startOf.set(e.id, Date.parse(handoff.createdAt));
       }
-      const mine = runs.filter((r) => r.handoffId === e.target && alive(op, r));
-      const idles = mine.map((r) => idleOf(op, r));
+      const mine = runs.filter((r) => r.handoffId === e.target && alive(r));
+      const idles = mine.map((r) => idleOf(r));
       const idle = mine.length > 0 && idles.every((i) => i !== null) ? Math.min(...(idles as number[])) : null;
       const over = overOf(e, `the work on handoff ${e.target}`, repo.ofHandoff(e.target), nowMs() - (startOf.get(e.id) ?? nowMs()), idle);
       return over && { ...over, runs: mine };
@@ -136,9 +132,9 @@ export function envelopeWatch(ctx: EngineContext, repo: SpendRepo, shells: Shell
 
   async function stopRun(op: Caller, run: AgentRunRef): Promise<void> {
     try {
-      const shell = shells.get(op, run.shellId);
-      if (shell.alive) {
-        shell.write(INTERRUPT_KEY[run.client] ?? '\x03', 'commonroom', ctx.now());
+      // its terminal, on this machine or on its host (the keys then sent there)
+      if (run.terminal()?.alive) {
+        run.type(INTERRUPT_KEY[run.client] ?? '\x03');
         await invoke(op, 'shell_io', { shellId: run.shellId, wait: { until: 'status', status: ['idle', 'waiting', 'exited'], timeoutMs: SAFE_POINT_MS } }).catch(() => undefined);
       }
     } catch {

@@ -4,7 +4,6 @@ import { RoomError } from '../../common/errors';
 import { addUsage, NO_USAGE, usageOf } from '../../common/otlp-usage';
 import type { EnvelopeScope, SpendUsage } from '../../common/methods/spend';
 import type { EngineContext, Feature } from '../room/index';
-import type { ShellRegistry } from '../shells/index';
 import { SpendRepo } from '../store/spend';
 import type { AgentRunRef, Invoke } from '../agents/index';
 import { envelopeWatch } from './envelope-watch';
@@ -28,11 +27,11 @@ function daysBack(nowIso: string, days: number): string {
  * What it does to other features (stop an agent, cancel a graph, hand the person a note) goes through
  * Engine.call (`invoke`); which runs are live, engine.ts hands it from the agents feature (`liveRuns`).
  */
-export function spendFeature(ctx: EngineContext, shells: ShellRegistry, invoke: Invoke, liveRuns: () => AgentRunRef[]): Feature<SpendMethods> {
+export function spendFeature(ctx: EngineContext, invoke: Invoke, liveRuns: () => AgentRunRef[]): Feature<SpendMethods> {
   const repo = new SpendRepo(ctx.room.db);
   /** The last value of each cumulative series, per run (volatile: a client's cumulative series restarts with it). */
   const lastCumulative = new Map<string, number>();
-  const watch = envelopeWatch(ctx, repo, shells, invoke, liveRuns);
+  const watch = envelopeWatch(ctx, repo, invoke, liveRuns);
 
   function record(caller: Caller, input: MethodInput<'spend_record'>): MethodOutputs['spend_record'] {
     // its newest run (a participant started again has a new token: an older run's no longer reports)

@@ -18,18 +18,19 @@ import { MIGRATION_015_AGENT_WATCH } from './migrations/015-agent-watch';
 import { MIGRATION_016_SPEND } from './migrations/016-spend';
 import { MIGRATION_017_HOSTWORK } from './migrations/017-hostwork';
 import { MIGRATION_018_MIRROR } from './migrations/018-mirror';
+import { MIGRATION_019_HOSTAGENT2 } from './migrations/019-hostagent2';
 
 /**
  * Forward-only migrations, one file each in migrations/. Entry N brings a room from schema N-1 to N;
  * `PRAGMA user_version` records where a room is. A room written by a newer runner is refused rather than
  * guessed at. Never edit a migration that has shipped: add the next one.
  */
-const MIGRATIONS: readonly string[] = [MIGRATION_001_ROOM, MIGRATION_002_TASKS, MIGRATION_003_HANDOFFS, MIGRATION_004_GRAPHS, MIGRATION_005_AUDIT, MIGRATION_006_SWEEP_INDEXES, MIGRATION_007_LOG_ARCHIVES, MIGRATION_008_AUDIT_TARGET, MIGRATION_009_WORKSPACES, MIGRATION_010_WRITABLE_FOLDERS, MIGRATION_011_WORKSPACE_INTENTS, MIGRATION_012_HANDOFF_LIST_INDEXES, MIGRATION_013_HOSTS, MIGRATION_014_SCHEDULES, MIGRATION_015_AGENT_WATCH, MIGRATION_016_SPEND, MIGRATION_017_HOSTWORK, MIGRATION_018_MIRROR];
+const MIGRATIONS: readonly string[] = [MIGRATION_001_ROOM, MIGRATION_002_TASKS, MIGRATION_003_HANDOFFS, MIGRATION_004_GRAPHS, MIGRATION_005_AUDIT, MIGRATION_006_SWEEP_INDEXES, MIGRATION_007_LOG_ARCHIVES, MIGRATION_008_AUDIT_TARGET, MIGRATION_009_WORKSPACES, MIGRATION_010_WRITABLE_FOLDERS, MIGRATION_011_WORKSPACE_INTENTS, MIGRATION_012_HANDOFF_LIST_INDEXES, MIGRATION_013_HOSTS, MIGRATION_014_SCHEDULES, MIGRATION_015_AGENT_WATCH, MIGRATION_016_SPEND, MIGRATION_017_HOSTWORK, MIGRATION_018_MIRROR, MIGRATION_019_HOSTAGENT2];
 
 export const LATEST_SCHEMA = MIGRATIONS.length;
 
 /** What each schema version brings, for messages that say what an older room lacks (index = version - 1). */
-const MIGRATION_NAMES: readonly string[] = ['rooms', 'tasks', 'handoffs', 'graphs', 'the audit ring', 'the sweep indexes', 'log archives', 'audit targets', 'workspaces', 'writable folders', 'workspace intents', 'the handoff list indexes', 'hosts', 'schedules', 'agent watch defaults', 'spend and envelopes', 'workspaces on hosts', 'the shells placed on hosts'];
+const MIGRATION_NAMES: readonly string[] = ['rooms', 'tasks', 'handoffs', 'graphs', 'the audit ring', 'the sweep indexes', 'log archives', 'audit targets', 'workspaces', 'writable folders', 'workspace intents', 'the handoff list indexes', 'hosts', 'schedules', 'agent watch defaults', 'spend and envelopes', 'workspaces on hosts', 'the shells placed on hosts', 'the agent runs on hosts'];
 
 export function schemaVersionOf(db: Database.Database): number {
   return db.pragma('user_version', { simple: true }) as number;
