@@ -24,6 +24,8 @@ const gitAsync = (cwd, ...args) =>
   new Promise((resolve, reject) => execFile('git', args, { cwd, encoding: 'utf8', maxBuffer: 256 * 2 ** 20, env: { ...process.env, ...IDENTITY } }, (e, out) => (e ? reject(e) : resolve(out))));
 
 const api = callApi;
+/** The racy window of the room's kept config reads (RACY_MS in src-main/engine/workspaces/driver-cache.ts), and a margin. */
+const SETTLED_MS = 2_200;
 
 /** A repository of `files` source files, one commit on main. */
 function makeRepo(dir, files) {
@@ -117,6 +119,7 @@ export default {
     const room = await startRoom(home, ['--room', home.roomFile]);
     const repo = path.join(home.root, 'repo');
     makeRepo(repo, 60);
+    const made = performance.now();
     const base = gitSync(repo, 'rev-parse', 'HEAD');
     const lead = addParticipant(home, 'lead', 'read,write');
     const dev = addParticipant(home, 'dev', 'read,write');
@@ -130,6 +133,10 @@ export default {
         await api(room, dev, 'handoff_accept', { handoffId: handoff.id });
         await api(room, dev, 'handoff_complete', { handoffId: handoff.id, result: 'warm' });
       }
+      // the room keeps its read of a repository's config (the drivers it empties) only once the files read are
+      // 2 s old (a change within one tick of file times could go unseen: driver-cache.ts); a person's repository
+      // is older than that, this one was made a moment ago
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, made + SETTLED_MS - performance.now())));
       const make = await alternate(
         rounds,
         async () => {
