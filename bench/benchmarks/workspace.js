@@ -4,7 +4,8 @@
 //    records it) against `git worktree add -b <branch> <folder> <base>`; its floor: that, plus the accept of a
 //    handoff without a workspace (the room's call alone: HTTP, the durable commit, the answer) measured beside;
 //  - capture: handoff_complete of a 5,000-line change over 50 files (the room reads its commits, each file's
-//    status, counts and patch, and the uncommitted files, and stores them) against `git diff <base> <head>`;
+//    status, counts and patch, and the uncommitted files, and stores them) against `git diff <base> <head>`; its
+//    floor: git's diff, status and log side by side, plus the complete of a handoff without a workspace beside;
 //  - draw: in Chromium, from clicking a handoff in the inbox until its 5,000-line change (25 files, all open)
 //    shows on screen: the file list and the first file's diff (read with handoff_evidence, drawn by
 //    @git-diff-view/react, highlighted; files further down are drawn as they are scrolled near), against the
@@ -170,12 +171,17 @@ export default {
           change(folder, lines);
           const diff = await timed(() => gitAsync(folder, 'diff', base, 'HEAD'));
           // the floor: what any capture that also reports the commits and the uncommitted files must ask git,
-          // side by side from a bare process
-          const floor = await timed(() => Promise.all([gitAsync(folder, 'diff', '--raw', '-z', '-p', base, 'HEAD'), gitAsync(folder, 'status', '--porcelain=v2', '--branch', '-z'), gitAsync(folder, 'log', '--format=%H%x1f%s', `${base}..HEAD`)]));
-          return { diff, floor };
+          // side by side from a bare process; then what any room adds, measured beside: the complete of a
+          // handoff without a workspace (the call over HTTP, judged, committed with its fsync, answered)
+          const asked = await timed(() => Promise.all([gitAsync(folder, 'diff', '--raw', '-z', '-p', base, 'HEAD'), gitAsync(folder, 'status', '--porcelain=v2', '--branch', '-z'), gitAsync(folder, 'log', '--format=%H%x1f%s', `${base}..HEAD`)]));
+          const { handoff } = await api(room, lead, 'handoff_create', { summary: `plain ${n++}`, to: 'dev' });
+          await api(room, dev, 'handoff_accept', { handoffId: handoff.id });
+          const call = await timed(() => api(room, dev, 'handoff_complete', { handoffId: handoff.id, result: 'changed' }));
+          return { diff, asked, floor: asked + call };
         },
       );
       const floor = median(capture.baseline.map((b) => b.floor));
+      const asked = median(capture.baseline.map((b) => b.asked));
       capture.baseline = capture.baseline.map((b) => b.diff);
       const draw = fs.existsSync(CHROMIUM) ? await drawRounds(room, lead, dev, repo, smoke ? 1 : 4, lines) : null;
       const row = (name, r, goal, limit, floorMs, floorIs) => {
@@ -194,7 +200,7 @@ export default {
       };
       return [
         row('workspace make (handoff_accept)', make, '≤ 1.2× git worktree add', 1.2, makeFloor, 'git worktree add, then an accept without a workspace'),
-        row(`workspace capture (${lines}-line change, 50 files)`, capture, '≤ 1.5× git diff', 1.5, floor, 'diff, status and log side by side'),
+        row(`workspace capture (${lines}-line change, 50 files)`, capture, '≤ 1.5× git diff', 1.5, floor, `diff, status and log side by side ${fmtMs(asked)}, then a complete without a workspace`),
         draw
           ? { ...row(`workspace review draw (${lines}-line change, 25 files)`, draw, 'none set (reported)', Infinity), met: null }
           : { name: 'workspace review draw', ours: 'not measured', baseline: '', ratio: '', goal: '', met: null, figures: { why: `${CHROMIUM} is missing` } },
