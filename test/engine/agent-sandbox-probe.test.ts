@@ -7,7 +7,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { detectSandbox, probeSandboxAhead } from '../../src-main/engine/process/agent-sandbox';
+import { detectSandbox } from '../../src-main/engine/process/agent-sandbox';
+import { probeSandboxAhead } from '../../src-main/engine/process/sandbox-probe';
 
 let root: string;
 beforeEach(() => {

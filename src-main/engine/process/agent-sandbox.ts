@@ -1,4 +1,3 @@
-import { execFile, spawnSync } from 'node:child_process';
 import { findOnPath } from './find-on-path';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -7,7 +6,8 @@ import { ensureExactFile, ensureOwnDir } from '../core/fs-safe';
 import { ROOM_FILE_NAME, ROOM_FOLDER_NAME, agentRunsFolder, roomsFolder, roomStateDir, sandboxFolder, worktreeBesideRoom } from '../core/room-paths';
 import { SANDBOX_AGENT_STATE, SANDBOX_CACHE_FOLDERS, SANDBOX_MADE_WHEN_MISSING, SANDBOX_READ_ONLY_HOME, SANDBOX_TEMP_FOLDERS, SANDBOX_WRITE_POLICY } from '../../common/sandbox-policy';
 import { gitPlaces } from './sandbox-git';
-import { argsFileContent, bwrapEnvArgs, bwrapLaunch, envScript, LAUNCH_PATH, sandboxExecLaunch, sandboxExecProfile, writeLaunchFile, type Launch } from './sandbox-launch';
+import { runProbe } from './sandbox-probe';
+import { argsFileContent, bwrapEnvArgs, bwrapLaunch, envScript, sandboxExecLaunch, sandboxExecProfile, writeLaunchFile, type Launch } from './sandbox-launch';
 import { realPath, within, writeMounts, type WritePolicy } from './sandbox-mounts';
 
 /**
@@ -49,43 +49,6 @@ export interface SandboxProbe {
 
 /** Ubuntu 23.10 and later: 1 while AppArmor keeps programs without a profile allowing it from user namespaces. */
 export const APPARMOR_USERNS_SYSCTL = '/proc/sys/kernel/apparmor_restrict_unprivileged_userns';
-
-/** The probe: bubblewrap with the namespaces the sandbox uses, running `true`. */
-const PROBE_ARGS = ['--ro-bind', '/', '/', '--dev-bind', '/dev', '/dev', '--unshare-pid', '--proc', '/proc', '--die-with-parent', '--', 'true'];
-const PROBE_OPTIONS = { timeout: 5000, encoding: 'utf8', env: { PATH: LAUNCH_PATH } } as const;
-const firstLine = (text: string) => text.trim().split('\n')[0] ?? '';
-
-/** Answers of probes run ahead (probeSandboxAhead) by program, each taken by the next detection that would run it. */
-const ahead = new Map<string, { ok: boolean; why: string }>();
-
-/**
- * Runs the probe now, without blocking (a bubblewrap process, ~10 ms), so that the detection a moment later
- * takes its answer instead of running it synchronously: `commonroom serve` starts it beside the room's opening
- * and prints its banner (which names the sandbox) once it is done. What is probed is the same; only when.
- */
-export function probeSandboxAhead(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): Promise<void> {
-  const program = platform === 'linux' && env.COMMONROOM_SANDBOX !== 'off' ? findOnPath('bwrap', env.PATH ?? '') : null;
-  if (!program) return Promise.resolve();
-  return new Promise((resolve) => {
-    execFile(program, PROBE_ARGS, PROBE_OPTIONS, (error, _stdout, stderr) => {
-      const signal = (error as { signal?: string } | null)?.signal;
-      const code = (error as { code?: unknown } | null)?.code;
-      ahead.set(program, error ? { ok: false, why: firstLine(stderr || (typeof code === 'number' || signal ? `exit ${typeof code === 'number' ? code : signal}` : error.message)) } : { ok: true, why: '' });
-      resolve();
-    });
-  });
-}
-
-function runProbe(program: string): { ok: boolean; why: string } {
-  const early = ahead.get(program);
-  if (early) {
-    ahead.delete(program);
-    return early;
-  }
-  const probe = spawnSync(program, PROBE_ARGS, PROBE_OPTIONS);
-  if (probe.status === 0) return { ok: true, why: '' };
-  return { ok: false, why: firstLine(probe.stderr || probe.error?.message || `exit ${probe.status ?? probe.signal}`) };
-}
 
 function readOsFile(file: string): string | null {
   try {
