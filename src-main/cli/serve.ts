@@ -6,6 +6,7 @@ import { ceCommand } from './ce-command';
 import { isLoopbackHost, refuseHostMessage } from '../server/front-door';
 import { portFromEnv, startRunner, type RunnerOptions, type RunningRoom } from '../server/runner';
 import { parseArgs, portFlag, stringFlag, UsageError } from './args';
+import { probeSandboxAhead } from '../engine/index';
 
 export const SERVE_USAGE = `usage: commonroom serve [--room FILE.md] [--port N] [--host 127.0.0.1]
 
@@ -61,6 +62,8 @@ export async function serve(argv: readonly string[]): Promise<number> {
   if (!isLoopbackHost(host)) throw new UsageError(refuseHostMessage(host));
   const port = portFlag(args, portFromEnv());
   const roomArg = stringFlag(args, 'room') ?? (process.env.COMMONROOM_ROOM || undefined);
+  // the banner names the agent sandbox: its probe runs beside the room's opening, not after it
+  const sandboxProbed = probeSandboxAhead();
   const running = await startRunner({
     room: roomArg,
     host,
@@ -91,6 +94,8 @@ export async function serve(argv: readonly string[]): Promise<number> {
     process.on('SIGTERM', stop);
     process.on('SIGHUP', stop);
     // printed only once the signal handlers are in place: whoever reads the endpoint may stop us at once
-    console.log(describeRunning(running, roomArg));
+    void sandboxProbed.then(() => {
+      if (!stopping) console.log(describeRunning(running, roomArg));
+    });
   });
 }

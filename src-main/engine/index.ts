@@ -10,6 +10,8 @@ export type { CallContext } from './room/index';
 export { Room } from './room/index';
 export { findRunningRoom, type RunningRoomEndpoint } from './room/index';
 export { findOnPath } from './process/find-on-path';
+/** The agent sandbox's probe run ahead of its detection (serve: beside the room's opening). */
+export { probeSandboxAhead } from './process/sandbox-probe';
 export { resolvePaths, type Paths } from './core/config';
 /** What a live shell viewer (the UI door) implements and gets back: output paced by acknowledgements. */
 export { SHELLS_CHANGED, type ShellAttachment } from './shells/index';

@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import type { MethodInput, MethodOutputs } from '../../common/contract';
 import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
@@ -6,7 +5,8 @@ import type { LineComment } from '../../common/handoff-dto';
 import type { EngineContext } from '../room/index';
 import { decodeCursor, encodeCursor, numberAt } from '../core/paging';
 import type { WorkspaceRecord } from '../store/workspaces';
-import { git, gitRead } from '../workspaces/index';
+import { withoutCommitFsync } from '../store/unsynced-commit';
+import { gitRead } from '../workspaces/index';
 import { branchMayExist, clearLeftovers } from '../workspaces/index';
 import { WorkspaceService, workspaceBranch } from '../workspaces/index';
 import type { HandoffActions } from './handoff-actions';
@@ -114,8 +114,9 @@ export function workspaceSteps(ctx: EngineContext, actions: HandoffActions, clos
 
     /**
      * A planned workspace's worktree is made under the repository's lock, its intent recorded first: what a
-     * crash left of an earlier attempt (an intent, or the handoff's own folder and branch at the base commit,
-     * which nobody had yet) is cleared and recorded, so the handoff can always be accepted again.
+     * crash left of an earlier attempt (an intent, or the handoff's own branch at the base commit, which nobody
+     * had yet, with its folder or without: git makes the branch first, and a crash of the machine may keep any
+     * part of what was written) is cleared and recorded, so the handoff can always be accepted again.
      */
     async accept(caller: Caller, id: string): Promise<MethodOutputs['handoff_accept']> {
       const h = actions.checkAccept(caller, id);
@@ -127,17 +128,23 @@ export function workspaceSteps(ctx: EngineContext, actions: HandoffActions, clos
         const folder = service.folderFor(w, h.id);
         const earlier = service.intents.of(h.id, 'accept');
         const at = branchMayExist(w.repo, w.branch) ? await gitRev(w.repo, w.branch) : null;
-        if (earlier.length > 0 || (at === w.baseCommit && (await leftover(w.repo, folder)))) {
+        if (earlier.length > 0 || at === w.baseCommit) {
           const cleared = await clearLeftovers(w.repo, folder, w.branch, w.baseCommit);
           ctx.commit(() => {
             for (const i of earlier) service.intents.delete(i.id);
             return { value: undefined, events: [{ kind: 'workspace.leftovers_cleared', actor: null, subject: h.id, data: { ...cleared, why: 'an earlier accept was cut short (the runner stopped) before it was recorded' } }] };
           });
         }
-        const intentId = ctx.commit(() => ({
-          value: service.intents.insert({ handoffId: h.id, kind: 'accept', repo: w.repo, ref: `refs/heads/${w.branch}`, worktree: folder, target: w.baseCommit, previous: null, paths: [], data: {} }, ctx.now()),
-          events: [],
-        }));
+        // recorded without an fsync of its own (one less before the worktree is made): a crash of the process
+        // loses nothing (the WAL is in the OS), and the accept's commit below makes it durable with itself; a crash
+        // of the machine before that commit may lose it, and then the next accept finds what git had made by the
+        // branch at the base commit (above), as after a crash before the intent was written
+        const intentId = withoutCommitFsync(ctx.room.db, () =>
+          ctx.commit(() => ({
+            value: service.intents.insert({ handoffId: h.id, kind: 'accept', repo: w.repo, ref: `refs/heads/${w.branch}`, worktree: folder, target: w.baseCommit, previous: null, paths: [], data: {} }, ctx.now()),
+            events: [],
+          })),
+        );
         const forget = () => ctx.commit(() => ({ value: service.intents.delete(intentId), events: [] }));
         let made: Awaited<ReturnType<typeof service.open>>;
         try {
@@ -283,10 +290,4 @@ export function workspaceSteps(ctx: EngineContext, actions: HandoffActions, clos
 async function gitRev(repo: string, branch: string): Promise<string | null> {
   const out = await gitRead(repo, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`]);
   return out.status === 0 ? out.stdout.trim() : null;
-}
-
-/** Whether a crash left the handoff's worktree folder (or git's record of it). */
-async function leftover(repo: string, folder: string): Promise<boolean> {
-  if (fs.existsSync(folder)) return true;
-  return (await git(repo, ['worktree', 'list', '--porcelain'])).stdout.includes(`worktree ${folder}\n`);
 }

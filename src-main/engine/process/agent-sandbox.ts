@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { findOnPath } from './find-on-path';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -7,7 +6,8 @@ import { ensureExactFile, ensureOwnDir } from '../core/fs-safe';
 import { ROOM_FILE_NAME, ROOM_FOLDER_NAME, agentRunsFolder, roomsFolder, roomStateDir, sandboxFolder, worktreeBesideRoom } from '../core/room-paths';
 import { SANDBOX_AGENT_STATE, SANDBOX_CACHE_FOLDERS, SANDBOX_MADE_WHEN_MISSING, SANDBOX_READ_ONLY_HOME, SANDBOX_TEMP_FOLDERS, SANDBOX_WRITE_POLICY } from '../../common/sandbox-policy';
 import { gitPlaces } from './sandbox-git';
-import { argsFileContent, bwrapEnvArgs, bwrapLaunch, envScript, LAUNCH_PATH, sandboxExecLaunch, sandboxExecProfile, writeLaunchFile, type Launch } from './sandbox-launch';
+import { runProbe } from './sandbox-probe';
+import { argsFileContent, bwrapEnvArgs, bwrapLaunch, envScript, sandboxExecLaunch, sandboxExecProfile, writeLaunchFile, type Launch } from './sandbox-launch';
 import { realPath, within, writeMounts, type WritePolicy } from './sandbox-mounts';
 
 /**
@@ -49,16 +49,6 @@ export interface SandboxProbe {
 
 /** Ubuntu 23.10 and later: 1 while AppArmor keeps programs without a profile allowing it from user namespaces. */
 export const APPARMOR_USERNS_SYSCTL = '/proc/sys/kernel/apparmor_restrict_unprivileged_userns';
-
-function runProbe(program: string): { ok: boolean; why: string } {
-  const probe = spawnSync(program, ['--ro-bind', '/', '/', '--dev-bind', '/dev', '/dev', '--unshare-pid', '--proc', '/proc', '--die-with-parent', '--', 'true'], {
-    timeout: 5000,
-    encoding: 'utf8',
-    env: { PATH: LAUNCH_PATH },
-  });
-  if (probe.status === 0) return { ok: true, why: '' };
-  return { ok: false, why: (probe.stderr || probe.error?.message || `exit ${probe.status ?? probe.signal}`).trim().split('\n')[0] ?? '' };
-}
 
 function readOsFile(file: string): string | null {
   try {

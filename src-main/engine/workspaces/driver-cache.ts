@@ -13,6 +13,14 @@ import { readPointer } from '../process/sandbox-git';
  * one) — each compared by identity, size and change time (ctime: no process of the user's can set it back, as
  * `touch` sets mtime). A read whose inputs changed within the last RACY_MS (file times tick coarsely: a second
  * change in the same tick would look like none) is not kept, as git treats a "racily clean" index entry.
+ *
+ * Two more ways to one git process less, neither trusting more than the kept read does:
+ * - a linked worktree (a handoff's) reads its repository's config and nothing else, and its repository's read
+ *   covers every file any of its worktrees reads (git-drivers.ts: every conditional include whatever its
+ *   condition, every worktree's `config.worktree`): so while that read is kept and all its inputs stand as they
+ *   were, it is the worktree's answer too (a capture, in a worktree made a moment ago, asks no read of its own);
+ * - commands asked for together in one folder (a capture's status, diff and log) share one read begun for them:
+ *   each still starts only after that read ended, as if it had run it itself.
  */
 
 /** How recent a change to an input keeps a read from being reused. */
@@ -87,11 +95,47 @@ function stampsOf(places: Iterable<[string, Kind]>, settledBy = Infinity): Map<s
   return stamps;
 }
 
-/** readDrivers(cwd), or the last answer for `cwd` while nothing it came from changed. */
+/** Whether every input of a kept read is as it was when it was read. */
+const standing = (known: Kept): boolean => known.inputs.every((i) => (stampOf(i.place, i.kind)?.stamp ?? null) === i.stamp);
+
+/**
+ * The kept read of the repository whose linked worktree `key` is, while it stands: `key/.git` is a file naming
+ * `<repo>/.git/worktrees/<name>`, whose `commondir` names `<repo>/.git` (read now, each time: what git will
+ * follow); null otherwise (the folder's own read is made).
+ */
+function repositoryRead(key: string): Drivers | null {
+  const dotGit = path.join(key, '.git');
+  try {
+    if (!fs.lstatSync(dotGit).isFile()) return null;
+  } catch {
+    return null;
+  }
+  const gitDir = readPointer(dotGit, key, 'gitdir:');
+  const common = gitDir ? readPointer(path.join(gitDir, 'commondir'), gitDir, '') : null;
+  if (!gitDir || !common || path.basename(common) !== '.git' || path.dirname(gitDir) !== path.join(common, 'worktrees')) return null;
+  const known = kept.get(path.dirname(common));
+  return known && standing(known) ? known.drivers : null;
+}
+
+/** Reads begun and not yet ended, by folder (commands asked for together share one). */
+const reading = new Map<string, Promise<Awaited<ReturnType<typeof readDrivers>>>>();
+
+/** readDrivers(cwd), or the last answer for `cwd` (or for the repository of which it is a linked worktree) while nothing it came from changed. */
 export async function driversOf(cwd: string, runGit: Runner): Promise<Awaited<ReturnType<typeof readDrivers>>> {
   const key = path.resolve(cwd);
   const known = kept.get(key);
-  if (known?.inputs.every((i) => (stampOf(i.place, i.kind)?.stamp ?? null) === i.stamp)) return known.drivers;
+  if (known && standing(known)) return known.drivers;
+  const ofRepository = repositoryRead(key);
+  if (ofRepository) return ofRepository;
+  const begun = reading.get(key);
+  if (begun) return begun;
+  const read = readAndKeep(key, cwd, runGit).finally(() => reading.delete(key));
+  reading.set(key, read);
+  return read;
+}
+
+/** One read of `cwd`'s drivers, kept when it may be reused (see above). */
+async function readAndKeep(key: string, cwd: string, runGit: Runner): Promise<Awaited<ReturnType<typeof readDrivers>>> {
   kept.delete(key);
   // a file that changed less than RACY_MS before the read began (or during it) is not relied on
   const settledBy = Date.now() - RACY_MS;

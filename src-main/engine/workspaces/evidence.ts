@@ -113,16 +113,18 @@ function cutAtLine(text: string, max: number): string {
  */
 export async function captureChange(worktree: string, baseCommit: string, caps: PatchCaps = PATCH_CAPS): Promise<CapturedChange> {
   // three git processes side by side (each costs ~10 ms to start here; one after another, seven of them took
-  // four times as long as git diff alone): the status (which commit is checked out, what is not committed), the
-  // diff (raw records and patches in one), the log. The status's commit pins the range; if a commit landed
-  // while they ran (the log's newest is another), the diff and log are read again at that commit. Each says
-  // itself what git.ts also sets: no external diff, textconv, signature check or look inside a nested repository.
+  // four times as long as git diff alone): the diff (raw records and patches in one), the log, the status (which
+  // commit is checked out, what is not committed). The diff, the longest, is started first: a start blocks this
+  // thread until the child runs (1.5-2.5 ms each from a process of the room's size), so the last one starts
+  // late. The status's commit pins the range; if a commit landed while they ran (the log's newest is another),
+  // the diff and log are read again at that commit. Each says itself what git.ts also sets: no external diff,
+  // textconv, signature check or look inside a nested repository.
   const read = (to: string) =>
     Promise.all([
       gitOk(worktree, ['diff', '--no-color', '--no-ext-diff', '--no-textconv', '--submodule=short', '-M', '--raw', '-z', '-p', baseCommit, to]),
       gitOk(worktree, ['log', '--no-show-signature', `--max-count=${MAX_COMMITS + 1}`, '--format=%H%x1f%an%x1f%aI%x1f%s%x1e', `${baseCommit}..${to}`]),
     ]);
-  const [statusText, [first, firstLog]] = await Promise.all([gitOk(worktree, ['status', '--porcelain=v2', '--branch', '-z', '--untracked-files=all', '--ignore-submodules=dirty']), read('HEAD')]);
+  const [[first, firstLog], statusText] = await Promise.all([read('HEAD'), gitOk(worktree, ['status', '--porcelain=v2', '--branch', '-z', '--untracked-files=all', '--ignore-submodules=dirty'])]);
   const status = parseStatus(statusText);
   const head = status.head ?? (await gitOk(worktree, ['rev-parse', 'HEAD'])).trim();
   let diffText = first;

@@ -162,4 +162,19 @@ describe('an accept cut short by a crash', () => {
     }
     expect((await events(ids[1] as string)).find((e) => e.kind === 'workspace.leftovers_cleared')?.data).toMatchObject({ removed: expect.arrayContaining([`branch ${leftovers[1]?.branch}`]) });
   });
+
+  it('leaves a handoff that can be accepted again when a crash of the machine kept only the branch (no intent, no folder)', { timeout: 60_000 }, async () => {
+    // the accept's intent is written without an fsync of its own, and git makes the branch before the folder:
+    // after a power loss the branch at the base commit may be all there is
+    const repo = makeRepo(path.join(home.root, 'repo'), { 'README.md': '# app\n', ...files() });
+    const op = room.engine.operator();
+    const { handoff } = await room.engine.call(op, 'handoff_create', { summary: 'branch only', to: 'w', workspace: { repo } });
+    const w = new WorkspaceService(room.engine.ctx).repo.get(handoff.id);
+    if (!w) throw new Error('no workspace');
+    git(repo, 'branch', w.branch, w.baseCommit);
+    const accepted = (await room.engine.call(worker, 'handoff_accept', { handoffId: handoff.id })).handoff;
+    expect(accepted.workspace).toMatchObject({ state: 'ready' });
+    expect(fs.existsSync(path.join(accepted.workspace?.path ?? '', 'README.md'))).toBe(true);
+    expect((await events(handoff.id)).find((e) => e.kind === 'workspace.leftovers_cleared')?.data).toMatchObject({ removed: [`branch ${w.branch}`] });
+  });
 });

@@ -86,3 +86,48 @@ describe("the room's git reuses a driver read only while its inputs stay as they
     expect(fs.existsSync(marker), 'the filter renamed after the kept read ran as the person').toBe(false);
   });
 });
+
+/** A linked worktree of `repo` (the test's own git, as `git worktree add` makes a handoff's), on branch `branch`. */
+function linkedWorktree(repo: string, branch: string): string {
+  const folder = path.join(root, branch);
+  own(repo, 'worktree', 'add', '-q', '-b', branch, folder);
+  return folder;
+}
+
+describe("a linked worktree uses its repository's kept read only while that read's inputs stay as they were", () => {
+  it("a filter defined after the repository's read was kept, in a file its config includes, is emptied in the worktree", { timeout: 30_000 }, async () => {
+    const later = path.join(root, 'later.cfg');
+    const repo = makeRepo(later);
+    const work = linkedWorktree(repo, 'work');
+    await settle();
+    await status(repo); // the repository's read, kept: later.cfg does not exist
+    await status(work); // the worktree's answer: the repository's read
+    fs.writeFileSync(later, `[filter "late"]\n\tclean = ${plant()}\n\tsmudge = ${plant()}\n\trequired = true\n`);
+    await status(work);
+    expect(fs.existsSync(marker), "the filter planted after the repository's kept read ran as the person in its worktree").toBe(false);
+  });
+
+  it("with worktree configuration on, a filter written in the worktree's own config.worktree after the repository's read was kept is emptied", { timeout: 30_000 }, async () => {
+    const repo = makeRepo(path.join(root, 'none.cfg'));
+    own(repo, 'config', 'extensions.worktreeConfig', 'true');
+    const work = linkedWorktree(repo, 'work');
+    await settle();
+    await status(repo); // kept, with every worktree's config.worktree (the worktree's does not exist yet)
+    await status(work);
+    fs.writeFileSync(path.join(repo, '.git', 'worktrees', 'work', 'config.worktree'), `[filter "late"]\n\tclean = ${plant()}\n\trequired = true\n`);
+    await status(work);
+    expect(fs.existsSync(marker), "the filter planted in the worktree's own config ran as the person").toBe(false);
+  });
+
+  it('commands started together in one folder each run with the drivers emptied', { timeout: 30_000 }, async () => {
+    const included = path.join(root, 'included.cfg');
+    const repo = makeRepo(included);
+    const work = linkedWorktree(repo, 'work');
+    // defined now: no read of the worktree (or of its repository) is kept yet
+    fs.writeFileSync(included, `[filter "late"]\n\tclean = ${plant()}\n\tsmudge = ${plant()}\n\trequired = true\n`);
+    fs.utimesSync(path.join(work, 'a.txt'), 1_000_000_000, 1_000_000_000);
+    const outs = await Promise.all([git(work, ['status', '--porcelain']), git(work, ['diff', '--stat']), git(work, ['status', '--porcelain'])]);
+    for (const out of outs) expect(out.status, out.stderr).toBe(0);
+    expect(fs.existsSync(marker), 'a filter the config names ran as the person').toBe(false);
+  });
+});
