@@ -125,6 +125,12 @@ describe("the person's shell start-up files (shell-integration/)", () => {
     } finally {
       if (!fs.lstatSync(init).isFile()) fs.rmSync(init); // (a FIFO left there would hang the next test's room)
     }
+    // the feeder may still be writing its second text into whatever the name is now (seen once under load: the
+    // file read empty between its truncate and its write): it is stopped, and the next shell still finds the room's
+    feeder.kill('SIGKILL');
+    if (feeder.exitCode === null && feeder.signalCode === null) await new Promise((r) => feeder.once('exit', r));
+    expect(await personsBash('echo fourth')).toContain('fourth');
+    expect(fs.existsSync(marker), 'the planted line ran in the person\'s shell').toBe(false);
     expect(fs.readFileSync(init, 'utf8')).toBe(ours);
   });
 
