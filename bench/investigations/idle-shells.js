@@ -5,8 +5,11 @@
 // Node process, read the same three ways.
 //
 //   npm run build && node bench/investigations/idle-shells.js [N=100] [later-s=35] [room node flags...]
-// SNAPSHOT=30: instead of the floor, the room's heap snapshots before and after, the 30 largest growths per shell.
+// SNAPSHOT=30: instead of the floor, the room's heap snapshots before and after, the 30 largest growths per shell
+// (SNAPSHOT_DIR=DIR: both kept there as files, for heap-diff.js).
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import WebSocket from 'ws';
 import { callApi, makeHome, memoryOf, REPO, startRoom } from '../lib/room.js';
@@ -16,6 +19,8 @@ const LATER_S = Number(process.argv[3] ?? 35);
 const FLAGS = process.argv.slice(4);
 const SHELL = '/bin/bash';
 const ARGS = ['--noprofile', '--norc'];
+
+let snapshots = 0;
 
 /** One inspector session on a process started with --inspect (its ws:// address in `output()`). */
 async function inspector(output) {
@@ -47,6 +52,9 @@ async function inspector(output) {
       ws.on('message', onChunk);
       await send('HeapProfiler.takeHeapSnapshot', { reportProgress: false });
       ws.off('message', onChunk);
+      // SNAPSHOT_DIR: the raw snapshots kept there too (before.heapsnapshot, after.heapsnapshot), for
+      // heap-diff.js to say what holds each new object
+      if (process.env.SNAPSHOT_DIR) fs.writeFileSync(path.join(process.env.SNAPSHOT_DIR, `${++snapshots === 1 ? 'before' : 'after'}.heapsnapshot`), json);
       const snap = JSON.parse(json);
       const fields = snap.snapshot.meta.node_fields;
       const types = snap.snapshot.meta.node_types[0];
