@@ -18,7 +18,8 @@ const N = Number(process.argv[2] ?? 100);
 const LATER_S = Number(process.argv[3] ?? 35);
 const FLAGS = process.argv.slice(4);
 const SHELL = '/bin/bash';
-const ARGS = ['--noprofile', '--norc'];
+// COMMAND='…': each shell runs `bash -c COMMAND` instead of sitting at its prompt (the early round of many-shells)
+const ARGS = process.env.COMMAND ? ['--noprofile', '--norc', '-c', process.env.COMMAND] : ['--noprofile', '--norc'];
 
 let snapshots = 0;
 
