@@ -251,11 +251,18 @@ async function roomIdleRound(n, settleMs, quietMs, nodeArgs = []) {
     await sleep(settleMs);
     const soon = perShell(before, await roomMemory(room), n).kib;
     await sleep(quietMs - settleMs);
-    const at = await roomMemory(room);
+    // read at rest: a quiet room hands a burst's garbage back by itself (idle-collect.ts) once it has grown 2 MiB,
+    // which a reading 35 s on may come before or after; asked for here, as the floor's is
+    const atRest = async () => {
+      await collectGarbage(room);
+      await sleep(500);
+      return roomMemory(room);
+    };
+    const at = await atRest();
     // then `n` more, read as long after: what a shell adds to a room that already has `n` (`more`)
     await open(n);
     await sleep(quietMs);
-    return { soon, idle: perShell(before, at, n).kib, more: perShell(at, await roomMemory(room), n).kib };
+    return { soon, idle: perShell(before, at, n).kib, more: perShell(at, await atRest(), n).kib };
   } finally {
     await room.stop();
     home.cleanup();
@@ -263,7 +270,7 @@ async function roomIdleRound(n, settleMs, quietMs, nodeArgs = []) {
 }
 
 /**
- * The floor of an idle shell, measured as the room is (as shipped, no flags, read at rest before as after): a
+ * The floor of an idle shell, measured as the room is (as shipped, read at rest before as after: after a collection): a
  * bare Node process that has spawned one node-pty terminal, then `n` interactive bash in node-pty terminals,
  * their output read and dropped; its memory per terminal `settleMs` after they printed their prompt (`soon`) and
  * `quietMs` after (`idle`).
@@ -279,25 +286,31 @@ function ptyIdleRound(n, settleMs, quietMs) {
       t.onData(() => (t.printed = true));
       return t;
     };
+    // read at rest, as the room is (it hands back a burst's garbage once quiet: idle-collect.ts): after a collection
+    const atRest = async () => {
+      gc();
+      await new Promise((r) => setTimeout(r, 500));
+      return rss();
+    };
     const terms = [spawn()];
     while (!terms[0].printed) await new Promise((r) => setTimeout(r, 100));
     await new Promise((r) => setTimeout(r, ${quietMs}));
-    const before = rss();
+    const before = await atRest();
     for (let i = 0; i < ${n}; i++) terms.push(spawn());
     while (!terms.every((t) => t.printed)) await new Promise((r) => setTimeout(r, 500));
     await new Promise((r) => setTimeout(r, 2000 + ${settleMs}));
     const soon = (rss() - before) / ${n};
     await new Promise((r) => setTimeout(r, ${quietMs - settleMs}));
-    const at = rss();
+    const at = await atRest();
     for (let i = 0; i < ${n}; i++) terms.push(spawn());
     while (!terms.every((t) => t.printed)) await new Promise((r) => setTimeout(r, 500));
     await new Promise((r) => setTimeout(r, 2000 + ${quietMs}));
-    console.log(JSON.stringify({ soon, idle: (at - before) / ${n}, more: (rss() - at) / ${n} }));
+    console.log(JSON.stringify({ soon, idle: (at - before) / ${n}, more: ((await atRest()) - at) / ${n} }));
     for (const t of terms) t.kill();
     process.exit(0);
   })();`;
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, ['-e', script], { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] });
+    const proc = spawn(process.execPath, ['--expose-gc', '-e', script], { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     proc.stdout.on('data', (d) => (out += d));
     const timer = setTimeout(() => proc.kill('SIGKILL'), 3 * quietMs + 180_000);
