@@ -11,10 +11,17 @@
 // growth of the process's anonymous resident pages (RssAnon: heap, stacks, buffers), not of the file-backed pages
 // of its program's code, which a process pages in once as code first runs (a fresh bare process running V8's
 // optimizing compiler for the first time pages in ~4 MiB of node's binary) and shares with every other process.
-// A fresh room's V8 young generation grows with what it allocates, to 16 MiB a semi-space, and its pages become
-// resident as allocation walks through them: a cost of the process, bounded, that lands on whichever shells are
-// being measured. So the early and idle rounds of the room run twice, as shipped and with the young generation
-// held at 1 MiB (--max-semi-space-size=1), and the floor (a bare process of node-pty terminals) is measured beside.
+// A busy room's V8 young generation grows from 1 to 16 MiB a semi-space with what it allocates, and its pages
+// become resident as allocation walks through them: a cost of the process (bounded, paid by a busy room whatever
+// its shells), which landed on whichever shells were measured (the early row read 0.10× to 3.2× tmux from run
+// to run by it alone). So every room is read over its inspector (nothing else changed): at rest before its shells
+// (after one full collection), and its memory per shell is its growth outside the young generation, the young
+// generation said beside. Idle shells are read at rest on every side (the room and the bare node-pty process
+// after a full collection, as a quiet room hands a burst's garbage back by itself), for the first `n` shells and
+// for `n` more opened beside them: what one more shell adds, once what a process pays once (the code its first
+// shell_open calls compile, a first terminal's buffers) is paid. The early round of the room also runs with the
+// young generation held at 1 MiB (--max-semi-space-size=1) and is read after a full collection (what the shells
+// hold alive), and the floor (a bare process of node-pty terminals) is measured beside.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { performance } from 'node:perf_hooks';

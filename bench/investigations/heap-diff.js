@@ -36,23 +36,32 @@ function sums(file) {
   const nodeTypes = a.meta.node_types[0];
   const edgeTypes = a.meta.edge_types[0];
   const count = nodes.length / a.nf;
-  // the first retainer of each node through a strong edge (not weak, not a shortcut)
+  // each node's retainer on a shortest path from the roots (breadth first over strong edges: not weak, not a
+  // shortcut), as DevTools walks them: the holder of an object is then the one nearest the roots, not whichever
+  // edge to it the snapshot happens to list first
+  const firstEdge = new Uint32Array(count + 1);
+  for (let n = 0; n < count; n++) firstEdge[n + 1] = firstEdge[n] + nodes[n * a.nf + a.edges] * a.ef;
   const firstRetainer = new Int32Array(count).fill(-1);
   const retainEdge = new Array(count);
-  let edgeAt = 0;
-  for (let n = 0; n < count; n++) {
-    const k = nodes[n * a.nf + a.edges];
-    for (let j = 0; j < k; j++, edgeAt += a.ef) {
+  const queue = new Int32Array(count);
+  let head = 0;
+  let tail = 0;
+  queue[tail++] = 0;
+  firstRetainer[0] = 0;
+  while (head < tail) {
+    const n = queue[head++];
+    for (let edgeAt = firstEdge[n]; edgeAt < firstEdge[n + 1]; edgeAt += a.ef) {
       const t = edgeTypes[edges[edgeAt + a.etype]];
       if (t === 'weak' || t === 'shortcut') continue;
       const to = edges[edgeAt + a.eto] / a.nf;
-      if (firstRetainer[to] === -1 && to !== n) {
-        firstRetainer[to] = n;
-        const nm = edges[edgeAt + a.ename];
-        retainEdge[to] = t === 'element' || t === 'hidden' ? `[${nm}]` : strings[nm];
-      }
+      if (firstRetainer[to] !== -1) continue;
+      firstRetainer[to] = n;
+      const nm = edges[edgeAt + a.ename];
+      retainEdge[to] = t === 'element' || t === 'hidden' ? `[${nm}]` : strings[nm];
+      queue[tail++] = to;
     }
   }
+  firstRetainer[0] = -1;
   const typeOf = (n) => nodeTypes[nodes[n * a.nf + a.type]];
   const nameOf = (n) => strings[nodes[n * a.nf + a.name]];
   const label = (n) => {
@@ -72,6 +81,13 @@ function sums(file) {
     }
     return '(other)';
   };
+  /** The chain of first retainers from `n` up, for EXAMPLES (names and the edges between them). */
+  const chain = (n) => {
+    const out = [label(n)];
+    for (let at = firstRetainer[n], via = retainEdge[n], depth = 0; at >= 0 && depth < 14; via = retainEdge[at], at = firstRetainer[at], depth++) out.push(`-${via}-> ${label(at)}`);
+    return out.join(' ');
+  };
+  const examples = [];
   const byKind = new Map();
   const byHolder = new Map();
   let total = 0;
@@ -79,6 +95,7 @@ function sums(file) {
     const size = nodes[n * a.nf + a.size];
     total += size;
     const holder = typeOf(n) === 'code' ? '(code)' : holderOf(n);
+    if (holder === process.env.EXAMPLES && examples.length < 400 && n % 7 === 0) examples.push(chain(n));
     for (const [map, key] of [[byKind, label(n)], [byHolder, holder]]) {
       const s = map.get(key) ?? { count: 0, size: 0 };
       s.count++;
@@ -86,7 +103,7 @@ function sums(file) {
       map.set(key, s);
     }
   }
-  return { total, byKind, byHolder };
+  return { total, byKind, byHolder, examples };
 }
 
 const before = sums('before.heapsnapshot');
@@ -95,6 +112,8 @@ const minus = (x, y) => new Map([...new Set([...x.keys(), ...y.keys()])].map((k)
 const byKind = minus(after.byKind, before.byKind);
 const byHolder = minus(after.byHolder, before.byHolder);
 const total = after.total - before.total;
+// EXAMPLES='Map.table': some chains of what that holder holds, in the second snapshot
+if (process.env.EXAMPLES) for (const line of after.examples.slice(0, Number(process.env.EXAMPLE_COUNT ?? 12))) console.log(line);
 const show = (title, map) => {
   console.log(title);
   for (const [k, v] of [...map].sort((x, y) => y[1].size - x[1].size).slice(0, ROWS)) console.log(`${(v.size / SHELLS).toFixed(0).padStart(7)} B ${(v.count / SHELLS).toFixed(2).padStart(7)}×  ${k}`);
