@@ -18,8 +18,8 @@
 // (after one full collection), and its memory per shell is its growth outside the young generation, the young
 // generation said beside. Idle shells are read at rest on every side (the room and the bare node-pty process
 // after a full collection, as a quiet room hands a burst's garbage back by itself), for the first `n` shells and
-// for `n` more opened beside them: what one more shell adds, once what a process pays once (the code its first
-// shell_open calls compile, a first terminal's buffers) is paid. The early round of the room also runs with the
+// for `n` more opened beside 2 × `n`: what one more shell adds, once what a process pays once (the code its first
+// shell_open calls compile, a first terminal's buffers, the malloc arenas its threads grow) is paid. The early round of the room also runs with the
 // young generation held at 1 MiB (--max-semi-space-size=1) and is read after a full collection (what the shells
 // hold alive), and the floor (a bare process of node-pty terminals) is measured beside.
 import { spawn, spawnSync } from 'node:child_process';
@@ -248,7 +248,7 @@ const IDLE_QUIET_MS = 35_000;
  */
 async function roomIdleRound(n, settleMs, quietMs, nodeArgs = []) {
   // read at rest before as after: its start-up's garbage is not the shells' (it is handed back meanwhile)
-  const { home, room, before } = await roomWithFirstShell('many-shells-idle', 2 * n, nodeArgs, quietMs);
+  const { home, room, before } = await roomWithFirstShell('many-shells-idle', 3 * n, nodeArgs, quietMs);
   try {
     const open = async (from) => {
       for (let i = from; i < from + n; i++) await api(room, 'shell_open', { name: `idle-${i}`, shell: SHELL, args: ['--noprofile', '--norc'], cols: COLS, rows: ROWS });
@@ -266,10 +266,13 @@ async function roomIdleRound(n, settleMs, quietMs, nodeArgs = []) {
       return roomMemory(room);
     };
     const at = await atRest();
-    // then `n` more, read as long after: what a shell adds to a room that already has `n` (`more`)
+    // then `n` more twice, each read as long after: what a shell adds to a room that already has 2 × `n` (`more`)
     await open(n);
     await sleep(quietMs);
-    return { soon, idle: perShell(before, at, n).kib, more: perShell(at, await atRest(), n).kib };
+    const at2 = await atRest();
+    await open(2 * n);
+    await sleep(quietMs);
+    return { soon, idle: perShell(before, at, n).kib, more: perShell(at2, await atRest(), n).kib };
   } finally {
     await room.stop();
     home.cleanup();
@@ -309,10 +312,14 @@ function ptyIdleRound(n, settleMs, quietMs) {
     const soon = (rss() - before) / ${n};
     await new Promise((r) => setTimeout(r, ${quietMs - settleMs}));
     const at = await atRest();
-    for (let i = 0; i < ${n}; i++) terms.push(spawn());
-    while (!terms.every((t) => t.printed)) await new Promise((r) => setTimeout(r, 500));
-    await new Promise((r) => setTimeout(r, 2000 + ${quietMs}));
-    console.log(JSON.stringify({ soon, idle: (at - before) / ${n}, more: ((await atRest()) - at) / ${n} }));
+    const more = async () => {
+      for (let i = 0; i < ${n}; i++) terms.push(spawn());
+      while (!terms.every((t) => t.printed)) await new Promise((r) => setTimeout(r, 500));
+      await new Promise((r) => setTimeout(r, 2000 + ${quietMs}));
+      return atRest();
+    };
+    const at2 = await more();
+    console.log(JSON.stringify({ soon, idle: (at - before) / ${n}, more: ((await more()) - at2) / ${n} }));
     for (const t of terms) t.kill();
     process.exit(0);
   })();`;
@@ -320,7 +327,7 @@ function ptyIdleRound(n, settleMs, quietMs) {
     const proc = spawn(process.execPath, ['--expose-gc', '-e', script], { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     proc.stdout.on('data', (d) => (out += d));
-    const timer = setTimeout(() => proc.kill('SIGKILL'), 3 * quietMs + 180_000);
+    const timer = setTimeout(() => proc.kill('SIGKILL'), 4 * quietMs + 240_000);
     proc.on('exit', () => {
       clearTimeout(timer);
       try {
@@ -333,13 +340,14 @@ function ptyIdleRound(n, settleMs, quietMs) {
 }
 
 /**
- * What one more idle shell adds: `n` more opened beside `n` idle ones, read as long after, on each side. What a
- * process pays once (the code a burst of shell_open calls compiles, a first terminal's buffers) is paid by then.
+ * What one more idle shell adds: `n` more opened beside 2 × `n` idle ones, read as long after, on each side. What
+ * a process pays once is paid by then: the code a burst of shell_open calls compiles, a first terminal's buffers,
+ * and the malloc arenas the room's threads grow (~1 MiB at a time, within its first 200 shells).
  */
 function marginalRow(n, quietMs, idle) {
   const [o, b, f] = ['room', 'tmux', 'floor'].map((k) => median(idle[k].map((x) => x.more)));
   return {
-    name: `many-shells memory per shell, idle, ${n} more beside ${n} (what one more shell adds; ${fmt(quietMs / 1000, 0)} s)`,
+    name: `many-shells memory per shell, idle, ${n} more beside ${2 * n} (what one more shell adds; ${fmt(quietMs / 1000, 0)} s)`,
     ours: `${fmt(o)} KiB ±${fmt(spreadPct(idle.room.map((x) => x.more)), 0)}%`,
     baseline: `tmux ${fmt(b)} KiB ±${fmt(spreadPct(idle.tmux.map((x) => x.more)), 0)}%; a bare Node process of node-pty terminals, side by side: ${fmt(f)} KiB ±${fmt(spreadPct(idle.floor.map((x) => x.more)), 0)}%`,
     ratio: `${fmt(o / b, 2)}× tmux, ${fmt(o / f, 2)}× the floor`,
@@ -405,12 +413,16 @@ async function tmuxIdleRound(n, settleMs, quietMs, round) {
     const soon = (memoryOf(server).anonKiB - before) / n;
     await sleep(quietMs - settleMs);
     const at = memoryOf(server).anonKiB;
-    for (let i = 0; i < n; i++) {
-      const w = tmux(socket, ['new-window', '-t', 'bench', '-d', SHELL, '--noprofile', '--norc']);
-      if (w.status !== 0) throw new Error(`tmux new-window failed: ${w.stderr}`);
-    }
-    await sleep(1000 + quietMs);
-    return { soon, idle: (at - before) / n, more: (memoryOf(server).anonKiB - at) / n };
+    const more = async () => {
+      for (let i = 0; i < n; i++) {
+        const w = tmux(socket, ['new-window', '-t', 'bench', '-d', SHELL, '--noprofile', '--norc']);
+        if (w.status !== 0) throw new Error(`tmux new-window failed: ${w.stderr}`);
+      }
+      await sleep(1000 + quietMs);
+      return memoryOf(server).anonKiB;
+    };
+    const at2 = await more();
+    return { soon, idle: (at - before) / n, more: ((await more()) - at2) / n };
   } finally {
     tmux(socket, ['kill-server']);
   }
@@ -455,7 +467,7 @@ export default {
       idle.room.push(room);
       idle.tmux.push(tmuxIdle);
       idle.floor.push(floor);
-      log(`idle shells, ${fmt(quietMs / 1000, 0)} s at their prompt (${fmt(warmMs / 1000, 0)} s; ${n} more beside them): room ${fmt(room.idle)} KiB (${fmt(room.soon)}; ${fmt(room.more)}), tmux ${fmt(tmuxIdle.idle)} (${fmt(tmuxIdle.soon)}; ${fmt(tmuxIdle.more)}), node-pty ${fmt(floor.idle)} (${fmt(floor.soon)}; ${fmt(floor.more)})`);
+      log(`idle shells, ${fmt(quietMs / 1000, 0)} s at their prompt (${fmt(warmMs / 1000, 0)} s; ${n} more beside ${2 * n}): room ${fmt(room.idle)} KiB (${fmt(room.soon)}; ${fmt(room.more)}), tmux ${fmt(tmuxIdle.idle)} (${fmt(tmuxIdle.soon)}; ${fmt(tmuxIdle.more)}), node-pty ${fmt(floor.idle)} (${fmt(floor.soon)}; ${fmt(floor.more)})`);
     }
     // the profile: the same room with V8's young generation held at 1 MiB a semi-space, measured after a full
     // collection (before and after the shells): what the shells hold alive
