@@ -100,9 +100,9 @@ export class ShellRegistry {
     },
   };
 
-  /** The same for a graph stage's: its size is in the list too (a view watching it draws the PTY at that size). */
+  /** The same for a graph stage's: its size and condition are in the list too (a view watching it draws the PTY at that size). */
   private readonly stageHooks: ShellHooks<PtyShell> = {
-    listed: (_session, what) => what === 'size' && this.changed(),
+    listed: (_session, what) => what !== 'status' && this.changed(),
     ended: () => this.pruneEnded(),
   };
 
