@@ -11,10 +11,17 @@
 // growth of the process's anonymous resident pages (RssAnon: heap, stacks, buffers), not of the file-backed pages
 // of its program's code, which a process pages in once as code first runs (a fresh bare process running V8's
 // optimizing compiler for the first time pages in ~4 MiB of node's binary) and shares with every other process.
-// A fresh room's V8 young generation grows with what it allocates, to 16 MiB a semi-space, and its pages become
-// resident as allocation walks through them: a cost of the process, bounded, that lands on whichever shells are
-// being measured. So the early and idle rounds of the room run twice, as shipped and with the young generation
-// held at 1 MiB (--max-semi-space-size=1), and the floor (a bare process of node-pty terminals) is measured beside.
+// A busy room's V8 young generation grows from 1 to 16 MiB a semi-space with what it allocates, and its pages
+// become resident as allocation walks through them: a cost of the process (bounded, paid by a busy room whatever
+// its shells), which landed on whichever shells were measured (the early row read 0.10× to 3.2× tmux from run
+// to run by it alone). So every room is read over its inspector (nothing else changed): at rest before its shells
+// (after one full collection), and its memory per shell is its growth outside the young generation, the young
+// generation said beside. Idle shells are read at rest on every side (the room and the bare node-pty process
+// after a full collection, as a quiet room hands a burst's garbage back by itself), for the first `n` shells and
+// for `n` more opened beside 2 × `n`: what one more shell adds, once what a process pays once (the code its first
+// shell_open calls compile, a first terminal's buffers, the malloc arenas its threads grow) is paid. The early round of the room also runs with the
+// young generation held at 1 MiB (--max-semi-space-size=1) and is read after a full collection (what the shells
+// hold alive), and the floor (a bare process of node-pty terminals) is measured beside.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { performance } from 'node:perf_hooks';
@@ -60,27 +67,58 @@ async function filled(done) {
 const COLS = 120;
 const ROWS = 32;
 /**
- * The profile's room: V8's young generation held at 1 MiB a semi-space (16 MiB by default), and its inspector open
- * on loopback so a full collection can be asked for before each measure (`collectGarbage`).
+ * Every room measured opens its inspector on loopback (nothing else changes: V8's heap is sized as shipped), so
+ * that it can be read at rest before it is measured (one full collection asked for, `collectGarbage`) and its
+ * young generation read at each measure (`youngKiB`).
  */
-const PROFILED = ['--max-semi-space-size=1', '--inspect=127.0.0.1:0'];
+const INSPECT = '--inspect=127.0.0.1:0';
+/** The profile's room: V8's young generation held at 1 MiB a semi-space (16 MiB by default). */
+const PROFILED = ['--max-semi-space-size=1', INSPECT];
 
-/** Has a room started with --inspect collect all its garbage (HeapProfiler.collectGarbage over its inspector). */
-async function collectGarbage(room) {
+/** One call over the inspector of a room started with --inspect: its result. */
+async function inspectorCall(room, method, params = {}) {
   const url = /ws:\/\/\S+/.exec(room.output())?.[0];
   if (!url) throw new Error('the room did not open its inspector');
   const ws = new WebSocket(url);
   try {
     await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
-    await new Promise((resolve, reject) => {
-      ws.on('message', (data) => JSON.parse(data.toString()).id === 1 && resolve());
+    return await new Promise((resolve, reject) => {
+      ws.on('message', (data) => {
+        const m = JSON.parse(data.toString());
+        if (m.id === 1) resolve(m.result);
+      });
       ws.once('error', reject);
-      ws.send(JSON.stringify({ id: 1, method: 'HeapProfiler.collectGarbage' }));
+      ws.send(JSON.stringify({ id: 1, method, params }));
     });
   } finally {
     ws.close();
   }
 }
+
+/** Has a room collect all its garbage (HeapProfiler.collectGarbage: memory-reducing, it shrinks the young generation too). */
+const collectGarbage = (room) => inspectorCall(room, 'HeapProfiler.collectGarbage');
+
+/**
+ * The pages V8's young generation has in use now (its semi-spaces and young large objects, as V8 counts them
+ * resident), KiB. It grows from 1 to 16 MiB a semi-space as a busy room allocates, and shrinks at a
+ * memory-reducing collection: a cost of the process (bounded, paid by a busy room whatever its shells), which
+ * lands on whichever shells are measured when it grows or shrinks in between (the early row read 0.10× to 3.2×
+ * tmux from run to run by it alone). Memory per shell is read without it, and it is said beside.
+ */
+async function youngKiB(room) {
+  const expression = "process.getBuiltinModule('v8').getHeapSpaceStatistics().filter((s) => s.space_name.startsWith('new_')).reduce((a, s) => a + s.physical_space_size, 0)";
+  const r = await inspectorCall(room, 'Runtime.evaluate', { expression, returnByValue: true });
+  return r.result.value / 1024;
+}
+
+/** The room's anonymous resident memory and its young generation's, KiB. */
+async function roomMemory(room) {
+  const anonKiB = memoryOf(room.pid).anonKiB;
+  return { anonKiB, youngKiB: await youngKiB(room) };
+}
+
+/** Growth per shell from `from` to `to` (roomMemory's), outside the young generation; and the young generation's. */
+const perShell = (from, to, n) => ({ kib: (to.anonKiB - to.youngKiB - (from.anonKiB - from.youngKiB)) / n, youngKiB: to.youngKiB });
 
 const api = (room, method, input) => callApi(room, room.token, method, input);
 
@@ -92,19 +130,20 @@ const api = (room, method, input) => callApi(room, room.token, method, input);
 async function roomWithFirstShell(label, n, nodeArgs, restMs = 500) {
   const home = makeHome(label);
   home.env.COMMONROOM_LIMITS = JSON.stringify({ maxShells: Math.max(n + 1, 32) });
-  home.nodeArgs = nodeArgs;
+  home.nodeArgs = nodeArgs.includes(INSPECT) ? nodeArgs : [...nodeArgs, INSPECT];
   const room = await startRoom(home, ['--room', home.roomFile]);
   try {
     const first = (await api(room, 'shell_open', { name: 'first', shell: SHELL, args: ['--noprofile', '--norc'], cols: COLS, rows: ROWS })).shell.id;
     await api(room, 'shell_io', { shellId: first, wait: { until: 'idle', idleMs: 300, timeoutMs: 10_000 } });
     await sleep(restMs);
-    if (nodeArgs.includes(PROFILED[1])) await collectGarbage(room);
+    // read at rest: what start-up left in the heap is collected now, not in the middle of the measure
+    await collectGarbage(room);
+    return { home, room, before: await roomMemory(room) };
   } catch (error) {
     await room.stop();
     home.cleanup();
     throw error;
   }
-  return { home, room, before: memoryOf(room.pid).anonKiB };
 }
 
 /** CPU ms per second and anonymous resident memory of `pids` (summed) over `ms`, after the shells have run `warmMs`. */
@@ -122,7 +161,7 @@ async function measure(pids, warmMs, ms) {
  * One round of the room: a fresh room process (run with `nodeArgs`), `n` shells, `watched` of them attached live;
  * then, when `fill`, every shell prints its fill.
  */
-async function roomRound(n, watched, warmMs, ms, { nodeArgs = [], fill = true } = {}) {
+async function roomRound(n, watched, warmMs, ms, { nodeArgs = [INSPECT], fill = true } = {}) {
   const { home, room, before } = await roomWithFirstShell('many-shells', n, nodeArgs);
   const viewers = [];
   try {
@@ -134,23 +173,25 @@ async function roomRound(n, watched, warmMs, ms, { nodeArgs = [], fill = true } 
       viewers.push(v);
     }
     const m = await measure([room.pid], warmMs, ms);
+    const early = perShell(before, { anonKiB: m.anonKiB, youngKiB: await youngKiB(room) }, n);
     const { shells } = await api(room, 'shell_list', {});
     const tracked = shells.filter((s) => s.alive && s.status?.state === 'working').length;
-    const perShellKiB = (m.anonKiB - before) / n;
+    const perShellKiB = early.kib;
+    const rawKiB = (m.anonKiB - before.anonKiB) / n;
     if (!fill) {
       // the profile: what the shells hold alive
       await collectGarbage(room);
-      return { ...m, perShellKiB: (memoryOf(room.pid).anonKiB - before) / n, tracked, shown: 0, lost: 0 };
+      return { ...m, perShellKiB: perShell(before, await roomMemory(room), n).kib, tracked, shown: 0, lost: 0 };
     }
     // then every shell prints its fill: the same room with its scrollback full
     const at = new Map(shells.filter((s) => s.name.startsWith('loop-')).map((s) => [s.id, s.outputBytes]));
     fs.writeFileSync(FLAG, '');
     await filled(async () => (await api(room, 'shell_list', {})).shells.every((s) => !at.has(s.id) || s.outputBytes >= at.get(s.id) + fillBytes));
-    const fullKiB = (memoryOf(room.pid).anonKiB - before) / n;
+    const full = perShell(before, await roomMemory(room), n);
     fs.rmSync(FLAG, { force: true });
     const shown = viewers.reduce((a, v) => a + v.received, 0);
     const lost = viewers.reduce((a, v) => a + v.lost, 0);
-    return { ...m, perShellKiB, fullKiB, tracked, shown, lost };
+    return { ...m, perShellKiB, rawKiB, earlyYoungKiB: early.youngKiB, fullKiB: full.kib, fullYoungKiB: full.youngKiB, tracked, shown, lost };
   } finally {
     for (const v of viewers) v.ws.close();
     await room.stop();
@@ -207,14 +248,31 @@ const IDLE_QUIET_MS = 35_000;
  */
 async function roomIdleRound(n, settleMs, quietMs, nodeArgs = []) {
   // read at rest before as after: its start-up's garbage is not the shells' (it is handed back meanwhile)
-  const { home, room, before } = await roomWithFirstShell('many-shells-idle', n, nodeArgs, quietMs);
+  const { home, room, before } = await roomWithFirstShell('many-shells-idle', 3 * n, nodeArgs, quietMs);
   try {
-    for (let i = 0; i < n; i++) await api(room, 'shell_open', { name: `idle-${i}`, shell: SHELL, args: ['--noprofile', '--norc'], cols: COLS, rows: ROWS });
-    await filled(async () => (await api(room, 'shell_list', {})).shells.every((s) => s.outputBytes > 0));
+    const open = async (from) => {
+      for (let i = from; i < from + n; i++) await api(room, 'shell_open', { name: `idle-${i}`, shell: SHELL, args: ['--noprofile', '--norc'], cols: COLS, rows: ROWS });
+      await filled(async () => (await api(room, 'shell_list', {})).shells.every((s) => s.outputBytes > 0));
+    };
+    await open(0);
     await sleep(settleMs);
-    const soon = (memoryOf(room.pid).anonKiB - before) / n;
+    const soon = perShell(before, await roomMemory(room), n).kib;
     await sleep(quietMs - settleMs);
-    return { soon, idle: (memoryOf(room.pid).anonKiB - before) / n };
+    // read at rest: a quiet room hands a burst's garbage back by itself (idle-collect.ts) once it has grown 2 MiB,
+    // which a reading 35 s on may come before or after; asked for here, as the floor's is
+    const atRest = async () => {
+      await collectGarbage(room);
+      await sleep(500);
+      return roomMemory(room);
+    };
+    const at = await atRest();
+    // then `n` more twice, each read as long after: what a shell adds to a room that already has 2 × `n` (`more`)
+    await open(n);
+    await sleep(quietMs);
+    const at2 = await atRest();
+    await open(2 * n);
+    await sleep(quietMs);
+    return { soon, idle: perShell(before, at, n).kib, more: perShell(at2, await atRest(), n).kib };
   } finally {
     await room.stop();
     home.cleanup();
@@ -222,7 +280,7 @@ async function roomIdleRound(n, settleMs, quietMs, nodeArgs = []) {
 }
 
 /**
- * The floor of an idle shell, measured as the room is (as shipped, no flags, read at rest before as after): a
+ * The floor of an idle shell, measured as the room is (as shipped, read at rest before as after: after a collection): a
  * bare Node process that has spawned one node-pty terminal, then `n` interactive bash in node-pty terminals,
  * their output read and dropped; its memory per terminal `settleMs` after they printed their prompt (`soon`) and
  * `quietMs` after (`idle`).
@@ -238,24 +296,38 @@ function ptyIdleRound(n, settleMs, quietMs) {
       t.onData(() => (t.printed = true));
       return t;
     };
+    // read at rest, as the room is (it hands back a burst's garbage once quiet: idle-collect.ts): after a collection
+    const atRest = async () => {
+      gc();
+      await new Promise((r) => setTimeout(r, 500));
+      return rss();
+    };
     const terms = [spawn()];
     while (!terms[0].printed) await new Promise((r) => setTimeout(r, 100));
     await new Promise((r) => setTimeout(r, ${quietMs}));
-    const before = rss();
+    const before = await atRest();
     for (let i = 0; i < ${n}; i++) terms.push(spawn());
     while (!terms.every((t) => t.printed)) await new Promise((r) => setTimeout(r, 500));
     await new Promise((r) => setTimeout(r, 2000 + ${settleMs}));
     const soon = (rss() - before) / ${n};
     await new Promise((r) => setTimeout(r, ${quietMs - settleMs}));
-    console.log(JSON.stringify({ soon, idle: (rss() - before) / ${n} }));
+    const at = await atRest();
+    const more = async () => {
+      for (let i = 0; i < ${n}; i++) terms.push(spawn());
+      while (!terms.every((t) => t.printed)) await new Promise((r) => setTimeout(r, 500));
+      await new Promise((r) => setTimeout(r, 2000 + ${quietMs}));
+      return atRest();
+    };
+    const at2 = await more();
+    console.log(JSON.stringify({ soon, idle: (at - before) / ${n}, more: ((await more()) - at2) / ${n} }));
     for (const t of terms) t.kill();
     process.exit(0);
   })();`;
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, ['-e', script], { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] });
+    const proc = spawn(process.execPath, ['--expose-gc', '-e', script], { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     proc.stdout.on('data', (d) => (out += d));
-    const timer = setTimeout(() => proc.kill('SIGKILL'), 2 * quietMs + 120_000);
+    const timer = setTimeout(() => proc.kill('SIGKILL'), 4 * quietMs + 240_000);
     proc.on('exit', () => {
       clearTimeout(timer);
       try {
@@ -265,6 +337,23 @@ function ptyIdleRound(n, settleMs, quietMs) {
       }
     });
   });
+}
+
+/**
+ * What one more idle shell adds: `n` more opened beside 2 × `n` idle ones, read as long after, on each side. What
+ * a process pays once is paid by then: the code a burst of shell_open calls compiles, a first terminal's buffers,
+ * and the malloc arenas the room's threads grow (~1 MiB at a time, within its first 200 shells).
+ */
+function marginalRow(n, quietMs, idle) {
+  const [o, b, f] = ['room', 'tmux', 'floor'].map((k) => median(idle[k].map((x) => x.more)));
+  return {
+    name: `many-shells memory per shell, idle, ${n} more beside ${2 * n} (what one more shell adds; ${fmt(quietMs / 1000, 0)} s)`,
+    ours: `${fmt(o)} KiB ±${fmt(spreadPct(idle.room.map((x) => x.more)), 0)}%`,
+    baseline: `tmux ${fmt(b)} KiB ±${fmt(spreadPct(idle.tmux.map((x) => x.more)), 0)}%; a bare Node process of node-pty terminals, side by side: ${fmt(f)} KiB ±${fmt(spreadPct(idle.floor.map((x) => x.more)), 0)}%`,
+    ratio: `${fmt(o / b, 2)}× tmux, ${fmt(o / f, 2)}× the floor`,
+    goal: '≤ 3× tmux, or ≤ 1.2× the floor',
+    met: o / b <= 3 || o / f <= 1.2,
+  };
 }
 
 const tmux = (socket, args) => spawnSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], { encoding: 'utf8', timeout: 30_000 });
@@ -323,7 +412,17 @@ async function tmuxIdleRound(n, settleMs, quietMs, round) {
     await sleep(1000 + settleMs);
     const soon = (memoryOf(server).anonKiB - before) / n;
     await sleep(quietMs - settleMs);
-    return { soon, idle: (memoryOf(server).anonKiB - before) / n };
+    const at = memoryOf(server).anonKiB;
+    const more = async () => {
+      for (let i = 0; i < n; i++) {
+        const w = tmux(socket, ['new-window', '-t', 'bench', '-d', SHELL, '--noprofile', '--norc']);
+        if (w.status !== 0) throw new Error(`tmux new-window failed: ${w.stderr}`);
+      }
+      await sleep(1000 + quietMs);
+      return memoryOf(server).anonKiB;
+    };
+    const at2 = await more();
+    return { soon, idle: (at - before) / n, more: ((await more()) - at2) / n };
   } finally {
     tmux(socket, ['kill-server']);
   }
@@ -347,7 +446,7 @@ export default {
         const x = await roomRound(n, watched, warmMs, ms);
         extra.tracked.push(x.tracked);
         extra.lost += x.lost;
-        log(`room: ${fmt(x.cpu)} ms CPU/s, ${fmt(x.perShellKiB)} KiB/shell (${fmt(x.fullKiB)} with its scrollback full), ${x.tracked}/${n} shells read working, ${x.shown} bytes shown live, ${x.lost} lost`);
+        log(`room: ${fmt(x.cpu)} ms CPU/s, ${fmt(x.perShellKiB)} KiB/shell outside the young generation (${fmt(x.rawKiB)} with it, ${fmt(x.earlyYoungKiB / 1024)} MiB), ${fmt(x.fullKiB)} with its scrollback full (young ${fmt(x.fullYoungKiB / 1024)} MiB), ${x.tracked}/${n} shells read working, ${x.shown} bytes shown live, ${x.lost} lost`);
         return x;
       },
       async () => {
@@ -368,7 +467,7 @@ export default {
       idle.room.push(room);
       idle.tmux.push(tmuxIdle);
       idle.floor.push(floor);
-      log(`idle shells, ${fmt(quietMs / 1000, 0)} s at their prompt (${fmt(warmMs / 1000, 0)} s): room ${fmt(room.idle)} KiB (${fmt(room.soon)}), tmux ${fmt(tmuxIdle.idle)} (${fmt(tmuxIdle.soon)}), node-pty ${fmt(floor.idle)} (${fmt(floor.soon)})`);
+      log(`idle shells, ${fmt(quietMs / 1000, 0)} s at their prompt (${fmt(warmMs / 1000, 0)} s; ${n} more beside ${2 * n}): room ${fmt(room.idle)} KiB (${fmt(room.soon)}; ${fmt(room.more)}), tmux ${fmt(tmuxIdle.idle)} (${fmt(tmuxIdle.soon)}; ${fmt(tmuxIdle.more)}), node-pty ${fmt(floor.idle)} (${fmt(floor.soon)}; ${fmt(floor.more)})`);
     }
     // the profile: the same room with V8's young generation held at 1 MiB a semi-space, measured after a full
     // collection (before and after the shells): what the shells hold alive
@@ -385,7 +484,7 @@ export default {
       const h = against && median(against.held);
       return {
         name: `many-shells memory per shell, ${label}`,
-        ours: `${fmt(o)} KiB ±${fmt(spreadPct(ours), 0)}%${against ? ` (alive after a full collection, V8's young generation held at 1 MiB: ${fmt(h)} KiB; a bare node-pty terminal alone: ${fmt(against.floor)} KiB)` : notes.ours}`,
+        ours: `${fmt(o)} KiB ±${fmt(spreadPct(ours), 0)}%${notes.young ?? ''}${against ? ` (alive after a full collection, V8's young generation held at 1 MiB: ${fmt(h)} KiB; a bare node-pty terminal alone: ${fmt(against.floor)} KiB)` : notes.ours}`,
         baseline: `tmux ${fmt(b)} KiB${notes.baseline}`,
         ratio: `${fmt(o / b, 2)}×${against ? ` (alive: ${fmt(h / b, 2)}×, ${fmt(h / against.floor, 2)}× the floor)` : ''}${floorKiB ? ` (${fmt(o / floorKiB, 2)}× node-pty's ${fmt(floorKiB)} KiB)` : ''}`,
         goal: `≤ ${goal}× tmux`,
@@ -402,9 +501,12 @@ export default {
         goal: '≤ 1.1× tmux',
         met: cpuOurs / cpuBase <= 1.1 && tracked === n && extra.lost === 0,
       },
-      memory(`early (${n} shells, ${fmt((warmMs + ms) / 1000, 0)} s in)`, r.ours.map((x) => x.perShellKiB), r.baseline.map((x) => x.perShellKiB), 2, { baseline: '' }, { held: held.early, floor: earlyFloorKiB }),
+      memory(`early (${n} shells, ${fmt((warmMs + ms) / 1000, 0)} s in)`, r.ours.map((x) => x.perShellKiB), r.baseline.map((x) => x.perShellKiB), 2, {
+        baseline: '',
+        young: ` outside V8's young generation (with it, as read: ${fmt(median(r.ours.map((x) => x.rawKiB)))} KiB ±${fmt(spreadPct(r.ours.map((x) => x.rawKiB)), 0)}%, the young generation ${fmt(median(r.ours.map((x) => x.earlyYoungKiB)) / 1024)} MiB)`,
+      }, { held: held.early, floor: earlyFloorKiB }),
       memory(`scrollback full (${n} shells, ${FILL_LINES.toLocaleString('en')} lines each)`, r.ours.map((x) => x.fullKiB), r.baseline.map((x) => x.fullKiB), 2, {
-        ours: ' (keeps 10,000 lines)',
+        ours: ` (keeps 10,000 lines; outside V8's young generation, ${fmt(median(r.ours.map((x) => x.fullYoungKiB)) / 1024)} MiB then)`,
         baseline: ' (history-limit 2,000 lines)',
       }),
       memory(`idle at a prompt (${n} interactive bash, ${fmt(quietMs / 1000, 0)} s)`, idle.room.map((x) => x.idle), idle.tmux.map((x) => x.idle), 3, {
@@ -419,6 +521,7 @@ export default {
         goal: '≤ 1.2× the floor',
         met: median(idle.room.map((x) => x.idle)) / median(idle.floor.map((x) => x.idle)) <= 1.2,
       },
+      marginalRow(n, quietMs, idle),
     ];
   },
 };

@@ -5,8 +5,12 @@
 // Node process, read the same three ways.
 //
 //   npm run build && node bench/investigations/idle-shells.js [N=100] [later-s=35] [room node flags...]
-// SNAPSHOT=30: instead of the floor, the room's heap snapshots before and after, the 30 largest growths per shell.
+// SNAPSHOT=30: instead of the floor, the room's heap snapshots before and after, the 30 largest growths per shell
+// (SNAPSHOT_DIR=DIR: both kept there as files, for heap-diff.js). WARM=100: 100 idle shells opened first and
+// left open (what N more add to a room that has them).
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import WebSocket from 'ws';
 import { callApi, makeHome, memoryOf, REPO, startRoom } from '../lib/room.js';
@@ -15,7 +19,10 @@ const N = Number(process.argv[2] ?? 100);
 const LATER_S = Number(process.argv[3] ?? 35);
 const FLAGS = process.argv.slice(4);
 const SHELL = '/bin/bash';
-const ARGS = ['--noprofile', '--norc'];
+// COMMAND='…': each shell runs `bash -c COMMAND` instead of sitting at its prompt (the early round of many-shells)
+const ARGS = process.env.COMMAND ? ['--noprofile', '--norc', '-c', process.env.COMMAND] : ['--noprofile', '--norc'];
+
+let snapshots = 0;
 
 /** One inspector session on a process started with --inspect (its ws:// address in `output()`). */
 async function inspector(output) {
@@ -47,6 +54,9 @@ async function inspector(output) {
       ws.on('message', onChunk);
       await send('HeapProfiler.takeHeapSnapshot', { reportProgress: false });
       ws.off('message', onChunk);
+      // SNAPSHOT_DIR: the raw snapshots kept there too (before.heapsnapshot, after.heapsnapshot), for
+      // heap-diff.js to say what holds each new object
+      if (process.env.SNAPSHOT_DIR) fs.writeFileSync(path.join(process.env.SNAPSHOT_DIR, `${++snapshots === 1 ? 'before' : 'after'}.heapsnapshot`), json);
       const snap = JSON.parse(json);
       const fields = snap.snapshot.meta.node_fields;
       const types = snap.snapshot.meta.node_types[0];
@@ -81,7 +91,7 @@ function show(label, before, anon, heap) {
 
 async function room() {
   const home = makeHome('idle-shells');
-  home.env.COMMONROOM_LIMITS = JSON.stringify({ maxShells: N + 32 });
+  home.env.COMMONROOM_LIMITS = JSON.stringify({ maxShells: N + Number(process.env.WARM ?? 0) + 32 });
   home.nodeArgs = [...FLAGS, '--inspect=127.0.0.1:0'];
   const r = await startRoom(home, ['--room', home.roomFile]);
   const api = (m, i) => callApi(r, r.token, m, i);
@@ -89,7 +99,9 @@ async function room() {
   try {
     const first = (await api('shell_open', { name: 'first', shell: SHELL, args: ARGS, cols: 120, rows: 32 })).shell.id;
     await api('shell_io', { shellId: first, wait: { until: 'idle', idleMs: 300, timeoutMs: 10_000 } });
-    await sleep(500);
+    // WARM=n: n shells opened first and left open, so that what is read is what N more add to a room that has them
+    for (let i = 0; i < Number(process.env.WARM ?? 0); i++) await api('shell_open', { name: `warm-${i}`, shell: SHELL, args: ARGS, cols: 120, rows: 32 });
+    await sleep(process.env.WARM ? LATER_S * 1000 : 500);
     await insp.gc();
     const snapBefore = process.env.SNAPSHOT ? await insp.snapshot() : null;
     await insp.gc();

@@ -1,59 +1,19 @@
 import { ScrollbackRing, type RingRead, type RingTextRead } from './scrollback-ring';
 import { killTree, processStartTime, type KillPlan, type ProcessIdentity } from '../process/process-tree';
-import { spawnTerminal, type Terminal, type TerminalExit, type TerminalSpawn } from '../terminal/pty';
+import { spawnTerminal, type Terminal, type TerminalExit } from '../terminal/pty';
 import { ScreenMirror } from '../terminal/screen-mirror';
 import { ShellMarks } from './shell-marks';
 import { rulesFor, ShellStatusTracker } from './shell-status';
-import { waitsForKeys } from './waits-for-keys';
-import type { ShellAgent, ShellCondition, ShellStatus } from '../../common/methods/shells';
-import type { SentinelFamily } from './shell-integration';
+import type { ShellCondition, ShellStatus } from '../../common/methods/shells';
 import { ShellViewers, type ShellViewer, type ViewerState } from './shell-viewers';
+import { Listeners } from './listeners';
+import { ShellStatusInputs } from './status-inputs';
+import type { ActiveRun, InputRecord, ShellHooks, ShellSpawn } from './shell-spawn';
 
 export type { ShellViewer } from './shell-viewers';
+export type { ActiveRun, InputRecord, ShellHooks, ShellSpawn } from './shell-spawn';
 
 export type ShellExit = TerminalExit;
-
-/** What a shell runs (a terminal spawn) and who and what it is. */
-export interface ShellSpawn extends TerminalSpawn {
-  id: string;
-  name: string;
-  owner: string;
-  tag: string;
-  scrollbackBytes: number;
-  /** The most lines the scrollback keeps (the byte cap holds too). */
-  scrollbackLines?: number | undefined;
-  /** A tty graph stage shown as a shell: its lifetime belongs to the graph, not to shell_close. */
-  stage?: string | undefined;
-  /** How shell_run finds a command's output and exit code (shell-integration.ts); none for a stage. */
-  integration?: { mode: 'marks' | 'sentinel'; family: SentinelFamily; nonce: string } | undefined;
-  /** The arguments asked for, before the integration added its own (what shell_list shows). */
-  shownArgs?: string[] | undefined;
-  /** The program asked for, when `file` is the sandbox that runs it. */
-  shownFile?: string | undefined;
-  /** The sandbox its processes run in (agent-sandbox.ts), or null. */
-  sandbox?: string | null | undefined;
-  /** Lines the screen mirror keeps above the screen. */
-  screenScrollbackLines?: number | undefined;
-  /** The agent the room started in it (its status is read with that client's rules). */
-  agent?: ShellAgent | undefined;
-}
-
-/** A command shell_run typed and has not seen the end of yet (shell-run.ts). */
-export interface ActiveRun {
-  command: string;
-  /** Output offset when it was typed: its marks come after. */
-  from: number;
-  mode: 'marks' | 'sentinel';
-  done: boolean;
-  interrupted: boolean;
-}
-
-
-export interface InputRecord {
-  at: string;
-  by: string;
-  bytes: number;
-}
 
 /**
  * One live PTY: its process tree, its scrollback ring, the waiters and viewers that follow its output.
@@ -81,18 +41,20 @@ export class PtyShell {
   /** What shell_run is waiting on in this shell. */
   activeRun: ActiveRun | null = null;
   private readonly term: Terminal;
-  private readonly changeListeners = new Set<() => void>();
+  private readonly changeListeners = new Listeners();
   /** Who watches live, and the hold their backlog puts on the PTY (shell-viewers.ts). */
   private readonly viewers: ShellViewers;
-  private readonly exited: Promise<ShellExit>;
+  /** What waitExit hands out, made on the first call (most shells are never waited on that way). */
+  private exited: Promise<ShellExit> | undefined;
+  private resolveExit: ((exit: ShellExit) => void) | undefined;
   lastOutputAt = Date.now();
   lastInputAt = 0;
   /** What the program in it is doing, from its terminal (shell-status.ts). */
   readonly status: ShellStatusTracker;
   /** Stalled or limited, as the room's watch of the agent in it says (engine/agents/agent-watch.ts); null: neither. */
   condition: ShellCondition | null = null;
-  private readonly statusListeners = new Set<(status: ShellStatus) => void>();
-  private readonly resizeListeners = new Set<() => void>();
+  private readonly statusListeners = new Listeners<[ShellStatus]>();
+  private readonly resizeListeners = new Listeners();
   /**
    * The live view whose size the PTY follows, or null: none does (the owner sizes it with shell_io, or nobody
    * drives it until a view claims it). Every other view shows the PTY at its size.
@@ -104,6 +66,8 @@ export class PtyShell {
     now: string,
     /** A terminal someone else owns (a tty graph stage's); by default the session spawns its own. */
     adopted?: Terminal,
+    /** What its registry hears of it (one object for all its shells). */
+    private readonly hooks?: ShellHooks<PtyShell>,
   ) {
     const { env: _spawnedWith, ...kept } = spec;
     this.spec = kept;
@@ -115,31 +79,18 @@ export class PtyShell {
     const rules = rulesFor(spec.agent?.client ?? null);
     // a client whose status rules read its screen keeps its emulator; any other shell has one only while needed
     const readsScreen = rules.waiting.length > 0 || (rules.working ?? []).length > 0;
-    this.screen = new ScreenMirror(this.ring, spec.cols, spec.rows, spec.screenScrollbackLines ?? 0, { live: readsScreen });
-    this.marks = spec.integration ? new ShellMarks(spec.integration.nonce) : null;
-    this.status = new ShellStatusTracker(
-      {
-        alive: () => this.exit === null,
-        exitCode: () => this.exit?.exitCode ?? null,
-        lastOutputAt: () => this.lastOutputAt,
-        lastInputAt: () => this.lastInputAt,
-        screen: () => this.screen.visibleLines(),
-        commandRunning: () => this.marks?.last?.kind === 'C',
-        waitsForKeys: () => waitsForKeys(this.term.pid),
-      },
-      rules,
-      (status) => {
-        for (const listener of [...this.statusListeners]) listener(status);
-      },
-    );
-    this.term = adopted ?? spawnTerminal(spec);
     // a program that asks its terminal something (Gemini CLI and opencode ask for device attributes and wait
     // for the answer before they draw) is answered once, by the room's own screen, whoever watches: viewers
     // answer nothing (the Terminals screen silences its xterm, ce shell attach drops its terminal's replies),
     // so an agent started with no one watching does not sit on a blank screen, nor one watched twice get two
-    this.screen.onReply((reply) => {
-      if (this.alive) this.term.write(reply);
+    const reply = (answer: string) => this.alive && this.term.write(answer);
+    this.screen = new ScreenMirror(this.ring, spec.cols, spec.rows, spec.screenScrollbackLines ?? 0, { live: readsScreen, reply });
+    this.marks = spec.integration ? new ShellMarks(spec.integration.nonce) : null;
+    this.status = new ShellStatusTracker(new ShellStatusInputs(this), rules, (status) => {
+      this.statusListeners.emit(status);
+      this.hooks?.listed(this, 'status');
     });
+    this.term = adopted ?? spawnTerminal(spec);
     this.process = { pid: this.term.pid, startTime: processStartTime(this.term.pid) ?? '' };
     this.viewers = new ShellViewers(this.ring, this.term, () => this.alive);
     // bigger chunks in a flood (pty.ts), but never more than half the margin the viewers' backpressure keeps, so
@@ -158,18 +109,19 @@ export class PtyShell {
       this.viewers.grew();
       this.notify();
     }, { borrow: true }); // the ring and the marks copy what they keep
-    this.exited = new Promise<ShellExit>((resolve) => {
-      this.term.onExit((exit) => {
-        this.exit = exit;
-        this.status.exited();
-        // the child is gone: free the PTY now (its output is already in the ring), not when someone closes it
-        this.viewers.release();
-        this.destroyTerm();
-        resolve(this.exit);
-        this.viewers.exited(this.exit);
-        this.notify();
-      });
-    });
+    this.term.onExit((exit) => this.ended(exit));
+  }
+
+  private ended(exit: ShellExit): void {
+    this.exit = exit;
+    this.status.exited();
+    // the child is gone: free the PTY now (its output is already in the ring), not when someone closes it
+    this.viewers.release();
+    this.destroyTerm();
+    this.resolveExit?.(exit);
+    this.viewers.exited(exit);
+    this.notify();
+    this.hooks?.ended(this);
   }
 
   get id(): string {
@@ -231,13 +183,17 @@ export class PtyShell {
     this.cols = cols;
     this.rows = rows;
     // its size is part of what the list shows (a viewer's header says it): said like a change of status
-    if (changed) for (const listener of [...this.resizeListeners]) listener();
+    if (changed) this.sizeOrConditionChanged('size');
+  }
+
+  private sizeOrConditionChanged(what: 'size' | 'condition'): void {
+    this.resizeListeners.emit();
+    this.hooks?.listed(this, what);
   }
 
   /** Called after the shell's size changed (a resize by its owner or by the person who took it over), or its condition. */
   onResize(listener: () => void): () => void {
-    this.resizeListeners.add(listener);
-    return () => this.resizeListeners.delete(listener);
+    return this.resizeListeners.add(listener);
   }
 
   read(cursor: number, maxBytes: number): RingRead {
@@ -251,24 +207,23 @@ export class PtyShell {
 
   /** Called on every output and on exit; returns an unsubscribe. */
   onChange(listener: () => void): () => void {
-    this.changeListeners.add(listener);
-    return () => this.changeListeners.delete(listener);
+    return this.changeListeners.add(listener);
   }
 
   /** The agent watch's verdict (its listeners: the lists that show it, as they show a change of status). */
   setCondition(condition: ShellCondition | null): void {
     if (JSON.stringify(condition) === JSON.stringify(this.condition)) return;
     this.condition = condition;
-    for (const listener of [...this.resizeListeners]) listener();
+    this.sizeOrConditionChanged('condition');
   }
 
   /** Hears each change of the status; returns an unsubscribe. */
   onStatusChange(listener: (status: ShellStatus) => void): () => void {
-    this.statusListeners.add(listener);
-    return () => this.statusListeners.delete(listener);
+    return this.statusListeners.add(listener);
   }
 
   waitExit(): Promise<ShellExit> {
+    this.exited ??= this.exit ? Promise.resolve(this.exit) : new Promise<ShellExit>((resolve) => (this.resolveExit = resolve));
     return this.exited;
   }
 
@@ -283,7 +238,7 @@ export class PtyShell {
       // the shell is gone, but what it left behind (a nohup child, a daemon) still carries its tag
       await killTree({ tag: this.spec.tag }, plan);
     }
-    const exit = await Promise.race([this.exited, new Promise<null>((r) => setTimeout(() => r(null), 2_000))]);
+    const exit = await Promise.race([this.waitExit(), new Promise<null>((r) => setTimeout(() => r(null), 2_000))]);
     this.destroyTerm();
     this.screen.dispose();
     return exit ?? this.exit ?? { exitCode: null, signal: 'unknown' };
@@ -310,9 +265,7 @@ export class PtyShell {
   }
 
   private notify(): void {
-    if (this.changeListeners.size === 0) return;
-    // a copy: a listener may unsubscribe others or subscribe new ones (those hear the next change, not this one)
-    for (const listener of [...this.changeListeners]) listener();
+    this.changeListeners.emit();
   }
 
   private destroyTerm(): void {

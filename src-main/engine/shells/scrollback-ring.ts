@@ -37,8 +37,8 @@ function sequenceLength(lead: number): number {
 /** The unit the ring grows and shrinks by: a shell that printed a prompt holds one. */
 const CHUNK = 16 * 1024;
 const NEWLINE = 0x0a;
-/** The smallest buffer a shell's first chunk starts with (a prompt fits); it doubles as output comes, up to CHUNK. */
-const MIN_PIECE = 512;
+/** The smallest buffer a shell's first chunk starts with (bash's own prompt and its marks, ~100 bytes, fit); it doubles as output comes, up to CHUNK. */
+const MIN_PIECE = 128;
 
 /** The buffer for a chunk that must hold `bytes` now: the next power of two from MIN_PIECE, at most CHUNK. */
 function sizeFor(bytes: number): number {

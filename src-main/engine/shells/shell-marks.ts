@@ -23,11 +23,14 @@ const MAX_MARK_BYTES = 256;
 /** Marks remembered per shell: a run needs the few since it started. */
 const KEEP_MARKS = 256;
 
+/** The kinds as the literals of this module: a mark kept holds one of these, not a string of its own cut from the output. */
+const KINDS: Readonly<Record<string, MarkKind>> = { A: 'A', B: 'B', C: 'C', D: 'D' };
+
 /** Parses the payload after `ESC ] 133 ;` up to the terminator. Exported for tests. */
 export function parseMarkPayload(payload: string, nonce: string): { kind: MarkKind; exitCode: number | null } | null {
   const parts = payload.split(';');
-  const kind = parts[0];
-  if (kind !== 'A' && kind !== 'B' && kind !== 'C' && kind !== 'D') return null;
+  const kind = Object.hasOwn(KINDS, parts[0] ?? '') ? KINDS[parts[0] as string] : undefined;
+  if (kind === undefined) return null;
   if (!parts.includes(`cr=${nonce}`)) return null;
   let exitCode: number | null = null;
   if (kind === 'D' && parts[1] !== undefined && /^-?\d{1,10}$/.test(parts[1])) exitCode = Number(parts[1]);
@@ -59,7 +62,8 @@ export class ShellMarks {
         return this.remember(found);
       }
       const parsed = parseMarkPayload(data.subarray(at + INTRO.length, end.payloadEnd).toString('latin1'), this.nonce);
-      if (parsed) found.push({ ...parsed, start: base + at, end: base + end.next });
+      // one shape for every mark, its fields in the object (a spread of `parsed` gave each an extra property array)
+      if (parsed) found.push({ kind: parsed.kind, exitCode: parsed.exitCode, start: base + at, end: base + end.next });
       from = end.next;
     }
     // the chunk may end inside the intro itself
@@ -89,7 +93,7 @@ export class ShellMarks {
 
   private remember(found: ShellMark[]): ShellMark[] {
     if (found.length === 0) return found;
-    this.marks.push(...found);
+    for (const mark of found) this.marks.push(mark);
     if (this.marks.length > KEEP_MARKS) this.marks.splice(0, this.marks.length - KEEP_MARKS);
     return found;
   }

@@ -1,41 +1,22 @@
-import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
 import type { Caller } from '../../common/dto';
 import { RoomError } from '../../common/errors';
-import type { ShellAgent, ShellView } from '../../common/methods/shells';
+import type { ShellView } from '../../common/methods/shells';
 import type { EngineContext } from '../room/index';
 import { isShellIdOfEpoch, procTags } from '../core/ids';
-import { findTagged, killTree, tagEnv, type TaggedProcess } from '../process/process-tree';
-import { defaultShell } from '../platform/default-shell';
+import { findTagged, killTree, type TaggedProcess } from '../process/process-tree';
 import type { StageTerminal, StageTerminalHost } from '../terminal/stage-terminal';
+import { watchedTerminal } from '../terminal/pty';
 import { GrowthSignal } from '../core/growth-signal';
-import { PtyShell, type ShellExit, type ShellViewer } from './pty-shell';
-import { recordShellLife } from './shell-events';
-import { integrationPlan } from './shell-integration';
-import { writeIntegrationFiles } from './integration-files';
-import { shellIntegrationFolder } from '../core/room-paths';
+import { PtyShell, type ShellExit, type ShellHooks, type ShellViewer } from './pty-shell';
+import { recordShellEnded, recordShellOpened } from './shell-events';
+import { shellSpawnFor, type OpenShell } from './shell-launch';
 import { attachViewer, type ShellAttachment, type Watermarks } from './live-attachment';
 import { logLines, type LogLines } from './shell-log-lines';
 import { viewOf } from './shell-view';
 
 export type { ShellAttachment, Watermarks } from './live-attachment';
-
-export interface OpenShell {
-  name?: string | undefined;
-  cwd?: string | undefined;
-  shell?: string | undefined;
-  args?: string[] | undefined;
-  env?: Record<string, string> | undefined;
-  /** Variables of the room process's environment the shell does not get (agents-feature.ts); not an input of shell_open. */
-  unsetEnv?: readonly string[] | undefined;
-  cols?: number | undefined;
-  rows?: number | undefined;
-  /** The agent the room starts in it (agents-feature.ts); not an input of shell_open. */
-  agent?: ShellAgent | undefined;
-  /** That agent's own run folder (agents-feature.ts): readable in its sandbox, hidden from every other agent. */
-  runFolder?: string | undefined;
-}
+export type { OpenShell } from './shell-launch';
 
 /** The key of ShellRegistry.changes. */
 export const SHELLS_CHANGED = 'shells';
@@ -97,18 +78,33 @@ export class ShellRegistry {
       },
       this.now(),
       // the graphs runtime owns the PTY: the shell watches it and types into it, never frees it
-      { ...stage.terminal, destroy: () => undefined },
+      watchedTerminal(stage.terminal),
+      this.stageHooks,
     );
-    // its size is in the list too (a view watching it draws the PTY at that size)
-    session.onResize(() => this.changed());
     this.shells.set(id, session);
     this.changed();
-    void session.waitExit().then(() => this.pruneEnded());
   }
 
   private changed(): void {
     this.changes.fire(SHELLS_CHANGED);
   }
+
+  /** What the registry hears of each shell shell_open made: one object for them all. */
+  private readonly hooks: ShellHooks<PtyShell> = {
+    listed: () => this.changed(),
+    ended: (session) => {
+      const by = this.closedBy.get(session.id) ?? null;
+      this.closedBy.delete(session.id);
+      recordShellEnded(this.ctx, session, by);
+      this.pruneEnded();
+    },
+  };
+
+  /** The same for a graph stage's: its size and condition are in the list too (a view watching it draws the PTY at that size). */
+  private readonly stageHooks: ShellHooks<PtyShell> = {
+    listed: (_session, what) => what !== 'status' && this.changed(),
+    ended: () => this.pruneEnded(),
+  };
 
   open(caller: Caller, options: OpenShell): PtyShell {
     const alive = [...this.shells.values()].filter((s) => s.alive && !s.spec.stage).length;
@@ -121,70 +117,18 @@ export class ShellRegistry {
         throw new RoomError('LIMIT_EXCEEDED', `you (${caller.name}) have ${mine} shells open, your share of the room's ${this.limits.maxShells} (at most ${this.limits.maxShellsPerAgent} per agent): close one with shell_close first`);
       }
     }
-    const cwd = path.resolve(this.defaultCwd, options.cwd ?? '.');
-    if (!fs.existsSync(cwd) || !fs.statSync(cwd).isDirectory()) {
-      throw new RoomError('INVALID_INPUT', `cwd ${cwd} is not an existing folder`);
-    }
-    const file = options.shell ?? defaultShell();
-    if (!fs.existsSync(file)) throw new RoomError('INVALID_INPUT', `shell ${file} does not exist: give a full path such as /bin/bash`);
-    const id = this.ctx.ids.shellId(this.epoch);
-    const tag = procTags.shell(this.ctx.room.id, id);
-    const nonce = randomBytes(8).toString('hex');
-    const userEnv: NodeJS.ProcessEnv = { ...process.env, ...options.env };
-    for (const name of options.unsetEnv ?? []) delete userEnv[name];
-    const plan = integrationPlan({
-      file,
-      args: options.args ?? [],
-      nonce,
-      dir: writeIntegrationFiles(shellIntegrationFolder(this.ctx.room.paths.dataDir)),
-      userEnv,
-      pathSep: path.sep as '/' | '\\',
-    });
-    const base: NodeJS.ProcessEnv = { ...userEnv, ...plan.env, TERM: 'xterm-256color', COLORTERM: 'truecolor' };
-    if (!base.LANG && !base.LC_ALL && !base.LC_CTYPE) base.LANG = 'C.UTF-8';
-    const env = tagEnv(base, tag);
-    // an agent's shell runs in the OS sandbox (its secrets hidden, its writes kept to its work), its variables set
-    // inside it, never on the sandbox program; the person's own never does
-    const placement = this.ctx.launcher.placementFor(caller.role);
-    const launch = this.ctx.launcher.launch(placement, { file, args: plan.args, env, cwd, owner: caller.name, runFolder: options.runFolder });
+    const spec = shellSpawnFor(this.ctx, this.defaultCwd, caller, () => this.ctx.ids.shellId(this.epoch), options);
+    const id = spec.id;
     let session: PtyShell;
     try {
-      session = new PtyShell(
-        {
-          id,
-          name: options.name ?? path.basename(file),
-          owner: caller.name,
-          file: launch.file,
-          args: launch.args,
-          shownFile: file,
-          shownArgs: options.args ?? [],
-          sandbox: placement.sandbox,
-          cwd,
-          env: launch.env,
-          cols: options.cols ?? 120,
-          rows: options.rows ?? 32,
-          tag,
-          scrollbackBytes: this.limits.shellScrollbackBytes,
-          scrollbackLines: this.limits.shellScrollbackLines,
-          screenScrollbackLines: this.limits.shellScreenScrollbackLines,
-          integration: { mode: plan.mode, family: plan.family, nonce },
-          agent: options.agent,
-        },
-        this.now(),
-      );
+      session = new PtyShell(spec, this.now(), undefined, this.hooks);
     } catch (error) {
-      throw new RoomError('INVALID_INPUT', `could not start ${file}: ${(error as Error).message}`);
+      throw new RoomError('INVALID_INPUT', `could not start ${spec.shownFile}: ${(error as Error).message}`);
     }
     session.stallMs = this.limits.viewerStallMs;
-    session.onStatusChange(() => this.changed());
-    session.onResize(() => this.changed());
     this.shells.set(id, session);
     this.changed();
-    recordShellLife(this.ctx, session, () => this.closedBy.get(id) ?? null);
-    void session.waitExit().then(() => {
-      this.closedBy.delete(id);
-      this.pruneEnded();
-    });
+    recordShellOpened(this.ctx, session);
     return session;
   }
 

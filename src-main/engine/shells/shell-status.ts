@@ -120,7 +120,7 @@ export class ShellStatusTracker implements StatusSignals {
    * many times each was there: a question answered that the CLI leaves on screen (in its transcript above the
    * new output) is not asked again; one more copy of it is a new question. Forgotten once off the screen.
    */
-  private answered = new Map<string, number>();
+  private answered: Map<string, number> | undefined;
 
   constructor(
     private readonly inputs: StatusInputs,
@@ -200,12 +200,13 @@ export class ShellStatusTracker implements StatusSignals {
   /** The first question on screen the person has not answered yet (one answered and still shown is not asked). */
   private unanswered(lines: string[]): string | null {
     const now = questionsOn(this.rules.waiting, lines);
-    for (const [line, count] of this.answered) {
+    const answered = this.answered; // none until the first answer
+    for (const [line, count] of answered ?? []) {
       const shown = now.get(line) ?? 0;
-      if (shown === 0) this.answered.delete(line);
-      else this.answered.set(line, Math.min(count, shown));
+      if (shown === 0) answered?.delete(line);
+      else answered?.set(line, Math.min(count, shown));
     }
-    for (const [line, count] of now) if (count > (this.answered.get(line) ?? 0)) return line;
+    for (const [line, count] of now) if (count > (answered?.get(line) ?? 0)) return line;
     return null;
   }
 

@@ -39,7 +39,8 @@ export interface Holdable {
  * the ring. A viewer silent for `stallMs` stops holding: an agent's shell never waits on a frozen window.
  */
 export class ShellViewers {
-  private readonly viewers = new Set<ViewerState>();
+  /** Made with the first viewer: most shells are never watched live. */
+  private viewers: Set<ViewerState> | undefined;
   private held = false;
   private stallTimer: NodeJS.Timeout | undefined;
   /** How long a viewer that stopped acknowledging may still hold the PTY back. */
@@ -62,19 +63,19 @@ export class ShellViewers {
    */
   oldestCursor(): number {
     let oldest = Infinity;
-    for (const v of this.viewers) if (!v.stalled && v.cursor - v.unacked < oldest) oldest = v.cursor - v.unacked;
+    if (this.viewers) for (const v of this.viewers) if (!v.stalled && v.cursor - v.unacked < oldest) oldest = v.cursor - v.unacked;
     return oldest;
   }
 
   attach(viewer: ShellViewer, from: number, high: number, low: number): ViewerState {
     const state: ViewerState = { viewer, cursor: from, unacked: 0, paused: false, high, low, lastAckAt: Date.now(), stalled: false };
-    this.viewers.add(state);
+    (this.viewers ??= new Set()).add(state);
     queueMicrotask(() => this.pump(state));
     return state;
   }
 
   detach(state: ViewerState): void {
-    this.viewers.delete(state);
+    this.viewers?.delete(state);
     this.updateHold();
   }
 
@@ -92,15 +93,15 @@ export class ShellViewers {
 
   /** The ring grew: feed whoever watches (runs for every PTY read, so nothing happens without a viewer). */
   grew(): void {
-    if (this.viewers.size === 0 && !this.held) return;
-    for (const v of this.viewers) this.pump(v);
+    if (!this.viewers?.size && !this.held) return;
+    if (this.viewers) for (const v of this.viewers) this.pump(v);
     this.updateHold();
   }
 
   /** The program ended: nothing is held any more, and every viewer hears it after its last bytes. */
   exited(exit: { exitCode: number | null; signal: string | null }): void {
     this.release();
-    for (const v of this.viewers) v.viewer.onExit?.(exit);
+    if (this.viewers) for (const v of this.viewers) v.viewer.onExit?.(exit);
   }
 
   release(): void {
@@ -117,7 +118,7 @@ export class ShellViewers {
     if (!this.term.pause || !this.term.resume || !this.alive()) return;
     const limit = this.ring.capacity - this.holdMargin();
     let hold = false;
-    for (const v of this.viewers) if (!v.stalled && this.ring.end - v.cursor >= limit) hold = true;
+    if (this.viewers) for (const v of this.viewers) if (!v.stalled && this.ring.end - v.cursor >= limit) hold = true;
     if (hold && !this.held) {
       this.held = true;
       this.term.pause();
@@ -128,7 +129,7 @@ export class ShellViewers {
       this.stallTimer = setTimeout(() => {
         this.stallTimer = undefined;
         const now = Date.now();
-        for (const v of this.viewers) if (now - v.lastAckAt >= this.stallMs) v.stalled = true;
+        if (this.viewers) for (const v of this.viewers) if (now - v.lastAckAt >= this.stallMs) v.stalled = true;
         this.updateHold();
       }, this.stallMs);
       this.stallTimer.unref();
@@ -136,7 +137,7 @@ export class ShellViewers {
   }
 
   private pump(state: ViewerState): void {
-    while (!state.paused && this.viewers.has(state)) {
+    while (!state.paused && this.viewers?.has(state)) {
       const room = state.high - state.unacked;
       if (room <= 0) {
         state.paused = true;

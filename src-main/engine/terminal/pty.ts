@@ -67,6 +67,8 @@ export function signalName(n: number | null | undefined): string | null {
 export { utf8Decoder, type Utf8Decoder } from './utf8';
 
 type Killable = { kill: (signal?: string) => void; destroy?: () => void };
+type NodePtyTerminal = ReturnType<typeof NodePty.spawn>;
+type DataListener = (bytes: Buffer) => void;
 
 /**
  * Spawns `file` in a PTY, in its own session and process group. Throws when it cannot be started. Once the
@@ -81,73 +83,119 @@ export function spawnTerminal(spec: TerminalSpawn): Terminal {
     env: spec.env as Record<string, string>,
     encoding: null,
   });
-  const raw = term as unknown as Killable;
-  // once the child is reaped its pid may be reused, and node-pty's own teardown sends SIGHUP: it must never
-  // signal anything; process trees are ended by tag and process group (process-tree.ts)
-  const neuter = () => (raw.kill = () => undefined);
-  let destroyed = false;
-  const destroy = () => {
-    if (destroyed) return;
-    destroyed = true;
-    neuter();
+  return new PtyTerminal(term);
+}
+
+const neutered = () => undefined;
+
+/**
+ * One node-pty terminal as a `Terminal`: its methods on the class, not a closure each (a room of idle shells pays
+ * for every closure a shell keeps), its listeners in sets made with the first one.
+ */
+class PtyTerminal implements Terminal {
+  readonly pid: number;
+  private destroyed = false;
+  private readAheadBytes = 0;
+  /** Its listeners, each with whether it borrows (one reader of the master, fanned out: all see the same chunks). */
+  private dataListeners: Map<DataListener, boolean> | undefined;
+  private exitListeners: Set<(exit: TerminalExit) => void> | undefined;
+
+  constructor(private readonly term: NodePtyTerminal) {
+    this.pid = term.pid;
+    term.onExit(({ exitCode, signal }) => {
+      this.neuter();
+      const exit: TerminalExit = signal ? { exitCode: null, signal: signalName(signal) } : { exitCode, signal: null };
+      for (const listener of [...(this.exitListeners ?? [])]) listener(exit);
+      this.destroy();
+    });
+    // on Unix the master is read into a buffer of ours (pty-reading.ts); node-pty's own stream stays the fallback
+    const ownBuffer = readOwnBuffer(term, (view) => this.deliverView(view), () => this.readAheadBytes, () => this.destroyed);
+    const readMore = ownBuffer ? null : readAheadOf(term, () => this.destroyed);
+    term.onData((data: string | Buffer) => {
+      let bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+      if (readMore && this.readAheadBytes > 0) bytes = readMore(bytes, this.readAheadBytes);
+      this.deliver(bytes);
+    });
+    drainBeforeDestroy(term, (bytes) => this.deliver(bytes));
+  }
+
+  write(data: string): void {
+    if (!this.destroyed) this.term.write(data);
+  }
+
+  resize(cols: number, rows: number): void {
+    if (!this.destroyed) this.term.resize(cols, rows);
+  }
+
+  pause(): void {
+    if (!this.destroyed) this.term.pause();
+  }
+
+  resume(): void {
+    if (!this.destroyed) this.term.resume();
+  }
+
+  readAhead(maxBytes: number): void {
+    this.readAheadBytes = Math.max(0, maxBytes);
+  }
+
+  onData(listener: DataListener, options?: { borrow?: boolean }): () => void {
+    (this.dataListeners ??= new Map()).set(listener, options?.borrow === true);
+    return () => this.dataListeners?.delete(listener);
+  }
+
+  onExit(listener: (exit: TerminalExit) => void): () => void {
+    (this.exitListeners ??= new Set()).add(listener);
+    return () => this.exitListeners?.delete(listener);
+  }
+
+  destroy(): void {
+    if (this.destroyed) return;
+    this.destroyed = true;
+    this.neuter();
     try {
-      raw.destroy?.();
+      (this.term as unknown as Killable).destroy?.();
     } catch {
       // already closed
     }
-  };
-  const exitListeners = new Set<(exit: TerminalExit) => void>();
-  term.onExit(({ exitCode, signal }) => {
-    neuter();
-    const exit: TerminalExit = signal ? { exitCode: null, signal: signalName(signal) } : { exitCode, signal: null };
-    for (const listener of [...exitListeners]) listener(exit);
-    destroy();
-  });
-  // one reader of the master, fanned out: every listener sees the same chunks, read ahead once
-  const dataListeners = new Map<(bytes: Buffer) => void, boolean>();
-  let readAheadBytes = 0;
-  const deliver = (bytes: Buffer) => {
-    for (const listener of [...dataListeners.keys()]) listener(bytes);
-  };
+  }
+
+  /**
+   * Once the child is reaped its pid may be reused, and node-pty's own teardown sends SIGHUP: it must never
+   * signal anything; process trees are ended by tag and process group (process-tree.ts).
+   */
+  private neuter(): void {
+    (this.term as unknown as Killable).kill = neutered;
+  }
+
+  private deliver(bytes: Buffer): void {
+    if (this.dataListeners) for (const listener of [...this.dataListeners.keys()]) listener(bytes);
+  }
+
   /** `view` is valid only during the call: borrowing listeners get it, the others one copy of it. */
-  const deliverView = (view: Buffer) => {
+  private deliverView(view: Buffer): void {
+    if (!this.dataListeners) return;
     let copy: Buffer | undefined;
-    for (const [listener, borrows] of [...dataListeners]) listener(borrows ? view : (copy ??= Buffer.from(view)));
-  };
-  // on Unix the master is read into a buffer of ours (pty-reading.ts); node-pty's own stream stays the fallback
-  const ownBuffer = readOwnBuffer(term, deliverView, () => readAheadBytes, () => destroyed);
-  const readMore = ownBuffer ? null : readAheadOf(term, () => destroyed);
-  term.onData((data: string | Buffer) => {
-    let bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
-    if (readMore && readAheadBytes > 0) bytes = readMore(bytes, readAheadBytes);
-    deliver(bytes);
-  });
-  drainBeforeDestroy(term, deliver);
+    for (const [listener, borrows] of [...this.dataListeners]) listener(borrows ? view : (copy ??= Buffer.from(view)));
+  }
+}
+
+/**
+ * `term` as someone who only watches it and types into it sees it: everything but `destroy`, which does nothing
+ * (a tty graph stage's terminal, shown as a shell: the graphs runtime owns it and frees it).
+ */
+export function watchedTerminal(term: Terminal): Terminal {
   return {
-    pid: term.pid,
-    write: (data) => {
-      if (!destroyed) term.write(data);
+    get pid() {
+      return term.pid;
     },
-    resize: (cols, rows) => {
-      if (!destroyed) term.resize(cols, rows);
-    },
-    pause: () => {
-      if (!destroyed) term.pause();
-    },
-    resume: () => {
-      if (!destroyed) term.resume();
-    },
-    readAhead: (maxBytes) => {
-      readAheadBytes = Math.max(0, maxBytes);
-    },
-    onData: (listener, options) => {
-      dataListeners.set(listener, options?.borrow === true);
-      return () => dataListeners.delete(listener);
-    },
-    onExit: (listener) => {
-      exitListeners.add(listener);
-      return () => exitListeners.delete(listener);
-    },
-    destroy,
+    write: (data) => term.write(data),
+    resize: (cols, rows) => term.resize(cols, rows),
+    ...(term.pause ? { pause: () => term.pause?.() } : {}),
+    ...(term.resume ? { resume: () => term.resume?.() } : {}),
+    ...(term.readAhead ? { readAhead: (maxBytes: number) => term.readAhead?.(maxBytes) } : {}),
+    onData: (listener, options) => term.onData(listener, options),
+    onExit: (listener) => term.onExit(listener),
+    destroy: () => undefined,
   };
 }

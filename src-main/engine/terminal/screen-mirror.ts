@@ -54,6 +54,8 @@ export interface MirrorOptions {
   live?: boolean;
   /** Let an emulator go after this long without a need (default IDLE_MS). */
   idleMs?: number;
+  /** Hears every answer the emulator makes (as `onReply`, without a set of listeners per mirror). */
+  reply?: (data: string) => void;
 }
 
 /**
@@ -83,9 +85,11 @@ export class ScreenMirror {
   /** While the emulator replays output from before it was made: the answers it makes are not sent. */
   private muted = false;
   private readonly queries = new QueryScanner();
-  private readonly replyListeners = new Set<(data: string) => void>();
+  /** Made with the first listener (most mirrors are never asked anything, but every shell's listens). */
+  private replyListeners: Set<(data: string) => void> | undefined;
   private readonly live: boolean;
   private readonly idleMs: number;
+  private readonly reply: ((data: string) => void) | undefined;
 
   constructor(
     private readonly source: ByteSource,
@@ -96,6 +100,7 @@ export class ScreenMirror {
   ) {
     this.live = options.live ?? false;
     this.idleMs = options.idleMs ?? IDLE_MS;
+    this.reply = options.reply;
     this.fed = this.parsed = source.end;
     if (this.live) this.make(source.end);
   }
@@ -110,8 +115,8 @@ export class ScreenMirror {
    * reports), as a terminal would send them back; returns an unsubscribe.
    */
   onReply(listener: (data: string) => void): () => void {
-    this.replyListeners.add(listener);
-    return () => this.replyListeners.delete(listener);
+    (this.replyListeners ??= new Set()).add(listener);
+    return () => this.replyListeners?.delete(listener);
   }
 
   /** Whether arrow keys must be sent in application mode, as of the bytes parsed so far (await `settled` first). */
@@ -209,7 +214,8 @@ export class ScreenMirror {
     this.term = term;
     term.onData((data) => {
       if (this.muted) return;
-      for (const listener of [...this.replyListeners]) listener(data);
+      this.reply?.(data);
+      for (const listener of [...(this.replyListeners ?? [])]) listener(data);
     });
     const from = Math.max(this.source.start, answerFrom - TAIL_BYTES);
     this.fed = this.parsed = from;
