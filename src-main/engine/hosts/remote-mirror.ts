@@ -76,7 +76,8 @@ export class RemoteMirror implements Terminal {
         rows: view.rows,
         tag: '',
         sandbox: view.sandbox,
-        // room for what is in flight when it holds (ShellViewers holds at most a quarter of it before the end)
+        // room for what is in flight when it holds (its viewers' hold margin is the stream's window, below), and
+        // for a reader by cursor to read pages while the stream goes on (it holds at a window before the end)
         scrollbackBytes: Math.max(options.scrollbackBytes, 4 * NODE_STREAM_HIGH),
         // no line cap: the node's ring has one, and here it would drop lines a reader by cursor has yet to read
       },
@@ -84,6 +85,9 @@ export class RemoteMirror implements Terminal {
       this,
     );
     this.session.stallMs = options.stallMs;
+    // a live view about to lose output holds the stream a whole window before the ring's end: what the node
+    // already sent still fits
+    this.session.holdMargin = NODE_STREAM_HIGH;
   }
 
   get id(): string {
