@@ -104,6 +104,8 @@ try {
     let before = cpuByLabel(room.pid);
     const r = await readFlood(client, shell.id, bytes);
     console.log(`by cursor: ${mbps(r.ms)} MiB/s (${r.pages} pages, ${r.dropped} missed) cpu ms ${JSON.stringify(diff(before, cpuByLabel(room.pid)))}`);
+    // a reader by cursor holds the stream until it has been silent for the shell's stall time (2 s): past it
+    await new Promise((r) => setTimeout(r, 2500));
     before = cpuByLabel(room.pid);
     const t = performance.now();
     const w = await callTool(client, 'shell_io', { shellId: shell.id, text: `${produce(bytes)}\n`, maxBytes: 1, wait: { until: 'match', pattern: 'BENCHEND', timeoutMs: 300_000 } });

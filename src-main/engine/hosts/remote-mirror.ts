@@ -8,6 +8,8 @@ import type { NodeLink, StreamListener } from './node-link';
 /** Retries of a dropped stream: from this, doubling, up to the most. */
 const RETRY_FIRST_MS = 500;
 const RETRY_MOST_MS = 10_000;
+/** Received bytes acknowledged at once from this many (fewer: a moment later). */
+const ACK_EVERY = NODE_STREAM_HIGH / 4;
 
 export interface MirrorOptions {
   /** The host's link (got again each time: the room may have closed its links). */
@@ -54,6 +56,7 @@ export class RemoteMirror implements Terminal {
   private readerTimer: NodeJS.Timeout | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
   private retryMs = RETRY_FIRST_MS;
+  private ackTimer: NodeJS.Timeout | undefined;
   /** Bytes lost to gaps so far. */
   lost = 0;
   /** Whether any output arrived yet (a copy adopted after a restart starts at the node's oldest byte, silently). */
@@ -196,13 +199,21 @@ export class RemoteMirror implements Terminal {
     this.receivedAny = true;
     if (bytes.length > 0) for (const listener of [...this.dataListeners]) listener(bytes);
     this.checkReader();
-    if (this.held) this.owed += chunk.length;
-    else this.options.link().notify('shell_stream_ack', { shellId: this.id, bytes: chunk.length });
+    // acknowledged a quarter of the window at a time (each acknowledgement wakes ssh, sshd, the relay and the
+    // node), and what is left once the stream pauses
+    this.owed += chunk.length;
+    if (this.owed >= ACK_EVERY) this.flush();
+    else this.ackTimer ??= setTimeout(() => {
+      this.ackTimer = undefined;
+      this.flush();
+    }, 1);
     this.maybeExit();
   }
 
   private flush(): void {
-    if (this.held || this.owed === 0) return;
+    clearTimeout(this.ackTimer);
+    this.ackTimer = undefined;
+    if (this.held || this.owed === 0 || this.disposed) return;
     const bytes = this.owed;
     this.owed = 0;
     try {
@@ -244,6 +255,7 @@ export class RemoteMirror implements Terminal {
     this.disposed = true;
     clearTimeout(this.retryTimer);
     clearTimeout(this.readerTimer);
+    clearTimeout(this.ackTimer);
     try {
       this.options.link().unstream(this.id);
     } catch {
