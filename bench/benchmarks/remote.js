@@ -2,8 +2,9 @@
 // commonroom node --stdio`) against the same work over plain `ssh` in the same run: (1) a shell round trip,
 // shell_io `echo tok` waited for on a remote shell, against `ssh host 'echo tok'` with a ControlMaster already
 // running (a new channel on the open connection: the cheapest way plain ssh runs a command); (2) 64 MiB of remote
-// output read by an agent by cursor, against `ssh host CMD` with its stdout read here (and, as a figure, the same
-// output only waited for: the stream into the room's copy of the shell without the pages); (3) a graph stage
+// output read by an agent by cursor, against `ssh host CMD` with its stdout read here and `ssh -tt host CMD` (the
+// same through a terminal there, as a shell's output goes: the floor a PTY sets), alternated with ours (and, as a
+// figure, the same output only waited for: the stream into the room's copy of the shell without the pages); (3) a graph stage
 // `true` placed on the host (tasks_run with `host`, followed with tasks_status to its end), against `ssh host true`
 // with the same ControlMaster. The host is a private sshd on 127.0.0.1 with an account of its own
 // (bench/lib/ssh-rig.js), so the network is loopback for both sides.
@@ -113,17 +114,16 @@ export default {
 
       const bytes = smoke ? MiB : 64 * MiB;
       const streamRounds = smoke ? 1 : 3;
+      // each baseline round: the output through a pipe there (`ssh host CMD`) and through a terminal there
+      // (`ssh -tt host CMD`, as the shell's own output goes: the floor a PTY on the host sets)
       const st = await alternate(
         streamRounds,
         () => readFlood(client, shell.id, bytes),
-        () => ssh([...master, produce(bytes)]),
+        async () => ({ ...(await ssh([...master, produce(bytes)])), tty: await ssh(['-tt', ...master, produce(bytes)]) }),
       );
       const streamed = [];
       for (let i = 0; i < streamRounds; i++) streamed.push(await streamOnly(client, shell.id, bytes));
-      // the same output through a terminal on the host (ssh -tt), as the shell's own goes: what a PTY costs there
-      const ttyRuns = [];
-      for (let i = 0; i < streamRounds; i++) ttyRuns.push(await ssh(['-tt', ...master, produce(bytes)]));
-      const ttyMiBps = median(ttyRuns.map((x) => bytes / MiB / (x.ms / 1000)));
+      const ttyMiBps = median(st.baseline.map((x) => bytes / MiB / (x.tty.ms / 1000)));
       const streamMiBps = median(streamed.map((x) => bytes / MiB / (x.ms / 1000)));
       const oursMiBps = median(st.ours.map((x) => (bytes - x.dropped) / MiB / (x.ms / 1000)));
       const sshMiBps = median(st.baseline.map((x) => x.bytes / MiB / (x.ms / 1000)));
@@ -152,12 +152,12 @@ export default {
         },
         {
           name: `remote shell output, ${bytes / MiB} MiB read by an agent by cursor`,
-          ours: `${fmt(oursMiBps, 0)} MiB/s, ${dropped === 0 ? 'nothing missed' : `${dropped} bytes missed`} (streamed into the room, waited for with no page read: ${fmt(streamMiBps, 0)} MiB/s, ${fmt(streamMiBps / sshMiBps, 2)}×)`,
-          baseline: `${fmt(sshMiBps, 0)} MiB/s ssh host CMD, stdout read here (through a terminal there, ssh -tt: ${fmt(ttyMiBps, 0)} MiB/s)`,
-          ratio: `${fmt(oursMiBps / sshMiBps, 2)}×`,
-          goal: '≥ 0.8× ssh',
+          ours: `${fmt(oursMiBps, 0)} MiB/s, ${dropped === 0 ? 'nothing missed' : `${dropped} bytes missed`} (streamed into the room, waited for with no page read: ${fmt(streamMiBps, 0)} MiB/s, ${fmt(streamMiBps / sshMiBps, 2)}× ssh, ${fmt(streamMiBps / ttyMiBps, 2)}× ssh -tt)`,
+          baseline: `${fmt(sshMiBps, 0)} MiB/s ssh host CMD, stdout read here; ${fmt(ttyMiBps, 0)} MiB/s through a terminal there, ssh -tt (the floor a PTY sets)`,
+          ratio: `${fmt(oursMiBps / sshMiBps, 2)}× ssh, ${fmt(oursMiBps / ttyMiBps, 2)}× ssh -tt`,
+          goal: '≥ 0.8× ssh (issue 42); ≥ 0.8× ssh -tt, the terminal floor',
           met: oursMiBps / sshMiBps >= 0.8,
-          figures: { bytes, rounds: st, streamed, ttyRuns },
+          figures: { bytes, rounds: st, streamed, ttyMiBps, floorMet: oursMiBps / ttyMiBps >= 0.8 },
         },
         {
           name: 'remote stage spawn overhead (a graph stage `true` placed on a host, tasks_run to its end)',

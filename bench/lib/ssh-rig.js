@@ -88,7 +88,7 @@ export async function startSshRig(dir, alias = 'benchbox', user = 'crhost-bench'
     configFile,
     sshArgs: ['-F', configFile, '-o', 'BatchMode=yes'],
     stop: async () => {
-      if (sshd.exitCode !== null) return;
+      if (sshd.exitCode !== null || sshd.signalCode !== null) return;
       const gone = new Promise((r) => sshd.once('exit', r));
       sshd.kill('SIGTERM');
       await gone;

@@ -1,6 +1,7 @@
 import { isMethodName } from '../common/contract';
 import type { Caller } from '../common/dto';
 import { isRoomError, RoomError, toPublicError } from '../common/errors';
+import { LINE_PROTOCOL } from '../common/node-stream';
 import { RUNNER_VERSION } from '../common/version';
 import type { DoorEngine } from '../engine/index';
 
@@ -10,20 +11,23 @@ import type { DoorEngine } from '../engine/index';
  * other door, called as the node's operator — the stream is the person's own SSH session, so whoever holds it
  * is the person — with the node's committed events pushed after a `subscribe`.
  *
- *   node → room   {"hello":{"protocol":1,"version":"0.1.0","room":"…","pid":123}}          first line
+ *   node → room   {"hello":{"protocol":2,"version":"0.1.0","room":"…","pid":123}}          first line
  *   room → node   {"id":1,"method":"shell_open","params":{…}}
  *   node → room   {"id":1,"result":{…}}  or  {"id":1,"error":{"code":"…","message":"…"}}
  *   room → node   {"id":2,"method":"subscribe","params":{}}  then  {"event":{…}} for each event
  *
  * A request may carry `"as":"NAME"`: the call is made as that participant of the node's room (made with read and
  * write on first use), so an agent's shells there run in the host's sandbox with the agent's name on them.
+ * A shell's output may come as binary frames between the lines (common/node-stream.ts, server/node-streams.ts).
  */
-export const LINE_PROTOCOL = 1;
+export { LINE_PROTOCOL };
 /** The longest request line taken; a longer one is refused and the connection closed (nothing is half-read). */
 export const MAX_LINE_BYTES = 4 * 1024 * 1024;
 
 export interface LineStream {
   write(line: string): void;
+  /** Writes bytes as they are (a binary frame of a shell's output, whole, between two lines). */
+  writeBytes(bytes: Buffer): void;
   onLine(listener: (line: string) => void): void;
   /** Closes the stream (the other side sees its end). */
   end(): void;
@@ -81,6 +85,8 @@ export type LineExtras = Record<string, (caller: Caller, params: unknown, connec
  */
 export interface LineConnection {
   send(value: unknown): void;
+  /** Sends a binary frame (common/node-stream.ts) between the lines, whole and in order with them. */
+  sendBytes(frame: Buffer): void;
   onEnd(listener: () => void): void;
 }
 
@@ -90,7 +96,7 @@ export function serveLines(engine: DoorEngine, stream: LineStream, extras: LineE
   let unsubscribe: (() => void) | null = null;
   const send = (value: unknown) => stream.write(`${JSON.stringify(value)}\n`);
   const endListeners: (() => void)[] = [];
-  const connection: LineConnection = { send, onEnd: (listener) => endListeners.push(listener) };
+  const connection: LineConnection = { send, sendBytes: (frame) => stream.writeBytes(frame), onEnd: (listener) => endListeners.push(listener) };
   send({ hello: { protocol: LINE_PROTOCOL, version: RUNNER_VERSION, room: engine.room.id, pid: process.pid } });
 
   stream.onLine((line) => {

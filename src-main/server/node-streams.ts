@@ -1,17 +1,20 @@
 import type { LineConnection, LineExtras } from '../api/line-door';
 import type { Caller } from '../common/dto';
 import { RoomError } from '../common/errors';
-import { NODE_STREAM_HIGH, NODE_STREAM_LOW } from '../common/node-stream';
+import { encodeOutputFrame, NODE_STREAM_HIGH, NODE_STREAM_LOW } from '../common/node-stream';
 import type { DoorEngine, ShellAttachment } from '../engine/index';
 
 /**
- * A room node's shells streamed to the room that placed them (docs/hosts.md): `shell_stream` {shellId, from}
- * pushes the shell's output from byte offset `from` as lines of their own on the connection, and the room
- * acknowledges what it took with `shell_stream_ack` notices. It is a live view of the shell like the app's
+ * A room node's shells streamed to the room that placed them (docs/hosts.md): `shell_stream` {shellId, from,
+ * frames: "binary"} pushes the shell's output from byte offset `from` as binary frames between the lines of the
+ * connection (common/node-stream.ts: no JSON, no base64, one copy), and the room acknowledges what it took with
+ * `shell_stream_ack` notices. A room that does not ask for frames (older than protocol 2) gets JSON lines of
+ * base64, as before. It is a live view of the shell like the app's
  * (engine/shells/shell-viewers.ts): at most NODE_STREAM_HIGH bytes go unacknowledged, and a room that stops
  * acknowledging (its reader is slow) holds the PTY, so the program writing blocks instead of output being lost.
  *
- *   node → room   {"stream":{"shellId":"…","offset":0,"data":"<base64>"}}        ("gap":true: output before `offset` was lost)
+ *   node → room   0x00 kind length offset id data                                  (a frame; kind 2: output before `offset` was lost)
+ *   node → room   {"stream":{"shellId":"…","offset":0,"data":"<base64>"}}        (the same without frames; "gap":true)
  *   node → room   {"stream":{"shellId":"…","exit":{"exitCode":0,"signal":null},"end":1234}}
  *   room → node   {"method":"shell_stream_ack","params":{"shellId":"…","bytes":65536}}   (no id: no answer)
  *
@@ -59,7 +62,7 @@ export function nodeStreamMethods(engine: DoorEngine): LineExtras {
   };
   return {
     shell_stream: async (caller: Caller, params: unknown, connection: LineConnection) => {
-      const { shellId, from } = (params ?? {}) as { shellId?: unknown; from?: unknown };
+      const { shellId, from, frames } = (params ?? {}) as { shellId?: unknown; from?: unknown; frames?: unknown };
       if (typeof shellId !== 'string' || typeof from !== 'number' || !Number.isSafeInteger(from) || from < 0) {
         throw new RoomError('INVALID_INPUT', 'shell_stream: give shellId and from (a byte offset)');
       }
@@ -69,22 +72,30 @@ export function nodeStreamMethods(engine: DoorEngine): LineExtras {
       // would let go of the lines it kept for it
       const replaced = streams.get(shellId);
       const send = (value: unknown) => ended.has(connection) || connection.send(value);
+      const binary = frames === 'binary';
       const attachment = engine.attachShell(
         caller,
         shellId,
         {
-          onData: (bytes, offset, truncated) => send({ stream: { shellId, offset, data: bytes.toString('base64'), ...(truncated ? { gap: true } : {}) } }),
+          // handed views of the ring (valid during the call): each is copied once, into its frame or its base64
+          borrows: true,
+          onData: (bytes, offset, truncated) => {
+            if (ended.has(connection)) return;
+            if (binary) connection.sendBytes(encodeOutputFrame(shellId, offset, bytes, truncated));
+            else send({ stream: { shellId, offset, data: bytes.toString('base64'), ...(truncated ? { gap: true } : {}) } });
+          },
           // the room holds the exit until its copy reached `end`: bytes still unacknowledged come after this line
           onExit: (exit) => send({ stream: { shellId, exit, end: shell.ring.end } }),
         },
         from,
-        { high: NODE_STREAM_HIGH, low: NODE_STREAM_LOW },
+        // what is unacknowledged stays in the ring (its PTY held for it): a link that drops resends it
+        { high: NODE_STREAM_HIGH, low: NODE_STREAM_LOW, resends: true },
       );
       streams.set(shellId, { attachment, connection });
       end(replaced);
       // an exited shell's viewer hears no exit: say it here, after whatever it still has to send
       if (shell.exit) send({ stream: { shellId, exit: shell.exit, end: shell.ring.end } });
-      return { shellId, end: shell.ring.end, start: shell.ring.start };
+      return { shellId, end: shell.ring.end, start: shell.ring.start, ...(binary ? { frames: 'binary' } : {}) };
     },
     shell_stream_ack: async (_caller: Caller, params: unknown, connection: LineConnection) => {
       const { shellId, bytes } = (params ?? {}) as { shellId?: unknown; bytes?: unknown };

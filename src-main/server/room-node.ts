@@ -39,6 +39,9 @@ function streamOf(socket: net.Socket): LineStream {
     write: (line) => {
       if (!socket.destroyed) socket.write(line);
     },
+    writeBytes: (bytes) => {
+      if (!socket.destroyed) socket.write(bytes);
+    },
     onLine: (listener) => {
       socket.on('data', lineSplitter(listener, () => socket.destroy()));
     },

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LINE_PROTOCOL } from '../../src-main/common/node-stream';
 import { COMMONROOM_BIN, sshHostsUnavailable, startSshHosts, type SshHosts } from '../helpers/ssh-hosts';
 
 /**
@@ -73,7 +74,7 @@ describe.skipIf(unavailable !== null)(`a room node over SSH${unavailable ? ` (sk
   it('serves the contract over ssh stdio, and its shell outlives a killed connection with nothing lost', async () => {
     const first = connect();
     const hello = await first.hello;
-    expect(hello.protocol).toBe(1);
+    expect(hello.protocol).toBe(LINE_PROTOCOL);
     expect(hello.version).toBe('0.1.0');
     await first.call('subscribe', {});
     const { shell } = await first.call<{ shell: { id: string; cwd: string } }>('shell_open', { name: 'remote work', cols: 100, rows: 30 });

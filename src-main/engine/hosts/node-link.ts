@@ -1,7 +1,9 @@
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { RoomError, ERROR_CODES, type ErrorCode } from '../../common/errors';
+import { LINE_PROTOCOL, type OutputFrame } from '../../common/node-stream';
 import { childProcess } from '../platform/child-process';
 import { ensureOwnDir } from '../core/fs-safe';
+import { LinkReader } from './link-reader';
 import { sshArgs, sshEnv, type SshTarget } from './ssh';
 
 /**
@@ -19,6 +21,8 @@ export interface LinkState {
   node: { pid: number; room: string; version: string } | null;
 }
 
+type Hello = { protocol?: unknown; pid: number; room: string; version: string };
+
 /** What a shell's output stream (server/node-streams.ts) hands its listener here, line by line. */
 export interface StreamListener {
   data(offset: number, bytes: Buffer, gap: boolean): void;
@@ -33,7 +37,6 @@ interface Pending {
 }
 
 const HELLO_TIMEOUT_MS = 30_000;
-const MAX_BUFFER = 64 * 1024 * 1024;
 
 export class NodeLink {
   private child: ChildProcessWithoutNullStreams | null = null;
@@ -42,7 +45,8 @@ export class NodeLink {
   private readonly pending = new Map<number, Pending>();
   /** Shell output streams on this connection, by shell id. */
   private readonly streams = new Map<string, StreamListener>();
-  private buffered = '';
+  /** Why this side ended the connection (an old node, a frame it cannot read): said instead of ssh's last line. */
+  private refused: string | null = null;
   private stderr = '';
   private linkState: LinkState;
 
@@ -95,7 +99,7 @@ export class NodeLink {
     await this.connect();
     this.streams.set(shellId, listener);
     try {
-      return await this.call<{ start: number; end: number }>('shell_stream', { shellId, from }, as);
+      return await this.call<{ start: number; end: number }>('shell_stream', { shellId, from, frames: 'binary' }, as);
     } catch (error) {
       if (this.streams.get(shellId) === listener) this.streams.delete(shellId);
       throw error;
@@ -120,19 +124,31 @@ export class NodeLink {
     // the person's environment without the room's own variables: nothing of the room's reaches ssh (SendEnv)
     const child = childProcess().spawn('ssh', sshArgs(this.target, remote), { env: sshEnv(process.env), stdio: ['pipe', 'pipe', 'pipe'] });
     this.child = child;
-    this.buffered = '';
     this.stderr = '';
+    this.refused = null;
     this.ready = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         child.kill('SIGKILL');
         reject(this.unreachable());
       }, HELLO_TIMEOUT_MS);
-      const onHello = (hello: { pid: number; room: string; version: string }) => {
+      const onHello = (hello: Hello) => {
         clearTimeout(timer);
-        this.setState({ state: 'connected', error: null, node: hello });
+        if (typeof hello.protocol !== 'number' || hello.protocol < LINE_PROTOCOL) {
+          return this.refuse(
+            child,
+            `host ${this.target.alias} runs an older commonroom (${String(hello.version)}, protocol ${String(hello.protocol)}; this room needs ${LINE_PROTOCOL}): update it there with "npm i -g commonroom", then stop its old node ("commonroom node --stop --for ${this.roomKey}" on the host: its shells end with it) or let it end when idle`,
+          );
+        }
+        const { pid, room, version } = hello;
+        this.setState({ state: 'connected', error: null, node: { pid, room, version } });
         resolve();
       };
-      child.stdout.on('data', (b: Buffer) => this.receive(b, onHello));
+      const reader = new LinkReader(
+        (line) => this.line(line, reader, onHello),
+        (frame) => this.frame(frame),
+        (why) => this.refuse(child, `host ${this.target.alias}'s node sent what this room cannot read (${why}): the connection was closed; check that the host runs the same commonroom ("ce host check ${this.target.alias}")`),
+      );
+      child.stdout.on('data', (b: Buffer) => reader.push(b));
       child.stderr.on('data', (b: Buffer) => {
         if (this.stderr.length < 8192) this.stderr += b.toString();
       });
@@ -144,9 +160,9 @@ export class NodeLink {
           this.child = null;
           this.ready = null;
         }
-        const last = this.stderr.trim().split('\n').filter(Boolean).slice(-1)[0] ?? 'the connection closed';
+        const last = this.refused ?? this.stderr.trim().split('\n').filter(Boolean).slice(-1)[0] ?? 'the connection closed';
         this.setState({ state: 'unreachable', error: last, node: this.linkState.node });
-        const error = this.unreachable();
+        const error = this.refused ? new RoomError('UNAVAILABLE', this.refused) : this.unreachable();
         for (const p of this.pending.values()) p.reject(error);
         this.pending.clear();
         const streams = [...this.streams.values()];
@@ -159,43 +175,48 @@ export class NodeLink {
     return this.ready;
   }
 
-  private receive(chunk: Buffer, onHello: (hello: { pid: number; room: string; version: string }) => void): void {
-    this.buffered += chunk.toString('utf8');
-    if (this.buffered.length > MAX_BUFFER) {
-      this.child?.kill('SIGKILL');
-      return;
+  /** Ends the connection, saying why (instead of ssh's last line) to the calls in flight and in the link's state. */
+  private refuse(child: ChildProcessWithoutNullStreams, why: string): void {
+    if (this.child !== child) return;
+    this.refused ??= why;
+    child.kill('SIGKILL');
+  }
+
+  private frame(frame: OutputFrame): void {
+    this.streams.get(frame.shellId)?.data(frame.offset, frame.data, frame.gap);
+  }
+
+  private line(line: string, reader: LinkReader, onHello: (hello: Hello) => void): void {
+    let msg: {
+      hello?: Hello;
+      id?: number;
+      result?: unknown;
+      error?: { code: string; message: string };
+      stream?: { shellId: string; offset?: number; data?: string; gap?: boolean; exit?: { exitCode: number | null; signal: string | null }; end?: number };
+    };
+    try {
+      msg = JSON.parse(line) as typeof msg;
+    } catch {
+      return; // a line that is not ours (a profile that prints to standard output): not the protocol
     }
-    for (let i = this.buffered.indexOf('\n'); i !== -1; i = this.buffered.indexOf('\n')) {
-      const line = this.buffered.slice(0, i);
-      this.buffered = this.buffered.slice(i + 1);
-      let msg: {
-        hello?: { pid: number; room: string; version: string };
-        id?: number;
-        result?: unknown;
-        error?: { code: string; message: string };
-        stream?: { shellId: string; offset?: number; data?: string; gap?: boolean; exit?: { exitCode: number | null; signal: string | null }; end?: number };
-      };
-      try {
-        msg = JSON.parse(line) as typeof msg;
-      } catch {
-        continue; // a line that is not ours (a profile that prints to standard output): not the protocol
-      }
-      if (msg.stream) {
-        const s = msg.stream;
-        const listener = this.streams.get(s.shellId);
-        if (!listener) continue;
-        if (s.exit && typeof s.end === 'number') listener.exit(s.exit, s.end);
-        else if (typeof s.offset === 'number' && typeof s.data === 'string') listener.data(s.offset, Buffer.from(s.data, 'base64'), s.gap === true);
-      } else if (msg.hello) onHello(msg.hello);
-      else if (typeof msg.id === 'number') {
-        const p = this.pending.get(msg.id);
-        if (!p) continue;
-        this.pending.delete(msg.id);
-        if (msg.error) {
-          const code: ErrorCode = (ERROR_CODES as readonly string[]).includes(msg.error.code) ? (msg.error.code as ErrorCode) : 'INTERNAL';
-          p.reject(new RoomError(code, `on ${this.target.alias}: ${msg.error.message}`));
-        } else p.resolve(msg.result);
-      }
+    if (msg.stream) {
+      const s = msg.stream;
+      const listener = this.streams.get(s.shellId);
+      if (!listener) return;
+      if (s.exit && typeof s.end === 'number') listener.exit(s.exit, s.end);
+      else if (typeof s.offset === 'number' && typeof s.data === 'string') listener.data(s.offset, Buffer.from(s.data, 'base64'), s.gap === true);
+    } else if (msg.hello && !reader.framesAllowed) {
+      // after its hello, the node may send frames of shell output between its lines
+      reader.framesAllowed = true;
+      onHello(msg.hello);
+    } else if (typeof msg.id === 'number') {
+      const p = this.pending.get(msg.id);
+      if (!p) return;
+      this.pending.delete(msg.id);
+      if (msg.error) {
+        const code: ErrorCode = (ERROR_CODES as readonly string[]).includes(msg.error.code) ? (msg.error.code as ErrorCode) : 'INTERNAL';
+        p.reject(new RoomError(code, `on ${this.target.alias}: ${msg.error.message}`));
+      } else p.resolve(msg.result);
     }
   }
 

@@ -8,6 +8,8 @@ import type { NodeLink, StreamListener } from './node-link';
 /** Retries of a dropped stream: from this, doubling, up to the most. */
 const RETRY_FIRST_MS = 500;
 const RETRY_MOST_MS = 10_000;
+/** Received bytes acknowledged at once from this many (fewer: a moment later). */
+const ACK_EVERY = NODE_STREAM_HIGH / 4;
 
 export interface MirrorOptions {
   /** The host's link (got again each time: the room may have closed its links). */
@@ -54,6 +56,7 @@ export class RemoteMirror implements Terminal {
   private readerTimer: NodeJS.Timeout | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
   private retryMs = RETRY_FIRST_MS;
+  private ackTimer: NodeJS.Timeout | undefined;
   /** Bytes lost to gaps so far. */
   lost = 0;
   /** Whether any output arrived yet (a copy adopted after a restart starts at the node's oldest byte, silently). */
@@ -78,7 +81,8 @@ export class RemoteMirror implements Terminal {
         sandbox: view.sandbox,
         // an agent's terminal: its status read here with its client's rules, as the room's watch of it reads it
         agent: view.agent ?? undefined,
-        // room for what is in flight when it holds (ShellViewers holds at most a quarter of it before the end)
+        // room for what is in flight when it holds (its viewers' hold margin is the stream's window, below), and
+        // for a reader by cursor to read pages while the stream goes on (it holds at a window before the end)
         scrollbackBytes: Math.max(options.scrollbackBytes, 4 * NODE_STREAM_HIGH),
         // no line cap: the node's ring has one, and here it would drop lines a reader by cursor has yet to read
       },
@@ -86,6 +90,9 @@ export class RemoteMirror implements Terminal {
       this,
     );
     this.session.stallMs = options.stallMs;
+    // a live view about to lose output holds the stream a whole window before the ring's end: what the node
+    // already sent still fits
+    this.session.holdMargin = NODE_STREAM_HIGH;
   }
 
   get id(): string {
@@ -205,13 +212,21 @@ export class RemoteMirror implements Terminal {
     this.receivedAny = true;
     if (bytes.length > 0) for (const listener of [...this.dataListeners]) listener(bytes);
     this.checkReader();
-    if (this.held) this.owed += chunk.length;
-    else this.options.link().notify('shell_stream_ack', { shellId: this.id, bytes: chunk.length });
+    // acknowledged a quarter of the window at a time (each acknowledgement wakes ssh, sshd, the relay and the
+    // node), and what is left once the stream pauses
+    this.owed += chunk.length;
+    if (this.owed >= ACK_EVERY) this.flush();
+    else this.ackTimer ??= setTimeout(() => {
+      this.ackTimer = undefined;
+      this.flush();
+    }, 1);
     this.maybeExit();
   }
 
   private flush(): void {
-    if (this.held || this.owed === 0) return;
+    clearTimeout(this.ackTimer);
+    this.ackTimer = undefined;
+    if (this.held || this.owed === 0 || this.disposed) return;
     const bytes = this.owed;
     this.owed = 0;
     try {
@@ -253,6 +268,7 @@ export class RemoteMirror implements Terminal {
     this.disposed = true;
     clearTimeout(this.retryTimer);
     clearTimeout(this.readerTimer);
+    clearTimeout(this.ackTimer);
     try {
       this.options.link().unstream(this.id);
     } catch {

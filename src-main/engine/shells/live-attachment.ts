@@ -11,6 +11,8 @@ import type { PtyShell, ShellViewer } from './pty-shell';
 export interface Watermarks {
   high: number;
   low: number;
+  /** What is unacknowledged may be asked for again (the link dropped): the PTY is held for it too. */
+  resends?: boolean;
 }
 
 /** A person's live view of a shell, independent of transport (IPC or WebSocket). */
@@ -55,7 +57,7 @@ function checkSize(cols: number, rows: number): void {
 
 /** Attaches a viewer to one session: output paced by acks, typing and resizing checked before they reach the PTY. */
 export function attachViewer(session: PtyShell, caller: Caller, viewer: ShellViewer, from: number, limits: Limits, now: () => string, watermarks?: Watermarks): ShellAttachment {
-  const state = session.attach(viewer, from, watermarks?.high ?? limits.viewerHighWatermark, watermarks?.low ?? limits.viewerLowWatermark);
+  const state = session.attach(viewer, from, watermarks?.high ?? limits.viewerHighWatermark, watermarks?.low ?? limits.viewerLowWatermark, watermarks?.resends);
   return {
     ack: (bytes) => session.ack(state, bytes),
     write: (text) => {

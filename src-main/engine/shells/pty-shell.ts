@@ -249,8 +249,13 @@ export class PtyShell {
     this.viewers.stallMs = ms;
   }
 
-  attach(viewer: ShellViewer, from: number, high: number, low: number): ViewerState {
-    return this.viewers.attach(viewer, from, high, low);
+  attach(viewer: ShellViewer, from: number, high: number, low: number, resends = false): ViewerState {
+    return this.viewers.attach(viewer, from, high, low, resends);
+  }
+
+  /** What may still arrive after the viewers hold the terminal (a host's shell copied here: its stream's window). */
+  set holdMargin(bytes: number) {
+    this.viewers.margin = bytes;
   }
 
   detach(state: ViewerState): void {

@@ -24,6 +24,8 @@ export interface ViewerState {
   lastAckAt: number;
   /** Silent past the stall time: no longer holds the PTY back. */
   stalled: boolean;
+  /** It may ask for what it has not acknowledged again (a room node's stream after a drop): the PTY is held for that too. */
+  resends: boolean;
 }
 
 /** What the viewers may do to the PTY: stop and go on reading it (absent: a terminal that cannot be held). */
@@ -45,6 +47,11 @@ export class ShellViewers {
   private stallTimer: NodeJS.Timeout | undefined;
   /** How long a viewer that stopped acknowledging may still hold the PTY back. */
   stallMs = 2_000;
+  /**
+   * The hold margin when set (else a quarter of the ring, at most 256 KiB): what may still arrive after a hold,
+   * e.g. a room's copy of a host's shell, whose node has up to NODE_STREAM_HIGH in flight (remote-mirror.ts).
+   */
+  margin: number | undefined;
 
   constructor(
     private readonly ring: ScrollbackRing,
@@ -54,7 +61,7 @@ export class ShellViewers {
 
   /** How far from the ring's capacity a viewer's backlog holds the PTY. */
   holdMargin(): number {
-    return Math.min(256 * 1024, Math.floor(this.ring.capacity / 4));
+    return this.margin ?? Math.min(256 * 1024, Math.floor(this.ring.capacity / 4));
   }
 
   /**
@@ -67,8 +74,8 @@ export class ShellViewers {
     return oldest;
   }
 
-  attach(viewer: ShellViewer, from: number, high: number, low: number): ViewerState {
-    const state: ViewerState = { viewer, cursor: from, unacked: 0, paused: false, high, low, lastAckAt: Date.now(), stalled: false };
+  attach(viewer: ShellViewer, from: number, high: number, low: number, resends = false): ViewerState {
+    const state: ViewerState = { viewer, cursor: from, unacked: 0, paused: false, high, low, lastAckAt: Date.now(), stalled: false, resends };
     (this.viewers ??= new Set()).add(state);
     queueMicrotask(() => this.pump(state));
     return state;
@@ -118,7 +125,7 @@ export class ShellViewers {
     if (!this.term.pause || !this.term.resume || !this.alive()) return;
     const limit = this.ring.capacity - this.holdMargin();
     let hold = false;
-    if (this.viewers) for (const v of this.viewers) if (!v.stalled && this.ring.end - v.cursor >= limit) hold = true;
+    if (this.viewers) for (const v of this.viewers) if (!v.stalled && this.ring.end - (v.resends ? v.cursor - v.unacked : v.cursor) >= limit) hold = true;
     if (hold && !this.held) {
       this.held = true;
       this.term.pause();

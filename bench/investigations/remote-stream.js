@@ -1,0 +1,139 @@
+#!/usr/bin/env node
+// The `remote` row's 64 MiB stream alone, with where its CPU goes: a remote shell on the private sshd of
+// bench/lib/ssh-rig.js; per round, an agent reading the output by cursor, the same output only waited for (the
+// stream into the room's copy), `ssh host CMD` and `ssh -tt host CMD` read here. Each of ours is followed by the
+// CPU time of every process on the path, from /proc (utime + stime): the room, the laptop's ssh, the host's sshd,
+// the relay (`commonroom node --stdio`), the node, this process (the agent's MCP client).
+// usage: node bench/investigations/remote-stream.js [ROUNDS] (BENCH_STREAM_MIB, default 64; PROFILE=1: the room,
+// the relay and the node under --cpu-prof, their self time printed at the end; needs root, like the bench)
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+import { callTool, closeAll, connect } from '../lib/clients.js';
+import { produce, SHELL_ENV } from '../lib/flood.js';
+import { summarize } from '../lib/profiles.js';
+import { callApi, makeHome, startRoom } from '../lib/room.js';
+import { sshRigUnavailable, startSshRig } from '../lib/ssh-rig.js';
+import { agent as readFlood } from '../benchmarks/shell-stream.js';
+
+const MiB = 2 ** 20;
+const rounds = Number(process.argv[2] ?? 2);
+const bytes = Number(process.env.BENCH_STREAM_MIB ?? 64) * MiB;
+const profiling = process.env.PROFILE === '1';
+
+const why = sshRigUnavailable();
+if (why) {
+  console.error(`not run: ${why}`);
+  process.exit(2);
+}
+
+/** The node daemons seen (ended at the end, so a profiled one writes its profile). */
+const daemons = new Set();
+
+/** CPU ms of every process now, by label (the processes of the path named; the rest ignored). */
+function cpuByLabel(roomPid) {
+  const out = {};
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const cmd = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ');
+      const pid = Number(entry);
+      let label = null;
+      if (pid === roomPid) label = 'room';
+      else if (pid === process.pid) label = 'agent (this process)';
+      else if (/ node --stdio/.test(cmd) && !/^ssh /.test(cmd) && !/^sshd/.test(cmd) && !cmd.includes('-c exec')) label = 'relay (node --stdio)';
+      else if (/ node --daemon/.test(cmd)) {
+        label = 'node (daemon)';
+        daemons.add(pid);
+      }
+      else if (/^ssh .*node --stdio/.test(cmd) || /^ssh: .*\[mux\]/.test(cmd)) label = 'ssh (the link)';
+      else if (/^sshd: crhost-bench/.test(cmd)) label = 'sshd (host session)';
+      if (!label) continue;
+      out[label] = (out[label] ?? 0) + (Number(fields[11]) + Number(fields[12])) * 10;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+const diff = (a, b) => Object.fromEntries(Object.entries(b).map(([k, v]) => [k, Math.round(v - (a[k] ?? 0))]));
+
+function ssh(args) {
+  return new Promise((resolve, reject) => {
+    const t = performance.now();
+    const child = spawn('ssh', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let n = 0;
+    child.stdout.on('data', (b) => (n += b.length));
+    child.on('close', (code) => (code === 0 ? resolve({ ms: performance.now() - t, bytes: n }) : reject(new Error(`ssh exit ${code}`))));
+  });
+}
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'commonroom-remote-stream-'));
+fs.chmodSync(dir, 0o755);
+const rig = await startSshRig(path.join(dir, 'ssh'));
+const profDir = path.join(dir, 'prof');
+if (profiling) {
+  fs.mkdirSync(profDir, { mode: 0o777 });
+  fs.chmodSync(profDir, 0o777);
+  // the host's account: the relay and the node it starts inherit NODE_OPTIONS from its login shell (--cpu-prof is not
+  // allowed there: lib-cpu-prof.mjs profiles through the inspector)
+  const home = '/home/crhost-bench';
+  const hook = path.join(dir, 'cpu-prof.mjs');
+  fs.copyFileSync(path.join(import.meta.dirname, 'lib-cpu-prof.mjs'), hook);
+  fs.appendFileSync(path.join(home, '.profile'), `export CPU_PROF_DIR=${profDir} NODE_OPTIONS="--import ${hook}"\n`);
+}
+const home = makeHome('remote');
+home.env.COMMONROOM_SSH_CONFIG = rig.configFile;
+if (profiling) home.nodeArgs = ['--cpu-prof', '--cpu-prof-dir', profDir];
+const room = await startRoom(home);
+const client = await connect('2026', room.url, room.token);
+const master = [...rig.sshArgs, '-o', 'ControlMaster=auto', '-o', `ControlPath=${path.join(dir, 'cm-%C')}`, '-o', 'ControlPersist=120', rig.alias];
+const mbps = (ms) => (bytes / MiB / (ms / 1000)).toFixed(0);
+try {
+  await callApi(room, room.token, 'host_add', { alias: rig.alias });
+  await ssh([...master, 'true']);
+  const { shell } = await callTool(client, 'shell_open', { host: rig.alias, shell: '/bin/sh', args: [], env: SHELL_ENV, name: 'remote stream' });
+  await callTool(client, 'shell_io', { shellId: shell.id, cursor: 'start', wait: { until: 'match', pattern: '\\$ $', timeoutMs: 15_000 } });
+  await readFlood(client, shell.id, MiB); // warm-up
+  console.log(`${bytes / MiB} MiB, load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  for (let i = 0; i < rounds; i++) {
+    let before = cpuByLabel(room.pid);
+    const r = await readFlood(client, shell.id, bytes);
+    console.log(`by cursor: ${mbps(r.ms)} MiB/s (${r.pages} pages, ${r.dropped} missed) cpu ms ${JSON.stringify(diff(before, cpuByLabel(room.pid)))}`);
+    // a reader by cursor holds the stream until it has been silent for the shell's stall time (2 s): past it
+    await new Promise((r) => setTimeout(r, 2500));
+    before = cpuByLabel(room.pid);
+    const t = performance.now();
+    const w = await callTool(client, 'shell_io', { shellId: shell.id, text: `${produce(bytes)}\n`, maxBytes: 1, wait: { until: 'match', pattern: 'BENCHEND', timeoutMs: 300_000 } });
+    if (w.wait?.reason !== 'matched') throw new Error(`wait ended ${w.wait?.reason}`);
+    console.log(`streamed, waited for: ${mbps(performance.now() - t)} MiB/s cpu ms ${JSON.stringify(diff(before, cpuByLabel(room.pid)))}`);
+    const s = await ssh([...master, produce(bytes)]);
+    const tt = await ssh(['-tt', ...master, produce(bytes)]);
+    console.log(`ssh CMD ${mbps(s.ms)} MiB/s; ssh -tt CMD ${mbps(tt.ms)} MiB/s`);
+  }
+  await callTool(client, 'shell_close', { shellId: shell.id });
+} finally {
+  const step = (what) => process.stderr.write(`[end] ${what}\n`);
+  step('clients');
+  await closeAll([client]);
+  step('room');
+  await room.stop();
+  step('master');
+  await ssh([...master.slice(0, -1), '-O', 'exit', rig.alias]).catch(() => {});
+  step('rig');
+  if (profiling) {
+    // the node writes its profile when it ends
+    for (const pid of daemons) process.kill(pid, 'SIGTERM');
+  }
+  await rig.stop();
+  home.cleanup();
+  if (profiling) {
+    await new Promise((r) => setTimeout(r, 2000));
+    for (const f of fs.readdirSync(profDir)) summarize(f, JSON.parse(fs.readFileSync(path.join(profDir, f), 'utf8')), 25);
+  }
+  fs.rmSync(dir, { recursive: true, force: true });
+}
