@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentRunView } from '../../src-main/common/methods/agents';
 import { startTestRunner, type TestRunner } from '../helpers/runner';
+import { watchReads } from '../helpers/agent-watch';
 import { COMMONROOM_BIN, sshHostsUnavailable, startSshHosts, type SshHosts } from '../helpers/ssh-hosts';
 
 /**
@@ -39,16 +40,7 @@ async function start(scene: string, input: Record<string, unknown> = {}): Promis
   spawnSync('chown', ['-R', `${USER}:`, folder]);
   return (await call('agent_start', { client: 'claude-code', host: 'watchbox', cwd: folder, cols: 100, rows: 20, ...input })).agent;
 }
-const agentOf = async (shellId: string) => (await call('agent_list', {})).agents.find((a) => a.shellId === shellId);
-const shellOf = async (shellId: string) => (await call('shell_list', {})).shells.find((s) => s.id === shellId);
-const screen = async (shellId: string) => (await call('shell_io', { shellId, format: 'screen' })).output;
-async function events(shellId: string): Promise<{ kind: string; data: Record<string, unknown> }[]> {
-  const { events: all } = await call('workspace_history', { limit: 200 });
-  return all
-    .filter((e) => e.kind.startsWith('agent.') && e.kind !== 'agent.started' && e.kind !== 'agent.ended' && (e.data as { shellId?: string }).shellId === shellId)
-    .map((e) => ({ kind: e.kind, data: e.data as Record<string, unknown> }));
-}
-const kinds = async (shellId: string) => (await events(shellId)).map((e) => e.kind);
+const { agentOf, shellOf, screen, events, kinds } = watchReads(() => runner);
 /** Lets the watch look several more times: what did not happen by then does not repeat. */
 const someLooks = () => new Promise((r) => setTimeout(r, 1_500));
 
