@@ -31,4 +31,5 @@ export { agentRunsFolder } from './core/room-paths';
 export { createPrivateFile, ensureOwnDir } from './core/fs-safe';
 export { viewOf } from './shells/index';
 export type { RemoteAgentOpen } from './hosts/index';
+export { encodeOutputFrame } from './hosts/index';
 export { clientVersions, sampleTrees } from './agents/index';

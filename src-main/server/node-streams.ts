@@ -1,7 +1,8 @@
 import type { LineConnection, LineExtras } from '../api/line-door';
 import type { Caller } from '../common/dto';
 import { RoomError } from '../common/errors';
-import { encodeOutputFrame, NODE_STREAM_HIGH, NODE_STREAM_LOW } from '../common/node-stream';
+import { NODE_STREAM_HIGH, NODE_STREAM_LOW } from '../common/node-stream';
+import { encodeOutputFrame } from '../engine/index';
 import type { DoorEngine, ShellAttachment } from '../engine/index';
 
 /**

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeOutputFrame, LINE_PROTOCOL, MAX_FRAME_DATA, type OutputFrame } from '../../src-main/common/node-stream';
+import { LINE_PROTOCOL } from '../../src-main/common/node-stream';
+import { encodeOutputFrame, MAX_FRAME_DATA, type OutputFrame } from '../../src-main/engine/hosts/stream-frames';
 import { LinkReader } from '../../src-main/engine/hosts/link-reader';
 import { NodeLink } from '../../src-main/engine/hosts/node-link';
 

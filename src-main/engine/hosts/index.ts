@@ -12,3 +12,4 @@ export { NodeLinks } from './node-links';
 export { HostWorkspaces } from './host-workspaces';
 export { HOST_EVENTS, describeHostEvent } from './host-events';
 export type { RemoteAgentOpen, RemoteAgentPort, RoomForward } from './remote-agent-port';
+export { encodeOutputFrame } from './stream-frames';

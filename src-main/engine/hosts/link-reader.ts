@@ -1,4 +1,4 @@
-import { decodeOutputFrame, FRAME_HEAD, FRAME_MARK, frameLength, type OutputFrame } from '../../common/node-stream';
+import { decodeOutputFrame, FRAME_HEAD, FRAME_MARK, frameLength, type OutputFrame } from './stream-frames';
 
 /** The longest line taken from a node (a large answer: a shell page, a graph); longer ends the connection. */
 export const MAX_LINK_LINE = 64 * 1024 * 1024;

@@ -1,6 +1,7 @@
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { RoomError, ERROR_CODES, type ErrorCode } from '../../common/errors';
-import { LINE_PROTOCOL, type OutputFrame } from '../../common/node-stream';
+import { LINE_PROTOCOL } from '../../common/node-stream';
+import type { OutputFrame } from './stream-frames';
 import { childProcess } from '../platform/child-process';
 import { ensureOwnDir } from '../core/fs-safe';
 import { LinkReader } from './link-reader';
