@@ -28,7 +28,7 @@ describe('soak: an accelerated night', () => {
     report(
       'accelerated night (schedules, stalls, limits, envelopes, SIGKILLs)',
       `${t.wallMinutes} wall min for 10 room h (×${t.factor.toFixed(0)}), ${t.kills} SIGKILLs of the room; 20 stand-in agents, ${t.agentStarts} starts: ${t.stalled} stalls (${t.interrupted} interrupted, ${t.restarted} restarted), ${t.limited} limits (${t.resumed} resumed at the reset); ` +
-        `schedules every ${t.scheduleStepMinutes} room min: ${s.due} due times, ${s.ran} ran, ${s.skipped} skipped, ${s.missed} missed, ${s.failed} failed at a kill; ${t.envelopeStops} of ${t.graphsUnderEnvelope} enveloped graphs stopped; ${t.events} events read, ${t.markers} stage markers; ` +
+        `schedules every ${t.scheduleStepMinutes} room min: ${s.due} due times, ${s.ran} ran, ${s.skipped} skipped, ${s.missed} missed, ${s.failed} failed at a kill; ${t.envelopeStops} of ${t.graphsUnderEnvelope} enveloped graphs stopped; ${t.events} events read, ${t.markers} stage markers, ${t.tornRecords} stand-in log records cut short by a kill (read past); ` +
         `lost events ${t.violations.byClass.lost}, runs done twice ${t.violations.byClass.twice}, silent resumes ${t.violations.byClass.silent}`,
     );
   }, (MINUTES + 10) * 60_000);

@@ -56,6 +56,8 @@ export interface NightTally {
   schedules: ScheduleFigures;
   markers: number;
   events: number;
+  /** Stand-in log records cut short by a SIGKILL as they were written (read past, counted). */
+  tornRecords: number;
   violations: NightViolations;
 }
 
@@ -86,7 +88,7 @@ export async function runNight(wallMinutes: number, opts: { roundSeconds: [numbe
 
   const v: NightViolations = { counts: {}, byClass: { lost: 0, twice: 0, silent: 0 }, details: [] };
   const ledger = new EventLedger(dbFile, v);
-  const t: NightTally = { wallMinutes, factor, scheduleStepMinutes: step, kills: 0, agentStarts: 0, stalled: 0, interrupted: 0, restarted: 0, limited: 0, resumed: 0, graphsUnderEnvelope: 0, envelopeStops: 0, schedules: { due: 0, ran: 0, skipped: 0, missed: 0, failed: 0 }, markers: 0, events: 0, violations: v };
+  const t: NightTally = { wallMinutes, factor, scheduleStepMinutes: step, kills: 0, agentStarts: 0, stalled: 0, interrupted: 0, restarted: 0, limited: 0, resumed: 0, graphsUnderEnvelope: 0, envelopeStops: 0, schedules: { due: 0, ran: 0, skipped: 0, missed: 0, failed: 0 }, markers: 0, events: 0, tornRecords: 0, violations: v };
   const acked = { agents: new Map<string, string>(), graphs: new Set<string>(), envelopes: new Set<string>(), schedules: new Set<string>() };
   const startsPerSlot = new Map<string, number>();
   const deadline = Date.now() + wallMs;
@@ -152,13 +154,14 @@ export async function runNight(wallMinutes: number, opts: { roundSeconds: [numbe
     clearInterval(reader);
     await stopServe(serve);
   }
+  let checked = false;
   try {
     ledger.read();
     t.events = ledger.events.length;
     checkAcknowledged(ledger, acked, v);
     t.schedules = checkSchedules(dbFile, ledger, v);
     t.markers = checkMarkers(markers, v);
-    checkStandIns(logDir, startsPerSlot, ledger, v);
+    t.tornRecords = checkStandIns(logDir, startsPerSlot, ledger, v);
     t.stalled = ledger.of('agent.stalled').length;
     t.interrupted = ledger.of('agent.stall_interrupted').length;
     t.restarted = ledger.of('agent.stall_restarted').length;
@@ -166,8 +169,11 @@ export async function runNight(wallMinutes: number, opts: { roundSeconds: [numbe
     t.resumed = ledger.of('agent.limit_resumed').length;
     t.envelopeStops = ledger.of('envelope.stopped').length;
     for (const g of acked.envelopes) if (ledger.of('envelope.stopped', g).length > 1) violate(v, 'twice', 'envelope-stopped-twice', g);
+    checked = true;
   } finally {
-    home.cleanup();
+    // a night whose checking itself failed keeps what it wrote, to be read again (hours of running are not lost)
+    if (checked) home.cleanup();
+    else console.error(`[soak night] the checks did not finish: the night's room, logs and ledger are kept in ${home.root}`);
   }
   return t;
 }
@@ -186,8 +192,23 @@ function standInsRunning(config: string): string[] {
   return found;
 }
 
-function readLog(file: string): Record<string, unknown>[] {
-  return fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+/**
+ * A stand-in's log, a record a line. A stand-in SIGKILLed while it wrote may leave part of a record (Linux ends a
+ * write to a file short when a fatal signal is pending), and the next run's record then follows on the same line:
+ * the torn part is counted (`torn`), the record after it read.
+ */
+function readLog(file: string, torn: { count: number }): Record<string, unknown>[] {
+  const records: Record<string, unknown>[] = [];
+  for (const line of fs.readFileSync(file, 'utf8').split('\n').filter(Boolean)) {
+    try {
+      records.push(JSON.parse(line) as Record<string, unknown>);
+    } catch {
+      torn.count++;
+      const next = line.indexOf('{"pid":', 1);
+      if (next > 0) records.push(JSON.parse(line.slice(next)) as Record<string, unknown>);
+    }
+  }
+  return records;
 }
 
 /** When a run's last record says it hung (its last output then), or null: it was not hung. */
@@ -217,11 +238,12 @@ function checkAcknowledged(ledger: EventLedger, acked: { agents: Map<string, str
  * least its stall time; no other start than the test's own. Each key the room typed and each start again has
  * its event (the room never acts without saying so).
  */
-function checkStandIns(logDir: string, startsPerSlot: Map<string, number>, ledger: EventLedger, v: NightViolations): void {
+function checkStandIns(logDir: string, startsPerSlot: Map<string, number>, ledger: EventLedger, v: NightViolations): number {
   const stallMs = STALL_MINUTES * 60_000;
+  const torn = { count: 0 };
   for (const s of SLOTS) {
     const file = path.join(logDir, `${s.slot}.log`);
-    const log = fs.existsSync(file) ? readLog(file) : [];
+    const log = fs.existsSync(file) ? readLog(file, torn) : [];
     let esc = 0;
     let continues = 0;
     let resumedStarts = 0;
@@ -260,4 +282,5 @@ function checkStandIns(logDir: string, startsPerSlot: Map<string, number>, ledge
     if (continues > count('agent.limit_resumed')) violate(v, 'lost', 'resume-without-event', `${s.slot}: ${continues} continues got, ${count('agent.limit_resumed')} events`);
     if (resumedStarts > count('agent.stall_restarted')) violate(v, 'lost', 'restart-without-event', `${s.slot}: ${resumedStarts} resumed starts, ${count('agent.stall_restarted')} events`);
   }
+  return torn.count;
 }
