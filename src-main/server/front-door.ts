@@ -13,6 +13,7 @@ import { bearerToken } from '../net/bearer';
 import { BodyTooLarge, BodyTooSlow, ConnectionBudget, lingerBeforeClose, nestsDeeperThan, readBody } from './request-guards';
 import type { Duplex } from 'node:stream';
 import { UI_PATH, UI_SOCKET_PATH } from '../common/ui-protocol';
+import { OTLP_EXPORT_INTERVAL_MS } from '../common/clients/types';
 import type { UiStatic } from '../bridge/ui-static';
 import { refuseUpgrade, type UiSocketDoor } from '../bridge/ui-socket';
 
@@ -87,7 +88,10 @@ export class FrontDoor {
     // waits answer after it and are not cut); the body also has its own deadline in readBody
     this.server.headersTimeout = options.headersTimeoutMs;
     this.server.requestTimeout = options.headersTimeoutMs + options.bodyTimeoutMs;
-    this.server.keepAliveTimeout = 5_000;
+    // an idle kept-alive connection outlives the pause between two OTLP exports of a client the room started
+    // (OTLP_EXPORT_INTERVAL_MS) with room to spare: at equal times the server closed the socket just as the client
+    // reused it, the export failed, and a delta client's usage in it was lost for good (seen under load)
+    this.server.keepAliveTimeout = OTLP_EXPORT_INTERVAL_MS * 2;
     this.budget = new ConnectionBudget({
       total: options.maxConnections,
       unauthenticated: options.maxUnauthenticatedConnections,

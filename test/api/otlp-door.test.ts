@@ -1,3 +1,4 @@
+import http from 'node:http';
 import zlib from 'node:zlib';
 import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
 import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
@@ -5,6 +6,7 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import otlpRoot from '@opentelemetry/otlp-transformer/build/src/generated/root.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestRunner, type TestRunner } from '../helpers/runner';
+import { OTLP_EXPORT_INTERVAL_MS } from '../../src-main/common/clients/types';
 
 /**
  * The room's OTLP/HTTP door (POST /otlp/v1/metrics): what it takes (protobuf and OTLP JSON, gzip or not, from the
@@ -59,6 +61,30 @@ async function addParticipant(name: string): Promise<string> {
 const totalsOf = async (participant: string) => (await runner.running.engine.call(op(), 'spend_report', { participant })).totals[0] ?? null;
 
 describe('the OTLP door', () => {
+  it("keeps a client's kept-alive connection open across the pause between two of its exports (none is lost to a socket closed as it is reused)", { timeout: 30_000 }, async () => {
+    const token = await addParticipant('steady-reporter');
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const body = protobuf(claudeLike('claude-code', 0.001, 7));
+    const once = () =>
+      new Promise<{ status: number; reused: boolean }>((resolve, reject) => {
+        const req = http.request(new URL('/otlp/v1/metrics', base), { method: 'POST', agent, headers: { 'content-type': 'application/x-protobuf', authorization: `Bearer ${token}`, 'content-length': body.length } }, (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, reused: req.reusedSocket }));
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    try {
+      expect(await once()).toEqual({ status: 200, reused: false });
+      // the room asks its clients to export every OTLP_EXPORT_INTERVAL_MS; one that is a little late still finds its socket open
+      await new Promise((r) => setTimeout(r, OTLP_EXPORT_INTERVAL_MS + 1_000));
+      expect(await once()).toEqual({ status: 200, reused: true });
+      expect((await totalsOf('steady-reporter'))?.inputTokens).toBe(14);
+    } finally {
+      agent.destroy();
+    }
+  });
+
   it('takes protobuf from a participant and records its usage as that participant, whatever service the body names', async () => {
     const token = await addParticipant('reporter');
     const res = await post('/otlp/v1/metrics', protobuf(claudeLike('claude-code', 0.5, 1200)), { 'content-type': 'application/x-protobuf', authorization: `Bearer ${token}` });
