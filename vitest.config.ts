@@ -22,6 +22,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     reporters: ['default', './test/helpers/summary-reporter.ts'],
+    // the real Claude Code updates itself from the npm registry when it may (\`npm i -g\` of its newest release, seen
+    // here in a probe run outside the sandbox): no test reaches the registry or changes the machine's global packages
+    env: { DISABLE_AUTOUPDATER: '1' },
     projects: [
       // the real agent CLIs, installed on first run into a cache outside the checkout when a file of the run needs
       // them (test/helpers/real-clients-setup.ts); COMMONROOM_TEST_CLIENTS=skip skips those files instead

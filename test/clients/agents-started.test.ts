@@ -28,7 +28,7 @@ let project: string;
 
 /** The user's own client configuration, before the room starts anything. */
 const USER_CONFIG: Record<string, string> = {
-  '.claude.json': JSON.stringify({ mcpServers: { mine: { type: 'http', url: 'http://127.0.0.1:9/mine' } } }),
+  '.claude.json': JSON.stringify({ autoUpdates: false, mcpServers: { mine: { type: 'http', url: 'http://127.0.0.1:9/mine' } } }),
   '.gemini/settings.json': JSON.stringify({ mcpServers: { mine: { httpUrl: 'http://127.0.0.1:9/mine' } } }),
   '.config/opencode/opencode.json': JSON.stringify({ mcp: { mine: { type: 'remote', url: 'http://127.0.0.1:9/mine' } } }),
   '.codex/config.toml': '[mcp_servers.mine]\nurl = "http://127.0.0.1:9/mine"\n',

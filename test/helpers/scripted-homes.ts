@@ -31,11 +31,15 @@ export function scriptedHome(prefix: string): ScriptedHome {
   return { home, work };
 }
 
-/** Claude Code: onboarding done, the key approved, the work folder trusted; its state folder made (writable in the agent sandbox). */
+/**
+ * Claude Code: onboarding done, the key approved, the work folder trusted, its auto-updater off (unsandboxed, it
+ * installs the newest release from the registry globally, as `npm i -g`, in the middle of a test); its state
+ * folder made (writable in the agent sandbox).
+ */
 export function signInClaude({ home, work }: ScriptedHome): void {
   fs.writeFileSync(
     path.join(home, '.claude.json'),
-    JSON.stringify({ hasCompletedOnboarding: true, theme: 'dark', customApiKeyResponses: { approved: [SCRIPTED_KEY.slice(-20)], rejected: [] }, projects: { [work]: { hasTrustDialogAccepted: true, allowedTools: [] } } }),
+    JSON.stringify({ hasCompletedOnboarding: true, autoUpdates: false, theme: 'dark', customApiKeyResponses: { approved: [SCRIPTED_KEY.slice(-20)], rejected: [] }, projects: { [work]: { hasTrustDialogAccepted: true, allowedTools: [] } } }),
   );
   fs.mkdirSync(path.join(home, '.claude'));
 }
