@@ -75,6 +75,7 @@ const HOST_KINDS: Record<string, EventKind> = {
   'host.unreachable': { text: by(describeHostEvent), tally: () => bad('host unreachable', 'hosts unreachable'), section: () => 'ended' },
   'host.reachable': { text: by(describeHostEvent) },
   'host.output_lost': { text: by(describeHostEvent), tally: () => bad('output lost on a host', 'outputs lost on hosts'), section: () => 'ended' },
+  'host.input_lost': { text: by(describeHostEvent) },
 };
 
 export const OVERNIGHT_KINDS: Record<string, EventKind> = { ...WATCH_KINDS, ...SPEND_KINDS, ...SCHEDULE_KINDS, ...HOST_KINDS };

@@ -66,12 +66,22 @@ export function buildFeatures(engine: FeatureHost): Feature[] {
       engine.workspaces,
       // the shells there end with the work: this machine's, and those on the room's hosts (a host's worktree)
       async (owner, folder, why) => (await engine.shells.closeIn(owner, folder, why)) + ((await remoteShells?.closeIn(owner, folder)) ?? 0),
-      // a rejection's reason and comments, typed into the terminals the room started for the agent (its client's prompt)
-      (participant, bytes) => {
+      // a rejection's reason and comments, typed into the terminals the room started for the agent (its client's
+      // prompt): here, and on the room's hosts (sent there in order; one the host's link could not deliver is said
+      // as an event, host.input_lost: the reason is kept on the handoff either way)
+      (participant, bytes, handoffId) => {
         const op = engine.operator();
         const mine = engine.shells.list(op).filter((s) => s.alive && s.agent?.participant === participant);
         for (const s of mine) engine.shells.get(op, s.id).write(bytes, 'commonroom', ctx.now());
-        return mine.length;
+        const there =
+          remoteAgents?.typeToRuns(participant, bytes, handoffId, ({ host, ...data }) => {
+            try {
+              ctx.commit(() => ({ value: undefined, events: [{ kind: 'host.input_lost', actor: null, subject: host, data }] }));
+            } catch {
+              // the room is closing: the reason is on the handoff still
+            }
+          }) ?? 0;
+        return mine.length + there;
       },
     ),
     graphsFeature(ctx, engine.tasks, workspaces, engine.shells.stageTerminalHost(), engine.taskLogs, remoteStages),

@@ -5,7 +5,7 @@
  * commit in the repository on this machine. Needs root for the sshd (skipped with the reason otherwise) and
  * `npm run build`. Screenshots at 1440, 1024 and 390, light and dark, in /work/shots/wt-hostwork (or $SHOTS).
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,7 +13,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HandoffView } from '../../src-main/common/handoff-dto';
 import { GIT_IDENTITY, git, makeRepo } from '../helpers/git-repo';
-import { COMMONROOM_BIN, sshHostsUnavailable, startSshHosts, type SshHosts } from '../helpers/ssh-hosts';
+import { closeHosts, closeMasters, COMMONROOM_BIN, sshHostsUnavailable, startSshHosts, type SshHosts } from '../helpers/ssh-hosts';
 import { callTool, startUiRoom, type UiRoom } from './helpers/ui-room';
 
 const unavailable = sshHostsUnavailable();
@@ -51,18 +51,14 @@ describe.skipIf(unavailable !== null)(`a handoff on a host, reviewed in the UI${
   }, 90_000);
 
   afterAll(async () => {
+    const key = room?.runner.engine.room.id;
     if (room) {
-      spawnSync('ssh', ['-F', hosts.configFile, '-o', `ControlPath=${path.join(room.home.paths.configDir, 'ssh', '%C')}`, '-O', 'exit', ALIAS], { stdio: 'ignore' });
-      const key = room.runner.engine.room.id;
+      closeMasters(hosts, room.home.paths.configDir, [ALIAS]);
       await room.close();
-      spawnSync('ssh', [...hosts.sshArgs(ALIAS), `exec $SHELL -l -c 'commonroom node --stop --for ${key}'`], { stdio: 'ignore', timeout: 20_000 });
     }
     if (savedConfig === undefined) delete process.env.COMMONROOM_SSH_CONFIG;
     else process.env.COMMONROOM_SSH_CONFIG = savedConfig;
-    if (hosts) {
-      await hosts.stop();
-      spawnSync('pkill', ['-u', USER]);
-    }
+    if (hosts) await closeHosts(hosts, { aliases: [ALIAS], users: [USER], ...(key ? { nodeKey: key } : {}) });
     fs.rmSync(HOST_REPO, { recursive: true, force: true });
     fs.rmSync(sshDir, { recursive: true, force: true });
   });

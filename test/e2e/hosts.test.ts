@@ -5,14 +5,13 @@
  * advice, an unreachable host's reason, and a change made with `ce` showing without a reload. Needs root for
  * the sshd (skipped with the reason otherwise) and `npm run build`.
  */
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningRoom } from '../../src-main/server/runner';
-import { COMMONROOM_BIN, sshHostsUnavailable, startSshHosts, type SshHosts } from '../helpers/ssh-hosts';
+import { closeHosts, COMMONROOM_BIN, sshHostsUnavailable, startSshHosts, type SshHosts } from '../helpers/ssh-hosts';
 import { outputFile } from './helpers/open-ui';
 import { startUiRoom, type UiRoom } from './helpers/ui-room';
 
@@ -45,14 +44,7 @@ describe.skipIf(unavailable !== null)(`Hosts on the Agents screen${unavailable ?
     await room?.close();
     if (savedConfig === undefined) delete process.env.COMMONROOM_SSH_CONFIG;
     else process.env.COMMONROOM_SSH_CONFIG = savedConfig;
-    if (hosts) {
-      for (const alias of ['build-server-in-the-basement-with-a-long-name', 'gpubox']) {
-        spawnSync('ssh', ['-F', hosts.configFile, '-o', `ControlPath=${path.join(room.home.paths.configDir, 'ssh', '%C')}`, '-O', 'exit', alias], { stdio: 'ignore' });
-      }
-      await hosts.stop();
-      spawnSync('pkill', ['-u', 'crhost-ui']);
-      spawnSync('pkill', ['-u', 'crhost-ui-gpu']);
-    }
+    if (hosts) await closeHosts(hosts, { configDir: room.home.paths.configDir, aliases: ['build-server-in-the-basement-with-a-long-name', 'gpubox'], users: ['crhost-ui', 'crhost-ui-gpu'] });
     fs.rmSync(sshDir, { recursive: true, force: true });
   });
 

@@ -13,7 +13,7 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningRoom } from '../../src-main/server/runner';
-import { COMMONROOM_BIN, sshHostsUnavailable, startSshHosts, type SshHosts } from '../helpers/ssh-hosts';
+import { closeHosts, COMMONROOM_BIN, sshHostsUnavailable, startSshHosts, type SshHosts } from '../helpers/ssh-hosts';
 import { terminalText } from './helpers/page-terminal';
 import { startUiRoom, type UiRoom } from './helpers/ui-room';
 
@@ -64,11 +64,7 @@ describe.skipIf(unavailable !== null)(`shells on a host in the Terminals screen$
     await room?.close();
     if (savedConfig === undefined) delete process.env.COMMONROOM_SSH_CONFIG;
     else process.env.COMMONROOM_SSH_CONFIG = savedConfig;
-    if (hosts) {
-      sshExit();
-      await hosts.stop();
-      spawnSync('pkill', ['-u', USER]);
-    }
+    if (hosts) await closeHosts(hosts, { configDir: room.home.paths.configDir, aliases: [ALIAS], users: [USER] });
     fs.rmSync(sshDir, { recursive: true, force: true });
   });
 

@@ -278,3 +278,26 @@ export async function startSshHosts(dir: string, accounts: HostAccount[], extraC
 /** The repository's `commonroom` program, as a host would have it on its PATH after `npm install -g`. */
 export const COMMONROOM_BIN = path.join(REPO, 'bin', 'commonroom.js');
 export const TMP = os.tmpdir();
+
+/**
+ * `ssh -O exit` to each alias's ControlMaster in a room's config folder (ControlPath `<configDir>/ssh/%C`, the
+ * room's links' own connection): the connection goes at once, not when its ControlPersist runs out.
+ */
+export function closeMasters(hosts: SshHosts, configDir: string, aliases: readonly string[]): void {
+  for (const alias of aliases) spawnSync('ssh', ['-F', hosts.configFile, '-o', `ControlPath=${path.join(configDir, 'ssh', '%C')}`, '-O', 'exit', alias], { stdio: 'ignore' });
+}
+
+/**
+ * The end of a hosts test, in this order: the room's ControlMasters closed (with `configDir`: closeMasters), each
+ * alias's room node stopped (with `nodeKey`, the room id it serves: `commonroom node --stop --for` on the host's
+ * login shell), the private sshd stopped (`dispose`: its network namespaces removed as well), and whatever the
+ * host accounts `users` still run killed (the nodes and anything left of their shells and stages).
+ */
+export async function closeHosts(hosts: SshHosts, options: { aliases: readonly string[]; users: readonly string[]; configDir?: string; nodeKey?: string; dispose?: boolean }): Promise<void> {
+  if (options.configDir !== undefined) closeMasters(hosts, options.configDir, options.aliases);
+  if (options.nodeKey !== undefined) {
+    for (const alias of options.aliases) spawnSync('ssh', [...hosts.sshArgs(alias), `exec $SHELL -l -c 'commonroom node --stop --for ${options.nodeKey}'`], { stdio: 'ignore', timeout: 20_000 });
+  }
+  await (options.dispose ? hosts.dispose() : hosts.stop());
+  for (const user of options.users) spawnSync('pkill', ['-u', user]);
+}

@@ -6,7 +6,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeHome, type TestHome } from '../helpers/env';
 import { runCe, startServe, stopServe, type ServeProcess } from '../helpers/serve';
-import { COMMONROOM_BIN, sshHostsUnavailable, startSshHosts, type SshHosts } from '../helpers/ssh-hosts';
+import { closeHosts, COMMONROOM_BIN, sshHostsUnavailable, startSshHosts, type SshHosts } from '../helpers/ssh-hosts';
 
 /**
  * An agent run on a host outlives the room process (issue 42, Deliver 4, for agents): `commonroom serve` stopped
@@ -97,11 +97,7 @@ describe.skipIf(unavailable !== null)(`an agent run on a host is taken up again 
   afterAll(async () => {
     for (const c of clients) await c.close().catch(() => {});
     if (serve) await stopServe(serve);
-    if (hosts) {
-      spawnSync('ssh', ['-F', hosts.configFile, '-o', `ControlPath=${path.join(home.paths.configDir, 'ssh', '%C')}`, '-O', 'exit', 'adoptbox'], { stdio: 'ignore' });
-      await hosts.stop();
-      spawnSync('pkill', ['-u', USER]);
-    }
+    if (hosts) await closeHosts(hosts, { configDir: home.paths.configDir, aliases: ['adoptbox'], users: [USER] });
     fs.rmSync(SCRIPT, { force: true });
     home?.cleanup();
     fs.rmSync(sshDir, { recursive: true, force: true });

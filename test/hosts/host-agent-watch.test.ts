@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentRunView } from '../../src-main/common/methods/agents';
 import { startTestRunner, type TestRunner } from '../helpers/runner';
 import { watchReads } from '../helpers/agent-watch';
-import { COMMONROOM_BIN, sshHostsUnavailable, startSshHosts, type SshHosts } from '../helpers/ssh-hosts';
+import { closeHosts, closeMasters, COMMONROOM_BIN, sshHostsUnavailable, startSshHosts, type SshHosts } from '../helpers/ssh-hosts';
 
 /**
  * Stalls and usage limits of an agent started on a host (issue 43's policies, for issue 42's runs there): the
@@ -29,7 +29,6 @@ const savedConfig = process.env.COMMONROOM_SSH_CONFIG;
 
 const op = () => runner.running.engine.operator();
 const call = <M extends Parameters<TestRunner['running']['engine']['call']>[1]>(method: M, input: unknown) => runner.running.engine.call(op(), method, input as never);
-const controlPath = () => path.join(runner.home.paths.configDir, 'ssh', '%C');
 
 let folders = 0;
 /** Starts the stand-in on the host in a folder of its own that names its scene (a restart goes on in the same folder). */
@@ -59,16 +58,12 @@ describe.skipIf(unavailable !== null)(`an agent on a host is watched for stalls 
 
   afterAll(async () => {
     if (runner) {
-      spawnSync('ssh', ['-F', hosts.configFile, '-o', `ControlPath=${controlPath()}`, '-O', 'exit', 'watchbox'], { stdio: 'ignore' });
+      closeMasters(hosts, runner.home.paths.configDir, ['watchbox']);
       await runner.close();
     }
     if (savedConfig === undefined) delete process.env.COMMONROOM_SSH_CONFIG;
     else process.env.COMMONROOM_SSH_CONFIG = savedConfig;
-    if (hosts) {
-      if (runner) spawnSync('ssh', [...hosts.sshArgs('watchbox'), `exec $SHELL -l -c 'commonroom node --stop --for ${runner.running.engine.room.id}'`], { stdio: 'ignore', timeout: 20_000 });
-      await hosts.dispose();
-      spawnSync('pkill', ['-u', USER]);
-    }
+    if (hosts) await closeHosts(hosts, { aliases: ['watchbox'], users: [USER], ...(runner ? { nodeKey: runner.running.engine.room.id } : {}), dispose: true });
     for (let i = 1; i <= folders; i++) fs.rmSync(`${HOME}/w-${i}`, { recursive: true, force: true });
     fs.rmSync(sshDir, { recursive: true, force: true });
   });

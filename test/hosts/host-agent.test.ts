@@ -8,7 +8,7 @@ import type { EvidenceFile, HandoffView, MergePreview } from '../../src-main/com
 import { GIT_IDENTITY, git, makeRepo } from '../helpers/git-repo';
 import { startTestRunner, type TestRunner } from '../helpers/runner';
 import { BIN_CE } from '../helpers/env';
-import { COMMONROOM_BIN, sshHostsUnavailable, startSshHosts, type SshHosts } from '../helpers/ssh-hosts';
+import { closeHosts, closeMasters, COMMONROOM_BIN, sshHostsUnavailable, startSshHosts, type SshHosts } from '../helpers/ssh-hosts';
 
 /**
  * An agent started on a host (issue 42, Must show: "a handoff on a host: worktree there, agent started there,
@@ -33,7 +33,6 @@ const savedConfig = process.env.COMMONROOM_SSH_CONFIG;
 
 const op = () => runner.running.engine.operator();
 const call = <M extends Parameters<TestRunner['running']['engine']['call']>[1]>(method: M, input: unknown) => runner.running.engine.call(op(), method, input as never);
-const controlPath = () => path.join(runner.home.paths.configDir, 'ssh', '%C');
 
 /** A request to the room's endpoint here with a Host header of our choosing: its status and body. */
 function rawMcp(hostHeader: string, token: string): Promise<{ status: number; body: string }> {
@@ -124,16 +123,12 @@ describe.skipIf(unavailable !== null)(`an agent started on a host, through its f
 
   afterAll(async () => {
     if (runner) {
-      spawnSync('ssh', ['-F', hosts.configFile, '-o', `ControlPath=${controlPath()}`, '-O', 'exit', 'agentbox'], { stdio: 'ignore' });
+      closeMasters(hosts, runner.home.paths.configDir, ['agentbox']);
       await runner.close();
     }
     if (savedConfig === undefined) delete process.env.COMMONROOM_SSH_CONFIG;
     else process.env.COMMONROOM_SSH_CONFIG = savedConfig;
-    if (hosts) {
-      if (runner) spawnSync('ssh', [...hosts.sshArgs('agentbox'), `exec $SHELL -l -c 'commonroom node --stop --for ${runner.running.engine.room.id}'`], { stdio: 'ignore', timeout: 20_000 });
-      await hosts.dispose();
-      spawnSync('pkill', ['-u', USER]);
-    }
+    if (hosts) await closeHosts(hosts, { aliases: ['agentbox'], users: [USER], ...(runner ? { nodeKey: runner.running.engine.room.id } : {}), dispose: true });
     fs.rmSync(HOST_REPO, { recursive: true, force: true });
     fs.rmSync(AGENT_SCRIPT, { force: true });
     fs.rmSync(sshDir, { recursive: true, force: true });
@@ -275,7 +270,7 @@ describe.skipIf(unavailable !== null)(`an agent started on a host, through its f
         execFile('ssh', [...hosts.sshArgs('agentbox'), probe], { encoding: 'utf8', timeout: 20_000 }, (_error, stdout) => resolve(stdout.trim()));
       });
     expect(await viaForward()).toBe('commonroom');
-    spawnSync('ssh', ['-F', hosts.configFile, '-o', `ControlPath=${controlPath()}`, '-O', 'exit', 'agentbox'], { stdio: 'ignore' });
+    closeMasters(hosts, runner.home.paths.configDir, ['agentbox']);
     await expect.poll(viaForward, { timeout: 45_000, interval: 500 }).toBe('commonroom');
     expect((await call('agent_list', {})).agents.find((a) => a.shellId === agent.shellId)?.shell.alive).toBe(true);
     // stopped: its terminal there ends, and the run with it

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine, Room } from '../../src-main/engine/index';
 import { makeHome, BIN_CE, type TestHome } from '../helpers/env';
-import { COMMONROOM_BIN, sshHostsUnavailable, startSshHosts, type SshHosts } from '../helpers/ssh-hosts';
+import { closeHosts, COMMONROOM_BIN, sshHostsUnavailable, startSshHosts, type SshHosts } from '../helpers/ssh-hosts';
 
 /**
  * `ce host add|list|check|remove` against real OpenSSH: a private sshd on 127.0.0.1 and two stand-in machines
@@ -68,12 +68,7 @@ describe.skipIf(unavailable !== null)(`ce host, over real OpenSSH${unavailable ?
 
   afterAll(async () => {
     if (!hosts) return;
-    for (const alias of ['devbox', 'gpubox']) {
-      spawnSync('ssh', ['-F', hosts.configFile, '-o', `ControlPath=${path.join(home.paths.configDir, 'ssh', '%C')}`, '-O', 'exit', alias], { stdio: 'ignore' });
-    }
-    await hosts.stop();
-    spawnSync('pkill', ['-u', 'crhost-dev']);
-    spawnSync('pkill', ['-u', 'crhost-gpu']);
+    await closeHosts(hosts, { configDir: home.paths.configDir, aliases: ['devbox', 'gpubox'], users: ['crhost-dev', 'crhost-gpu'] });
     home.cleanup();
     fs.rmSync(sshDir, { recursive: true, force: true });
   });

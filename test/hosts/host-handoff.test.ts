@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EvidenceFile, HandoffView, MergePreview } from '../../src-main/common/handoff-dto';
 import { GIT_IDENTITY, git, makeRepo } from '../helpers/git-repo';
 import { startTestRunner, type TestRunner } from '../helpers/runner';
-import { COMMONROOM_BIN, sshHostsUnavailable, startSshHosts, type SshHosts } from '../helpers/ssh-hosts';
+import { closeHosts, closeMasters, COMMONROOM_BIN, sshHostsUnavailable, startSshHosts, type SshHosts } from '../helpers/ssh-hosts';
 
 /**
  * A handoff on a host, through the MCP door (issue 42, Deliver 3 for worktrees): the worktree is made on the
@@ -38,7 +38,6 @@ function onHost(alias: string, script: string): string {
   return execFileSync('ssh', [...hosts.sshArgs(alias), script], { encoding: 'utf8', timeout: 30_000 }).trim();
 }
 
-const controlPath = () => path.join(runner.home.paths.configDir, 'ssh', '%C');
 
 describe.skipIf(unavailable !== null)(`a handoff's worktree on a host, through the MCP door${unavailable ? ` (skipped: ${unavailable})` : ''}`, () => {
   beforeAll(async () => {
@@ -72,16 +71,12 @@ describe.skipIf(unavailable !== null)(`a handoff's worktree on a host, through t
     await agent?.close();
     await lead?.close();
     if (runner) {
-      spawnSync('ssh', ['-F', hosts.configFile, '-o', `ControlPath=${controlPath()}`, '-O', 'exit', 'workbox'], { stdio: 'ignore' });
+      closeMasters(hosts, runner.home.paths.configDir, ['workbox']);
       await runner.close();
     }
     if (savedConfig === undefined) delete process.env.COMMONROOM_SSH_CONFIG;
     else process.env.COMMONROOM_SSH_CONFIG = savedConfig;
-    if (hosts) {
-      for (const alias of ['workbox']) spawnSync('ssh', [...hosts.sshArgs(alias), `exec $SHELL -l -c 'commonroom node --stop --for ${runner.running.engine.room.id}'`], { stdio: 'ignore', timeout: 20_000 });
-      await hosts.stop();
-      spawnSync('pkill', ['-u', USER]);
-    }
+    if (hosts) await closeHosts(hosts, { aliases: ['workbox'], users: [USER], ...(runner ? { nodeKey: runner.running.engine.room.id } : {}) });
     fs.rmSync(HOST_REPO, { recursive: true, force: true });
     fs.rmSync(sshDir, { recursive: true, force: true });
   });

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestRunner, type TestRunner } from '../helpers/runner';
-import { COMMONROOM_BIN, sshHostsUnavailable, startSshHosts, type SshHosts } from '../helpers/ssh-hosts';
+import { closeHosts, closeMasters, COMMONROOM_BIN, sshHostsUnavailable, startSshHosts, type SshHosts } from '../helpers/ssh-hosts';
 
 /**
  * A shell on a host through the MCP door (issue 42, Deliver 3 for shells, and the core of 4): a real MCP SDK
@@ -90,17 +90,12 @@ describe.skipIf(unavailable !== null)(`shells on a host, through the MCP door${u
   afterAll(async () => {
     await agent?.close();
     if (runner) {
-      sshControl('exit');
+      closeMasters(hosts, runner.home.paths.configDir, ['devbox']);
       await runner.close();
     }
     if (savedConfig === undefined) delete process.env.COMMONROOM_SSH_CONFIG;
     else process.env.COMMONROOM_SSH_CONFIG = savedConfig;
-    if (hosts) {
-      for (const alias of ['devbox', 'private']) spawnSync('ssh', [...hosts.sshArgs(alias), `exec $SHELL -l -c 'commonroom node --stop --for ${runner.running.engine.room.id}'`], { stdio: 'ignore', timeout: 20_000 });
-      await hosts.stop();
-      spawnSync('pkill', ['-u', USER]);
-      spawnSync('pkill', ['-u', `${USER}-p`]);
-    }
+    if (hosts) await closeHosts(hosts, { aliases: ['devbox', 'private'], users: [USER, `${USER}-p`], ...(runner ? { nodeKey: runner.running.engine.room.id } : {}) });
     fs.rmSync(sshDir, { recursive: true, force: true });
   });
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestRunner, type TestRunner } from '../helpers/runner';
-import { COMMONROOM_BIN, sshHostsUnavailable, startSshHosts, type SshHosts } from '../helpers/ssh-hosts';
+import { closeHosts, closeMasters, COMMONROOM_BIN, sshHostsUnavailable, startSshHosts, type SshHosts } from '../helpers/ssh-hosts';
 
 /**
  * Graph stages on hosts through the MCP door (issue 42, Deliver 3 and 4 for graphs): a real MCP SDK client runs
@@ -57,7 +57,6 @@ async function logOf(graphId: string, stageId: string): Promise<string> {
   }
 }
 
-const controlPath = () => path.join(runner.home.paths.configDir, 'ssh', '%C');
 
 describe.skipIf(unavailable !== null)(`graph stages on hosts, through the MCP door${unavailable ? ` (skipped: ${unavailable})` : ''}`, () => {
   beforeAll(async () => {
@@ -84,16 +83,12 @@ describe.skipIf(unavailable !== null)(`graph stages on hosts, through the MCP do
     await agent?.close();
     const room = runner?.running.engine.room.id;
     if (runner) {
-      for (const alias of ['devbox', 'gpubox']) spawnSync('ssh', ['-F', hosts.configFile, '-o', `ControlPath=${controlPath()}`, '-O', 'exit', alias], { stdio: 'ignore' });
+      closeMasters(hosts, runner.home.paths.configDir, ['devbox', 'gpubox']);
       await runner.close();
     }
     if (savedConfig === undefined) delete process.env.COMMONROOM_SSH_CONFIG;
     else process.env.COMMONROOM_SSH_CONFIG = savedConfig;
-    if (hosts) {
-      for (const alias of ['devbox', 'gpubox']) spawnSync('ssh', [...hosts.sshArgs(alias), `exec $SHELL -l -c 'commonroom node --stop --for ${room}'`], { stdio: 'ignore', timeout: 20_000 });
-      await hosts.stop();
-      for (const u of [USER, `${USER}-g`, `${USER}-p`]) spawnSync('pkill', ['-u', u]);
-    }
+    if (hosts) await closeHosts(hosts, { aliases: ['devbox', 'gpubox'], users: [USER, `${USER}-g`, `${USER}-p`], ...(room ? { nodeKey: room } : {}) });
     fs.rmSync(sshDir, { recursive: true, force: true });
   });
 

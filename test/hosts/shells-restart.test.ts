@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,7 +5,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeHome, type TestHome } from '../helpers/env';
 import { runCe, startServe, stopServe, type ServeProcess } from '../helpers/serve';
-import { COMMONROOM_BIN, sshHostsUnavailable, startSshHosts, type SshHosts } from '../helpers/ssh-hosts';
+import { closeHosts, COMMONROOM_BIN, sshHostsUnavailable, startSshHosts, type SshHosts } from '../helpers/ssh-hosts';
 
 /**
  * A shell on a host outlives the room (issue 42, Deliver 4): the room process SIGKILLed and started again adopts
@@ -53,11 +52,7 @@ describe.skipIf(unavailable !== null)(`shells on a host are adopted again by a r
   afterAll(async () => {
     for (const c of clients) await c.close().catch(() => {});
     if (serve) await stopServe(serve);
-    if (hosts) {
-      spawnSync('ssh', ['-F', hosts.configFile, '-o', `ControlPath=${path.join(home.paths.configDir, 'ssh', '%C')}`, '-O', 'exit', 'devbox'], { stdio: 'ignore' });
-      await hosts.stop();
-      spawnSync('pkill', ['-u', USER]);
-    }
+    if (hosts) await closeHosts(hosts, { configDir: home.paths.configDir, aliases: ['devbox'], users: [USER] });
     home?.cleanup();
     fs.rmSync(sshDir, { recursive: true, force: true });
   });

@@ -6,7 +6,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeHome, type TestHome } from '../helpers/env';
 import { runCe, startServe, stopServe, type ServeProcess } from '../helpers/serve';
-import { COMMONROOM_BIN, sshHostsUnavailable, startSshHosts, type SshHosts } from '../helpers/ssh-hosts';
+import { closeHosts, COMMONROOM_BIN, sshHostsUnavailable, startSshHosts, type SshHosts } from '../helpers/ssh-hosts';
 
 /**
  * Issue 42's Must show for graphs: through the MCP door with a real SDK client, a 50-stage graph split across
@@ -164,10 +164,8 @@ describe.skipIf(unavailable !== null)(`a 50-stage graph across hosts survives dr
     await agent?.close();
     if (serve) await stopServe(serve);
     if (hosts) {
-      for (const alias of Object.keys(HOSTS)) sshExit(alias);
       // the nodes (and anything left of their stages) run as the test accounts
-      for (const user of Object.values(HOSTS)) spawnSync('pkill', ['-u', user]);
-      await hosts.dispose();
+      await closeHosts(hosts, { configDir: home.paths.configDir, aliases: Object.keys(HOSTS), users: Object.values(HOSTS), dispose: true });
       for (const alias of Object.keys(HOSTS) as (keyof typeof HOSTS)[]) fs.rmSync(workOf(alias), { recursive: true, force: true });
     }
     home?.cleanup();

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { HandoffView, TaskView } from '../handoff-dto';
 import type { MethodSpec } from '../method-spec';
 import { lazily } from '../lazily';
-import { reason } from './handoffs';
+import { reason } from './handoff-decisions';
 import { participantName } from './participants';
 
 /** Tasks of any kind (a handoff's execution, a graph run): read, cancel and answer by task id (MCP's task methods, ce task). */

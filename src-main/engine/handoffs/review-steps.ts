@@ -11,9 +11,10 @@ import type { workspaceSteps } from './workspace-steps';
 
 /**
  * Types `bytes` into the terminals the room started for `participant` (agent_start: the process there is the
- * agent's client, never a shell the agent opened over MCP, where a line would run as a command); how many.
+ * agent's client, never a shell the agent opened over MCP, where a line would run as a command), about handoff
+ * `handoffId`; how many.
  */
-export type TypeToAgent = (participant: string, bytes: string) => number;
+export type TypeToAgent = (participant: string, bytes: string, handoffId: string) => number;
 
 const LIVE = new Set(['accepted', 'input_required', 'result_ready']);
 const TERMINAL_LINE_CHARS = 1500;
@@ -113,9 +114,9 @@ export function reviewSteps(ctx: EngineContext, actions: HandoffActions, steps: 
     let typedInto = 0;
     if (assignee) {
       const line = changesRequestedLine(caller.name, h.id, input.reason, comments, followUp?.id ?? null);
-      typedInto = typeToAgent(assignee, line);
+      typedInto = typeToAgent(assignee, line, h.id);
       // Enter on its own, a moment later: a client that reads a burst of input as a paste would take it as a newline
-      if (typedInto > 0) setTimeout(() => typeToAgent(assignee, '\r'), 150).unref();
+      if (typedInto > 0) setTimeout(() => typeToAgent(assignee, '\r', h.id), 150).unref();
     }
     return { handoff: q.get(caller, h.id), ...(followUp ? { followUp: q.get(caller, followUp.id) } : {}), typedInto };
   }

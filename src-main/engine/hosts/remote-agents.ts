@@ -12,6 +12,25 @@ import { sshEnv, type SshTarget } from './ssh';
 const TREES_MS = 5_000;
 /** How long one wait for a run's end asks the node (it answers sooner when the shell ends). */
 const WAIT_MS = 60_000;
+/** Pieces typed for a run asked within this of the one before go with it (a rejection's line and its Enter). */
+const TOGETHER_MS = 1_000;
+/** The least time between two such pieces reaching the host (as the local path's Enter follows its line). */
+const APART_MS = 150;
+
+/** Text the room typed for an agent run on a host that did not reach its terminal there (said as an event). */
+export interface TypingLost {
+  host: string;
+  shellId: string;
+  participant: string;
+  handoffId: string;
+  error: string;
+}
+
+/** What the room typed into one run's terminal last: when it was asked, and whether it reached the host. */
+interface Typed {
+  askedAt: number;
+  done: Promise<{ ok: boolean; at: number }>;
+}
 
 /**
  * Agents started on the room's hosts (docs/hosts.md, "An agent on a host"). The room's MCP endpoint listens on
@@ -29,6 +48,9 @@ export class RemoteAgents implements RemoteAgentPort {
     private readonly shells: RemoteShells,
     private readonly env: NodeJS.ProcessEnv = process.env,
   ) {}
+
+  /** Per run's terminal on a host: what the room typed there last for its agent (typeToRuns). */
+  private readonly typed = new Map<string, Typed>();
 
   /** The participant a forwarded Host header was made for, or null (not one of the room's forwards). */
   participantFor(host: string): string | null {
@@ -129,6 +151,44 @@ export class RemoteAgents implements RemoteAgentPort {
 
   type(shellId: string, text: string): Promise<void> {
     return this.shells.type(shellId, text);
+  }
+
+  /**
+   * Types `text` (about handoff `handoffId`: a rejection's reason, then its Enter) into the terminals of
+   * `participant`'s runs on the hosts, as the local path types into its runs here; how many it was sent to. The
+   * pieces asked within TOGETHER_MS of each other travel together: each goes after the one before reached the host,
+   * at least APART_MS after it, and not at all when it did not (an Enter without its line would submit whatever
+   * sits at the prompt). A piece that cannot be delivered (the host unreachable) is said through `lost`, once.
+   */
+  typeToRuns(participant: string, text: string, handoffId: string, lost: (what: TypingLost) => void): number {
+    const runs = this.shells.agentRuns(participant);
+    const now = Date.now();
+    for (const { id, host } of runs) {
+      const before = this.typed.get(id);
+      const together = before !== undefined && now - before.askedAt < TOGETHER_MS;
+      const after = before?.done ?? Promise.resolve({ ok: true, at: 0 });
+      const done = after.then(async (last) => {
+        if (together && !last.ok) return last;
+        const wait = last.at + APART_MS - Date.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        try {
+          await this.shells.type(id, text);
+          return { ok: true, at: Date.now() };
+        } catch (error) {
+          lost({ host, shellId: id, participant, handoffId, error: error instanceof Error ? error.message : String(error) });
+          return { ok: false, at: Date.now() };
+        }
+      });
+      const mine: Typed = { askedAt: now, done };
+      this.typed.set(id, mine);
+      // kept while a piece could still come with it; after that a later piece stands on its own
+      void done.then(() => {
+        setTimeout(() => {
+          if (this.typed.get(id) === mine) this.typed.delete(id);
+        }, TOGETHER_MS).unref();
+      });
+    }
+    return runs.length;
   }
 
   async trees(host: string, shellIds: string[]): Promise<Map<string, { processes: string; cpuMs: number }> | null> {

@@ -170,6 +170,14 @@ export class RemoteShells implements RemoteShellPort {
     return sent;
   }
 
+  /**
+   * The live terminals on the hosts the room started for `participant`'s agent runs (agent_start there: its
+   * client, never a shell the agent opened, where a line would run as a command): their ids and hosts.
+   */
+  agentRuns(participant: string): { id: string; host: string }[] {
+    return [...this.shells.entries()].filter(([, s]) => s.view.agent?.participant === participant && s.mirror.session.alive).map(([id, s]) => ({ id, host: s.host }));
+  }
+
   /** Marks what an agent run's watch learned: the shell ended there, or its host is (un)reachable. */
   note(id: string, change: Partial<ShellView>): void {
     const known = this.shells.get(id);
