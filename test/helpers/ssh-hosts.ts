@@ -4,6 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { REPO } from './env';
+import type { TestRunner } from './runner';
 
 /**
  * Real OpenSSH for the hosts tests: a private sshd (Debian's openssh-server) on 127.0.0.1 with its own host
@@ -300,4 +301,19 @@ export async function closeHosts(hosts: SshHosts, options: { aliases: readonly s
   }
   await (options.dispose ? hosts.dispose() : hosts.stop());
   for (const user of options.users) spawnSync('pkill', ['-u', user]);
+}
+
+/**
+ * The end of a test whose room ran work on one host `alias` (account `user`): the room's ControlMaster closed and
+ * the room closed, COMMONROOM_SSH_CONFIG put back to `savedConfig`, then closeHosts (the host's node for that room
+ * stopped, the sshd and its namespaces gone, the account's processes killed). Either may be missing (a set-up that failed).
+ */
+export async function closeRoomAndHost(hosts: SshHosts | undefined, runner: TestRunner | undefined, alias: string, user: string, savedConfig: string | undefined): Promise<void> {
+  if (runner) {
+    if (hosts) closeMasters(hosts, runner.home.paths.configDir, [alias]);
+    await runner.close();
+  }
+  if (savedConfig === undefined) delete process.env.COMMONROOM_SSH_CONFIG;
+  else process.env.COMMONROOM_SSH_CONFIG = savedConfig;
+  if (hosts) await closeHosts(hosts, { aliases: [alias], users: [user], ...(runner ? { nodeKey: runner.running.engine.room.id } : {}), dispose: true });
 }

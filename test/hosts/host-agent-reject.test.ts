@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeEvent } from '../../src-main/common/event-text';
 import type { HandoffView } from '../../src-main/common/handoff-dto';
 import { startTestRunner, type TestRunner } from '../helpers/runner';
-import { closeHosts, closeMasters, COMMONROOM_BIN, sshHostsUnavailable, startSshHosts, type SshHosts } from '../helpers/ssh-hosts';
+import { closeMasters, closeRoomAndHost, COMMONROOM_BIN, sshHostsUnavailable, startSshHosts, type SshHosts } from '../helpers/ssh-hosts';
 
 /**
  * A rejection's reason reaches an agent run on a host (issue 42, for agents there): the person sends the work
@@ -91,13 +91,7 @@ describe.skipIf(unavailable !== null)(`a rejection's reason typed into an agent'
   }, 90_000);
 
   afterAll(async () => {
-    if (runner) {
-      closeMasters(hosts, runner.home.paths.configDir, ['rejectbox']);
-      await runner.close();
-    }
-    if (savedConfig === undefined) delete process.env.COMMONROOM_SSH_CONFIG;
-    else process.env.COMMONROOM_SSH_CONFIG = savedConfig;
-    if (hosts) await closeHosts(hosts, { aliases: ['rejectbox'], users: [USER], ...(runner ? { nodeKey: runner.running.engine.room.id } : {}), dispose: true });
+    await closeRoomAndHost(hosts, runner, 'rejectbox', USER, savedConfig);
     fs.rmSync(AGENT_SCRIPT, { force: true });
     fs.rmSync(WORK, { recursive: true, force: true });
     fs.rmSync(sshDir, { recursive: true, force: true });

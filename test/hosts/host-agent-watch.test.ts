@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentRunView } from '../../src-main/common/methods/agents';
 import { startTestRunner, type TestRunner } from '../helpers/runner';
 import { watchReads } from '../helpers/agent-watch';
-import { closeHosts, closeMasters, COMMONROOM_BIN, sshHostsUnavailable, startSshHosts, type SshHosts } from '../helpers/ssh-hosts';
+import { closeRoomAndHost, COMMONROOM_BIN, sshHostsUnavailable, startSshHosts, type SshHosts } from '../helpers/ssh-hosts';
 
 /**
  * Stalls and usage limits of an agent started on a host (issue 43's policies, for issue 42's runs there): the
@@ -57,13 +57,7 @@ describe.skipIf(unavailable !== null)(`an agent on a host is watched for stalls 
   }, 90_000);
 
   afterAll(async () => {
-    if (runner) {
-      closeMasters(hosts, runner.home.paths.configDir, ['watchbox']);
-      await runner.close();
-    }
-    if (savedConfig === undefined) delete process.env.COMMONROOM_SSH_CONFIG;
-    else process.env.COMMONROOM_SSH_CONFIG = savedConfig;
-    if (hosts) await closeHosts(hosts, { aliases: ['watchbox'], users: [USER], ...(runner ? { nodeKey: runner.running.engine.room.id } : {}), dispose: true });
+    await closeRoomAndHost(hosts, runner, 'watchbox', USER, savedConfig);
     for (let i = 1; i <= folders; i++) fs.rmSync(`${HOME}/w-${i}`, { recursive: true, force: true });
     fs.rmSync(sshDir, { recursive: true, force: true });
   });

@@ -8,7 +8,7 @@ import type { EvidenceFile, HandoffView, MergePreview } from '../../src-main/com
 import { GIT_IDENTITY, git, makeRepo } from '../helpers/git-repo';
 import { startTestRunner, type TestRunner } from '../helpers/runner';
 import { BIN_CE } from '../helpers/env';
-import { closeHosts, closeMasters, COMMONROOM_BIN, sshHostsUnavailable, startSshHosts, type SshHosts } from '../helpers/ssh-hosts';
+import { closeMasters, closeRoomAndHost, COMMONROOM_BIN, sshHostsUnavailable, startSshHosts, type SshHosts } from '../helpers/ssh-hosts';
 
 /**
  * An agent started on a host (issue 42, Must show: "a handoff on a host: worktree there, agent started there,
@@ -122,13 +122,7 @@ describe.skipIf(unavailable !== null)(`an agent started on a host, through its f
   }, 90_000);
 
   afterAll(async () => {
-    if (runner) {
-      closeMasters(hosts, runner.home.paths.configDir, ['agentbox']);
-      await runner.close();
-    }
-    if (savedConfig === undefined) delete process.env.COMMONROOM_SSH_CONFIG;
-    else process.env.COMMONROOM_SSH_CONFIG = savedConfig;
-    if (hosts) await closeHosts(hosts, { aliases: ['agentbox'], users: [USER], ...(runner ? { nodeKey: runner.running.engine.room.id } : {}), dispose: true });
+    await closeRoomAndHost(hosts, runner, 'agentbox', USER, savedConfig);
     fs.rmSync(HOST_REPO, { recursive: true, force: true });
     fs.rmSync(AGENT_SCRIPT, { force: true });
     fs.rmSync(sshDir, { recursive: true, force: true });
