@@ -99,7 +99,7 @@ describe('the link to a fake node run as ssh', () => {
     const file = path.join(dir, 'bin', 'ssh');
     fs.writeFileSync(
       file,
-      `#!${process.execPath}\nconst out = (s) => process.stdout.write(s);\nlet buffered = '';\nprocess.stdin.on('data', (b) => {\n  buffered += b;\n  for (let i = buffered.indexOf('\\n'); i !== -1; i = buffered.indexOf('\\n')) {\n    const req = JSON.parse(buffered.slice(0, i));\n    buffered = buffered.slice(i + 1);\n    onRequest(req);\n  }\n});\nfunction onRequest(req) {\n${body}\n}\n`,
+      `#!${process.execPath}\nconst out = (s) => process.stdout.write(s);\nlet buffered = '';\nprocess.stdin.on('data', (b) => {\n  buffered += b;\n  for (let i = buffered.indexOf('\\n'); i !== -1; i = buffered.indexOf('\\n')) {\n    const req = JSON.parse(buffered.slice(0, i));\n    buffered = buffered.slice(i + 1);\n    onRequest(req);\n  }\n});\nfunction onRequest(req) {\n  if (req.method === 'node_socket') return out(JSON.stringify({ id: req.id, error: { code: 'NOT_FOUND', message: 'no such method' } }) + '\\n');\n${body}\n}\n`,
       { mode: 0o755 },
     );
   }
