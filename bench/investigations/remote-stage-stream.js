@@ -39,7 +39,7 @@ try {
     const r = await oursStageStream(client, rig.alias, bytes);
     const read = await readStageLog(client, r.graphId);
     const s = await ssh([...master, stageOutput(bytes)]);
-    console.log(`stage to its end: ${mbps(r.ms)} MiB/s; its log read by cursor: ${mbps(read.ms)} MiB/s (${read.bytes} bytes of stdout, ${read.pages} pages); ssh CMD ${mbps(s.ms)} MiB/s (${s.bytes} bytes)`);
+    console.log(`stage to its end: ${mbps(r.ms)} MiB/s; its log read by cursor: ${(read.bytes / MiB / (read.ms / 1000)).toFixed(0)} MiB/s (${read.bytes} bytes of stdout, ${read.pages} pages); ssh CMD ${mbps(s.ms)} MiB/s (${s.bytes} bytes)`);
   }
 } finally {
   await closeAll([client]);

@@ -240,7 +240,8 @@ export class NodeLink {
       };
       if (socket) {
         const s = socket;
-        conn = { write: (text) => s.write(text), kill: () => s.destroy(), end: () => s.end() };
+        // ended as the relay is (its input closed, then it is gone): what was written goes first, nothing waits on the node
+        conn = { write: (text) => s.write(text), kill: () => s.destroy(), end: () => s.destroySoon() };
         s.on('data', (b: Buffer) => reader.push(b));
         s.on('error', () => s.destroy());
         s.on('close', onClose);
