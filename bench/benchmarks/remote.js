@@ -6,7 +6,8 @@
 // same through a terminal there, as a shell's output goes: the floor a PTY sets), alternated with ours (and, as a
 // figure, the same output only waited for: the stream into the room's copy of the shell without the pages); (3) a graph stage
 // `true` placed on the host (tasks_run with `host`, followed with tasks_status to its end), against `ssh host true`
-// with the same ControlMaster. The host is a private sshd on 127.0.0.1 with an account of its own
+// with the same ControlMaster; (4) a graph stage on the host writing the same 64 MiB to stdout (no terminal: a
+// pipe, as `ssh host CMD` has), tasks_run to its end, against `ssh host CMD`. The host is a private sshd on 127.0.0.1 with an account of its own
 // (bench/lib/ssh-rig.js), so the network is loopback for both sides.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -24,7 +25,7 @@ const MiB = 2 ** 20;
 const TOK_PATTERN = '(^|\\$ )tok\\r?$';
 
 /** Runs ssh with these arguments; resolves with its time and the bytes of its stdout. */
-function ssh(args) {
+export function ssh(args) {
   return new Promise((resolve, reject) => {
     const t = performance.now();
     const child = spawn('ssh', args, { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -77,6 +78,41 @@ async function oursStages(client, alias, n) {
     times.push(performance.now() - t);
   }
   return times;
+}
+
+/** A stage's command writing `bytes` × 'y' to its stdout (no terminal: a pipe, as `ssh host CMD` has). */
+export const stageOutput = (bytes) => `head -c ${bytes} /dev/zero | tr '\\0' y`;
+
+/**
+ * A graph of one stage on the host writing `bytes` to stdout, followed to its end: the graph ends once the
+ * room's copy of the stage's log holds all the node's log (engine/hosts/remote-stages.ts).
+ */
+export async function oursStageStream(client, alias, bytes) {
+  const t = performance.now();
+  const { graphId } = await callTool(client, 'tasks_run', { name: `remote output ${bytes}`, stages: [{ id: 'out', command: ['sh', '-c', stageOutput(bytes)], host: alias }] });
+  for (;;) {
+    const status = await callTool(client, 'tasks_status', { graphId, stages: false, waitMs: 20_000, until: 'ended' });
+    if (!status.graph.endedAt) continue;
+    if (status.graph.state !== 'completed') throw new Error(`remote output graph ended ${status.graph.state}`);
+    break;
+  }
+  return { ms: performance.now() - t, graphId };
+}
+
+/** The stage's log read here by an agent by cursor, page after page (64 KiB each): its time, stdout bytes and pages. */
+export async function readStageLog(client, graphId) {
+  const t = performance.now();
+  let cursor;
+  let bytes = 0;
+  let pages = 0;
+  for (;;) {
+    const status = await callTool(client, 'tasks_status', { graphId, stageId: 'out', maxBytes: 64 * 1024, ...(cursor ? { cursor } : { cursor: 'start' }) });
+    pages++;
+    for (const r of status.log.records) if (r.stream === 'stdout') bytes += r.text.length; // 'y's: one byte a character
+    cursor = status.log.nextCursor;
+    if (!status.log.more) break;
+  }
+  return { ms: performance.now() - t, bytes, pages };
 }
 
 export default {
@@ -140,6 +176,24 @@ export default {
       const s50 = percentile(stageOurs, 50);
       const sb50 = percentile(stageBase, 50);
       log(`remote stage true: p50 ${fmtMs(s50)} p99 ${fmtMs(percentile(stageOurs, 99))}; ssh host true with ControlMaster p50 ${fmtMs(sb50)}`);
+
+      // (4) a stage's output: no terminal there, so `ssh host CMD` is the like-for-like baseline. A stage's log keeps
+      // at most 8 MiB (LIMITS.maxStageLogBytes; what comes after is dropped there with a note): the stage writes
+      // `bytes`, the graph ends once the room's copy of its log holds all the node kept, which is then read by cursor
+      await oursStageStream(client, rig.alias, MiB); // warm-up
+      const so = await alternate(
+        streamRounds,
+        async () => {
+          const r = await oursStageStream(client, rig.alias, bytes);
+          return { ...r, read: await readStageLog(client, r.graphId) };
+        },
+        () => ssh([...master, stageOutput(bytes)]),
+      );
+      const stageMiBps = median(so.ours.map((x) => bytes / MiB / (x.ms / 1000)));
+      const stageSshMiBps = median(so.baseline.map((x) => x.bytes / MiB / (x.ms / 1000)));
+      const kept = Math.min(...so.ours.map((x) => x.read.bytes));
+      const readMiBps = median(so.ours.map((x) => x.read.bytes / MiB / (x.read.ms / 1000)));
+      log(`remote stage output ${bytes / MiB} MiB: ${fmt(stageMiBps, 0)} MiB/s to its end (${kept} bytes kept, read by cursor at ${fmt(readMiBps, 0)} MiB/s); ssh ${fmt(stageSshMiBps, 0)} MiB/s`);
       return [
         {
           name: 'remote shell round trip (shell_io echo tok on a host)',
@@ -167,6 +221,15 @@ export default {
           goal: 'reported (issue 42 names no goal)',
           met: null,
           figures: { samples: stageOurs.length, rounds: sp },
+        },
+        {
+          name: `remote stage output, ${bytes / MiB} MiB to stdout (a graph stage on a host, tasks_run to its end)`,
+          ours: `${fmt(stageMiBps, 0)} MiB/s (its log keeps ${fmt(kept / MiB, 1)} MiB, the cap, copied here before it ends; read by an agent by cursor: ${fmt(readMiBps, 0)} MiB/s)`,
+          baseline: `${fmt(stageSshMiBps, 0)} MiB/s ssh host CMD, stdout read here`,
+          ratio: `${fmt(stageMiBps / stageSshMiBps, 2)}× ±${fmt(spreadPct(so.ours.map((x) => bytes / MiB / (x.ms / 1000))), 0)}%`,
+          goal: '≥ 0.8× ssh (issue 42)',
+          met: stageMiBps / stageSshMiBps >= 0.8,
+          figures: { bytes, kept, readMiBps, rounds: so },
         },
       ];
     } finally {

@@ -12,7 +12,8 @@ import { nodeStreamMethods } from './node-streams';
 /**
  * A room node: this machine serving a room on another machine (docs/hosts.md). The engine over the node's own
  * small room (its journal), and the line door (api/line-door.ts) on a Unix socket in the config folder, which
- * `commonroom node --stdio` relays SSH's standard input and output to. The node is a process of its own session:
+ * `commonroom node --stdio` relays SSH's standard input and output to (and which the room then reaches straight,
+ * through its ControlMaster's forward of the socket: `node_socket` says where it is). The node is a process of its own session:
  * a dropped SSH connection ends the relay, never the node, its shells or its stages.
  */
 
@@ -60,7 +61,15 @@ export async function runNode(key: string, paths: Paths): Promise<number> {
   let connections = 0;
   let idleSince = Date.now();
   const graphs = nodeGraphReads(engine.room);
-  const extras = { ...nodeStageMethods(engine, graphs), ...nodeWorktreeMethods(paths.dataDir, key), ...nodeStreamMethods(engine), ...nodeAgentMethods(engine, paths.dataDir) };
+  const extras = {
+    ...nodeStageMethods(engine, graphs),
+    ...nodeWorktreeMethods(paths.dataDir, key),
+    ...nodeStreamMethods(engine),
+    ...nodeAgentMethods(engine, paths.dataDir),
+    // where this node listens: the room connects to it straight through its ControlMaster's forward from then on
+    // (engine/hosts/node-forward.ts), without the relay
+    node_socket: async () => ({ socket: places.socket }),
+  };
   const server = net.createServer((socket) => {
     connections++;
     const stop = serveLines(engine, streamOf(socket), extras);

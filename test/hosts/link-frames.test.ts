@@ -99,7 +99,7 @@ describe('the link to a fake node run as ssh', () => {
     const file = path.join(dir, 'bin', 'ssh');
     fs.writeFileSync(
       file,
-      `#!${process.execPath}\nconst out = (s) => process.stdout.write(s);\nlet buffered = '';\nprocess.stdin.on('data', (b) => {\n  buffered += b;\n  for (let i = buffered.indexOf('\\n'); i !== -1; i = buffered.indexOf('\\n')) {\n    const req = JSON.parse(buffered.slice(0, i));\n    buffered = buffered.slice(i + 1);\n    onRequest(req);\n  }\n});\nfunction onRequest(req) {\n${body}\n}\n`,
+      `#!${process.execPath}\nconst out = (s) => process.stdout.write(s);\nlet buffered = '';\nprocess.stdin.on('data', (b) => {\n  buffered += b;\n  for (let i = buffered.indexOf('\\n'); i !== -1; i = buffered.indexOf('\\n')) {\n    const req = JSON.parse(buffered.slice(0, i));\n    buffered = buffered.slice(i + 1);\n    onRequest(req);\n  }\n});\nfunction onRequest(req) {\n  if (req.method === 'node_socket') return out(JSON.stringify({ id: req.id, error: { code: 'NOT_FOUND', message: 'no such method' } }) + '\\n');\n${body}\n}\n`,
       { mode: 0o755 },
     );
   }
@@ -150,6 +150,38 @@ describe('the link to a fake node run as ssh', () => {
     expect(seen).toEqual(['0:hi']);
     expect(l.state.state).toBe('unreachable');
     expect(l.state.error).toMatch(/host fakebox's node sent what this room cannot read \(unknown frame kind 7\): the connection was closed/);
+    l.close();
+  });
+
+  it("a host whose master cannot forward the node's socket keeps the relay, and is not asked again", async () => {
+    const calls = path.join(dir, 'ssh-calls');
+    fs.writeFileSync(
+      path.join(dir, 'bin', 'ssh'),
+      `#!${process.execPath}
+const control = process.argv.includes('-O');
+require('node:fs').appendFileSync(${JSON.stringify(calls)}, (control ? 'control' : 'relay') + '\\n');
+if (control) process.exit(255);
+const out = (s) => process.stdout.write(s);
+out(JSON.stringify({ hello: { protocol: ${LINE_PROTOCOL}, version: '0.1.0', room: 'r', pid: 1 } }) + '\\n');
+let buffered = '';
+process.stdin.on('data', (b) => {
+  buffered += b;
+  for (let i = buffered.indexOf('\\n'); i !== -1; i = buffered.indexOf('\\n')) {
+    const req = JSON.parse(buffered.slice(0, i));
+    buffered = buffered.slice(i + 1);
+    out(JSON.stringify({ id: req.id, result: req.method === 'node_socket' ? { socket: '/run/nowhere/node.sock' } : { shells: [] } }) + '\\n');
+  }
+});
+`,
+      { mode: 0o755 },
+    );
+    const l = link();
+    expect(await l.call('shell_list', {})).toEqual({ shells: [] });
+    expect(await l.call('shell_list', {})).toEqual({ shells: [] });
+    expect(l.state.state).toBe('connected');
+    // the relay (which tells where the node's socket is), the master asked for the forward (cancel, forward) and
+    // refusing it, the relay again: kept from then on
+    expect(fs.readFileSync(calls, 'utf8').trim().split('\n')).toEqual(['relay', 'control', 'control', 'relay']);
     l.close();
   });
 });

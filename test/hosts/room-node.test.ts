@@ -5,6 +5,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LINE_PROTOCOL } from '../../src-main/common/node-stream';
+import { localNodeSocket } from '../../src-main/engine/hosts/node-forward';
+import { NodeLink as RoomLink } from '../../src-main/engine/hosts/node-link';
+import type { SshTarget } from '../../src-main/engine/hosts/ssh';
 import { COMMONROOM_BIN, sshHostsUnavailable, startSshHosts, type SshHosts } from '../helpers/ssh-hosts';
 
 /**
@@ -106,4 +109,36 @@ describe.skipIf(unavailable !== null)(`a room node over SSH${unavailable ? ` (sk
     second.child.stdin.end();
     await new Promise((r) => second.child.once('close', r));
   }, 90_000);
+
+  it("the room's link moves to the node's socket forwarded by its ControlMaster: no relay stays, the local end is 0600 in a 0700 folder, and a killed master is got over", async () => {
+    const target: SshTarget = { alias: 'devbox', config: { path: hosts.configFile, explicit: true }, controlDir: path.join(sshDir, 'cm') };
+    const relays = () => spawnSync('pgrep', ['-u', 'crhost-node', '-f', `node --stdio --for ${key}`]).stdout.toString().trim();
+    const settled = async (check: () => boolean) => {
+      for (let i = 0; i < 100 && !check(); i++) await new Promise((r) => setTimeout(r, 100));
+    };
+    const link = new RoomLink(target, key, () => new Date().toISOString());
+    try {
+      const { shell } = await link.call<{ shell: { id: string } }>('shell_open', { name: 'forwarded', cols: 80, rows: 24 });
+      expect(link.state.state).toBe('connected');
+      // the relay that started (or found) the node ended once the forward took over; the node and its shell go on
+      await settled(() => relays() === '');
+      expect(relays()).toBe('');
+      const local = localNodeSocket(target, key);
+      expect(fs.statSync(local).isSocket()).toBe(true);
+      expect(fs.statSync(local).mode & 0o777).toBe(0o600);
+      expect(fs.statSync(target.controlDir).mode & 0o777).toBe(0o700);
+      // ssh -O exit: the forward goes with the master; the next call connects again (the relay makes a master) and
+      // finds the same node and shell, through a forward again
+      spawnSync('ssh', ['-F', hosts.configFile, '-o', `ControlPath=${path.join(target.controlDir, '%C')}`, '-O', 'exit', 'devbox'], { stdio: 'ignore' });
+      await settled(() => link.state.state === 'unreachable');
+      expect(link.state.state).toBe('unreachable');
+      const { shells } = await link.call<{ shells: { id: string; alive: boolean }[] }>('shell_list', {});
+      expect(shells.find((x) => x.id === shell.id)?.alive).toBe(true);
+      await settled(() => relays() === '');
+      expect(relays()).toBe('');
+      await link.call('shell_close', { shellId: shell.id });
+    } finally {
+      link.close();
+    }
+  }, 60_000);
 });

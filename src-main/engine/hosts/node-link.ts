@@ -1,10 +1,11 @@
-import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import type net from 'node:net';
 import { RoomError, ERROR_CODES, type ErrorCode } from '../../common/errors';
 import { LINE_PROTOCOL } from '../../common/node-stream';
 import type { OutputFrame } from './stream-frames';
 import { childProcess } from '../platform/child-process';
 import { ensureOwnDir } from '../core/fs-safe';
 import { LinkReader } from './link-reader';
+import { connectForwarded, forwardablePath } from './node-forward';
 import { sshArgs, sshEnv, type SshTarget } from './ssh';
 
 /**
@@ -38,9 +39,22 @@ interface Pending {
 }
 
 const HELLO_TIMEOUT_MS = 30_000;
+/** How long the node has to say where its socket is (unanswered: the relay stays, the link works as it did). */
+const SOCKET_ANSWER_MS = 10_000;
+const timeout = (ms: number) =>
+  new Promise<never>((_resolve, reject) => setTimeout(() => reject(new RoomError('INTERNAL', 'no answer')), ms).unref());
+
+/** One connection to the node: the relay's ssh process, or a socket the link's ControlMaster forwards (node-forward.ts). */
+interface Conn {
+  write(text: string): void;
+  /** Ends it at once (a refusal, no hello in time). */
+  kill(): void;
+  /** Ends it as the link closes (the relay's input ended): the node goes on. */
+  end(): void;
+}
 
 export class NodeLink {
-  private child: ChildProcessWithoutNullStreams | null = null;
+  private conn: Conn | null = null;
   private ready: Promise<void> | null = null;
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
@@ -50,7 +64,16 @@ export class NodeLink {
   private refused: string | null = null;
   private stderr = '';
   private linkState: LinkState;
-
+  /** The node's socket on the host (its answer to node_socket), once known: later connections go to it straight. */
+  private nodeSocket: string | null = null;
+  /**
+   * Whether to reach the node through the master's forward (node-forward.ts) rather than the relay: until the
+   * host shows it cannot (an older node, an sshd that refuses streamlocal forwarding). COMMONROOM_HOST_LINK=relay
+   * keeps the relay (a comparison, or a host's forwarding misbehaving).
+   */
+  private direct = process.env.COMMONROOM_HOST_LINK !== 'relay';
+  /** Relay connections ended because the link moved to the forward: their end is no drop. */
+  private readonly moved = new WeakSet<Conn>();
   constructor(
     private readonly target: SshTarget,
     /** The room this link serves: the node keeps one small room per serving room (`--for`). */
@@ -79,17 +102,21 @@ export class NodeLink {
   /** Calls a contract method on the node (as `as`, a participant of the node's room, or its operator). */
   async call<T>(method: string, params: unknown, as?: string): Promise<T> {
     await this.connect();
-    const child = this.child;
-    if (!child) throw this.unreachable();
+    return this.request<T>(method, params, as);
+  }
+
+  private request<T>(method: string, params: unknown, as?: string): Promise<T> {
+    const conn = this.conn;
+    if (!conn) return Promise.reject(this.unreachable());
     const id = this.nextId++;
     const answer = new Promise<unknown>((resolve, reject) => this.pending.set(id, { resolve, reject }));
-    child.stdin.write(`${JSON.stringify({ id, method, params, ...(as ? { as } : {}) })}\n`);
+    conn.write(`${JSON.stringify({ id, method, params, ...(as ? { as } : {}) })}\n`);
     return answer as Promise<T>;
   }
 
   /** Sends a notice (no answer): a stream's acknowledgement. Dropped when not connected (the stream is gone then too). */
   notify(method: string, params: unknown): void {
-    if (this.child && this.linkState.state === 'connected') this.child.stdin.write(`${JSON.stringify({ method, params })}\n`);
+    if (this.conn && this.linkState.state === 'connected') this.conn.write(`${JSON.stringify({ method, params })}\n`);
   }
 
   /**
@@ -118,49 +145,89 @@ export class NodeLink {
   }
 
   private connect(): Promise<void> {
-    if (this.child && this.ready) return this.ready;
+    if (this.ready) return this.ready;
     this.setState({ state: 'connecting', error: null, node: this.linkState.node });
     ensureOwnDir(this.target.controlDir);
-    const remote = `exec $SHELL -l -c 'exec commonroom node --stdio --for ${this.roomKey}'`;
-    // the person's environment without the room's own variables: nothing of the room's reaches ssh (SendEnv)
-    const child = childProcess().spawn('ssh', sshArgs(this.target, remote), { env: sshEnv(process.env), stdio: ['pipe', 'pipe', 'pipe'] });
-    this.child = child;
+    const ready = this.open();
+    this.ready = ready;
+    ready.catch(() => {
+      if (this.ready === ready) this.ready = null;
+    });
+    return ready;
+  }
+
+  /**
+   * Connects: straight to the node's socket through the master's forward when its path is known, else (or when
+   * that closes before the node's hello: no node runs, no master) through the relay, which starts the node when
+   * none runs. A relay connection then asks the node for its socket and moves to the forward, nothing being on it
+   * yet; a forward that fails right after the relay reached the node means the host refuses it: the relay stays.
+   */
+  private async open(): Promise<void> {
+    if (this.direct && this.nodeSocket !== null && (await this.attempt('forward'))) return;
+    await this.attempt('relay');
+    if (!this.direct) return;
+    const relay = this.conn;
+    let socket: unknown = null;
+    try {
+      socket = (await Promise.race([this.request<{ socket?: unknown }>('node_socket', {}), timeout(SOCKET_ANSWER_MS)])).socket;
+    } catch (error) {
+      if (!(error instanceof RoomError) || error.code === 'UNAVAILABLE') return; // the connection dropped: tried again next time
+    }
+    if (relay === null || this.conn !== relay) return;
+    if (typeof socket !== 'string' || !forwardablePath(socket)) {
+      this.direct = false; // an older node, or a path ssh cannot forward
+      return;
+    }
+    this.nodeSocket = socket;
+    this.moved.add(relay);
+    this.conn = null;
+    relay.end();
+    if (await this.attempt('forward')) return;
+    this.direct = false;
+    await this.attempt('relay');
+  }
+
+  /**
+   * One connection, to its hello: true once connected. A forward that cannot be made, or closes before the
+   * hello, is false (the relay is tried); a relay that fails rejects, as the link's calls do then.
+   */
+  private async attempt(mode: 'relay' | 'forward'): Promise<boolean> {
+    let socket: net.Socket | null = null;
+    if (mode === 'forward') {
+      socket = await connectForwarded(this.target, this.roomKey, this.nodeSocket as string, sshEnv(process.env));
+      if (!socket) return false;
+    }
     this.stderr = '';
     this.refused = null;
-    this.ready = new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        child.kill('SIGKILL');
-        reject(this.unreachable());
-      }, HELLO_TIMEOUT_MS);
-      const onHello = (hello: Hello) => {
+    return new Promise<boolean>((resolve, reject) => {
+      let conn: Conn;
+      let hello = false;
+      const onHello = (h: Hello) => {
         clearTimeout(timer);
-        if (typeof hello.protocol !== 'number' || hello.protocol < LINE_PROTOCOL) {
+        if (typeof h.protocol !== 'number' || h.protocol < LINE_PROTOCOL) {
           return this.refuse(
-            child,
-            `host ${this.target.alias} runs an older commonroom (${String(hello.version)}, protocol ${String(hello.protocol)}; this room needs ${LINE_PROTOCOL}): update it there with "npm i -g commonroom", then stop its old node ("commonroom node --stop --for ${this.roomKey}" on the host: its shells end with it) or let it end when idle`,
+            conn,
+            `host ${this.target.alias} runs an older commonroom (${String(h.version)}, protocol ${String(h.protocol)}; this room needs ${LINE_PROTOCOL}): update it there with "npm i -g commonroom", then stop its old node ("commonroom node --stop --for ${this.roomKey}" on the host: its shells end with it) or let it end when idle`,
           );
         }
-        const { pid, room, version } = hello;
+        hello = true;
+        const { pid, room, version } = h;
         this.setState({ state: 'connected', error: null, node: { pid, room, version } });
-        resolve();
+        resolve(true);
       };
       const reader = new LinkReader(
         (line) => this.line(line, reader, onHello),
         (frame) => this.frame(frame),
-        (why) => this.refuse(child, `host ${this.target.alias}'s node sent what this room cannot read (${why}): the connection was closed; check that the host runs the same commonroom ("ce host check ${this.target.alias}")`),
+        (why) => this.refuse(conn, `host ${this.target.alias}'s node sent what this room cannot read (${why}): the connection was closed; check that the host runs the same commonroom ("ce host check ${this.target.alias}")`),
       );
-      child.stdout.on('data', (b: Buffer) => reader.push(b));
-      child.stderr.on('data', (b: Buffer) => {
-        if (this.stderr.length < 8192) this.stderr += b.toString();
-      });
-      child.stdin.on('error', () => {});
-      child.on('error', () => {});
-      child.on('close', () => {
+      const onClose = () => {
         clearTimeout(timer);
-        if (this.child === child) {
-          this.child = null;
-          this.ready = null;
+        if (this.conn === conn) {
+          this.conn = null;
+          if (hello) this.ready = null;
         }
+        if (this.moved.has(conn)) return;
+        if (!hello && mode === 'forward' && this.refused === null) return resolve(false);
         const last = this.refused ?? this.stderr.trim().split('\n').filter(Boolean).slice(-1)[0] ?? 'the connection closed';
         this.setState({ state: 'unreachable', error: last, node: this.linkState.node });
         const error = this.refused ? new RoomError('UNAVAILABLE', this.refused) : this.unreachable();
@@ -170,17 +237,44 @@ export class NodeLink {
         this.streams.clear();
         for (const s of streams) s.dropped();
         reject(error);
-      });
+      };
+      if (socket) {
+        const s = socket;
+        // ended as the relay is (its input closed, then it is gone): what was written goes first, nothing waits on the node
+        conn = { write: (text) => s.write(text), kill: () => s.destroy(), end: () => s.destroySoon() };
+        s.on('data', (b: Buffer) => reader.push(b));
+        s.on('error', () => s.destroy());
+        s.on('close', onClose);
+      } else {
+        const remote = `exec $SHELL -l -c 'exec commonroom node --stdio --for ${this.roomKey}'`;
+        // the person's environment without the room's own variables: nothing of the room's reaches ssh (SendEnv)
+        const child = childProcess().spawn('ssh', sshArgs(this.target, remote), { env: sshEnv(process.env), stdio: ['pipe', 'pipe', 'pipe'] });
+        conn = {
+          write: (text) => child.stdin.write(text),
+          kill: () => child.kill('SIGKILL'),
+          end: () => {
+            child.stdin.end();
+            child.kill('SIGTERM');
+          },
+        };
+        child.stdout.on('data', (b: Buffer) => reader.push(b));
+        child.stderr.on('data', (b: Buffer) => {
+          if (this.stderr.length < 8192) this.stderr += b.toString();
+        });
+        child.stdin.on('error', () => {});
+        child.on('error', () => {});
+        child.on('close', onClose);
+      }
+      this.conn = conn;
+      const timer = setTimeout(() => conn.kill(), HELLO_TIMEOUT_MS);
     });
-    this.ready.catch(() => {});
-    return this.ready;
   }
 
   /** Ends the connection, saying why (instead of ssh's last line) to the calls in flight and in the link's state. */
-  private refuse(child: ChildProcessWithoutNullStreams, why: string): void {
-    if (this.child !== child) return;
+  private refuse(conn: Conn, why: string): void {
+    if (this.conn !== conn) return;
     this.refused ??= why;
-    child.kill('SIGKILL');
+    conn.kill();
   }
 
   private frame(frame: OutputFrame): void {
@@ -223,9 +317,9 @@ export class NodeLink {
 
   /** Ends the link (the node goes on). */
   close(): void {
-    this.child?.stdin.end();
-    this.child?.kill('SIGTERM');
-    this.child = null;
+    const conn = this.conn;
+    this.conn = null;
     this.ready = null;
+    conn?.end();
   }
 }

@@ -125,3 +125,24 @@ export function sshFailure(alias: string, result: SshResult, configPath: string)
   }
   return `${alias}: ssh failed${result.code !== null ? ` (exit ${result.code})` : ''}${last ? `: ${last}` : ''}: try "ssh ${alias}" from a terminal`;
 }
+
+/** `ssh -O …` to the host's ControlMaster (the link's own connection): its exit code and what it printed; never throws. */
+export function sshControl(target: SshTarget, op: string[], env: NodeJS.ProcessEnv = process.env, timeoutMs = 20_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const args = [...(target.config.explicit ? ['-F', target.config.path] : []), '-o', 'BatchMode=yes', '-o', `ControlPath=${path.join(target.controlDir, '%C')}`, ...op, '--', target.alias];
+  return new Promise((resolve) => {
+    const child = childProcess().spawn('ssh', args, { env: sshEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
+    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      resolve({ code: null, stdout, stderr: e.message });
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
