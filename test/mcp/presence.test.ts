@@ -4,6 +4,7 @@
  * last call; the UI door hears a hint when presence changes. And the engine's throttle: a burst of calls is
  * one announcement per interval, never one per call.
  */
+import http from 'node:http';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ServerMessage } from '../../src-main/common/ui-protocol';
@@ -77,6 +78,30 @@ describe('presence through the MCP door', () => {
     await vi.waitFor(async () => expect(await presenceOf('gone-agent')).toMatchObject({ connections: 1, sessions: [{ id: sessionId }] }));
     abort.abort();
     await vi.waitFor(async () => expect((await presenceOf('gone-agent'))?.connections).toBe(0), { timeout: 10_000 });
+  });
+
+  it('a client that exits before it ever opens its GET stream (opencode under load, or one that only POSTs) reads not connected once its connections close', async () => {
+    const added = await running.engine.call(operator(), 'participant_add', { name: 'quick-agent', capabilities: ['read', 'write'] });
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const post = (body: object, sid?: string) =>
+      new Promise<{ status: number; sid: string | undefined }>((resolve, reject) => {
+        const data = JSON.stringify(body);
+        const headers = { Authorization: `Bearer ${added.token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'content-length': Buffer.byteLength(data), ...(sid ? { 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' } : {}) };
+        const req = http.request(running.mcpUrl, { method: 'POST', agent, headers }, (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, sid: res.headers['mcp-session-id'] as string | undefined }));
+        });
+        req.on('error', reject);
+        req.end(data);
+      });
+    const init = await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'quick', version: '1' } } });
+    expect(init.status).toBe(200);
+    await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, init.sid);
+    expect((await post({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, init.sid)).status).toBe(200);
+    // while its connection is open it reads connected, between calls too
+    expect(await presenceOf('quick-agent')).toMatchObject({ connections: 1, sessions: [{ id: init.sid }] });
+    agent.destroy(); // its process exited: the connection closes; no DELETE, and no GET stream ever opened
+    await vi.waitFor(async () => expect(await presenceOf('quick-agent')).toMatchObject({ connections: 0, sessions: [] }), { timeout: 5_000 });
   });
 
   it('revoking a participant ends its sessions: it reads not connected at once', async () => {

@@ -1,4 +1,5 @@
 import type http from 'node:http';
+import type { Socket } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { isInitializeRequest } from '@modelcontextprotocol/server';
 import type { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
@@ -45,6 +46,8 @@ interface Session {
   standalone: boolean;
   /** A GET stream of its own was opened once: its client keeps one open while it runs. */
   hadStream: boolean;
+  /** The connections its requests came on that are still open (a client that exited leaves none). */
+  sockets: Set<Socket>;
   /**
    * Ends this session's part in the participant's presence (safe to call twice); null while it has none: its
    * client dropped every connection (it exited without closing the session), until its next request.
@@ -111,9 +114,8 @@ export class LegacySessions {
       // its client keeps its GET stream open while it runs: with that closed and nothing in flight, the client went
       // away (nearly every client exits without closing its session), so it no longer reads connected; the session
       // itself stays until it idles out, so a client that only lost its stream resumes it, and reads connected again
-      res.once('close', () => {
-        if (session.hadStream && !session.standalone && session.inFlight === 0 && this.sessions.get(sid) === session) this.absent(session);
-      });
+      res.once('close', () => this.absentIfGone(sid, session));
+      this.heldOn(sid, session, req.socket);
       if (req.method === 'POST') session.splices.hold(req, res, caller, body);
       await session.transport.handleRequest(req, res, body);
       // a cancelled request gets no answer (the protocol says so), so the SDK would keep the POST stream that
@@ -161,7 +163,9 @@ export class LegacySessions {
       this.opening.set(caller.name, (this.opening.get(caller.name) ?? 1) - 1);
     }
     // an initialize the transport refused (a wrong Accept header, say) opened no session: free what it built
-    if (!transport.sessionId || !this.sessions.has(transport.sessionId)) await transport.close().catch(() => undefined);
+    const opened = transport.sessionId ? this.sessions.get(transport.sessionId) : undefined;
+    if (!transport.sessionId || !opened) return void (await transport.close().catch(() => undefined));
+    this.heldOn(transport.sessionId, opened, req.socket);
   }
 
   /** A session's transport, which records the session once the client's initialize has been answered. */
@@ -174,7 +178,7 @@ export class LegacySessions {
       eventStore: new BoundedEventStore(this.limits.replayMessages),
       retryInterval: 1000,
       onsessioninitialized: (id) => {
-        const session: Session = { transport, callerName: caller.name, client: clientOf(initialize), lastSeen: this.now(), inFlight: 0, posts: new Set(), standalone: false, hadStream: false, release: null, splices };
+        const session: Session = { transport, callerName: caller.name, client: clientOf(initialize), lastSeen: this.now(), inFlight: 0, posts: new Set(), standalone: false, hadStream: false, sockets: new Set(), release: null, splices };
         this.sessions.set(id, session);
         this.present(id, session);
       },
@@ -237,6 +241,27 @@ export class LegacySessions {
   /** The session counts in its participant's presence (again: a request after its client had gone). */
   private present(id: string, session: Session): void {
     session.release ??= this.engine.presence.connected(session.callerName, { id, client: session.client, close: () => void this.closeSession(id) });
+  }
+
+  /**
+   * Its client went away when nothing of it is in flight and either the GET stream it keeps while it runs has
+   * closed, or (one that never opened it: it exited first, under load, or it only POSTs) no connection its requests
+   * came on is left open: then it no longer reads connected (the session stays, until it idles out).
+   */
+  private absentIfGone(sid: string, session: Session): void {
+    if (this.sessions.get(sid) !== session || session.standalone || session.inFlight > 0) return;
+    if (session.hadStream || session.sockets.size === 0) this.absent(session);
+  }
+
+  /** Follows a connection a request of the session came on, until it closes. */
+  private heldOn(sid: string, session: Session, socket: Socket): void {
+    if (session.sockets.has(socket)) return;
+    if (socket.destroyed) return this.absentIfGone(sid, session);
+    session.sockets.add(socket);
+    socket.once('close', () => {
+      session.sockets.delete(socket);
+      this.absentIfGone(sid, session);
+    });
   }
 
   /** The session no longer counts in its participant's presence (it stays in the table). */
