@@ -3,10 +3,9 @@ import type { MethodOutputs } from '../../common/contract';
 import type { ShellView } from '../../common/methods/shells';
 import type { PtyShell } from '../shells/index';
 import type { RemoteAgentOpen, RemoteAgentPort, RoomForward } from './remote-agent-port';
-import { childProcess } from '../platform/child-process';
 import type { NodeLinks } from './node-links';
 import type { RemoteShells } from './remote-shells';
-import { sshEnv, type SshTarget } from './ssh';
+import { sshControl } from './ssh';
 
 /** How long a look at a host's process trees may take before the watch goes on without it. */
 const TREES_MS = 5_000;
@@ -71,7 +70,7 @@ export class RemoteAgents implements RemoteAgentPort {
     for (let attempt = 0; ; attempt++) {
       const { port } = await link.call<{ port: number }>('node_free_port', {});
       const spec = `127.0.0.1:${port}:127.0.0.1:${roomPort}`;
-      const out = await control(link.sshTarget, ['-O', 'forward', '-R', spec], this.env);
+      const out = await sshControl(link.sshTarget, ['-O', 'forward', '-R', spec], this.env);
       if (out.code !== 0) {
         if (attempt < 2 && /forwarding failed|Address already in use/i.test(out.stderr)) continue; // taken meanwhile
         throw new RoomError('UNAVAILABLE', `the room's endpoint could not be forwarded to ${host} (${out.stderr.trim().split('\n').slice(-1)[0] ?? `exit ${out.code}`}): check that its sshd allows forwarding (AllowTcpForwarding), then start the agent again`);
@@ -87,11 +86,11 @@ export class RemoteAgents implements RemoteAgentPort {
           if (cancelled) return;
           cancelled = true;
           this.forwarded.delete(hostHeader);
-          await control(link.sshTarget, ['-O', 'cancel', '-R', spec], this.env);
+          await sshControl(link.sshTarget, ['-O', 'cancel', '-R', spec], this.env);
         },
         // the same port: the run's configuration names it. A forward still standing is not made twice (ssh
         // answers the same); one whose port was taken meanwhile fails, and is asked for again next time
-        renew: async () => !cancelled && (await control(link.sshTarget, ['-O', 'forward', '-R', spec], this.env)).code === 0,
+        renew: async () => !cancelled && (await sshControl(link.sshTarget, ['-O', 'forward', '-R', spec], this.env)).code === 0,
       };
     }
   }
@@ -111,15 +110,15 @@ export class RemoteAgents implements RemoteAgentPort {
         if (cancelled) return;
         cancelled = true;
         this.forwarded.delete(hostHeader);
-        if (standing !== null && !this.links.closed) await control(target(), ['-O', 'cancel', '-R', specTo(standing)], this.env);
+        if (standing !== null && !this.links.closed) await sshControl(target(), ['-O', 'cancel', '-R', specTo(standing)], this.env);
       },
       renew: async () => {
         const url = roomUrl();
         if (cancelled || !url || this.links.closed) return false;
         const roomPort = Number(new URL(url).port);
         // the room before this one left its forward on a connection that outlived it (ControlPersist): to its port
-        if (standing === null && was.roomPort !== roomPort) await control(target(), ['-O', 'cancel', '-R', specTo(was.roomPort)], this.env);
-        if ((await control(target(), ['-O', 'forward', '-R', specTo(roomPort)], this.env)).code !== 0) return false;
+        if (standing === null && was.roomPort !== roomPort) await sshControl(target(), ['-O', 'cancel', '-R', specTo(was.roomPort)], this.env);
+        if ((await sshControl(target(), ['-O', 'forward', '-R', specTo(roomPort)], this.env)).code !== 0) return false;
         if (standing !== roomPort) {
           standing = roomPort;
           forward.roomPort = roomPort;
@@ -237,25 +236,4 @@ export class RemoteAgents implements RemoteAgentPort {
       }
     }
   }
-}
-
-/** `ssh -O …` to the host's ControlMaster (the link's own connection): its exit code and what it printed. */
-function control(target: SshTarget, op: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const args = [...(target.config.explicit ? ['-F', target.config.path] : []), '-o', 'BatchMode=yes', '-o', `ControlPath=${target.controlDir}/%C`, ...op, '--', target.alias];
-  return new Promise((resolve) => {
-    const child = childProcess().spawn('ssh', args, { env: sshEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
-    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
-    child.on('error', (e) => {
-      clearTimeout(timer);
-      resolve({ code: null, stdout, stderr: e.message });
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
 }
