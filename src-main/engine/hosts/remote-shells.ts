@@ -124,12 +124,7 @@ export class RemoteShells implements RemoteShellPort {
     if (rest.handoffId !== undefined) throw new RoomError('INVALID_INPUT', `a handoff's workspace is not yet placed on a host: open the shell here (without host) for handoff ${rest.handoffId}`);
     const nodeAs = caller.role === 'operator' ? null : caller.name;
     const { shell } = await this.link(host).call<MethodOutputs['shell_open']>('shell_open', rest, nodeAs ?? undefined);
-    const view = { ...shell, owner: caller.name, host };
-    const mirror = this.mirror(host, view, nodeAs);
-    this.shells.set(shell.id, { host, owner: caller.name, nodeAs, view, mirror, typing: Promise.resolve() });
-    this.links.placeShell({ id: shell.id, host, owner: caller.name, nodeAs, view: JSON.stringify(view), openedAt: this.links.now() });
-    await mirror.follow().catch(() => undefined); // retried on its own, and by the first read
-    return { shell: view };
+    return { shell: await this.place(host, caller.name, nodeAs, shell) };
   }
 
   /**
@@ -137,7 +132,12 @@ export class RemoteShells implements RemoteShellPort {
    * like one opened with shell_open (its output followed into a copy here, kept for a room that restarts), as
    * `owner`'s, run there as `nodeAs`.
    */
-  async adopt(host: string, owner: string, nodeAs: string, shell: ShellView): Promise<ShellView> {
+  adopt(host: string, owner: string, nodeAs: string, shell: ShellView): Promise<ShellView> {
+    return this.place(host, owner, nodeAs, shell);
+  }
+
+  /** A shell the node opened, known here from now on: its output followed into a copy, its place kept for a restart. */
+  private async place(host: string, owner: string, nodeAs: string | null, shell: ShellView): Promise<ShellView> {
     const view = { ...shell, owner, host };
     const mirror = this.mirror(host, view, nodeAs);
     this.shells.set(shell.id, { host, owner, nodeAs, view, mirror, typing: Promise.resolve() });
@@ -165,6 +165,11 @@ export class RemoteShells implements RemoteShellPort {
     const shell = this.shells.get(id);
     if (!shell) return Promise.reject(new RoomError('NOT_FOUND', `unknown shell ${id}: see shell_list`));
     shell.mirror.session.lastInputAt = Date.now();
+    return this.send(id, shell, text);
+  }
+
+  /** Sends keys to a shell on its host after what was typed into it before (the one order of its typing). */
+  private send(id: string, shell: RemoteShell, text: string): Promise<void> {
     const sent = shell.typing.then(() => this.link(shell.host).call<IoOutput>('shell_io', { shellId: id, text, maxBytes: 1 }, shell.nodeAs ?? undefined)).then(() => undefined);
     shell.typing = sent.catch(() => undefined);
     return sent;
@@ -249,12 +254,7 @@ export class RemoteShells implements RemoteShellPort {
         if (!session.alive) throw exitedRefusal(session);
         if (text.length === 0) return;
         session.lastInputAt = Date.now();
-        shell.typing = shell.typing
-          .then(() => this.link(shell.host).call('shell_io', { shellId: id, text, maxBytes: 1 }, shell.nodeAs ?? undefined))
-          .then(
-            () => undefined,
-            (error: unknown) => console.error(`[hosts] typing into shell ${id} on ${shell.host} failed: ${error instanceof Error ? error.message : String(error)}`),
-          );
+        this.send(id, shell, text).catch((error: unknown) => console.error(`[hosts] typing into shell ${id} on ${shell.host} failed: ${error instanceof Error ? error.message : String(error)}`));
       },
     };
   }
