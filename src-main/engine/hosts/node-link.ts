@@ -2,11 +2,11 @@ import type net from 'node:net';
 import { RoomError, ERROR_CODES, type ErrorCode } from '../../common/errors';
 import { LINE_PROTOCOL } from '../../common/node-stream';
 import type { OutputFrame } from './stream-frames';
-import { childProcess } from '../platform/child-process';
 import { ensureOwnDir } from '../core/fs-safe';
 import { LinkReader } from './link-reader';
 import { connectForwarded, forwardablePath } from './node-forward';
-import { sshArgs, sshEnv, type SshTarget } from './ssh';
+import { relayConn, socketConn, type Conn, type ConnEvents } from './node-conn';
+import { sshEnv, type SshTarget } from './ssh';
 
 /**
  * The person's room's side of one host's room node: `ssh HOST` running the node relay in the host's login shell
@@ -43,15 +43,6 @@ const HELLO_TIMEOUT_MS = 30_000;
 const SOCKET_ANSWER_MS = 10_000;
 const timeout = (ms: number) =>
   new Promise<never>((_resolve, reject) => setTimeout(() => reject(new RoomError('INTERNAL', 'no answer')), ms).unref());
-
-/** One connection to the node: the relay's ssh process, or a socket the link's ControlMaster forwards (node-forward.ts). */
-interface Conn {
-  write(text: string): void;
-  /** Ends it at once (a refusal, no hello in time). */
-  kill(): void;
-  /** Ends it as the link closes (the relay's input ended): the node goes on. */
-  end(): void;
-}
 
 export class NodeLink {
   private conn: Conn | null = null;
@@ -200,7 +191,6 @@ export class NodeLink {
     this.stderr = '';
     this.refused = null;
     return new Promise<boolean>((resolve, reject) => {
-      let conn: Conn;
       let hello = false;
       const onHello = (h: Hello) => {
         clearTimeout(timer);
@@ -238,33 +228,14 @@ export class NodeLink {
         for (const s of streams) s.dropped();
         reject(error);
       };
-      if (socket) {
-        const s = socket;
-        // ended as the relay is (its input closed, then it is gone): what was written goes first, nothing waits on the node
-        conn = { write: (text) => s.write(text), kill: () => s.destroy(), end: () => s.destroySoon() };
-        s.on('data', (b: Buffer) => reader.push(b));
-        s.on('error', () => s.destroy());
-        s.on('close', onClose);
-      } else {
-        const remote = `exec $SHELL -l -c 'exec commonroom node --stdio --for ${this.roomKey}'`;
-        // the person's environment without the room's own variables: nothing of the room's reaches ssh (SendEnv)
-        const child = childProcess().spawn('ssh', sshArgs(this.target, remote), { env: sshEnv(process.env), stdio: ['pipe', 'pipe', 'pipe'] });
-        conn = {
-          write: (text) => child.stdin.write(text),
-          kill: () => child.kill('SIGKILL'),
-          end: () => {
-            child.stdin.end();
-            child.kill('SIGTERM');
-          },
-        };
-        child.stdout.on('data', (b: Buffer) => reader.push(b));
-        child.stderr.on('data', (b: Buffer) => {
-          if (this.stderr.length < 8192) this.stderr += b.toString();
-        });
-        child.stdin.on('error', () => {});
-        child.on('error', () => {});
-        child.on('close', onClose);
-      }
+      const events: ConnEvents = {
+        data: (b) => reader.push(b),
+        stderr: (text) => {
+          if (this.stderr.length < 8192) this.stderr += text;
+        },
+        close: onClose,
+      };
+      const conn: Conn = socket ? socketConn(socket, events) : relayConn(this.target, this.roomKey, events);
       this.conn = conn;
       const timer = setTimeout(() => conn.kill(), HELLO_TIMEOUT_MS);
     });
