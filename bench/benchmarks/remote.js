@@ -9,34 +9,16 @@
 // with the same ControlMaster; (4) a graph stage on the host writing the same 64 MiB to stdout (no terminal: a
 // pipe, as `ssh host CMD` has), tasks_run to its end, against `ssh host CMD`. The host is a private sshd on 127.0.0.1 with an account of its own
 // (bench/lib/ssh-rig.js), so the network is loopback for both sides.
-import { spawn } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { callTool, closeAll, connect } from '../lib/clients.js';
+import { callTool } from '../lib/clients.js';
 import { produce, SHELL_ENV } from '../lib/flood.js';
-import { callApi, makeHome, startRoom } from '../lib/room.js';
-import { sshRigUnavailable, startSshRig } from '../lib/ssh-rig.js';
+import { ssh, startRemoteRoom } from '../lib/remote-room.js';
+import { sshRigUnavailable } from '../lib/ssh-rig.js';
 import { alternate, fmt, fmtMs, median, percentile, spreadPct } from '../lib/stats.js';
 import { agent as readFlood } from './shell-stream.js';
 
 const MiB = 2 ** 20;
 const TOK_PATTERN = '(^|\\$ )tok\\r?$';
-
-/** Runs ssh with these arguments; resolves with its time and the bytes of its stdout. */
-export function ssh(args) {
-  return new Promise((resolve, reject) => {
-    const t = performance.now();
-    const child = spawn('ssh', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let bytes = 0;
-    let stderr = '';
-    child.stdout.on('data', (b) => (bytes += b.length));
-    child.stderr.on('data', (b) => (stderr += b));
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve({ ms: performance.now() - t, bytes }) : reject(new Error(`ssh ${args.at(-1)}: exit ${code} ${stderr}`))));
-  });
-}
 
 async function oursRoundtrips(client, shellId, n) {
   const times = [];
@@ -123,18 +105,9 @@ export default {
       log(`remote: not run: ${why}`);
       return [{ name: 'remote shell round trip / 64 MiB stream / stage spawn over SSH', ours: `not run: ${why}`, baseline: '', ratio: '', goal: '≤ 1.5× ssh; ≥ 0.8× ssh cat', met: null, figures: { skipped: why } }];
     }
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'commonroom-bench-ssh-'));
-    fs.chmodSync(dir, 0o755); // the host account's sshd reads its authorized key below it
-    const rig = await startSshRig(path.join(dir, 'ssh'));
-    const home = makeHome('remote');
-    home.env.COMMONROOM_SSH_CONFIG = rig.configFile;
-    const room = await startRoom(home);
-    const client = await connect('2026', room.url, room.token);
     // plain ssh's best case: every command a new channel on a master connection opened once
-    const master = [...rig.sshArgs, '-o', 'ControlMaster=auto', '-o', `ControlPath=${path.join(dir, 'cm-%C')}`, '-o', 'ControlPersist=120', rig.alias];
+    const { rig, client, master, close } = await startRemoteRoom('commonroom-bench-ssh-');
     try {
-      await callApi(room, room.token, 'host_add', { alias: rig.alias });
-      await ssh([...master, 'true']);
       const { shell } = await callTool(client, 'shell_open', { host: rig.alias, shell: '/bin/sh', args: [], env: SHELL_ENV, name: 'bench remote' });
       await callTool(client, 'shell_io', { shellId: shell.id, cursor: 'start', wait: { until: 'match', pattern: '\\$ $', timeoutMs: 15_000 } });
       const per = smoke ? 3 : 40;
@@ -233,12 +206,7 @@ export default {
         },
       ];
     } finally {
-      await closeAll([client]);
-      await room.stop();
-      await ssh([...master.slice(0, -1), '-O', 'exit', rig.alias]).catch(() => {});
-      await rig.stop();
-      home.cleanup();
-      fs.rmSync(dir, { recursive: true, force: true });
+      await close();
     }
   },
 };

@@ -9,13 +9,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
-import { callTool, closeAll, connect } from '../lib/clients.js';
+import { callTool } from '../lib/clients.js';
 import { produce, SHELL_ENV } from '../lib/flood.js';
 import { summarize } from '../lib/profiles.js';
-import { callApi, makeHome, startRoom } from '../lib/room.js';
-import { sshRigUnavailable, startSshRig } from '../lib/ssh-rig.js';
+import { ssh, startRemoteRoom } from '../lib/remote-room.js';
+import { sshRigUnavailable } from '../lib/ssh-rig.js';
 import { agent as readFlood } from '../benchmarks/shell-stream.js';
 
 const MiB = 2 ** 20;
@@ -62,40 +61,24 @@ function cpuByLabel(roomPid) {
 }
 const diff = (a, b) => Object.fromEntries(Object.entries(b).map(([k, v]) => [k, Math.round(v - (a[k] ?? 0))]));
 
-function ssh(args) {
-  return new Promise((resolve, reject) => {
-    const t = performance.now();
-    const child = spawn('ssh', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let n = 0;
-    child.stdout.on('data', (b) => (n += b.length));
-    child.on('close', (code) => (code === 0 ? resolve({ ms: performance.now() - t, bytes: n }) : reject(new Error(`ssh exit ${code}`))));
-  });
-}
-
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'commonroom-remote-stream-'));
-fs.chmodSync(dir, 0o755);
-const rig = await startSshRig(path.join(dir, 'ssh'));
-const profDir = path.join(dir, 'prof');
-if (profiling) {
+let profDir = '';
+/** Profiling: the room with --cpu-prof, and the host's node through its login shell (the host account's .profile). */
+function prepare(dir) {
+  if (!profiling) return undefined;
+  profDir = path.join(dir, 'prof');
   fs.mkdirSync(profDir, { mode: 0o777 });
   fs.chmodSync(profDir, 0o777);
   // the host's account: the relay and the node it starts inherit NODE_OPTIONS from its login shell (--cpu-prof is not
   // allowed there: lib-cpu-prof.mjs profiles through the inspector)
-  const home = '/home/crhost-bench';
   const hook = path.join(dir, 'cpu-prof.mjs');
   fs.copyFileSync(path.join(import.meta.dirname, 'lib-cpu-prof.mjs'), hook);
-  fs.appendFileSync(path.join(home, '.profile'), `export CPU_PROF_DIR=${profDir} NODE_OPTIONS="--import ${hook}"\n`);
+  fs.appendFileSync(path.join('/home/crhost-bench', '.profile'), `export CPU_PROF_DIR=${profDir} NODE_OPTIONS="--import ${hook}"\n`);
+  return ['--cpu-prof', '--cpu-prof-dir', profDir];
 }
-const home = makeHome('remote');
-home.env.COMMONROOM_SSH_CONFIG = rig.configFile;
-if (profiling) home.nodeArgs = ['--cpu-prof', '--cpu-prof-dir', profDir];
-const room = await startRoom(home);
-const client = await connect('2026', room.url, room.token);
-const master = [...rig.sshArgs, '-o', 'ControlMaster=auto', '-o', `ControlPath=${path.join(dir, 'cm-%C')}`, '-o', 'ControlPersist=120', rig.alias];
+const step = (what) => process.stderr.write(`[end] ${what}\n`);
+const { rig, room, client, master, close } = await startRemoteRoom('commonroom-remote-stream-', { prepare, step });
 const mbps = (ms) => (bytes / MiB / (ms / 1000)).toFixed(0);
 try {
-  await callApi(room, room.token, 'host_add', { alias: rig.alias });
-  await ssh([...master, 'true']);
   const { shell } = await callTool(client, 'shell_open', { host: rig.alias, shell: '/bin/sh', args: [], env: SHELL_ENV, name: 'remote stream' });
   await callTool(client, 'shell_io', { shellId: shell.id, cursor: 'start', wait: { until: 'match', pattern: '\\$ $', timeoutMs: 15_000 } });
   await readFlood(client, shell.id, MiB); // warm-up
@@ -117,23 +100,11 @@ try {
   }
   await callTool(client, 'shell_close', { shellId: shell.id });
 } finally {
-  const step = (what) => process.stderr.write(`[end] ${what}\n`);
-  step('clients');
-  await closeAll([client]);
-  step('room');
-  await room.stop();
-  step('master');
-  await ssh([...master.slice(0, -1), '-O', 'exit', rig.alias]).catch(() => {});
-  step('rig');
-  if (profiling) {
+  await close(async () => {
+    if (!profiling) return;
     // the node writes its profile when it ends
     for (const pid of daemons) process.kill(pid, 'SIGTERM');
-  }
-  await rig.stop();
-  home.cleanup();
-  if (profiling) {
     await new Promise((r) => setTimeout(r, 2000));
     for (const f of fs.readdirSync(profDir)) summarize(f, JSON.parse(fs.readFileSync(path.join(profDir, f), 'utf8')), 25);
-  }
-  fs.rmSync(dir, { recursive: true, force: true });
+  });
 }
