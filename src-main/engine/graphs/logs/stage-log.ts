@@ -84,35 +84,40 @@ export class StageLogWriter {
     return new StageLogWriter(path, fd, capBytes, now, onAppend, onFailure);
   }
 
-  /** Raw bytes from a pipe or a PTY: decoded so a UTF-8 character split across chunks stays whole. */
-  writeBytes(stream: 'stdout' | 'stderr', chunk: Buffer): string {
+  /**
+   * Raw bytes from a pipe or a PTY: decoded so a UTF-8 character split across chunks stays whole. Returns the
+   * text; a caller with no use for it (`wantText` false) gets '' once the log keeps nothing more, and the
+   * dropped bytes are then not decoded at all (a stage writing far past its cap costs the runner little).
+   */
+  writeBytes(stream: 'stdout' | 'stderr', chunk: Buffer, wantText = true): string {
+    if (!wantText && (this.fd === null || this.capped)) return '';
     const text = this.decoders[stream].write(chunk);
     if (text.length > 0) this.write(stream, text);
     return text;
   }
 
+  /** Appends `text` as records of at most MAX_RECORD_CHARS each, in one write (the readers' signal once). */
   write(stream: LogRecord['stream'], text: string): void {
-    for (let i = 0; i < text.length; i += MAX_RECORD_CHARS) this.append(stream, text.slice(i, i + MAX_RECORD_CHARS));
-  }
-
-  /** Why writing this log failed, if it did. */
-  get failure(): NodeJS.ErrnoException | undefined {
-    return this.failedWith;
-  }
-
-  private append(stream: LogRecord['stream'], text: string): void {
     if (this.fd === null || this.capped) return;
     if (this.failedWith) {
       this.lostBytes += Buffer.byteLength(text);
       return;
     }
-    let line = `${JSON.stringify({ q: ++this.seq, s: STREAM_CODE[stream], t: this.now(), d: text })}\n`;
-    if (this.bytes + Buffer.byteLength(line) > this.capBytes) {
-      this.capped = true;
-      line = `${JSON.stringify({ q: ++this.seq, s: 'r', t: this.now(), d: `[log reached its cap of ${this.capBytes} bytes: later output is dropped]` })}\n`;
+    let lines = '';
+    let size = this.bytes;
+    const at = this.now();
+    for (let i = 0; i < text.length && !this.capped; i += MAX_RECORD_CHARS) {
+      let line = this.record(STREAM_CODE[stream], at, text.slice(i, i + MAX_RECORD_CHARS));
+      const length = Buffer.byteLength(line);
+      if (size + length > this.capBytes) {
+        this.capped = true;
+        line = this.record('r', at, `[log reached its cap of ${this.capBytes} bytes: later output is dropped]`);
+      }
+      size += length;
+      lines += line;
     }
     try {
-      this.bytes += fs.writeSync(this.fd, line);
+      this.bytes += fs.writeSync(this.fd, lines);
       // the in-process "grew" signal: readers following the log wait on it, never on a timer
       this.onAppend?.();
     } catch (error) {
@@ -123,6 +128,15 @@ export class StageLogWriter {
       console.error(`[graphs] writing ${this.path} failed (${this.failedWith.code ?? this.failedWith.message}): the stage is ended`);
       this.onFailure?.(this.failedWith);
     }
+  }
+
+  private record(stream: string, at: string, text: string): string {
+    return `${JSON.stringify({ q: ++this.seq, s: stream, t: at, d: text })}\n`;
+  }
+
+  /** Why writing this log failed, if it did. */
+  get failure(): NodeJS.ErrnoException | undefined {
+    return this.failedWith;
   }
 
   close(): void {

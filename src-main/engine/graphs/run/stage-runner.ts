@@ -123,7 +123,7 @@ export function startAttempt(req: AttemptRequest): AttemptHandle {
         },
         // the program could not be started (ENOENT, EACCES, a missing cwd)
         failed: (message) => resolveDone({ code: null, signal: null, spawnError: message }),
-        output: (stream, chunk) => split(req.log.writeBytes(stream, chunk)),
+        output: (stream, chunk) => split(req.log.writeBytes(stream, chunk, req.onLine !== undefined)),
         closed: closedResolve,
         exited: (code, signal) => void finish(code, signal, closed),
         lost(message) {
@@ -159,7 +159,7 @@ function startPty(
   handle.pid = term.pid;
   handle.startTime = processStartTime(term.pid);
   // raw bytes, decoded once by the log (the same path as a pipe's): the shell view gets the same bytes
-  term.onData((bytes) => split(req.log.writeBytes('stdout', bytes)));
+  term.onData((bytes) => split(req.log.writeBytes('stdout', bytes, req.onLine !== undefined)));
   req.terminalHost?.attach({ taskId: req.taskId, attempt: req.attempt, owner: req.owner, terminal: term });
   term.onExit((exit) => void finish(exit.exitCode, exit.signal, Promise.resolve()));
 }
