@@ -1,5 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
+import type { Socket } from 'node:net';
 import { childProcess } from '../platform/child-process';
+import { type FromHelper, HELPER_HIGH_WATER, HELPER_LOW_WATER, helperProgram, type ToHelper } from './spawner-helper';
 
 /** How one stage process is started: the program, its arguments, folder and whole environment. */
 export interface SpawnRequest {
@@ -32,10 +34,6 @@ export interface StageSpawner {
   close(): void;
 }
 
-/** The helper pauses its stages' pipes while more than this many bytes of their output wait to reach the room. */
-const HELPER_HIGH_WATER = 4 * 1024 * 1024;
-/** …and lets them flow again once fewer than this wait. */
-const HELPER_LOW_WATER = 1024 * 1024;
 /**
  * The helper's young generation kept at 1 MiB a semi-space (16 MiB by default): a fork costs in proportion to the
  * forking process's memory, and with the default the helper roughly doubled in size over a room's first few
@@ -44,83 +42,6 @@ const HELPER_LOW_WATER = 1024 * 1024;
 const HELPER_FLAGS = ['--max-semi-space-size=1'];
 /** After this many helpers ended unexpectedly, stages are started in the room's own process. */
 const HELPER_FAILURES_TOLERATED = 3;
-
-type ToHelper = ['spawn', number, string, string[], string, NodeJS.ProcessEnv, boolean];
-type FromHelper =
-  | { t: 'pid'; id: number; pid: number; start: string | null }
-  | { t: 'fail'; id: number; message: string }
-  | { t: 'out'; id: number; s: 'o' | 'e'; d: Uint8Array }
-  | { t: 'closed'; id: number }
-  | { t: 'exit'; id: number; code: number | null; signal: string | null };
-
-/**
- * The helper's whole program (run by `node -e` in its own process; it imports nothing of the room). A fork
- * copies the forking process's page tables and write-protects every page it had written, so each page the
- * room touches after a spawn costs a fault: on a virtual machine that made the room spend ~20 ms of CPU per
- * stage, two thirds of it around the fork. The helper is small and does nothing else, so a fork costs it
- * little and the room none; stage processes are the helper's children, in their own sessions as before.
- */
-function helperProgram(high: number, low: number): void {
-  const cp = process.getBuiltinModule('node:child_process');
-  const fs = process.getBuiltinModule('node:fs');
-  const send = (m: unknown, bytes = 0) => process.send?.(m, undefined, {}, () => settle(-bytes));
-  const children = new Set<import('node:child_process').ChildProcess>();
-  let waiting = 0;
-  let paused = false;
-  const settle = (delta: number) => {
-    waiting += delta;
-    const pause = waiting > high || (paused && waiting > low);
-    if (pause === paused) return;
-    paused = pause;
-    for (const c of children) {
-      for (const pipe of [c.stdout, c.stderr]) {
-        if (pause) pipe?.pause();
-        else pipe?.resume();
-      }
-    }
-  };
-  const startTime = (pid: number): string | null => {
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
-    } catch {
-      return null;
-    }
-  };
-  process.on('disconnect', () => process.exit(0));
-  process.on('message', (m: ToHelper) => {
-    const [, id, file, args, cwd, env, verbatim] = m;
-    let child: import('node:child_process').ChildProcess;
-    try {
-      child = cp.spawn(file, args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'], windowsVerbatimArguments: verbatim });
-    } catch (error) {
-      send({ t: 'fail', id, message: (error as Error).message });
-      return;
-    }
-    child.once('error', (error) => {
-      // emitted when the program cannot be started; after a start it is no exit
-      if (child.pid === undefined) send({ t: 'fail', id, message: error.message });
-    });
-    if (child.pid === undefined) return;
-    send({ t: 'pid', id, pid: child.pid, start: process.platform === 'linux' ? startTime(child.pid) : null });
-    // the child is forgotten once its pipes closed (until then a paused pipe is resumed with the others)
-    children.add(child);
-    let pipes = 2;
-    for (const [s, pipe] of [['o', child.stdout], ['e', child.stderr]] as const) {
-      if (paused) pipe?.pause();
-      pipe?.on('data', (d: Buffer) => {
-        settle(d.length);
-        send({ t: 'out', id, s, d }, d.length);
-      });
-      pipe?.on('close', () => {
-        if (--pipes > 0) return;
-        children.delete(child);
-        send({ t: 'closed', id });
-      });
-    }
-    child.once('exit', (code, signal) => send({ t: 'exit', id, code, signal }));
-  });
-}
 
 /** Starts a stage in this process: what the helper does, for where it cannot run. */
 function spawnHere(request: SpawnRequest, events: SpawnEvents): void {
@@ -155,6 +76,14 @@ function spawnHere(request: SpawnRequest, events: SpawnEvents): void {
 /** Starts every stage in this process (tests of the runner alone; a platform where the helper cannot run). */
 export const inProcessSpawner: StageSpawner = { spawn: spawnHere, close: () => undefined };
 
+/** A stage started through the helper, until both its exit and its pipes' close came; `pipes`: those still open here. */
+interface Child {
+  events: SpawnEvents;
+  exited: boolean;
+  closed: boolean;
+  pipes: number;
+}
+
 /**
  * Starts stages through one helper process, started on the first stage and again after it ended; where it
  * cannot start (or kept ending), in this process.
@@ -162,7 +91,7 @@ export const inProcessSpawner: StageSpawner = { spawn: spawnHere, close: () => u
 export class HelperSpawner implements StageSpawner {
   private helper: ChildProcess | undefined;
   /** Stages started through the helper until both their exit and their pipes' close came (in either order). */
-  private readonly children = new Map<number, { events: SpawnEvents; exited: boolean; closed: boolean }>();
+  private readonly children = new Map<number, Child>();
   private nextId = 0;
   private failures = 0;
   private closed = false;
@@ -171,7 +100,7 @@ export class HelperSpawner implements StageSpawner {
     const helper = this.closed || this.failures >= HELPER_FAILURES_TOLERATED ? undefined : this.ensureHelper();
     if (!helper) return spawnHere(request, events);
     const id = ++this.nextId;
-    this.children.set(id, { events, exited: false, closed: false });
+    this.children.set(id, { events, exited: false, closed: false, pipes: 2 });
     const message: ToHelper = ['spawn', id, request.file, request.args, request.cwd, request.env, request.verbatim];
     try {
       helper.send(message);
@@ -206,9 +135,10 @@ export class HelperSpawner implements StageSpawner {
       return undefined;
     }
     this.helper = helper;
-    helper.on('message', (m: FromHelper) => {
+    helper.on('message', (m: FromHelper, handle: unknown) => {
       try {
-        this.receive(m);
+        if (m.t === 'pipe') this.readPipe(m, handle as Socket | undefined);
+        else this.receive(m);
       } catch (error) {
         // a failing listener must not break the channel every other stage's news comes through
         console.error(`[graphs] handling a stage process's ${m.t} failed: ${(error as Error).message}`);
@@ -219,7 +149,23 @@ export class HelperSpawner implements StageSpawner {
     return helper;
   }
 
-  private receive(m: FromHelper): void {
+  /** A stage's pipe, handed over by the helper: read here as a child's own is. */
+  private readPipe(m: Extract<FromHelper, { t: 'pipe' }>, pipe: Socket | undefined): void {
+    const child = this.children.get(m.id);
+    if (!pipe) return;
+    if (!child) {
+      pipe.destroy();
+      return;
+    }
+    const stream = m.s === 'o' ? 'stdout' : 'stderr';
+    pipe.on('data', (chunk: Buffer) => child.events.output(stream, chunk));
+    pipe.on('error', () => undefined); // its close follows
+    pipe.once('close', () => {
+      if (--child.pipes === 0) this.receive({ t: 'closed', id: m.id });
+    });
+  }
+
+  private receive(m: Exclude<FromHelper, { t: 'pipe' }>): void {
     const child = this.children.get(m.id);
     if (!child) return;
     switch (m.t) {
@@ -234,6 +180,7 @@ export class HelperSpawner implements StageSpawner {
         child.events.output(m.s === 'o' ? 'stdout' : 'stderr', Buffer.from(m.d.buffer, m.d.byteOffset, m.d.byteLength));
         break;
       case 'closed':
+        if (child.closed) break;
         child.closed = true;
         if (child.exited) this.children.delete(m.id);
         child.events.closed();
