@@ -123,6 +123,30 @@ describe.skipIf(unavailable !== null)(`graph stages on hosts, through the MCP do
     expect(await logOf(run.graphId, 'ship')).toContain('shipped');
   }, 120_000);
 
+  it("a host stage's output of several MiB reaches the room whole and in order: every record once, past each read's end", async () => {
+    // ~3.3 MiB of lines: the room's copy is read from the node a MiB at a time, as the node's log file holds it
+    const lines = 500_000;
+    const run = await tool<{ graphId: string }>(agent, 'tasks_run', { name: 'big log', stages: [{ id: 'count', host: 'devbox', command: `seq 1 ${lines}` }] });
+    const done = await ended(run.graphId);
+    expect(done.stages[0]).toMatchObject({ state: 'completed', exitCode: 0, host: 'devbox' });
+    let cursor = 'start';
+    let text = '';
+    const seqs: number[] = [];
+    for (;;) {
+      const page = await tool<{ log: { records: { seq: number; stream: string; text: string }[]; nextCursor: string; more: boolean } }>(agent, 'tasks_status', { graphId: run.graphId, stageId: 'count', cursor, maxBytes: 65_536 });
+      for (const r of page.log.records) {
+        seqs.push(r.seq);
+        if (r.stream === 'stdout') text += r.text;
+      }
+      if (!page.log.more) break;
+      cursor = page.log.nextCursor;
+    }
+    expect(text.length).toBeGreaterThan(3 * 1024 * 1024);
+    expect(text).toBe(`${Array.from({ length: lines }, (_, i) => i + 1).join('\n')}\n`);
+    // the node's records, each once and in its order (none lost or doubled where one read ended and the next began)
+    expect(seqs.every((q, i) => i === 0 || q === seqs[i - 1]! + 1)).toBe(true);
+  }, 120_000);
+
   it("a graph's host is its stages' host; cancelling reaches the host and ends the stage's process tree there", async () => {
     const run = await tool<{ graphId: string }>(agent, 'tasks_run', {
       host: 'devbox',

@@ -141,4 +141,40 @@ describe.skipIf(unavailable !== null)(`a room node over SSH${unavailable ? ` (sk
       link.close();
     }
   }, 60_000);
+
+  it("answers a placing room's stage_log: a stage's log records as its file holds them, whole, from any offset, up to a MiB a read", async () => {
+    const link = connect();
+    await link.hello;
+    const lines = 300_000;
+    const { graphId } = await link.call<{ graphId: string }>('stage_place', { name: `room-stage ${randomBytes(20).toString('hex')}`, spec: { command: `seq 1 ${lines}` } });
+    type Slice = { stage: { state: string; exitCode: number | null }; text: string; next: number; more: boolean };
+    let offset = 0;
+    let log = '';
+    let last: Slice;
+    for (;;) {
+      last = await link.call<Slice>('stage_log', { graphId, offset, waitMs: 10_000 });
+      // whole lines, exactly as long as the offsets they span
+      expect(last.next).toBe(offset + Buffer.byteLength(last.text));
+      expect(last.text === '' || last.text.endsWith('\n')).toBe(true);
+      log += last.text;
+      offset = last.next;
+      if (last.stage.state !== 'running' && last.stage.state !== 'pending' && last.stage.state !== 'queued' && !last.more) break;
+    }
+    expect(last.stage).toMatchObject({ state: 'completed', exitCode: 0 });
+    const records = log.trimEnd().split('\n').map((line) => JSON.parse(line) as { q: number; s: string; d: string });
+    expect(records.filter((r) => r.s === 'o').map((r) => r.d).join('')).toBe(`${Array.from({ length: lines }, (_, i) => i + 1).join('\n')}\n`);
+    expect(records.every((r, i) => i === 0 || r.q === records[i - 1]!.q + 1)).toBe(true);
+    // read again from the start once it ended: a MiB of whole records at most, then the rest from where it stopped
+    const first = await link.call<Slice>('stage_log', { graphId, offset: 0 });
+    expect(first.more).toBe(true);
+    expect(Buffer.byteLength(first.text)).toBeLessThanOrEqual(1024 * 1024);
+    expect(Buffer.byteLength(first.text)).toBeGreaterThan(1024 * 1024 - 64 * 1024);
+    expect(log.startsWith(first.text)).toBe(true);
+    // what it refuses says why
+    await expect(link.call('stage_log', { graphId, offset: -1 })).rejects.toThrow(/INVALID_INPUT: stage_log: offset/);
+    const other = `${graphId.slice(0, -1)}${graphId.endsWith('a') ? 'b' : 'a'}`;
+    await expect(link.call('stage_log', { graphId: other, offset: 0 })).rejects.toThrow(/NOT_FOUND/);
+    link.child.stdin.end();
+    await new Promise((r) => link.child.once('close', r));
+  }, 60_000);
 });

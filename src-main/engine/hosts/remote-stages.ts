@@ -25,6 +25,15 @@ const READ_BYTES = 64 * 1024;
 const RETRY_FIRST_MS = 500;
 const RETRY_MAX_MS = 10_000;
 
+/** What a node's `stage_log` answers (server/node-stages.ts). */
+interface RawLog {
+  stage?: StageView;
+  spooled?: boolean;
+  text?: unknown;
+  next?: unknown;
+  more?: unknown;
+}
+
 const STREAM_CODE: Record<LogRecord['stream'], string> = { stdout: 'o', stderr: 'e', runner: 'r' };
 
 /** The node's name for a stage's run: the key's digest (a key holds this room's and graph's ids). */
@@ -88,6 +97,8 @@ class Follower implements RemoteStageHandle {
   private nodeGraph: string | null = null;
   private asked: StageExit['endedBy'] | undefined;
   private cancelSent = false;
+  /** The node answers `stage_log` (one of an earlier version does not, nor one whose answer did not add up). */
+  private rawLogs = true;
   private readonly as: string | undefined;
 
   constructor(
@@ -126,23 +137,16 @@ class Follower implements RemoteStageHandle {
         try {
           this.nodeGraph ??= (await this.call<{ graphId: string }>('stage_place', { name: nodeRunName(this.req.key), spec: this.req.spec })).graphId;
           if (this.asked !== undefined && !this.cancelSent) await this.sendCancel();
-          const scope = `${this.nodeGraph}:${NODE_STAGE}`;
-          const status = await this.call<MethodOutputs['tasks_status']>('tasks_status', {
-            graphId: this.nodeGraph,
-            stageId: NODE_STAGE,
-            cursor: encodeCursor('stage-log', scope, [offset]),
-            maxBytes: READ_BYTES,
-            waitMs: FOLLOW_WAIT_MS,
-          });
+          const read = await this.read(this.nodeGraph, offset);
           wait = RETRY_FIRST_MS;
-          if (this.detached || !('log' in status)) continue;
-          if (status.log.records.length > 0) {
-            fs.writeSync(copy.fd, status.log.records.map(recordLine).join(''));
+          if (this.detached || !read) continue;
+          if (read.text.length > 0) {
+            fs.writeSync(copy.fd, read.text);
             this.req.grew();
           }
-          offset = numberAt(decodeCursor(status.log.nextCursor, 'stage-log', scope, 'follow'), 0, 'follow');
-          if (isTerminalStage(status.stage.state) && !status.log.more) {
-            this.finish(endOf(this.req.host, status.stage, this.asked));
+          offset = read.next;
+          if (isTerminalStage(read.stage.state) && !read.more) {
+            this.finish(endOf(this.req.host, read.stage, this.asked));
             return;
           }
         } catch (error) {
@@ -163,6 +167,43 @@ class Follower implements RemoteStageHandle {
     } finally {
       fs.closeSync(copy.fd);
     }
+  }
+
+  /**
+   * The stage and its log's records from byte `offset` of the node's log, as lines to append to the copy here:
+   * with the node's `stage_log` (the records as its file holds them, up to a MiB), else (a spooled log, a node
+   * of an earlier version) with its tasks_status, each record written again as the node wrote it.
+   */
+  private async read(graphId: string, offset: number): Promise<{ stage: StageView; text: string; next: number; more: boolean } | null> {
+    if (this.rawLogs) {
+      try {
+        const out = await this.call<RawLog>('stage_log', { graphId, offset, waitMs: FOLLOW_WAIT_MS });
+        if (out.stage && out.spooled) return this.readRecords(graphId, offset);
+        // the copy stays the node's log byte for byte: whole lines, exactly as long as the offsets they span
+        if (out.stage && typeof out.text === 'string' && (out.text === '' || out.text.endsWith('\n')) && out.next === offset + Buffer.byteLength(out.text)) {
+          return { stage: out.stage, text: out.text, next: out.next, more: out.more === true };
+        }
+        this.rawLogs = false;
+      } catch (error) {
+        if (!(error instanceof RoomError && error.code === 'NOT_FOUND' && error.message.startsWith('unknown method'))) throw error;
+        this.rawLogs = false;
+      }
+    }
+    return this.readRecords(graphId, offset);
+  }
+
+  private async readRecords(graphId: string, offset: number): Promise<{ stage: StageView; text: string; next: number; more: boolean } | null> {
+    const scope = `${graphId}:${NODE_STAGE}`;
+    const status = await this.call<MethodOutputs['tasks_status']>('tasks_status', {
+      graphId,
+      stageId: NODE_STAGE,
+      cursor: encodeCursor('stage-log', scope, [offset]),
+      maxBytes: READ_BYTES,
+      waitMs: FOLLOW_WAIT_MS,
+    });
+    if (!('log' in status)) return null;
+    const next = numberAt(decodeCursor(status.log.nextCursor, 'stage-log', scope, 'follow'), 0, 'follow');
+    return { stage: status.stage, text: status.log.records.map(recordLine).join(''), next, more: status.log.more };
   }
 
   /**

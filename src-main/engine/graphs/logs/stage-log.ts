@@ -196,6 +196,32 @@ export function readLogSlice(path: string, cursor: number | undefined, maxBytes:
   }
 }
 
+/**
+ * A log's whole records as its file holds them, byte for byte, from byte `offset` (at most `maxBytes`, cut after
+ * the last whole record): what a room copies of a stage its node ran, without parsing a record on either side.
+ * `next` is the offset after them, `size` the file's size now. Missing file (not started yet, or spooled and
+ * removed): null, and tasks_status says which.
+ */
+export function readRawLog(path: string, offset: number, maxBytes: number): { text: string; next: number; size: number } | null {
+  if (checkPrivateFile(path) === 'absent') return null;
+  let fd: number;
+  try {
+    fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null; // spooled since
+    throw error;
+  }
+  try {
+    const size = fs.fstatSync(fd).size;
+    const from = Math.min(offset, size);
+    const window = readAt(fd, from, Math.min(size - from, maxBytes));
+    const whole = window.lastIndexOf(0x0a) + 1;
+    return { text: window.subarray(0, whole).toString('utf8'), next: from + whole, size };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /** `window` holds the log's bytes from offset `base`; offsets in and out are absolute. */
 function sliceWindow(window: Buffer, base: number, size: number, cursor: number | undefined, maxBytes: number, spooled: boolean): ByteLogSlice {
   const at = (abs: number) => abs - base;
