@@ -48,7 +48,7 @@ function ensureAccount(user) {
 }
 
 /** Starts sshd with one account reached as `alias`; resolves with the SSH config file, ssh's arguments and stop(). */
-export async function startSshRig(dir, alias = 'benchbox', user = 'crhost-bench') {
+export async function startSshRig(dir, alias = 'benchbox', user = process.env.BENCH_SSH_USER || 'crhost-bench') {
   fs.mkdirSync(dir, { recursive: true });
   fs.chmodSync(dir, 0o755);
   const hostKey = path.join(dir, 'host_ed25519');
