@@ -132,6 +132,8 @@ describe.skipIf(unavailable !== null)(`a handoff's worktree on a host, through t
     const { handoff: done } = await tool<{ handoff: HandoffView }>(agent, 'handoff_complete', { handoffId: created.id, result: 'done on the host' });
     // completing ended the agent's work in the worktree there: its shell is closed, and no new one is opened
     await expect(tool(agent, 'shell_io', { shellId: shell.id })).rejects.toThrow(/unknown shell/);
+    // …and let go here as a closed shell is: no record of it left for a restarted room to look for
+    expect(engine.room.db.prepare('SELECT count(*) AS n FROM host_shells WHERE id = ?').get(shell.id)).toEqual({ n: 0 });
     await expect(tool(agent, 'shell_open', { handoffId: created.id })).rejects.toThrow(/its assignee's work in the worktree ended/);
     expect(done.workspace?.evidence?.head).toBe(reviewed);
     expect(done.workspace?.evidence?.commits.map((c) => c.subject)).toEqual(['Work done on the host']);

@@ -297,7 +297,8 @@ export class RemoteShells implements RemoteShellPort {
           // gone there already: nothing to end; unreachable: kept, to be ended next time
           if (!(error instanceof RoomError) || error.code !== 'NOT_FOUND') return 0;
         }
-        this.shells.delete(id);
+        // let go as a closed shell is: its mirror ended, its record gone (a restarted room does not look for it)
+        this.forget(id);
         return 1;
       }),
     );
