@@ -20,7 +20,7 @@ const NAME = /^room-stage [0-9a-f]{40}$/;
 /** The one stage of a placed run's graph. */
 const RUN = 'run';
 /** The most of a stage's log one `stage_log` answer holds. */
-export const STAGE_LOG_BYTES = 1024 * 1024;
+const STAGE_LOG_BYTES = 1024 * 1024;
 
 export function nodeStageMethods(engine: DoorEngine, graphs: NodeGraphReads): LineExtras {
   /** Names being placed now: a second ask waits for the first's answer (the check and the run are not one step). */

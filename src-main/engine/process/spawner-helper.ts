@@ -70,17 +70,15 @@ export function helperProgram(high: number, low: number): void {
       if (child.pid === undefined) send({ t: 'fail', id, message: error.message });
     });
     if (child.pid === undefined) return;
-    if (handOver) {
-      // not one byte is read here: reading the pipes started in spawn() and is stopped before the loop runs again
-      for (const pipe of [child.stdout, child.stderr]) (pipe as unknown as { _handle: { readStop(): number } } | null)?._handle.readStop();
-    }
     send({ t: 'pid', id, pid: child.pid, start: process.platform === 'linux' ? startTime(child.pid) : null });
+    child.once('exit', (code, signal) => send({ t: 'exit', id, code, signal }));
     if (handOver) {
-      // the pipes themselves go to the room (the helper's own copies are closed once sent), which reads them as
-      // it reads a child's own: no byte of output passes through the helper or the channel
+      // not one byte is read here (reading the pipes started in spawn() and is stopped before the loop runs
+      // again): the pipes themselves go to the room (the helper's own copies are closed once sent), which reads
+      // them as it reads a child's own; no byte of output passes through the helper or the channel
+      for (const pipe of [child.stdout, child.stderr]) (pipe as unknown as { _handle: { readStop(): number } } | null)?._handle.readStop();
       process.send?.({ t: 'pipe', id, s: 'o' }, child.stdout as never);
       process.send?.({ t: 'pipe', id, s: 'e' }, child.stderr as never);
-      child.once('exit', (code, signal) => send({ t: 'exit', id, code, signal }));
       return;
     }
     // the child is forgotten once its pipes closed (until then a paused pipe is resumed with the others)
@@ -98,6 +96,5 @@ export function helperProgram(high: number, low: number): void {
         send({ t: 'closed', id });
       });
     }
-    child.once('exit', (code, signal) => send({ t: 'exit', id, code, signal }));
   });
 }

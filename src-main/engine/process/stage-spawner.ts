@@ -180,7 +180,6 @@ export class HelperSpawner implements StageSpawner {
         child.events.output(m.s === 'o' ? 'stdout' : 'stderr', Buffer.from(m.d.buffer, m.d.byteOffset, m.d.byteLength));
         break;
       case 'closed':
-        if (child.closed) break;
         child.closed = true;
         if (child.exited) this.children.delete(m.id);
         child.events.closed();

@@ -180,20 +180,32 @@ export function sliceLog(buf: Buffer, cursor: number | undefined, maxBytes: numb
 const WINDOW_SLACK = 6 * MAX_RECORD_CHARS + 256;
 
 /**
+ * The bytes of a log file from the offset `span` picks for its size, at most as many as it says; null when there
+ * is no file (refusing symlinks and wide modes, as every read of a log does).
+ */
+function readLogWindow(path: string, span: (size: number) => { from: number; length: number }): { window: Buffer; from: number; size: number } | null {
+  if (checkPrivateFile(path) === 'absent') return null;
+  const fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+  try {
+    const size = fs.fstatSync(fd).size;
+    const { from, length } = span(size);
+    return { window: readAt(fd, from, length), from, size };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
  * The same slice read straight from a log file, touching only the bytes it needs (a tail of an 8 MiB log
  * reads kilobytes, not the whole file). Missing file: an empty slice.
  */
 export function readLogSlice(path: string, cursor: number | undefined, maxBytes: number): ByteLogSlice {
-  if (checkPrivateFile(path) === 'absent') return { records: [], cursor: 0, more: false, size: 0, spooled: false };
-  const fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
-  try {
-    const size = fs.fstatSync(fd).size;
+  const read = readLogWindow(path, (size) => {
     const from = cursor === undefined ? Math.max(0, size - maxBytes - 1) : Math.min(cursor, size);
-    const length = Math.min(size - from, maxBytes + WINDOW_SLACK);
-    return sliceWindow(readAt(fd, from, length), from, size, cursor, maxBytes, false);
-  } finally {
-    fs.closeSync(fd);
-  }
+    return { from, length: Math.min(size - from, maxBytes + WINDOW_SLACK) };
+  });
+  if (!read) return { records: [], cursor: 0, more: false, size: 0, spooled: false };
+  return sliceWindow(read.window, read.from, read.size, cursor, maxBytes, false);
 }
 
 /**
@@ -203,23 +215,19 @@ export function readLogSlice(path: string, cursor: number | undefined, maxBytes:
  * removed): null, and tasks_status says which.
  */
 export function readRawLog(path: string, offset: number, maxBytes: number): { text: string; next: number; size: number } | null {
-  if (checkPrivateFile(path) === 'absent') return null;
-  let fd: number;
+  let read: ReturnType<typeof readLogWindow>;
   try {
-    fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+    read = readLogWindow(path, (size) => {
+      const from = Math.min(offset, size);
+      return { from, length: Math.min(size - from, maxBytes) };
+    });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null; // spooled since
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null; // spooled since it was looked for
     throw error;
   }
-  try {
-    const size = fs.fstatSync(fd).size;
-    const from = Math.min(offset, size);
-    const window = readAt(fd, from, Math.min(size - from, maxBytes));
-    const whole = window.lastIndexOf(0x0a) + 1;
-    return { text: window.subarray(0, whole).toString('utf8'), next: from + whole, size };
-  } finally {
-    fs.closeSync(fd);
-  }
+  if (!read) return null;
+  const whole = read.window.lastIndexOf(0x0a) + 1;
+  return { text: read.window.subarray(0, whole).toString('utf8'), next: read.from + whole, size: read.size };
 }
 
 /** `window` holds the log's bytes from offset `base`; offsets in and out are absolute. */
